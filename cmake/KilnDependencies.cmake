@@ -1,0 +1,47 @@
+# Finds kiln's dependencies and gathers the private ones into `kiln_private_deps`.
+add_library(kiln_private_deps INTERFACE)
+
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(fmt REQUIRED)
+target_link_libraries(kiln_private_deps INTERFACE OpenMP::OpenMP_CXX fmt::fmt Threads::Threads ${CMAKE_DL_LIBS})
+
+set(KILN_HAVE_LLVM OFF)
+if(KILN_ENABLE_LLVM)
+  find_package(LLVM 19.1 CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/llvm)
+  message(STATUS "kiln: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+  add_library(kiln_llvm INTERFACE)
+  target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+  target_compile_definitions(kiln_llvm INTERFACE ${LLVM_DEFINITIONS})
+  if(KILN_LLVM_STATIC)
+    find_program(KILN_LLVM_CONFIG llvm-config HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+    execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --libs orcjit native passes
+                    OUTPUT_VARIABLE llvm_libs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+    execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --system-libs
+                    OUTPUT_VARIABLE llvm_syslibs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+    execute_process(COMMAND ${KILN_LLVM_CONFIG} --libdir
+                    OUTPUT_VARIABLE llvm_libdir OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+    separate_arguments(llvm_libs UNIX_COMMAND "${llvm_libs}")
+    separate_arguments(llvm_syslibs UNIX_COMMAND "${llvm_syslibs}")
+    target_link_directories(kiln_private_deps INTERFACE ${llvm_libdir})
+    target_link_libraries(kiln_private_deps INTERFACE ${llvm_libs} ${llvm_syslibs})
+  else()
+    target_link_libraries(kiln_private_deps INTERFACE LLVM)
+  endif()
+  set(KILN_HAVE_LLVM ON)
+  set(KILN_LLVM_VERSION ${LLVM_PACKAGE_VERSION})
+endif()
+
+# The GPU backend needs only the CUDA headers at build time: libcuda and libnvrtc are opened at run time, so
+# a kiln build runs on machines without a driver or toolkit (the GPU target then reports DeviceError).
+set(KILN_HAVE_CUDA OFF)
+if(NOT KILN_ENABLE_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_INCLUDE_DIRS}/nvrtc.h" AND EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
+    set(KILN_HAVE_CUDA ON)
+    set(KILN_CUDA_VERSION ${CUDAToolkit_VERSION})
+    message(STATUS "kiln: CUDA toolkit ${CUDAToolkit_VERSION} headers at ${CUDAToolkit_INCLUDE_DIRS}")
+  elseif(KILN_ENABLE_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "KILN_ENABLE_CUDA=ON but the CUDA toolkit (cuda.h, nvrtc.h) was not found")
+  endif()
+endif()

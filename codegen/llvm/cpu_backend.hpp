@@ -1,0 +1,34 @@
+// The CPU backend: kiln IR -> LLVM IR -> optimized machine code for the host, run through ORC LLJIT.
+// This header is LLVM-free; LLVM stays inside codegen/llvm/*.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "codegen/backend.hpp"
+#include "ir/stmt.hpp"
+
+namespace kiln::codegen::cpu {
+
+/// The host as code generation sees it: target triple, CPU name and feature string. Part of cache keys.
+std::string host_target_description();
+
+/// A relocatable object for the host, exporting one symbol `kiln_entry` with kiln's calling convention.
+struct ObjectCode {
+  std::string object;    ///< ELF relocatable bytes
+  std::string llvm_ir;   ///< optimized LLVM IR, if CodegenOptions::keep_llvm_ir
+  double codegen_ms = 0; ///< emission + optimization + machine-code generation
+};
+
+/// Emits, optimizes (new pass manager, O0..O3, host CPU and features) and compiles `f`.
+/// Throws CompileError carrying the LLVM IR if the LLVM verifier rejects the module.
+ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts);
+
+/// Links an object produced by compile_to_object into the process-wide JIT, in a JITDylib of its own that
+/// is released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
+CompiledKernel load_object(const std::string& object, std::string_view debug_name);
+
+/// compile_to_object followed by load_object.
+CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts);
+
+}  // namespace kiln::codegen::cpu

@@ -1,0 +1,35 @@
+// Operator codes shared by the tracing frontend and the IR (their meaning is defined in ir/semantics.hpp).
+#pragma once
+
+#include <cstdint>
+
+namespace kiln {
+
+enum class UnaryOp : std::uint8_t {
+  Neg,     ///< arithmetic negation (integers wrap)
+  Not,     ///< logical not (bool)
+  BitNot,  ///< bitwise complement (integers)
+};
+
+enum class BinaryOp : std::uint8_t {
+  Add, Sub, Mul,
+  Div,  ///< floats: IEEE; integers: truncating, x / 0 == 0, MIN / -1 == MIN
+  Mod,  ///< floats: fmod; integers: sign of the dividend, x % 0 == x, MIN % -1 == 0
+  Min, Max,  ///< floats: NaN-propagating, -0 < +0 (IEEE 754-2019 minimum/maximum)
+  BitAnd, BitOr, BitXor,  ///< integers and bool
+  Shl, Shr,  ///< integers; the count is taken modulo the bit width; Shr is arithmetic
+  And, Or,   ///< bool, short-circuit: the right operand is evaluated only when needed
+  Eq, Ne, Lt, Le, Gt, Ge,  ///< result bool; any comparison with NaN is false except Ne
+};
+
+enum class Intrinsic : std::uint8_t {
+  Sqrt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Pow, Cbrt,
+  Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh, Erf,
+  Abs, Floor, Ceil, Round, Trunc, Fma, Copysign,
+  IsNan, IsInf, IsFinite,
+};
+
+/// Scalar reductions of a parfor. Each starts from its identity and is combined in a fixed order.
+enum class ReduceOp : std::uint8_t { Add, Mul, Min, Max };
+
+}  // namespace kiln

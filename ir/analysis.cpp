@@ -1,0 +1,197 @@
+#include "ir/analysis.hpp"
+
+#include "ir/visitor.hpp"
+
+namespace kiln::ir {
+namespace {
+
+class UsesVar : public IRVisitor {
+ public:
+  explicit UsesVar(const VarNode* v) : v_(v) {}
+  bool found = false;
+
+ protected:
+  void visit(const VarRefExpr& e) override { found |= e.var.get() == v_; }
+  void visit(const LoadExpr& e) override {
+    found |= e.array.get() == v_;
+    IRVisitor::visit(e);
+  }
+  void visit(const DimExpr& e) override { found |= e.array.get() == v_; }
+  void visit(const AssignStmt& s) override {
+    found |= s.var.get() == v_;
+    IRVisitor::visit(s);
+  }
+  void visit(const StoreStmt& s) override {
+    found |= s.array.get() == v_;
+    IRVisitor::visit(s);
+  }
+
+ private:
+  const VarNode* v_;
+};
+
+class HasLoad : public IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void visit(const LoadExpr&) override { found = true; }
+};
+
+/// Collects variables used before (or without) a definition inside the walked tree.
+class FreeVars : public IRVisitor {
+ public:
+  std::vector<Var> out;
+
+ protected:
+  void use(const Var& v) {
+    if (defined_.count(v.get()) || seen_.count(v.get())) return;
+    seen_.insert(v.get());
+    out.push_back(v);
+  }
+  void visit(const VarRefExpr& e) override { use(e.var); }
+  void visit(const LoadExpr& e) override {
+    use(e.array);
+    IRVisitor::visit(e);
+  }
+  void visit(const DimExpr& e) override { use(e.array); }
+  void visit(const LetStmt& s) override {
+    IRVisitor::visit(s);
+    defined_.insert(s.var.get());
+  }
+  void visit(const AssignStmt& s) override {
+    use(s.var);
+    IRVisitor::visit(s);
+  }
+  void visit(const StoreStmt& s) override {
+    use(s.array);
+    IRVisitor::visit(s);
+  }
+  void visit(const ForStmt& s) override {
+    walk(s.begin);
+    walk(s.end);
+    defined_.insert(s.index.get());
+    walk(s.body);
+  }
+  void visit(const ParforStmt& s) override {
+    for (const auto& b : s.begins) walk(b);
+    for (const auto& e : s.ends) walk(e);
+    for (const auto& r : s.reductions) use(r.var);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    walk(s.body);
+  }
+  void visit(const AllocateStmt& s) override {
+    IRVisitor::visit(s);
+    defined_.insert(s.array.get());
+  }
+
+ private:
+  VarSet defined_, seen_;
+};
+
+class Writes : public IRVisitor {
+ public:
+  VarSet assigned, stored;
+
+ protected:
+  void visit(const AssignStmt& s) override {
+    assigned.insert(s.var.get());
+    IRVisitor::visit(s);
+  }
+  void visit(const StoreStmt& s) override {
+    stored.insert(s.array.get());
+    IRVisitor::visit(s);
+  }
+};
+
+class Counter : public IRVisitor {
+ public:
+  size_t n = 0;
+
+ protected:
+  void visit(const ConstExpr&) override { ++n; }
+  void visit(const VarRefExpr&) override { ++n; }
+  void visit(const DimExpr&) override { ++n; }
+  void visit(const LoadExpr& e) override {
+    ++n;
+    IRVisitor::visit(e);
+  }
+  void visit(const UnaryExpr& e) override {
+    ++n;
+    IRVisitor::visit(e);
+  }
+  void visit(const BinaryExpr& e) override {
+    ++n;
+    IRVisitor::visit(e);
+  }
+  void visit(const SelectExpr& e) override {
+    ++n;
+    IRVisitor::visit(e);
+  }
+  void visit(const CastExpr& e) override {
+    ++n;
+    IRVisitor::visit(e);
+  }
+  void visit(const CallExpr& e) override {
+    n += 4;  // intrinsics are several instructions
+    IRVisitor::visit(e);
+  }
+};
+
+}  // namespace
+
+bool uses(const Expr& e, const VarNode* v) {
+  UsesVar r(v);
+  r.walk(e);
+  return r.found;
+}
+
+bool uses(const Stmt& s, const VarNode* v) {
+  UsesVar r(v);
+  r.walk(s);
+  return r.found;
+}
+
+bool has_load(const Expr& e) {
+  HasLoad h;
+  h.walk(e);
+  return h.found;
+}
+
+std::vector<Var> free_vars(const Stmt& s) {
+  FreeVars f;
+  f.walk(s);
+  return std::move(f.out);
+}
+
+std::vector<Var> free_vars(const Expr& e) {
+  FreeVars f;
+  f.walk(e);
+  return std::move(f.out);
+}
+
+VarSet assigned_vars(const Stmt& s) {
+  Writes w;
+  w.walk(s);
+  return std::move(w.assigned);
+}
+
+VarSet stored_arrays(const Stmt& s) {
+  Writes w;
+  w.walk(s);
+  return std::move(w.stored);
+}
+
+size_t node_count(const Expr& e) {
+  Counter c;
+  c.walk(e);
+  return c.n;
+}
+
+size_t node_count(const Stmt& s) {
+  Counter c;
+  c.walk(s);
+  return c.n;
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,34 @@
+// Small queries over IR trees shared by the verifier, passes and backends.
+#pragma once
+
+#include <unordered_set>
+#include <vector>
+
+#include "ir/stmt.hpp"
+
+namespace kiln::ir {
+
+using VarSet = std::unordered_set<const VarNode*>;
+
+/// True if `e` (or `s`) mentions variable `v`: reads it, assigns it, loads from or stores to it.
+bool uses(const Expr& e, const VarNode* v);
+bool uses(const Stmt& s, const VarNode* v);
+/// True if evaluating `e` reads any array element.
+bool has_load(const Expr& e);
+/// True if evaluating `e` can fault or trap when executed speculatively (loads; nothing else can, since
+/// integer division is total in kiln).
+inline bool is_speculatable(const Expr& e) { return !has_load(e); }
+
+/// Variables read by `s` (or `e`) that are not defined inside it, in first-use order.
+std::vector<Var> free_vars(const Stmt& s);
+std::vector<Var> free_vars(const Expr& e);
+
+/// Scalars assigned and arrays stored to inside `s`.
+VarSet assigned_vars(const Stmt& s);
+VarSet stored_arrays(const Stmt& s);
+
+/// Number of expression nodes: a rough cost measure.
+size_t node_count(const Expr& e);
+size_t node_count(const Stmt& s);
+
+}  // namespace kiln::ir

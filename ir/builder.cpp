@@ -1,0 +1,240 @@
+#include "ir/builder.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "ir/printer.hpp"
+
+namespace kiln::ir {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw IRError("malformed IR: " + what); }
+
+void require(bool ok, const char* what, const Expr& a = nullptr, const Expr& b = nullptr) {
+  if (ok) return;
+  std::string msg = what;
+  if (a) msg += " [" + to_string(a) + " : " + std::string(name_of(a->type)) + "]";
+  if (b) msg += " [" + to_string(b) + " : " + std::string(name_of(b->type)) + "]";
+  fail(msg);
+}
+
+void require_indices(const Var& array, const std::vector<Expr>& indices) {
+  if (!array || !array->type.is_array()) fail("indexing a non-array");
+  if (indices.size() != array->type.rank)
+    fail(array->name + " has rank " + std::to_string(array->type.rank) + " but is indexed with " +
+         std::to_string(indices.size()) + " indices");
+  for (const auto& i : indices) require(i && i->type == DType::I64, "array index must be i64", i);
+}
+
+std::int64_t wrap_int(DType t, std::int64_t v) {
+  if (t == DType::I32) return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
+  if (t == DType::Bool) return v != 0;
+  return v;
+}
+
+}  // namespace
+
+Expr make_bool(bool v) { return std::make_shared<ConstExpr>(DType::Bool, v ? 1 : 0, 0.0); }
+
+Expr make_int(DType t, std::int64_t v) {
+  if (is_float(t)) fail("make_int with a float type");
+  return std::make_shared<ConstExpr>(t, wrap_int(t, v), 0.0);
+}
+
+Expr make_i64(std::int64_t v) { return make_int(DType::I64, v); }
+
+Expr make_float(DType t, double v) {
+  if (!is_float(t)) fail("make_float with a non-float type");
+  if (t == DType::F32) v = static_cast<double>(static_cast<float>(v));
+  return std::make_shared<ConstExpr>(t, 0, v);
+}
+
+Expr make_const(DType t, double v) {
+  if (is_float(t)) return make_float(t, v);
+  if (t == DType::Bool) return make_bool(v != 0);
+  // Saturating, NaN -> 0: the same rule as a float-to-integer cast.
+  if (std::isnan(v)) return make_int(t, 0);
+  const double lo = t == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+  const double hi = t == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
+  if (v <= lo) return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::min()
+                                                   : std::numeric_limits<std::int64_t>::min());
+  if (v >= hi) return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::max()
+                                                   : std::numeric_limits<std::int64_t>::max());
+  return make_int(t, static_cast<std::int64_t>(v));
+}
+
+Expr make_ref(Var v) {
+  if (!v) fail("reference to a null variable");
+  if (v->type.is_array()) fail("array " + v->name + " used as a scalar value");
+  return std::make_shared<VarRefExpr>(std::move(v));
+}
+
+Expr make_load(Var array, std::vector<Expr> indices) {
+  require_indices(array, indices);
+  return std::make_shared<LoadExpr>(std::move(array), std::move(indices));
+}
+
+Expr make_dim(Var array, int axis) {
+  if (!array || !array->type.is_array()) fail("dim of a non-array");
+  if (axis < 0 || axis >= array->type.rank) fail("dim axis out of range for " + array->name);
+  return std::make_shared<DimExpr>(std::move(array), axis);
+}
+
+Expr make_unary(UnaryOp op, Expr a) {
+  require(a != nullptr, "null operand");
+  switch (op) {
+    case UnaryOp::Neg: require(a->type != DType::Bool, "negation of bool", a); break;
+    case UnaryOp::Not: require(a->type == DType::Bool, "logical not needs bool", a); break;
+    case UnaryOp::BitNot: require(is_int(a->type), "bitwise not needs an integer", a); break;
+  }
+  const DType t = a->type;
+  return std::make_shared<UnaryExpr>(t, op, std::move(a));
+}
+
+Expr make_binary(BinaryOp op, Expr a, Expr b) {
+  require(a && b, "null operand");
+  require(a->type == b->type, "operand types differ", a, b);
+  const DType t = a->type;
+  switch (op) {
+    case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div:
+    case BinaryOp::Mod: case BinaryOp::Min: case BinaryOp::Max:
+      require(t != DType::Bool, "arithmetic on bool", a, b);
+      break;
+    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor:
+      require(!is_float(t), "bitwise operation on a float", a, b);
+      break;
+    case BinaryOp::Shl: case BinaryOp::Shr:
+      require(is_int(t), "shift of a non-integer", a, b);
+      break;
+    case BinaryOp::And: case BinaryOp::Or:
+      require(t == DType::Bool, "logical operation needs bool operands", a, b);
+      break;
+    default:
+      break;  // comparisons accept every type
+  }
+  const DType result = is_comparison(op) ? DType::Bool : t;
+  return std::make_shared<BinaryExpr>(result, op, std::move(a), std::move(b));
+}
+
+Expr make_select(Expr cond, Expr a, Expr b) {
+  require(cond && a && b, "null operand");
+  require(cond->type == DType::Bool, "select condition must be bool", cond);
+  require(a->type == b->type, "select operands differ in type", a, b);
+  return std::make_shared<SelectExpr>(std::move(cond), std::move(a), std::move(b));
+}
+
+Expr make_cast(DType t, Expr a) {
+  require(a != nullptr, "null operand");
+  if (a->type == t) return a;
+  return std::make_shared<CastExpr>(t, std::move(a));
+}
+
+Expr make_call(Intrinsic fn, std::vector<Expr> args) {
+  if (static_cast<int>(args.size()) != arity(fn))
+    fail(std::string(name_of(fn)) + " takes " + std::to_string(arity(fn)) + " arguments");
+  for (const auto& x : args) {
+    require(x != nullptr, "null argument");
+    require(x->type == args[0]->type, "intrinsic arguments differ in type", args[0], x);
+  }
+  const DType t = args[0]->type;
+  if (is_float_only(fn)) require(is_float(t), "intrinsic needs float arguments", args[0]);
+  else require(t != DType::Bool, "intrinsic on bool", args[0]);
+  return std::make_shared<CallExpr>(returns_bool(fn) ? DType::Bool : t, fn, std::move(args));
+}
+
+Expr identity_of(ReduceOp op, DType t) {
+  switch (op) {
+    case ReduceOp::Add: return make_const(t, 0);
+    case ReduceOp::Mul: return make_const(t, 1);
+    case ReduceOp::Min:
+      if (is_float(t)) return make_float(t, std::numeric_limits<double>::infinity());
+      return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::max()
+                                         : t == DType::I64 ? std::numeric_limits<std::int64_t>::max() : 1);
+    case ReduceOp::Max:
+      if (is_float(t)) return make_float(t, -std::numeric_limits<double>::infinity());
+      return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::min()
+                                         : t == DType::I64 ? std::numeric_limits<std::int64_t>::min() : 0);
+  }
+  fail("unknown reduction");
+}
+
+Stmt make_block(std::vector<Stmt> stmts) {
+  for (const auto& s : stmts)
+    if (!s) fail("null statement in block");
+  return std::make_shared<BlockStmt>(std::move(stmts));
+}
+
+Stmt make_let(Var v, Expr init) {
+  if (!v || v->kind != VarKind::Local || v->type.is_array()) fail("let needs a local scalar variable");
+  require(init && init->type == v->type.elem, ("let initializer type differs for " + v->name).c_str(), init);
+  return std::make_shared<LetStmt>(std::move(v), std::move(init));
+}
+
+Stmt make_assign(Var v, Expr value) {
+  if (!v || v->kind != VarKind::Local || v->type.is_array())
+    fail("assignment to " + (v ? v->name : std::string("null")) + ", which is not a local scalar");
+  require(value && value->type == v->type.elem, ("assigned value type differs for " + v->name).c_str(), value);
+  return std::make_shared<AssignStmt>(std::move(v), std::move(value));
+}
+
+Stmt make_store(Var array, std::vector<Expr> indices, Expr value) {
+  require_indices(array, indices);
+  require(value && value->type == array->type.elem, ("stored value type differs for " + array->name).c_str(), value);
+  return std::make_shared<StoreStmt>(std::move(array), std::move(indices), std::move(value));
+}
+
+Stmt make_for(Var index, Expr begin, Expr end, Stmt body) {
+  if (!index || index->kind != VarKind::Index || index->type != Type::scalar(DType::I64))
+    fail("for loop index must be an i64 index variable");
+  require(begin && begin->type == DType::I64 && end && end->type == DType::I64, "loop bounds must be i64", begin, end);
+  if (!body) fail("null loop body");
+  return std::make_shared<ForStmt>(std::move(index), std::move(begin), std::move(end), std::move(body));
+}
+
+Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
+                 std::vector<Reduction> reductions, std::string origin) {
+  if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank)) fail("parfor needs 1..4 dimensions");
+  if (begins.size() != indices.size() || ends.size() != indices.size()) fail("parfor bounds do not match its rank");
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d] || indices[d]->kind != VarKind::Index || indices[d]->type != Type::scalar(DType::I64))
+      fail("parfor index must be an i64 index variable");
+    require(begins[d] && begins[d]->type == DType::I64 && ends[d] && ends[d]->type == DType::I64,
+            "parfor bounds must be i64", begins[d], ends[d]);
+  }
+  for (const auto& r : reductions)
+    if (!r.var || r.var->kind != VarKind::Local || r.var->type.is_array() || r.var->type.elem == DType::Bool)
+      fail("reduction variable must be a numeric local scalar");
+  if (!body) fail("null parfor body");
+  return std::make_shared<ParforStmt>(std::move(indices), std::move(begins), std::move(ends), std::move(body),
+                                      std::move(reductions), std::move(origin));
+}
+
+Stmt make_if(Expr cond, Stmt then_body, Stmt else_body) {
+  require(cond && cond->type == DType::Bool, "if condition must be bool", cond);
+  if (!then_body) fail("null then branch");
+  return std::make_shared<IfStmt>(std::move(cond), std::move(then_body), std::move(else_body));
+}
+
+Stmt make_allocate(Var array, std::vector<Expr> shape) {
+  if (!array || array->kind != VarKind::Local || !array->type.is_array()) fail("allocate needs a local array variable");
+  if (shape.size() != array->type.rank) fail("allocation shape does not match the rank of " + array->name);
+  for (const auto& s : shape) require(s && s->type == DType::I64, "allocation extents must be i64", s);
+  return std::make_shared<AllocateStmt>(std::move(array), std::move(shape));
+}
+
+Stmt with_body(const ParforStmt& p, Stmt body) {
+  return make_parfor(p.indices, p.begins, p.ends, std::move(body), p.reductions, p.origin);
+}
+
+Stmt with_reductions(const ParforStmt& p, std::vector<Reduction> reductions) {
+  return make_parfor(p.indices, p.begins, p.ends, p.body, std::move(reductions), p.origin);
+}
+
+bool is_const(const Expr& e) { return e && e->kind == ExprKind::Const; }
+
+bool is_const_value(const Expr& e, double v) {
+  const auto* c = dyn<ConstExpr>(e);
+  return c && c->as_double() == v;
+}
+
+}  // namespace kiln::ir

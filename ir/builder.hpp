@@ -1,0 +1,52 @@
+// Checked constructors for IR nodes. They enforce the typing rules, so a node that exists is well typed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/stmt.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::ir {
+
+/// Malformed IR built by kiln itself (a compiler bug, or a frontend check that should have fired first).
+class IRError : public Error {
+ public:
+  using Error::Error;
+};
+
+Expr make_bool(bool v);
+Expr make_int(DType t, std::int64_t v);  ///< I32/I64 (value wrapped to the width) or Bool
+Expr make_i64(std::int64_t v);
+Expr make_float(DType t, double v);      ///< F32 (value rounded to float) or F64
+Expr make_const(DType t, double v);      ///< any type; integers truncate, bool is v != 0
+Expr make_ref(Var v);
+Expr make_load(Var array, std::vector<Expr> indices);
+Expr make_dim(Var array, int axis);
+Expr make_unary(UnaryOp op, Expr a);
+Expr make_binary(BinaryOp op, Expr a, Expr b);
+Expr make_select(Expr cond, Expr a, Expr b);
+Expr make_cast(DType t, Expr a);  ///< returns `a` itself when it already has type t
+Expr make_call(Intrinsic fn, std::vector<Expr> args);
+
+/// The identity element of a reduction on a type: 0, 1, +inf / max, -inf / lowest.
+Expr identity_of(ReduceOp op, DType t);
+
+Stmt make_block(std::vector<Stmt> stmts);
+Stmt make_let(Var v, Expr init);
+Stmt make_assign(Var v, Expr value);
+Stmt make_store(Var array, std::vector<Expr> indices, Expr value);
+Stmt make_for(Var index, Expr begin, Expr end, Stmt body);
+Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
+                 std::vector<Reduction> reductions = {}, std::string origin = {});
+Stmt make_if(Expr cond, Stmt then_body, Stmt else_body = nullptr);
+Stmt make_allocate(Var array, std::vector<Expr> shape);
+
+/// Rebuilds a parfor with a different body or reductions, keeping everything else.
+Stmt with_body(const ParforStmt& p, Stmt body);
+Stmt with_reductions(const ParforStmt& p, std::vector<Reduction> reductions);
+
+bool is_const(const Expr& e);
+bool is_const_value(const Expr& e, double v);  ///< constant equal to v (as double)
+
+}  // namespace kiln::ir

@@ -1,0 +1,372 @@
+#include "ir/interpreter.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "ir/semantics.hpp"
+
+namespace kiln::ir {
+namespace {
+
+// The interpreter first compiles the tree into closures with every variable resolved to a slot, then runs
+// them: no name lookups and no type dispatch on the hot path.
+
+using Value = ScalarSlot;
+
+template <class T>
+T get(const Value& v) {
+  if constexpr (std::is_same_v<T, bool>) return v.b;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return v.i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return v.i64;
+  else if constexpr (std::is_same_v<T, float>) return v.f32;
+  else return v.f64;
+}
+
+template <class T>
+Value make(T x) {
+  Value v;
+  std::memset(&v, 0, sizeof v);
+  if constexpr (std::is_same_v<T, bool>) v.b = x;
+  else if constexpr (std::is_same_v<T, std::int32_t>) v.i32 = x;
+  else if constexpr (std::is_same_v<T, std::int64_t>) v.i64 = x;
+  else if constexpr (std::is_same_v<T, float>) v.f32 = x;
+  else v.f64 = x;
+  return v;
+}
+
+struct Frame {
+  std::vector<Value> scalars;
+  std::vector<ArrayDesc> arrays;
+  std::vector<std::unique_ptr<void, decltype(&std::free)>> owned;
+};
+
+using ExprFn = std::function<Value(Frame&)>;
+using StmtFn = std::function<void(Frame&)>;
+
+struct ArraySlot {
+  int slot;
+  int rank;
+  DType elem;
+  std::string name;
+};
+
+class Compiler {
+ public:
+  explicit Compiler(const Function& f) : fn_(f) {}
+
+  int scalar_slot(const VarNode* v) {
+    auto [it, fresh] = scalar_slots_.emplace(v, static_cast<int>(scalar_slots_.size()));
+    return it->second;
+  }
+  int array_slot(const VarNode* v) {
+    auto [it, fresh] = array_slots_.emplace(v, static_cast<int>(array_slots_.size()));
+    return it->second;
+  }
+  size_t num_scalars() const { return scalar_slots_.size(); }
+  size_t num_arrays() const { return array_slots_.size(); }
+
+  ExprFn expr(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::Const: {
+        const auto& c = e->as<ConstExpr>();
+        const Value v = sem::with_type(c.type, [&](auto t) {
+          using T = decltype(t);
+          if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(c.f));
+          else return make<T>(static_cast<T>(c.i));
+        });
+        return [v](Frame&) { return v; };
+      }
+      case ExprKind::VarRef: {
+        const int s = scalar_slot(e->as<VarRefExpr>().var.get());
+        return [s](Frame& fr) { return fr.scalars[s]; };
+      }
+      case ExprKind::Load: {
+        const auto& l = e->as<LoadExpr>();
+        auto addr = address(l.array, l.indices);
+        return sem::with_type(l.type, [&](auto t) -> ExprFn {
+          using T = decltype(t);
+          return [addr](Frame& fr) {
+            T x;
+            std::memcpy(&x, addr(fr), sizeof(T));
+            return make<T>(x);
+          };
+        });
+      }
+      case ExprKind::Dim: {
+        const auto& d = e->as<DimExpr>();
+        const int s = array_slot(d.array.get());
+        const int axis = d.axis;
+        return [s, axis](Frame& fr) { return make<std::int64_t>(fr.arrays[s].shape[axis]); };
+      }
+      case ExprKind::Unary: {
+        const auto& u = e->as<UnaryExpr>();
+        ExprFn a = expr(u.a);
+        const UnaryOp op = u.op;
+        return sem::with_type(u.type, [&](auto t) -> ExprFn {
+          using T = decltype(t);
+          return [a, op](Frame& fr) { return make<T>(sem::unary<T>(op, get<T>(a(fr)))); };
+        });
+      }
+      case ExprKind::Binary: return binary(e->as<BinaryExpr>());
+      case ExprKind::Select: {
+        const auto& s = e->as<SelectExpr>();
+        ExprFn c = expr(s.cond), a = expr(s.a), b = expr(s.b);
+        return [c, a, b](Frame& fr) { return c(fr).b ? a(fr) : b(fr); };
+      }
+      case ExprKind::Cast: {
+        const auto& c = e->as<CastExpr>();
+        ExprFn a = expr(c.a);
+        return sem::with_type(c.type, [&](auto to) -> ExprFn {
+          using To = decltype(to);
+          return sem::with_type(c.a->type, [&](auto from) -> ExprFn {
+            using From = decltype(from);
+            return [a](Frame& fr) { return make<To>(sem::cast<To, From>(get<From>(a(fr)))); };
+          });
+        });
+      }
+      case ExprKind::Call: return call(e->as<CallExpr>());
+    }
+    throw IRError("interpreter: unknown expression kind");
+  }
+
+  StmtFn stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::Block: {
+        std::vector<StmtFn> parts;
+        for (const auto& x : s->as<BlockStmt>().stmts) parts.push_back(stmt(x));
+        return [parts](Frame& fr) {
+          for (const auto& p : parts) p(fr);
+        };
+      }
+      case StmtKind::Let: {
+        const auto& l = s->as<LetStmt>();
+        ExprFn init = expr(l.init);
+        const int slot = scalar_slot(l.var.get());
+        return [init, slot](Frame& fr) { fr.scalars[slot] = init(fr); };
+      }
+      case StmtKind::Assign: {
+        const auto& a = s->as<AssignStmt>();
+        ExprFn value = expr(a.value);
+        const int slot = scalar_slot(a.var.get());
+        return [value, slot](Frame& fr) { fr.scalars[slot] = value(fr); };
+      }
+      case StmtKind::Store: {
+        const auto& st = s->as<StoreStmt>();
+        auto addr = address(st.array, st.indices);
+        ExprFn value = expr(st.value);
+        const int size = size_of(st.array->type.elem);
+        return [addr, value, size](Frame& fr) {
+          const Value v = value(fr);  // evaluate the value before the address, as the backends do
+          std::memcpy(addr(fr), &v, static_cast<size_t>(size));
+        };
+      }
+      case StmtKind::For: {
+        const auto& f = s->as<ForStmt>();
+        ExprFn begin = expr(f.begin), end = expr(f.end);
+        const int idx = scalar_slot(f.index.get());
+        StmtFn body = stmt(f.body);
+        return [begin, end, idx, body](Frame& fr) {
+          const std::int64_t hi = end(fr).i64;
+          for (std::int64_t i = begin(fr).i64; i < hi; ++i) {
+            fr.scalars[idx] = make<std::int64_t>(i);
+            body(fr);
+          }
+        };
+      }
+      case StmtKind::Parfor: return parfor(s->as<ParforStmt>());
+      case StmtKind::If: {
+        const auto& i = s->as<IfStmt>();
+        ExprFn cond = expr(i.cond);
+        StmtFn then_body = stmt(i.then_body);
+        StmtFn else_body = i.else_body ? stmt(i.else_body) : StmtFn([](Frame&) {});
+        return [cond, then_body, else_body](Frame& fr) {
+          if (cond(fr).b) then_body(fr);
+          else else_body(fr);
+        };
+      }
+      case StmtKind::Allocate: {
+        const auto& a = s->as<AllocateStmt>();
+        std::vector<ExprFn> shape;
+        for (const auto& e : a.shape) shape.push_back(expr(e));
+        const int slot = array_slot(a.array.get());
+        const DType elem = a.array->type.elem;
+        const std::string name = a.array->name;
+        return [shape, slot, elem, name](Frame& fr) {
+          ArrayDesc d;
+          std::int64_t count = 1;
+          for (size_t k = 0; k < shape.size(); ++k) {
+            d.shape[k] = shape[k](fr).i64;
+            if (d.shape[k] < 0)
+              throw ShapeError("allocation of " + name + " with negative extent " + std::to_string(d.shape[k]));
+            count *= d.shape[k];
+          }
+          for (size_t k = shape.size(); k-- > 0;) d.strides[k] = k + 1 == shape.size() ? 1 : d.strides[k + 1] * d.shape[k + 1];
+          d.data = allocate(elem, count);
+          fr.owned.emplace_back(d.data, &std::free);
+          fr.arrays[slot] = d;
+        };
+      }
+    }
+    throw IRError("interpreter: unknown statement kind");
+  }
+
+  /// Allocates `count` elements, 64-byte aligned, filled with the poison pattern.
+  static void* allocate(DType elem, std::int64_t count) {
+    const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(size_of(elem));
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+    if (!p) throw ShapeError("out of memory allocating " + std::to_string(bytes) + " bytes");
+    sem::with_type(elem, [&](auto t) {
+      using T = decltype(t);
+      T poison;
+      if constexpr (std::is_floating_point_v<T>) poison = std::numeric_limits<T>::quiet_NaN();
+      else if constexpr (std::is_same_v<T, bool>) poison = true;
+      else poison = static_cast<T>(0x5A5A5A5A5A5A5A5AULL);
+      for (std::int64_t k = 0; k < count; ++k) std::memcpy(static_cast<char*>(p) + k * sizeof(T), &poison, sizeof(T));
+    });
+    return p;
+  }
+
+ private:
+  const Function& fn_;
+  std::unordered_map<const VarNode*, int> scalar_slots_, array_slots_;
+
+  /// A closure computing the checked address of array[indices].
+  std::function<void*(Frame&)> address(const Var& array, const std::vector<Expr>& indices) {
+    std::vector<ExprFn> idx;
+    for (const auto& i : indices) idx.push_back(expr(i));
+    const int slot = array_slot(array.get());
+    const int esize = size_of(array->type.elem);
+    const std::string name = array->name, kernel = fn_.name;
+    return [idx, slot, esize, name, kernel](Frame& fr) -> void* {
+      const ArrayDesc& d = fr.arrays[slot];
+      std::int64_t offset = 0;
+      for (size_t k = 0; k < idx.size(); ++k) {
+        const std::int64_t i = idx[k](fr).i64;
+        if (i < 0 || i >= d.shape[k]) throw_index_error(kernel, name, k, i, d, idx.size());
+        offset += i * d.strides[k];
+      }
+      return static_cast<char*>(d.data) + offset * esize;
+    };
+  }
+
+  [[noreturn]] static void throw_index_error(const std::string& kernel, const std::string& name, size_t axis,
+                                             std::int64_t i, const ArrayDesc& d, size_t rank) {
+    std::string shape;
+    for (size_t k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
+    throw IndexError("kernel '" + kernel + "': index " + std::to_string(i) + " out of range on axis " +
+                     std::to_string(axis) + " of " + name + " (shape (" + shape + "))");
+  }
+
+  ExprFn binary(const BinaryExpr& b) {
+    ExprFn x = expr(b.a), y = expr(b.b);
+    const BinaryOp op = b.op;
+    if (op == BinaryOp::And) return [x, y](Frame& fr) { return make<bool>(x(fr).b && y(fr).b); };
+    if (op == BinaryOp::Or) return [x, y](Frame& fr) { return make<bool>(x(fr).b || y(fr).b); };
+    return sem::with_type(b.a->type, [&](auto t) -> ExprFn {
+      using T = decltype(t);
+      if (is_comparison(op))
+        return [x, y, op](Frame& fr) { return make<bool>(sem::compare<T>(op, get<T>(x(fr)), get<T>(y(fr)))); };
+      return [x, y, op](Frame& fr) {
+        const T a = get<T>(x(fr));  // left before right, as written
+        return make<T>(sem::binary<T>(op, a, get<T>(y(fr))));
+      };
+    });
+  }
+
+  ExprFn call(const CallExpr& c) {
+    std::vector<ExprFn> args;
+    for (const auto& a : c.args) args.push_back(expr(a));
+    const Intrinsic fn = c.fn;
+    return sem::with_type(c.args[0]->type, [&](auto t) -> ExprFn {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, bool>) {
+        throw IRError("interpreter: intrinsic on bool");
+      } else {
+        if (returns_bool(fn)) {
+          if constexpr (std::is_floating_point_v<T>)
+            return [args, fn](Frame& fr) { return make<bool>(sem::predicate<T>(fn, get<T>(args[0](fr)))); };
+          throw IRError("interpreter: predicate on an integer");
+        }
+        return [args, fn](Frame& fr) {
+          T v[3] = {};
+          for (size_t k = 0; k < args.size(); ++k) v[k] = get<T>(args[k](fr));
+          return make<T>(sem::call<T>(fn, v[0], v[1], v[2]));
+        };
+      }
+    });
+  }
+
+  StmtFn parfor(const ParforStmt& p) {
+    std::vector<ExprFn> begins, ends;
+    std::vector<int> idx;
+    for (size_t d = 0; d < p.indices.size(); ++d) {
+      begins.push_back(expr(p.begins[d]));
+      ends.push_back(expr(p.ends[d]));
+      idx.push_back(scalar_slot(p.indices[d].get()));
+    }
+    StmtFn body = stmt(p.body);
+    // Sequential row-major execution: reductions simply accumulate into their variable in index order.
+    return [begins, ends, idx, body](Frame& fr) {
+      const size_t rank = idx.size();
+      std::int64_t lo[kMaxRank], hi[kMaxRank];
+      for (size_t d = 0; d < rank; ++d) {
+        lo[d] = begins[d](fr).i64;
+        hi[d] = ends[d](fr).i64;
+        if (hi[d] <= lo[d]) return;
+      }
+      std::function<void(size_t)> level = [&](size_t d) {
+        for (std::int64_t i = lo[d]; i < hi[d]; ++i) {
+          fr.scalars[idx[d]] = make<std::int64_t>(i);
+          if (d + 1 == rank) body(fr);
+          else level(d + 1);
+        }
+      };
+      level(0);
+    };
+  }
+};
+
+}  // namespace
+
+void interpret(const Function& f, void* const* args, void* result) {
+  Compiler c(f);
+  std::vector<int> param_slots;
+  for (const auto& p : f.params)
+    param_slots.push_back(p->type.is_array() ? c.array_slot(p.get()) : c.scalar_slot(p.get()));
+  StmtFn body = c.stmt(f.body);
+  ExprFn res = f.result ? c.expr(f.result) : ExprFn();
+  const int res_array = f.result_array ? c.array_slot(f.result_array.get()) : -1;
+
+  Frame fr;
+  fr.scalars.resize(c.num_scalars());
+  fr.arrays.resize(c.num_arrays());
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (f.params[i]->type.is_array()) {
+      fr.arrays[param_slots[i]] = *static_cast<const ArrayDesc*>(args[i]);
+    } else {
+      Value v;
+      std::memset(&v, 0, sizeof v);
+      std::memcpy(&v, args[i], static_cast<size_t>(size_of(f.params[i]->type.elem)));
+      fr.scalars[param_slots[i]] = v;
+    }
+  }
+  body(fr);
+  if (res) {
+    const Value v = res(fr);
+    std::memcpy(result, &v, static_cast<size_t>(size_of(f.result->type)));
+  } else if (res_array >= 0) {
+    ArrayDesc& out = *static_cast<ArrayDesc*>(result);
+    out = fr.arrays[res_array];
+    for (auto& o : fr.owned)
+      if (o.get() == out.data) o.release();  // ownership passes to the caller
+  }
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,241 @@
+#include "ir/printer.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+namespace kiln::ir {
+namespace {
+
+class Printer {
+ public:
+  /// fragment: printing a piece of a function, so variables defined outside it print by their plain name.
+  Printer(bool canonical, bool fragment) : canonical_(canonical), fragment_(fragment) {}
+
+  std::string out;
+
+  void function(const Function& f) {
+    out += "kernel " + (canonical_ ? std::string("k") : f.name) + "(";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (i) out += ", ";
+      out += define(f.params[i]) + ": " + to_string(f.params[i]->type);
+    }
+    out += ")";
+    if (f.result) out += " -> " + std::string(name_of(f.result->type));
+    if (f.result_array) out += " -> " + to_string(f.result_array->type);
+    out += " {\n";
+    block_body(f.body, 1);
+    if (f.result) line(1, "return " + expr(f.result));
+    if (f.result_array) line(1, "return " + name(f.result_array));
+    out += "}\n";
+  }
+
+  void stmt(const Stmt& s, int depth) {
+    switch (s->kind) {
+      case StmtKind::Block:
+        line(depth, "{");
+        block_body(s, depth + 1);
+        line(depth, "}");
+        break;
+      case StmtKind::Let: {
+        const auto& l = s->as<LetStmt>();
+        std::string init = expr(l.init);  // the initializer cannot see the variable it defines
+        line(depth, "let " + define(l.var) + ": " + to_string(l.var->type) + " = " + init);
+        break;
+      }
+      case StmtKind::Assign: {
+        const auto& a = s->as<AssignStmt>();
+        line(depth, name(a.var) + " = " + expr(a.value));
+        break;
+      }
+      case StmtKind::Store: {
+        const auto& st = s->as<StoreStmt>();
+        line(depth, name(st.array) + "[" + exprs(st.indices) + "] = " + expr(st.value));
+        break;
+      }
+      case StmtKind::For: {
+        const auto& f = s->as<ForStmt>();
+        std::string range = expr(f.begin) + " .. " + expr(f.end);
+        line(depth, "for " + define(f.index) + " in " + range + " {");
+        block_body(f.body, depth + 1);
+        line(depth, "}");
+        break;
+      }
+      case StmtKind::Parfor: {
+        const auto& p = s->as<ParforStmt>();
+        std::vector<std::string> ranges;
+        for (size_t d = 0; d < p.indices.size(); ++d) ranges.push_back(expr(p.begins[d]) + " .. " + expr(p.ends[d]));
+        std::string head = "parfor (";
+        for (size_t d = 0; d < p.indices.size(); ++d) {
+          if (d) head += ", ";
+          head += define(p.indices[d]) + " in " + ranges[d];
+        }
+        head += ")";
+        if (!p.reductions.empty()) {
+          head += " reduce(";
+          for (size_t r = 0; r < p.reductions.size(); ++r) {
+            if (r) head += ", ";
+            head += std::string(name_of(p.reductions[r].op)) + " " + name(p.reductions[r].var);
+          }
+          head += ")";
+        }
+        head += " {";
+        if (!canonical_ && !p.origin.empty()) head += "  # " + p.origin;
+        line(depth, head);
+        block_body(p.body, depth + 1);
+        line(depth, "}");
+        break;
+      }
+      case StmtKind::If: {
+        const auto& i = s->as<IfStmt>();
+        line(depth, "if " + expr(i.cond) + " {");
+        block_body(i.then_body, depth + 1);
+        if (i.else_body) {
+          line(depth, "} else {");
+          block_body(i.else_body, depth + 1);
+        }
+        line(depth, "}");
+        break;
+      }
+      case StmtKind::Allocate: {
+        const auto& a = s->as<AllocateStmt>();
+        std::string shape = exprs(a.shape);
+        line(depth, "alloc " + define(a.array) + ": " + to_string(a.array->type) + " (" + shape + ")");
+        break;
+      }
+    }
+  }
+
+  std::string expr(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::Const: return literal(e->as<ConstExpr>());
+      case ExprKind::VarRef: return name(e->as<VarRefExpr>().var);
+      case ExprKind::Load: {
+        const auto& l = e->as<LoadExpr>();
+        return name(l.array) + "[" + exprs(l.indices) + "]";
+      }
+      case ExprKind::Dim: {
+        const auto& d = e->as<DimExpr>();
+        return "dim(" + name(d.array) + ", " + std::to_string(d.axis) + ")";
+      }
+      case ExprKind::Unary: {
+        const auto& u = e->as<UnaryExpr>();
+        return std::string(name_of(u.op)) + expr(u.a);
+      }
+      case ExprKind::Binary: {
+        const auto& b = e->as<BinaryExpr>();
+        if (b.op == BinaryOp::Min || b.op == BinaryOp::Max)
+          return std::string(name_of(b.op)) + "(" + expr(b.a) + ", " + expr(b.b) + ")";
+        return "(" + expr(b.a) + " " + std::string(name_of(b.op)) + " " + expr(b.b) + ")";
+      }
+      case ExprKind::Select: {
+        const auto& s = e->as<SelectExpr>();
+        return "select(" + expr(s.cond) + ", " + expr(s.a) + ", " + expr(s.b) + ")";
+      }
+      case ExprKind::Cast: return std::string(name_of(e->type)) + "(" + expr(e->as<CastExpr>().a) + ")";
+      case ExprKind::Call: {
+        const auto& c = e->as<CallExpr>();
+        return std::string(name_of(c.fn)) + "(" + exprs(c.args) + ")";
+      }
+    }
+    return "?";
+  }
+
+  void block_body(const Stmt& s, int depth) {
+    if (!s) return;
+    if (const auto* b = dyn<BlockStmt>(s)) {
+      for (const auto& x : b->stmts) stmt(x, depth);
+    } else {
+      stmt(s, depth);
+    }
+  }
+
+ private:
+  bool canonical_;
+  bool fragment_;
+  std::unordered_map<const VarNode*, std::string> names_;
+  std::unordered_map<std::string, int> used_;
+
+  std::string define(const Var& v) {
+    auto it = names_.find(v.get());
+    if (it != names_.end()) return it->second;  // re-definition (malformed); print consistently anyway
+    std::string n;
+    if (canonical_) {
+      n = "v" + std::to_string(names_.size());
+    } else {
+      std::string base = v->name.empty() ? "t" : v->name;
+      int& count = used_[base];
+      n = count == 0 ? base : base + "." + std::to_string(count);
+      ++count;
+    }
+    names_.emplace(v.get(), n);
+    return n;
+  }
+
+  std::string name(const Var& v) {
+    auto it = names_.find(v.get());
+    if (it != names_.end()) return it->second;
+    if (canonical_ || fragment_) return define(v);
+    return "?" + v->name;  // used before its definition: malformed IR, marked so the verifier's output shows it
+  }
+
+  std::string exprs(const std::vector<Expr>& es) {
+    std::string s;
+    for (size_t i = 0; i < es.size(); ++i) s += (i ? ", " : "") + expr(es[i]);
+    return s;
+  }
+
+  void line(int depth, const std::string& text) {
+    out.append(static_cast<size_t>(depth) * 2, ' ');
+    out += text;
+    out += '\n';
+  }
+
+};
+
+}  // namespace
+
+std::string literal(const ConstExpr& c) {
+  switch (c.type) {
+    case DType::Bool: return c.i ? "true" : "false";
+    case DType::I32: return std::to_string(c.i) + "i32";
+    case DType::I64: return std::to_string(c.i);
+    case DType::F32:
+    case DType::F64: {
+      const bool f32 = c.type == DType::F32;
+      std::string s;
+      if (std::isnan(c.f)) s = "nan";
+      else if (std::isinf(c.f)) s = c.f < 0 ? "-inf" : "inf";
+      else {
+        char buf[64];
+        auto r = f32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(c.f))
+                     : std::to_chars(buf, buf + sizeof buf, c.f);
+        s.assign(buf, r.ptr);
+        if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      }
+      return f32 ? s + "f" : s;
+    }
+  }
+  return "?";
+}
+
+std::string to_string(const Function& f, const PrintOptions& opts) {
+  Printer p(opts.canonical, false);
+  p.function(f);
+  return p.out;
+}
+
+std::string to_string(const Stmt& s) {
+  if (!s) return "<null>";
+  Printer p(false, true);
+  p.stmt(s, 0);
+  return p.out;
+}
+
+std::string to_string(const Expr& e) {
+  if (!e) return "<null>";
+  Printer p(false, true);
+  return p.expr(e);
+}
+
+}  // namespace kiln::ir

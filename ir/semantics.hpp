@@ -1,0 +1,201 @@
+// The arithmetic of kiln, defined once: the interpreter and constant folding use these functions, and the
+// backends must agree with them. Integer arithmetic wraps, division is total, shifts take the count modulo
+// the width, float-to-integer conversion saturates, min/max propagate NaN.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "ir/ops.hpp"
+
+namespace kiln::ir::sem {
+
+template <class T>
+using Unsigned = std::make_unsigned_t<T>;
+
+template <class T>
+T int_div(T a, T b) {
+  if (b == 0) return 0;
+  if (b == -1) return static_cast<T>(Unsigned<T>(0) - static_cast<Unsigned<T>>(a));  // MIN / -1 wraps to MIN
+  return a / b;
+}
+
+template <class T>
+T int_mod(T a, T b) {
+  if (b == 0) return a;
+  if (b == -1) return 0;
+  return a % b;
+}
+
+template <class T>
+T float_min(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? a : b;  // -0 < +0
+  return a < b ? a : b;
+}
+
+template <class T>
+T float_max(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+/// Arithmetic and bitwise operators (not comparisons, not And/Or) on one type. Bool uses the bitwise ops.
+template <class T>
+T binary(BinaryOp op, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case BinaryOp::BitAnd: case BinaryOp::And: return a && b;
+      case BinaryOp::BitOr: case BinaryOp::Or: return a || b;
+      case BinaryOp::BitXor: return a != b;
+      default: return false;
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = Unsigned<T>;
+    constexpr int bits = sizeof(T) * 8;
+    switch (op) {
+      case BinaryOp::Add: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      case BinaryOp::Sub: return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+      case BinaryOp::Mul: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+      case BinaryOp::Div: return int_div(a, b);
+      case BinaryOp::Mod: return int_mod(a, b);
+      case BinaryOp::Min: return a < b ? a : b;
+      case BinaryOp::Max: return a > b ? a : b;
+      case BinaryOp::BitAnd: return a & b;
+      case BinaryOp::BitOr: return a | b;
+      case BinaryOp::BitXor: return a ^ b;
+      case BinaryOp::Shl: return static_cast<T>(static_cast<U>(a) << (static_cast<U>(b) & (bits - 1)));
+      case BinaryOp::Shr: return static_cast<T>(a >> (static_cast<U>(b) & (bits - 1)));
+      default: return 0;
+    }
+  } else {
+    switch (op) {
+      case BinaryOp::Add: return a + b;
+      case BinaryOp::Sub: return a - b;
+      case BinaryOp::Mul: return a * b;
+      case BinaryOp::Div: return a / b;
+      case BinaryOp::Mod: return std::fmod(a, b);
+      case BinaryOp::Min: return float_min(a, b);
+      case BinaryOp::Max: return float_max(a, b);
+      default: return 0;
+    }
+  }
+}
+
+template <class T>
+bool compare(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::Eq: return a == b;
+    case BinaryOp::Ne: return a != b;
+    case BinaryOp::Lt: return a < b;
+    case BinaryOp::Le: return a <= b;
+    case BinaryOp::Gt: return a > b;
+    case BinaryOp::Ge: return a >= b;
+    default: return false;
+  }
+}
+
+template <class T>
+T unary(UnaryOp op, T a) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return op == UnaryOp::Not ? !a : a;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (op == UnaryOp::Neg) return static_cast<T>(Unsigned<T>(0) - static_cast<Unsigned<T>>(a));
+    if (op == UnaryOp::BitNot) return static_cast<T>(~a);
+    return a;
+  } else {
+    return op == UnaryOp::Neg ? -a : a;
+  }
+}
+
+/// Conversion with kiln's rules: float to integer saturates and maps NaN to 0; integers wrap; to bool is != 0.
+template <class To, class From>
+To cast(From x) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return x != From(0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    if (std::isnan(x)) return 0;
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = -lo;  // 2^(bits-1), not representable in To
+    const double d = static_cast<double>(x);
+    if (d <= lo) return std::numeric_limits<To>::min();
+    if (d >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    return static_cast<To>(static_cast<std::make_unsigned_t<To>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(x))));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+/// Intrinsics returning T (for float-only ones T is float or double).
+template <class T>
+T call(Intrinsic fn, T a, T b = T(), T c = T()) {
+  if constexpr (std::is_integral_v<T>) {
+    (void)b;
+    (void)c;
+    if (fn == Intrinsic::Abs) return a < 0 ? unary(UnaryOp::Neg, a) : a;
+    return a;
+  } else {
+    switch (fn) {
+      case Intrinsic::Sqrt: return std::sqrt(a);
+      case Intrinsic::Exp: return std::exp(a);
+      case Intrinsic::Exp2: return std::exp2(a);
+      case Intrinsic::Expm1: return std::expm1(a);
+      case Intrinsic::Log: return std::log(a);
+      case Intrinsic::Log2: return std::log2(a);
+      case Intrinsic::Log10: return std::log10(a);
+      case Intrinsic::Log1p: return std::log1p(a);
+      case Intrinsic::Pow: return std::pow(a, b);
+      case Intrinsic::Cbrt: return std::cbrt(a);
+      case Intrinsic::Sin: return std::sin(a);
+      case Intrinsic::Cos: return std::cos(a);
+      case Intrinsic::Tan: return std::tan(a);
+      case Intrinsic::Asin: return std::asin(a);
+      case Intrinsic::Acos: return std::acos(a);
+      case Intrinsic::Atan: return std::atan(a);
+      case Intrinsic::Atan2: return std::atan2(a, b);
+      case Intrinsic::Sinh: return std::sinh(a);
+      case Intrinsic::Cosh: return std::cosh(a);
+      case Intrinsic::Tanh: return std::tanh(a);
+      case Intrinsic::Erf: return std::erf(a);
+      case Intrinsic::Abs: return std::fabs(a);
+      case Intrinsic::Floor: return std::floor(a);
+      case Intrinsic::Ceil: return std::ceil(a);
+      case Intrinsic::Round: return std::round(a);
+      case Intrinsic::Trunc: return std::trunc(a);
+      case Intrinsic::Fma: return std::fma(a, b, c);
+      case Intrinsic::Copysign: return std::copysign(a, b);
+      default: return a;
+    }
+  }
+}
+
+/// The bool-valued intrinsics.
+template <class T>
+bool predicate(Intrinsic fn, T a) {
+  switch (fn) {
+    case Intrinsic::IsNan: return std::isnan(a);
+    case Intrinsic::IsInf: return std::isinf(a);
+    case Intrinsic::IsFinite: return std::isfinite(a);
+    default: return false;
+  }
+}
+
+/// Calls `f(T{})` with T the C++ type of `t`.
+template <class F>
+decltype(auto) with_type(DType t, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(bool{});
+    case DType::I32: return f(std::int32_t{});
+    case DType::I64: return f(std::int64_t{});
+    case DType::F32: return f(float{});
+    case DType::F64: break;
+  }
+  return f(double{});
+}
+
+}  // namespace kiln::ir::sem

@@ -1,0 +1,230 @@
+#include "ir/visitor.hpp"
+
+#include "ir/builder.hpp"
+
+namespace kiln::ir {
+
+// ---- IRVisitor ------------------------------------------------------------------------------------------
+
+void IRVisitor::walk(const Expr& e) {
+  if (!e) return;
+  switch (e->kind) {
+    case ExprKind::Const: return visit(e->as<ConstExpr>());
+    case ExprKind::VarRef: return visit(e->as<VarRefExpr>());
+    case ExprKind::Load: return visit(e->as<LoadExpr>());
+    case ExprKind::Dim: return visit(e->as<DimExpr>());
+    case ExprKind::Unary: return visit(e->as<UnaryExpr>());
+    case ExprKind::Binary: return visit(e->as<BinaryExpr>());
+    case ExprKind::Select: return visit(e->as<SelectExpr>());
+    case ExprKind::Cast: return visit(e->as<CastExpr>());
+    case ExprKind::Call: return visit(e->as<CallExpr>());
+  }
+}
+
+void IRVisitor::walk(const Stmt& s) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Block: return visit(s->as<BlockStmt>());
+    case StmtKind::Let: return visit(s->as<LetStmt>());
+    case StmtKind::Assign: return visit(s->as<AssignStmt>());
+    case StmtKind::Store: return visit(s->as<StoreStmt>());
+    case StmtKind::For: return visit(s->as<ForStmt>());
+    case StmtKind::Parfor: return visit(s->as<ParforStmt>());
+    case StmtKind::If: return visit(s->as<IfStmt>());
+    case StmtKind::Allocate: return visit(s->as<AllocateStmt>());
+  }
+}
+
+void IRVisitor::walk(const Function& f) {
+  walk(f.body);
+  walk(f.result);
+}
+
+void IRVisitor::visit(const LoadExpr& e) {
+  for (const auto& i : e.indices) walk(i);
+}
+void IRVisitor::visit(const UnaryExpr& e) { walk(e.a); }
+void IRVisitor::visit(const BinaryExpr& e) {
+  walk(e.a);
+  walk(e.b);
+}
+void IRVisitor::visit(const SelectExpr& e) {
+  walk(e.cond);
+  walk(e.a);
+  walk(e.b);
+}
+void IRVisitor::visit(const CastExpr& e) { walk(e.a); }
+void IRVisitor::visit(const CallExpr& e) {
+  for (const auto& a : e.args) walk(a);
+}
+void IRVisitor::visit(const BlockStmt& s) {
+  for (const auto& x : s.stmts) walk(x);
+}
+void IRVisitor::visit(const LetStmt& s) { walk(s.init); }
+void IRVisitor::visit(const AssignStmt& s) { walk(s.value); }
+void IRVisitor::visit(const StoreStmt& s) {
+  for (const auto& i : s.indices) walk(i);
+  walk(s.value);
+}
+void IRVisitor::visit(const ForStmt& s) {
+  walk(s.begin);
+  walk(s.end);
+  walk(s.body);
+}
+void IRVisitor::visit(const ParforStmt& s) {
+  for (const auto& b : s.begins) walk(b);
+  for (const auto& e : s.ends) walk(e);
+  walk(s.body);
+}
+void IRVisitor::visit(const IfStmt& s) {
+  walk(s.cond);
+  walk(s.then_body);
+  walk(s.else_body);
+}
+void IRVisitor::visit(const AllocateStmt& s) {
+  for (const auto& e : s.shape) walk(e);
+}
+
+// ---- IRMutator ------------------------------------------------------------------------------------------
+
+Expr IRMutator::mutate(const Expr& e) {
+  if (!e) return e;
+  switch (e->kind) {
+    case ExprKind::Const: return visit(e->as<ConstExpr>(), e);
+    case ExprKind::VarRef: return visit(e->as<VarRefExpr>(), e);
+    case ExprKind::Load: return visit(e->as<LoadExpr>(), e);
+    case ExprKind::Dim: return visit(e->as<DimExpr>(), e);
+    case ExprKind::Unary: return visit(e->as<UnaryExpr>(), e);
+    case ExprKind::Binary: return visit(e->as<BinaryExpr>(), e);
+    case ExprKind::Select: return visit(e->as<SelectExpr>(), e);
+    case ExprKind::Cast: return visit(e->as<CastExpr>(), e);
+    case ExprKind::Call: return visit(e->as<CallExpr>(), e);
+  }
+  return e;
+}
+
+Stmt IRMutator::mutate(const Stmt& s) {
+  if (!s) return s;
+  switch (s->kind) {
+    case StmtKind::Block: return visit(s->as<BlockStmt>(), s);
+    case StmtKind::Let: return visit(s->as<LetStmt>(), s);
+    case StmtKind::Assign: return visit(s->as<AssignStmt>(), s);
+    case StmtKind::Store: return visit(s->as<StoreStmt>(), s);
+    case StmtKind::For: return visit(s->as<ForStmt>(), s);
+    case StmtKind::Parfor: return visit(s->as<ParforStmt>(), s);
+    case StmtKind::If: return visit(s->as<IfStmt>(), s);
+    case StmtKind::Allocate: return visit(s->as<AllocateStmt>(), s);
+  }
+  return s;
+}
+
+Function IRMutator::mutate(const Function& f) {
+  Function out = f;
+  out.body = mutate(f.body);
+  out.result = mutate(f.result);
+  return out;
+}
+
+bool IRMutator::mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out) {
+  bool changed = false;
+  out.clear();
+  out.reserve(in.size());
+  for (const auto& e : in) {
+    out.push_back(mutate(e));
+    changed |= out.back() != e;
+  }
+  return changed;
+}
+
+Expr IRMutator::visit(const LoadExpr& e, const Expr& self) {
+  std::vector<Expr> idx;
+  if (!mutate_all(e.indices, idx)) return self;
+  return make_load(e.array, std::move(idx));
+}
+
+Expr IRMutator::visit(const UnaryExpr& e, const Expr& self) {
+  Expr a = mutate(e.a);
+  return a == e.a ? self : make_unary(e.op, a);
+}
+
+Expr IRMutator::visit(const BinaryExpr& e, const Expr& self) {
+  Expr a = mutate(e.a), b = mutate(e.b);
+  return a == e.a && b == e.b ? self : make_binary(e.op, a, b);
+}
+
+Expr IRMutator::visit(const SelectExpr& e, const Expr& self) {
+  Expr c = mutate(e.cond), a = mutate(e.a), b = mutate(e.b);
+  return c == e.cond && a == e.a && b == e.b ? self : make_select(c, a, b);
+}
+
+Expr IRMutator::visit(const CastExpr& e, const Expr& self) {
+  Expr a = mutate(e.a);
+  return a == e.a ? self : make_cast(e.type, a);
+}
+
+Expr IRMutator::visit(const CallExpr& e, const Expr& self) {
+  std::vector<Expr> args;
+  if (!mutate_all(e.args, args)) return self;
+  return make_call(e.fn, std::move(args));
+}
+
+Stmt IRMutator::visit(const BlockStmt& s, const Stmt& self) {
+  std::vector<Stmt> out;
+  out.reserve(s.stmts.size());
+  bool changed = false;
+  for (const auto& x : s.stmts) {
+    Stmt y = mutate(x);
+    changed |= y != x;
+    if (!y) continue;  // a mutator may delete a statement by returning null
+    out.push_back(std::move(y));
+  }
+  return changed ? make_block(std::move(out)) : self;
+}
+
+Stmt IRMutator::visit(const LetStmt& s, const Stmt& self) {
+  Expr e = mutate(s.init);
+  return e == s.init ? self : make_let(s.var, e);
+}
+
+Stmt IRMutator::visit(const AssignStmt& s, const Stmt& self) {
+  Expr e = mutate(s.value);
+  return e == s.value ? self : make_assign(s.var, e);
+}
+
+Stmt IRMutator::visit(const StoreStmt& s, const Stmt& self) {
+  std::vector<Expr> idx;
+  bool changed = mutate_all(s.indices, idx);
+  Expr v = mutate(s.value);
+  return !changed && v == s.value ? self : make_store(s.array, std::move(idx), v);
+}
+
+Stmt IRMutator::visit(const ForStmt& s, const Stmt& self) {
+  Expr b = mutate(s.begin), e = mutate(s.end);
+  Stmt body = mutate(s.body);
+  if (b == s.begin && e == s.end && body == s.body) return self;
+  return make_for(s.index, b, e, body ? body : make_block({}));
+}
+
+Stmt IRMutator::visit(const ParforStmt& s, const Stmt& self) {
+  std::vector<Expr> b, e;
+  bool changed = mutate_all(s.begins, b);
+  changed |= mutate_all(s.ends, e);
+  Stmt body = mutate(s.body);
+  if (!changed && body == s.body) return self;
+  return make_parfor(s.indices, std::move(b), std::move(e), body ? body : make_block({}), s.reductions, s.origin);
+}
+
+Stmt IRMutator::visit(const IfStmt& s, const Stmt& self) {
+  Expr c = mutate(s.cond);
+  Stmt t = mutate(s.then_body), e = mutate(s.else_body);
+  if (c == s.cond && t == s.then_body && e == s.else_body) return self;
+  return make_if(c, t ? t : make_block({}), e);
+}
+
+Stmt IRMutator::visit(const AllocateStmt& s, const Stmt& self) {
+  std::vector<Expr> shape;
+  if (!mutate_all(s.shape, shape)) return self;
+  return make_allocate(s.array, std::move(shape));
+}
+
+}  // namespace kiln::ir
