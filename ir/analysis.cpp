@@ -1,5 +1,7 @@
 #include "ir/analysis.hpp"
 
+#include <cstring>
+
 #include "ir/visitor.hpp"
 
 namespace kiln::ir {
@@ -180,6 +182,50 @@ VarSet stored_arrays(const Stmt& s) {
   Writes w;
   w.walk(s);
   return std::move(w.stored);
+}
+
+bool equal(const Expr& a, const Expr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type) return false;
+  auto all_equal = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!equal(x[i], y[i])) return false;
+    return true;
+  };
+  switch (a->kind) {
+    case ExprKind::Const: {
+      const auto &x = a->as<ConstExpr>(), &y = b->as<ConstExpr>();
+      return x.i == y.i && std::memcmp(&x.f, &y.f, sizeof x.f) == 0;
+    }
+    case ExprKind::VarRef: return a->as<VarRefExpr>().var == b->as<VarRefExpr>().var;
+    case ExprKind::Load: {
+      const auto &x = a->as<LoadExpr>(), &y = b->as<LoadExpr>();
+      return x.array == y.array && all_equal(x.indices, y.indices);
+    }
+    case ExprKind::Dim: {
+      const auto &x = a->as<DimExpr>(), &y = b->as<DimExpr>();
+      return x.array == y.array && x.axis == y.axis;
+    }
+    case ExprKind::Unary: {
+      const auto &x = a->as<UnaryExpr>(), &y = b->as<UnaryExpr>();
+      return x.op == y.op && equal(x.a, y.a);
+    }
+    case ExprKind::Binary: {
+      const auto &x = a->as<BinaryExpr>(), &y = b->as<BinaryExpr>();
+      return x.op == y.op && equal(x.a, y.a) && equal(x.b, y.b);
+    }
+    case ExprKind::Select: {
+      const auto &x = a->as<SelectExpr>(), &y = b->as<SelectExpr>();
+      return equal(x.cond, y.cond) && equal(x.a, y.a) && equal(x.b, y.b);
+    }
+    case ExprKind::Cast: return equal(a->as<CastExpr>().a, b->as<CastExpr>().a);
+    case ExprKind::Call: {
+      const auto &x = a->as<CallExpr>(), &y = b->as<CallExpr>();
+      return x.fn == y.fn && all_equal(x.args, y.args);
+    }
+  }
+  return false;
 }
 
 size_t node_count(const Expr& e) {

@@ -27,6 +27,9 @@ std::vector<Var> free_vars(const Expr& e);
 VarSet assigned_vars(const Stmt& s);
 VarSet stored_arrays(const Stmt& s);
 
+/// Structural equality: same operators, constants (bitwise, so NaN == NaN) and variables (by identity).
+bool equal(const Expr& a, const Expr& b);
+
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);
 size_t node_count(const Stmt& s);

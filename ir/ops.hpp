@@ -10,6 +10,12 @@
 
 namespace kiln::ir {
 
+// The operator enums are public (kiln/ops.hpp); the IR refers to them as ir::BinaryOp etc. too.
+using kiln::BinaryOp;
+using kiln::Intrinsic;
+using kiln::ReduceOp;
+using kiln::UnaryOp;
+
 std::string_view name_of(UnaryOp op);
 std::string_view name_of(BinaryOp op);     ///< the printed spelling, e.g. "+", "min", "&&"
 std::string_view name_of(Intrinsic fn);

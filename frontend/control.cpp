@@ -1,0 +1,92 @@
+// Traced loops and branches.
+#include "frontend/trace_context.hpp"
+#include "kiln/control.hpp"
+#include "ir/builder.hpp"
+
+namespace kiln::detail {
+
+struct LoopTrace::State {
+  TraceContext* ctx;
+  LoopKind kind;
+  std::vector<ir::Expr> lo, hi;
+  std::vector<ir::Var> indices;
+  std::uint64_t scope;
+  Where where;
+  bool finished = false;
+};
+
+LoopTrace::LoopTrace(LoopKind kind, int rank, const Int* lo, const Int* hi, Where where) {
+  TraceContext& ctx = TraceContext::active(kind == LoopKind::Parallel ? "kiln::prange" : "kiln::range");
+  ctx.begin_statement();
+  s_ = std::make_unique<State>();
+  s_->ctx = &ctx;
+  s_->kind = kind;
+  s_->where = where;
+  for (int d = 0; d < rank; ++d) {  // bounds are evaluated before the loop, in the enclosing scope
+    s_->lo.push_back(lo[d].read().expr);
+    s_->hi.push_back(hi[d].read().expr);
+  }
+  s_->scope = ctx.open_scope();
+  for (int d = 0; d < rank; ++d) s_->indices.push_back(ctx.new_index(std::string(1, "ijkl"[d])));
+}
+
+LoopTrace::~LoopTrace() {
+  if (s_ && !s_->finished && TraceContext::current() == s_->ctx) s_->ctx->discard_scope(s_->scope);
+}
+
+Int LoopTrace::index(int d) const { return Int(Node{ir::make_ref(s_->indices.at(d)), DType::I64, false, false}); }
+
+void LoopTrace::finish() {
+  TraceContext& ctx = *s_->ctx;
+  ir::Stmt body = ctx.close_scope(s_->scope);
+  s_->finished = true;
+  if (s_->kind == LoopKind::Parallel) {
+    const std::string origin = "prange" + (s_->where.str().empty() ? std::string() : " at " + s_->where.str());
+    ctx.emit(ir::make_parfor(s_->indices, s_->lo, s_->hi, body, {}, origin));
+  } else {
+    for (size_t d = s_->indices.size(); d-- > 0;) {
+      body = ir::make_for(s_->indices[d], s_->lo[d], s_->hi[d], body);
+      if (d > 0) body = ir::make_block({body});
+    }
+    ctx.emit(body);
+  }
+}
+
+BranchTrace::BranchTrace(const TracedValue& cond, Where) {
+  TraceContext& ctx = TraceContext::active("kiln::if_");
+  ctx.begin_statement();
+  const Node c = cond.read();
+  chain_ = TraceContext::new_scope_id();
+  Scope& here = ctx.scope(ctx.current_scope());
+  here.pending = PendingIf{chain_, {c.expr}, {}, false, true};
+  scope_ = ctx.open_scope();
+}
+
+BranchTrace::BranchTrace(std::uint64_t chain, const TracedValue* cond, Where where) : chain_(chain) {
+  TraceContext& ctx = TraceContext::active(cond ? "elif_" : "else_");
+  PendingIf* p = ctx.pending_in_current();
+  if (!p || p->chain != chain || p->has_else || p->branch_open)
+    ctx.fail(std::string(cond ? "elif_" : "else_") + " must directly follow its if_ (or elif_) in the same statement",
+             where);
+  if (cond) p->conds.push_back(cond->read().expr);  // read in the enclosing scope, before the branch opens
+  else p->has_else = true;
+  p->branch_open = true;
+  scope_ = ctx.open_scope();
+}
+
+BranchTrace::~BranchTrace() {
+  TraceContext* ctx = TraceContext::current();
+  if (!done_ && ctx && ctx->on_stack(scope_)) ctx->discard_scope(scope_);
+}
+
+void BranchTrace::finish() {
+  TraceContext& ctx = TraceContext::active("kiln::if_");
+  ir::Stmt body = ctx.close_scope(scope_);
+  done_ = true;
+  PendingIf* p = ctx.pending_in_current();
+  if (!p || p->chain != chain_) ctx.fail("internal: branch chain lost");
+  p->bodies.push_back(std::move(body));
+  p->branch_open = false;
+}
+
+}  // namespace kiln::detail

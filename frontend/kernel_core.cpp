@@ -1,0 +1,385 @@
+// The non-template half of kiln::Kernel: argument checking, the per-signature table, and compilation
+// (trace -> passes -> backend).
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "codegen/backend.hpp"
+#include "frontend/source_names.hpp"
+#include "frontend/trace_context.hpp"
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/interpreter.hpp"
+#include "ir/printer.hpp"
+#include "kiln/config.hpp"
+#include "passes/pipeline.hpp"
+#if KILN_HAVE_LLVM
+#include "codegen/llvm/cpu_backend.hpp"
+#endif
+
+namespace kiln::detail {
+namespace {
+
+constexpr std::size_t kMaxParams = 32;
+
+/// What selects a compiled variant: the options and, per argument, array rank and unit stride.
+struct SigKey {
+  std::uint32_t options = 0;
+  std::uint32_t n = 0;
+  std::array<std::uint8_t, kMaxParams> codes{};
+  bool operator==(const SigKey& o) const {
+    return options == o.options && n == o.n && std::memcmp(codes.data(), o.codes.data(), n) == 0;
+  }
+};
+
+struct Variant {
+  SigKey key;
+  codegen::CompiledKernel code;
+  std::uint32_t written = 0;  ///< bit i: the kernel stores to array parameter i
+  int result_rank = 0;
+  std::string signature, traced_ir, lowered_ir, report;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+std::string type_text(const ParamSpec& p) {
+  if (!p.is_array) return std::string(name_of(p.dtype));
+  return std::string(name_of(p.dtype)) + " array" + (p.rank ? " of rank " + std::to_string(p.rank) : "");
+}
+
+std::string arg_text(const ArgValue& a) {
+  if (!a.is_array) return std::string(a.cpp_type) + " of type " + std::string(name_of(a.dtype));
+  return std::string(a.cpp_type) + " of " + std::string(name_of(a.dtype)) + " with rank " + std::to_string(a.rank);
+}
+
+/// Converts a scalar argument to the parameter's type when no information is lost; returns an error text
+/// otherwise.
+std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
+  if (std::strncmp(a.cpp_type, "unsigned integer too large", 26) == 0) return a.cpp_type;
+  const DType from = a.dtype;
+  if (from == to) {
+    out = a.scalar;
+    return {};
+  }
+  if (to == DType::Bool || from == DType::Bool)
+    return "a " + std::string(name_of(from)) + " value cannot be passed for a " + std::string(name_of(to)) + " parameter";
+  if (is_int(to) && is_float(from))
+    return "a floating-point value cannot be passed for an integer parameter (convert it explicitly)";
+  const double fv = from == DType::F32 ? a.scalar.f32 : a.scalar.f64;
+  const std::int64_t iv = from == DType::I32 ? a.scalar.i32 : a.scalar.i64;
+  switch (to) {
+    case DType::I32:
+      if (iv < INT32_MIN || iv > INT32_MAX) return "the value " + std::to_string(iv) + " does not fit in i32";
+      out.i32 = static_cast<std::int32_t>(iv);
+      return {};
+    case DType::I64: out.i64 = iv; return {};
+    case DType::F32: out.f32 = is_float(from) ? static_cast<float>(fv) : static_cast<float>(iv); return {};
+    case DType::F64: out.f64 = is_float(from) ? fv : static_cast<double>(iv); return {};
+    case DType::Bool: break;
+  }
+  return "unsupported conversion";
+}
+
+[[noreturn]] void throw_status(const std::string& kernel, const KernelStatus& s) {
+  const std::string msg = "kernel '" + kernel + "': " + s.message;
+  switch (s.code) {
+    case kShapeMismatch: throw ShapeError(msg);
+    case kIndexOutOfRange: throw IndexError(msg);
+    case kValueError: throw ValueError(msg);
+    case kOutOfMemory: throw Error(msg);
+    default: throw Error(msg + " (status " + std::to_string(s.code) + ")");
+  }
+}
+
+}  // namespace
+
+struct KernelCore::Impl {
+  std::string name;
+  std::vector<ParamSpec> params;
+  Tracer tracer;
+  std::shared_ptr<const void> fn;
+  std::vector<std::string> names;
+
+  std::mutex mutex;  // guards options, all, and compilation
+  std::vector<Options> options;
+  std::vector<std::unique_ptr<Variant>> all;
+  // Lock-free lookup for the first variants: append-only slots published with a release store.
+  static constexpr std::size_t kFast = 32;
+  std::array<std::atomic<const Variant*>, kFast> fast{};
+  std::atomic<std::size_t> nfast{0};
+  std::atomic<const Variant*> last{nullptr};
+
+  const Variant* find(const SigKey& k) {
+    const std::size_t n = nfast.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Variant* v = fast[i].load(std::memory_order_relaxed);
+      if (v->key == k) return v;
+    }
+    if (n < kFast) return nullptr;
+    std::lock_guard lock(mutex);
+    return find_locked(k);
+  }
+
+  const Variant* find_locked(const SigKey& k) const {
+    for (const auto& v : all)
+      if (v->key == k) return v.get();
+    return nullptr;
+  }
+
+  std::string arg_name(std::size_t i) const { return i < names.size() ? names[i] : "arg" + std::to_string(i); }
+
+  [[noreturn]] void type_error(std::size_t i, const std::string& what) const {
+    throw TypeError("kernel '" + name + "': argument " + std::to_string(i + 1) + " of " + std::to_string(params.size()) +
+                    " ('" + arg_name(i) + "') " + what);
+  }
+
+  const Variant* compile(const SigKey& key, const ArgValue* args);
+};
+
+KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer tracer, std::shared_ptr<const void> fn,
+                       std::vector<std::string> arg_names, Where where)
+    : impl_(std::make_unique<Impl>()) {
+  if (params.size() > kMaxParams) throw TypeError("kernel '" + name + "': at most 32 parameters are supported");
+  impl_->name = std::move(name);
+  impl_->names = arg_names.empty() ? lambda_param_names(where, params.size()) : std::move(arg_names);
+  impl_->params = std::move(params);
+  impl_->tracer = tracer;
+  impl_->fn = std::move(fn);
+}
+
+KernelCore::~KernelCore() = default;
+
+const std::string& KernelCore::name() const { return impl_->name; }
+
+int KernelCore::options_id(const Options& o) {
+  std::lock_guard lock(impl_->mutex);
+  auto& all = impl_->options;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].target == o.target && all[i].opt_level == o.opt_level && all[i].fast_math == o.fast_math &&
+        all[i].keep_llvm_ir == o.keep_llvm_ir)
+      return static_cast<int>(i);
+  if (o.opt_level < 0 || o.opt_level > 3)
+    throw Error("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));
+  all.push_back(o);
+  return static_cast<int>(all.size() - 1);
+}
+
+int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result) {
+  Impl& m = *impl_;
+  if (nargs != m.params.size()) {
+    std::string list;
+    for (std::size_t i = 0; i < m.params.size(); ++i) list += (i ? ", " : "") + m.arg_name(i) + ": " + type_text(m.params[i]);
+    throw TypeError("kernel '" + m.name + "' takes " + std::to_string(m.params.size()) + " arguments (" + list +
+                    "), but was called with " + std::to_string(nargs));
+  }
+  SigKey key;
+  key.options = static_cast<std::uint32_t>(options_id);
+  key.n = static_cast<std::uint32_t>(nargs);
+  std::array<ScalarSlot, kMaxParams> slots;
+  std::array<void*, kMaxParams> argv;
+  std::uint32_t read_only = 0;
+  for (std::size_t i = 0; i < nargs; ++i) {
+    const ParamSpec& p = m.params[i];
+    ArgValue& a = args[i];
+    if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
+      m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
+    if (p.is_array) {
+      const int r = a.rank;
+      const bool unit = a.array.strides[r - 1] == 1 || a.array.shape[r - 1] <= 1;
+      key.codes[i] = static_cast<std::uint8_t>(1 + 2 * r + unit);
+      argv[i] = &a.array;
+      if (!a.writable) read_only |= 1u << i;
+    } else {
+      if (std::string err = convert_scalar(a, p.dtype, slots[i]); !err.empty())
+        m.type_error(i, "expects " + type_text(p) + ": " + err);
+      argv[i] = &slots[i];
+    }
+  }
+  const Variant* v = m.find(key);
+  if (!v) v = m.compile(key, args);
+  if (v->written & read_only) {
+    for (std::size_t i = 0; i < nargs; ++i)
+      if ((v->written & read_only) & (1u << i))
+        m.type_error(i, "is written by the kernel but was passed read-only (const " + std::string(args[i].cpp_type) + ")");
+  }
+  KernelStatus status;
+  if (v->code(argv.data(), result, &status) != 0) throw_status(m.name, status);
+  m.last.store(v, std::memory_order_relaxed);
+  return v->result_rank;
+}
+
+const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args) {
+  std::lock_guard lock(mutex);
+  if (const Variant* v = find_locked(key)) return v;  // another thread compiled it meanwhile
+  const Options opts = options.at(key.options);
+  auto v = std::make_unique<Variant>();
+  v->key = key;
+
+  std::vector<ParamInstance> inst;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    ParamInstance pi{params[i], 0, false};
+    if (params[i].is_array) {
+      pi.rank = args[i].rank;
+      pi.unit_stride = (key.codes[i] - 1) % 2 == 1;
+    }
+    inst.push_back(pi);
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  ir::Function traced;
+  {
+    TraceContext ctx(name, inst, names);
+    try {
+      tracer(fn.get());
+    } catch (const ir::IRError& e) {
+      ctx.fail(e.what());
+    }
+    traced = ctx.finish();
+  }
+  const double trace_ms = ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  passes::PipelineReport report;
+  const ir::Function lowered = passes::run_pipeline(traced, &report);
+  const double passes_ms = ms_since(t0);
+
+  const bool keep_llvm = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM");
+  switch (opts.target) {
+    case Target::cpu: {
+#if KILN_HAVE_LLVM
+      codegen::CodegenOptions cg;
+      cg.opt_level = opts.opt_level;
+      cg.fast_math = opts.fast_math;
+      cg.keep_llvm_ir = keep_llvm;
+      v->code = codegen::cpu::compile(lowered, cg);
+      if (env_flag("KILN_DUMP_LLVM"))
+        std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", name.c_str(), v->code.llvm_ir.c_str());
+#else
+      throw Error("kernel '" + name + "': the CPU target is unavailable: this kiln was built without LLVM "
+                  "(KILN_ENABLE_LLVM=OFF); use kiln::Target::interpreter");
+#endif
+      break;
+    }
+    case Target::interpreter: {
+      auto f = std::make_shared<const ir::Function>(lowered);
+      v->code.call = [f](void* const* argv, void* result, KernelStatus*) {
+        ir::interpret(*f, argv, result);
+        return 0;
+      };
+      break;
+    }
+    case Target::cuda:
+      throw DeviceError("kernel '" + name + "': the CUDA target is not available in this build of kiln");
+  }
+
+  for (const ir::VarNode* a : ir::stored_arrays(lowered.body))
+    for (std::size_t i = 0; i < lowered.params.size(); ++i)
+      if (lowered.params[i].get() == a) v->written |= 1u << i;
+  v->result_rank = lowered.result_array ? lowered.result_array->type.rank : 0;
+
+  // Diagnostics: what the passes did and where the time went.
+  std::string sig;
+  for (const auto& p : traced.params) sig += (sig.empty() ? "" : ", ") + p->name + ": " + ir::to_string(p->type);
+  v->signature = name + "(" + sig + ") on " + std::string(name_of(opts.target));
+  v->traced_ir = ir::to_string(traced);
+  v->lowered_ir = ir::to_string(lowered);
+  char timing[256];
+  std::snprintf(timing, sizeof timing, "trace %.3f ms, passes %.3f ms, codegen %.3f ms, load %.3f ms\n", trace_ms,
+                passes_ms, v->code.codegen_ms, v->code.load_us / 1000.0);
+  std::string rep = "kernel " + v->signature + "\n";
+  rep += "passes:";
+  for (const auto& t : report.timings) rep += " " + t.pass + " " + std::to_string(static_cast<long>(t.us)) + " us;";
+  rep += "\n";
+  for (const auto& n : report.notes) rep += "  " + n + "\n";
+  rep += "compile: " + std::string(timing);
+  rep += "IR after passes:\n" + v->lowered_ir;
+  v->report = std::move(rep);
+  if (env_flag("KILN_DIAGNOSTICS")) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report.c_str());
+
+  const Variant* out = v.get();
+  all.push_back(std::move(v));
+  const std::size_t n = nfast.load(std::memory_order_relaxed);
+  if (n < kFast) {
+    fast[n].store(out, std::memory_order_relaxed);
+    nfast.store(n + 1, std::memory_order_release);
+  }
+  last.store(out, std::memory_order_relaxed);
+  return out;
+}
+
+std::string KernelCore::diagnostics() const {
+  const Variant* v = impl_->last.load();
+  return v ? v->report : "kernel '" + impl_->name + "' has not been compiled yet\n";
+}
+
+std::string KernelCore::lowered_ir() const {
+  const Variant* v = impl_->last.load();
+  return v ? v->lowered_ir : std::string();
+}
+
+std::string KernelCore::llvm_ir() const {
+  const Variant* v = impl_->last.load();
+  return v ? v->code.llvm_ir : std::string();
+}
+
+std::size_t KernelCore::compiled_variants() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->all.size();
+}
+
+// ---- trace-time hooks -----------------------------------------------------------------------------------
+
+Node scalar_param(int index) {
+  TraceContext& ctx = TraceContext::active("a kernel parameter");
+  return Node{ir::make_ref(ctx.param(index)), ctx.param(index)->type.elem, false, false};
+}
+
+ArrayHandle array_param(int index) {
+  TraceContext& ctx = TraceContext::active("a kernel parameter");
+  const ir::Var v = ctx.param(index);
+  return ArrayHandle{v, v->type.rank, ctx.root_scope()};
+}
+
+void set_result(const TracedValue& v) {
+  TraceContext& ctx = TraceContext::active("a kernel result");
+  ctx.begin_statement();
+  ctx.set_result(v.read().expr);
+}
+
+void set_result_array(const ArrayHandle& a) {
+  TraceContext& ctx = TraceContext::active("a kernel result");
+  ctx.check_array(a, "return");
+  ctx.begin_statement();
+  if (a.var->kind == ir::VarKind::Local) {
+    ctx.set_result_array(a.var);
+    return;
+  }
+  // Returning a parameter returns a copy: the caller's memory must not be handed over.
+  std::vector<ir::Expr> shape;
+  std::vector<ir::Var> idx;
+  std::vector<ir::Expr> lo, refs;
+  for (int d = 0; d < a.rank; ++d) {
+    shape.push_back(ir::make_dim(a.var, d));
+    idx.push_back(ctx.new_index(std::string(1, "ijkl"[d])));
+    lo.push_back(ir::make_i64(0));
+    refs.push_back(ir::make_ref(idx.back()));
+  }
+  const ir::Var copy = ctx.new_array(a.var->type.elem, a.rank, a.var->name + "_copy", {});
+  ctx.emit(ir::make_allocate(copy, shape));
+  ctx.emit(ir::make_parfor(idx, lo, shape, ir::make_block({ir::make_store(copy, refs, ir::make_load(a.var, refs))}), {},
+                           "copy of returned parameter " + a.var->name));
+  ctx.set_result_array(copy);
+}
+
+}  // namespace kiln::detail

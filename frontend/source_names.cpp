@@ -1,0 +1,111 @@
+#include "frontend/source_names.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string_view>
+
+namespace kiln::detail {
+namespace {
+
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// The lines of a source file, read once per process.
+const std::vector<std::string>* source_lines(const char* file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::string>> cache;
+  if (!file || !*file) return nullptr;
+  std::lock_guard lock(mutex);
+  auto [it, fresh] = cache.try_emplace(file);
+  if (fresh) {
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) it->second.push_back(line);
+  }
+  return it->second.empty() ? nullptr : &it->second;
+}
+
+/// The identifier ending just before position `end` (skipping spaces), or "".
+std::string ident_before(const std::string& s, size_t end) {
+  while (end > 0 && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+  size_t begin = end;
+  while (begin > 0 && is_ident_char(s[begin - 1])) --begin;
+  if (begin == end || std::isdigit(static_cast<unsigned char>(s[begin]))) return "";
+  return s.substr(begin, end - begin);
+}
+
+bool is_keyword(const std::string& w) {
+  static const char* const kw[] = {"return", "auto", "const", "constexpr", "if", "else", "for", "while", "new"};
+  for (const char* k : kw)
+    if (w == k) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string Where::str() const {
+  if (!file || !*file) return "";
+  std::string f = file;
+  if (const size_t slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(line);
+}
+
+std::string declared_name(const Where& where) {
+  // Copies made inside kiln's own headers have no user-visible name.
+  if (!where.file || std::string_view(where.file).find("include/kiln/") != std::string_view::npos) return "";
+  const auto* lines = source_lines(where.file);
+  if (!lines || where.line == 0 || where.line > lines->size()) return "";
+  const std::string& s = (*lines)[where.line - 1];
+  // The location points at (or just after) the initializer: `Type name = init`, `Type name{init}`,
+  // `Type name(init)`. Walk back to the nearest '=', '{' or '(' and take the identifier before it, if
+  // that identifier itself follows a type-like token.
+  size_t pos = std::min<size_t>(where.column > 0 ? where.column - 1 : 0, s.size());
+  while (pos > 0) {
+    const char c = s[pos - 1];
+    if (c == '=' || c == '{' || c == '(') {
+      if (c == '=' && pos >= 2 && std::string("=!<>+-*/%&|^").find(s[pos - 2]) != std::string::npos) return "";
+      const std::string name = ident_before(s, pos - 1);
+      if (name.empty() || is_keyword(name)) return "";
+      size_t before = pos - 1;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(s[before - 1]))) --before;
+      before -= std::min(before, name.size());
+      while (before > 0 && std::isspace(static_cast<unsigned char>(s[before - 1]))) --before;
+      if (before == 0) return "";
+      const char prev = s[before - 1];
+      if (is_ident_char(prev) || prev == '>' || prev == ',' || prev == '&') return name;
+      return "";
+    }
+    if (c == ';' || c == ')' || c == '}') return "";
+    --pos;
+  }
+  return "";
+}
+
+std::vector<std::string> lambda_param_names(const Where& where, size_t arity) {
+  const auto* lines = source_lines(where.file);
+  if (!lines || where.line == 0 || where.line > lines->size()) return {};
+  // Join a few lines from the call on, find the lambda's `](`...`)`, split at top-level commas and take
+  // each parameter's last identifier.
+  std::string text;
+  for (size_t l = where.line - 1; l < lines->size() && l < where.line + 8; ++l) text += (*lines)[l] + "\n";
+  const size_t bracket = text.find("](");
+  if (bracket == std::string::npos) return {};
+  std::vector<std::string> names;
+  int depth = 0;
+  size_t start = bracket + 2;
+  for (size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
+    else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth > 0) --depth;
+    else if ((c == ',' && depth == 0) || (c == ')' && depth == 0)) {
+      std::string name = ident_before(text, i);
+      if (!name.empty()) names.push_back(name);
+      if (c == ')') break;
+      start = i + 1;
+    }
+  }
+  if (names.size() != arity) return {};
+  return names;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,106 @@
+// The state of one trace in progress: the scope stack of statement lists being built, the traced values
+// alive in it, and the function's parameters and result. One per thread at a time (thread_local).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/stmt.hpp"
+#include "kiln/kernel.hpp"
+
+namespace kiln::detail {
+
+/// An if/elif/else chain whose branches are still being traced; emitted once the chain is complete.
+struct PendingIf {
+  std::uint64_t chain = 0;
+  std::vector<ir::Expr> conds;
+  std::vector<ir::Stmt> bodies;  ///< one per cond, plus a final else body if has_else
+  bool has_else = false;
+  bool branch_open = false;
+};
+
+struct Scope {
+  std::uint64_t id = 0;
+  std::vector<ir::Stmt> stmts;
+  std::optional<PendingIf> pending;
+};
+
+class TraceContext {
+ public:
+  TraceContext(std::string kernel, std::vector<ParamInstance> params, std::vector<std::string> param_names);
+  ~TraceContext();
+  TraceContext(const TraceContext&) = delete;
+  TraceContext& operator=(const TraceContext&) = delete;
+
+  /// The trace in progress on this thread, or null.
+  static TraceContext* current();
+  /// The trace in progress; throws TraceError naming `what` when called outside a kernel.
+  static TraceContext& active(const char* what);
+
+  const std::string& kernel() const { return kernel_; }
+  [[noreturn]] void fail(const std::string& what, const Where& where = {}) const;
+
+  // ---- scopes
+  std::uint64_t current_scope() const { return scopes_.back().id; }
+  bool on_stack(std::uint64_t scope) const;
+  std::uint64_t open_scope();
+  /// Pops the innermost scope (which must be `id`), completing any pending branch chain in it.
+  ir::Stmt close_scope(std::uint64_t id);
+  /// Pops `id` and everything above it without emitting (an exception is unwinding the trace).
+  void discard_scope(std::uint64_t id);
+  /// Completes a pending branch chain in the current scope: a new statement starts here.
+  void begin_statement();
+  void emit(ir::Stmt s);
+  PendingIf* pending_in_current() { return scopes_.back().pending ? &*scopes_.back().pending : nullptr; }
+  Scope& scope(std::uint64_t id);
+  static std::uint64_t new_scope_id();
+
+  // ---- values (the rules of traced.hpp)
+  void enroll(TracedValue* v);
+  void withdraw(TracedValue* v);
+  Node read(const TracedValue& v);
+  void assign(TracedValue& x, const TracedValue& v, bool consume);
+  /// `v` is a temporary read for the last time: stop watching it, so it is not snapshotted needlessly.
+  void consume(const TracedValue& v);
+  /// Turns `v` into an IR variable initialised, at the end of its own scope, with its current expression.
+  void promote(const TracedValue& v);
+  /// Snapshots every live value that reads memory (before a store).
+  void snapshot_memory_readers();
+  /// Snapshots every live value that reads variable `slot` (before an assignment to it).
+  void snapshot_readers_of(const ir::VarNode* slot);
+
+  // ---- variables and the function
+  ir::Var new_local(DType t, std::string name, const Where& where);
+  ir::Var new_index(std::string name);
+  ir::Var new_array(DType t, int rank, std::string name, const Where& where);
+  void check_array(const ArrayHandle& a, const char* what) const;
+  std::string name_of(const TracedValue& v) const;
+
+  const std::vector<ParamInstance>& instances() const { return instances_; }
+  ir::Var param(int index) const { return params_.at(static_cast<size_t>(index)); }
+  std::uint64_t root_scope() const { return scopes_.front().id; }
+  void set_result(ir::Expr e) { result_ = std::move(e); }
+  void set_result_array(ir::Var a) { result_array_ = std::move(a); }
+
+  /// Completes the trace: the root block, the parameters and the result.
+  ir::Function finish();
+
+ private:
+  std::string kernel_;
+  std::vector<ParamInstance> instances_;
+  std::vector<ir::Var> params_;
+  std::vector<Scope> scopes_;
+  TracedValue* live_ = nullptr;  ///< intrusive list of enrolled (volatile) values
+  ir::Expr result_;
+  ir::Var result_array_;
+  TraceContext* previous_;
+
+  void flush(Scope& s);
+};
+
+/// Sets/restores the thread's current trace.
+TraceContext*& current_trace();
+
+}  // namespace kiln::detail

@@ -1,0 +1,329 @@
+// kiln::jit: a C++ lambda traced into IR, compiled per argument signature, and called like a function.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <cstdint>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "kiln/abi.hpp"
+#include "kiln/array.hpp"
+#include "kiln/ndarray.hpp"
+#include "kiln/options.hpp"
+#include "kiln/traced.hpp"
+
+namespace kiln {
+
+namespace detail {
+
+/// A parameter of a kernel lambda, as declared.
+struct ParamSpec {
+  bool is_array = false;
+  DType dtype = DType::F64;
+  int rank = 0;  ///< arrays: declared rank, 0 = any
+};
+
+/// A parameter as instantiated for one call signature.
+struct ParamInstance {
+  ParamSpec spec;
+  int rank = 0;
+  bool unit_stride = false;
+};
+
+/// One call argument, type-erased.
+struct ArgValue {
+  bool is_array = false;
+  DType dtype = DType::F64;
+  int rank = 0;
+  bool writable = true;
+  bool is_float_scalar = false;  ///< the C++ argument was a floating-point value
+  ScalarSlot scalar{};
+  ArrayDesc array{};
+  const char* cpp_type = "";
+};
+
+template <class X>
+ArgValue make_arg(X&& x);
+
+template <class P>
+struct param_spec;
+template <Element T>
+struct param_spec<Scalar<T>> {
+  static constexpr ParamSpec value{false, kiln::dtype_of<T>(), 0};
+};
+template <Element T, int R>
+struct param_spec<Array<T, R>> {
+  static constexpr ParamSpec value{true, kiln::dtype_of<T>(), R};
+};
+
+template <class F>
+struct lambda_traits : lambda_traits<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...) const> {
+  using result = R;
+  using params = std::tuple<std::remove_cvref_t<A>...>;
+  static constexpr std::size_t arity = sizeof...(A);
+};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...)> : lambda_traits<R (C::*)(A...) const> {};
+
+template <class R>
+struct host_result {
+  static_assert(sizeof(R) == 0, "a kernel returns nothing, a kiln::Scalar<T> or a kiln::Array<T>");
+};
+template <>
+struct host_result<void> {
+  using type = void;
+};
+template <Element T>
+struct host_result<Scalar<T>> {
+  using type = T;
+};
+template <Element T>
+struct host_result<ElementRef<T>> {
+  using type = T;
+};
+template <Element T, int R>
+struct host_result<Array<T, R>> {
+  using type = NDArray<T>;
+};
+
+// Trace-time hooks used by the Kernel template; they act on the trace in progress.
+Node scalar_param(int index);
+ArrayHandle array_param(int index);
+void set_result(const TracedValue& v);
+void set_result_array(const ArrayHandle& a);
+
+/// The non-template part of a kernel: signature table, compilation, dispatch. frontend/kernel_core.cpp.
+class KernelCore {
+ public:
+  using Tracer = void (*)(const void* fn);
+  KernelCore(std::string name, std::vector<ParamSpec> params, Tracer tracer, std::shared_ptr<const void> fn,
+             std::vector<std::string> arg_names, Where where);
+  ~KernelCore();
+  KernelCore(const KernelCore&) = delete;
+  KernelCore& operator=(const KernelCore&) = delete;
+
+  /// Interns a set of options; calls name the options by this id.
+  int options_id(const Options& o);
+  /// Checks the arguments, compiles on the first call of a signature, runs. Returns the result's rank
+  /// for array results (0 otherwise).
+  int call(int options_id, ArgValue* args, std::size_t nargs, void* result);
+
+  const std::string& name() const;
+  /// Human-readable report of the last compiled signature: IR after the passes, decisions, timings.
+  std::string diagnostics() const;
+  /// The IR after all passes of the last compiled signature.
+  std::string lowered_ir() const;
+  /// The optimized LLVM IR of the last compiled signature (CPU target, Options with keep_llvm_ir).
+  std::string llvm_ir() const;
+  /// How many signatures have been compiled.
+  std::size_t compiled_variants() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+template <class F, class... P, std::size_t... I>
+void trace_lambda(const F& f, std::tuple<P...>*, std::index_sequence<I...>) {
+  using R = typename lambda_traits<F>::result;
+  auto make = [](auto tag, int index) {
+    using X = typename decltype(tag)::type;
+    if constexpr (param_spec<X>::value.is_array) return X(array_param(index));
+    else return X(scalar_param(index));
+  };
+  if constexpr (std::is_void_v<R>) {
+    f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+  } else if constexpr (requires(R r) { r.handle(); }) {
+    R r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    set_result_array(r.handle());
+  } else {
+    const auto r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    set_result(Scalar<typename host_result<std::remove_cvref_t<R>>::type>(r));
+  }
+}
+
+template <class F>
+void trace_erased(const void* fn) {
+  using Params = typename lambda_traits<F>::params;
+  trace_lambda(*static_cast<const F*>(fn), static_cast<Params*>(nullptr),
+               std::make_index_sequence<lambda_traits<F>::arity>{});
+}
+
+template <class F>
+std::vector<ParamSpec> param_specs() {
+  using Params = typename lambda_traits<F>::params;
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::vector<ParamSpec>{param_spec<std::tuple_element_t<I, Params>>::value...};
+  }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+}
+
+}  // namespace detail
+
+/// A compiled-on-demand kernel. Copies share their compiled code. Thread-safe: several threads may call
+/// it at once; concurrent first calls of one signature compile it once.
+template <class F>
+class Kernel {
+  using Traits = detail::lambda_traits<F>;
+
+ public:
+  using result_type = typename detail::host_result<std::remove_cvref_t<typename Traits::result>>::type;
+
+  Kernel(std::shared_ptr<detail::KernelCore> core, Options opts)
+      : core_(std::move(core)), opts_(std::move(opts)), options_id_(core_->options_id(opts_)) {}
+
+  template <class... A>
+  result_type operator()(A&&... args) const {
+    std::array<detail::ArgValue, sizeof...(A)> av{detail::make_arg(std::forward<A>(args))...};
+    if constexpr (std::is_void_v<result_type>) {
+      core_->call(options_id_, av.data(), av.size(), nullptr);
+    } else if constexpr (std::is_arithmetic_v<result_type>) {
+      ScalarSlot out{};
+      core_->call(options_id_, av.data(), av.size(), &out);
+      result_type r;
+      std::memcpy(&r, &out, sizeof r);
+      return r;
+    } else {
+      ArrayDesc out{};
+      const int rank = core_->call(options_id_, av.data(), av.size(), &out);
+      return result_type::adopt(out, rank);
+    }
+  }
+
+  /// The same kernel compiled for another target (shares the kernel's compiled signatures table).
+  Kernel on(Target t) const {
+    Options o = opts_;
+    o.target = t;
+    return Kernel(core_, o);
+  }
+  /// The same kernel with other options.
+  Kernel with(const Options& o) const { return Kernel(core_, o); }
+
+  const Options& options() const { return opts_; }
+  const std::string& name() const { return core_->name(); }
+  std::string diagnostics() const { return core_->diagnostics(); }
+  std::string lowered_ir() const { return core_->lowered_ir(); }
+  std::string llvm_ir() const { return core_->llvm_ir(); }
+  std::size_t compiled_variants() const { return core_->compiled_variants(); }
+
+ private:
+  std::shared_ptr<detail::KernelCore> core_;
+  Options opts_;
+  int options_id_;
+};
+
+/// Makes a kernel from a lambda whose parameters are kiln::Scalar<T> (Int, Double, ...) and
+/// kiln::Array<T, Rank> and which returns nothing, a traced scalar, or a traced array.
+template <class F>
+Kernel<std::decay_t<F>> jit(std::string name, F&& fn, Options opts = {},
+                            std::source_location where = std::source_location::current()) {
+  using G = std::decay_t<F>;
+  auto stored = std::make_shared<const G>(std::forward<F>(fn));
+  auto core = std::make_shared<detail::KernelCore>(std::move(name), detail::param_specs<G>(), &detail::trace_erased<G>,
+                                                   std::shared_ptr<const void>(stored), opts.arg_names,
+                                                   detail::Where::here(where));
+  return Kernel<G>(std::move(core), std::move(opts));
+}
+
+// ---- argument conversion -------------------------------------------------------------------------------
+
+namespace detail {
+
+template <class T>
+ArgValue scalar_arg(T v, const char* type_name) {
+  ArgValue a;
+  a.is_array = false;
+  a.cpp_type = type_name;
+  if constexpr (std::is_same_v<T, bool>) {
+    a.dtype = DType::Bool;
+    a.scalar.b = v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    a.is_float_scalar = true;
+    if constexpr (sizeof(T) <= 4) {
+      a.dtype = DType::F32;
+      a.scalar.f32 = static_cast<float>(v);
+    } else {
+      a.dtype = DType::F64;
+      a.scalar.f64 = static_cast<double>(v);
+    }
+  } else if constexpr (std::is_signed_v<T> && sizeof(T) <= 4) {
+    a.dtype = DType::I32;
+    a.scalar.i32 = static_cast<std::int32_t>(v);
+  } else {
+    // unsigned 64-bit values above INT64_MAX are rejected at the call (they do not fit any kiln type)
+    a.dtype = DType::I64;
+    a.scalar.i64 = static_cast<std::int64_t>(v);
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
+      if (v > static_cast<T>(INT64_MAX)) a.cpp_type = "unsigned integer too large for int64";
+  }
+  return a;
+}
+
+template <Element T>
+ArgValue array_arg(T* data, int rank, const std::int64_t* shape, const std::int64_t* strides, bool writable,
+                   const char* type_name) {
+  ArgValue a;
+  a.is_array = true;
+  a.dtype = kiln::dtype_of<T>();
+  a.rank = rank;
+  a.writable = writable;
+  a.cpp_type = type_name;
+  a.array.data = const_cast<std::remove_const_t<T>*>(data);
+  for (int d = 0; d < rank; ++d) {
+    a.array.shape[d] = shape[d];
+    a.array.strides[d] = strides[d];
+  }
+  return a;
+}
+
+template <class X>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+
+template <class X>
+ArgValue make_arg(X&& x) {
+  using D = std::remove_cvref_t<X>;
+  constexpr bool is_const = std::is_const_v<std::remove_reference_t<X>>;
+  if constexpr (std::is_arithmetic_v<D>) {
+    return scalar_arg(x, "scalar");
+  } else if constexpr (is_vector<D>::value) {
+    static_assert(Element<typename D::value_type>, "std::vector arguments must hold bool, int32_t, int64_t, float or double (std::vector<bool> is not an array)");
+    static_assert(!std::is_same_v<typename D::value_type, bool>, "std::vector<bool> is packed bits, not an array; use std::vector<char>-backed NDArray<bool>");
+    const std::int64_t n = static_cast<std::int64_t>(x.size()), s = 1;
+    return array_arg(x.data(), 1, &n, &s, !is_const, "std::vector");
+  } else if constexpr (requires { typename D::element_type; x.extent; }) {  // std::span
+    using T = typename D::element_type;
+    const std::int64_t n = static_cast<std::int64_t>(x.size()), s = 1;
+    return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), 1, &n, &s,
+                                             !std::is_const_v<T>, "std::span");
+  } else if constexpr (requires { x.desc(); x.rank(); }) {  // NDArray
+    const ArrayDesc d = x.desc();
+    using T = std::remove_cvref_t<decltype(*x.data())>;
+    return array_arg(static_cast<T*>(d.data), x.rank(), d.shape, d.strides, !is_const, "kiln::NDArray");
+  } else if constexpr (requires { x.stride(0); x.rank(); x.data(); }) {  // ArrayRef
+    using P = decltype(x.data());
+    using T = std::remove_pointer_t<P>;
+    std::int64_t shape[kMaxRank], strides[kMaxRank];
+    for (int d = 0; d < x.rank(); ++d) {
+      shape[d] = x.shape(d);
+      strides[d] = x.stride(d);
+    }
+    return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), x.rank(), shape, strides,
+                                             !std::is_const_v<T>, "kiln::ArrayRef");
+  } else {
+    static_assert(sizeof(D) == 0,
+                  "unsupported kernel argument: pass numbers, std::vector, std::span, kiln::NDArray or kiln::ArrayRef");
+  }
+}
+
+}  // namespace detail
+}  // namespace kiln

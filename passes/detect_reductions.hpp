@@ -1,0 +1,12 @@
+#pragma once
+#include "passes/pass.hpp"
+
+namespace kiln::passes {
+
+/// Finds the scalars declared outside a parfor and written inside it. Writes of the forms `s = s + e`,
+/// `s = s - e`, `s = s * e`, `s = s / e`, `s = min(s, e)`, `s = max(s, e)` (e not reading s) become the
+/// parfor's reductions, with the identity of their operator; any other write, mixed operators, or a read of
+/// s elsewhere in the loop is a TraceError naming s, the loop and what to write instead.
+ir::Function detect_reductions(const ir::Function& f, PassContext& ctx);
+
+}  // namespace kiln::passes

@@ -1,0 +1,32 @@
+// The pass pipeline: the one place that lists kiln's passes in order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "passes/pass.hpp"
+
+namespace kiln::passes {
+
+struct PassTiming {
+  std::string pass;
+  double us = 0;
+};
+
+struct PipelineReport {
+  std::vector<PassTiming> timings;
+  std::vector<std::string> notes;  ///< every pass's decisions, in order
+};
+
+/// The passes, in the order they run.
+const std::vector<Pass>& pipeline();
+
+/// Runs every pass, verifying the IR after each one; with KILN_DUMP_IR set, prints the IR before the
+/// first pass and after each pass to stderr. Throws TraceError for user errors a pass finds (e.g. a racy
+/// write in a prange) and ir::IRError if a pass produced malformed IR.
+ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report = nullptr);
+
+/// Runs one named pass (for tests); throws std::out_of_range for an unknown name.
+ir::Function run_pass(const std::string& name, const ir::Function& f, PassContext& ctx);
+
+}  // namespace kiln::passes

@@ -1,0 +1,339 @@
+#include "passes/simplify.hpp"
+
+#include <unordered_map>
+
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/semantics.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+// ---- constant folding -----------------------------------------------------------------------------------
+
+template <class T>
+T value_of(const ConstExpr& c) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(c.f);
+  else if constexpr (std::is_same_v<T, bool>) return c.i != 0;
+  else return static_cast<T>(c.i);
+}
+
+template <class T>
+Expr constant_of(T v) {
+  constexpr DType t = dtype_of<T>();
+  if constexpr (std::is_floating_point_v<T>) return make_float(t, static_cast<double>(v));
+  else if constexpr (std::is_same_v<T, bool>) return make_bool(v);
+  else return make_int(t, static_cast<std::int64_t>(v));
+}
+
+const ConstExpr* as_const(const Expr& e) { return dyn<ConstExpr>(e); }
+
+bool is_value(const Expr& e, double v) { return is_const_value(e, v); }
+
+class Folder : public IRMutator {
+ protected:
+  using IRMutator::visit;
+
+  Expr visit(const UnaryExpr& u, const Expr& self) override {
+    Expr r = IRMutator::visit(u, self);
+    const auto& x = r->as<UnaryExpr>();
+    if (const auto* c = as_const(x.a))
+      return sem::with_type(x.type, [&](auto t) {
+        using T = decltype(t);
+        return constant_of<T>(sem::unary<T>(x.op, value_of<T>(*c)));
+      });
+    if (const auto* inner = dyn<UnaryExpr>(x.a); inner && inner->op == x.op) return inner->a;  // --x, !!x, ~~x
+    return r;
+  }
+
+  Expr visit(const BinaryExpr& b, const Expr& self) override {
+    Expr r = IRMutator::visit(b, self);
+    const auto& x = r->as<BinaryExpr>();
+    const auto *ca = as_const(x.a), *cb = as_const(x.b);
+    if (x.op == BinaryOp::And || x.op == BinaryOp::Or) {
+      const bool is_and = x.op == BinaryOp::And;
+      if (ca) return (ca->i != 0) == is_and ? x.b : x.a;  // true && b -> b, false && b -> false, ...
+      if (cb && (cb->i != 0) == is_and) return x.a;        // a && true -> a, a || false -> a
+      return r;
+    }
+    if (ca && cb) {
+      return sem::with_type(x.a->type, [&](auto t) {
+        using T = decltype(t);
+        if (is_comparison(x.op)) return make_bool(sem::compare<T>(x.op, value_of<T>(*ca), value_of<T>(*cb)));
+        return constant_of<T>(sem::binary<T>(x.op, value_of<T>(*ca), value_of<T>(*cb)));
+      });
+    }
+    // Identities that hold bit for bit, NaN and -0 included.
+    const bool integer = is_int(x.type);
+    switch (x.op) {
+      case BinaryOp::Add:
+        if (integer && is_value(x.b, 0)) return x.a;
+        if (integer && is_value(x.a, 0)) return x.b;
+        break;
+      case BinaryOp::Sub:
+        if (is_value(x.b, 0) && (integer || !std::signbit(cb->f))) return x.a;  // x - (+0) == x, even for -0
+        break;
+      case BinaryOp::Mul:
+        if (is_value(x.b, 1)) return x.a;
+        if (is_value(x.a, 1)) return x.b;
+        break;
+      case BinaryOp::Div:
+        if (is_value(x.b, 1)) return x.a;
+        break;
+      default:
+        break;
+    }
+    return r;
+  }
+
+  Expr visit(const SelectExpr& s, const Expr& self) override {
+    Expr r = IRMutator::visit(s, self);
+    const auto& x = r->as<SelectExpr>();
+    if (const auto* c = as_const(x.cond)) return c->i ? x.a : x.b;
+    if (equal(x.a, x.b)) return x.a;
+    return r;
+  }
+
+  Expr visit(const CastExpr& c, const Expr& self) override {
+    Expr r = IRMutator::visit(c, self);
+    const auto* x = dyn<CastExpr>(r);
+    if (!x) return r;
+    const auto* k = as_const(x->a);
+    if (!k) return r;
+    return sem::with_type(x->type, [&](auto to) {
+      using To = decltype(to);
+      return sem::with_type(x->a->type, [&](auto from) {
+        using From = decltype(from);
+        return constant_of<To>(sem::cast<To, From>(value_of<From>(*k)));
+      });
+    });
+  }
+
+  Expr visit(const CallExpr& c, const Expr& self) override {
+    Expr r = IRMutator::visit(c, self);
+    const auto& x = r->as<CallExpr>();
+    for (const auto& a : x.args)
+      if (!as_const(a)) return r;
+    return sem::with_type(x.args[0]->type, [&](auto t) -> Expr {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, bool>) {
+        return r;
+      } else {
+        T v[3] = {};
+        for (size_t k = 0; k < x.args.size(); ++k) v[k] = value_of<T>(*as_const(x.args[k]));
+        if (returns_bool(x.fn)) {
+          if constexpr (std::is_floating_point_v<T>) return make_bool(sem::predicate<T>(x.fn, v[0]));
+          else return r;
+        }
+        return constant_of<T>(sem::call<T>(x.fn, v[0], v[1], v[2]));
+      }
+    });
+  }
+
+  Stmt visit(const IfStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<IfStmt>(r);
+    if (!x) return r;
+    if (const auto* c = as_const(x->cond)) return c->i ? x->then_body : (x->else_body ? x->else_body : make_block({}));
+    return r;
+  }
+
+  Stmt visit(const ForStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<ForStmt>(r);
+    const auto *b = x ? as_const(x->begin) : nullptr, *e = x ? as_const(x->end) : nullptr;
+    if (b && e && b->i >= e->i) return nullptr;  // runs zero times
+    return r;
+  }
+};
+
+// ---- substitution of variables (copy propagation and CSE share it) ---------------------------------------
+
+class Substitute : public IRMutator {
+ public:
+  std::unordered_map<const VarNode*, Expr> replace;  // VarRef(v) -> expr; Let v is deleted
+
+ protected:
+  using IRMutator::visit;
+  Expr resolve(const Var& v, const Expr& self) {
+    auto it = replace.find(v.get());
+    if (it == replace.end()) return self;
+    return mutate(it->second);  // the replacement may itself mention replaced variables
+  }
+  Expr visit(const VarRefExpr& e, const Expr& self) override { return resolve(e.var, self); }
+  Stmt visit(const LetStmt& s, const Stmt& self) override {
+    if (replace.count(s.var.get())) return nullptr;
+    return IRMutator::visit(s, self);
+  }
+};
+
+bool immutable(const Var& v, const VarSet& assigned) { return v->kind != VarKind::Local || !assigned.count(v.get()); }
+
+/// True if `e` reads only constants, parameters, indices and variables never reassigned: its value is the
+/// same wherever it is visible.
+bool stable(const Expr& e, const VarSet& assigned) {
+  if (has_load(e)) return false;
+  for (const Var& v : free_vars(e))
+    if (v->type.is_scalar() && !immutable(v, assigned)) return false;
+  return true;
+}
+
+/// Lets never reassigned whose value is a constant or another immutable variable.
+void collect_copies(const Stmt& body, const VarSet& assigned, Substitute& sub) {
+  struct Copies : IRVisitor {
+    const VarSet& assigned;
+    Substitute& sub;
+    Copies(const VarSet& a, Substitute& s) : assigned(a), sub(s) {}
+    void visit(const LetStmt& s) override {
+      if (assigned.count(s.var.get())) return;
+      const auto* ref = dyn<VarRefExpr>(s.init);
+      if (is_const(s.init) || (ref && immutable(ref->var, assigned))) sub.replace[s.var.get()] = s.init;
+    }
+  } c(assigned, sub);
+  c.walk(body);
+}
+
+/// A later let with the same stable initializer as an earlier visible one reuses the earlier variable.
+void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std::pair<Var, Expr>>& available,
+                         Substitute& sub) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Block: {
+      const size_t mark = available.size();
+      for (const auto& x : s->as<BlockStmt>().stmts) collect_common_lets(x, assigned, available, sub);
+      available.resize(mark);
+      break;
+    }
+    case StmtKind::Let: {
+      const auto& l = s->as<LetStmt>();
+      if (assigned.count(l.var.get()) || !stable(l.init, assigned) || node_count(l.init) < 2) break;
+      for (const auto& [v, init] : available)
+        if (equal(init, l.init)) {
+          sub.replace[l.var.get()] = make_ref(v);
+          return;
+        }
+      available.emplace_back(l.var, l.init);
+      break;
+    }
+    case StmtKind::For: collect_common_lets(s->as<ForStmt>().body, assigned, available, sub); break;
+    case StmtKind::Parfor: collect_common_lets(s->as<ParforStmt>().body, assigned, available, sub); break;
+    case StmtKind::If:
+      collect_common_lets(s->as<IfStmt>().then_body, assigned, available, sub);
+      collect_common_lets(s->as<IfStmt>().else_body, assigned, available, sub);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- dead code --------------------------------------------------------------------------------------------
+
+/// Variables read somewhere (scalars through VarRef; arrays through Load, Dim or as the result).
+VarSet used_vars(const Function& f) {
+  struct Uses : IRVisitor {
+    VarSet used;
+    void visit(const VarRefExpr& e) override { used.insert(e.var.get()); }
+    void visit(const LoadExpr& e) override {
+      used.insert(e.array.get());
+      IRVisitor::visit(e);
+    }
+    void visit(const DimExpr& e) override { used.insert(e.array.get()); }
+    void visit(const ParforStmt& p) override {
+      for (const auto& r : p.reductions) used.insert(r.var.get());
+      IRVisitor::visit(p);
+    }
+  } u;
+  u.walk(f);
+  if (f.result_array) u.used.insert(f.result_array.get());
+  return std::move(u.used);
+}
+
+class DeadCode : public IRMutator {
+ public:
+  explicit DeadCode(VarSet used) : used_(std::move(used)) {}
+
+ protected:
+  using IRMutator::visit;
+  VarSet used_;
+
+  bool dead(const Var& v) const { return v->kind == VarKind::Local && !used_.count(v.get()); }
+
+  Stmt visit(const LetStmt& s, const Stmt& self) override { return dead(s.var) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const AssignStmt& s, const Stmt& self) override { return dead(s.var) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const AllocateStmt& s, const Stmt& self) override { return dead(s.array) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const StoreStmt& s, const Stmt& self) override { return dead(s.array) ? nullptr : IRMutator::visit(s, self); }
+
+  Stmt visit(const BlockStmt& b, const Stmt& self) override {
+    Stmt r = IRMutator::visit(b, self);
+    const auto& x = r->as<BlockStmt>();
+    // Flatten nested blocks: variables are unique objects, so widening a scope cannot capture anything.
+    bool nested = false;
+    for (const auto& s : x.stmts) nested |= s->kind == StmtKind::Block;
+    if (!nested) return r;
+    std::vector<Stmt> flat;
+    for (const auto& s : x.stmts) {
+      if (const auto* inner = dyn<BlockStmt>(s)) flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
+      else flat.push_back(s);
+    }
+    return make_block(std::move(flat));
+  }
+
+  static bool empty(const Stmt& s) {
+    const auto* b = dyn<BlockStmt>(s);
+    return !s || (b && b->stmts.empty());
+  }
+  Stmt visit(const ForStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<ForStmt>(r);
+    return x && empty(x->body) ? nullptr : r;
+  }
+  Stmt visit(const ParforStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<ParforStmt>(r);
+    return x && empty(x->body) && x->reductions.empty() ? nullptr : r;
+  }
+  Stmt visit(const IfStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<IfStmt>(r);
+    if (!x) return r;
+    if (empty(x->then_body) && empty(x->else_body)) return nullptr;
+    if (x->else_body && empty(x->else_body)) return make_if(x->cond, x->then_body, nullptr);
+    return r;
+  }
+};
+
+Function simplify_once(const Function& in) {
+  Function f = in;
+  Folder fold;
+  f = fold.mutate(f);
+
+  const VarSet assigned = assigned_vars(f.body);
+  Substitute copies;
+  collect_copies(f.body, assigned, copies);
+  std::vector<std::pair<Var, Expr>> available;
+  collect_common_lets(f.body, assigned, available, copies);
+  if (!copies.replace.empty()) f = copies.mutate(f);
+
+  DeadCode dce(used_vars(f));
+  f = dce.mutate(f);
+  if (!f.body) f.body = make_block({});
+  return f;
+}
+
+}  // namespace
+
+ir::Function simplify(const ir::Function& f, PassContext&) {
+  ir::Function cur = f;
+  for (int i = 0; i < 8; ++i) {
+    ir::Function next = simplify_once(cur);
+    const bool same = next.body == cur.body && next.result == cur.result;
+    cur = std::move(next);
+    if (same) break;
+  }
+  return cur;
+}
+
+}  // namespace kiln::passes
