@@ -1,1 +1,19 @@
-# (install rules are added with the public API)
+# `cmake --install` puts the headers, libkiln and a CMake package in the prefix, so that
+# find_package(kiln) + target_link_libraries(app kiln::kiln) works.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS kiln EXPORT kilnTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/generated/kiln/config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
+install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kilnConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/kilnConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/kilnConfig.cmake ${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)

@@ -1,0 +1,58 @@
+// kiln-bench: a plain harness that times kiln and a hand-written C++/OpenMP reference of the same work in
+// the same process, interleaved, and reports medians.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/// One row of the table. `setup` allocates and fills inputs (and warms up: first calls compile);
+/// `kiln` and `ref` each run the workload once; `bytes` is the minimum memory traffic of one run.
+struct Case {
+  std::string name;
+  double bytes = 0;
+  std::function<void()> setup;
+  std::function<void()> kiln;
+  std::function<void()> ref;
+  std::function<void()> teardown;
+  /// Builds a fresh kernel and calls it once on a tiny input: measures a cold compile.
+  std::function<void()> cold_compile;
+  /// Calls an already compiled kernel on an empty input: measures dispatch overhead.
+  std::function<void()> empty_call;
+  /// Compares the last kiln and reference results; returns "" or a message.
+  std::function<std::string()> check;
+};
+
+/// Registers a case; bench files call it from a static initializer (see KILN_BENCH).
+void add(Case c);
+std::vector<Case>& cases();
+
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+/// The default problem size for streaming rows (overridable with --n).
+long long problem_size();
+
+}  // namespace bench
+
+#define KILN_BENCH_CONCAT2(a, b) a##b
+#define KILN_BENCH_CONCAT(a, b) KILN_BENCH_CONCAT2(a, b)
+/// Registers the Case returned by the following function body at static-initialization time.
+#define KILN_BENCH(fn)                                                  \
+  static bench::Case fn();                                              \
+  static const bool KILN_BENCH_CONCAT(registered_, fn) = [] {           \
+    bench::add(fn());                                                   \
+    return true;                                                        \
+  }();                                                                  \
+  static bench::Case fn()

@@ -1,0 +1,133 @@
+// kiln-bench: every registered row runs kiln and its hand-written reference in this process, interleaved,
+// and prints medians, the ratio, GB/s, the cold compile time and the dispatch overhead.
+//   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include <kiln/kiln.hpp>
+
+#include "harness.hpp"
+
+namespace bench {
+
+namespace {
+long long g_n = 20'000'000;
+}
+
+std::vector<Case>& cases() {
+  static std::vector<Case> all;
+  return all;
+}
+void add(Case c) { cases().push_back(std::move(c)); }
+long long problem_size() { return g_n; }
+
+}  // namespace bench
+
+namespace {
+
+struct Row {
+  std::string name;
+  double kiln_s, ref_s, gbps, compile_ms, dispatch_ns;
+  std::string error;
+};
+
+Row run(bench::Case& c, int reps) {
+  Row r{c.name, 0, 0, 0, 0, 0, {}};
+  c.setup();
+  for (int w = 0; w < 2; ++w) {  // warm-up: compiles, faults pages in, wakes the thread team
+    c.kiln();
+    c.ref();
+  }
+  std::vector<double> tk, tr;
+  for (int i = 0; i < reps; ++i) {  // interleaved, alternating which goes first, to share drift fairly
+    auto time = [](const std::function<void()>& f) {
+      const double t0 = bench::now_s();
+      f();
+      return bench::now_s() - t0;
+    };
+    if (i % 2 == 0) {
+      tk.push_back(time(c.kiln));
+      tr.push_back(time(c.ref));
+    } else {
+      tr.push_back(time(c.ref));
+      tk.push_back(time(c.kiln));
+    }
+  }
+  r.kiln_s = bench::median(tk);
+  r.ref_s = bench::median(tr);
+  r.gbps = c.bytes > 0 ? c.bytes / r.kiln_s / 1e9 : 0;
+  if (c.check) r.error = c.check();
+  if (c.teardown) c.teardown();
+
+  std::vector<double> compile;
+  for (int i = 0; i < 5; ++i) {
+    const double t0 = bench::now_s();
+    c.cold_compile();
+    compile.push_back((bench::now_s() - t0) * 1e3);
+  }
+  r.compile_ms = bench::median(compile);
+
+  std::vector<double> dispatch;
+  const int calls = 20000;
+  for (int i = 0; i < 200; ++i) c.empty_call();
+  for (int b = 0; b < 7; ++b) {
+    const double t0 = bench::now_s();
+    for (int i = 0; i < calls; ++i) c.empty_call();
+    dispatch.push_back((bench::now_s() - t0) * 1e9 / calls);
+  }
+  r.dispatch_ns = bench::median(dispatch);
+  return r;
+}
+
+bool selected(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  std::stringstream ss(filter);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (item == name) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  int reps = 7;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--n" && i + 1 < argc) bench::g_n = std::atoll(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
+    else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+    else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T]\n");
+      return 2;
+    }
+  }
+  if (!json)
+    std::printf("%-20s %12s %12s %7s %8s %11s %12s  (threads %d, n %lld, median of %d)\n", "row", "kiln ms", "ref ms",
+                "ratio", "GB/s", "compile ms", "dispatch ns", kiln::num_threads(), bench::g_n, reps);
+  int status = 0;
+  for (auto& c : bench::cases()) {
+    if (!selected(c.name, filter)) continue;
+    const Row r = run(c, reps);
+    if (!r.error.empty()) status = 1;
+    if (json) {
+      std::printf("{\"name\":\"%s\",\"kiln_s\":%.6g,\"ref_s\":%.6g,\"ratio\":%.4f,\"GBps\":%.3f,\"compile_ms\":%.3f,"
+                  "\"dispatch_ns\":%.1f,\"threads\":%d,\"n\":%lld%s%s%s}\n",
+                  r.name.c_str(), r.kiln_s, r.ref_s, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns,
+                  kiln::num_threads(), bench::g_n, r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(),
+                  r.error.empty() ? "" : "\"");
+    } else {
+      std::printf("%-20s %12.3f %12.3f %7.3f %8.2f %11.2f %12.1f%s%s\n", r.name.c_str(), r.kiln_s * 1e3,
+                  r.ref_s * 1e3, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns,
+                  r.error.empty() ? "" : "  RESULT MISMATCH: ", r.error.c_str());
+    }
+    std::fflush(stdout);
+  }
+  return status;
+}

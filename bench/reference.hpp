@@ -1,0 +1,10 @@
+// Hand-written C++/OpenMP references, compiled with -O3 -march=native -fopenmp (bench/CMakeLists.txt).
+#pragma once
+
+namespace ref {
+
+void saxpy(double a, const double* x, double* y, long n, int threads);
+double dot(const double* x, const double* y, long n, int threads);
+double pi(long n, int threads);
+
+}  // namespace ref

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds kiln with its tests, and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
