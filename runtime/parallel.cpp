@@ -1,1 +1,188 @@
-// (implementation in progress)
+// The runtime that compiled kernels call: parfor scheduling on the OpenMP team, deterministic reduction
+// blocking and checked allocation. Everything here is reached from generated code, so nothing may throw.
+#include "runtime/parallel.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// Above this a KILN_NUM_THREADS value is certainly a typo rather than a machine.
+constexpr long kMaxThreads = 4096;
+
+/// KILN_NUM_THREADS, or 0 when it is unset or invalid (an invalid value is reported once, then ignored).
+int env_threads() {
+  const char* s = std::getenv("KILN_NUM_THREADS");
+  if (!s || !*s) return 0;
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < 1 || v > kMaxThreads) {
+    std::fprintf(stderr, "kiln: ignoring KILN_NUM_THREADS=\"%s\" (expected an integer from 1 to %ld)\n", s,
+                 kMaxThreads);
+    return 0;
+  }
+  return static_cast<int>(v);
+}
+
+int default_threads() {
+  static const int n = [] {
+    const int e = env_threads();
+    return e > 0 ? e : std::max(1, omp_get_max_threads());
+  }();
+  return n;
+}
+
+std::atomic<int> g_override{0};  // 0: no override
+
+std::int64_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::int64_t>(a / b + (a % b != 0)); }
+
+/// Piece t of n equal contiguous pieces of [0, extent): the first extent % n pieces get one more element.
+std::uint64_t piece_start(std::uint64_t extent, std::uint64_t n, std::uint64_t t) {
+  const std::uint64_t base = extent / n, rem = extent % n;
+  return t * base + std::min(t, rem);
+}
+
+/// Records a failure in `status` unless an earlier one is there (chunks of one call may fail concurrently).
+/// Formats into the fixed message buffer: no allocation, so it cannot throw even when memory is exhausted.
+template <class... Args>
+void report(kiln::KernelStatus* status, std::int32_t code, const char* format, Args... args) {
+  if (!status) return;
+  std::atomic_ref<std::int32_t> c(status->code);
+  std::int32_t expected = 0;
+  if (!c.compare_exchange_strong(expected, code)) return;
+  std::snprintf(status->message, sizeof status->message, format, args...);
+}
+
+/// "(3, -1)" or "(5,)", truncated to the buffer.
+struct ShapeText {
+  char text[128] = {};
+  ShapeText(const std::int64_t* shape, std::int32_t rank) {
+    int n = std::snprintf(text, sizeof text, "(");
+    for (std::int32_t k = 0; k < rank && n > 0 && n < static_cast<int>(sizeof text); ++k)
+      n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), "%s%lld", k ? ", " : "",
+                         static_cast<long long>(shape[k]));
+    if (n > 0 && n < static_cast<int>(sizeof text))
+      std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), "%s", rank == 1 ? ",)" : ")");
+  }
+};
+
+}  // namespace
+
+namespace kiln::runtime {
+
+int num_threads() {
+  const int o = g_override.load(std::memory_order_relaxed);
+  return o > 0 ? o : default_threads();
+}
+
+// n <= 0 drops the override, going back to KILN_NUM_THREADS / OpenMP's default.
+void set_num_threads(int n) { g_override.store(n > 0 ? n : 0, std::memory_order_relaxed); }
+
+}  // namespace kiln::runtime
+
+extern "C" {
+
+void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) {
+  if (end <= begin) return;
+  // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
+  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
+  const std::uint64_t g = static_cast<std::uint64_t>(std::max<std::int64_t>(grain, 1));
+  const std::int64_t pieces = std::min<std::int64_t>(kiln::runtime::num_threads(), ceil_div(extent, g));
+  // Nested parfors run on the calling thread: the team is already busy with the outer one.
+  if (pieces <= 1 || omp_in_parallel()) {
+    fn(ctx, begin, end, nullptr);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(pieces))
+  {
+    // OpenMP may grant fewer threads than asked for; split by what we got.
+    const auto n = static_cast<std::uint64_t>(omp_get_num_threads());
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t));
+    const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t + 1));
+    if (lo < hi) fn(ctx, lo, hi, nullptr);
+  }
+}
+
+// Blocks of about 2048 iterations: large enough that a block's loop vectorizes and amortizes its call,
+// small enough that 1024 blocks spread well over any thread count.
+std::int64_t kiln_rt_reduce_blocks(std::int64_t extent) {
+  constexpr std::int64_t kBlockIterations = 2048;
+  if (extent <= 0) return 0;
+  return std::min<std::int64_t>(kiln_rt_max_reduce_blocks, ceil_div(static_cast<std::uint64_t>(extent), kBlockIterations));
+}
+
+void kiln_rt_parfor_reduce(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t blocks,
+                           void* partials, std::int64_t partial_size, std::int64_t grain) {
+  if (blocks <= 0) return;
+  const std::uint64_t extent = end > begin ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin) : 0;
+  const std::uint64_t len = extent == 0 ? 0 : static_cast<std::uint64_t>(ceil_div(extent, static_cast<std::uint64_t>(blocks)));
+  // Every block runs, even an empty one, so that every partial is written (an empty block writes identities).
+  auto run_blocks = [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t b = first; b < last; ++b) {
+      const std::uint64_t off_lo = std::min(extent, static_cast<std::uint64_t>(b) * len);
+      const std::uint64_t off_hi = std::min(extent, off_lo + len);
+      fn(ctx, static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + off_lo),
+         static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + off_hi),
+         static_cast<char*>(partials) + b * partial_size);
+    }
+  };
+  const std::uint64_t g = static_cast<std::uint64_t>(std::max<std::int64_t>(grain, 1));
+  const std::int64_t threads = std::min({static_cast<std::int64_t>(kiln::runtime::num_threads()), blocks,
+                                         std::max<std::int64_t>(1, ceil_div(extent, g))});
+  if (threads <= 1 || omp_in_parallel()) {
+    run_blocks(0, blocks);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  {
+    const auto n = static_cast<std::uint64_t>(omp_get_num_threads());
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    const auto nb = static_cast<std::uint64_t>(blocks);
+    run_blocks(static_cast<std::int64_t>(piece_start(nb, n, t)), static_cast<std::int64_t>(piece_start(nb, n, t + 1)));
+  }
+}
+
+void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) {
+  if (rank < 0 || rank > kiln::kMaxRank || elem_size <= 0) {
+    report(status, kiln::kShapeMismatch, "cannot allocate an array of rank %d with %lld-byte elements", rank,
+           static_cast<long long>(elem_size));
+    return nullptr;
+  }
+  std::uint64_t count = 1;
+  bool overflow = false;
+  for (std::int32_t k = 0; k < rank; ++k) {
+    if (shape[k] < 0) {
+      report(status, kiln::kShapeMismatch, "cannot allocate an array of shape %s: negative extent on axis %d",
+             ShapeText(shape, rank).text, k);
+      return nullptr;
+    }
+    overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(shape[k]), &count);
+  }
+  std::uint64_t bytes = 0;
+  overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(elem_size), &bytes);
+  if (overflow || bytes > static_cast<std::uint64_t>(PTRDIFF_MAX) - 64) {
+    report(status, kiln::kOutOfMemory, "cannot allocate an array of shape %s: its size in bytes overflows",
+           ShapeText(shape, rank).text);
+    return nullptr;
+  }
+  // aligned_alloc needs a size that is a multiple of the alignment; a zero-size array still gets a block.
+  const std::uint64_t rounded = std::max<std::uint64_t>(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, static_cast<std::size_t>(rounded));
+  if (!p)
+    report(status, kiln::kOutOfMemory, "out of memory allocating an array of shape %s (%llu bytes)",
+           ShapeText(shape, rank).text, static_cast<unsigned long long>(bytes));
+  return p;
+}
+
+void kiln_rt_free(void* p) { std::free(p); }
+
+}  // extern "C"

@@ -1,0 +1,49 @@
+// Declarations of the runtime functions generated code calls (runtime/parallel.hpp). The JIT binds these
+// names to the functions' addresses in this process (jit.cpp).
+#include "codegen/llvm/emitter.hpp"
+
+namespace kiln::codegen::cpu::detail {
+namespace {
+
+llvm::Function* declare(llvm::Module& m, const char* name, llvm::Type* ret, llvm::ArrayRef<llvm::Type*> params) {
+  llvm::FunctionCallee c = m.getOrInsertFunction(name, llvm::FunctionType::get(ret, params, false));
+  auto* f = llvm::cast<llvm::Function>(c.getCallee());
+  f->setDoesNotThrow();  // the runtime never throws and generated code has no unwind tables
+  return f;
+}
+
+}  // namespace
+
+llvm::FunctionCallee Emitter::rt_parfor() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  return declare(mod_, "kiln_rt_parfor", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t});
+}
+
+llvm::FunctionCallee Emitter::rt_reduce_blocks() {
+  llvm::Function* f = declare(mod_, "kiln_rt_reduce_blocks", b_.getInt64Ty(), {b_.getInt64Ty()});
+  f->setDoesNotAccessMemory();  // a pure function of the extent
+  f->setWillReturn();
+  return f;
+}
+
+llvm::FunctionCallee Emitter::rt_parfor_reduce() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  return declare(mod_, "kiln_rt_parfor_reduce", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t, ptr, i64t, i64t});
+}
+
+llvm::FunctionCallee Emitter::rt_alloc() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Function* f = declare(mod_, "kiln_rt_alloc", ptr, {ptr, ptr, b_.getInt32Ty(), b_.getInt64Ty()});
+  // A fresh 64-byte aligned block: it aliases no parameter, which keeps alias analysis precise.
+  f->addRetAttr(llvm::Attribute::NoAlias);
+  f->addRetAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+  return f;
+}
+
+llvm::FunctionCallee Emitter::rt_free() {
+  return declare(mod_, "kiln_rt_free", b_.getVoidTy(), {b_.getPtrTy()});
+}
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,125 @@
+// Statements: locals live in entry-block allocas (mem2reg makes them SSA), loops have a phi induction
+// variable, allocations go through kiln_rt_alloc into per-site slots that every exit frees.
+#include "codegen/llvm/emitter.hpp"
+#include "ir/analysis.hpp"
+#include "ir/verifier.hpp"
+
+namespace kiln::codegen::cpu::detail {
+
+void Emitter::stmt(const ir::Stmt& s) {
+  switch (s->kind) {
+    case ir::StmtKind::Block:
+      for (const auto& x : s->as<ir::BlockStmt>().stmts) stmt(x);
+      return;
+    case ir::StmtKind::Let: {
+      const auto& l = s->as<ir::LetStmt>();
+      llvm::Value* init = expr(l.init);
+      llvm::AllocaInst* slot = entry_alloca(value_type(l.var->type.elem), l.var->name);
+      b_.CreateStore(init, slot);
+      fs_->scalars[l.var.get()] = ScalarValue{slot, true};
+      return;
+    }
+    case ir::StmtKind::Assign: return assign(s->as<ir::AssignStmt>());
+    case ir::StmtKind::Store: return store(s->as<ir::StoreStmt>());
+    case ir::StmtKind::For: {
+      const auto& f = s->as<ir::ForStmt>();
+      llvm::Value* begin = expr(f.begin);
+      llvm::Value* end = expr(f.end);
+      loop(begin, end, f.index->name, nullptr, [&](llvm::Value* i) {
+        fs_->scalars[f.index.get()] = ScalarValue{i, false};
+        stmt(f.body);
+      });
+      return;
+    }
+    case ir::StmtKind::Parfor: return parfor(s->as<ir::ParforStmt>());
+    case ir::StmtKind::If: return if_stmt(s->as<ir::IfStmt>());
+    case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
+  }
+  internal_error("unknown statement kind");
+}
+
+void Emitter::assign(const ir::AssignStmt& a) {
+  auto red = fs_->reductions.find(a.var.get());
+  if (red != fs_->reductions.end() && ir::is_reduction_update(a, red->second)) return reduction_update(a, red->second);
+  ScalarValue& v = scalar(a.var.get());
+  if (!v.in_slot) internal_error("assignment to read-only " + a.var->name);
+  b_.CreateStore(expr(a.value), v.value);
+}
+
+// `v = v op e` on a chunk's private accumulator. Only this operation gets `reassoc` (beyond fast_math): it
+// is what allows the loop vectorizer to keep several partial accumulators.
+void Emitter::reduction_update(const ir::AssignStmt& a, ReduceOp) {
+  const auto& bin = a.value->as<ir::BinaryExpr>();
+  const auto* left = ir::dyn<ir::VarRefExpr>(bin.a);
+  const bool var_on_left = left && left->var == a.var && !ir::uses(bin.b, a.var.get());
+  const ir::Expr& operand = var_on_left ? bin.b : bin.a;
+  llvm::Value* e = expr(operand);
+  llvm::Value* acc = read(a.var.get());
+  llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+  llvm::FastMathFlags fmf = base_fmf_;
+  fmf.setAllowReassoc();
+  b_.setFastMathFlags(fmf);
+  llvm::Value* updated = var_on_left ? binary(bin.op, bin.type, acc, e) : binary(bin.op, bin.type, e, acc);
+  b_.CreateStore(updated, scalar(a.var.get()).value);
+}
+
+void Emitter::store(const ir::StoreStmt& s) {
+  const DType t = s.array->type.elem;
+  llvm::Value* v = to_memory(expr(s.value), t);  // the value before the address, as the interpreter does
+  llvm::Value* addr = element_address(s.array, s.indices);
+  tag_access(b_.CreateAlignedStore(v, addr, llvm::Align(size_of(t))));
+}
+
+void Emitter::if_stmt(const ir::IfStmt& s) {
+  llvm::Value* cond = expr(s.cond);
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fs_->fn);
+  auto* join = llvm::BasicBlock::Create(ctx_, "if.end", fs_->fn);
+  auto* else_bb = s.else_body ? llvm::BasicBlock::Create(ctx_, "if.else", fs_->fn) : join;
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  stmt(s.then_body);
+  b_.CreateBr(join);
+  if (s.else_body) {
+    b_.SetInsertPoint(else_bb);
+    stmt(s.else_body);
+    b_.CreateBr(join);
+  }
+  b_.SetInsertPoint(join);
+}
+
+void Emitter::allocate(const ir::AllocateStmt& a) {
+  const int rank = a.array->type.rank;
+  std::vector<llvm::Value*> extents;
+  for (const auto& e : a.shape) extents.push_back(expr(e));
+
+  auto [it, fresh] = fs_->slot_of.emplace(a.array.get(), nullptr);
+  if (fresh) {
+    it->second = entry_alloca(b_.getPtrTy(), a.array->name + ".slot");
+    fs_->alloc_slots.push_back(it->second);
+  }
+  llvm::AllocaInst* slot = it->second;
+  // Inside a loop this site runs again once the previous array's scope has ended: free that array now, so
+  // memory does not grow with the trip count.
+  if (fs_->loop_depth > 0) b_.CreateCall(rt_free(), {b_.CreateLoad(b_.getPtrTy(), slot)});
+
+  if (!fs_->shape_scratch)
+    fs_->shape_scratch = entry_alloca(llvm::ArrayType::get(b_.getInt64Ty(), kMaxRank), "alloc.shape");
+  for (int k = 0; k < rank; ++k)
+    b_.CreateStore(extents[k], b_.CreateConstInBoundsGEP2_32(fs_->shape_scratch->getAllocatedType(), fs_->shape_scratch, 0, k));
+  llvm::Value* data = b_.CreateCall(rt_alloc(), {fs_->status, fs_->shape_scratch, b_.getInt32(rank),
+                                                 i64(size_of(a.array->type.elem))}, a.array->name);
+  b_.CreateStore(data, slot);  // null on failure, which the failure path frees harmlessly
+  fail_if(b_.CreateIsNull(data));
+
+  ArrayValue v;
+  v.data = data;
+  llvm::Value* stride = i64(1);
+  for (int k = rank; k-- > 0;) {
+    v.shape[k] = extents[k];
+    v.stride[k] = stride;
+    if (k > 0) stride = b_.CreateMul(stride, extents[k]);
+  }
+  fs_->arrays[a.array.get()] = v;
+}
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,140 @@
+// Translation of one kiln Function into an LLVM module: the entry `kiln_entry` plus one outlined chunk
+// function per parfor. The Emitter's methods are split by topic over emit_*.cpp.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/backend.hpp"
+#include "ir/stmt.hpp"
+
+namespace kiln::codegen::cpu::detail {
+
+/// An array as generated code sees it: base pointer and, per axis, extent and stride in elements. Each is
+/// an SSA value of the current function, or null where the function never needs it.
+struct ArrayValue {
+  llvm::Value* data = nullptr;
+  llvm::Value* shape[kMaxRank] = {};
+  llvm::Value* stride[kMaxRank] = {};
+};
+
+/// A scalar variable: a read-only SSA value (parameters, loop indices, captured values) or a stack slot
+/// (mutable locals, reduction accumulators) that mem2reg turns back into SSA.
+struct ScalarValue {
+  llvm::Value* value = nullptr;
+  bool in_slot = false;
+};
+
+/// The LLVM function being emitted: the kernel entry or a parfor chunk.
+struct FunctionState {
+  llvm::Function* fn = nullptr;
+  llvm::BasicBlock* entry = nullptr;  ///< allocas and one-time loads; branches to `body` when finished
+  llvm::BasicBlock* body = nullptr;
+  llvm::Value* status = nullptr;      ///< KernelStatus*
+  std::unordered_map<const ir::VarNode*, ScalarValue> scalars;
+  std::unordered_map<const ir::VarNode*, ArrayValue> arrays;
+  /// The reductions whose private accumulators this chunk owns.
+  std::unordered_map<const ir::VarNode*, ReduceOp> reductions;
+  /// One slot per Allocate site, holding its live allocation or null; all are freed on every exit.
+  std::vector<llvm::AllocaInst*> alloc_slots;
+  std::unordered_map<const ir::VarNode*, llvm::AllocaInst*> slot_of;
+  llvm::BasicBlock* fail = nullptr;   ///< frees the allocations and returns status->code (made on demand)
+  llvm::MDNode* access_group = nullptr;  ///< tags array accesses inside a parfor's innermost loop
+  int loop_depth = 0;                 ///< > 0: an Allocate may run again, so it frees its previous array
+  llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
+};
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f);
+
+  /// Emits `int32_t kiln_entry(void* const* args, void* result, KernelStatus* status)`.
+  void emit_entry();
+
+ private:
+  llvm::Module& mod_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  const CodegenOptions& opts_;
+  const ir::Function& fn_;
+  llvm::FastMathFlags base_fmf_;  ///< flags on every FP operation (empty unless fast_math)
+  FunctionState* fs_ = nullptr;
+  int chunk_count_ = 0;
+
+  // ---- emit_support.cpp: types, variables, function scaffolding ----
+  [[noreturn]] void internal_error(const std::string& what) const;
+  llvm::Type* value_type(DType t);   ///< SSA type: i1 for bool
+  llvm::Type* memory_type(DType t);  ///< in-memory type: i8 for bool
+  llvm::Value* to_memory(llvm::Value* v, DType t);
+  llvm::Value* from_memory(llvm::Value* v, DType t);
+  llvm::Value* i64(std::int64_t v);
+  llvm::StructType* array_desc_type();
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name);
+  /// An IRBuilder appending to the entry block, for one-time loads.
+  llvm::IRBuilder<> entry_builder();
+  void begin_function(llvm::Function* fn, FunctionState& state);
+  /// Frees the state's allocations (except `keep`), makes the failure block, and closes the entry block.
+  void finish_function(const ir::VarNode* keep, const std::function<void()>& success_return,
+                       const std::function<void()>& failure_return);
+  llvm::BasicBlock* fail_block();
+  /// Branches to the failure block when `failed` is true; continues in a new block otherwise.
+  void fail_if(llvm::Value* failed);
+  ScalarValue& scalar(const ir::VarNode* v);
+  ArrayValue& array(const ir::VarNode* v);
+  llvm::Value* read(const ir::VarNode* v);
+  /// Loads an ArrayDesc's fields once, in the entry block.
+  ArrayValue load_array_desc(llvm::Value* desc, const ir::Type& type);
+  /// Emits `for (i = begin; i < end; ++i) body(i)`; with an access group the loop is marked parallel.
+  void loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
+            const std::function<void(llvm::Value*)>& body);
+
+  // ---- emit_expr.cpp: expressions ----
+  llvm::Value* expr(const ir::Expr& e);
+  llvm::Value* constant(const ir::ConstExpr& c);
+  llvm::Value* unary(const ir::UnaryExpr& u);
+  /// The strict binary operators (arithmetic, bitwise, comparisons) on evaluated operands of type t.
+  llvm::Value* binary(BinaryOp op, DType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* compare(BinaryOp op, DType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* int_divide(BinaryOp op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* logical(const ir::BinaryExpr& e);
+  llvm::Value* select(const ir::SelectExpr& e);
+  llvm::Value* cast(DType to, DType from, llvm::Value* v);
+  llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
+  llvm::Value* load(const ir::LoadExpr& l);
+  void tag_access(llvm::Instruction* access);
+
+  // ---- emit_call.cpp: intrinsics ----
+  llvm::Value* call(const ir::CallExpr& c);
+  llvm::Value* libm_call(const char* name, DType t, llvm::ArrayRef<llvm::Value*> args);
+
+  // ---- emit_stmt.cpp: statements ----
+  void stmt(const ir::Stmt& s);
+  void assign(const ir::AssignStmt& a);
+  void reduction_update(const ir::AssignStmt& a, ReduceOp op);
+  void store(const ir::StoreStmt& s);
+  void if_stmt(const ir::IfStmt& s);
+  void allocate(const ir::AllocateStmt& a);
+
+  // ---- emit_parfor.cpp: outlining and reductions ----
+  void parfor(const ir::ParforStmt& p);
+  /// A parfor whose reductions must run in iteration order, emitted as plain loops.
+  void parfor_in_order(const ir::ParforStmt& p, const std::vector<llvm::Value*>& begins,
+                       const std::vector<llvm::Value*>& ends);
+  llvm::Value* reduction_identity(ReduceOp op, DType t);
+  /// The combiner of a reduction applied to evaluated operands.
+  llvm::Value* combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value* b);
+
+  // ---- emit_runtime.cpp: declarations of the runtime functions (runtime/parallel.hpp) ----
+  llvm::FunctionCallee rt_parfor();
+  llvm::FunctionCallee rt_reduce_blocks();
+  llvm::FunctionCallee rt_parfor_reduce();
+  llvm::FunctionCallee rt_alloc();
+  llvm::FunctionCallee rt_free();
+};
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,74 @@
+#include "codegen/llvm/host_target.hpp"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kiln/error.hpp"
+
+namespace kiln::codegen::cpu::detail {
+namespace {
+
+HostTarget describe_host() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostTarget h;
+  h.triple = llvm::sys::getProcessTriple();
+  h.cpu = llvm::sys::getHostCPUName().str();
+  std::vector<std::string> features;
+  for (const auto& f : llvm::sys::getHostCPUFeatures()) {
+    std::string feature(1, f.second ? '+' : '-');
+    feature.append(f.first().data(), f.first().size());
+    features.push_back(std::move(feature));
+  }
+  std::sort(features.begin(), features.end());
+  for (const auto& f : features) {
+    if (!h.features.empty()) h.features.push_back(',');
+    h.features.append(f);
+  }
+  return h;
+}
+
+}  // namespace
+
+const HostTarget& host_target() {
+  static const HostTarget host = describe_host();
+  return host;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level) {
+  const HostTarget& host = host_target();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(host.triple, error);
+  if (!target) throw CompileError("kiln CPU backend: no LLVM target for " + host.triple + ": " + error, "");
+  llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
+  if (opt_level <= 0) level = llvm::CodeGenOptLevel::None;
+  else if (opt_level == 1) level = llvm::CodeGenOptLevel::Less;
+  else if (opt_level == 2) level = llvm::CodeGenOptLevel::Default;
+  // Position-independent small-model code: the JIT linker builds GOT/PLT stubs for calls into libm, libmvec
+  // and the runtime, which may be mapped anywhere in the address space.
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      host.triple, host.cpu, host.features, llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
+  if (!tm) throw CompileError("kiln CPU backend: cannot create a target machine for " + host.cpu, "");
+  return tm;
+}
+
+bool libmvec_available() {
+  static const bool available = [] {
+    const llvm::Triple triple(host_target().triple);
+    if (!triple.isX86() || !triple.isArch64Bit() || !triple.isOSLinux()) return false;
+    // Loaded globally and for good, so the JIT's process-symbol lookup finds _ZGV* functions.
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  }();
+  return available;
+}
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,31 @@
+// The machine kernels are compiled for: the host's triple, CPU and features, shared by code generation and
+// the JIT so that objects are always built for the CPU they run on.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace kiln::codegen::cpu::detail {
+
+struct HostTarget {
+  std::string triple;
+  std::string cpu;
+  std::string features;  ///< "+avx2,+fma,-avx512f,...", sorted so it is stable across runs
+};
+
+/// Registers the native target with LLVM (once, thread-safe) and describes the host.
+const HostTarget& host_target();
+
+/// A fresh TargetMachine for the host. TargetMachines are not shared between threads, so every
+/// compilation makes its own.
+std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level);
+
+/// Loads glibc's vector math library (libmvec) into the process once. True if it is available, in which
+/// case the vectorizer may call its functions and the JIT resolves them.
+bool libmvec_available();
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,15 @@
+// The process-wide ORC LLJIT that kernels are linked into.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "codegen/backend.hpp"
+
+namespace kiln::codegen::cpu::detail {
+
+/// Links an object exporting `kiln_entry` into a JITDylib of its own, removed from the JIT when the
+/// returned kernel's keepalive is dropped. Thread-safe. Throws CompileError if linking fails.
+CompiledKernel jit_load(const std::string& object, std::string_view debug_name);
+
+}  // namespace kiln::codegen::cpu::detail

@@ -1,0 +1,1301 @@
+// The LLVM CPU backend, tested differentially against the IR interpreter (the definition of kiln's
+// semantics) on random and edge-case inputs, plus the runtime's scheduling and allocation contracts.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <random>
+#include <regex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "codegen/llvm/cpu_backend.hpp"
+#include "ir/builder.hpp"
+#include "ir/interpreter.hpp"
+#include "ir/printer.hpp"
+#include "ir/semantics.hpp"
+#include "kiln/error.hpp"
+#include "runtime/parallel.hpp"
+
+namespace kiln {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+using ir::Var;
+namespace cpu = codegen::cpu;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const std::vector<std::int64_t> kSizes = {0, 1, 2, 3, 7, 1023, 1000000};
+
+// ---- IR construction shorthands ------------------------------------------------------------------------
+
+Var param(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Param); }
+Var array_param(const std::string& name, DType t, int rank = 1, bool unit_stride = false) {
+  return ir::make_var(name, ir::Type::array(t, rank, unit_stride), ir::VarKind::Param);
+}
+Var local(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Local); }
+Var local_array(const std::string& name, DType t, int rank) {
+  return ir::make_var(name, ir::Type::array(t, rank, true), ir::VarKind::Local);
+}
+Var index(const std::string& name) { return ir::make_var(name, ir::Type::scalar(DType::I64), ir::VarKind::Index); }
+
+Expr val(const Var& v) { return ir::make_ref(v); }
+Expr i64c(std::int64_t v) { return ir::make_i64(v); }
+Expr num(DType t, double v) { return ir::make_const(t, v); }
+Expr dim(const Var& a, int axis = 0) { return ir::make_dim(a, axis); }
+Expr at(const Var& a, std::vector<Expr> idx) { return ir::make_load(a, std::move(idx)); }
+Expr bin(BinaryOp op, Expr a, Expr b) { return ir::make_binary(op, std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
+Expr operator-(Expr a, Expr b) { return bin(BinaryOp::Sub, std::move(a), std::move(b)); }
+Expr operator*(Expr a, Expr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
+Expr operator/(Expr a, Expr b) { return bin(BinaryOp::Div, std::move(a), std::move(b)); }
+Expr cast(DType t, Expr e) { return ir::make_cast(t, std::move(e)); }
+Expr call(Intrinsic fn, std::vector<Expr> args) { return ir::make_call(fn, std::move(args)); }
+
+Stmt store(const Var& a, std::vector<Expr> idx, Expr v) { return ir::make_store(a, std::move(idx), std::move(v)); }
+Stmt let(const Var& v, Expr e) { return ir::make_let(v, std::move(e)); }
+Stmt assign(const Var& v, Expr e) { return ir::make_assign(v, std::move(e)); }
+Stmt block(std::vector<Stmt> s) { return ir::make_block(std::move(s)); }
+/// parfor over [0, ends...).
+Stmt parfor(std::vector<Var> idx, std::vector<Expr> ends, Stmt body, std::vector<ir::Reduction> red = {}) {
+  std::vector<Expr> begins(idx.size(), i64c(0));
+  return ir::make_parfor(std::move(idx), std::move(begins), std::move(ends), std::move(body), std::move(red), "test");
+}
+Stmt for_loop(const Var& i, Expr begin, Expr end, Stmt body) {
+  return ir::make_for(i, std::move(begin), std::move(end), std::move(body));
+}
+
+ir::Function function(std::string name, std::vector<Var> params, std::vector<Stmt> body, Expr result = nullptr,
+                      Var result_array = nullptr) {
+  ir::Function f;
+  f.name = std::move(name);
+  f.params = std::move(params);
+  f.body = block(std::move(body));
+  f.result = std::move(result);
+  f.result_array = std::move(result_array);
+  return f;
+}
+
+// ---- host-side arrays with arbitrary layouts ------------------------------------------------------------
+
+enum class Layout {
+  RowMajor,
+  ColumnMajor,  ///< transposed: the first axis has stride 1
+  Padded,       ///< row-major with stride 2 along the last axis and a gap after every row
+  Reversed,     ///< row-major with a negative stride on the first axis
+  RowGaps,      ///< unit stride along the last axis, a gap after every row (a unit_stride view)
+};
+
+/// An array of any element type in storage that may be larger than its elements (the gaps must never be
+/// written). Copies are deep, so every run gets its own inputs.
+class TestArray {
+ public:
+  TestArray(DType t, std::vector<std::int64_t> shape, Layout layout = Layout::RowMajor)
+      : elem_(t), shape_(std::move(shape)) {
+    const int rank = static_cast<int>(shape_.size());
+    std::int64_t dense = 1, padded = layout == Layout::Padded ? 2 : 1;
+    for (int k = rank; k-- > 0;) {
+      desc_.shape[k] = shape_[k];
+      if (layout == Layout::Padded || layout == Layout::RowGaps) {
+        desc_.strides[k] = padded;
+        padded *= shape_[k] + 1;
+      } else {
+        desc_.strides[k] = dense;
+      }
+      dense *= shape_[k];
+    }
+    if (layout == Layout::ColumnMajor) {
+      std::int64_t s = 1;
+      for (int k = 0; k < rank; ++k) desc_.strides[k] = s, s *= shape_[k];
+    }
+    if (layout == Layout::Reversed && rank > 0) desc_.strides[0] = -desc_.strides[0];
+    // The extreme offsets decide the storage size and where element 0 sits in it.
+    std::int64_t lo = 0, hi = 0;
+    for (int k = 0; k < rank; ++k) {
+      const std::int64_t reach = (std::max<std::int64_t>(shape_[k], 1) - 1) * desc_.strides[k];
+      (reach < 0 ? lo : hi) += reach;
+    }
+    const std::size_t bytes = static_cast<std::size_t>(hi - lo + 2) * static_cast<std::size_t>(size_of(t));
+    storage_.assign((bytes + 7) / 8, 0xA5A5A5A5A5A5A5A5ULL);  // a known pattern in the gaps
+    offset_ = -lo * size_of(t);
+    desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
+  }
+  TestArray(const TestArray& o) : elem_(o.elem_), shape_(o.shape_), desc_(o.desc_), storage_(o.storage_), offset_(o.offset_) {
+    desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
+  }
+  TestArray& operator=(const TestArray& o) {
+    elem_ = o.elem_;
+    shape_ = o.shape_;
+    desc_ = o.desc_;
+    storage_ = o.storage_;
+    offset_ = o.offset_;
+    desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
+    return *this;
+  }
+
+  DType elem() const { return elem_; }
+  ArrayDesc& desc() { return desc_; }
+  std::int64_t size() const {
+    std::int64_t n = 1;
+    for (auto s : shape_) n *= s;
+    return n;
+  }
+  /// The address of the element with row-major number `linear`.
+  void* element(std::int64_t linear) const {
+    std::int64_t offset = 0;
+    for (size_t k = shape_.size(); k-- > 0;) {
+      offset += (linear % shape_[k]) * desc_.strides[k];
+      linear /= shape_[k];
+    }
+    return static_cast<char*>(desc_.data) + offset * size_of(elem_);
+  }
+  template <class T>
+  T get(std::int64_t linear) const {
+    T v;
+    std::memcpy(&v, element(linear), sizeof v);
+    return v;
+  }
+  template <class T>
+  void set(std::int64_t linear, T v) {
+    std::memcpy(element(linear), &v, sizeof v);
+  }
+  template <class T>
+  void fill(const std::function<T(std::int64_t)>& f) {
+    for (std::int64_t i = 0; i < size(); ++i) set<T>(i, f(i));
+  }
+  /// The storage bytes outside the elements: they must come back as they went in.
+  std::vector<unsigned char> gap_bytes() const {
+    std::vector<unsigned char> bytes(reinterpret_cast<const unsigned char*>(storage_.data()),
+                                     reinterpret_cast<const unsigned char*>(storage_.data() + storage_.size()));
+    for (std::int64_t i = 0; i < size(); ++i) {
+      const auto off = static_cast<const char*>(element(i)) - reinterpret_cast<const char*>(storage_.data());
+      std::memset(bytes.data() + off, 0, static_cast<size_t>(size_of(elem_)));
+    }
+    return bytes;
+  }
+
+ private:
+  DType elem_;
+  std::vector<std::int64_t> shape_;
+  ArrayDesc desc_;
+  std::vector<std::uint64_t> storage_;
+  std::int64_t offset_ = 0;
+};
+
+/// One kernel argument: a scalar of some type, or an array.
+struct Arg {
+  DType type;
+  ScalarSlot scalar{};
+  std::optional<TestArray> array;
+};
+using Args = std::vector<Arg>;
+
+template <class T>
+Arg scalar_arg(T v) {
+  Arg a{dtype_of<T>(), {}, std::nullopt};
+  std::memcpy(&a.scalar, &v, sizeof v);
+  return a;
+}
+Arg array_arg(TestArray a) { return Arg{a.elem(), {}, std::move(a)}; }
+
+std::vector<void*> pointers(Args& args) {
+  std::vector<void*> p;
+  for (auto& a : args) p.push_back(a.array ? static_cast<void*>(&a.array->desc()) : static_cast<void*>(&a.scalar));
+  return p;
+}
+
+/// What one run left behind: the (possibly written) arguments and the result.
+struct Outcome {
+  Args args;
+  ScalarSlot result{};
+  ArrayDesc result_array{};
+  std::int32_t status = 0;
+  std::string message;
+  Outcome() = default;
+  Outcome(const Outcome&) = delete;
+  ~Outcome() { std::free(result_array.data); }
+};
+
+std::unique_ptr<Outcome> run_interpreter(const ir::Function& f, const Args& inputs) {
+  auto out = std::make_unique<Outcome>();
+  out->args = inputs;
+  auto p = pointers(out->args);
+  void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
+  ir::interpret(f, p.data(), result);
+  return out;
+}
+
+std::unique_ptr<Outcome> run_kernel(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs) {
+  auto out = std::make_unique<Outcome>();
+  out->args = inputs;
+  auto p = pointers(out->args);
+  void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
+  KernelStatus status;
+  out->status = k(p.data(), result, &status);
+  EXPECT_EQ(out->status, status.code);
+  out->message = status.message;
+  return out;
+}
+
+class ThreadCount {
+ public:
+  explicit ThreadCount(int n) { runtime::set_num_threads(n); }
+  ~ThreadCount() { runtime::set_num_threads(0); }
+};
+
+// ---- comparison ---------------------------------------------------------------------------------------
+
+/// How far a float may be from the reference: `ulps` units in the last place, or `abs` absolute (for
+/// reassociated sums, whose error scales with the sum of the magnitudes, not with the result).
+struct Tolerance {
+  double ulps = 0;
+  double abs = 0;
+};
+
+template <class T>
+double ulp_distance(T a, T b) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  // Map the floats onto integers in the same order, so that adjacent floats are adjacent integers (±0 both
+  // map to 0). 128-bit arithmetic keeps the difference exact.
+  auto ordered = [](T x) {
+    const Bits bits = std::bit_cast<Bits>(x);
+    return bits < 0 ? static_cast<__int128>(std::numeric_limits<Bits>::min()) - bits : static_cast<__int128>(bits);
+  };
+  const __int128 d = ordered(a) - ordered(b);
+  return static_cast<double>(d < 0 ? -d : d);
+}
+
+template <class T>
+bool close(T ref, T got, const Tolerance& tol) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
+    if (std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(ref) ==
+        std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(got))
+      return true;
+    if (std::isinf(ref) || std::isinf(got)) return false;
+    if (tol.abs > 0 && std::fabs(static_cast<double>(ref) - static_cast<double>(got)) <= tol.abs) return true;
+    if (ref == 0 || got == 0) return tol.ulps > 0 && ref == got;  // ±0 mismatch needs the sign right
+    return ulp_distance(ref, got) <= tol.ulps;
+  } else {
+    (void)tol;
+    return ref == got;
+  }
+}
+
+template <class T>
+std::string show(T v) {
+  if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+  else if constexpr (std::is_floating_point_v<T>) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
+    return buf;
+  } else return std::to_string(v);
+}
+
+/// Compares element by element; reports the first few differences only.
+void expect_arrays_close(const TestArray& ref, const TestArray& got, const Tolerance& tol, const std::string& what) {
+  ASSERT_EQ(ref.size(), got.size()) << what;
+  int failures = 0;
+  ir::sem::with_type(ref.elem(), [&](auto t) {
+    using T = decltype(t);
+    for (std::int64_t i = 0; i < ref.size() && failures < 5; ++i) {
+      const T r = ref.get<T>(i), g = got.get<T>(i);
+      if (!close(r, g, tol)) {
+        ++failures;
+        ADD_FAILURE() << what << " element " << i << ": expected " << show(r) << ", got " << show(g);
+      }
+    }
+  });
+  EXPECT_TRUE(ref.gap_bytes() == got.gap_bytes()) << what << ": bytes outside the array's elements changed";
+}
+
+void expect_scalar_close(DType t, const ScalarSlot& ref, const ScalarSlot& got, const Tolerance& tol) {
+  ir::sem::with_type(t, [&](auto x) {
+    using T = decltype(x);
+    T r, g;
+    std::memcpy(&r, &ref, sizeof r);
+    std::memcpy(&g, &got, sizeof g);
+    EXPECT_TRUE(close(r, g, tol)) << "result: expected " << show(r) << ", got " << show(g);
+  });
+}
+
+void expect_same(const ir::Function& f, const Outcome& ref, const Outcome& got, const Tolerance& tol) {
+  EXPECT_EQ(got.status, 0) << got.message;
+  for (size_t i = 0; i < ref.args.size(); ++i)
+    if (ref.args[i].array) expect_arrays_close(*ref.args[i].array, *got.args[i].array, tol, "argument " + f.params[i]->name);
+  if (f.returns_scalar()) expect_scalar_close(f.result->type, ref.result, got.result, tol);
+  if (f.returns_array()) {
+    const int rank = f.result_array->type.rank;
+    std::vector<std::int64_t> shape;
+    for (int k = 0; k < rank; ++k) {
+      EXPECT_EQ(ref.result_array.shape[k], got.result_array.shape[k]);
+      EXPECT_EQ(ref.result_array.strides[k], got.result_array.strides[k]);
+      shape.push_back(got.result_array.shape[k]);
+    }
+    for (int k = rank; k < kMaxRank; ++k) EXPECT_EQ(got.result_array.shape[k], 0);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(got.result_array.data) % 64, 0u);
+    TestArray r(f.result_array->type.elem, shape), g(f.result_array->type.elem, shape);
+    const std::int64_t bytes = r.size() * size_of(r.elem());
+    std::memcpy(r.desc().data, ref.result_array.data, static_cast<size_t>(bytes));
+    std::memcpy(g.desc().data, got.result_array.data, static_cast<size_t>(bytes));
+    expect_arrays_close(r, g, tol, "the result array");
+  }
+}
+
+/// Compiles `f` once and checks it against the interpreter on `inputs` with each thread count.
+void check(const ir::Function& f, const Args& inputs, Tolerance tol = {}, std::vector<int> threads = {1, 2, 3, 8},
+           codegen::CodegenOptions opts = {}) {
+  SCOPED_TRACE("kernel " + f.name);
+  auto ref = run_interpreter(f, inputs);
+  const codegen::CompiledKernel k = cpu::compile(f, opts);
+  for (int t : threads) {
+    SCOPED_TRACE("threads " + std::to_string(t));
+    ThreadCount tc(t);
+    auto got = run_kernel(k, f, inputs);
+    expect_same(f, *ref, *got, tol);
+  }
+}
+
+// ---- input generators ---------------------------------------------------------------------------------
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g(20240611);
+  return g;
+}
+double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng()); }
+std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng()); }
+
+TestArray random_array(DType t, std::vector<std::int64_t> shape, Layout layout = Layout::RowMajor, double lo = -10,
+                       double hi = 10) {
+  TestArray a(t, std::move(shape), layout);
+  ir::sem::with_type(t, [&](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_same_v<T, bool>) a.fill<T>([](std::int64_t) { return uniform_int(0, 1) == 1; });
+    else if constexpr (std::is_integral_v<T>)
+      a.fill<T>([&](std::int64_t) { return static_cast<T>(uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi))); });
+    else a.fill<T>([&](std::int64_t) { return static_cast<T>(uniform(lo, hi)); });
+  });
+  return a;
+}
+
+/// Sets element i to v converted to the array's element type.
+void set_number(TestArray& a, std::int64_t i, double v) {
+  ir::sem::with_type(a.elem(), [&](auto t) { a.set<decltype(t)>(i, static_cast<decltype(t)>(v)); });
+}
+
+template <class T>
+TestArray array_of(const std::vector<T>& values) {
+  TestArray a(dtype_of<T>(), {static_cast<std::int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) a.set<T>(static_cast<std::int64_t>(i), values[i]);
+  return a;
+}
+
+/// Edge values of each type, used for cross products of operands.
+template <class T>
+std::vector<T> edge_values() {
+  if constexpr (std::is_floating_point_v<T>) {
+    using L = std::numeric_limits<T>;
+    return {T(kNaN), -T(kNaN), T(kInf), -T(kInf), T(0), -T(0), T(1), T(-1), T(0.5), T(-0.5), T(1.5), T(-2.5),
+            T(3), T(-3), T(7.25), L::max(), L::lowest(), L::min(), L::denorm_min(), T(1e-30)};
+  } else {
+    using L = std::numeric_limits<T>;
+    return {T(0), T(1), T(-1), T(2), T(-2), T(7), T(-7), T(31), T(32), T(33), T(63), T(64), T(65), L::max(), L::min(),
+            T(L::min() + 1), T(1000), T(-1000)};
+  }
+}
+
+// =====================================================================================================
+// Runtime
+// =====================================================================================================
+
+TEST(Runtime, ReduceBlocksDependOnlyOnTheExtent) {
+  EXPECT_EQ(kiln_rt_reduce_blocks(-5), 0);
+  EXPECT_EQ(kiln_rt_reduce_blocks(0), 0);
+  EXPECT_EQ(kiln_rt_reduce_blocks(1), 1);
+  EXPECT_EQ(kiln_rt_reduce_blocks(2048), 1);
+  EXPECT_EQ(kiln_rt_reduce_blocks(2049), 2);
+  EXPECT_EQ(kiln_rt_reduce_blocks(std::numeric_limits<std::int64_t>::max()), kiln_rt_max_reduce_blocks);
+  for (std::int64_t extent : {1, 5000, 1000000, 123456789}) {
+    std::vector<std::int64_t> seen;
+    for (int t : {1, 2, 3, 8}) {
+      ThreadCount tc(t);
+      seen.push_back(kiln_rt_reduce_blocks(extent));
+    }
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [&](auto b) { return b == seen[0]; })) << extent;
+  }
+}
+
+TEST(Runtime, NumThreadsOverride) {
+  const int def = runtime::num_threads();
+  EXPECT_GE(def, 1);
+  runtime::set_num_threads(3);
+  EXPECT_EQ(runtime::num_threads(), 3);
+  runtime::set_num_threads(0);
+  EXPECT_EQ(runtime::num_threads(), def);
+}
+
+struct Coverage {
+  std::vector<std::atomic<int>> hits;
+  std::atomic<int> chunks{0};
+  std::int64_t begin;
+  explicit Coverage(std::int64_t b, std::int64_t n) : hits(static_cast<size_t>(n)), begin(b) {}
+  static void chunk(void* ctx, std::int64_t lo, std::int64_t hi, void* partial) {
+    auto* c = static_cast<Coverage*>(ctx);
+    EXPECT_EQ(partial, nullptr);
+    c->chunks++;
+    for (std::int64_t i = lo; i < hi; ++i) c->hits[static_cast<size_t>(i - c->begin)]++;
+  }
+};
+
+TEST(Runtime, ParforRunsEveryIterationOnce) {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadCount tc(threads);
+    for (std::int64_t n : {0, 1, 2, 7, 100, 10007}) {
+      for (std::int64_t grain : {1, 16, 100000}) {
+        Coverage c(-3, n);
+        kiln_rt_parfor(&Coverage::chunk, &c, -3, -3 + n, grain);
+        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(c.hits[static_cast<size_t>(i)].load(), 1) << n << " " << i;
+        const std::int64_t most = std::min<std::int64_t>(threads, (n + grain - 1) / grain);
+        EXPECT_LE(c.chunks.load(), most);
+        if (n > 0) {
+          EXPECT_GE(c.chunks.load(), 1);
+        }
+      }
+    }
+  }
+}
+
+TEST(Runtime, NestedParforRunsOnTheCallingThread) {
+  ThreadCount tc(4);
+  std::atomic<int> inner_chunks{0};
+  auto inner = [](void* c, std::int64_t, std::int64_t, void*) { (*static_cast<std::atomic<int>*>(c))++; };
+  auto outer = [](void* c, std::int64_t lo, std::int64_t hi, void*) {
+    for (std::int64_t i = lo; i < hi; ++i)
+      kiln_rt_parfor(+[](void* x, std::int64_t, std::int64_t, void*) { (*static_cast<std::atomic<int>*>(x))++; }, c, 0, 1000, 1);
+  };
+  kiln_rt_parfor(+outer, &inner_chunks, 0, 8, 1);
+  EXPECT_EQ(inner_chunks.load(), 8);  // each of the 8 inner parfors ran as one piece
+  inner_chunks = 0;
+  kiln_rt_parfor(+inner, &inner_chunks, 0, 1000, 1);
+  EXPECT_EQ(inner_chunks.load(), 4);  // at top level: one piece per thread
+}
+
+TEST(Runtime, ParforReduceCallsEveryBlockWithItsPartial) {
+  struct Ctx {
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    char* partials;
+  };
+  for (int threads : {1, 3, 8}) {
+    ThreadCount tc(threads);
+    for (std::int64_t n : {1, 5, 4096, 100001}) {
+      const std::int64_t blocks = std::min<std::int64_t>(n, 7);
+      std::vector<std::int64_t> partials(static_cast<size_t>(blocks) * 2, -1);
+      Ctx ctx{std::vector<std::pair<std::int64_t, std::int64_t>>(static_cast<size_t>(blocks), {-1, -1}),
+              reinterpret_cast<char*>(partials.data())};
+      kiln_rt_parfor_reduce(
+          +[](void* c, std::int64_t lo, std::int64_t hi, void* partial) {
+            auto* x = static_cast<Ctx*>(c);
+            const auto b = (static_cast<char*>(partial) - x->partials) / 16;
+            x->ranges[static_cast<size_t>(b)] = {lo, hi};
+            static_cast<std::int64_t*>(partial)[0] = hi - lo;
+          },
+          &ctx, 10, 10 + n, blocks, partials.data(), 16, 1);
+      const std::int64_t len = (n + blocks - 1) / blocks;
+      std::int64_t total = 0;
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        EXPECT_EQ(ctx.ranges[static_cast<size_t>(b)].first, std::min(10 + n, 10 + b * len));
+        EXPECT_EQ(ctx.ranges[static_cast<size_t>(b)].second, std::min(10 + n, 10 + (b + 1) * len));
+        total += partials[static_cast<size_t>(b) * 2];
+      }
+      EXPECT_EQ(total, n);
+    }
+  }
+}
+
+TEST(Runtime, AllocChecksShapes) {
+  KernelStatus st;
+  const std::int64_t good[2] = {3, 5};
+  void* p = kiln_rt_alloc(&st, good, 2, 8);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+  EXPECT_EQ(st.code, 0);
+  kiln_rt_free(p);
+
+  const std::int64_t empty[1] = {0};
+  p = kiln_rt_alloc(&st, empty, 1, 4);
+  EXPECT_NE(p, nullptr);
+  kiln_rt_free(p);
+
+  const std::int64_t negative[2] = {3, -1};
+  EXPECT_EQ(kiln_rt_alloc(&st, negative, 2, 8), nullptr);
+  EXPECT_EQ(st.code, kShapeMismatch);
+  EXPECT_NE(std::string(st.message).find("(3, -1)"), std::string::npos) << st.message;
+
+  // The first failure of a call is the one reported.
+  const std::int64_t huge[2] = {std::int64_t(1) << 40, std::int64_t(1) << 40};
+  EXPECT_EQ(kiln_rt_alloc(&st, huge, 2, 8), nullptr);
+  EXPECT_EQ(st.code, kShapeMismatch);
+
+  KernelStatus st2;
+  EXPECT_EQ(kiln_rt_alloc(&st2, huge, 2, 8), nullptr);
+  EXPECT_EQ(st2.code, kOutOfMemory);
+  EXPECT_NE(std::string(st2.message).find("1099511627776"), std::string::npos) << st2.message;
+}
+
+// =====================================================================================================
+// Code generation: element-wise kernels
+// =====================================================================================================
+
+ir::Function saxpy(DType t, bool unit_stride) {
+  Var a = param("a", t), x = array_param("x", t, 1, unit_stride), y = array_param("y", t, 1, unit_stride);
+  Var i = index("i");
+  return function("saxpy", {a, x, y},
+                  {parfor({i}, {dim(x)}, store(y, {val(i)}, val(a) * at(x, {val(i)}) + at(y, {val(i)})))});
+}
+
+TEST(Codegen, SaxpyMatchesInterpreter) {
+  for (DType t : {DType::F32, DType::F64}) {
+    for (bool unit : {true, false}) {
+      const ir::Function f = saxpy(t, unit);
+      const codegen::CompiledKernel k = cpu::compile(f, {});
+      for (std::int64_t n : kSizes) {
+        SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) + (unit ? " unit" : " strided"));
+        const Layout layout = unit ? Layout::RowMajor : Layout::Padded;
+        Args in = {t == DType::F32 ? scalar_arg(2.5f) : scalar_arg(-1.25), array_arg(random_array(t, {n}, layout)),
+                   array_arg(random_array(t, {n}, layout))};
+        auto ref = run_interpreter(f, in);
+        const std::vector<int> threads = n >= 1000 ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : std::vector<int>{1, 3};
+        for (int th : threads) {
+          ThreadCount tc(th);
+          auto got = run_kernel(k, f, in);
+          expect_same(f, *ref, *got, {});
+        }
+      }
+    }
+  }
+}
+
+TEST(Codegen, SaxpyIsVectorized) {
+  codegen::CodegenOptions opts;
+  opts.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), opts);
+  EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex("<[0-9]+ x double>"))) << k.llvm_ir;
+  // parfor iterations are independent: the vectorizer needs no runtime alias checks.
+  EXPECT_EQ(k.llvm_ir.find("vector.memcheck"), std::string::npos) << k.llvm_ir;
+  EXPECT_GT(k.codegen_ms, 0);
+  const cpu::ObjectCode obj = cpu::compile_to_object(saxpy(DType::F64, true), {});
+  EXPECT_TRUE(obj.llvm_ir.empty());  // only kept on request
+  EXPECT_EQ(obj.object.substr(0, 4), "\x7f" "ELF");
+}
+
+TEST(Codegen, Strided2D) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2), b = array_param("b", t, 2, true), out = array_param("out", t, 2);
+  Var i = index("i"), j = index("j");
+  const ir::Function f = function(
+      "strided2d", {a, b, out},
+      {parfor({i, j}, {dim(out, 0), dim(out, 1)},
+              store(out, {val(i), val(j)},
+                    at(a, {val(i), val(j)}) * at(b, {val(i), val(j)}) + cast(t, val(i) * i64c(10) + val(j)) /
+                                                                           cast(t, dim(a, 1) + i64c(1))))});
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 5}, {5, 0}, {1, 1}, {3, 7}, {37, 129}, {1000, 1000}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m));
+    check(f, {array_arg(random_array(t, {n, m}, Layout::ColumnMajor)), array_arg(random_array(t, {n, m}, Layout::RowGaps)),
+              array_arg(random_array(t, {n, m}, Layout::Reversed))});
+  }
+}
+
+TEST(Codegen, Strided3D) {
+  const DType t = DType::F32;
+  Var a = array_param("a", t, 3), b = array_param("b", t, 3), out = array_param("out", t, 3);
+  Var i = index("i"), j = index("j"), k = index("k");
+  // b is read transposed: b[k, j, i].
+  const ir::Function f = function(
+      "strided3d", {a, b, out},
+      {parfor({i, j, k}, {dim(out, 0), dim(out, 1), dim(out, 2)},
+              store(out, {val(i), val(j), val(k)},
+                    at(a, {val(i), val(j), val(k)}) - num(t, 2) * at(b, {val(k), val(j), val(i)})))});
+  for (std::vector<std::int64_t> s : {std::vector<std::int64_t>{2, 3, 4}, {7, 1, 9}, {31, 17, 63}, {0, 4, 4}}) {
+    check(f, {array_arg(random_array(t, s, Layout::Padded)), array_arg(random_array(t, {s[2], s[1], s[0]}, Layout::ColumnMajor)),
+              array_arg(random_array(t, s, Layout::Reversed))});
+  }
+}
+
+TEST(Codegen, SequentialLoopsInsideParfor) {
+  // out[i, j] = sum_k a[i, k] * b[k, j], the k loop sequential (exact: no reassociation outside reductions).
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2), b = array_param("b", t, 2, true), out = array_param("out", t, 2, true);
+  Var i = index("i"), j = index("j"), k = index("k"), acc = local("acc", t);
+  const ir::Function f = function(
+      "matmul", {a, b, out},
+      {parfor({i, j}, {dim(out, 0), dim(out, 1)},
+              block({let(acc, num(t, 0)),
+                     for_loop(k, i64c(0), dim(a, 1), assign(acc, val(acc) + at(a, {val(i), val(k)}) * at(b, {val(k), val(j)}))),
+                     store(out, {val(i), val(j)}, val(acc))}))});
+  for (auto [n, m, p] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{{1, 1, 1}, {3, 7, 2}, {64, 33, 65}, {5, 0, 3}}) {
+    check(f, {array_arg(random_array(t, {n, m}, Layout::ColumnMajor)), array_arg(random_array(t, {m, p})),
+              array_arg(random_array(t, {n, p}))});
+  }
+}
+
+TEST(Codegen, ParforInsideParfor) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2), out = array_param("out", t, 2), rows = array_param("rows", t, 1);
+  Var i = index("i"), j = index("j"), j2 = index("j2"), s = local("s", t), total = local("total", t);
+  Var i3 = index("i3"), j3 = index("j3");
+  // Integer-valued data, so sums are exact in any order.
+  const ir::Function f = function(
+      "nested", {a, out, rows},
+      {parfor({i}, {dim(a, 0)},
+              block({parfor({j}, {dim(a, 1)}, store(out, {val(i), val(j)}, at(a, {val(i), val(j)}) * cast(t, val(i) + val(j)))),
+                     let(s, num(t, 0)),
+                     parfor({j2}, {dim(a, 1)}, assign(s, val(s) + at(a, {val(i), val(j2)})), {{s, ReduceOp::Add}}),
+                     store(rows, {val(i)}, val(s))})),
+       let(total, num(t, 0)),
+       // An outer reduction whose updates happen in an inner parfor reducing the same variable.
+       parfor({i3}, {dim(a, 0)}, parfor({j3}, {dim(a, 1)}, assign(total, val(total) + at(a, {val(i3), val(j3)})), {{total, ReduceOp::Add}}),
+              {{total, ReduceOp::Add}})},
+      val(total));
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {3, 5}, {40, 3000}, {3000, 3}}) {
+    TestArray a_in(t, {n, m}, Layout::Padded);
+    a_in.fill<double>([](std::int64_t) { return static_cast<double>(uniform_int(-100, 100)); });
+    check(f, {array_arg(a_in), array_arg(random_array(t, {n, m})), array_arg(random_array(t, {n}))});
+  }
+}
+
+TEST(Codegen, IfElseAndSelect) {
+  const DType t = DType::I32;
+  Var x = array_param("x", t), out = array_param("out", t), lim = param("lim", t);
+  Var i = index("i");
+  const ir::Function f = function(
+      "ifelse", {x, out, lim},
+      {parfor({i}, {dim(x)},
+              ir::make_if(bin(BinaryOp::Lt, at(x, {val(i)}), val(lim)), store(out, {val(i)}, at(x, {val(i)}) * num(t, 3)),
+                          ir::make_if(bin(BinaryOp::Eq, bin(BinaryOp::Mod, at(x, {val(i)}), num(t, 2)), num(t, 0)),
+                                      store(out, {val(i)}, ir::make_select(bin(BinaryOp::Gt, at(x, {val(i)}), num(t, 50)),
+                                                                           num(t, -1), at(x, {val(i)}) - val(lim))))))});
+  for (std::int64_t n : {0, 1, 7, 1023, 100000})
+    check(f, {array_arg(random_array(t, {n}, Layout::RowMajor, -100, 100)), array_arg(random_array(t, {n})), scalar_arg(std::int32_t{10})});
+}
+
+TEST(Codegen, ShortCircuitGuardsOutOfRangeLoads) {
+  // For i >= 1 the index i * 10^9 is far outside x: the loads must only run when the guard allows.
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), out_and = array_param("out_and", DType::Bool), out_or = array_param("out_or", DType::Bool),
+      out_sel = array_param("out_sel", t);
+  Var i = index("i");
+  Expr far = at(x, {val(i) * i64c(1000000000)});
+  Expr first = bin(BinaryOp::Eq, val(i), i64c(0));
+  const ir::Function f = function(
+      "guards", {x, out_and, out_or, out_sel},
+      {parfor({i}, {dim(out_and)},
+              block({store(out_and, {val(i)}, bin(BinaryOp::And, first, bin(BinaryOp::Gt, far, num(t, 0)))),
+                     store(out_or, {val(i)}, bin(BinaryOp::Or, bin(BinaryOp::Ne, val(i), i64c(0)), bin(BinaryOp::Lt, far, num(t, 0)))),
+                     store(out_sel, {val(i)}, ir::make_select(first, far, num(t, -1)))}))});
+  for (std::int64_t n : {1, 2, 1023, 100000}) {
+    for (double x0 : {1.0, -1.0})
+      check(f, {array_arg(array_of<double>({x0})), array_arg(random_array(DType::Bool, {n})), array_arg(random_array(DType::Bool, {n})),
+                array_arg(random_array(t, {n}))});
+  }
+}
+
+TEST(Codegen, BoolArrays) {
+  Var a = array_param("a", DType::Bool), b = array_param("b", DType::Bool, 1, true), out = array_param("out", DType::Bool);
+  Var lt = array_param("lt", DType::Bool), count = local("count", DType::I64);
+  Var i = index("i");
+  Expr ai = at(a, {val(i)}), bi = at(b, {val(i)});
+  const ir::Function f = function(
+      "bools", {a, b, out, lt},
+      {let(count, i64c(0)),
+       parfor({i}, {dim(a)},
+              block({store(out, {val(i)}, bin(BinaryOp::Or, bin(BinaryOp::And, ai, ir::make_unary(UnaryOp::Not, bi)),
+                                              bin(BinaryOp::BitXor, ai, bin(BinaryOp::BitAnd, bi, ai)))),
+                     store(lt, {val(i)}, bin(BinaryOp::BitOr, bin(BinaryOp::Lt, ai, bi), bin(BinaryOp::Ge, bi, ai))),
+                     assign(count, val(count) + cast(DType::I64, ai))}),
+              {{count, ReduceOp::Add}})},
+      val(count));
+  for (std::int64_t n : {0, 1, 3, 1023, 100000})
+    check(f, {array_arg(random_array(DType::Bool, {n}, Layout::Padded)), array_arg(random_array(DType::Bool, {n})),
+              array_arg(random_array(DType::Bool, {n})), array_arg(random_array(DType::Bool, {n}, Layout::Reversed))});
+}
+
+// =====================================================================================================
+// Arithmetic, casts and intrinsics on edge values
+// =====================================================================================================
+
+/// out_k[i] = a[i] op_k b[i] for every binary operator defined on t, plus the unary ones.
+template <class T>
+void check_operators() {
+  constexpr DType t = dtype_of<T>();
+  std::vector<BinaryOp> ops;
+  if constexpr (std::is_same_v<T, bool>)
+    ops = {BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::And, BinaryOp::Or};
+  else if constexpr (std::is_integral_v<T>)
+    ops = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod, BinaryOp::Min, BinaryOp::Max,
+           BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::Shl, BinaryOp::Shr};
+  else
+    ops = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod, BinaryOp::Min, BinaryOp::Max};
+  for (BinaryOp c : {BinaryOp::Eq, BinaryOp::Ne, BinaryOp::Lt, BinaryOp::Le, BinaryOp::Gt, BinaryOp::Ge}) ops.push_back(c);
+  std::vector<UnaryOp> unary;
+  if constexpr (std::is_same_v<T, bool>) unary = {UnaryOp::Not};
+  else if constexpr (std::is_integral_v<T>) unary = {UnaryOp::Neg, UnaryOp::BitNot};
+  else unary = {UnaryOp::Neg};
+
+  Var a = array_param("a", t), b = array_param("b", t, 1, true);
+  Var i = index("i");
+  std::vector<Var> params = {a, b};
+  std::vector<Stmt> body;
+  for (BinaryOp op : ops) {
+    Var out = array_param("out_" + std::string(ir::name_of(op)), ir::is_comparison(op) ? DType::Bool : t);
+    params.push_back(out);
+    body.push_back(store(out, {val(i)}, bin(op, at(a, {val(i)}), at(b, {val(i)}))));
+  }
+  for (UnaryOp op : unary) {
+    Var out = array_param("out_u" + std::string(ir::name_of(op)), t);
+    params.push_back(out);
+    body.push_back(store(out, {val(i)}, ir::make_unary(op, at(a, {val(i)}))));
+  }
+  if constexpr (!std::is_same_v<T, bool>) {
+    Var out = array_param("out_abs", t);
+    params.push_back(out);
+    body.push_back(store(out, {val(i)}, call(Intrinsic::Abs, {at(a, {val(i)})})));
+  }
+  const ir::Function f = function("operators", params, {parfor({i}, {dim(a)}, block(body))});
+
+  std::vector<T> xs, ys;
+  if constexpr (std::is_same_v<T, bool>) {
+    for (bool x : {false, true})
+      for (bool y : {false, true}) xs.push_back(x), ys.push_back(y);
+  } else {
+    for (T x : edge_values<T>())
+      for (T y : edge_values<T>()) xs.push_back(x), ys.push_back(y);
+    for (int k = 0; k < 700; ++k) {  // and random operands, so the vector loop body sees them too
+      if constexpr (std::is_integral_v<T>) {
+        xs.push_back(static_cast<T>(uniform_int(std::numeric_limits<T>::min(), std::numeric_limits<T>::max())));
+        ys.push_back(static_cast<T>(k % 3 == 0 ? uniform_int(-70, 70) : uniform_int(std::numeric_limits<T>::min(), std::numeric_limits<T>::max())));
+      } else {
+        xs.push_back(static_cast<T>(uniform(-1e3, 1e3)));
+        ys.push_back(static_cast<T>(uniform(-10, 10)));
+      }
+    }
+  }
+  Args in = {array_arg(array_of(xs)), array_arg(array_of(ys))};
+  for (size_t k = 2; k < params.size(); ++k) in.push_back(array_arg(random_array(params[k]->type.elem, {static_cast<std::int64_t>(xs.size())})));
+  check(f, in, {}, {1, 2});
+}
+
+TEST(Codegen, OperatorsI32) { check_operators<std::int32_t>(); }
+TEST(Codegen, OperatorsI64) { check_operators<std::int64_t>(); }
+TEST(Codegen, OperatorsF32) { check_operators<float>(); }
+TEST(Codegen, OperatorsF64) { check_operators<double>(); }
+TEST(Codegen, OperatorsBool) { check_operators<bool>(); }
+
+TEST(Codegen, IntegerDivisionEdgeCasesByValue) {
+  // Spelled-out expectations, independent of the interpreter: x/0 == 0, x%0 == x, MIN/-1 == MIN, MIN%-1 == 0,
+  // shift counts modulo the width (so -1 means 31 / 63), arithmetic right shift.
+  Var a = param("a", DType::I32), b = param("b", DType::I32), out = array_param("out", DType::I32);
+  const ir::Function f = function(
+      "divmod", {a, b, out},
+      {store(out, {i64c(0)}, val(a) / val(b)), store(out, {i64c(1)}, bin(BinaryOp::Mod, val(a), val(b))),
+       store(out, {i64c(2)}, bin(BinaryOp::Shl, val(a), val(b))), store(out, {i64c(3)}, bin(BinaryOp::Shr, val(a), val(b)))});
+  const codegen::CompiledKernel k = cpu::compile(f, {});
+  auto run = [&](std::int32_t x, std::int32_t y) {
+    std::vector<std::int32_t> r(4);
+    ArrayDesc d;
+    d.data = r.data();
+    d.shape[0] = 4;
+    d.strides[0] = 1;
+    void* args[] = {&x, &y, &d};
+    KernelStatus st;
+    EXPECT_EQ(k(args, nullptr, &st), 0);
+    return r;
+  };
+  constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(run(7, 0), (std::vector<std::int32_t>{0, 7, 7, 7}));
+  EXPECT_EQ(run(kMin, -1), (std::vector<std::int32_t>{kMin, 0, 0, -1}));
+  EXPECT_EQ(run(-7, 2), (std::vector<std::int32_t>{-3, -1, -28, -2}));
+  EXPECT_EQ(run(1, 33), (std::vector<std::int32_t>{0, 1, 2, 0}));
+  EXPECT_EQ(run(-8, 32), (std::vector<std::int32_t>{0, -8, -8, -8}));
+}
+
+template <class From>
+void check_casts() {
+  constexpr DType from = dtype_of<From>();
+  Var in = array_param("in", from);
+  Var i = index("i");
+  std::vector<Var> params = {in};
+  std::vector<Stmt> body;
+  for (DType to : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+    if (to == from) continue;
+    Var out = array_param(std::string("to_") + std::string(name_of(to)), to);
+    params.push_back(out);
+    body.push_back(store(out, {val(i)}, cast(to, at(in, {val(i)}))));
+  }
+  const ir::Function f = function("casts", params, {parfor({i}, {dim(in)}, block(body))});
+  std::vector<From> values;
+  if constexpr (std::is_same_v<From, bool>) {
+    values = {false, true, true, false};
+  } else if constexpr (std::is_floating_point_v<From>) {
+    const double two31 = 2147483648.0, two63 = 9223372036854775808.0;
+    for (double v : {kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 1.5, -1.5, 2.5, two31, -two31,
+                     two31 - 1, two31 - 0.5, two31 + 0.5, -two31 - 1, -two31 + 0.5, 3e9, -3e9, two63, -two63,
+                     9.3e18, -9.3e18, 1e300, -1e300, 4294967296.0 + 7, 1e-310, 16777217.0, 9007199254740993.0})
+      values.push_back(static_cast<From>(v));
+  } else {
+    for (std::int64_t v : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{2147483647}, std::int64_t{-2147483647 - 1},
+                           std::int64_t{2147483648}, std::int64_t{4294967296 + 5}, std::int64_t{-4294967296 - 7},
+                           std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(),
+                           std::int64_t{16777217}, std::int64_t{9007199254740993}, std::int64_t{-9007199254740993}})
+      values.push_back(static_cast<From>(v));
+  }
+  for (int k = 0; k < 300; ++k) {
+    if constexpr (std::is_same_v<From, bool>) values.push_back(k % 3 == 0);
+    else if constexpr (std::is_floating_point_v<From>) values.push_back(static_cast<From>(uniform(-1e10, 1e10) * std::pow(10.0, uniform(-12, 10))));
+    else values.push_back(static_cast<From>(uniform_int(std::numeric_limits<From>::min(), std::numeric_limits<From>::max())));
+  }
+  Args args = {array_arg(array_of(values))};
+  for (size_t k = 1; k < params.size(); ++k) args.push_back(array_arg(random_array(params[k]->type.elem, {static_cast<std::int64_t>(values.size())})));
+  check(f, args, {}, {1, 2});
+}
+
+TEST(Codegen, CastsFromBool) { check_casts<bool>(); }
+TEST(Codegen, CastsFromI32) { check_casts<std::int32_t>(); }
+TEST(Codegen, CastsFromI64) { check_casts<std::int64_t>(); }
+TEST(Codegen, CastsFromF32) { check_casts<float>(); }
+TEST(Codegen, CastsFromF64) { check_casts<double>(); }
+
+TEST(Codegen, CastEdgeCasesByValue) {
+  Var x = param("x", DType::F64), out = array_param("out", DType::I64);
+  const ir::Function f = function("sat", {x, out},
+                                  {store(out, {i64c(0)}, cast(DType::I64, cast(DType::I32, val(x)))),
+                                   store(out, {i64c(1)}, cast(DType::I64, val(x))),
+                                   store(out, {i64c(2)}, cast(DType::I64, cast(DType::Bool, val(x))))});
+  const codegen::CompiledKernel k = cpu::compile(f, {});
+  auto run = [&](double v) {
+    std::vector<std::int64_t> r(3);
+    ArrayDesc d;
+    d.data = r.data();
+    d.shape[0] = 3;
+    d.strides[0] = 1;
+    void* args[] = {&v, &d};
+    KernelStatus st;
+    EXPECT_EQ(k(args, nullptr, &st), 0);
+    return r;
+  };
+  using L64 = std::numeric_limits<std::int64_t>;
+  EXPECT_EQ(run(kNaN), (std::vector<std::int64_t>{0, 0, 1}));  // NaN -> 0, but NaN != 0 is true
+  EXPECT_EQ(run(kInf), (std::vector<std::int64_t>{2147483647, L64::max(), 1}));
+  EXPECT_EQ(run(-kInf), (std::vector<std::int64_t>{-2147483648LL, L64::min(), 1}));
+  EXPECT_EQ(run(-0.0), (std::vector<std::int64_t>{0, 0, 0}));
+  EXPECT_EQ(run(-2.9), (std::vector<std::int64_t>{-2, -2, 1}));
+  EXPECT_EQ(run(1e19), (std::vector<std::int64_t>{2147483647, L64::max(), 1}));
+}
+
+/// Largest difference, in ulps, accepted between a kernel's intrinsic and the interpreter's (glibc libm).
+/// Exact operations must match bit for bit; the transcendental ones may go through glibc's vector
+/// library (libmvec) once vectorized, whose documented error bound is 4 ulps, against libm's <= 1-2.
+double intrinsic_tolerance_ulps(Intrinsic fn) {
+  switch (fn) {
+    case Intrinsic::Sqrt: case Intrinsic::Abs: case Intrinsic::Floor: case Intrinsic::Ceil: case Intrinsic::Round:
+    case Intrinsic::Trunc: case Intrinsic::Fma: case Intrinsic::Copysign: case Intrinsic::IsNan: case Intrinsic::IsInf:
+    case Intrinsic::IsFinite:
+      return 0;
+    default:
+      return 6;
+  }
+}
+
+template <class T>
+void check_intrinsics() {
+  constexpr DType t = dtype_of<T>();
+  // Operands: every pair of edge values, then random values of every magnitude.
+  std::vector<T> xs, ys, zs;
+  for (T x : edge_values<T>())
+    for (T y : edge_values<T>()) xs.push_back(x), ys.push_back(y), zs.push_back(y == y ? T(-1.5) : y);
+  for (int k = 0; k < 1500; ++k) {
+    const double mag = std::pow(10.0, uniform(-8, 3));
+    xs.push_back(static_cast<T>(uniform(-1, 1) * (k % 2 ? mag : 4)));
+    ys.push_back(static_cast<T>(uniform(-4, 4)));
+    zs.push_back(static_cast<T>(uniform(-100, 100)));
+  }
+  const auto n = static_cast<std::int64_t>(xs.size());
+  for (int code = 0; code <= static_cast<int>(Intrinsic::IsFinite); ++code) {
+    const auto fn = static_cast<Intrinsic>(code);
+    SCOPED_TRACE(std::string(ir::name_of(fn)) + " on " + std::string(name_of(t)));
+    Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), z = array_param("z", t, 1, true);
+    Var out = array_param("out", ir::returns_bool(fn) ? DType::Bool : t, 1, true);
+    Var i = index("i");
+    std::vector<Expr> args = {at(x, {val(i)}), at(y, {val(i)}), at(z, {val(i)})};
+    args.resize(static_cast<size_t>(ir::arity(fn)));
+    const ir::Function f = function(std::string(ir::name_of(fn)), {x, y, z, out}, {parfor({i}, {dim(x)}, store(out, {val(i)}, call(fn, args)))});
+    check(f, {array_arg(array_of(xs)), array_arg(array_of(ys)), array_arg(array_of(zs)), array_arg(random_array(out->type.elem, {n}))},
+          {intrinsic_tolerance_ulps(fn), 0}, {2});
+  }
+}
+
+TEST(Codegen, IntrinsicsF32) { check_intrinsics<float>(); }
+TEST(Codegen, IntrinsicsF64) { check_intrinsics<double>(); }
+
+// =====================================================================================================
+// Reductions
+// =====================================================================================================
+
+/// r = init; parfor i: r = r op x[i]  (as `update`); return r.
+ir::Function reduction_kernel(ReduceOp op, DType t, BinaryOp update, Expr init) {
+  Var x = array_param("x", t, 1, true), r = local("r", t);
+  Var i = index("i");
+  return function(std::string("reduce_") + std::string(ir::name_of(op)), {x},
+                  {let(r, std::move(init)), parfor({i}, {dim(x)}, assign(r, bin(update, val(r), at(x, {val(i)}))), {{r, op}})}, val(r));
+}
+
+TEST(Codegen, SumMatchesInterpreter) {
+  for (DType t : {DType::F32, DType::F64}) {
+    const ir::Function f = reduction_kernel(ReduceOp::Add, t, BinaryOp::Add, num(t, 0.5));
+    for (std::int64_t n : kSizes) {
+      SCOPED_TRACE(n);
+      // Reassociation error is bounded by n * eps * sum|x| (here |x| <= 10).
+      const double eps = t == DType::F32 ? 6e-8 : 1.2e-16;
+      check(f, {array_arg(random_array(t, {n}))}, {0, 2 * eps * 10.0 * static_cast<double>(n) + 1e-300});
+    }
+  }
+}
+
+TEST(Codegen, DotProduct) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1), s = local("s", t);
+  Var i = index("i");
+  const ir::Function f = function("dot", {x, y},
+                                  {let(s, num(t, 0)), parfor({i}, {dim(x)}, assign(s, val(s) + at(x, {val(i)}) * at(y, {val(i)})), {{s, ReduceOp::Add}})},
+                                  val(s));
+  for (std::int64_t n : kSizes)
+    check(f, {array_arg(random_array(t, {n}, Layout::RowMajor, -1, 1)), array_arg(random_array(t, {n}, Layout::Reversed, -1, 1))},
+          {0, 3e-16 * static_cast<double>(n) + 1e-300});
+}
+
+ir::Function pi_kernel() {
+  const DType t = DType::F64;
+  Var n = param("n", DType::I64), step = local("step", t), sum = local("sum", t), x = local("x", t);
+  Var i = index("i");
+  return function(
+      "pi", {n},
+      {let(step, num(t, 1) / cast(t, val(n))), let(sum, num(t, 0)),
+       parfor({i}, {val(n)},
+              block({let(x, (cast(t, val(i)) + num(t, 0.5)) * val(step)),
+                     assign(sum, val(sum) + num(t, 4) / (num(t, 1) + val(x) * val(x)))}),
+              {{sum, ReduceOp::Add}})},
+      val(sum) * val(step));
+}
+
+TEST(Codegen, Pi) {
+  const ir::Function f = pi_kernel();
+  check(f, {scalar_arg(std::int64_t{2000000})}, {0, 1e-11}, {1, 2, 8});
+  const codegen::CompiledKernel k = cpu::compile(f, {});
+  std::int64_t n = 2000000;
+  void* args[] = {&n};
+  double pi = 0;
+  KernelStatus st;
+  ASSERT_EQ(k(args, &pi, &st), 0);
+  EXPECT_NEAR(pi, std::numbers::pi, 1e-12);
+}
+
+TEST(Codegen, FloatSumIsBitwiseIdenticalForAnyThreadCount) {
+  const ir::Function f = reduction_kernel(ReduceOp::Add, DType::F64, BinaryOp::Add, num(DType::F64, 0));
+  const codegen::CompiledKernel k = cpu::compile(f, {});
+  TestArray x = random_array(DType::F64, {1000000}, Layout::RowMajor, -1e3, 1e3);
+  std::vector<std::uint64_t> bits;
+  for (int t : {1, 2, 3, 8}) {
+    ThreadCount tc(t);
+    void* args[] = {&x.desc()};
+    double sum = 0;
+    KernelStatus st;
+    ASSERT_EQ(k(args, &sum, &st), 0);
+    bits.push_back(std::bit_cast<std::uint64_t>(sum));
+  }
+  for (auto b : bits) EXPECT_EQ(b, bits[0]);
+}
+
+TEST(Codegen, MinMaxMulReductionsInt) {
+  for (DType t : {DType::I32, DType::I64}) {
+    for (ReduceOp op : {ReduceOp::Min, ReduceOp::Max, ReduceOp::Mul, ReduceOp::Add}) {
+      const ir::Function f = reduction_kernel(op, t, ir::combiner(op), ir::identity_of(op, t));
+      const ir::Function g = reduction_kernel(op, t, ir::combiner(op), num(t, 3));
+      for (std::int64_t n : kSizes) {
+        SCOPED_TRACE(std::string(ir::name_of(op)) + " n=" + std::to_string(n));
+        // Large values: sums and products wrap, which is associative, so results are exact. Odd factors
+        // keep a product from collapsing to 0.
+        TestArray x = random_array(t, {n}, Layout::RowMajor, -2e9, 2e9);
+        if (op == ReduceOp::Mul)
+          for (std::int64_t k = 0; k < n; ++k) set_number(x, k, static_cast<double>(uniform_int(-1000000, 1000000) * 2 + 1));
+        Args in = {array_arg(x)};
+        check(f, in);
+        check(g, in, {}, {3});
+      }
+    }
+  }
+}
+
+TEST(Codegen, IntegerProductByDivisionRunsInOrder) {
+  // r = r / x[i] as a Mul reduction: truncating division does not regroup, so the result must equal the
+  // sequential one exactly (the backend runs such a parfor in order).
+  for (DType t : {DType::I32, DType::I64}) {
+    const ir::Function f = reduction_kernel(ReduceOp::Mul, t, BinaryOp::Div, num(t, 2000000000));
+    for (std::int64_t n : {0, 1, 7, 1023, 100000}) {
+      TestArray x(t, {n});
+      for (std::int64_t k = 0; k < n; ++k) set_number(x, k, static_cast<double>(k % 5 == 4 ? -1 : uniform_int(1, 3)));
+      check(f, {array_arg(x)}, {}, {1, 3});
+    }
+  }
+}
+
+TEST(Codegen, MinMaxMulReductionsFloat) {
+  for (DType t : {DType::F32, DType::F64}) {
+    for (ReduceOp op : {ReduceOp::Min, ReduceOp::Max, ReduceOp::Mul}) {
+      const ir::Function f = reduction_kernel(op, t, ir::combiner(op), ir::identity_of(op, t));
+      for (std::int64_t n : {1, 2, 3, 7, 1023, 1000000}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          SCOPED_TRACE(std::string(ir::name_of(op)) + " " + std::string(name_of(t)) + " n=" + std::to_string(n) + " variant " +
+                       std::to_string(variant));
+          // Products of values near 1 stay finite; min/max see signed zeros; variant 1 plants a NaN.
+          TestArray x = op == ReduceOp::Mul ? random_array(t, {n}, Layout::RowMajor, 0.999, 1.001) : random_array(t, {n});
+          if (op != ReduceOp::Mul && n > 2) set_number(x, 0, 0.0), set_number(x, n - 1, -0.0);
+          if (variant == 1) set_number(x, n / 2, kNaN);
+          if (variant == 2 && op != ReduceOp::Mul) {  // only zeros: the sign decides
+            for (std::int64_t k = 0; k < n; ++k) set_number(x, k, k % 2 ? -0.0 : 0.0);
+          }
+          // min/max are exact in any order; products are reassociated.
+          const Tolerance tol = op == ReduceOp::Mul ? Tolerance{0, (t == DType::F32 ? 1e-7 : 1e-15) * static_cast<double>(n) * 3} : Tolerance{};
+          check(f, {array_arg(x)}, tol, {1, 3});
+        }
+      }
+    }
+  }
+}
+
+TEST(Codegen, ReductionUpdateForms) {
+  // v = v - e for Add, v = v / e for Mul, v = e op v, several reductions in one parfor, updates under an
+  // if, a 2-d reduction, and an empty range that must leave -0.0 untouched.
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 2), s = local("s", t), p = local("p", t), lo = local("lo", t), cnt = local("cnt", DType::I64);
+  Var i = index("i"), j = index("j");
+  Expr xij = at(x, {val(i), val(j)});
+  const ir::Function f = function(
+      "forms", {x},
+      {let(s, num(t, -0.0)), let(p, num(t, 1)), let(lo, num(t, kInf)), let(cnt, i64c(0)),
+       parfor({i, j}, {dim(x, 0), dim(x, 1)},
+              block({assign(s, val(s) - xij), assign(p, val(p) / (num(t, 1) + xij * num(t, 1e-3))),
+                     assign(lo, bin(BinaryOp::Min, xij, val(lo))),
+                     ir::make_if(bin(BinaryOp::Gt, xij, num(t, 0)), assign(cnt, i64c(1) + val(cnt)))}),
+              {{s, ReduceOp::Add}, {p, ReduceOp::Mul}, {lo, ReduceOp::Min}, {cnt, ReduceOp::Add}})},
+      val(s) + val(p) * num(t, 1000) + val(lo) * num(t, 1e6) + cast(t, val(cnt)) * num(t, 1e9));
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {3, 1000}, {1000, 3}, {300, 300}})
+    check(f, {array_arg(random_array(t, {n, m}, Layout::ColumnMajor))}, {0, 1e-9 * static_cast<double>(n * m)});
+
+  // Empty: every variable keeps its exact initial value, including the sign of -0.0.
+  const ir::Function g = function("empty", {x}, {let(s, num(t, -0.0)),
+                                                 parfor({i, j}, {dim(x, 0), dim(x, 1)}, assign(s, val(s) + xij), {{s, ReduceOp::Add}})},
+                                  val(s));
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 5}, {5, 0}})
+    check(g, {array_arg(random_array(t, {n, m}))});
+}
+
+// =====================================================================================================
+// Allocation and array results
+// =====================================================================================================
+
+TEST(Codegen, ArrayResult) {
+  const DType t = DType::F32;
+  Var x = array_param("x", t, 2), out = local_array("out", t, 2);
+  Var i = index("i"), j = index("j");
+  const ir::Function f = function(
+      "transpose", {x},
+      {ir::make_allocate(out, {dim(x, 1), dim(x, 0)}),
+       parfor({i, j}, {dim(x, 1), dim(x, 0)}, store(out, {val(i), val(j)}, at(x, {val(j), val(i)}) + num(t, 1)))},
+      nullptr, out);
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 3}, {1, 1}, {2, 3}, {100, 37}})
+    check(f, {array_arg(random_array(t, {n, m}, Layout::Padded))});
+}
+
+TEST(Codegen, AllocationsInLoops) {
+  // A scratch array allocated per iteration of a sequential loop and per parfor iteration; each is freed
+  // when its site runs again and at exit, and the results match.
+  const DType t = DType::I64;
+  Var n = param("n", DType::I64), out = array_param("out", t), tmp = local_array("tmp", t, 1), tmp2 = local_array("tmp2", t, 1);
+  Var total = local("total", t);
+  Var r = index("r"), k = index("k"), i = index("i"), k2 = index("k2");
+  const ir::Function f = function(
+      "scratch", {n, out},
+      {let(total, i64c(0)),
+       for_loop(r, i64c(0), i64c(20),
+                block({ir::make_allocate(tmp, {val(n)}), for_loop(k, i64c(0), val(n), store(tmp, {val(k)}, val(k) * val(r))),
+                       for_loop(k2, i64c(0), val(n), assign(total, val(total) + at(tmp, {val(k2)})))})),
+       parfor({i}, {dim(out)},
+              block({ir::make_allocate(tmp2, {val(i) + i64c(1)}), store(tmp2, {val(i)}, val(i) * val(i)),
+                     store(out, {val(i)}, at(tmp2, {val(i)}) + val(total))}))},
+      val(total));
+  check(f, {scalar_arg(std::int64_t{50}), array_arg(random_array(t, {5000}))});
+}
+
+TEST(Codegen, NegativeExtentAllocationFails) {
+  const DType t = DType::F64;
+  Var n = param("n", DType::I64), a = local_array("a", t, 1), b = local_array("b", t, 2), c = local_array("c", t, 1);
+  Var out = array_param("out", t);
+  Var i = index("i");
+  const ir::Function f = function("negative", {n},
+                                  {ir::make_allocate(a, {i64c(10)}), ir::make_allocate(b, {i64c(3), val(n)})},
+                                  nullptr, b);
+  const codegen::CompiledKernel k = cpu::compile(f, {});
+  std::int64_t extent = -1;
+  void* args[] = {&extent};
+  ArrayDesc result;
+  KernelStatus st;
+  EXPECT_EQ(k(args, &result, &st), kShapeMismatch);
+  EXPECT_EQ(st.code, kShapeMismatch);
+  EXPECT_NE(std::string(st.message).find("(3, -1)"), std::string::npos) << st.message;
+  EXPECT_THROW(ir::interpret(f, args, &result), ShapeError);
+  extent = 4;
+  KernelStatus ok;
+  ASSERT_EQ(k(args, &result, &ok), 0);
+  EXPECT_EQ(result.shape[0], 3);
+  EXPECT_EQ(result.shape[1], 4);
+  EXPECT_EQ(result.strides[0], 4);
+  std::free(result.data);
+
+  // The same failure inside a parfor, in some iterations only: the kernel still reports it.
+  const ir::Function g = function("negative_in_parfor", {out},
+                                  {parfor({i}, {dim(out)}, block({ir::make_allocate(c, {i64c(100) - val(i)}), store(c, {i64c(0)}, num(t, 1)),
+                                                                  store(out, {val(i)}, at(c, {i64c(0)}))}))});
+  const codegen::CompiledKernel kg = cpu::compile(g, {});
+  for (int threads : {1, 4}) {
+    ThreadCount tc(threads);
+    TestArray o = random_array(t, {1000});
+    void* gargs[] = {&o.desc()};
+    KernelStatus gst;
+    EXPECT_EQ(kg(gargs, nullptr, &gst), kShapeMismatch);
+    EXPECT_NE(std::string(gst.message).find("negative"), std::string::npos) << gst.message;
+  }
+}
+
+// =====================================================================================================
+// Options, scalars, compilation behaviour
+// =====================================================================================================
+
+TEST(Codegen, ScalarParamsAndResults) {
+  Var flag = param("flag", DType::Bool), a = param("a", DType::I32), b = param("b", DType::F32), sum = local("sum", DType::I64);
+  Var i = index("i");
+  // Sequential code only: a For loop with a local accumulator, selects on a bool parameter.
+  const ir::Function f = function(
+      "scalars", {flag, a, b},
+      {let(sum, i64c(0)), for_loop(i, i64c(0), cast(DType::I64, val(a)), assign(sum, val(sum) + val(i) * val(i)))},
+      bin(BinaryOp::And, val(flag), bin(BinaryOp::Gt, cast(DType::F32, val(sum)), val(b))));
+  for (bool fl : {false, true})
+    for (std::int32_t n : {-5, 0, 10, 1000})
+      check(f, {scalar_arg(fl), scalar_arg(n), scalar_arg(1000.0f)}, {}, {1});
+  const ir::Function g = function("f32_result", {a, b}, {}, cast(DType::F32, val(a)) * val(b));
+  check(g, {scalar_arg(std::int32_t{7}), scalar_arg(0.1f)}, {}, {1});
+}
+
+TEST(Codegen, OptimizationLevelsAndFastMath) {
+  Var x = array_param("x", DType::F64, 1, true), y = array_param("y", DType::F64), s = local("s", DType::F64);
+  Var i = index("i");
+  const ir::Function g = function(
+      "mixed", {x, y},
+      {let(s, num(DType::F64, 0)),
+       parfor({i}, {dim(x)},
+              block({store(y, {val(i)}, call(Intrinsic::Exp, {at(x, {val(i)})}) * num(DType::F64, 0.5) + at(y, {val(i)})),
+                     assign(s, val(s) + call(Intrinsic::Sqrt, {call(Intrinsic::Abs, {at(x, {val(i)})})}))}),
+              {{s, ReduceOp::Add}})},
+      val(s));
+  const Args in = {array_arg(random_array(DType::F64, {10007}, Layout::RowMajor, -3, 3)), array_arg(random_array(DType::F64, {10007}))};
+  for (int level : {0, 1, 2, 3}) {
+    SCOPED_TRACE("O" + std::to_string(level));
+    codegen::CodegenOptions opts;
+    opts.opt_level = level;
+    check(g, in, {6, 1e-10}, {1, 3}, opts);
+  }
+  codegen::CodegenOptions fast;
+  fast.fast_math = true;
+  check(g, in, {64, 1e-9}, {2}, fast);
+}
+
+TEST(Codegen, ObjectsLoadIndependently) {
+  const cpu::ObjectCode obj = cpu::compile_to_object(pi_kernel(), {});
+  const codegen::CompiledKernel k1 = cpu::load_object(obj.object, "pi");
+  const codegen::CompiledKernel k2 = cpu::load_object(obj.object, "pi");  // same symbols, own JITDylib
+  EXPECT_NE(reinterpret_cast<void*>(k1.entry), reinterpret_cast<void*>(k2.entry));
+  std::int64_t n = 1000;
+  void* args[] = {&n};
+  double r1 = 0, r2 = 0;
+  KernelStatus st;
+  EXPECT_EQ(k1(args, &r1, &st), 0);
+  EXPECT_EQ(k2(args, &r2, &st), 0);
+  EXPECT_EQ(r1, r2);
+  EXPECT_THROW(cpu::load_object("not an object", "bad"), CompileError);
+  EXPECT_FALSE(cpu::host_target_description().empty());
+}
+
+TEST(Codegen, KernelsCanBeReleasedAndRecompiled) {
+  for (int round = 0; round < 25; ++round) {
+    const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), {});
+    TestArray x = random_array(DType::F64, {100}), y = random_array(DType::F64, {100});
+    const double y0 = y.get<double>(5);
+    double a = 2;
+    void* args[] = {&a, &x.desc(), &y.desc()};
+    KernelStatus st;
+    ASSERT_EQ(k(args, nullptr, &st), 0);
+    EXPECT_EQ(y.get<double>(5), 2 * x.get<double>(5) + y0);
+  }  // each kernel's JITDylib is removed here
+}
+
+TEST(Codegen, ConcurrentCompilation) {
+  std::vector<std::thread> workers;
+  std::atomic<int> good{0};
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&, w] {
+      for (int round = 0; round < 4; ++round) {
+        const codegen::CompiledKernel k = cpu::compile(pi_kernel(), {});
+        std::int64_t n = 1000 + w * 10 + round;
+        void* args[] = {&n};
+        double pi = 0;
+        KernelStatus st;
+        if (k(args, &pi, &st) == 0 && std::fabs(pi - std::numbers::pi) < 1e-6) good++;
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  EXPECT_EQ(good.load(), 16);
+}
+
+TEST(Codegen, CompileTimeOfSmallKernels) {
+  // Cold compiles (a new kernel each time; the JIT is already up). Reported, and bounded loosely so that a
+  // pathological pipeline shows up as a failure rather than as a slow test.
+  Var x = array_param("x", DType::F64, 1, true), y = array_param("y", DType::F64, 1, true), s = local("s", DType::F64);
+  Var i = index("i");
+  const ir::Function dot = function(
+      "dot", {x, y},
+      {let(s, num(DType::F64, 0)), parfor({i}, {dim(x)}, assign(s, val(s) + at(x, {val(i)}) * at(y, {val(i)})), {{s, ReduceOp::Add}})},
+      val(s));
+  for (const ir::Function& f : {saxpy(DType::F32, true), dot, pi_kernel()}) {
+    std::vector<double> ms;
+    for (int r = 0; r < 5; ++r) ms.push_back(cpu::compile(f, {}).codegen_ms);
+    std::sort(ms.begin(), ms.end());
+    RecordProperty(f.name + "_compile_ms", std::to_string(ms[2]));
+    std::printf("[ compile  ] %s: median %.1f ms at O3\n", f.name.c_str(), ms[2]);
+    EXPECT_LT(ms[2], 1000.0);
+  }
+}
+
+}  // namespace
+}  // namespace kiln
