@@ -676,6 +676,39 @@ TEST(Codegen, ParforInsideParfor) {
   }
 }
 
+TEST(Codegen, ParforBoundsOffsetFromZero) {
+  // A stencil over [1, n-1) x [|lo|, m + |lo|) and a reduction over [lo, hi) inside a sequential loop, with bounds
+  // that may be negative or empty.
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2, true), out = array_param("out", t, 2), lo = param("lo", DType::I64), hi = param("hi", DType::I64);
+  Var x = array_param("x", t, 1, true), s = local("s", t), acc = local("acc", t);
+  Var i = index("i"), j = index("j"), k = index("k"), r = index("r");
+  const ir::Function f = function(
+      "offsets", {a, out, lo, hi, x},
+      {ir::make_parfor({i, j}, {i64c(1), call(Intrinsic::Abs, {val(lo)})}, {dim(a, 0) - i64c(1), dim(a, 1)},
+                       store(out, {val(i), val(j)},
+                             at(a, {val(i) - i64c(1), val(j)}) +
+                                 at(a, {val(i) + i64c(1), val(j) - call(Intrinsic::Abs, {val(lo)})}) * cast(t, val(j))),
+                       {}, "stencil"),
+       let(acc, num(t, 0)),
+       for_loop(r, i64c(0), i64c(3),
+                block({let(s, num(t, 0)),
+                       ir::make_parfor({k}, {val(lo)}, {val(hi)}, assign(s, val(s) + (at(x, {val(k) - val(lo)}) * cast(t, val(r)))),
+                                       {{s, ReduceOp::Add}}, "sum"),
+                       assign(acc, val(acc) + val(s))}))},
+      val(acc));
+  for (auto [n, m, l, h] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>>{
+           {5, 6, 2, 9}, {1, 3, 0, 0}, {40, 50, 3, -4}, {300, 20, -5, 5000}, {3, 3, 1, 4100}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + " [" + std::to_string(l) + ", " + std::to_string(h) + ")");
+    // Integer values: every order of summation gives the same result.
+    TestArray xs(t, {std::max<std::int64_t>(h - l, 0)});
+    xs.fill<double>([](std::int64_t) { return static_cast<double>(uniform_int(-50, 50)); });
+    check(f, {array_arg(random_array(t, {n, m + std::abs(l)}, Layout::RowGaps)),
+              array_arg(random_array(t, {n, m + std::abs(l)}, Layout::Padded)), scalar_arg(l), scalar_arg(h),
+              array_arg(xs)});
+  }
+}
+
 TEST(Codegen, IfElseAndSelect) {
   const DType t = DType::I32;
   Var x = array_param("x", t), out = array_param("out", t), lim = param("lim", t);
@@ -1228,6 +1261,16 @@ TEST(Codegen, OptimizationLevelsAndFastMath) {
   codegen::CodegenOptions fast;
   fast.fast_math = true;
   check(g, in, {64, 1e-9}, {2}, fast);
+  // fast_math allows reassociation, not assuming NaN and infinity away: isnan and NaN-propagating min survive.
+  Var b = array_param("b", DType::Bool), m = array_param("m", DType::F64);
+  const ir::Function h = function(
+      "fast_nan", {x, b, m},
+      {parfor({i}, {dim(x)},
+              block({store(b, {val(i)}, call(Intrinsic::IsNan, {at(x, {val(i)}) * num(DType::F64, 2)})),
+                     store(m, {val(i)}, bin(BinaryOp::Min, at(x, {val(i)}), num(DType::F64, 0.5)))}))});
+  check(h, {array_arg(array_of<double>({1, kNaN, -kInf, kInf, -0.0, 0.0, kNaN, 3})), array_arg(random_array(DType::Bool, {8})),
+            array_arg(random_array(DType::F64, {8}))},
+        {}, {1}, fast);
 }
 
 TEST(Codegen, ObjectsLoadIndependently) {

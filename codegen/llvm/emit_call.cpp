@@ -2,7 +2,6 @@
 // libmvec), libm calls for the rest.
 #include <llvm/IR/Intrinsics.h>
 
-#include <limits>
 #include <string>
 
 #include "codegen/llvm/emitter.hpp"

@@ -69,8 +69,6 @@ llvm::AllocaInst* Emitter::entry_alloca(llvm::Type* t, const llvm::Twine& name) 
   return eb.CreateAlloca(t, nullptr, name);
 }
 
-llvm::IRBuilder<> Emitter::entry_builder() { return llvm::IRBuilder<>(fs_->entry); }
-
 void Emitter::begin_function(llvm::Function* fn, FunctionState& state) {
   state.fn = fn;
   state.entry = llvm::BasicBlock::Create(ctx_, "entry", fn);

@@ -49,6 +49,23 @@ struct FunctionState {
   llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
 };
 
+/// A parfor body being outlined into a chunk function. The context fields carry the caller's values into
+/// the chunk: the caller stores `value`, the chunk loads it at entry and `bind`s the loaded value to the
+/// variable (or bound) it stands for.
+struct Outline {
+  struct Field {
+    llvm::Value* value;
+    std::function<void(llvm::Value*)> bind;
+  };
+  std::vector<llvm::Value*> begins, ends;           ///< per dimension, in the caller
+  std::vector<llvm::Value*> inner_begin, inner_end;  ///< dimensions 1.., in the chunk
+  std::vector<Field> fields;
+  llvm::StructType* ctx_type = nullptr;
+  std::vector<llvm::Type*> partial_types;  ///< one per reduction
+  llvm::StructType* partial_type = nullptr;
+  FunctionState chunk;
+};
+
 class Emitter {
  public:
   Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f);
@@ -75,8 +92,6 @@ class Emitter {
   llvm::Value* i64(std::int64_t v);
   llvm::StructType* array_desc_type();
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name);
-  /// An IRBuilder appending to the entry block, for one-time loads.
-  llvm::IRBuilder<> entry_builder();
   void begin_function(llvm::Function* fn, FunctionState& state);
   /// Frees the state's allocations (except `keep`), makes the failure block, and closes the entry block.
   void finish_function(const ir::VarNode* keep, const std::function<void()>& success_return,
@@ -122,6 +137,10 @@ class Emitter {
 
   // ---- emit_parfor.cpp: outlining and reductions ----
   void parfor(const ir::ParforStmt& p);
+  void capture_context(const ir::ParforStmt& p, Outline& o);
+  llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o);
+  llvm::Value* parfor_grain(const ir::ParforStmt& p, const Outline& o);
+  void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
   /// A parfor whose reductions must run in iteration order, emitted as plain loops.
   void parfor_in_order(const ir::ParforStmt& p, const std::vector<llvm::Value*>& begins,
                        const std::vector<llvm::Value*>& ends);
