@@ -635,15 +635,18 @@ TEST(Codegen, Strided3D) {
 }
 
 TEST(Codegen, SequentialLoopsInsideParfor) {
-  // out[i, j] = sum_k a[i, k] * b[k, j], the k loop sequential (exact: no reassociation outside reductions).
+  // out[i, j] = sum_r sum_k (a[i, k] + r) * b[k, j] with sequential r and k loops (exact: no reassociation
+  // outside reductions).
   const DType t = DType::F64;
   Var a = array_param("a", t, 2), b = array_param("b", t, 2, true), out = array_param("out", t, 2, true);
-  Var i = index("i"), j = index("j"), k = index("k"), acc = local("acc", t);
+  Var i = index("i"), j = index("j"), k = index("k"), r = index("r"), acc = local("acc", t);
   const ir::Function f = function(
       "matmul", {a, b, out},
       {parfor({i, j}, {dim(out, 0), dim(out, 1)},
               block({let(acc, num(t, 0)),
-                     for_loop(k, i64c(0), dim(a, 1), assign(acc, val(acc) + at(a, {val(i), val(k)}) * at(b, {val(k), val(j)}))),
+                     for_loop(r, i64c(0), i64c(3),
+                              for_loop(k, i64c(0), dim(a, 1),
+                                       assign(acc, val(acc) + (at(a, {val(i), val(k)}) + cast(t, val(r))) * at(b, {val(k), val(j)})))),
                      store(out, {val(i), val(j)}, val(acc))}))});
   for (auto [n, m, p] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{{1, 1, 1}, {3, 7, 2}, {64, 33, 65}, {5, 0, 3}}) {
     check(f, {array_arg(random_array(t, {n, m}, Layout::ColumnMajor)), array_arg(random_array(t, {m, p})),
@@ -1303,13 +1306,15 @@ TEST(Codegen, KernelsCanBeReleasedAndRecompiled) {
 }
 
 TEST(Codegen, ConcurrentCompilation) {
+  // Four host threads compile and run at once; each run forks its own OpenMP team.
+  ThreadCount tc(2);
   std::vector<std::thread> workers;
   std::atomic<int> good{0};
   for (int w = 0; w < 4; ++w) {
     workers.emplace_back([&, w] {
       for (int round = 0; round < 4; ++round) {
         const codegen::CompiledKernel k = cpu::compile(pi_kernel(), {});
-        std::int64_t n = 1000 + w * 10 + round;
+        std::int64_t n = 200000 + w * 10 + round;
         void* args[] = {&n};
         double pi = 0;
         KernelStatus st;

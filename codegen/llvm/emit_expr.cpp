@@ -39,7 +39,8 @@ llvm::Value* Emitter::expr(const ir::Expr& e) {
 llvm::Value* Emitter::constant(const ir::ConstExpr& c) {
   llvm::Type* t = value_type(c.type);
   if (is_float(c.type)) return llvm::ConstantFP::get(t, c.f);  // f32 constants are exact in double
-  return llvm::ConstantInt::get(t, static_cast<std::uint64_t>(c.i), /*isSigned=*/true);
+  if (c.type == DType::Bool) return b_.getInt1(c.i != 0);
+  return llvm::ConstantInt::getSigned(t, c.i);  // i32 constants are already wrapped to 32 bits
 }
 
 llvm::Value* Emitter::unary(const ir::UnaryExpr& u) {
