@@ -30,7 +30,8 @@ std::string module_text(const llvm::Module& m) {
 
 std::string host_target_description() {
   const detail::HostTarget& h = detail::host_target();
-  return h.triple + ";" + h.cpu + ";" + h.features;
+  // Objects built with libmvec call its functions, so its availability is part of the description too.
+  return h.triple + ";" + h.cpu + ";" + h.features + (detail::libmvec_available() ? ";libmvec" : "");
 }
 
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) {
