@@ -13,7 +13,10 @@ namespace kiln::codegen {
 /// Options that change generated code. All of them are part of a kernel's cache key.
 struct CodegenOptions {
   int opt_level = 3;         ///< 0..3
-  bool fast_math = false;    ///< allow reassociation and contraction everywhere (reductions always reassociate)
+  /// Allow reassociation, contraction, reciprocals, approximate functions and ignoring the sign of zero
+  /// everywhere (reductions always reassociate). NaN and infinity semantics are kept, so isnan and
+  /// NaN-propagating min/max still work.
+  bool fast_math = false;
   bool keep_llvm_ir = false; ///< keep the optimized LLVM IR text in the result (for tests and dumps)
 };
 

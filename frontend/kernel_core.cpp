@@ -9,17 +9,12 @@
 #include <mutex>
 
 #include "codegen/backend.hpp"
+#include "frontend/compiler.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
-#include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
-#include "kiln/config.hpp"
-#include "passes/pipeline.hpp"
-#if KILN_HAVE_LLVM
-#include "codegen/llvm/cpu_backend.hpp"
-#endif
 
 namespace kiln::detail {
 namespace {
@@ -249,39 +244,11 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   }
   const double trace_ms = ms_since(t0);
 
-  t0 = std::chrono::steady_clock::now();
-  passes::PipelineReport report;
-  const ir::Function lowered = passes::run_pipeline(traced, &report);
-  const double passes_ms = ms_since(t0);
-
-  const bool keep_llvm = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM");
-  switch (opts.target) {
-    case Target::cpu: {
-#if KILN_HAVE_LLVM
-      codegen::CodegenOptions cg;
-      cg.opt_level = opts.opt_level;
-      cg.fast_math = opts.fast_math;
-      cg.keep_llvm_ir = keep_llvm;
-      v->code = codegen::cpu::compile(lowered, cg);
-      if (env_flag("KILN_DUMP_LLVM"))
-        std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", name.c_str(), v->code.llvm_ir.c_str());
-#else
-      throw Error("kernel '" + name + "': the CPU target is unavailable: this kiln was built without LLVM "
-                  "(KILN_ENABLE_LLVM=OFF); use kiln::Target::interpreter");
-#endif
-      break;
-    }
-    case Target::interpreter: {
-      auto f = std::make_shared<const ir::Function>(lowered);
-      v->code.call = [f](void* const* argv, void* result, KernelStatus*) {
-        ir::interpret(*f, argv, result);
-        return 0;
-      };
-      break;
-    }
-    case Target::cuda:
-      throw DeviceError("kernel '" + name + "': the CUDA target is not available in this build of kiln");
-  }
+  CompiledVariant compiled = compile_traced(traced, opts);
+  v->code = std::move(compiled.code);
+  const ir::Function& lowered = compiled.lowered;
+  const passes::PipelineReport& report = compiled.report;
+  const double passes_ms = compiled.passes_ms;
 
   for (const ir::VarNode* a : ir::stored_arrays(lowered.body))
     for (std::size_t i = 0; i < lowered.params.size(); ++i)

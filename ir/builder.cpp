@@ -144,7 +144,7 @@ Expr make_call(Intrinsic fn, std::vector<Expr> args) {
 
 Expr identity_of(ReduceOp op, DType t) {
   switch (op) {
-    case ReduceOp::Add: return make_const(t, 0);
+    case ReduceOp::Add: return make_const(t, is_float(t) ? -0.0 : 0.0);  // -0 + x == x for every x, +0 too
     case ReduceOp::Mul: return make_const(t, 1);
     case ReduceOp::Min:
       if (is_float(t)) return make_float(t, std::numeric_limits<double>::infinity());

@@ -29,7 +29,8 @@ Expr make_select(Expr cond, Expr a, Expr b);
 Expr make_cast(DType t, Expr a);  ///< returns `a` itself when it already has type t
 Expr make_call(Intrinsic fn, std::vector<Expr> args);
 
-/// The identity element of a reduction on a type: 0, 1, +inf / max, -inf / lowest.
+/// The identity element of a reduction on a type: 0 (-0.0 for floats, the exact additive identity), 1,
+/// +inf / max, -inf / lowest.
 Expr identity_of(ReduceOp op, DType t);
 
 Stmt make_block(std::vector<Stmt> stmts);

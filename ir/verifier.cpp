@@ -81,12 +81,13 @@ class Verifier {
     scopes_.pop_back();
   }
 
-  /// The innermost parfor for which `v` is defined outside its body, if any.
-  const ParforStmt* crossing_parfor(const VarNode* v) const {
+  /// The parfors (innermost first) for which `v` is defined outside the body: each must reduce it.
+  std::vector<const ParforStmt*> crossing_parfors(const VarNode* v) const {
     const size_t d = depth_of(v);
+    std::vector<const ParforStmt*> out;
     for (auto it = parfors_.rbegin(); it != parfors_.rend(); ++it)
-      if (d < it->scope_depth) return it->parfor;
-    return nullptr;
+      if (d < it->scope_depth) out.push_back(it->parfor);
+    return out;
   }
 
   void stmt(const Stmt& s) {
@@ -102,14 +103,18 @@ class Verifier {
         const auto& a = s->as<AssignStmt>();
         use(a.var, "an assignment");
         expr(a.value, "the assignment to " + a.var->name);
-        if (const ParforStmt* p = crossing_parfor(a.var.get())) {
+        for (const ParforStmt* p : crossing_parfors(a.var.get())) {
           auto r = std::find_if(p->reductions.begin(), p->reductions.end(),
                                 [&](const Reduction& x) { return x.var == a.var; });
-          if (r == p->reductions.end())
+          if (r == p->reductions.end()) {
             report(a.var->name + " is defined outside a parfor and assigned inside it without being a reduction");
-          else if (!is_reduction_update(a, r->op))
-            report("reduction variable " + a.var->name + " is updated as `" + to_string(a.value) +
-                   "`, not as a " + std::string(name_of(r->op)) + " reduction");
+            break;
+          }
+          if (!is_reduction_update(a, r->op)) {
+            report("reduction variable " + a.var->name + " is updated as `" + to_string(a.value) + "`, not as a " +
+                   std::string(name_of(r->op)) + " reduction");
+            break;
+          }
         }
         break;
       }
@@ -194,8 +199,10 @@ bool is_reduction_update(const AssignStmt& s, ReduceOp op) {
     return r && r->var.get() == v;
   };
   const BinaryOp comb = combiner(op);
+  // v - e is an Add reduction (partials start at 0). v / e is a Mul reduction only for floats: truncating
+  // integer division does not regroup (1 / e would be the partial of a block).
   const bool op_ok = b->op == comb || (op == ReduceOp::Add && b->op == BinaryOp::Sub) ||
-                     (op == ReduceOp::Mul && b->op == BinaryOp::Div);
+                     (op == ReduceOp::Mul && b->op == BinaryOp::Div && is_float(b->type));
   if (!op_ok) return false;
   if (is_v(b->a) && !uses(b->b, v)) return true;
   return is_commutative(b->op) && is_v(b->b) && !uses(b->a, v);

@@ -90,7 +90,7 @@ void set_num_threads(int n) { g_override.store(n > 0 ? n : 0, std::memory_order_
 
 extern "C" {
 
-void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) {
+void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept {
   if (end <= begin) return;
   // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
   const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
@@ -114,14 +114,14 @@ void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_
 
 // Blocks of about 2048 iterations: large enough that a block's loop vectorizes and amortizes its call,
 // small enough that 1024 blocks spread well over any thread count.
-std::int64_t kiln_rt_reduce_blocks(std::int64_t extent) {
+std::int64_t kiln_rt_reduce_blocks(std::int64_t extent) noexcept {
   constexpr std::int64_t kBlockIterations = 2048;
   if (extent <= 0) return 0;
   return std::min<std::int64_t>(kiln_rt_max_reduce_blocks, ceil_div(static_cast<std::uint64_t>(extent), kBlockIterations));
 }
 
 void kiln_rt_parfor_reduce(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t blocks,
-                           void* partials, std::int64_t partial_size, std::int64_t grain) {
+                           void* partials, std::int64_t partial_size, std::int64_t grain) noexcept {
   if (blocks <= 0) return;
   const std::uint64_t extent = end > begin ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin) : 0;
   const std::uint64_t len = extent == 0 ? 0 : static_cast<std::uint64_t>(ceil_div(extent, static_cast<std::uint64_t>(blocks)));
@@ -151,7 +151,7 @@ void kiln_rt_parfor_reduce(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std:
   }
 }
 
-void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) {
+void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) noexcept {
   if (rank < 0 || rank > kiln::kMaxRank || elem_size <= 0) {
     report(status, kiln::kShapeMismatch, "cannot allocate an array of rank %d with %lld-byte elements", rank,
            static_cast<long long>(elem_size));
@@ -183,6 +183,6 @@ void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::
   return p;
 }
 
-void kiln_rt_free(void* p) { std::free(p); }
+void kiln_rt_free(void* p) noexcept { std::free(p); }
 
 }  // extern "C"

@@ -70,10 +70,7 @@ bool has_order_dependent_reduction(const ir::ParforStmt& p) {
 }  // namespace
 
 llvm::Value* Emitter::reduction_identity(ReduceOp op, DType t) {
-  // -0.0 rather than ir::identity_of's +0.0: it is the exact additive identity (-0 + -0 == -0), so an empty
-  // block, or the fold of a sum whose terms are all -0, leaves the value bit-for-bit unchanged.
-  if (op == ReduceOp::Add && is_float(t)) return llvm::ConstantFP::getNegativeZero(value_type(t));
-  return constant(ir::identity_of(op, t)->as<ir::ConstExpr>());
+  return constant(ir::identity_of(op, t)->as<ir::ConstExpr>());  // -0.0 for float sums: exact identity
 }
 
 llvm::Value* Emitter::combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value* b) {
