@@ -327,6 +327,23 @@ TEST(DetectReductions, NonReductionShapesAreTraceErrors) {
   EXPECT_CONTAINS(trace_error([&] { k2(3); }), "which is not a reduction");
 }
 
+TEST(DetectReductions, IntegerDivisionIsNotAReduction) {
+  // Truncating division does not regroup: (100 / 2) / 3 != 100 * (1/2 * 1/3) in integers. Floats may.
+  auto k = jit("int_div", [](Int n) {
+    Int s = 1000;
+    prange(n, [&](Int) { s /= 2; });
+    return s;
+  }, interp());
+  EXPECT_CONTAINS(trace_error([&] { k(3); }), "as `s = (s / 2)`, which is not a reduction");
+  auto f = jit("float_div", [](Int n) {
+    Double s = 1000.0;
+    prange(n, [&](Int) { s /= 2.0; });
+    return s;
+  }, interp());
+  EXPECT_EQ(f(3), 125.0);
+  EXPECT_CONTAINS(f.lowered_ir(), "reduce(mul s)");
+}
+
 TEST(DetectReductions, ConflictingOperatorsAreATraceError) {
   auto k = jit("conflict", [](Array<double> a) {
     g_decl_line = __LINE__ + 1;
@@ -376,6 +393,22 @@ TEST(DetectReductions, ReadInsideTheLoopIsATraceError) {
   EXPECT_EQ(y, (std::vector<double>{0, 0}));
 }
 
+TEST(DetectReductions, ReadingAnInheritedReductionInTheOuterLoopIsATraceError) {
+  // The outer prange inherits the inner one's reduction of s, so s holds a partial result there too.
+  auto k = jit("peek_outer", [](Int n, Array<double> b) {
+    Double s = 0.0;
+    prange(n, [&](Int i) {
+      prange(n, [&](Int) { s += 1.0; });
+      b[i] = s;
+    });
+    return s;
+  }, interp());
+  std::vector<double> b(3);
+  const std::string m = trace_error([&] { k(3, b); });
+  EXPECT_CONTAINS(m, "scalar 's'");
+  EXPECT_CONTAINS(m, "but is also read inside the loop");
+}
+
 TEST(DetectReductions, BoolReductionIsATraceError) {
   auto k = jit("any_positive", [](Array<double> a) {
     g_decl_line = __LINE__ + 1;
@@ -404,7 +437,7 @@ TEST(DetectReductions, HandBuiltIR) {
   EXPECT_TRUE(ir::verify(g).empty()) << joined(ir::verify(g)) << ir::to_string(g);
   EXPECT_CONTAINS(ir::to_string(g), "parfor (i in 0 .. dim(x, 0)) reduce(add s, min t) {  # test");
   ASSERT_EQ(ctx.notes.size(), 2u);
-  EXPECT_EQ(ctx.notes[0], "reduction: s (add, identity 0.0) in test");
+  EXPECT_EQ(ctx.notes[0], "reduction: s (add, identity -0.0) in test");
   EXPECT_EQ(ctx.notes[1], "reduction: t (min, identity inf) in test");
   // A function without outer writes comes back unchanged (the same nodes).
   const Var y = array_param("y", DType::F64), j = index("j");
@@ -778,7 +811,7 @@ TEST(Pipeline, OutputVerifiesAndReportsTimingsAndNotes) {
   EXPECT_EQ(report.timings[1].pass, "simplify");
   EXPECT_GE(report.timings[0].us, 0.0);
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_EQ(report.notes[0], "reduction: s (add, identity 0.0) in test");
+  EXPECT_EQ(report.notes[0], "reduction: s (add, identity -0.0) in test");
   // The input is not modified.
   EXPECT_EQ(ir::to_string(f).find("reduce"), std::string::npos);
   // Without a report it works the same.
