@@ -326,7 +326,7 @@ TEST(RuntimeErrors, NegativeAllocationIsAShapeError) {
   EXPECT_EQ(k(0).size(), 0);
 }
 
-// BUG (ir/interpreter.cpp, Compiler::stmt, case StmtKind::Allocate, ~line 197): the ShapeError for a negative
+// BUG (ir/interpreter.cpp, Compiler::stmt, case StmtKind::Allocate, ~line 206): the ShapeError for a negative
 // allocation extent does not name the kernel ("allocation of array with negative extent -1"), unlike every
 // other run-time error (IndexError: "kernel 'k': index ..."), and names the array by the frontend's generic
 // name 'array' rather than the user's variable. Expected a message containing "kernel 'neg_alloc'".

@@ -99,7 +99,7 @@ TEST(ValueSemantics, SnapshotBeforeAStoreInsideABranchOrLoop) {
   }
 }
 
-// BUG (include/kiln/array.hpp, Array::operator[] / ElementRef): `auto v = a[0];` deduces kiln::ElementRef,
+// BUG (include/kiln/array.hpp, ElementRef ~line 38 and Array::operator[] ~line 104): `auto v = a[0];` deduces kiln::ElementRef,
 // a reference to the element, not a value, so `auto v = a[0]; a[0] = 5; b[0] = v;` stores 5 to b[0] where
 // the same code on std::vector<double> stores the old a[0] (1). traced.hpp promises "Semantics follow C++
 // value semantics exactly". `kiln::Double v = a[0];` works (test above). Expected b[0] == 1, actual 5.

@@ -639,7 +639,7 @@ TEST(IRVerifier, AssignmentToParameterOrIndexIsRejectedByTheBuilder) {
   EXPECT_THROW(assign(i, i64c(1)), ir::IRError);
 }
 
-// BUG (ir/verifier.cpp, Verifier::stmt, case StmtKind::Assign, ~line 118): the verifier claims to check
+// BUG (ir/verifier.cpp, Verifier::stmt, case StmtKind::Assign, ~line 102): the verifier claims to check
 // "mutability" (verifier.hpp) but never checks the kind of an assigned variable, so an AssignStmt built
 // directly (bypassing the builder, as any pass could) that writes a kernel parameter or a loop index
 // verifies clean. Expected: a problem like "assignment to p, which is not a local scalar"; actual: no problem.

@@ -673,7 +673,7 @@ TEST(SimplifyCSE, LeavesLoadsAndMutableReadsAlone) {
   EXPECT_EQ(hr, 3.0);
 }
 
-// BUG (passes/simplify.cpp, collect_common_lets, ~lines 186-214): the `available` list is only scoped by
+// BUG (passes/simplify.cpp, collect_common_lets, ~lines 200-230): the `available` list is only scoped by
 // BlockStmt. A For/Parfor/If whose body is a single statement rather than a block (valid IR: the builder
 // and the verifier accept it) leaks its lets to the code after it, so a later let with the same value is
 // replaced by a reference to a variable that is out of scope (and never set if the loop ran zero times).
@@ -749,7 +749,7 @@ TEST(SimplifyDeadCode, KeepsReductionsAndTheirVariables) {
   EXPECT_EQ(g.body, f.body) << "an already simple function is returned unchanged (same nodes)";
 }
 
-// BUG (passes/simplify.cpp, simplify_once ~lines 299-306 with collect_copies ~line 170): when every update
+// BUG (passes/simplify.cpp, simplify_once ~lines 308-320 with collect_copies ~lines 185-193): when every update
 // of a reduction variable is folded away (e.g. it sat in a branch with a constant-false condition), the
 // variable is no longer assigned, so copy propagation deletes its `let` as a constant copy, while the
 // parfor still lists it in reduce(...). The pipeline then throws ir::IRError "s is used out of scope in a
