@@ -1,4 +1,5 @@
 // Traced loops and branches.
+#include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 #include "kiln/control.hpp"
 #include "ir/builder.hpp"
@@ -27,7 +28,10 @@ LoopTrace::LoopTrace(LoopKind kind, int rank, const Int* lo, const Int* hi, Wher
     s_->hi.push_back(hi[d].read().expr);
   }
   s_->scope = ctx.open_scope();
-  for (int d = 0; d < rank; ++d) s_->indices.push_back(ctx.new_index(std::string(1, "ijkl"[d])));
+  // The body lambda's own parameter names when they can be read from the source (`[&](Int row, Int col)`).
+  const std::vector<std::string> names = lambda_param_names(where, static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d)
+    s_->indices.push_back(ctx.new_index(names.empty() ? std::string(1, "ijkl"[d]) : names[static_cast<size_t>(d)]));
 }
 
 LoopTrace::~LoopTrace() {

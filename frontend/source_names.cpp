@@ -98,13 +98,23 @@ std::vector<std::string> lambda_param_names(const Where& where, size_t arity) {
     if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
     else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth > 0) --depth;
     else if ((c == ',' && depth == 0) || (c == ')' && depth == 0)) {
-      std::string name = ident_before(text, i);
-      if (!name.empty()) names.push_back(name);
+      // The declarator is the last identifier, if something type-like precedes it (`Int n`, `Array<T> a`,
+      // `const Int& n`); a parameter that is only a type (`Int`, `kiln::Int`) has no name.
+      const std::string name = ident_before(text, i);
+      size_t before = i;
+      while (before > start && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+      before -= std::min(before - start, name.size());
+      while (before > start && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+      const char prev = before > start ? text[before - 1] : '\0';
+      const bool named = !name.empty() && prev != '\0' && prev != ':' && (is_ident_char(prev) || prev == '>' || prev == '&' || prev == '*');
+      names.push_back(named ? name : std::string());
       if (c == ')') break;
       start = i + 1;
     }
   }
   if (names.size() != arity) return {};
+  for (size_t k = 0; k < names.size(); ++k)
+    if (names[k].empty()) names[k] = "arg" + std::to_string(k);
   return names;
 }
 

@@ -19,6 +19,15 @@ class UsesVar : public IRVisitor {
     IRVisitor::visit(e);
   }
   void visit(const DimExpr& e) override { found |= e.array.get() == v_; }
+  void visit(const MapStmt& s) override {
+    found |= s.target.get() == v_;
+    IRVisitor::visit(s);
+  }
+  void visit(const ParforStmt& s) override {
+    for (const auto& r : s.reductions) found |= r.var.get() == v_ || r.index.get() == v_;
+    for (const auto& r : s.array_reductions) found |= r.array.get() == v_;
+    IRVisitor::visit(s);
+  }
   void visit(const AssignStmt& s) override {
     found |= s.var.get() == v_;
     IRVisitor::visit(s);
@@ -75,16 +84,40 @@ class FreeVars : public IRVisitor {
     defined_.insert(s.index.get());
     walk(s.body);
   }
-  void visit(const ParforStmt& s) override {
-    for (const auto& b : s.begins) walk(b);
-    for (const auto& e : s.ends) walk(e);
-    for (const auto& r : s.reductions) use(r.var);
-    for (const auto& i : s.indices) defined_.insert(i.get());
-    walk(s.body);
-  }
   void visit(const AllocateStmt& s) override {
     IRVisitor::visit(s);
     defined_.insert(s.array.get());
+  }
+  void visit(const MapStmt& s) override {
+    for (const auto& e : s.shape) walk(e);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    if (!s.allocate) use(s.target);
+    for (const auto& e : s.target_index) walk(e);
+    walk(s.value);
+    if (s.allocate) defined_.insert(s.target.get());
+  }
+  void visit(const ReduceStmt& s) override {
+    for (const auto& e : s.shape) walk(e);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    walk(s.value);
+    defined_.insert(s.result.get());
+  }
+  void visit(const ReduceAxisStmt& s) override {
+    for (const auto& e : s.shape) walk(e);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    walk(s.value);
+    defined_.insert(s.target.get());
+  }
+  void visit(const ParforStmt& s) override {
+    for (const auto& b : s.begins) walk(b);
+    for (const auto& e : s.ends) walk(e);
+    for (const auto& r : s.reductions) {
+      use(r.var);
+      if (r.index) use(r.index);
+    }
+    for (const auto& r : s.array_reductions) use(r.array);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    walk(s.body);
   }
 
  private:
@@ -102,6 +135,10 @@ class Writes : public IRVisitor {
   }
   void visit(const StoreStmt& s) override {
     stored.insert(s.array.get());
+    IRVisitor::visit(s);
+  }
+  void visit(const MapStmt& s) override {
+    stored.insert(s.target.get());
     IRVisitor::visit(s);
   }
 };

@@ -144,6 +144,8 @@ Expr make_call(Intrinsic fn, std::vector<Expr> args) {
 
 Expr identity_of(ReduceOp op, DType t) {
   switch (op) {
+    case ReduceOp::ArgMin: return identity_of(ReduceOp::Min, t);
+    case ReduceOp::ArgMax: return identity_of(ReduceOp::Max, t);
     case ReduceOp::Add: return make_const(t, is_float(t) ? -0.0 : 0.0);  // -0 + x == x for every x, +0 too
     case ReduceOp::Mul: return make_const(t, 1);
     case ReduceOp::Min:
@@ -193,6 +195,27 @@ Stmt make_for(Var index, Expr begin, Expr end, Stmt body) {
 
 Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
                  std::vector<Reduction> reductions, std::string origin) {
+  return make_parfor(std::move(indices), std::move(begins), std::move(ends), std::move(body), std::move(reductions), {},
+                     std::move(origin));
+}
+
+namespace {
+
+void require_index_space(const std::vector<Var>& indices, const std::vector<Expr>& shape, const char* what) {
+  if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank))
+    fail(std::string(what) + " needs 1..4 dimensions");
+  if (shape.size() != indices.size()) fail(std::string(what) + ": shape and indices differ in length");
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d] || indices[d]->kind != VarKind::Index || indices[d]->type != Type::scalar(DType::I64))
+      fail(std::string(what) + " index must be an i64 index variable");
+    require(shape[d] && shape[d]->type == DType::I64, "extents must be i64", shape[d]);
+  }
+}
+
+}  // namespace
+
+Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
+                 std::vector<Reduction> reductions, std::vector<ArrayReduction> array_reductions, std::string origin) {
   if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank)) fail("parfor needs 1..4 dimensions");
   if (begins.size() != indices.size() || ends.size() != indices.size()) fail("parfor bounds do not match its rank");
   for (size_t d = 0; d < indices.size(); ++d) {
@@ -201,12 +224,22 @@ Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector
     require(begins[d] && begins[d]->type == DType::I64 && ends[d] && ends[d]->type == DType::I64,
             "parfor bounds must be i64", begins[d], ends[d]);
   }
-  for (const auto& r : reductions)
+  for (const auto& r : reductions) {
     if (!r.var || r.var->kind != VarKind::Local || r.var->type.is_array() || r.var->type.elem == DType::Bool)
       fail("reduction variable must be a numeric local scalar");
+    if (is_arg_reduction(r.op) != (r.index != nullptr))
+      fail("argmin/argmax reductions (and only they) carry an index variable");
+    if (r.index && (r.index->kind != VarKind::Local || r.index->type != Type::scalar(DType::I64)))
+      fail("the index of an argmin/argmax reduction must be a local i64");
+  }
+  for (const auto& r : array_reductions) {
+    if (!r.array || !r.array->type.is_array() || r.array->type.elem == DType::Bool)
+      fail("array reduction needs a numeric array");
+    if (is_arg_reduction(r.op)) fail("array reductions are add, mul, min or max");
+  }
   if (!body) fail("null parfor body");
   return std::make_shared<ParforStmt>(std::move(indices), std::move(begins), std::move(ends), std::move(body),
-                                      std::move(reductions), std::move(origin));
+                                      std::move(reductions), std::move(array_reductions), std::move(origin));
 }
 
 Stmt make_if(Expr cond, Stmt then_body, Stmt else_body) {
@@ -222,12 +255,74 @@ Stmt make_allocate(Var array, std::vector<Expr> shape) {
   return std::make_shared<AllocateStmt>(std::move(array), std::move(shape));
 }
 
+Stmt make_check(Expr cond, std::int32_t code, std::string message, std::vector<Expr> args) {
+  require(cond && cond->type == DType::Bool, "check condition must be bool", cond);
+  if (code == 0) fail("a check needs a failure status code");
+  size_t holes = 0;
+  for (size_t p = message.find("{}"); p != std::string::npos; p = message.find("{}", p + 2)) ++holes;
+  if (holes != args.size()) fail("check message has " + std::to_string(holes) + " placeholders for " +
+                                 std::to_string(args.size()) + " values");
+  for (const auto& a : args) require(a && a->type == DType::I64, "check message values must be i64", a);
+  return std::make_shared<CheckStmt>(std::move(cond), code, std::move(message), std::move(args));
+}
+
+Stmt make_map(Var target, std::vector<Var> indices, std::vector<Expr> shape, Expr value, std::string origin) {
+  require_index_space(indices, shape, "map");
+  if (!target || target->kind != VarKind::Local || !target->type.is_array() || target->type.rank != shape.size())
+    fail("an allocating map needs a local array target of the space's rank");
+  require(value && value->type == target->type.elem, "map value type differs from its target's", value);
+  std::vector<Expr> ti;
+  for (const auto& i : indices) ti.push_back(make_ref(i));
+  return std::make_shared<MapStmt>(std::move(target), true, std::move(indices), std::move(shape), std::move(ti),
+                                   std::move(value), std::move(origin));
+}
+
+Stmt make_map_into(Var target, std::vector<Var> indices, std::vector<Expr> shape, std::vector<Expr> target_index,
+                   Expr value, std::string origin) {
+  require_index_space(indices, shape, "map");
+  require_indices(target, target_index);
+  require(value && value->type == target->type.elem, "map value type differs from its target's", value);
+  return std::make_shared<MapStmt>(std::move(target), false, std::move(indices), std::move(shape),
+                                   std::move(target_index), std::move(value), std::move(origin));
+}
+
+DType reduce_result_type(ReduceOp op, DType t) { return is_arg_reduction(op) ? DType::I64 : t; }
+
+Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<Expr> shape, Expr value,
+                 std::string origin) {
+  require_index_space(indices, shape, "reduce");
+  require(value && value->type != DType::Bool, "reductions need numeric values", value);
+  if (!result || result->kind != VarKind::Local || !result->type.is_scalar() ||
+      result->type.elem != reduce_result_type(op, value->type))
+    fail("reduce result must be a local scalar of the reduction's type");
+  return std::make_shared<ReduceStmt>(std::move(result), op, std::move(indices), std::move(shape), std::move(value),
+                                      std::move(origin));
+}
+
+Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vector<Var> indices,
+                      std::vector<Expr> shape, Expr value, std::string origin) {
+  require_index_space(indices, shape, "reduce");
+  if (axis < 0 || axis >= static_cast<int>(shape.size())) fail("reduction axis out of range");
+  require(value && value->type != DType::Bool, "reductions need numeric values", value);
+  const size_t rank = keepdims ? shape.size() : shape.size() - 1;
+  if (rank == 0) fail("an axis reduction of a 1-d space is a whole reduction (use make_reduce)");
+  if (!target || target->kind != VarKind::Local || target->type.rank != rank ||
+      target->type.elem != reduce_result_type(op, value->type))
+    fail("axis reduction target must be a local array of the result's rank and type");
+  return std::make_shared<ReduceAxisStmt>(std::move(target), op, axis, keepdims, std::move(indices), std::move(shape),
+                                          std::move(value), std::move(origin));
+}
+
 Stmt with_body(const ParforStmt& p, Stmt body) {
-  return make_parfor(p.indices, p.begins, p.ends, std::move(body), p.reductions, p.origin);
+  return make_parfor(p.indices, p.begins, p.ends, std::move(body), p.reductions, p.array_reductions, p.origin);
 }
 
 Stmt with_reductions(const ParforStmt& p, std::vector<Reduction> reductions) {
-  return make_parfor(p.indices, p.begins, p.ends, p.body, std::move(reductions), p.origin);
+  return make_parfor(p.indices, p.begins, p.ends, p.body, std::move(reductions), p.array_reductions, p.origin);
+}
+
+Stmt with_array_reductions(const ParforStmt& p, std::vector<ArrayReduction> array_reductions) {
+  return make_parfor(p.indices, p.begins, p.ends, p.body, p.reductions, std::move(array_reductions), p.origin);
 }
 
 bool is_const(const Expr& e) { return e && e->kind == ExprKind::Const; }

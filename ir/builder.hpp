@@ -40,12 +40,28 @@ Stmt make_store(Var array, std::vector<Expr> indices, Expr value);
 Stmt make_for(Var index, Expr begin, Expr end, Stmt body);
 Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
                  std::vector<Reduction> reductions = {}, std::string origin = {});
+Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
+                 std::vector<Reduction> reductions, std::vector<ArrayReduction> array_reductions, std::string origin);
 Stmt make_if(Expr cond, Stmt then_body, Stmt else_body = nullptr);
 Stmt make_allocate(Var array, std::vector<Expr> shape);
+Stmt make_check(Expr cond, std::int32_t code, std::string message, std::vector<Expr> args = {});
+/// An allocating map: `target` is a new local array of rank shape.size(); target_index is the index.
+Stmt make_map(Var target, std::vector<Var> indices, std::vector<Expr> shape, Expr value, std::string origin = {});
+/// A map into an existing array at target_index.
+Stmt make_map_into(Var target, std::vector<Var> indices, std::vector<Expr> shape, std::vector<Expr> target_index,
+                   Expr value, std::string origin = {});
+Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<Expr> shape, Expr value,
+                 std::string origin = {});
+Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vector<Var> indices,
+                      std::vector<Expr> shape, Expr value, std::string origin = {});
+
+/// The element type a reduction produces from values of type t (i64 for ArgMin/ArgMax).
+DType reduce_result_type(ReduceOp op, DType t);
 
 /// Rebuilds a parfor with a different body or reductions, keeping everything else.
 Stmt with_body(const ParforStmt& p, Stmt body);
 Stmt with_reductions(const ParforStmt& p, std::vector<Reduction> reductions);
+Stmt with_array_reductions(const ParforStmt& p, std::vector<ArrayReduction> array_reductions);
 
 bool is_const(const Expr& e);
 bool is_const_value(const Expr& e, double v);  ///< constant equal to v (as double)

@@ -10,6 +10,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/semantics.hpp"
+#include "ir/status.hpp"
 
 namespace kiln::ir {
 namespace {
@@ -197,23 +198,35 @@ class Compiler {
         const int slot = array_slot(a.array.get());
         const DType elem = a.array->type.elem;
         const std::string name = a.array->name;
-        return [shape, slot, elem, name](Frame& fr) {
-          ArrayDesc d;
-          std::int64_t count = 1;
-          for (size_t k = 0; k < shape.size(); ++k) {
-            d.shape[k] = shape[k](fr).i64;
-            if (d.shape[k] < 0)
-              throw ShapeError("allocation of " + name + " with negative extent " + std::to_string(d.shape[k]));
-            count *= d.shape[k];
-          }
-          for (size_t k = shape.size(); k-- > 0;) d.strides[k] = k + 1 == shape.size() ? 1 : d.strides[k + 1] * d.shape[k + 1];
-          d.data = allocate(elem, count);
-          fr.owned.emplace_back(d.data, &std::free);
-          fr.arrays[slot] = d;
+        return [this, shape, slot, elem, name](Frame& fr) {
+          std::int64_t ext[kMaxRank];
+          for (size_t k = 0; k < shape.size(); ++k) ext[k] = shape[k](fr).i64;
+          fr.arrays[slot] = new_array(fr, elem, ext, static_cast<int>(shape.size()), name);
         };
       }
+      case StmtKind::Check: return check(s->as<CheckStmt>());
+      case StmtKind::Map: return map(s->as<MapStmt>());
+      case StmtKind::Reduce: return reduce(s->as<ReduceStmt>());
+      case StmtKind::ReduceAxis: return reduce_axis(s->as<ReduceAxisStmt>());
     }
     throw IRError("interpreter: unknown statement kind");
+  }
+
+  /// A new row-major array owned by the frame (freed when the call ends unless returned).
+  ArrayDesc new_array(Frame& fr, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
+    ArrayDesc d;
+    std::int64_t count = 1;
+    for (int k = 0; k < rank; ++k) {
+      d.shape[k] = extents[k];
+      if (d.shape[k] < 0)
+        throw ShapeError("kernel '" + fn_.name + "': allocation of array '" + name + "' with negative extent " +
+                         std::to_string(d.shape[k]));
+      count *= d.shape[k];
+    }
+    for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
+    d.data = allocate(elem, count);
+    fr.owned.emplace_back(d.data, &std::free);
+    return d;
   }
 
   /// Allocates `count` elements, 64-byte aligned, filled with the poison pattern.
@@ -298,6 +311,175 @@ class Compiler {
           T v[3] = {};
           for (size_t k = 0; k < args.size(); ++k) v[k] = get<T>(args[k](fr));
           return make<T>(sem::call<T>(fn, v[0], v[1], v[2]));
+        };
+      }
+    });
+  }
+
+  StmtFn check(const CheckStmt& c) {
+    ExprFn cond = expr(c.cond);
+    std::vector<ExprFn> args;
+    for (const auto& a : c.args) args.push_back(expr(a));
+    const std::int32_t code = c.code;
+    const std::string message = c.message, kernel = fn_.name;
+    return [cond, args, code, message, kernel](Frame& fr) {
+      if (cond(fr).b) return;
+      std::vector<std::int64_t> values;
+      for (const auto& a : args) values.push_back(a(fr).i64);
+      throw_status(code, "kernel '" + kernel + "': " + format_message(message, values.data(), values.size()));
+    };
+  }
+
+  /// Visits every index of [0, extents) in row-major order, setting the index slots first.
+  struct Space {
+    std::vector<ExprFn> shape;
+    std::vector<int> idx;
+    template <class F>
+    void each(Frame& fr, const std::int64_t* ext, F&& f) const {
+      const size_t rank = idx.size();
+      for (size_t d = 0; d < rank; ++d)
+        if (ext[d] <= 0) return;
+      std::int64_t i[kMaxRank] = {};
+      for (size_t d = 0; d < rank; ++d) fr.scalars[idx[d]] = make<std::int64_t>(0);
+      for (;;) {
+        f();
+        size_t d = rank;
+        while (d-- > 0) {
+          if (++i[d] < ext[d]) {
+            fr.scalars[idx[d]] = make<std::int64_t>(i[d]);
+            break;
+          }
+          i[d] = 0;
+          fr.scalars[idx[d]] = make<std::int64_t>(0);
+        }
+        if (d == static_cast<size_t>(-1)) return;
+      }
+    }
+    void extents(Frame& fr, std::int64_t* ext) const {
+      for (size_t d = 0; d < shape.size(); ++d) ext[d] = shape[d](fr).i64;
+    }
+  };
+
+  Space space(const std::vector<Var>& indices, const std::vector<Expr>& shape) {
+    Space sp;
+    for (const auto& e : shape) sp.shape.push_back(expr(e));
+    for (const auto& i : indices) sp.idx.push_back(scalar_slot(i.get()));
+    return sp;
+  }
+
+  StmtFn map(const MapStmt& m) {
+    Space sp = space(m.indices, m.shape);
+    auto addr = address(m.target, m.target_index);
+    ExprFn value = expr(m.value);
+    const int size = size_of(m.target->type.elem);
+    const bool allocate = m.allocate;
+    const int slot = array_slot(m.target.get());
+    const DType elem = m.target->type.elem;
+    const std::string name = m.target->name;
+    return [this, sp, addr, value, size, allocate, slot, elem, name](Frame& fr) {
+      std::int64_t ext[kMaxRank];
+      sp.extents(fr, ext);
+      if (allocate) fr.arrays[slot] = new_array(fr, elem, ext, static_cast<int>(sp.idx.size()), name);
+      sp.each(fr, ext, [&] {
+        const Value v = value(fr);
+        std::memcpy(addr(fr), &v, static_cast<size_t>(size));
+      });
+    };
+  }
+
+  /// A running reduction of values of type T with NumPy's rules; `index` counts the values seen.
+  template <class T>
+  struct Fold {
+    ReduceOp op;
+    T acc;
+    std::int64_t best = -1, count = 0;
+    Fold(ReduceOp o, const ConstExpr& identity) : op(o) {
+      if constexpr (std::is_floating_point_v<T>) acc = static_cast<T>(identity.f);
+      else acc = static_cast<T>(identity.i);
+    }
+    void add(T x) {
+      if (is_arg_reduction(op)) {
+        const bool better = op == ReduceOp::ArgMin ? x < acc : x > acc;
+        bool nan_wins = false;
+        if constexpr (std::is_floating_point_v<T>) nan_wins = std::isnan(x) && !std::isnan(acc);
+        if (best < 0 || better || nan_wins) {
+          acc = x;
+          best = count;
+        }
+      } else {
+        acc = sem::binary<T>(combiner(op), acc, x);
+      }
+      ++count;
+    }
+    Value result() const { return is_arg_reduction(op) ? make<std::int64_t>(best) : make<T>(acc); }
+  };
+
+  StmtFn reduce(const ReduceStmt& r) {
+    Space sp = space(r.indices, r.shape);
+    ExprFn value = expr(r.value);
+    const int slot = scalar_slot(r.result.get());
+    const ReduceOp op = r.op;
+    const Expr identity = identity_of(op, r.value->type);
+    return sem::with_type(r.value->type, [&](auto t) -> StmtFn {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, bool>) {
+        throw IRError("interpreter: reduction of bools");
+      } else {
+        return [sp, value, slot, op, identity](Frame& fr) {
+          std::int64_t ext[kMaxRank];
+          sp.extents(fr, ext);
+          Fold<T> fold(op, identity->as<ConstExpr>());
+          sp.each(fr, ext, [&] { fold.add(get<T>(value(fr))); });
+          fr.scalars[slot] = fold.result();
+        };
+      }
+    });
+  }
+
+  StmtFn reduce_axis(const ReduceAxisStmt& r) {
+    Space sp = space(r.indices, r.shape);
+    ExprFn value = expr(r.value);
+    const int slot = array_slot(r.target.get());
+    const ReduceOp op = r.op;
+    const int axis = r.axis;
+    const bool keepdims = r.keepdims;
+    const DType out_type = r.target->type.elem;
+    const std::string name = r.target->name;
+    const Expr identity = identity_of(op, r.value->type);
+    return sem::with_type(r.value->type, [&](auto t) -> StmtFn {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, bool>) {
+        throw IRError("interpreter: reduction of bools");
+      } else {
+        return [this, sp, value, slot, op, axis, keepdims, out_type, name, identity](Frame& fr) {
+          std::int64_t ext[kMaxRank], out_ext[kMaxRank];
+          sp.extents(fr, ext);
+          const int rank = static_cast<int>(sp.idx.size());
+          int out_rank = 0;
+          for (int d = 0; d < rank; ++d) {
+            if (d != axis) out_ext[out_rank++] = ext[d];
+            else if (keepdims) out_ext[out_rank++] = 1;
+          }
+          ArrayDesc out = new_array(fr, out_type, out_ext, out_rank, name);
+          fr.arrays[slot] = out;
+          // One fold per output element, fed in row-major order of the space (the axis varies within).
+          std::int64_t out_count = 1;
+          for (int d = 0; d < out_rank; ++d) out_count *= out_ext[d];
+          std::vector<Fold<T>> folds(static_cast<size_t>(std::max<std::int64_t>(out_count, 0)),
+                                     Fold<T>(op, identity->as<ConstExpr>()));
+          sp.each(fr, ext, [&] {
+            std::int64_t flat = 0;
+            for (int d = 0; d < rank; ++d) {
+              if (d == axis) continue;
+              flat = flat * ext[d] + fr.scalars[sp.idx[d]].i64;
+            }
+            folds[static_cast<size_t>(flat)].add(get<T>(value(fr)));
+          });
+          const int esize = size_of(out_type);
+          for (std::int64_t k = 0; k < out_count; ++k) {
+            const Value v = folds[static_cast<size_t>(k)].result();
+            std::memcpy(static_cast<char*>(out.data) + k * esize, &v, static_cast<size_t>(esize));
+          }
         };
       }
     });

@@ -43,7 +43,8 @@ constexpr IntrinsicInfo kIntrinsics[] = {
 };
 
 constexpr std::pair<ReduceOp, std::string_view> kReduce[] = {
-    {ReduceOp::Add, "add"}, {ReduceOp::Mul, "mul"}, {ReduceOp::Min, "min"}, {ReduceOp::Max, "max"}};
+    {ReduceOp::Add, "add"}, {ReduceOp::Mul, "mul"}, {ReduceOp::Min, "min"},
+    {ReduceOp::Max, "max"}, {ReduceOp::ArgMin, "argmin"}, {ReduceOp::ArgMax, "argmax"}};
 
 template <class Table, class Op>
 std::string_view lookup_name(const Table& table, Op op) {
@@ -94,10 +95,12 @@ BinaryOp combiner(ReduceOp op) {
   switch (op) {
     case ReduceOp::Add: return BinaryOp::Add;
     case ReduceOp::Mul: return BinaryOp::Mul;
-    case ReduceOp::Min: return BinaryOp::Min;
-    case ReduceOp::Max: return BinaryOp::Max;
+    case ReduceOp::Min: case ReduceOp::ArgMin: return BinaryOp::Min;
+    case ReduceOp::Max: case ReduceOp::ArgMax: return BinaryOp::Max;
   }
   return BinaryOp::Add;
 }
+
+bool is_arg_reduction(ReduceOp op) { return op == ReduceOp::ArgMin || op == ReduceOp::ArgMax; }
 
 }  // namespace kiln::ir

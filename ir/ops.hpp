@@ -34,7 +34,9 @@ std::optional<BinaryOp> parse_binary(std::string_view s);
 std::optional<Intrinsic> parse_intrinsic(std::string_view s);
 std::optional<ReduceOp> parse_reduce(std::string_view s);
 
-/// The binary operator that combines two partial results of a reduction.
+/// The binary operator that combines two partial results of a reduction (for ArgMin/ArgMax: the one
+/// that compares their values).
 BinaryOp combiner(ReduceOp op);
+bool is_arg_reduction(ReduceOp op);
 
 }  // namespace kiln::ir

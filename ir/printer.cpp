@@ -1,6 +1,10 @@
 #include "ir/printer.hpp"
 
+#include "kiln/abi.hpp"
+
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <unordered_map>
 
@@ -71,12 +75,14 @@ class Printer {
           head += define(p.indices[d]) + " in " + ranges[d];
         }
         head += ")";
-        if (!p.reductions.empty()) {
+        if (!p.reductions.empty() || !p.array_reductions.empty()) {
+          std::vector<std::string> clauses;
+          for (const auto& r : p.reductions)
+            clauses.push_back(std::string(name_of(r.op)) + " " + name(r.var) + (r.index ? " @" + name(r.index) : ""));
+          for (const auto& r : p.array_reductions)
+            clauses.push_back(std::string(name_of(r.op)) + " " + name(r.array) + "[*]");
           head += " reduce(";
-          for (size_t r = 0; r < p.reductions.size(); ++r) {
-            if (r) head += ", ";
-            head += std::string(name_of(p.reductions[r].op)) + " " + name(p.reductions[r].var);
-          }
+          for (size_t r = 0; r < clauses.size(); ++r) head += (r ? ", " : "") + clauses[r];
           head += ")";
         }
         head += " {";
@@ -103,6 +109,70 @@ class Printer {
         line(depth, "alloc " + define(a.array) + ": " + to_string(a.array->type) + " (" + shape + ")");
         break;
       }
+      case StmtKind::Check: {
+        const auto& c = s->as<CheckStmt>();
+        std::string text = "check " + expr(c.cond) + " else " + status_name(c.code) + " " + quoted(c.message);
+        if (!c.args.empty()) text += " (" + exprs(c.args) + ")";
+        line(depth, text);
+        break;
+      }
+      case StmtKind::Map: {
+        const auto& m = s->as<MapStmt>();
+        const std::string space = index_space(m.indices, m.shape);
+        const std::string target_index = exprs(m.target_index);  // uses the indices defined just above
+        const std::string value = expr(m.value);
+        std::string target = m.allocate ? define(m.target) + ": " + to_string(m.target->type)
+                                        : name(m.target) + "[" + target_index + "]";
+        line(depth, "map " + target + " over " + space + " = " + value + origin(m.origin));
+        break;
+      }
+      case StmtKind::Reduce: {
+        const auto& r = s->as<ReduceStmt>();
+        const std::string space = index_space(r.indices, r.shape);
+        const std::string value = expr(r.value);
+        line(depth, "reduce " + define(r.result) + ": " + to_string(r.result->type) + " = " +
+                        std::string(name_of(r.op)) + " over " + space + " of " + value + origin(r.origin));
+        break;
+      }
+      case StmtKind::ReduceAxis: {
+        const auto& r = s->as<ReduceAxisStmt>();
+        const std::string space = index_space(r.indices, r.shape);
+        const std::string value = expr(r.value);
+        line(depth, "reduce " + define(r.target) + ": " + to_string(r.target->type) + " = " +
+                        std::string(name_of(r.op)) + " along " + std::to_string(r.axis) +
+                        (r.keepdims ? " keepdims" : "") + " over " + space + " of " + value + origin(r.origin));
+        break;
+      }
+    }
+  }
+
+  /// `(i in 0 .. n, j in 0 .. m)`: the extents are printed before the indices are defined.
+  std::string index_space(const std::vector<Var>& indices, const std::vector<Expr>& shape) {
+    std::vector<std::string> extents;
+    for (const auto& e : shape) extents.push_back(expr(e));
+    std::string s = "(";
+    for (size_t d = 0; d < indices.size(); ++d) s += (d ? ", " : "") + define(indices[d]) + " in 0 .. " + extents[d];
+    return s + ")";
+  }
+
+  std::string origin(const std::string& o) const { return canonical_ || o.empty() ? "" : "  # " + o; }
+
+  static std::string quoted(const std::string& m) {
+    std::string q = "\"";
+    for (char c : m) {
+      if (c == '"' || c == '\\') q += '\\';
+      q += c;
+    }
+    return q + "\"";
+  }
+
+  static std::string status_name(std::int32_t code) {
+    switch (code) {
+      case kOutOfMemory: return "OutOfMemory";
+      case kShapeMismatch: return "ShapeError";
+      case kIndexOutOfRange: return "IndexError";
+      case kValueError: return "ValueError";
+      default: return "Status" + std::to_string(code);
     }
   }
 
@@ -195,6 +265,24 @@ class Printer {
 
 }  // namespace
 
+/// NaNs keep their sign and payload in the text (copysign and bit casts can observe them, and the cache
+/// key hashes this text): `nan` is the default quiet NaN, `-nan` its negation, `nan:0x...` any other.
+static std::string nan_text(double v, bool f32) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  const bool negative = bits >> 63;
+  std::uint64_t payload = bits & ((std::uint64_t{1} << 52) - 1);
+  if (f32) {  // an f32 value is stored widened: its 23-bit payload is the top of the 52-bit one
+    payload >>= 29;
+    if (payload == (std::uint64_t{1} << 22)) return negative ? "-nan" : "nan";
+  } else if (payload == (std::uint64_t{1} << 51)) {
+    return negative ? "-nan" : "nan";
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%snan:0x%llx", negative ? "-" : "", static_cast<unsigned long long>(payload));
+  return buf;
+}
+
 std::string literal(const ConstExpr& c) {
   switch (c.type) {
     case DType::Bool: return c.i ? "true" : "false";
@@ -204,7 +292,7 @@ std::string literal(const ConstExpr& c) {
     case DType::F64: {
       const bool f32 = c.type == DType::F32;
       std::string s;
-      if (std::isnan(c.f)) s = "nan";
+      if (std::isnan(c.f)) s = nan_text(c.f, f32);
       else if (std::isinf(c.f)) s = c.f < 0 ? "-inf" : "inf";
       else {
         char buf[64];

@@ -10,7 +10,10 @@
 
 namespace kiln::ir {
 
-enum class StmtKind : std::uint8_t { Block, Let, Assign, Store, For, Parfor, If, Allocate };
+enum class StmtKind : std::uint8_t {
+  Block, Let, Assign, Store, For, Parfor, If, Allocate, Check,
+  Map, Reduce, ReduceAxis,  // array-level operations, as traced; lower_array_ops turns them into parfors
+};
 
 struct StmtNode {
   const StmtKind kind;
@@ -67,10 +70,22 @@ struct ForStmt final : StmtNode {
 
 /// A scalar reduction carried by a parfor. Inside the body the variable is only updated as
 /// `var = var (op) e`; each worker starts from the identity and partials are combined in a fixed order.
+/// ArgMin/ArgMax carry the companion i64 variable `index`; their update is
+/// `if better(x, var) { var = x; index = k }` where better is `x < var` (`>` for ArgMax), optionally
+/// `|| (isnan(x) && !isnan(var))`, so each block keeps its first best and blocks combine in order.
 struct Reduction {
   Var var;
   ReduceOp op;
+  Var index = nullptr;
   friend bool operator==(const Reduction&, const Reduction&) = default;
+};
+
+/// An array updated by a parfor only as `a[k] = a[k] (op) e` at data-dependent indices k (a histogram):
+/// the backend makes the updates race-free (per-thread copies or atomics). Op is Add, Mul, Min or Max.
+struct ArrayReduction {
+  Var array;
+  ReduceOp op;
+  friend bool operator==(const ArrayReduction&, const ArrayReduction&) = default;
 };
 
 /// A parallel loop over the n-d index space [begins, ends). Iterations may run in any order and
@@ -81,15 +96,17 @@ struct ParforStmt final : StmtNode {
   std::vector<Expr> begins, ends;
   Stmt body;
   std::vector<Reduction> reductions;
+  std::vector<ArrayReduction> array_reductions;
   std::string origin;  ///< where it came from (source location or array op), for diagnostics
   ParforStmt(std::vector<Var> idx, std::vector<Expr> b, std::vector<Expr> e, Stmt s, std::vector<Reduction> r,
-             std::string o)
+             std::vector<ArrayReduction> ar, std::string o)
       : StmtNode(kKind),
         indices(std::move(idx)),
         begins(std::move(b)),
         ends(std::move(e)),
         body(std::move(s)),
         reductions(std::move(r)),
+        array_reductions(std::move(ar)),
         origin(std::move(o)) {}
 };
 
@@ -108,6 +125,89 @@ struct AllocateStmt final : StmtNode {
   Var array;
   std::vector<Expr> shape;
   AllocateStmt(Var a, std::vector<Expr> s) : StmtNode(kKind), array(std::move(a)), shape(std::move(s)) {}
+};
+
+/// A run-time requirement: when `cond` is false the kernel stops with status `code` (kiln/abi.hpp) and
+/// `message`, whose `{}` placeholders are replaced by the i64 values of `args` (shapes, sizes, indices).
+struct CheckStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Check;
+  Expr cond;
+  std::int32_t code;
+  std::string message;
+  std::vector<Expr> args;
+  CheckStmt(Expr c, std::int32_t k, std::string m, std::vector<Expr> a)
+      : StmtNode(kKind), cond(std::move(c)), code(k), message(std::move(m)), args(std::move(a)) {}
+};
+
+/// An elementwise array operation: for every index of the space [0, shape), in any order,
+/// `target[target_index] = value`. With `allocate`, `target` is a new array of exactly `shape`, declared
+/// here (visible to the rest of the block), and target_index is the index itself. Without, it writes an
+/// existing array (a slice assignment or an in-place update); `value` may read `target` only at
+/// target_index.
+struct MapStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Map;
+  Var target;
+  bool allocate;
+  std::vector<Var> indices;
+  std::vector<Expr> shape;
+  std::vector<Expr> target_index;
+  Expr value;
+  std::string origin;
+  MapStmt(Var t, bool alloc, std::vector<Var> idx, std::vector<Expr> sh, std::vector<Expr> ti, Expr v, std::string o)
+      : StmtNode(kKind),
+        target(std::move(t)),
+        allocate(alloc),
+        indices(std::move(idx)),
+        shape(std::move(sh)),
+        target_index(std::move(ti)),
+        value(std::move(v)),
+        origin(std::move(o)) {}
+};
+
+/// A reduction of `value` over the space [0, shape) into the new scalar `result`, declared here. For
+/// ArgMin/ArgMax the result is the i64 row-major flat index (NumPy's rules; -1 for an empty space).
+struct ReduceStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Reduce;
+  Var result;
+  ReduceOp op;
+  std::vector<Var> indices;
+  std::vector<Expr> shape;
+  Expr value;
+  std::string origin;
+  ReduceStmt(Var r, ReduceOp o, std::vector<Var> idx, std::vector<Expr> sh, Expr v, std::string org)
+      : StmtNode(kKind),
+        result(std::move(r)),
+        op(o),
+        indices(std::move(idx)),
+        shape(std::move(sh)),
+        value(std::move(v)),
+        origin(std::move(org)) {}
+};
+
+/// A reduction of `value` over the space [0, shape) along `axis` into the new array `target`, declared
+/// here: its shape is `shape` without `axis` (with extent 1 there if keepdims). ArgMin/ArgMax give i64
+/// positions along the axis.
+struct ReduceAxisStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::ReduceAxis;
+  Var target;
+  ReduceOp op;
+  int axis;
+  bool keepdims;
+  std::vector<Var> indices;
+  std::vector<Expr> shape;
+  Expr value;
+  std::string origin;
+  ReduceAxisStmt(Var t, ReduceOp o, int ax, bool keep, std::vector<Var> idx, std::vector<Expr> sh, Expr v,
+                 std::string org)
+      : StmtNode(kKind),
+        target(std::move(t)),
+        op(o),
+        axis(ax),
+        keepdims(keep),
+        indices(std::move(idx)),
+        shape(std::move(sh)),
+        value(std::move(v)),
+        origin(std::move(org)) {}
 };
 
 template <class T>

@@ -71,6 +71,10 @@ class Verifier {
     for (const auto& v : free_vars(e)) use(v, where);
   }
 
+  void exprs(const std::vector<Expr>& es, const std::string& where) {
+    for (const auto& e : es) expr(e, where);
+  }
+
   void block(const Stmt& s) {
     scopes_.emplace_back();
     if (const auto* b = dyn<BlockStmt>(s)) {
@@ -90,6 +94,55 @@ class Verifier {
     return out;
   }
 
+  static const Reduction* reduction_of(const ParforStmt& p, const VarNode* v) {
+    for (const auto& r : p.reductions)
+      if (r.var.get() == v || r.index.get() == v) return &r;
+    return nullptr;
+  }
+
+  void assign(const AssignStmt& a) {
+    use(a.var, "an assignment");
+    if (a.var->kind != VarKind::Local || a.var->type.is_array())
+      report("assignment to " + a.var->name + ", which is not a local scalar (parameters and loop indices are read-only)");
+    expr(a.value, "the assignment to " + a.var->name);
+    for (const ParforStmt* p : crossing_parfors(a.var.get())) {
+      const Reduction* r = reduction_of(*p, a.var.get());
+      if (!r) {
+        report(a.var->name + " is defined outside a parfor and assigned inside it without being a reduction");
+        return;
+      }
+      if (is_arg_reduction(r->op)) {
+        if (!in_arg_update_) report(a.var->name + " (an " + std::string(name_of(r->op)) + " reduction) is assigned outside its update");
+        return;
+      }
+      if (!is_reduction_update(a, r->op)) {
+        report("reduction variable " + a.var->name + " is updated as `" + to_string(a.value) + "`, not as a " +
+               std::string(name_of(r->op)) + " reduction");
+        return;
+      }
+    }
+  }
+
+  void store(const StoreStmt& st) {
+    use(st.array, "a store");
+    exprs(st.indices, "an index of " + st.array->name);
+    expr(st.value, "the value stored to " + st.array->name);
+    for (const auto& f : parfors_)
+      for (const auto& r : f.parfor->array_reductions)
+        if (r.array == st.array && !is_array_update(st, r))
+          report("array " + st.array->name + " is an array reduction of a parfor but is stored to as `" +
+                 to_string(st.value) + "`");
+  }
+
+  /// Opens a scope holding the indices of an array operation's space; the extents are outside it.
+  void index_space(const std::vector<Var>& indices, const std::vector<Expr>& shape, const std::string& what) {
+    exprs(shape, "the shape of " + what);
+    scopes_.emplace_back();
+    for (const auto& i : indices) define(i);
+  }
+
+  bool in_arg_update_ = false;
+
   void stmt(const Stmt& s) {
     switch (s->kind) {
       case StmtKind::Block: block(s); break;
@@ -99,32 +152,8 @@ class Verifier {
         define(l.var);
         break;
       }
-      case StmtKind::Assign: {
-        const auto& a = s->as<AssignStmt>();
-        use(a.var, "an assignment");
-        expr(a.value, "the assignment to " + a.var->name);
-        for (const ParforStmt* p : crossing_parfors(a.var.get())) {
-          auto r = std::find_if(p->reductions.begin(), p->reductions.end(),
-                                [&](const Reduction& x) { return x.var == a.var; });
-          if (r == p->reductions.end()) {
-            report(a.var->name + " is defined outside a parfor and assigned inside it without being a reduction");
-            break;
-          }
-          if (!is_reduction_update(a, r->op)) {
-            report("reduction variable " + a.var->name + " is updated as `" + to_string(a.value) + "`, not as a " +
-                   std::string(name_of(r->op)) + " reduction");
-            break;
-          }
-        }
-        break;
-      }
-      case StmtKind::Store: {
-        const auto& st = s->as<StoreStmt>();
-        use(st.array, "a store");
-        for (const auto& i : st.indices) expr(i, "an index of " + st.array->name);
-        expr(st.value, "the value stored to " + st.array->name);
-        break;
-      }
+      case StmtKind::Assign: assign(s->as<AssignStmt>()); break;
+      case StmtKind::Store: store(s->as<StoreStmt>()); break;
       case StmtKind::For: {
         const auto& f = s->as<ForStmt>();
         expr(f.begin, "a loop bound");
@@ -139,17 +168,77 @@ class Verifier {
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         expr(i.cond, "an if condition");
+        const bool arg_update = is_arg_update(i);
+        const bool outer = in_arg_update_;
+        in_arg_update_ = outer || arg_update;
         block(i.then_body);
+        in_arg_update_ = outer;
         if (i.else_body) block(i.else_body);
         break;
       }
       case StmtKind::Allocate: {
         const auto& a = s->as<AllocateStmt>();
-        for (const auto& e : a.shape) expr(e, "the shape of " + a.array->name);
+        exprs(a.shape, "the shape of " + a.array->name);
         define(a.array);
         break;
       }
+      case StmtKind::Check: {
+        const auto& c = s->as<CheckStmt>();
+        expr(c.cond, "a check");
+        exprs(c.args, "a check message");
+        break;
+      }
+      case StmtKind::Map: {
+        const auto& m = s->as<MapStmt>();
+        index_space(m.indices, m.shape, "a map");
+        exprs(m.target_index, "the target index of a map");
+        expr(m.value, "the value of a map");
+        if (!m.allocate && reads_at_other_index(m)) report("map into " + m.target->name + " reads it at another index");
+        scopes_.pop_back();
+        if (m.allocate) define(m.target);
+        else use(m.target, "a map");
+        break;
+      }
+      case StmtKind::Reduce: {
+        const auto& r = s->as<ReduceStmt>();
+        index_space(r.indices, r.shape, "a reduction");
+        expr(r.value, "the value of a reduction");
+        scopes_.pop_back();
+        define(r.result);
+        break;
+      }
+      case StmtKind::ReduceAxis: {
+        const auto& r = s->as<ReduceAxisStmt>();
+        index_space(r.indices, r.shape, "a reduction");
+        expr(r.value, "the value of a reduction");
+        scopes_.pop_back();
+        define(r.target);
+        break;
+      }
     }
+  }
+
+  /// True if `i` is the update of an arg reduction of an enclosing parfor.
+  bool is_arg_update(const IfStmt& i) const {
+    for (const auto& f : parfors_)
+      for (const auto& r : f.parfor->reductions)
+        if (is_arg_reduction(r.op) && match_arg_update(i, r)) return true;
+    return false;
+  }
+
+  static bool reads_at_other_index(const MapStmt& m) {
+    struct Finder : IRVisitor {
+      const MapStmt& m;
+      bool found = false;
+      explicit Finder(const MapStmt& map) : m(map) {}
+      void visit(const LoadExpr& l) override {
+        if (l.array == m.target)
+          for (size_t d = 0; d < l.indices.size(); ++d) found |= !equal(l.indices[d], m.target_index[d]);
+        IRVisitor::visit(l);
+      }
+    } f(m);
+    f.walk(m.value);
+    return f.found;
   }
 
   void parfor(const ParforStmt& p) {
@@ -159,14 +248,17 @@ class Verifier {
     }
     for (const auto& r : p.reductions) {
       use(r.var, "a reduction clause");
+      if (r.index) use(r.index, "a reduction clause");
       if (std::count_if(p.reductions.begin(), p.reductions.end(), [&](const Reduction& x) { return x.var == r.var; }) > 1)
         report("reduction variable " + r.var->name + " is listed twice");
     }
+    for (const auto& r : p.array_reductions) use(r.array, "an array reduction clause");
     scopes_.emplace_back();
     for (const auto& i : p.indices) define(i);
     parfors_.push_back({&p, scopes_.size()});
     // Reduction variables may be read inside the body only within their own updates.
     for (const auto& r : p.reductions) check_reduction_reads(p.body, r);
+    for (const auto& r : p.array_reductions) check_array_reduction_reads(p.body, r);
     block(p.body);
     parfors_.pop_back();
     scopes_.pop_back();
@@ -177,36 +269,40 @@ class Verifier {
       const Reduction& r;
       bool bad = false;
       explicit Reads(const Reduction& red) : r(red) {}
-      void visit(const VarRefExpr& e) override { bad |= e.var == r.var; }
+      void visit(const VarRefExpr& e) override { bad |= e.var == r.var || (r.index && e.var == r.index); }
       void visit(const AssignStmt& s) override {
         if (s.var == r.var && is_reduction_update(s, r.op)) return;  // the update itself may read it
+        IRVisitor::visit(s);
+      }
+      void visit(const IfStmt& s) override {
+        if (match_arg_update(s, r)) return;  // the arg update reads (var, index) in its condition
         IRVisitor::visit(s);
       }
     } reads(r);
     reads.walk(body);
     if (reads.bad) report("reduction variable " + r.var->name + " is read inside its parfor outside its own update");
   }
+
+  void check_array_reduction_reads(const Stmt& body, const ArrayReduction& r) {
+    struct Reads : IRVisitor {
+      const ArrayReduction& r;
+      bool bad = false;
+      explicit Reads(const ArrayReduction& red) : r(red) {}
+      void visit(const LoadExpr& e) override {
+        bad |= e.array == r.array;
+        IRVisitor::visit(e);
+      }
+      void visit(const StoreStmt& s) override {
+        if (is_array_update(s, r)) return;
+        IRVisitor::visit(s);
+      }
+    } reads(r);
+    reads.walk(body);
+    if (reads.bad) report("array reduction " + r.array->name + " is read inside its parfor outside its updates");
+  }
 };
 
 }  // namespace
-
-bool is_reduction_update(const AssignStmt& s, ReduceOp op) {
-  const auto* b = dyn<BinaryExpr>(s.value);
-  if (!b) return false;
-  const VarNode* v = s.var.get();
-  auto is_v = [&](const Expr& e) {
-    const auto* r = dyn<VarRefExpr>(e);
-    return r && r->var.get() == v;
-  };
-  const BinaryOp comb = combiner(op);
-  // v - e is an Add reduction (partials start at 0). v / e is a Mul reduction only for floats: truncating
-  // integer division does not regroup (1 / e would be the partial of a block).
-  const bool op_ok = b->op == comb || (op == ReduceOp::Add && b->op == BinaryOp::Sub) ||
-                     (op == ReduceOp::Mul && b->op == BinaryOp::Div && is_float(b->type));
-  if (!op_ok) return false;
-  if (is_v(b->a) && !uses(b->b, v)) return true;
-  return is_commutative(b->op) && is_v(b->b) && !uses(b->a, v);
-}
 
 std::vector<std::string> verify(const Function& f) {
   Verifier v;

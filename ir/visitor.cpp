@@ -32,6 +32,10 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::Parfor: return visit(s->as<ParforStmt>());
     case StmtKind::If: return visit(s->as<IfStmt>());
     case StmtKind::Allocate: return visit(s->as<AllocateStmt>());
+    case StmtKind::Check: return visit(s->as<CheckStmt>());
+    case StmtKind::Map: return visit(s->as<MapStmt>());
+    case StmtKind::Reduce: return visit(s->as<ReduceStmt>());
+    case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>());
   }
 }
 
@@ -84,6 +88,23 @@ void IRVisitor::visit(const IfStmt& s) {
 void IRVisitor::visit(const AllocateStmt& s) {
   for (const auto& e : s.shape) walk(e);
 }
+void IRVisitor::visit(const CheckStmt& s) {
+  walk(s.cond);
+  for (const auto& a : s.args) walk(a);
+}
+void IRVisitor::visit(const MapStmt& s) {
+  for (const auto& e : s.shape) walk(e);
+  for (const auto& e : s.target_index) walk(e);
+  walk(s.value);
+}
+void IRVisitor::visit(const ReduceStmt& s) {
+  for (const auto& e : s.shape) walk(e);
+  walk(s.value);
+}
+void IRVisitor::visit(const ReduceAxisStmt& s) {
+  for (const auto& e : s.shape) walk(e);
+  walk(s.value);
+}
 
 // ---- IRMutator ------------------------------------------------------------------------------------------
 
@@ -114,6 +135,10 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Parfor: return visit(s->as<ParforStmt>(), s);
     case StmtKind::If: return visit(s->as<IfStmt>(), s);
     case StmtKind::Allocate: return visit(s->as<AllocateStmt>(), s);
+    case StmtKind::Check: return visit(s->as<CheckStmt>(), s);
+    case StmtKind::Map: return visit(s->as<MapStmt>(), s);
+    case StmtKind::Reduce: return visit(s->as<ReduceStmt>(), s);
+    case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>(), s);
   }
   return s;
 }
@@ -211,7 +236,8 @@ Stmt IRMutator::visit(const ParforStmt& s, const Stmt& self) {
   changed |= mutate_all(s.ends, e);
   Stmt body = mutate(s.body);
   if (!changed && body == s.body) return self;
-  return make_parfor(s.indices, std::move(b), std::move(e), body ? body : make_block({}), s.reductions, s.origin);
+  return make_parfor(s.indices, std::move(b), std::move(e), body ? body : make_block({}), s.reductions,
+                     s.array_reductions, s.origin);
 }
 
 Stmt IRMutator::visit(const IfStmt& s, const Stmt& self) {
@@ -225,6 +251,40 @@ Stmt IRMutator::visit(const AllocateStmt& s, const Stmt& self) {
   std::vector<Expr> shape;
   if (!mutate_all(s.shape, shape)) return self;
   return make_allocate(s.array, std::move(shape));
+}
+
+Stmt IRMutator::visit(const CheckStmt& s, const Stmt& self) {
+  Expr c = mutate(s.cond);
+  std::vector<Expr> args;
+  const bool changed = mutate_all(s.args, args);
+  if (c == s.cond && !changed) return self;
+  return make_check(c, s.code, s.message, std::move(args));
+}
+
+Stmt IRMutator::visit(const MapStmt& s, const Stmt& self) {
+  std::vector<Expr> shape, ti;
+  bool changed = mutate_all(s.shape, shape);
+  changed |= mutate_all(s.target_index, ti);
+  Expr v = mutate(s.value);
+  if (!changed && v == s.value) return self;
+  if (s.allocate) return make_map(s.target, s.indices, std::move(shape), v, s.origin);
+  return make_map_into(s.target, s.indices, std::move(shape), std::move(ti), v, s.origin);
+}
+
+Stmt IRMutator::visit(const ReduceStmt& s, const Stmt& self) {
+  std::vector<Expr> shape;
+  const bool changed = mutate_all(s.shape, shape);
+  Expr v = mutate(s.value);
+  if (!changed && v == s.value) return self;
+  return make_reduce(s.result, s.op, s.indices, std::move(shape), v, s.origin);
+}
+
+Stmt IRMutator::visit(const ReduceAxisStmt& s, const Stmt& self) {
+  std::vector<Expr> shape;
+  const bool changed = mutate_all(s.shape, shape);
+  Expr v = mutate(s.value);
+  if (!changed && v == s.value) return self;
+  return make_reduce_axis(s.target, s.op, s.axis, s.keepdims, s.indices, std::move(shape), v, s.origin);
 }
 
 }  // namespace kiln::ir

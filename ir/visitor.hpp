@@ -33,6 +33,10 @@ class IRVisitor {
   virtual void visit(const ParforStmt& s);
   virtual void visit(const IfStmt& s);
   virtual void visit(const AllocateStmt& s);
+  virtual void visit(const CheckStmt& s);
+  virtual void visit(const MapStmt& s);
+  virtual void visit(const ReduceStmt& s);
+  virtual void visit(const ReduceAxisStmt& s);
 };
 
 /// Rebuilds a tree bottom-up; a node whose children did not change is returned as is (same pointer), so
@@ -63,6 +67,10 @@ class IRMutator {
   virtual Stmt visit(const ParforStmt& s, const Stmt& self);
   virtual Stmt visit(const IfStmt& s, const Stmt& self);
   virtual Stmt visit(const AllocateStmt& s, const Stmt& self);
+  virtual Stmt visit(const CheckStmt& s, const Stmt& self);
+  virtual Stmt visit(const MapStmt& s, const Stmt& self);
+  virtual Stmt visit(const ReduceStmt& s, const Stmt& self);
+  virtual Stmt visit(const ReduceAxisStmt& s, const Stmt& self);
 
   /// Mutates each element; returns true if any changed.
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out);

@@ -6,7 +6,7 @@
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
-#include "ir/verifier.hpp"
+#include "ir/reductions.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::passes {
@@ -87,7 +87,14 @@ struct OuterWrites {
         }
         break;
       }
-      case ir::StmtKind::Store: break;
+      case ir::StmtKind::Map:
+        if (s->as<ir::MapStmt>().allocate) defined.insert(s->as<ir::MapStmt>().target.get());
+        break;
+      case ir::StmtKind::Reduce: defined.insert(s->as<ir::ReduceStmt>().result.get()); break;
+      case ir::StmtKind::ReduceAxis: defined.insert(s->as<ir::ReduceAxisStmt>().target.get()); break;
+      case ir::StmtKind::Store:
+      case ir::StmtKind::Check:
+        break;
     }
   }
 };

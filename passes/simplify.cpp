@@ -200,6 +200,11 @@ void collect_copies(const Stmt& body, const VarSet& assigned, Substitute& sub) {
 void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std::pair<Var, Expr>>& available,
                          Substitute& sub) {
   if (!s) return;
+  auto nested = [&](const Stmt& body) {
+    const size_t mark = available.size();
+    collect_common_lets(body, assigned, available, sub);
+    available.resize(mark);
+  };
   switch (s->kind) {
     case StmtKind::Block: {
       const size_t mark = available.size();
@@ -218,11 +223,12 @@ void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std:
       available.emplace_back(l.var, l.init);
       break;
     }
-    case StmtKind::For: collect_common_lets(s->as<ForStmt>().body, assigned, available, sub); break;
-    case StmtKind::Parfor: collect_common_lets(s->as<ParforStmt>().body, assigned, available, sub); break;
+    // A nested body is a scope of its own even when it is a single statement rather than a block.
+    case StmtKind::For: nested(s->as<ForStmt>().body); break;
+    case StmtKind::Parfor: nested(s->as<ParforStmt>().body); break;
     case StmtKind::If:
-      collect_common_lets(s->as<IfStmt>().then_body, assigned, available, sub);
-      collect_common_lets(s->as<IfStmt>().else_body, assigned, available, sub);
+      nested(s->as<IfStmt>().then_body);
+      nested(s->as<IfStmt>().else_body);
       break;
     default:
       break;
@@ -242,7 +248,11 @@ VarSet used_vars(const Function& f) {
     }
     void visit(const DimExpr& e) override { used.insert(e.array.get()); }
     void visit(const ParforStmt& p) override {
-      for (const auto& r : p.reductions) used.insert(r.var.get());
+      for (const auto& r : p.reductions) {
+        used.insert(r.var.get());
+        if (r.index) used.insert(r.index.get());
+      }
+      for (const auto& r : p.array_reductions) used.insert(r.array.get());
       IRVisitor::visit(p);
     }
   } u;
@@ -265,6 +275,11 @@ class DeadCode : public IRMutator {
   Stmt visit(const AssignStmt& s, const Stmt& self) override { return dead(s.var) ? nullptr : IRMutator::visit(s, self); }
   Stmt visit(const AllocateStmt& s, const Stmt& self) override { return dead(s.array) ? nullptr : IRMutator::visit(s, self); }
   Stmt visit(const StoreStmt& s, const Stmt& self) override { return dead(s.array) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const MapStmt& s, const Stmt& self) override { return dead(s.target) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const ReduceStmt& s, const Stmt& self) override { return dead(s.result) ? nullptr : IRMutator::visit(s, self); }
+  Stmt visit(const ReduceAxisStmt& s, const Stmt& self) override {
+    return dead(s.target) ? nullptr : IRMutator::visit(s, self);
+  }
 
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
     Stmt r = IRMutator::visit(b, self);
@@ -305,10 +320,32 @@ class DeadCode : public IRMutator {
   }
 };
 
+/// Drops reduction clauses whose variable the body no longer updates (its updates folded away), so that the
+/// variable can be propagated or removed like any other.
+class PruneReductions : public IRMutator {
+ protected:
+  using IRMutator::visit;
+  Stmt visit(const ParforStmt& p, const Stmt& self) override {
+    Stmt r = IRMutator::visit(p, self);
+    const auto& q = r->as<ParforStmt>();
+    const VarSet assigned = assigned_vars(q.body), stored = stored_arrays(q.body);
+    std::vector<Reduction> keep;
+    for (const auto& red : q.reductions)
+      if (assigned.count(red.var.get())) keep.push_back(red);
+    std::vector<ArrayReduction> keep_arrays;
+    for (const auto& red : q.array_reductions)
+      if (stored.count(red.array.get())) keep_arrays.push_back(red);
+    if (keep.size() == q.reductions.size() && keep_arrays.size() == q.array_reductions.size()) return r;
+    return make_parfor(q.indices, q.begins, q.ends, q.body, std::move(keep), std::move(keep_arrays), q.origin);
+  }
+};
+
 Function simplify_once(const Function& in) {
   Function f = in;
   Folder fold;
   f = fold.mutate(f);
+  PruneReductions prune;
+  f = prune.mutate(f);
 
   const VarSet assigned = assigned_vars(f.body);
   Substitute copies;

@@ -330,7 +330,7 @@ TEST(RuntimeErrors, NegativeAllocationIsAShapeError) {
 // allocation extent does not name the kernel ("allocation of array with negative extent -1"), unlike every
 // other run-time error (IndexError: "kernel 'k': index ..."), and names the array by the frontend's generic
 // name 'array' rather than the user's variable. Expected a message containing "kernel 'neg_alloc'".
-TEST(RuntimeErrors, DISABLED_NegativeAllocationNamesTheKernel) {
+TEST(RuntimeErrors, NegativeAllocationNamesTheKernel) {
   auto k = jit("neg_alloc", [](Int n) { return empty<double>(n, 2); }, interp());
   EXPECT_CONTAINS(error_of<ShapeError>([&] { k(-1); }), "kernel 'neg_alloc'");
 }

@@ -103,7 +103,7 @@ TEST(ValueSemantics, SnapshotBeforeAStoreInsideABranchOrLoop) {
 // a reference to the element, not a value, so `auto v = a[0]; a[0] = 5; b[0] = v;` stores 5 to b[0] where
 // the same code on std::vector<double> stores the old a[0] (1). traced.hpp promises "Semantics follow C++
 // value semantics exactly". `kiln::Double v = a[0];` works (test above). Expected b[0] == 1, actual 5.
-TEST(ValueSemantics, DISABLED_AutoCopyOfAnElementIsAValue) {
+TEST(ValueSemantics, AutoCopyOfAnElementIsAValue) {
   auto k = jit("auto_elem", [](Array<double> a, Array<double> b) {
     auto v = a[0];
     a[0] = 5.0;

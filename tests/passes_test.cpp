@@ -679,7 +679,7 @@ TEST(SimplifyCSE, LeavesLoadsAndMutableReadsAlone) {
 // replaced by a reference to a variable that is out of scope (and never set if the loop ran zero times).
 // Reproducer: for i in 0..n { let t1 = p * p } (body not a block); let t2 = p * p; return t2.
 // Expected: valid IR returning p * p; actual: `return t1` outside the loop, "t1 is used out of scope".
-TEST(SimplifyCSE, DISABLED_LetsInsideANonBlockLoopBodyDoNotLeak) {
+TEST(SimplifyCSE, LetsInsideANonBlockLoopBodyDoNotLeak) {
   const Var p = param("p", DType::F64), n = param("n", DType::I64);
   const Var t1 = local("t1", DType::F64), t2 = local("t2", DType::F64), i = index("i");
   const ir::Function f = function("leak", {p, n},
@@ -756,7 +756,7 @@ TEST(SimplifyDeadCode, KeepsReductionsAndTheirVariables) {
 // reduction clause" for a valid kernel. Reproducer (frontend):
 //   Double s = 0.0; prange(n, [&](Int i) { if_(Bool(false), [&] { s += to_double(i); }); }); return s;
 // Expected: the kernel returns 0.0; actual: IRError "IR verification failed (after pass simplify)".
-TEST(SimplifyDeadCode, DISABLED_ReductionWhoseUpdatesFoldAwayKeepsItsVariable) {
+TEST(SimplifyDeadCode, ReductionWhoseUpdatesFoldAwayKeepsItsVariable) {
   auto k = jit("constbranch", [](Int n) {
     Double s = 0.0;
     prange(n, [&](Int i) { if_(Bool(false), [&] { s += to_double(i); }); });

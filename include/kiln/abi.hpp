@@ -28,7 +28,7 @@ union ScalarSlot {
 /// run-time shape check, an out-of-bounds index in checked code). Written at most once per call.
 struct KernelStatus {
   std::int32_t code = 0;  ///< 0: success; otherwise one of StatusCode
-  char message[256] = {};
+  char message[512] = {};
 };
 
 enum StatusCode : std::int32_t { kOk = 0, kOutOfMemory = 1, kShapeMismatch = 2, kIndexOutOfRange = 3, kValueError = 4 };

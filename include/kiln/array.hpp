@@ -33,34 +33,42 @@ constexpr bool is_index_v = std::is_integral_v<operand_t<I>> && !std::is_same_v<
 
 }  // namespace detail
 
-/// One element of a traced array: reads convert it to a Scalar, assignments store to it.
+/// One element of a traced array, `a[i]`. As a value it behaves like a Scalar holding the element as it was
+/// when `a[i]` was evaluated (so `auto v = a[i]; a[i] = 5;` leaves v unchanged, as in C++). Assigning to it
+/// stores into the array; that is only possible on the expression itself (`a[i] = x`, `a[i] += x`), not on
+/// a named copy, which is a value.
 template <Element T>
 class ElementRef {
  public:
-  ElementRef(detail::ArrayHandle a, std::vector<Int> idx) : array_(std::move(a)), idx_(std::move(idx)) {}
+  ElementRef(detail::ArrayHandle a, std::vector<Int> idx) : array_(std::move(a)), idx_(std::move(idx)), value_(load()) {}
 
-  /// Loads the element.
-  Scalar<T> get(std::source_location l = std::source_location::current()) const {
-    std::array<const Int*, kMaxRank> p{};
-    for (size_t k = 0; k < idx_.size(); ++k) p[k] = &idx_[k];
-    return Scalar<T>(detail::load(array_, p.data(), static_cast<int>(idx_.size())), detail::Where::here(l));
-  }
+  /// The element's value.
+  Scalar<T> get() const { return value_; }
+  /// Stops watching the value for snapshots (used by the operators on expiring temporaries).
+  void release() const { value_.release(); }
 
-  const ElementRef& operator=(const ElementRef& v) const { return set(v.get()); }
+  const ElementRef& operator=(const ElementRef& v) && { return std::move(*this).set(v.get()); }
   template <class U>
     requires detail::Operand<U>
-  const ElementRef& operator=(U&& v) const {
-    return set(std::forward<U>(v));
+  const ElementRef& operator=(U&& v) && {
+    return std::move(*this).set(std::forward<U>(v));
   }
-  template <class U> requires detail::Operand<U> const ElementRef& operator+=(U&& v) const { return set(get() + std::forward<U>(v)); }
-  template <class U> requires detail::Operand<U> const ElementRef& operator-=(U&& v) const { return set(get() - std::forward<U>(v)); }
-  template <class U> requires detail::Operand<U> const ElementRef& operator*=(U&& v) const { return set(get() * std::forward<U>(v)); }
-  template <class U> requires detail::Operand<U> const ElementRef& operator/=(U&& v) const { return set(get() / std::forward<U>(v)); }
+  template <class U> requires detail::Operand<U> const ElementRef& operator+=(U&& v) && { return std::move(*this).set(get() + std::forward<U>(v)); }
+  template <class U> requires detail::Operand<U> const ElementRef& operator-=(U&& v) && { return std::move(*this).set(get() - std::forward<U>(v)); }
+  template <class U> requires detail::Operand<U> const ElementRef& operator*=(U&& v) && { return std::move(*this).set(get() * std::forward<U>(v)); }
+  template <class U> requires detail::Operand<U> const ElementRef& operator/=(U&& v) && { return std::move(*this).set(get() / std::forward<U>(v)); }
 
  private:
+  detail::Node load() const {
+    std::array<const Int*, kMaxRank> p{};
+    for (size_t k = 0; k < idx_.size(); ++k) p[k] = &idx_[k];
+    return detail::load(array_, p.data(), static_cast<int>(idx_.size()));
+  }
+
   /// Stores `v`; an rvalue is an expiring temporary that need not be snapshotted.
   template <class X>
-  const ElementRef& set(X&& v) const {
+  const ElementRef& set(X&& v) && {
+    release();  // this element expression is the target, not a value anybody reads
     std::array<const Int*, kMaxRank> p{};
     for (size_t k = 0; k < idx_.size(); ++k) p[k] = &idx_[k];
     const int n = static_cast<int>(idx_.size());
@@ -73,12 +81,15 @@ class ElementRef {
     }
     return *this;
   }
+
   detail::ArrayHandle array_;
   std::vector<Int> idx_;
+  Scalar<T> value_;
 };
 
 template <Element T>
-Scalar<T>::Scalar(const ElementRef<T>& element, std::source_location l) : Scalar(element.get(l)) {}
+Scalar<T>::Scalar(const ElementRef<T>& element, std::source_location l)
+    : TracedValue(element.get(), detail::Where::here(l)) {}
 
 /// A traced array of T. `Rank` 0 means "any rank": the rank is fixed per call signature.
 template <Element T, int Rank = 0>

@@ -29,7 +29,9 @@ enum class Intrinsic : std::uint8_t {
   IsNan, IsInf, IsFinite,
 };
 
-/// Scalar reductions of a parfor. Each starts from its identity and is combined in a fixed order.
-enum class ReduceOp : std::uint8_t { Add, Mul, Min, Max };
+/// Reductions. Each starts from its identity and partial results are combined in a fixed order.
+/// ArgMin/ArgMax reduce (value, index) pairs: the first index of the minimum (maximum); a NaN value wins
+/// over numbers (NumPy's rule), the first NaN among NaNs.
+enum class ReduceOp : std::uint8_t { Add, Mul, Min, Max, ArgMin, ArgMax };
 
 }  // namespace kiln

@@ -1,0 +1,32 @@
+#include "ir/status.hpp"
+
+#include "kiln/abi.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::ir {
+
+std::string format_message(std::string_view message, const std::int64_t* values, std::size_t n) {
+  std::string out;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (message[i] == '{' && i + 1 < message.size() && message[i + 1] == '}' && next < n) {
+      out += std::to_string(values[next++]);
+      ++i;
+    } else {
+      out += message[i];
+    }
+  }
+  return out;
+}
+
+void throw_status(std::int32_t code, const std::string& message) {
+  switch (code) {
+    case kShapeMismatch: throw ShapeError(message);
+    case kIndexOutOfRange: throw IndexError(message);
+    case kValueError: throw ValueError(message);
+    case kOutOfMemory: throw Error(message);
+    default: throw Error(message + " (status " + std::to_string(code) + ")");
+  }
+}
+
+}  // namespace kiln::ir
