@@ -25,7 +25,7 @@ TraceContext::TraceContext(std::string kernel, std::vector<ParamInstance> params
   for (size_t i = 0; i < instances_.size(); ++i) {
     const ParamInstance& p = instances_[i];
     const std::string name = i < param_names.size() ? param_names[i] : "arg" + std::to_string(i);
-    const ir::Type t = p.spec.is_array ? ir::Type::array(p.spec.dtype, p.rank, p.unit_stride)
+    const ir::Type t = p.spec.is_array ? ir::Type::array(p.spec.dtype, p.rank, p.unit_stride, p.unit_dims)
                                        : ir::Type::scalar(p.spec.dtype);
     params_.push_back(ir::make_var(name, t, ir::VarKind::Param));
   }

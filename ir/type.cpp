@@ -8,7 +8,7 @@ std::string to_string(const Type& t) {
   s += '[';
   for (int d = 0; d < t.rank; ++d) {
     if (d) s += ", ";
-    s += (d == t.rank - 1 && t.unit_stride) ? "::1" : ":";
+    s += t.unit_dim(d) ? "1" : (d == t.rank - 1 && t.unit_stride) ? "::1" : ":";
   }
   return s + ']';
 }

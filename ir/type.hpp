@@ -15,11 +15,15 @@ struct Type {
   std::uint8_t rank = 0;
   /// Arrays only: the innermost stride is known to be 1, so the innermost loop can vectorize without gathers.
   bool unit_stride = false;
+  /// Arrays only: bit d set when the extent of dimension d is known to be 1 (kernels are specialized on
+  /// this, so that NumPy broadcasting is decided when tracing).
+  std::uint8_t unit_dims = 0;
 
-  static Type scalar(DType t) { return Type{t, 0, false}; }
-  static Type array(DType t, int rank, bool unit_stride) {
-    return Type{t, static_cast<std::uint8_t>(rank), unit_stride};
+  static Type scalar(DType t) { return Type{t, 0, false, 0}; }
+  static Type array(DType t, int rank, bool unit_stride, std::uint8_t unit_dims = 0) {
+    return Type{t, static_cast<std::uint8_t>(rank), unit_stride, unit_dims};
   }
+  bool unit_dim(int d) const { return (unit_dims >> d) & 1; }
   bool is_array() const { return rank > 0; }
   bool is_scalar() const { return rank == 0; }
   friend bool operator==(const Type&, const Type&) = default;

@@ -89,6 +89,11 @@ class Folder : public IRMutator {
     return r;
   }
 
+  Expr visit(const DimExpr& d, const Expr& self) override {
+    // The kernel was specialized on this extent being 1.
+    return d.array->type.unit_dim(d.axis) ? make_i64(1) : self;
+  }
+
   Expr visit(const SelectExpr& s, const Expr& self) override {
     Expr r = IRMutator::visit(s, self);
     const auto& x = r->as<SelectExpr>();

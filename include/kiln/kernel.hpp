@@ -34,6 +34,7 @@ struct ParamInstance {
   ParamSpec spec;
   int rank = 0;
   bool unit_stride = false;
+  std::uint8_t unit_dims = 0;  ///< bit d: this call's extent along d is 1
 };
 
 /// One call argument, type-erased.
