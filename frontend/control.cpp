@@ -38,7 +38,11 @@ LoopTrace::~LoopTrace() {
   if (s_ && !s_->finished && TraceContext::current() == s_->ctx) s_->ctx->discard_scope(s_->scope);
 }
 
-Int LoopTrace::index(int d) const { return Int(Node{ir::make_ref(s_->indices.at(d)), DType::I64, false, false}); }
+Int LoopTrace::index(int d) const {
+  Int i(Node{ir::make_ref(s_->indices.at(d)), DType::I64, false, false});
+  i.make_read_only();
+  return i;
+}
 
 void LoopTrace::finish() {
   TraceContext& ctx = *s_->ctx;
@@ -60,6 +64,7 @@ BranchTrace::BranchTrace(const TracedValue& cond, Where) {
   TraceContext& ctx = TraceContext::active("kiln::if_");
   ctx.begin_statement();
   const Node c = cond.read();
+  cond.release();  // the condition is the caller's own copy: read once, here
   chain_ = TraceContext::new_scope_id();
   Scope& here = ctx.scope(ctx.current_scope());
   here.pending = PendingIf{chain_, {c.expr}, {}, false, true};
@@ -72,7 +77,10 @@ BranchTrace::BranchTrace(std::uint64_t chain, const TracedValue* cond, Where whe
   if (!p || p->chain != chain || p->has_else || p->branch_open)
     ctx.fail(std::string(cond ? "elif_" : "else_") + " must directly follow its if_ (or elif_) in the same statement",
              where);
-  if (cond) p->conds.push_back(cond->read().expr);  // read in the enclosing scope, before the branch opens
+  if (cond) {
+    p->conds.push_back(cond->read().expr);  // read in the enclosing scope, before the branch opens
+    cond->release();
+  }
   else p->has_else = true;
   p->branch_open = true;
   scope_ = ctx.open_scope();

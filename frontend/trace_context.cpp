@@ -133,7 +133,7 @@ Node TraceContext::read(const TracedValue& v) {
   if (v.slot_) return Node{ir::make_ref(v.slot_), v.node_.type, false, true};
   // Read in a deeper loop or branch: it must become a variable, because that loop may assign it later
   // and every iteration has to see the assignment. (simplify removes the variable again if it is not.)
-  if (v.scope_ != current_scope()) {
+  if (v.scope_ != current_scope() && !v.read_only_) {
     promote(v);
     return Node{ir::make_ref(v.slot_), v.node_.type, false, true};
   }
@@ -153,6 +153,7 @@ void TraceContext::assign(TracedValue& x, const TracedValue& v, bool consume) {
   begin_statement();
   const Node rhs = read(v);
   if (x.scope_ == 0) fail("cannot assign to a traced value created outside the kernel", x.where_);
+  if (x.read_only_) fail("a loop index is read-only; copy it into a variable to modify it", x.where_);
   if (!on_stack(x.scope_)) fail("assignment to a traced value outside the loop or branch it was created in", x.where_);
   promote(x);
   if (consume) this->consume(v);

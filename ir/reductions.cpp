@@ -81,17 +81,21 @@ std::optional<ArgUpdate> match_arg_update(const IfStmt& s, const Reduction& r) {
 }
 
 bool is_array_update(const StoreStmt& s, const ArrayReduction& r) {
-  if (s.array != r.array) return false;
-  const auto* b = dyn<BinaryExpr>(s.value);
+  return is_array_update(s.array, s.indices, s.value, r);
+}
+
+bool is_array_update(const Var& array, const std::vector<Expr>& index, const Expr& value, const ArrayReduction& r) {
+  if (array != r.array) return false;
+  const auto* b = dyn<BinaryExpr>(value);
   if (!b || !update_op_ok(b->op, r.op, b->type)) return false;
   const VarNode* a = r.array.get();
-  for (const auto& k : s.indices)
+  for (const auto& k : index)
     if (uses(k, a)) return false;
   auto is_same_element = [&](const Expr& e) {
     const auto* l = dyn<LoadExpr>(e);
     if (!l || l->array != r.array) return false;
     for (size_t d = 0; d < l->indices.size(); ++d)
-      if (!equal(l->indices[d], s.indices[d])) return false;
+      if (!equal(l->indices[d], index[d])) return false;
     return true;
   };
   if (is_same_element(b->a) && !uses(b->b, a)) return true;

@@ -190,6 +190,11 @@ class Verifier {
       }
       case StmtKind::Map: {
         const auto& m = s->as<MapStmt>();
+        for (const auto& f : parfors_)
+          for (const auto& r : f.parfor->array_reductions)
+            if (r.array == m.target && !is_array_update(m.target, m.target_index, m.value, r))
+              report("array " + m.target->name + " is an array reduction of a parfor but a map writes it as `" +
+                     to_string(m.value) + "`");
         index_space(m.indices, m.shape, "a map");
         exprs(m.target_index, "the target index of a map");
         expr(m.value, "the value of a map");
@@ -295,6 +300,10 @@ class Verifier {
       void visit(const StoreStmt& s) override {
         if (is_array_update(s, r)) return;
         IRVisitor::visit(s);
+      }
+      void visit(const MapStmt& m) override {
+        if (!m.allocate && is_array_update(m.target, m.target_index, m.value, r)) return;
+        IRVisitor::visit(m);
       }
     } reads(r);
     reads.walk(body);

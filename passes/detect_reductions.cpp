@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -12,6 +13,8 @@
 namespace kiln::passes {
 namespace {
 
+using ir::ReduceOp;
+
 std::string describe(const ir::Var& v) {
   std::string s = "'" + v->name + "'";
   if (!v->where.empty()) s += " (declared at " + v->where + ")";
@@ -21,22 +24,44 @@ std::string describe(const ir::Var& v) {
 std::string loop_name(const ir::ParforStmt& p) { return p.origin.empty() ? "a prange" : "the " + p.origin; }
 
 /// The reduction an assignment `v = v op e` implies, if it has that shape.
-std::optional<ir::ReduceOp> implied_op(const ir::AssignStmt& a) {
-  for (ir::ReduceOp op : {ir::ReduceOp::Add, ir::ReduceOp::Mul, ir::ReduceOp::Min, ir::ReduceOp::Max})
+std::optional<ReduceOp> implied_op(const ir::AssignStmt& a) {
+  for (ReduceOp op : {ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min, ReduceOp::Max})
     if (ir::is_reduction_update(a, op)) return op;
   return std::nullopt;
 }
 
-/// Everything a parfor body does to variables declared outside it.
-struct OuterWrites {
-  ir::VarSet defined;  // declared inside the body
-  std::vector<ir::Var> order;  // outer variables written, in first-write order
-  std::map<const ir::VarNode*, std::vector<const ir::AssignStmt*>> assigns;
-  std::map<const ir::VarNode*, std::vector<ir::ReduceOp>> inherited;  // via nested parfors' reductions
+/// A write into an array declared outside the parfor: a store, or a map into an existing array.
+struct ArrayWrite {
+  ir::Var array;
+  std::vector<ir::Expr> index;
+  ir::Expr value;
+};
 
-  void note(const ir::Var& v) {
-    if (!assigns.count(v.get()) && !inherited.count(v.get())) order.push_back(v);
+/// The reduction an array write `a[k] = a[k] op e` implies, if it has that shape.
+std::optional<ReduceOp> implied_array_op(const ArrayWrite& w) {
+  for (ReduceOp op : {ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min, ReduceOp::Max})
+    if (ir::is_array_update(w.array, w.index, w.value, {w.array, op})) return op;
+  return std::nullopt;
+}
+
+/// Everything a parfor body does to variables declared outside it.
+struct BodyFacts {
+  ir::VarSet defined;  // declared inside the body
+  std::vector<ir::Var> scalars;  // outer scalars written, in first-write order
+  std::map<const ir::VarNode*, std::vector<const ir::AssignStmt*>> assigns;
+  std::map<const ir::VarNode*, std::vector<ReduceOp>> inherited;  // reduced by nested parfors
+  std::vector<const ir::IfStmt*> arg_candidates;  // `if c { v = x; k = i }` on outer v, k
+  std::vector<ir::Var> arrays;  // outer arrays written, in first-write order
+  std::map<const ir::VarNode*, std::vector<ArrayWrite>> writes;
+  std::map<const ir::VarNode*, std::vector<ReduceOp>> inherited_arrays;
+
+  void note_scalar(const ir::Var& v) {
+    if (!assigns.count(v.get()) && !inherited.count(v.get())) scalars.push_back(v);
   }
+  void note_array(const ir::Var& a) {
+    if (!writes.count(a.get()) && !inherited_arrays.count(a.get())) arrays.push_back(a);
+  }
+  bool outer(const ir::Var& v) const { return !defined.count(v.get()); }
 
   void walk(const ir::Stmt& s) {
     if (!s) return;
@@ -48,11 +73,37 @@ struct OuterWrites {
       case ir::StmtKind::Allocate: defined.insert(s->as<ir::AllocateStmt>().array.get()); break;
       case ir::StmtKind::Assign: {
         const auto& a = s->as<ir::AssignStmt>();
-        if (defined.count(a.var.get())) break;
-        note(a.var);
+        if (!outer(a.var)) break;
+        note_scalar(a.var);
         assigns[a.var.get()].push_back(&a);
         break;
       }
+      case ir::StmtKind::Store: {
+        const auto& st = s->as<ir::StoreStmt>();
+        if (!outer(st.array)) break;
+        note_array(st.array);
+        writes[st.array.get()].push_back({st.array, st.indices, st.value});
+        break;
+      }
+      case ir::StmtKind::Map: {
+        const auto& m = s->as<ir::MapStmt>();
+        for (const auto& i : m.indices) defined.insert(i.get());
+        if (m.allocate) {
+          defined.insert(m.target.get());
+        } else if (outer(m.target)) {
+          note_array(m.target);
+          writes[m.target.get()].push_back({m.target, m.target_index, m.value});
+        }
+        break;
+      }
+      case ir::StmtKind::Reduce:
+        for (const auto& i : s->as<ir::ReduceStmt>().indices) defined.insert(i.get());
+        defined.insert(s->as<ir::ReduceStmt>().result.get());
+        break;
+      case ir::StmtKind::ReduceAxis:
+        for (const auto& i : s->as<ir::ReduceAxisStmt>().indices) defined.insert(i.get());
+        defined.insert(s->as<ir::ReduceAxisStmt>().target.get());
+        break;
       case ir::StmtKind::For: {
         const auto& f = s->as<ir::ForStmt>();
         defined.insert(f.index.get());
@@ -61,63 +112,133 @@ struct OuterWrites {
       }
       case ir::StmtKind::If: {
         const auto& i = s->as<ir::IfStmt>();
+        if (looks_like_arg_update(i)) arg_candidates.push_back(&i);
         walk(i.then_body);
         walk(i.else_body);
         break;
       }
-      case ir::StmtKind::Parfor: {
-        // A nested parfor has already declared its own reductions; those on our outer variables are
-        // reductions of ours too (with the same operator), and its updates of them are its business.
-        const auto& p = s->as<ir::ParforStmt>();
-        for (const auto& i : p.indices) defined.insert(i.get());
-        OuterWrites inner;
-        inner.defined = defined;
-        for (const auto& r : p.reductions) inner.defined.insert(r.var.get());
-        inner.walk(p.body);
-        for (const auto& r : p.reductions) {
-          if (defined.count(r.var.get())) continue;
-          note(r.var);
-          inherited[r.var.get()].push_back(r.op);
-        }
-        for (const auto& v : inner.order) {
-          if (defined.count(v.get())) continue;
-          note(v);
-          auto& mine = assigns[v.get()];
-          mine.insert(mine.end(), inner.assigns[v.get()].begin(), inner.assigns[v.get()].end());
-        }
-        break;
-      }
-      case ir::StmtKind::Map:
-        if (s->as<ir::MapStmt>().allocate) defined.insert(s->as<ir::MapStmt>().target.get());
-        break;
-      case ir::StmtKind::Reduce: defined.insert(s->as<ir::ReduceStmt>().result.get()); break;
-      case ir::StmtKind::ReduceAxis: defined.insert(s->as<ir::ReduceAxisStmt>().target.get()); break;
-      case ir::StmtKind::Store:
-      case ir::StmtKind::Check:
-        break;
+      case ir::StmtKind::Parfor: nested_parfor(s->as<ir::ParforStmt>()); break;
+      case ir::StmtKind::Check: break;
     }
+  }
+
+  /// `if ... { v = x; k = i }` with v and k declared outside: perhaps an argmin/argmax update.
+  bool looks_like_arg_update(const ir::IfStmt& i) const {
+    const auto* b = ir::dyn<ir::BlockStmt>(i.then_body);
+    if (i.else_body || !b || b->stmts.size() != 2) return false;
+    const auto* v = ir::dyn<ir::AssignStmt>(b->stmts[0]);
+    const auto* k = ir::dyn<ir::AssignStmt>(b->stmts[1]);
+    return v && k && outer(v->var) && outer(k->var) && v->var != k->var;
+  }
+
+  void nested_parfor(const ir::ParforStmt& p) {
+    // A nested parfor has already declared its own reductions; those on our outer variables are ours
+    // too (with the same operator), and its updates of them are its business.
+    for (const auto& i : p.indices) defined.insert(i.get());
+    BodyFacts inner;
+    inner.defined = defined;
+    for (const auto& r : p.reductions) {
+      inner.defined.insert(r.var.get());
+      if (r.index) inner.defined.insert(r.index.get());
+    }
+    for (const auto& r : p.array_reductions) inner.defined.insert(r.array.get());
+    inner.walk(p.body);
+    for (const auto& r : p.reductions) {
+      if (!outer(r.var)) continue;
+      note_scalar(r.var);
+      inherited[r.var.get()].push_back(r.op);
+      if (r.index) {
+        note_scalar(r.index);
+        inherited[r.index.get()].push_back(r.op);
+      }
+    }
+    for (const auto& r : p.array_reductions) {
+      if (!outer(r.array)) continue;
+      note_array(r.array);
+      inherited_arrays[r.array.get()].push_back(r.op);
+    }
+    for (const auto& v : inner.scalars) {
+      if (!outer(v)) continue;
+      note_scalar(v);
+      auto& mine = assigns[v.get()];
+      mine.insert(mine.end(), inner.assigns[v.get()].begin(), inner.assigns[v.get()].end());
+    }
+    for (const auto& a : inner.arrays) {
+      if (!outer(a)) continue;
+      note_array(a);
+      auto& mine = writes[a.get()];
+      mine.insert(mine.end(), inner.writes[a.get()].begin(), inner.writes[a.get()].end());
+    }
+    arg_candidates.insert(arg_candidates.end(), inner.arg_candidates.begin(), inner.arg_candidates.end());
   }
 };
 
-/// True if `s` reads `v` anywhere other than inside `v`'s own reduction updates.
-bool read_outside_updates(const ir::Stmt& s, const ir::VarNode* v, ir::ReduceOp op) {
+/// True if writing array index `index` from one iteration of `p` cannot collide with another iteration:
+/// every index variable of p appears alone (plus a loop-invariant offset) in its own position.
+bool iteration_private(const std::vector<ir::Expr>& index, const ir::ParforStmt& p, const ir::VarSet& inside) {
+  std::vector<bool> used(index.size(), false);
+  auto invariant = [&](const ir::Expr& e) {
+    for (const auto& v : ir::free_vars(e))
+      if (inside.count(v.get())) return false;
+    return true;
+  };
+  auto is_shifted = [&](const ir::Expr& e, const ir::VarNode* i) {
+    if (const auto* r = ir::dyn<ir::VarRefExpr>(e)) return r->var.get() == i;
+    const auto* b = ir::dyn<ir::BinaryExpr>(e);
+    if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub)) return false;
+    const auto* r = ir::dyn<ir::VarRefExpr>(b->a);
+    if (r && r->var.get() == i && invariant(b->b)) return true;
+    r = ir::dyn<ir::VarRefExpr>(b->b);
+    return b->op == BinaryOp::Add && r && r->var.get() == i && invariant(b->a);
+  };
+  for (const auto& i : p.indices) {
+    bool found = false;
+    for (size_t d = 0; d < index.size() && !found; ++d)
+      if (!used[d] && is_shifted(index[d], i.get())) used[d] = found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/// True if `s` reads `v` anywhere other than inside the updates of reduction r (or array reduction ar).
+bool read_outside_updates(const ir::Stmt& s, const ir::VarNode* v, const ir::Reduction* r, const ir::ArrayReduction* ar) {
   struct Finder : ir::IRVisitor {
     const ir::VarNode* v;
-    ir::ReduceOp op;
+    const ir::Reduction* r;
+    const ir::ArrayReduction* ar;
     bool found = false;
     void visit(const ir::VarRefExpr& e) override { found |= e.var.get() == v; }
+    void visit(const ir::LoadExpr& e) override {
+      found |= e.array.get() == v;
+      ir::IRVisitor::visit(e);
+    }
     void visit(const ir::AssignStmt& a) override {
-      if (a.var.get() == v && ir::is_reduction_update(a, op)) return;
+      if (r && a.var.get() == v && ir::is_reduction_update(a, r->op)) return;
       ir::IRVisitor::visit(a);
     }
+    void visit(const ir::IfStmt& i) override {
+      if (r && ir::match_arg_update(i, *r)) return;
+      ir::IRVisitor::visit(i);
+    }
+    void visit(const ir::StoreStmt& s) override {
+      if (ar && ir::is_array_update(s, *ar)) return;
+      ir::IRVisitor::visit(s);
+    }
+    void visit(const ir::MapStmt& m) override {
+      if (ar && !m.allocate && ir::is_array_update(m.target, m.target_index, m.value, *ar)) return;
+      ir::IRVisitor::visit(m);
+    }
     void visit(const ir::ParforStmt& p) override {
-      for (const auto& r : p.reductions)
-        if (r.var.get() == v) return;  // checked when that parfor was processed
+      for (const auto& x : p.reductions)
+        if (x.var.get() == v || x.index.get() == v) return;  // checked when that parfor was processed
+      for (const auto& x : p.array_reductions)
+        if (x.array.get() == v) return;
       ir::IRVisitor::visit(p);
     }
   } finder;
   finder.v = v;
-  finder.op = op;
+  finder.r = r;
+  finder.ar = ar;
   finder.walk(s);
   return finder.found;
 }
@@ -132,24 +253,53 @@ class Detector : public ir::IRMutator {
   ir::Stmt visit(const ir::ParforStmt& p, const ir::Stmt& self) override {
     ir::Stmt lowered = ir::IRMutator::visit(p, self);  // inner parfors first
     const auto& q = lowered->as<ir::ParforStmt>();
-    OuterWrites w;
-    for (const auto& i : q.indices) w.defined.insert(i.get());
-    for (const auto& r : q.reductions) w.defined.insert(r.var.get());
-    w.walk(q.body);
-    if (w.order.empty()) return lowered;
+    BodyFacts facts;
+    for (const auto& i : q.indices) facts.defined.insert(i.get());
+    for (const auto& r : q.reductions) {
+      facts.defined.insert(r.var.get());
+      if (r.index) facts.defined.insert(r.index.get());
+    }
+    for (const auto& r : q.array_reductions) facts.defined.insert(r.array.get());
+    facts.walk(q.body);
+    ir::VarSet inside = facts.defined;
+    for (const auto& i : q.indices) inside.insert(i.get());
 
     std::vector<ir::Reduction> reductions = q.reductions;
-    for (const ir::Var& v : w.order) reductions.push_back({v, op_for(q, v, w)});
-    for (const auto& r : reductions)
-      if (read_outside_updates(q.body, r.var.get(), r.op))
+    std::vector<ir::ArrayReduction> array_reductions = q.array_reductions;
+    ir::VarSet handled;
+    arg_reductions(q, facts, reductions, handled);
+    for (const ir::Var& v : facts.scalars)
+      if (!handled.count(v.get())) reductions.push_back({v, scalar_op(q, v, facts), nullptr});
+    for (const ir::Var& a : facts.arrays)
+      if (auto op = array_op(q, a, facts, inside)) array_reductions.push_back({a, *op});
+
+    for (const auto& r : reductions) {
+      if (read_outside_updates(q.body, r.var.get(), &r, nullptr) ||
+          (r.index && read_outside_updates(q.body, r.index.get(), &r, nullptr)))
         fail("scalar " + describe(r.var) + " is a " + std::string(ir::name_of(r.op)) + " reduction of " +
              loop_name(q) + " but is also read inside the loop, where it holds only a partial result. Read it "
              "after the loop, or use a variable declared inside the loop");
-    for (size_t k = q.reductions.size(); k < reductions.size(); ++k)
-      ctx_.note("reduction: " + reductions[k].var->name + " (" + std::string(ir::name_of(reductions[k].op)) +
-                ", identity " + ir::to_string(ir::identity_of(reductions[k].op, reductions[k].var->type.elem)) +
-                ") in " + (q.origin.empty() ? "prange" : q.origin));
-    return ir::with_reductions(q, std::move(reductions));
+    }
+    for (const auto& r : array_reductions)
+      if (read_outside_updates(q.body, r.array.get(), nullptr, &r))
+        fail("array " + describe(r.array) + " is a " + std::string(ir::name_of(r.op)) + " reduction of " +
+             loop_name(q) + " (updated at indices that repeat across iterations) but is also read inside the "
+             "loop, where it holds only partial results");
+
+    const std::string where = q.origin.empty() ? "prange" : q.origin;
+    for (size_t k = q.reductions.size(); k < reductions.size(); ++k) {
+      const auto& r = reductions[k];
+      ctx_.note("reduction: " + r.var->name + (r.index ? " @" + r.index->name : "") + " (" +
+                std::string(ir::name_of(r.op)) + ", identity " +
+                ir::to_string(ir::identity_of(r.op, r.var->type.elem)) + ") in " + where);
+    }
+    for (size_t k = q.array_reductions.size(); k < array_reductions.size(); ++k)
+      ctx_.note("array reduction: " + array_reductions[k].array->name + "[*] (" +
+                std::string(ir::name_of(array_reductions[k].op)) + ") in " + where);
+    if (reductions.size() == q.reductions.size() && array_reductions.size() == q.array_reductions.size())
+      return lowered;
+    return ir::make_parfor(q.indices, q.begins, q.ends, q.body, std::move(reductions), std::move(array_reductions),
+                           q.origin);
   }
 
  private:
@@ -158,31 +308,117 @@ class Detector : public ir::IRMutator {
 
   [[noreturn]] void fail(const std::string& msg) const { throw TraceError("kernel '" + fn_.name + "': " + msg); }
 
-  ir::ReduceOp op_for(const ir::ParforStmt& p, const ir::Var& v, OuterWrites& w) const {
-    const auto& assigns = w.assigns[v.get()];
-    const auto& inherited = w.inherited[v.get()];
-    const std::string advice =
-        "Iterations of a prange run in parallel, so this would race. Update it only as " + v->name + " += e, " +
-        v->name + " -= e, " + v->name + " *= e, " + v->name + " /= e, " + v->name + " = kiln::min(" + v->name +
-        ", e) or " + v->name + " = kiln::max(" + v->name + ", e), or declare it inside the loop";
+  std::string advice(const ir::Var& v) const {
+    const std::string n = v->name;
+    return "Iterations of a prange run in parallel, so this would race. Update it only as " + n + " += e, " + n +
+           " -= e, " + n + " *= e, " + n + " /= e, " + n + " = kiln::min(" + n + ", e), " + n + " = kiln::max(" + n +
+           ", e) or, for an argmin/argmax, `if_(x < " + n + ", [&] { " + n + " = x; k = i; })`, or declare it inside "
+           "the loop";
+  }
+
+  /// `if_(x < best, [&] { best = x; k = i; })`: an (value, index) pair reduction.
+  void arg_reductions(const ir::ParforStmt& p, BodyFacts& facts, std::vector<ir::Reduction>& out, ir::VarSet& handled) {
+    for (const ir::IfStmt* cand : facts.arg_candidates) {
+      const auto& b = cand->then_body->as<ir::BlockStmt>();
+      const ir::Var v = b.stmts[0]->as<ir::AssignStmt>().var;
+      const ir::Var k = b.stmts[1]->as<ir::AssignStmt>().var;
+      if (k->type.elem != DType::I64 || v->type.elem == DType::Bool) continue;
+      std::optional<ir::Reduction> match;
+      for (ReduceOp op : {ReduceOp::ArgMin, ReduceOp::ArgMax}) {
+        const ir::Reduction r{v, op, k};
+        if (ir::match_arg_update(*cand, r)) match = r;
+      }
+      if (!match) continue;
+      auto existing = std::find_if(out.begin(), out.end(), [&](const ir::Reduction& r) { return r.var == v; });
+      if (existing != out.end()) {
+        if (existing->op != match->op || existing->index != k)
+          fail("scalar " + describe(v) + " is updated both as an " + std::string(ir::name_of(existing->op)) +
+               " and as an " + std::string(ir::name_of(match->op)) + " in " + loop_name(p));
+      } else {
+        out.push_back(*match);
+      }
+      // Its two assignments are this update's; any other assignment of v or k is a conflict.
+      for (const ir::Var& x : {v, k}) {
+        auto& list = facts.assigns[x.get()];
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](const ir::AssignStmt* a) {
+                                    return a == b.stmts[0].get() || a == b.stmts[1].get();
+                                  }),
+                   list.end());
+        handled.insert(x.get());
+      }
+    }
+    for (const auto& r : out) {
+      if (!ir::is_arg_reduction(r.op)) continue;
+      for (const ir::Var& x : {r.var, r.index})
+        if (!facts.assigns[x.get()].empty() || facts.inherited.count(x.get()))
+          fail("scalar " + describe(x) + " is the " + std::string(ir::name_of(r.op)) + " pair (" + r.var->name + ", " +
+               r.index->name + ") of " + loop_name(p) + " but is also assigned elsewhere in the loop. " + advice(x));
+    }
+  }
+
+  ReduceOp scalar_op(const ir::ParforStmt& p, const ir::Var& v, BodyFacts& facts) const {
+    const auto& assigns = facts.assigns[v.get()];
+    const auto& inherited = facts.inherited[v.get()];
     if (v->type.elem == DType::Bool)
       fail("bool scalar " + describe(v) + " is assigned inside " + loop_name(p) + "; bool reductions are not "
-           "supported (use an int32 with kiln::max/min). " + advice);
-    std::optional<ir::ReduceOp> op;
-    auto agree = [&](ir::ReduceOp o, const std::string& how) {
+           "supported (use an int32 with kiln::max/min). " + advice(v));
+    std::optional<ReduceOp> op;
+    auto agree = [&](ReduceOp o, const std::string& how) {
       if (op && *op != o)
         fail("scalar " + describe(v) + " is updated with both " + std::string(ir::name_of(*op)) + " and " +
              std::string(ir::name_of(o)) + " inside " + loop_name(p) + " (" + how + "); a reduction needs one operator");
       op = o;
     };
-    for (ir::ReduceOp o : inherited) agree(o, "in a nested prange");
+    for (ReduceOp o : inherited) agree(o, "in a nested prange");
     for (const ir::AssignStmt* a : assigns) {
       const std::string text = v->name + " = " + ir::to_string(a->value);
       const auto o = implied_op(*a);
-      if (!o) fail("scalar " + describe(v) + " is assigned inside " + loop_name(p) + " as `" + text + "`, which is not a reduction. " + advice);
+      if (!o) fail("scalar " + describe(v) + " is assigned inside " + loop_name(p) + " as `" + text + "`, which is not a reduction. " + advice(v));
       agree(*o, "`" + text + "`");
     }
     return *op;
+  }
+
+  /// An array written at indices that may repeat across iterations must be an array reduction:
+  /// `hist[k] += 1`, `y[i % 4] += x[i]`, `acc[:] += row`. Writes at the iteration's own indices are not.
+  std::optional<ReduceOp> array_op(const ir::ParforStmt& p, const ir::Var& a, BodyFacts& facts,
+                                   const ir::VarSet& inside) const {
+    const auto& writes = facts.writes[a.get()];
+    const auto& inherited = facts.inherited_arrays[a.get()];
+    bool shared = !inherited.empty();
+    for (const ArrayWrite& w : writes) shared |= !iteration_private(w.index, p, inside);
+    if (!shared) return std::nullopt;  // every iteration writes its own elements
+    std::optional<ReduceOp> op;
+    auto agree = [&](ReduceOp o, const std::string& how) {
+      if (op && *op != o)
+        fail("array " + describe(a) + " is updated with both " + std::string(ir::name_of(*op)) + " and " +
+             std::string(ir::name_of(o)) + " inside " + loop_name(p) + " (" + how + "); an array reduction needs one operator");
+      op = o;
+    };
+    for (ReduceOp o : inherited) agree(o, "in a nested prange");
+    bool any_update = !inherited.empty();
+    for (const ArrayWrite& w : writes) any_update |= implied_array_op(w).has_value();
+    if (!any_update) {
+      ctx_.note("note: " + a->name + " is written in " + (p.origin.empty() ? "a prange" : p.origin) +
+                " at indices not derived from the loop index; kiln assumes they do not collide");
+      return std::nullopt;
+    }
+    if (a->type.elem == DType::Bool)
+      fail("bool array " + describe(a) + " is updated at indices that repeat across iterations of " + loop_name(p) +
+           "; bool array reductions are not supported");
+    for (const ArrayWrite& w : writes) {
+      std::string idx;
+      for (size_t d = 0; d < w.index.size(); ++d) idx += (d ? ", " : "") + ir::to_string(w.index[d]);
+      const std::string text = a->name + "[" + idx + "] = " + ir::to_string(w.value);
+      const auto o = implied_array_op(w);
+      if (!o)
+        fail("array " + describe(a) + " is written inside " + loop_name(p) + " as `" + text + "` and also updated "
+             "as a reduction at indices that repeat across iterations; only updates `a[k] op= e` can be made "
+             "race-free");
+      agree(*o, "`" + text + "`");
+    }
+    return op;
   }
 };
 

@@ -61,56 +61,88 @@ class BranchTrace {
   bool done_ = false;
 };
 
+/// Traces one loop. The bounds are our own copies: once read they are released, so that assignments in
+/// the body do not snapshot them.
 template <int N, class F, std::size_t... D>
 void run_loop(LoopKind kind, const Int* lo, const Int* hi, F& body, Where where, std::index_sequence<D...>) {
   LoopTrace loop(kind, N, lo, hi, where);
+  for (int d = 0; d < N; ++d) {
+    lo[d].release();
+    hi[d].release();
+  }
   body(loop.index(static_cast<int>(D))...);
   loop.finish();
 }
 
 template <class F>
 concept Body1 = std::invocable<F&, Int>;
+template <class N>
+concept Bound = std::convertible_to<N, Int>;
+
+/// A loop bound as our own Int; an expiring traced temporary it came from is released.
+template <class N>
+Int bound(N&& n) {
+  Int b = n;
+  expire(std::forward<N>(n));
+  return b;
+}
+
+/// A branch condition as our own Bool (released once read by BranchTrace).
+template <class C>
+Bool bound_cond(C&& c) {
+  Bool b = c;
+  expire(std::forward<C>(c));
+  return b;
+}
+
+template <int N, class F>
+void run_extents(LoopKind kind, const Extents<N>& e, F& body, Where where) {
+  run_loop<N>(kind, e.lo, e.hi, body, where, std::make_index_sequence<N>{});
+}
 
 }  // namespace detail
 
 /// A parallel loop over [0, n): iterations may run concurrently in any order. Scalars declared outside
 /// may only be updated as reductions (`s += e`, `s -= e`, `s *= e`, `s /= e`, `s = min(s, e)`,
-/// `s = max(s, e)`); any other write to them is a TraceError.
-template <detail::Body1 F>
-void prange(const Int& n, F&& body, std::source_location l = std::source_location::current()) {
-  const Int lo = 0;
-  detail::run_loop<1>(detail::LoopKind::Parallel, &lo, &n, body, detail::Where::here(l), std::make_index_sequence<1>{});
+/// `s = max(s, e)`, argmin/argmax pairs `if_(x < s, [&] { s = x; k = i; })`), and arrays written at
+/// indices that repeat across iterations only as `a[k] op= e`; any other such write is a TraceError.
+template <detail::Bound N, detail::Body1 F>
+void prange(N&& n, F&& body, std::source_location l = std::source_location::current()) {
+  const Int lo = 0, hi = detail::bound(std::forward<N>(n));
+  detail::run_loop<1>(detail::LoopKind::Parallel, &lo, &hi, body, detail::Where::here(l), std::make_index_sequence<1>{});
 }
 
 /// A parallel loop over [lo, hi).
-template <detail::Body1 F>
-void prange(const Int& lo, const Int& hi, F&& body, std::source_location l = std::source_location::current()) {
-  detail::run_loop<1>(detail::LoopKind::Parallel, &lo, &hi, body, detail::Where::here(l), std::make_index_sequence<1>{});
+template <detail::Bound L, detail::Bound H, detail::Body1 F>
+void prange(L&& lo, H&& hi, F&& body, std::source_location l = std::source_location::current()) {
+  const Int b = detail::bound(std::forward<L>(lo)), e = detail::bound(std::forward<H>(hi));
+  detail::run_loop<1>(detail::LoopKind::Parallel, &b, &e, body, detail::Where::here(l), std::make_index_sequence<1>{});
 }
 
 /// A parallel loop over an n-d index space, collapsed into one parallel region.
 template <int N, class F>
 void prange(const Extents<N>& e, F&& body, std::source_location l = std::source_location::current()) {
-  detail::run_loop<N>(detail::LoopKind::Parallel, e.lo, e.hi, body, detail::Where::here(l), std::make_index_sequence<N>{});
+  detail::run_extents<N>(detail::LoopKind::Parallel, e, body, detail::Where::here(l));
 }
 
 /// A sequential loop over [0, n).
-template <detail::Body1 F>
-void range(const Int& n, F&& body, std::source_location l = std::source_location::current()) {
-  const Int lo = 0;
-  detail::run_loop<1>(detail::LoopKind::Sequential, &lo, &n, body, detail::Where::here(l), std::make_index_sequence<1>{});
+template <detail::Bound N, detail::Body1 F>
+void range(N&& n, F&& body, std::source_location l = std::source_location::current()) {
+  const Int lo = 0, hi = detail::bound(std::forward<N>(n));
+  detail::run_loop<1>(detail::LoopKind::Sequential, &lo, &hi, body, detail::Where::here(l), std::make_index_sequence<1>{});
 }
 
 /// A sequential loop over [lo, hi).
-template <detail::Body1 F>
-void range(const Int& lo, const Int& hi, F&& body, std::source_location l = std::source_location::current()) {
-  detail::run_loop<1>(detail::LoopKind::Sequential, &lo, &hi, body, detail::Where::here(l), std::make_index_sequence<1>{});
+template <detail::Bound L, detail::Bound H, detail::Body1 F>
+void range(L&& lo, H&& hi, F&& body, std::source_location l = std::source_location::current()) {
+  const Int b = detail::bound(std::forward<L>(lo)), e = detail::bound(std::forward<H>(hi));
+  detail::run_loop<1>(detail::LoopKind::Sequential, &b, &e, body, detail::Where::here(l), std::make_index_sequence<1>{});
 }
 
 /// A sequential n-d loop nest (row-major order).
 template <int N, class F>
 void range(const Extents<N>& e, F&& body, std::source_location l = std::source_location::current()) {
-  detail::run_loop<N>(detail::LoopKind::Sequential, e.lo, e.hi, body, detail::Where::here(l), std::make_index_sequence<N>{});
+  detail::run_extents<N>(detail::LoopKind::Sequential, e, body, detail::Where::here(l));
 }
 
 /// The value of `if_`: chain `.elif_(cond, body)` and `.else_(body)` in the same statement.
@@ -118,9 +150,11 @@ class IfChain {
  public:
   explicit IfChain(std::uint64_t chain) : chain_(chain) {}
 
-  template <std::invocable F>
-  IfChain& elif_(const Bool& cond, F&& body, std::source_location l = std::source_location::current()) {
-    detail::BranchTrace b(chain_, &cond, detail::Where::here(l));
+  template <class C, std::invocable F>
+    requires std::convertible_to<C, Bool>
+  IfChain& elif_(C&& cond, F&& body, std::source_location l = std::source_location::current()) {
+    const Bool c = detail::bound_cond(std::forward<C>(cond));
+    detail::BranchTrace b(chain_, &c, detail::Where::here(l));
     body();
     b.finish();
     return *this;
@@ -138,9 +172,11 @@ class IfChain {
 };
 
 /// A traced branch: `if_(x > 0, [&] { ... }).elif_(x < 0, [&] { ... }).else_([&] { ... });`
-template <std::invocable F>
-IfChain if_(const Bool& cond, F&& body, std::source_location l = std::source_location::current()) {
-  detail::BranchTrace b(cond, detail::Where::here(l));
+template <class C, std::invocable F>
+  requires std::convertible_to<C, Bool>
+IfChain if_(C&& cond, F&& body, std::source_location l = std::source_location::current()) {
+  const Bool c = detail::bound_cond(std::forward<C>(cond));
+  detail::BranchTrace b(c, detail::Where::here(l));
   body();
   b.finish();
   return IfChain(b.chain());

@@ -82,6 +82,12 @@ class TracedValue {
   void assign(const TracedValue& v, bool consume);
   void set_name(std::string_view n);
 
+ public:
+  /// Marks a loop index: assigning it is a TraceError, and reads never need to snapshot it.
+  void make_read_only() { read_only_ = true; }
+
+ protected:
+
  private:
   friend class TraceContext;
   mutable Node node_;
@@ -92,6 +98,7 @@ class TracedValue {
   std::uint64_t scope_ = 0;  ///< the scope it was created in; 0 outside any trace (constants only)
   Where where_;
   std::string name_;
+  bool read_only_ = false;  ///< a loop index: never assigned, so never needs to become a variable
 
   void enroll();
   void withdraw() const;
