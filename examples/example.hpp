@@ -54,6 +54,10 @@ inline int verdict(const char* name, double got, double want, double tol, double
               ok ? "OK" : "MISMATCH");
   std::printf("%-8s first call (compile + run) %.2f ms, warm call %.3f ms, plain C++ %.3f ms\n", name, first_s * 1e3,
               warm_s * 1e3, ref_s * 1e3);
+  // Where this process's kernels came from: a second run loads them from the disk cache instead of compiling.
+  const kiln::CacheStats cs = kiln::cache_stats();
+  std::printf("%-8s cache: %llu compiled, %llu loaded from disk (%s)\n", name, static_cast<unsigned long long>(cs.compiles),
+              static_cast<unsigned long long>(cs.disk_hits), kiln::cache_settings().directory.c_str());
   return ok ? 0 : 1;
 }
 

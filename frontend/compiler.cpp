@@ -4,11 +4,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 
+#include "ir/analysis.hpp"
 #include "ir/interpreter.hpp"
+#include "ir/printer.hpp"
 #include "kiln/config.hpp"
 #include "kiln/error.hpp"
+#include "runtime/cache/bytes.hpp"
+#include "runtime/cache/compile_log.hpp"
+#include "runtime/cache/key.hpp"
+#include "runtime/cache/stats.hpp"
+#include "runtime/cache/store.hpp"
 #if KILN_HAVE_LLVM
 #include "codegen/llvm/cpu_backend.hpp"
 #endif
@@ -21,18 +32,24 @@ bool env_flag(const char* name) {
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
-codegen::CompiledKernel compile_cpu(const ir::Function& f, const Options& opts) {
+codegen::CompiledKernel compile_cpu(const ir::Function& f, const Options& opts, std::vector<cache::Blob>& payloads) {
 #if KILN_HAVE_LLVM
   codegen::CodegenOptions cg;
   cg.opt_level = opts.opt_level;
   cg.fast_math = opts.fast_math;
   cg.keep_llvm_ir = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM");
-  codegen::CompiledKernel code = codegen::cpu::compile(f, cg);
+  // Object and load separately (what codegen::cpu::compile does), keeping the object for the disk cache.
+  codegen::cpu::ObjectCode obj = codegen::cpu::compile_to_object(f, cg);
+  codegen::CompiledKernel code = codegen::cpu::load_object(obj.object, f.name);
+  code.llvm_ir = std::move(obj.llvm_ir);
+  code.codegen_ms = obj.codegen_ms;
+  payloads.push_back(cache::Blob{"object", std::move(obj.object)});
   if (env_flag("KILN_DUMP_LLVM"))
     std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", f.name.c_str(), code.llvm_ir.c_str());
   return code;
 #else
   (void)opts;
+  (void)payloads;
   throw Error("kernel '" + f.name + "': the CPU target is unavailable: this kiln was built without LLVM "
               "(KILN_ENABLE_LLVM=OFF); use kiln::Target::interpreter");
 #endif
@@ -56,11 +73,225 @@ CompiledVariant compile_traced(const ir::Function& traced, const Options& opts) 
   out.lowered = passes::run_pipeline(traced, &out.report);
   out.passes_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   switch (opts.target) {
-    case Target::cpu: out.code = compile_cpu(out.lowered, opts); break;
+    case Target::cpu: out.code = compile_cpu(out.lowered, opts, out.payloads); break;
     case Target::interpreter: out.code = compile_interpreter(out.lowered); break;
     case Target::cuda:
       throw DeviceError("kernel '" + traced.name + "': the CUDA target is not available in this build of kiln");
   }
+  return out;
+}
+
+// ---- the cache in front of compile_traced ------------------------------------------------------------------
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+
+/// The frontend's part of a cache entry: what dispatch needs besides the code (a VariantCode minus code).
+constexpr std::string_view kVariantPayload = "kiln.variant";
+
+std::string encode_variant(const VariantCode& v) {
+  cache::ByteWriter w;
+  w.u32(v.written);
+  w.u32(static_cast<std::uint32_t>(v.result_rank));
+  return std::move(w.bytes());
+}
+
+bool decode_variant(std::string_view data, VariantCode& v) {
+  cache::ByteReader r(data);
+  v.written = r.u32();
+  v.result_rank = static_cast<int>(r.u32());
+  return r.ok() && r.at_end();
+}
+
+/// What the cache needs to know about a target: the machine its code is for and the versions of the tools
+/// that generate it (all hashed into the key). nullopt: the target's code is not cached.
+struct CacheTarget {
+  std::string description, llvm_version, nvrtc_version;
+};
+
+std::optional<CacheTarget> cache_target(Target t) {
+#if KILN_HAVE_LLVM
+  if (t == Target::cpu) return CacheTarget{codegen::cpu::host_target_description(), KILN_LLVM_VERSION, ""};
+#endif
+  // Target::cuda joins with payloads "ptx" and "cubin" (docs/cache.md); the interpreter compiles nothing.
+  (void)t;
+  return std::nullopt;
+}
+
+/// Loads the code of an entry found on disk. Throws (kiln::Error) if it cannot.
+codegen::CompiledKernel load_cached(Target t, const cache::Entry& e, const std::string& name) {
+#if KILN_HAVE_LLVM
+  if (t == Target::cpu) {
+    const cache::Blob* obj = e.payload("object");
+    if (!obj) throw CacheError("the entry has no \"object\" payload");
+    return codegen::cpu::load_object(obj->data, name);
+  }
+#endif
+  (void)e;
+  (void)name;
+  throw CacheError("no loader for target " + std::string(name_of(t)));
+}
+
+/// Code loaded in this process, by cache key: a second kernel object (or signature) whose traced IR is the
+/// same shares it instead of reading the disk again. Weak, so code is freed with the last kernel using it.
+class LoadedCode {
+ public:
+  std::shared_ptr<const VariantCode> find(const cache::Key& key, const std::string& canonical_ir) {
+    std::lock_guard lock(mutex_);
+    const auto it = slots_.find({key.lo, key.hi});
+    if (it == slots_.end() || it->second.canonical_ir != canonical_ir) return nullptr;
+    return it->second.code.lock();
+  }
+
+  void add(const cache::Key& key, const std::string& canonical_ir, std::shared_ptr<const VariantCode> code) {
+    std::lock_guard lock(mutex_);
+    if (slots_.size() >= sweep_at_) {  // drop the slots of freed code now and then
+      std::erase_if(slots_, [](const auto& s) { return s.second.code.expired(); });
+      sweep_at_ = 2 * slots_.size() + 64;
+    }
+    slots_[{key.lo, key.hi}] = Slot{canonical_ir, std::move(code)};
+  }
+
+ private:
+  struct Slot {
+    std::string canonical_ir;
+    std::weak_ptr<const VariantCode> code;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Slot> slots_;
+  std::size_t sweep_at_ = 64;
+};
+
+LoadedCode& loaded_code() {
+  static LoadedCode* const table = new LoadedCode();  // never destroyed: kernels may outlive static destruction
+  return *table;
+}
+
+std::string signature_text(const ir::Function& f) {
+  std::string sig;
+  for (const auto& p : f.params) sig += (sig.empty() ? "" : ", ") + p->name + ": " + ir::to_string(p->type);
+  return f.name + "(" + sig + ")";
+}
+
+LoweringReport lowering_report(const ir::Function& lowered, const passes::PipelineReport& report) {
+  LoweringReport out;
+  out.lowered_ir = ir::to_string(lowered);
+  out.pass_report = "passes:";
+  for (const auto& t : report.timings)
+    out.pass_report += " " + t.pass + " " + std::to_string(static_cast<long>(t.us)) + " us;";
+  out.pass_report += "\n";
+  for (const auto& n : report.notes) out.pass_report += "  " + n + "\n";
+  return out;
+}
+
+std::shared_ptr<VariantCode> from_compiled(CompiledVariant& c) {
+  auto v = std::make_shared<VariantCode>();
+  v->code = std::move(c.code);
+  for (const ir::VarNode* a : ir::stored_arrays(c.lowered.body))
+    for (std::size_t i = 0; i < c.lowered.params.size(); ++i)
+      if (c.lowered.params[i].get() == a) v->written |= 1u << i;
+  v->result_rank = c.lowered.result_array ? c.lowered.result_array->type.rank : 0;
+  return v;
+}
+
+/// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded).
+std::shared_ptr<const VariantCode> restore(const cache::Entry& e, Target t, const std::string& name,
+                                           cache::DiskStore& store) {
+  auto v = std::make_shared<VariantCode>();
+  const cache::Blob* variant = e.payload(kVariantPayload);
+  if (!variant || !decode_variant(variant->data, *v)) {
+    store.discard(e.key, "no valid \"kiln.variant\" payload");
+    return nullptr;
+  }
+  try {
+    v->code = load_cached(t, e, name);
+  } catch (const Error& err) {
+    store.discard(e.key, err.what());
+    return nullptr;
+  }
+  return v;
+}
+
+}  // namespace
+
+LoweringReport describe_lowering(const ir::Function& traced) {
+  passes::PipelineReport report;
+  const ir::Function lowered = passes::run_pipeline(traced, &report);
+  return lowering_report(lowered, report);
+}
+
+BuiltVariant build_variant(const ir::Function& traced, const Options& opts, double trace_us) {
+  BuiltVariant out;
+  CompileRecord& rec = out.record;
+  rec.kernel = traced.name;
+  rec.target = name_of(opts.target);
+  rec.signature = signature_text(traced);
+  rec.trace_us = trace_us;
+  cache::Counters& counters = cache::counters();
+
+  const std::shared_ptr<cache::DiskStore> store = cache::current_store();
+  const std::optional<CacheTarget> target = store->readable() ? cache_target(opts.target) : std::nullopt;
+  std::string canonical;
+  cache::Key key;
+  rec.cache = CacheSource::off;
+  if (target) {
+    rec.cache = CacheSource::miss;
+    canonical = ir::to_string(traced, ir::PrintOptions{.canonical = true});
+    const std::string options =
+        "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0);
+    key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
+                           target->nvrtc_version});
+    rec.key = key.hex();
+    // LLVM IR and IR dumps exist only when the compiler runs, so asking for them skips the lookups.
+    const bool wants_compiler_output = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM") || env_flag("KILN_DUMP_IR");
+    if (!wants_compiler_output) {
+      const auto t0 = Clock::now();
+      if ((out.code = loaded_code().find(key, canonical))) {
+        cache::bump(counters.memory_hits);
+        rec.cache = CacheSource::memory;
+        rec.load_us = us_since(t0);
+        cache::log_compile(rec);
+        return out;
+      }
+      if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
+        if ((out.code = restore(*e, opts.target, traced.name, *store))) {
+          cache::bump(counters.disk_hits);
+          loaded_code().add(key, canonical, out.code);
+          rec.cache = CacheSource::disk;
+          rec.load_us = us_since(t0);
+          cache::log_compile(rec);
+          return out;
+        }
+      }
+    }
+  }
+
+  CompiledVariant compiled = compile_traced(traced, opts);
+  if (opts.target != Target::interpreter) cache::bump(counters.compiles);
+  std::vector<cache::Blob> payloads = std::move(compiled.payloads);
+  const std::shared_ptr<VariantCode> code = from_compiled(compiled);
+  out.lowering = lowering_report(compiled.lowered, compiled.report);
+  rec.passes_us = compiled.passes_ms * 1e3;
+  rec.codegen_ms = code->code.codegen_ms;
+  rec.load_us = code->code.load_us;
+  if (target && !payloads.empty()) {
+    loaded_code().add(key, canonical, code);
+    if (store->writable()) {
+      cache::Entry e;
+      e.key = key;
+      e.payloads = std::move(payloads);
+      e.payloads.push_back(cache::Blob{std::string(kVariantPayload), encode_variant(*code)});
+      e.canonical_ir = std::move(canonical);
+      e.meta = cache::Metadata{rec.kernel, rec.target, target->description, cache::kiln_identity(),
+                               static_cast<std::int64_t>(std::time(nullptr))};
+      store->store(e);
+    }
+  }
+  out.code = code;
+  cache::log_compile(rec);
   return out;
 }
 

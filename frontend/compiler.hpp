@@ -2,12 +2,18 @@
 // (The on-disk cache and the GPU backend plug in here.)
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/backend.hpp"
 #include "ir/stmt.hpp"
+#include "kiln/cache.hpp"
 #include "kiln/options.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/cache/entry.hpp"
 
 namespace kiln::detail {
 
@@ -16,10 +22,41 @@ struct CompiledVariant {
   ir::Function lowered;            ///< the IR after all passes
   passes::PipelineReport report;   ///< pass timings and decisions
   double passes_ms = 0;
+  /// What the disk cache stores for this target ("object" for the CPU; see docs/cache.md). Empty: not cached.
+  std::vector<cache::Blob> payloads;
 };
 
 /// Lowers `traced` through the pipeline and compiles it for `opts.target`. Throws TraceError for user
 /// errors found by passes, CompileError/DeviceError for backend failures.
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts);
+
+/// What dispatch needs of a compiled signature, restorable from the disk cache without running passes.
+/// Shared: kernels and signatures of this process with the same cache key use one loaded copy, so nothing
+/// here may depend on names or source locations (the key ignores them).
+struct VariantCode {
+  codegen::CompiledKernel code;
+  std::uint32_t written = 0;  ///< bit i: the kernel stores to (array) parameter i
+  int result_rank = 0;        ///< rank of an array result, 0 otherwise
+};
+
+/// The lowered IR and what the passes did, in the kernel's own names, for diagnostics.
+struct LoweringReport {
+  std::string lowered_ir;   ///< the IR after all passes, as text
+  std::string pass_report;  ///< "passes: <pass> <us> us; ...\n" and one indented line per pass note
+};
+
+struct BuiltVariant {
+  std::shared_ptr<const VariantCode> code;
+  CompileRecord record;                    ///< where the code came from this time and what it cost
+  std::optional<LoweringReport> lowering;  ///< when the passes ran (a miss); else see describe_lowering
+};
+
+/// Runs the passes on `traced` only to describe them: diagnostics of code that came from a cache.
+LoweringReport describe_lowering(const ir::Function& traced);
+
+/// Code for `traced` (traced in `trace_us`): this process's loaded kernels, else the disk cache, else
+/// compile_traced (whose result is then stored). Records the compilation in kiln::compile_history() and
+/// prints it under KILN_LOG=compile. Throws what compile_traced throws; cache problems are only warnings.
+BuiltVariant build_variant(const ir::Function& traced, const Options& opts, double trace_us);
 
 }  // namespace kiln::detail

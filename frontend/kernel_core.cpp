@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "codegen/backend.hpp"
 #include "frontend/compiler.hpp"
@@ -33,10 +34,34 @@ struct SigKey {
 
 struct Variant {
   SigKey key;
-  codegen::CompiledKernel code;
+  codegen::CompiledKernel code;  ///< a copy of shared->code, one indirection closer for dispatch
   std::uint32_t written = 0;  ///< bit i: the kernel stores to array parameter i
   int result_rank = 0;
-  std::string signature, traced_ir, lowered_ir, report;
+  std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
+
+  // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
+  // run again only if the lowered IR or the report is asked for.
+  std::string report_head, report_timing;
+  ir::Function traced;  ///< kept until `lowering` is known
+  mutable std::once_flag lowering_once;
+  mutable std::optional<LoweringReport> lowering;
+
+  const LoweringReport& lowered() const {
+    std::call_once(lowering_once, [this] {
+      if (lowering) return;
+      try {
+        lowering = describe_lowering(traced);
+      } catch (const std::exception& e) {
+        lowering = LoweringReport{"", std::string("passes: not available: ") + e.what() + "\n"};
+      }
+    });
+    return *lowering;
+  }
+
+  std::string report() const {
+    const LoweringReport& l = lowered();
+    return report_head + l.pass_report + report_timing + "IR after passes:\n" + l.lowered_ir;
+  }
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -244,35 +269,23 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   }
   const double trace_ms = ms_since(t0);
 
-  CompiledVariant compiled = compile_traced(traced, opts);
-  v->code = std::move(compiled.code);
-  const ir::Function& lowered = compiled.lowered;
-  const passes::PipelineReport& report = compiled.report;
-  const double passes_ms = compiled.passes_ms;
-
-  for (const ir::VarNode* a : ir::stored_arrays(lowered.body))
-    for (std::size_t i = 0; i < lowered.params.size(); ++i)
-      if (lowered.params[i].get() == a) v->written |= 1u << i;
-  v->result_rank = lowered.result_array ? lowered.result_array->type.rank : 0;
+  // From this process's loaded kernels, the disk cache or the compiler (frontend/compiler.cpp).
+  const BuiltVariant built = build_variant(traced, opts, trace_ms * 1e3);
+  v->shared = built.code;
+  v->code = built.code->code;
+  v->written = built.code->written;
+  v->result_rank = built.code->result_rank;
 
   // Diagnostics: what the passes did and where the time went.
-  std::string sig;
-  for (const auto& p : traced.params) sig += (sig.empty() ? "" : ", ") + p->name + ": " + ir::to_string(p->type);
-  v->signature = name + "(" + sig + ") on " + std::string(name_of(opts.target));
-  v->traced_ir = ir::to_string(traced);
-  v->lowered_ir = ir::to_string(lowered);
+  const CompileRecord& r = built.record;
   char timing[256];
-  std::snprintf(timing, sizeof timing, "trace %.3f ms, passes %.3f ms, codegen %.3f ms, load %.3f ms\n", trace_ms,
-                passes_ms, v->code.codegen_ms, v->code.load_us / 1000.0);
-  std::string rep = "kernel " + v->signature + "\n";
-  rep += "passes:";
-  for (const auto& t : report.timings) rep += " " + t.pass + " " + std::to_string(static_cast<long>(t.us)) + " us;";
-  rep += "\n";
-  for (const auto& n : report.notes) rep += "  " + n + "\n";
-  rep += "compile: " + std::string(timing);
-  rep += "IR after passes:\n" + v->lowered_ir;
-  v->report = std::move(rep);
-  if (env_flag("KILN_DIAGNOSTICS")) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report.c_str());
+  std::snprintf(timing, sizeof timing, "trace %.3f ms, passes %.3f ms, codegen %.3f ms, load %.3f ms (cache: %s)\n",
+                trace_ms, r.passes_us / 1000.0, r.codegen_ms, r.load_us / 1000.0, std::string(name_of(r.cache)).c_str());
+  v->report_head = "kernel " + r.signature + " on " + std::string(name_of(opts.target)) + "\n";
+  v->report_timing = "compile: " + std::string(timing);
+  if (built.lowering) v->lowering = built.lowering;
+  else v->traced = std::move(traced);
+  if (env_flag("KILN_DIAGNOSTICS")) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report().c_str());
 
   const Variant* out = v.get();
   all.push_back(std::move(v));
@@ -287,17 +300,17 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
 
 std::string KernelCore::diagnostics() const {
   const Variant* v = impl_->last.load();
-  return v ? v->report : "kernel '" + impl_->name + "' has not been compiled yet\n";
+  return v ? v->report() : "kernel '" + impl_->name + "' has not been compiled yet\n";
 }
 
 std::string KernelCore::lowered_ir() const {
   const Variant* v = impl_->last.load();
-  return v ? v->lowered_ir : std::string();
+  return v ? v->lowered().lowered_ir : std::string();
 }
 
 std::string KernelCore::llvm_ir() const {
   const Variant* v = impl_->last.load();
-  return v ? v->code.llvm_ir : std::string();
+  return v ? v->shared->code.llvm_ir : std::string();
 }
 
 std::size_t KernelCore::compiled_variants() const {

@@ -23,3 +23,4 @@
 #include "kiln/options.hpp"
 #include "kiln/runtime.hpp"
 #include "kiln/traced.hpp"
+#include "kiln/cache.hpp"

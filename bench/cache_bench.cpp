@@ -1,0 +1,208 @@
+// kiln-cache-bench: what the disk cache buys, per example kernel (pi, saxpy, dot):
+//   cold compile     first call of a new kernel with the cache off (trace + passes + LLVM + link + run)
+//   fresh process    first call in a new process whose disk cache holds the kernel (the call only, timed
+//                    inside the child; process start-up and kiln::jit are outside the timing)
+//   dispatch         a call of an already compiled kernel on empty input
+// All calls use tiny inputs, so the times are kiln's overheads, not the kernels' work.
+//   kiln-cache-bench [--json] [--runs N]
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.hpp>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+auto make_pi() {
+  return kiln::jit("pi", [](kiln::Int n) {
+    kiln::Double sum = 0.0, step = 1.0 / kiln::to_double(n);
+    kiln::prange(n, [&](kiln::Int i) {
+      auto x = (kiln::to_double(i) + 0.5) * step;
+      sum += 4.0 / (1.0 + x * x);
+    });
+    return sum * step;
+  });
+}
+
+auto make_saxpy() {
+  return kiln::jit("saxpy", [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
+  });
+}
+
+auto make_dot() {
+  return kiln::jit("dot", [](kiln::Array<double> x, kiln::Array<double> y) {
+    kiln::Double s = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * y[i]; });
+    return s;
+  });
+}
+
+/// Creates the kernel `name`, then times its first call (on one element); returns microseconds.
+double first_call_us(const std::string& name) {
+  if (name == "pi") {
+    auto k = make_pi();
+    const auto t0 = Clock::now();
+    volatile double r = k(1);
+    (void)r;
+    return us_since(t0);
+  }
+  if (name == "saxpy") {
+    auto k = make_saxpy();
+    std::vector<float> x(1, 1.0f), y(1, 1.0f);
+    const auto t0 = Clock::now();
+    k(2.0f, x, y);
+    return us_since(t0);
+  }
+  auto k = make_dot();
+  std::vector<double> x(1, 1.0);
+  const auto t0 = Clock::now();
+  volatile double r = k(x, x);
+  (void)r;
+  return us_since(t0);
+}
+
+/// Nanoseconds per call of a compiled kernel on empty input (median of 7 batches).
+double dispatch_ns(const std::string& name) {
+  std::vector<double> batches;
+  auto run = [&](auto&& call) {
+    for (int i = 0; i < 1000; ++i) call();
+    for (int b = 0; b < 7; ++b) {
+      const int calls = 50000;
+      const auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i) call();
+      batches.push_back(us_since(t0) * 1e3 / calls);
+    }
+  };
+  if (name == "pi") {
+    auto k = make_pi();
+    run([&] { (void)k(0); });
+  } else if (name == "saxpy") {
+    auto k = make_saxpy();
+    std::vector<float> e;
+    run([&] { k(1.0f, e, e); });
+  } else {
+    auto k = make_dot();
+    std::vector<double> e;
+    run([&] { (void)k(e, e); });
+  }
+  return median(batches);
+}
+
+/// The child: first call of `name` with the disk cache of the environment; prints "<call us> <trace us>
+/// <load us> <disk hits>".
+int child(const std::string& name) {
+  const double us = first_call_us(name);
+  const auto history = kiln::compile_history();
+  const kiln::CompileRecord r = history.empty() ? kiln::CompileRecord{} : history.back();
+  std::printf("%.1f %.1f %.1f %llu\n", us, r.trace_us, r.load_us,
+              static_cast<unsigned long long>(kiln::cache_stats().disk_hits));
+  return 0;
+}
+
+struct ChildResult {
+  double call_us = 0, trace_us = 0, load_us = 0;
+  unsigned long long disk_hits = 0;
+};
+
+ChildResult spawn_child(const std::string& self, const std::string& name) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(3);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execl(self.c_str(), self.c_str(), "--child", name.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[256];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ChildResult r;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      std::sscanf(out.c_str(), "%lf %lf %lf %llu", &r.call_us, &r.trace_us, &r.load_us, &r.disk_hits) != 4) {
+    std::fprintf(stderr, "kiln-cache-bench: the child for %s failed: %s\n", name.c_str(), out.c_str());
+    std::exit(1);
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--child") == 0) return child(argv[2]);
+  bool json = false;
+  int runs = 7;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) json = true;
+    else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: kiln-cache-bench [--json] [--runs N]\n");
+      return 2;
+    }
+  }
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe");
+  char tmpl[] = "/tmp/kiln-cache-bench-XXXXXX";
+  if (!mkdtemp(tmpl)) return 3;
+  const std::string dir = tmpl;
+  setenv("KILN_CACHE_DIR", dir.c_str(), 1);  // for the children
+  setenv("KILN_CACHE", "on", 1);
+
+  if (!json)
+    std::printf("%-8s %14s %18s %12s %10s %12s  (median of %d; fresh process = the first call only)\n", "kernel",
+                "cold compile", "fresh process", "of it: load", "trace", "dispatch", runs);
+  int status = 0;
+  for (const std::string name : {"pi", "saxpy", "dot"}) {
+    kiln::set_cache_settings({kiln::CacheMode::off, dir, 1ull << 30});
+    std::vector<double> cold;
+    for (int i = 0; i < runs; ++i) cold.push_back(first_call_us(name));
+
+    kiln::set_cache_settings({kiln::CacheMode::on, dir, 1ull << 30});
+    first_call_us(name);  // stores the entry the children load
+    std::vector<double> call, load, trace;
+    for (int i = 0; i < runs; ++i) {
+      const ChildResult r = spawn_child(self, name);
+      if (r.disk_hits != 1) {
+        std::fprintf(stderr, "kiln-cache-bench: %s: the fresh process did not load from the disk cache\n", name.c_str());
+        status = 1;
+      }
+      call.push_back(r.call_us);
+      load.push_back(r.load_us);
+      trace.push_back(r.trace_us);
+    }
+    const double ns = dispatch_ns(name);
+    if (json)
+      std::printf("{\"name\":\"%s\",\"cold_compile_ms\":%.3f,\"fresh_process_first_call_ms\":%.3f,"
+                  "\"fresh_process_load_ms\":%.3f,\"trace_ms\":%.3f,\"dispatch_ns\":%.1f}\n",
+                  name.c_str(), median(cold) / 1e3, median(call) / 1e3, median(load) / 1e3, median(trace) / 1e3, ns);
+    else
+      std::printf("%-8s %11.2f ms %15.3f ms %9.3f ms %7.3f ms %9.1f ns\n", name.c_str(), median(cold) / 1e3,
+                  median(call) / 1e3, median(load) / 1e3, median(trace) / 1e3, ns);
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(dir);
+  return status;
+}

@@ -1,0 +1,66 @@
+#include "runtime/cache/compile_log.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+std::mutex history_mutex;
+std::vector<CompileRecord>& history() {
+  static std::vector<CompileRecord> h;
+  return h;
+}
+
+/// KILN_LOG is a comma-separated list of topics; "compile" and "all" enable this log.
+bool log_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("KILN_LOG");
+    if (!v) return false;
+    std::stringstream topics(v);
+    for (std::string t; std::getline(topics, t, ',');)
+      if (t == "compile" || t == "all") return true;
+    return false;
+  }();
+  return enabled;
+}
+
+}  // namespace
+
+std::string_view name_of(CacheSource s) {
+  switch (s) {
+    case CacheSource::memory: return "memory";
+    case CacheSource::disk: return "disk";
+    case CacheSource::miss: return "miss";
+    case CacheSource::off: return "off";
+  }
+  return "?";
+}
+
+std::vector<CompileRecord> compile_history() {
+  std::lock_guard lock(history_mutex);
+  return history();
+}
+
+std::string cache::format_record(const CompileRecord& r) {
+  char times[160];
+  std::snprintf(times, sizeof times, "trace=%.0fus passes=%.0fus codegen=%.2fms load=%.0fus", r.trace_us, r.passes_us,
+                r.codegen_ms, r.load_us);
+  std::string line = "kiln: compile " + r.kernel + " target=" + r.target + " cache=" + std::string(name_of(r.cache)) +
+                     " " + times;
+  if (!r.key.empty()) line += " key=" + r.key;
+  return line + " [" + r.signature + "]";
+}
+
+void cache::log_compile(const CompileRecord& r) {
+  {
+    std::lock_guard lock(history_mutex);
+    history().push_back(r);
+  }
+  if (log_enabled()) std::fprintf(stderr, "%s\n", format_record(r).c_str());
+}
+
+}  // namespace kiln

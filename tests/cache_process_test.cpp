@@ -1,0 +1,269 @@
+// The disk cache across real processes: tests/cache_helper.cpp runs kernels in a child process and reports
+// its cache statistics; tools/kiln-cache checks the directory afterwards.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cache_kernels.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cache/directory.hpp"
+#include "runtime/cache/inspect.hpp"
+
+extern char** environ;
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Child {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+  std::map<std::string, unsigned long long> stats;  ///< from the helper's "stats k=v ..." line
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+/// A temporary directory holding the cache (`dir`) and the children's output files.
+class Workspace {
+ public:
+  Workspace() {
+    std::string t = (fs::temp_directory_path() / "kiln-cache-proc-XXXXXX").string();
+    root_ = mkdtemp(t.data());
+    dir_ = root_ + "/cache";
+  }
+  ~Workspace() { fs::remove_all(root_); }
+  const std::string& root() const { return root_; }
+  const std::string& dir() const { return dir_; }
+
+  /// Starts `argv` with the environment of this process plus `env` (NAME=value), stdout and stderr to files.
+  Child start(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+    Child c;
+    const int n = counter_++;
+    c.out_path = root_ + "/out." + std::to_string(n);
+    c.err_path = root_ + "/err." + std::to_string(n);
+    // Everything exec needs is built before fork: the parent may have other threads.
+    std::vector<std::string> envs;
+    for (char** e = environ; *e; ++e) {
+      const std::string s = *e;
+      bool replaced = false;
+      for (const std::string& o : env) replaced = replaced || s.compare(0, o.find('=') + 1, o, 0, o.find('=') + 1) == 0;
+      if (!replaced) envs.push_back(s);
+    }
+    envs.insert(envs.end(), env.begin(), env.end());
+    std::vector<char*> cargv, cenv;
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    for (const auto& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
+    cenv.push_back(nullptr);
+    const int out = open(c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int err = open(c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    c.pid = fork();
+    if (c.pid == 0) {
+      dup2(out, 1);
+      dup2(err, 2);
+      execve(cargv[0], cargv.data(), cenv.data());
+      _exit(127);
+    }
+    close(out);
+    close(err);
+    return c;
+  }
+
+  Result wait(const Child& c) {
+    Result r;
+    int status = 0;
+    if (waitpid(c.pid, &status, 0) == c.pid && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    r.out = read_file(c.out_path);
+    r.err = read_file(c.err_path);
+    const auto at = r.out.find("stats ");
+    if (at != std::string::npos) {
+      std::istringstream line(r.out.substr(at + 6));
+      for (std::string kv; line >> kv;) {
+        const auto eq = kv.find('=');
+        if (eq != std::string::npos) r.stats[kv.substr(0, eq)] = std::stoull(kv.substr(eq + 1));
+      }
+    }
+    return r;
+  }
+
+  /// Runs the helper on `kernels` with this workspace's cache directory.
+  Result helper(const std::vector<std::string>& kernels, std::vector<std::string> env = {}) {
+    return wait(start_helper(kernels, std::move(env)));
+  }
+  Child start_helper(const std::vector<std::string>& kernels, std::vector<std::string> env = {}) {
+    std::vector<std::string> argv{KILN_CACHE_HELPER};
+    argv.insert(argv.end(), kernels.begin(), kernels.end());
+    env.insert(env.begin(), {"KILN_CACHE_DIR=" + dir_, "KILN_CACHE=on", "KILN_CACHE_MAX_BYTES=1G"});
+    return start(argv, env);
+  }
+
+  Result tool(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{KILN_CACHE_TOOL, "--dir", dir_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return wait(start(argv, {}));
+  }
+
+  std::vector<cache::DirFile> files() const { return cache::list_directory(dir_); }
+
+ private:
+  std::string root_, dir_;
+  int counter_ = 0;
+};
+
+int count_lines_containing(const std::string& text, const std::string& needle) {
+  int n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+const std::vector<std::string> kAll{"pi", "saxpy", "dot"};
+
+TEST(CacheProcess, AChildProcessLoadsWhatTheParentStored) {
+  Workspace w;
+  const CacheSettings saved = cache_settings();
+  set_cache_settings({CacheMode::on, w.dir(), 1ull << 30});
+  for (const auto& k : kAll) ASSERT_EQ(cache_kernels::run_and_check(k), "") << k;
+  set_cache_settings(saved);
+  ASSERT_EQ(w.files().size(), 3u);
+
+  const Result r = w.helper(kAll, {"KILN_LOG=compile"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.stats.at("disk_hits"), 3u) << r.out;
+  EXPECT_EQ(r.stats.at("compiles"), 0u);
+  EXPECT_EQ(r.stats.at("disk_misses"), 0u);
+  EXPECT_EQ(r.stats.at("stores"), 0u);
+  // KILN_LOG=compile: one line per kernel load, naming kernel, target, source and times.
+  EXPECT_EQ(count_lines_containing(r.err, "kiln: compile "), 3) << r.err;
+  EXPECT_EQ(count_lines_containing(r.err, "target=cpu cache=disk trace="), 3) << r.err;
+  EXPECT_EQ(count_lines_containing(r.err, "kiln: compile saxpy "), 1) << r.err;
+  EXPECT_NE(r.err.find("codegen=0.00ms load="), std::string::npos) << r.err;
+}
+
+TEST(CacheProcess, BadEntriesAreWarnedAboutOnceRecompiledAndRewritten) {
+  Workspace w;
+  Result r = w.helper(kAll);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.stats.at("compiles"), 3u);
+  EXPECT_EQ(r.stats.at("stores"), 3u);
+  for (const auto& f : w.files()) {
+    std::string b = read_file(f.path);
+    b[b.size() / 3] = static_cast<char>(b[b.size() / 3] ^ 1);
+    write_file(f.path, b);
+  }
+  r = w.helper(kAll);
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // results unchanged
+  EXPECT_EQ(r.stats.at("rejected"), 3u);
+  EXPECT_EQ(r.stats.at("compiles"), 3u);
+  EXPECT_EQ(r.stats.at("stores"), 3u);
+  EXPECT_EQ(count_lines_containing(r.err, "kiln: warning: cache:"), 1) << r.err;  // once per kind
+  EXPECT_NE(r.err.find("checksum mismatch"), std::string::npos) << r.err;
+
+  r = w.helper(kAll);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.stats.at("disk_hits"), 3u);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(w.tool({"verify"}).exit_code, 0);
+}
+
+TEST(CacheProcess, EightRacingProcessesAllSucceedAndLeaveOneValidEntryPerKernel) {
+  Workspace w;
+  const std::string go = w.root() + "/go";
+  std::vector<Child> children;
+  for (int i = 0; i < 8; ++i) children.push_back(w.start_helper(kAll, {"KILN_TEST_START_FILE=" + go}));
+  usleep(300 * 1000);  // let all eight load and wait
+  write_file(go, "");
+  for (const Child& c : children) {
+    const Result r = w.wait(c);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(r.stats.at("rejected"), 0u) << r.out;
+    EXPECT_EQ(r.stats.at("store_failures"), 0u) << r.out << r.err;
+  }
+  int entries = 0, temporaries = 0;
+  for (const auto& f : w.files()) {
+    (f.temporary ? temporaries : entries) += 1;
+    if (!f.temporary) {
+      EXPECT_TRUE(cache::inspect(f).ok) << f.path;
+    }
+  }
+  EXPECT_EQ(entries, 3);
+  EXPECT_EQ(temporaries, 0);
+  const Result verify = w.tool({"verify"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("3 entries ok, 0 bad"), std::string::npos) << verify.out;
+
+  const Result after = w.helper(kAll);
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.stats.at("disk_hits"), 3u);
+}
+
+TEST(CacheProcess, AnUnwritableDirectoryWarnsOnceAndChangesNoResult) {
+  Workspace w;
+  fs::create_directories(w.root());
+  write_file(w.root() + "/file", "x");
+  const Child c = w.start({KILN_CACHE_HELPER, "pi", "saxpy", "dot"},
+                          {"KILN_CACHE_DIR=" + w.root() + "/file/cache", "KILN_CACHE=on"});
+  const Result r = w.wait(c);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.stats.at("compiles"), 3u);
+  EXPECT_EQ(r.stats.at("store_failures"), 3u);
+  EXPECT_EQ(count_lines_containing(r.err, "kiln: warning: cache:"), 1) << r.err;
+  EXPECT_NE(r.err.find("not cached"), std::string::npos) << r.err;
+}
+
+TEST(CacheProcess, TheToolListsVerifiesPrunesAndClears) {
+  Workspace w;
+  ASSERT_EQ(w.helper(kAll).exit_code, 0);
+  Result r = w.tool({"list"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const auto& k : kAll) EXPECT_EQ(count_lines_containing(r.out, " " + k + " "), 1) << r.out;
+  r = w.tool({"stats"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("entries      3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  cpu        3"), std::string::npos) << r.out;
+  EXPECT_EQ(w.tool({"verify"}).exit_code, 0);
+
+  const std::string victim = w.files().at(0).path;
+  std::string b = read_file(victim);
+  write_file(victim, b.substr(0, b.size() / 2));
+  r = w.tool({"verify"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("BAD " + victim + ": truncated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 entries ok, 1 bad"), std::string::npos) << r.out;
+
+  r = w.tool({"prune", "--max-bytes", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(w.files().empty());
+  ASSERT_EQ(w.helper({"pi"}).exit_code, 0);
+  write_file(w.dir() + "/unrelated.txt", "not a cache file");
+  r = w.tool({"clear"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(w.files().empty());
+  EXPECT_TRUE(fs::exists(w.dir() + "/unrelated.txt"));
+  EXPECT_EQ(w.tool({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(w.tool({"prune"}).exit_code, 2);  // needs --max-bytes
+}
+
+}  // namespace
+}  // namespace kiln

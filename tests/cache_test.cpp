@@ -1,0 +1,517 @@
+// The disk cache inside one process: lookup order (memory, disk, compile), what changes the key and what
+// does not, recovery from bad entries, modes and unusable directories, eviction, the compile log, and
+// readers racing writers and eviction. Each test uses a fresh directory through kiln::set_cache_settings.
+// (Real second processes are in cache_process_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <thread>
+
+#include "cache_kernels.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cache/directory.hpp"
+#include "runtime/cache/entry.hpp"
+#include "runtime/cache/inspect.hpp"
+#include "runtime/cache/key.hpp"
+#include "runtime/cache/store.hpp"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+using cache_kernels::make_dot;
+using cache_kernels::make_pi;
+using cache_kernels::make_saxpy;
+using cache_kernels::run_and_check;
+
+/// A fresh cache directory in effect for the test's scope; the previous settings come back afterwards.
+class CacheScope {
+ public:
+  explicit CacheScope(CacheMode mode = CacheMode::on, std::uint64_t max_bytes = 1ull << 30) : saved_(cache_settings()) {
+    std::string t = (fs::temp_directory_path() / "kiln-cache-test-XXXXXX").string();
+    root_ = mkdtemp(t.data());
+    dir_ = root_ + "/cache";
+    set(mode, max_bytes);
+  }
+  ~CacheScope() {
+    set_cache_settings(saved_);
+    chmod(root_.c_str(), 0700);
+    fs::remove_all(root_);
+  }
+  void set(CacheMode mode, std::uint64_t max_bytes = 1ull << 30) { set_cache_settings({mode, dir_, max_bytes}); }
+  void set_directory(const std::string& d) { set_cache_settings({CacheMode::on, d, 1ull << 30}); }
+  const std::string& dir() const { return dir_; }
+  const std::string& root() const { return root_; }
+
+  std::vector<cache::DirFile> entries() const {
+    std::vector<cache::DirFile> out;
+    for (auto& f : cache::list_directory(dir_))
+      if (!f.temporary) out.push_back(f);
+    return out;
+  }
+  std::uint64_t bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& f : cache::list_directory(dir_)) n += f.bytes;
+    return n;
+  }
+
+ private:
+  CacheSettings saved_;
+  std::string root_, dir_;
+};
+
+CacheStats operator-(const CacheStats& a, const CacheStats& b) {
+  return {a.memory_hits - b.memory_hits, a.disk_hits - b.disk_hits, a.disk_misses - b.disk_misses,
+          a.compiles - b.compiles,       a.stores - b.stores,       a.store_failures - b.store_failures,
+          a.rejected_entries - b.rejected_entries, a.evictions - b.evictions};
+}
+
+CompileRecord last_record() {
+  const auto h = compile_history();
+  return h.empty() ? CompileRecord{} : h.back();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+/// The path of the one entry of kernel `name`, found by its metadata.
+std::string entry_of(const CacheScope& c, const std::string& name) {
+  for (const auto& f : c.entries()) {
+    const cache::Inspection i = cache::inspect(f);
+    if (i.ok && i.entry.meta.kernel == name) return f.path;
+  }
+  return "";
+}
+
+// ---- lookup order -----------------------------------------------------------------------------------------
+
+TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
+  CacheScope c;
+  CacheStats s0 = cache_stats();
+  std::string key;
+  {
+    auto k1 = make_pi();
+    EXPECT_NEAR(k1(std::int64_t{1000}), std::numbers::pi, 1e-6);
+    const CompileRecord r = last_record();
+    EXPECT_EQ(r.cache, CacheSource::miss);
+    EXPECT_EQ(r.kernel, "pi");
+    EXPECT_EQ(r.target, "cpu");
+    EXPECT_EQ(r.signature, "pi(n: i64)");
+    EXPECT_EQ(r.key.size(), 32u);
+    EXPECT_GT(r.codegen_ms, 0);
+    EXPECT_GT(r.passes_us, 0);
+    key = r.key;
+    const CacheStats d = cache_stats() - s0;
+    EXPECT_EQ(d.compiles, 1u);
+    EXPECT_EQ(d.disk_misses, 1u);
+    EXPECT_EQ(d.stores, 1u);
+    ASSERT_EQ(c.entries().size(), 1u);
+    EXPECT_EQ(c.entries()[0].name, key + ".kce");
+
+    // While k1's code is loaded, a second kernel object with the same IR shares it.
+    s0 = cache_stats();
+    auto k2 = make_pi();
+    EXPECT_NEAR(k2(std::int64_t{5000}), std::numbers::pi, 1e-7);
+    EXPECT_EQ(last_record().cache, CacheSource::memory);
+    EXPECT_EQ(last_record().key, key);
+    EXPECT_EQ((cache_stats() - s0).memory_hits, 1u);
+    EXPECT_EQ((cache_stats() - s0).compiles, 0u);
+  }
+  // Code freed with its kernels: the next kernel object reads the disk, without LLVM.
+  s0 = cache_stats();
+  const std::size_t records = compile_history().size();
+  auto k3 = make_pi();
+  EXPECT_NEAR(k3(std::int64_t{777}), std::numbers::pi, 1e-5);
+  const CompileRecord r = last_record();
+  EXPECT_EQ(r.cache, CacheSource::disk);
+  EXPECT_EQ(r.key, key);
+  EXPECT_EQ(r.codegen_ms, 0);
+  EXPECT_EQ(r.passes_us, 0);
+  EXPECT_GT(r.load_us, 0);
+  const CacheStats d = cache_stats() - s0;
+  EXPECT_EQ(d.disk_hits, 1u);
+  EXPECT_EQ(d.compiles, 0u);
+  EXPECT_EQ(d.stores, 0u);
+  // Further calls are dispatches: no new record.
+  k3(std::int64_t{1});
+  EXPECT_EQ(compile_history().size(), records + 1);
+}
+
+TEST(CacheFlow, DiagnosticsAfterAHitUseTheKernelsOwnNames) {
+  CacheScope c;
+  {
+    auto first = jit("first", [](Int count) {
+      Double acc = 0.0;
+      prange(count, [&](Int i) { acc += to_double(i); });
+      return acc;
+    });
+    EXPECT_EQ(first(std::int64_t{4}), 6.0);
+  }
+  auto second = jit("second", [](Int n) {
+    Double total = 0.0;
+    prange(n, [&](Int j) { total += to_double(j); });
+    return total;
+  });
+  EXPECT_EQ(second(std::int64_t{5}), 10.0);
+  EXPECT_EQ(last_record().cache, CacheSource::disk);  // same IR up to names: same key
+  const std::string ir = second.lowered_ir();
+  EXPECT_NE(ir.find("kernel second(n: i64)"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("count"), std::string::npos) << ir;
+  const std::string d = second.diagnostics();
+  EXPECT_NE(d.find("(cache: disk)"), std::string::npos) << d;
+  EXPECT_NE(d.find("reduction: total (add"), std::string::npos) << d;  // this kernel's variable, not acc
+  EXPECT_NE(d.find("IR after passes:\n" + ir), std::string::npos) << d;
+}
+
+TEST(CacheFlow, WrittenArgumentsAndArrayResultsSurviveTheDisk) {
+  CacheScope c;
+  auto make_scale = [] {
+    return jit("scale_into", [](Array<double> x, Array<double> y) {
+      prange(x.shape(0), [&](Int i) { y[i] = 2.0 * x[i]; });
+    });
+  };
+  auto make_doubled = [] {
+    return jit("doubled", [](Array<double> x) {
+      auto r = empty_like(x);
+      prange(x.shape(0), [&](Int i) { r[i] = 2.0 * x[i]; });
+      return r;
+    });
+  };
+  std::vector<double> x{1, 2, 3}, y(3);
+  make_scale()(x, y);
+  (void)make_doubled()(x);
+  auto scale = make_scale();
+  const std::vector<double>& frozen = y;
+  EXPECT_THROW(scale(x, frozen), TypeError);  // the written-parameter mask came from the entry
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  scale(x, y);
+  EXPECT_EQ(y, (std::vector<double>{2, 4, 6}));
+  NDArray<double> r = make_doubled()(x);
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  ASSERT_EQ(r.size(), 3);
+  EXPECT_EQ(r[0], 2.0);
+  EXPECT_EQ(r[2], 6.0);
+}
+
+// ---- the key ----------------------------------------------------------------------------------------------
+
+std::string key_of_first_call(auto&& kernel, auto&&... args) {
+  kernel(args...);
+  return last_record().key;
+}
+
+TEST(CacheKey, ChangedBodyHelperAndOptionsMakeNewKeysNamesAndScalarValuesDoNot) {
+  CacheScope c;
+  auto square = [](Double v) { return v * v; };
+  auto cube = [](Double v) { return v * v * v; };
+  auto with_helper = [](auto helper, const char* name, Options o = {}) {
+    return jit(name, [helper](Double a) { return helper(a) + 1.0; }, o);
+  };
+  const std::string base = key_of_first_call(with_helper(square, "h1"), 3.0);
+  EXPECT_EQ(last_record().cache, CacheSource::miss);
+  // A different helper changes the traced IR, hence the key.
+  EXPECT_NE(key_of_first_call(with_helper(cube, "h2"), 3.0), base);
+  // A changed body.
+  EXPECT_NE(key_of_first_call(jit("h3", [square](Double a) { return square(a) + 2.0; }), 3.0), base);
+  // Options that change code.
+  Options o2;
+  o2.opt_level = 2;
+  EXPECT_NE(key_of_first_call(with_helper(square, "h4", o2), 3.0), base);
+  Options fast;
+  fast.fast_math = true;
+  EXPECT_NE(key_of_first_call(with_helper(square, "h5", fast), 3.0), base);
+  // Another name, another scalar value: the same key, and no compilation.
+  const CacheStats s0 = cache_stats();
+  EXPECT_EQ(key_of_first_call(with_helper(square, "renamed"), 4.0), base);
+  auto k = with_helper(square, "values");
+  EXPECT_EQ(k(5.0), 26.0);
+  EXPECT_EQ(last_record().key, base);
+  EXPECT_EQ(k(-1.0), 2.0);
+  EXPECT_EQ(k.compiled_variants(), 1u);
+  EXPECT_EQ((cache_stats() - s0).compiles, 0u);
+}
+
+TEST(CacheKey, ArraySignaturesAreInTheKey) {
+  CacheScope c;
+  auto make = [] {
+    return jit("sum_all", [](Array<double> x) {
+      Double s = 0.0;
+      prange(x.shape(0), [&](Int i) { s += x[i]; });
+      return s;
+    });
+  };
+  std::vector<double> v{1, 2, 3, 4, 5, 6};
+  const std::string contiguous = key_of_first_call(make(), v);
+  const std::string strided = key_of_first_call(make(), ArrayRef<double>(v.data(), {3}, {2}));
+  EXPECT_NE(contiguous, strided);
+  EXPECT_EQ(make()(ArrayRef<double>(v.data(), {3}, {2})), 1.0 + 3.0 + 5.0);
+  EXPECT_EQ(last_record().key, strided);
+}
+
+// ---- bad entries -------------------------------------------------------------------------------------------
+
+struct Corruption {
+  const char* name;
+  void (*apply)(const std::string& path, const std::string& other_entry);
+};
+
+const Corruption kCorruptions[] = {
+    {"byte_flip",
+     [](const std::string& p, const std::string&) {
+       std::string b = read_file(p);
+       b[b.size() / 2] = static_cast<char>(b[b.size() / 2] ^ 0x20);
+       write_file(p, b);
+     }},
+    {"truncation",
+     [](const std::string& p, const std::string&) {
+       const std::string b = read_file(p);
+       write_file(p, b.substr(0, b.size() - 100));
+     }},
+    {"wrong_version",
+     [](const std::string& p, const std::string&) {
+       std::string b = read_file(p);
+       b[8] = static_cast<char>(cache::kFormatVersion + 1);
+       write_file(p, b);
+     }},
+    {"empty_file", [](const std::string& p, const std::string&) { write_file(p, ""); }},
+    {"garbage", [](const std::string& p, const std::string&) { write_file(p, std::string(5000, '\x90')); }},
+    {"another_kernels_entry", [](const std::string& p, const std::string& other) { write_file(p, read_file(other)); }},
+};
+
+class CacheRecovery : public testing::TestWithParam<Corruption> {};
+
+TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("dot"), "");
+  ASSERT_EQ(run_and_check("pi"), "");
+  const std::string dot = entry_of(c, "dot");
+  ASSERT_FALSE(dot.empty());
+  GetParam().apply(dot, entry_of(c, "pi"));
+
+  CacheStats s0 = cache_stats();
+  EXPECT_EQ(run_and_check("dot"), "");
+  CacheStats d = cache_stats() - s0;
+  EXPECT_EQ(d.rejected_entries, 1u);
+  EXPECT_EQ(d.disk_hits, 0u);
+  EXPECT_EQ(d.compiles, 1u);
+  EXPECT_EQ(d.stores, 1u);
+  const cache::Inspection fixed = cache::inspect({dot, fs::path(dot).filename().string(), false, 0, {}});
+  EXPECT_TRUE(fixed.ok) << fixed.problem;
+
+  s0 = cache_stats();
+  EXPECT_EQ(run_and_check("dot"), "");
+  d = cache_stats() - s0;
+  EXPECT_EQ(d.disk_hits, 1u);
+  EXPECT_EQ(d.rejected_entries, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corruptions, CacheRecovery, testing::ValuesIn(kCorruptions),
+                         [](const testing::TestParamInfo<Corruption>& i) { return std::string(i.param.name); });
+
+TEST(CacheRecovery, AKeyCollisionNeverRunsTheWrongCode) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");
+  ASSERT_EQ(run_and_check("dot"), "");
+  // Forge what a 128-bit collision would look like: pi's code and IR, valid checksum, under dot's key.
+  const std::string dot_path = entry_of(c, "dot");
+  cache::Decoded pi = cache::decode(read_file(entry_of(c, "pi")));
+  ASSERT_EQ(pi.status, cache::DecodeStatus::ok);
+  ASSERT_TRUE(cache::parse_key(fs::path(dot_path).filename().string().substr(0, 32), pi.entry.key));
+  write_file(dot_path, cache::encode(pi.entry));
+
+  const CacheStats s0 = cache_stats();
+  EXPECT_EQ(run_and_check("dot"), "");  // computed by dot's code, not pi's
+  EXPECT_EQ((cache_stats() - s0).rejected_entries, 1u);
+  EXPECT_EQ((cache_stats() - s0).compiles, 1u);
+}
+
+// ---- modes and directories ----------------------------------------------------------------------------------
+
+TEST(CacheModes, ReadOnlyUsesEntriesButNeverWritesTouchesOrDeletes) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");
+  const std::string pi = entry_of(c, "pi");
+  timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, pi.c_str(), old, 0), 0);
+
+  c.set(CacheMode::read_only);
+  CacheStats s0 = cache_stats();
+  ASSERT_EQ(run_and_check("pi"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  ASSERT_EQ(run_and_check("saxpy"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::miss);
+  CacheStats d = cache_stats() - s0;
+  EXPECT_EQ(d.disk_hits, 1u);
+  EXPECT_EQ(d.compiles, 1u);
+  EXPECT_EQ(d.stores, 0u);
+  EXPECT_EQ(c.entries().size(), 1u);
+  struct stat st;
+  ASSERT_EQ(stat(pi.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);  // not touched
+
+  write_file(pi, "corrupt");
+  s0 = cache_stats();
+  ASSERT_EQ(run_and_check("pi"), "");
+  EXPECT_EQ((cache_stats() - s0).rejected_entries, 1u);
+  EXPECT_EQ(read_file(pi), "corrupt");  // not ours to delete
+}
+
+TEST(CacheModes, OffNeitherReadsNorWrites) {
+  CacheScope c(CacheMode::off);
+  const CacheStats s0 = cache_stats();
+  ASSERT_EQ(run_and_check("saxpy"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::off);
+  EXPECT_EQ(last_record().key, "");
+  ASSERT_EQ(run_and_check("saxpy"), "");
+  const CacheStats d = cache_stats() - s0;
+  EXPECT_EQ(d.compiles, 2u);
+  EXPECT_EQ(d.disk_misses + d.disk_hits + d.memory_hits + d.stores, 0u);
+  EXPECT_FALSE(fs::exists(c.dir()));
+}
+
+TEST(CacheModes, TheInterpreterIsNotCached) {
+  CacheScope c;
+  Options o;
+  o.target = Target::interpreter;
+  EXPECT_NEAR(make_pi(o)(std::int64_t{100}), std::numbers::pi, 1e-4);
+  EXPECT_EQ(last_record().cache, CacheSource::off);
+  EXPECT_EQ(last_record().target, "interpreter");
+  EXPECT_FALSE(fs::exists(c.dir()));
+}
+
+TEST(CacheModes, AMissingDirectoryIsCreatedPrivate) {
+  CacheScope c;
+  const std::string nested = c.root() + "/not/yet/there";
+  c.set_directory(nested);
+  ASSERT_EQ(run_and_check("dot"), "");
+  struct stat st;
+  ASSERT_EQ(stat(nested.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(cache::list_directory(nested).size(), 1u);
+}
+
+TEST(CacheModes, AnUnusableDirectoryOnlyCostsTheCache) {
+  CacheScope c;
+  write_file(c.root() + "/a_file", "x");
+  c.set_directory(c.root() + "/a_file/kiln");  // cannot exist: its parent is a file
+  CacheStats s0 = cache_stats();
+  ASSERT_EQ(run_and_check("pi"), "");
+  ASSERT_EQ(run_and_check("pi"), "");
+  CacheStats d = cache_stats() - s0;
+  EXPECT_EQ(d.compiles, 2u);
+  EXPECT_EQ(d.store_failures, 2u);
+  EXPECT_EQ(d.stores, 0u);
+
+  // A directory that exists but cannot be written: permissions, or for root (whom permissions do not
+  // stop) a directory of /proc.
+  std::string readonly = c.root() + "/readonly";
+  fs::create_directory(readonly);
+  chmod(readonly.c_str(), 0500);
+  if (geteuid() == 0) readonly = "/proc/self";
+  c.set_directory(readonly);
+  s0 = cache_stats();
+  ASSERT_EQ(run_and_check("saxpy"), "");
+  d = cache_stats() - s0;
+  EXPECT_EQ(d.compiles, 1u);
+  EXPECT_EQ(d.store_failures, 1u);
+}
+
+// ---- eviction -----------------------------------------------------------------------------------------------
+
+/// Kernels of identical shape and entry size, with different constants (so different keys).
+auto make_scaled(int n) {
+  const double factor = 1.25 + n;  // no constant LLVM folds away (x * 1.0) or rewrites (x * 2.0)
+  return jit("scaled", [factor](Array<double> x) {
+    Double s = 0.0;
+    prange(x.shape(0), [&](Int i) { s += x[i] * factor; });
+    return s;
+  });
+}
+
+/// ext4 stamps files with a clock of a few milliseconds' resolution: space out uses that LRU must order.
+void next_tick() { std::this_thread::sleep_for(std::chrono::milliseconds(25)); }
+
+TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
+  CacheScope c;
+  std::vector<double> v{1, 2, 3};
+  make_scaled(1)(v);
+  const std::uint64_t one = c.bytes();
+  ASSERT_GT(one, 0u);
+  const std::uint64_t cap = one * 5 / 2;  // room for two entries
+  c.set(CacheMode::on, cap);
+  const std::string a = c.entries()[0].path;
+  next_tick();
+  make_scaled(2)(v);
+  next_tick();
+  make_scaled(1)(v);  // a disk hit: entry 1 is now more recent than entry 2
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  next_tick();
+  const CacheStats s0 = cache_stats();
+  make_scaled(3)(v);
+  EXPECT_EQ((cache_stats() - s0).evictions, 1u);
+  EXPECT_LE(c.bytes(), cap);
+  EXPECT_EQ(c.entries().size(), 2u);
+  EXPECT_TRUE(fs::exists(a)) << "the recently used entry was evicted";
+  make_scaled(1)(v);
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  make_scaled(2)(v);
+  EXPECT_EQ(last_record().cache, CacheSource::miss);  // it was the one evicted
+  for (int i = 4; i < 10; ++i) {
+    make_scaled(i)(v);
+    EXPECT_LE(c.bytes(), cap);
+  }
+}
+
+// ---- readers racing writers and eviction ---------------------------------------------------------------------
+
+TEST(CacheConcurrency, ReadersSeeWholeEntriesWhileTheyAreReplacedAndEvicted) {
+  CacheScope c;
+  cache::DiskStore store({CacheMode::on, c.dir(), 1ull << 30});
+  cache::Entry e;
+  e.key = ir::hash128("concurrency");
+  e.canonical_ir = "kernel k() {\n}\n";
+  e.payloads = {{"object", std::string(200000, 'o')}};
+  e.meta.target = "cpu";
+  ASSERT_TRUE(store.store(e));
+  const CacheStats s0 = cache_stats();
+  std::atomic<bool> stop{false};
+  std::atomic<int> hits{0}, bad{0};
+  std::thread writer([&] {
+    while (!stop) store.store(e);
+  });
+  std::thread evicter([&] {
+    while (!stop) cache::prune(c.dir(), 0);
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+  while (std::chrono::steady_clock::now() < until) {
+    if (auto got = store.lookup(e.key, e.canonical_ir)) {
+      ++hits;
+      if (got->payload("object") == nullptr || got->payload("object")->data != e.payloads[0].data) ++bad;
+    }
+  }
+  stop = true;
+  writer.join();
+  evicter.join();
+  EXPECT_GT(hits.load(), 0);
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ((cache_stats() - s0).rejected_entries, 0u);
+  EXPECT_EQ((cache_stats() - s0).store_failures, 0u);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,165 @@
+// kiln-cache: the on-disk kernel cache from the command line.
+//   kiln-cache [--dir D] stats | list | verify | prune --max-bytes N | clear
+// The directory is D, else the one kiln would use (KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <kiln/cache.hpp>
+
+#include "runtime/cache/config.hpp"
+#include "runtime/cache/directory.hpp"
+#include "runtime/cache/inspect.hpp"
+
+namespace {
+
+namespace kc = kiln::cache;
+
+int usage(FILE* out) {
+  std::fprintf(out,
+               "usage: kiln-cache [--dir D] COMMAND\n"
+               "  stats                 entries, bytes and entries per target\n"
+               "  list                  one line per entry: key, kernel, target, bytes, created, last used\n"
+               "  verify                check every entry (header, checksum, key); exit 1 if any is bad\n"
+               "  prune --max-bytes N   remove least-recently-used entries until at most N bytes (K/M/G ok)\n"
+               "  clear                 remove every entry\n"
+               "The directory is D, else KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.\n");
+  return out == stdout ? 0 : 2;
+}
+
+std::string time_text(std::time_t t) {
+  if (t <= 0) return "-";
+  char buf[32];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::vector<kc::DirFile> files_or_fail(const std::string& dir, bool& failed) {
+  int err = 0;
+  std::vector<kc::DirFile> files = kc::list_directory(dir, &err);
+  failed = err != 0;
+  if (failed) std::fprintf(stderr, "kiln-cache: cannot read %s: %s\n", dir.c_str(), std::strerror(err));
+  return files;
+}
+
+int stats(const std::string& dir) {
+  bool failed = false;
+  const auto files = files_or_fail(dir, failed);
+  if (failed) return 1;
+  struct Sum {
+    std::uint64_t entries = 0, bytes = 0;
+  };
+  std::map<std::string, Sum> per_target;
+  Sum all, bad, temporaries;
+  for (const kc::DirFile& f : files) {
+    if (f.temporary) {
+      ++temporaries.entries;
+      temporaries.bytes += f.bytes;
+      continue;
+    }
+    ++all.entries;
+    all.bytes += f.bytes;
+    const kc::Inspection i = kc::inspect(f);
+    Sum& s = i.ok ? per_target[i.entry.meta.target] : bad;
+    ++s.entries;
+    s.bytes += f.bytes;
+  }
+  std::printf("directory    %s\n", dir.c_str());
+  std::printf("entries      %llu (%llu bytes)\n", static_cast<unsigned long long>(all.entries),
+              static_cast<unsigned long long>(all.bytes));
+  for (const auto& [target, s] : per_target)
+    std::printf("  %-10s %llu (%llu bytes)\n", target.c_str(), static_cast<unsigned long long>(s.entries),
+                static_cast<unsigned long long>(s.bytes));
+  if (bad.entries)
+    std::printf("  %-10s %llu (%llu bytes; `kiln-cache verify` names them)\n", "bad", static_cast<unsigned long long>(bad.entries),
+                static_cast<unsigned long long>(bad.bytes));
+  if (temporaries.entries)
+    std::printf("temporaries  %llu (%llu bytes; being written, or left by a crashed writer)\n",
+                static_cast<unsigned long long>(temporaries.entries), static_cast<unsigned long long>(temporaries.bytes));
+  return 0;
+}
+
+int list(const std::string& dir) {
+  bool failed = false;
+  const auto files = files_or_fail(dir, failed);
+  if (failed) return 1;
+  std::printf("%-32s  %-20s %-6s %10s  %-19s  %-19s\n", "key", "kernel", "target", "bytes", "created", "last used");
+  for (const kc::DirFile& f : files) {
+    if (f.temporary) continue;
+    const kc::Inspection i = kc::inspect(f);
+    const std::string key = f.name.substr(0, 32);
+    if (!i.ok) {
+      std::printf("%-32s  BAD: %s\n", key.c_str(), i.problem.c_str());
+      continue;
+    }
+    std::printf("%-32s  %-20s %-6s %10llu  %-19s  %-19s\n", key.c_str(), i.entry.meta.kernel.c_str(),
+                i.entry.meta.target.c_str(), static_cast<unsigned long long>(f.bytes),
+                time_text(static_cast<std::time_t>(i.entry.meta.created)).c_str(), time_text(f.last_used.tv_sec).c_str());
+  }
+  return 0;
+}
+
+int verify(const std::string& dir) {
+  bool failed = false;
+  const auto files = files_or_fail(dir, failed);
+  if (failed) return 1;
+  std::uint64_t good = 0, bad = 0;
+  for (const kc::DirFile& f : files) {
+    if (f.temporary) continue;
+    const kc::Inspection i = kc::inspect(f);
+    if (i.ok) {
+      ++good;
+    } else {
+      ++bad;
+      std::printf("BAD %s: %s\n", f.path.c_str(), i.problem.c_str());
+    }
+  }
+  std::printf("%llu entries ok, %llu bad\n", static_cast<unsigned long long>(good), static_cast<unsigned long long>(bad));
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir, command;
+  std::string max_bytes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") return usage(stdout);
+    if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+    else if (a == "--max-bytes" && i + 1 < argc) max_bytes = argv[++i];
+    else if (command.empty() && a[0] != '-') command = a;
+    else return usage(stderr);
+  }
+  if (command.empty()) return usage(stderr);
+  if (dir.empty()) dir = kc::settings_from_environment().directory;
+  if (dir.empty()) {
+    std::fprintf(stderr, "kiln-cache: no cache directory (set KILN_CACHE_DIR or use --dir)\n");
+    return 2;
+  }
+  if (command == "stats") return stats(dir);
+  if (command == "list") return list(dir);
+  if (command == "verify") return verify(dir);
+  if (command == "clear") {
+    std::printf("removed %llu files from %s\n", static_cast<unsigned long long>(kc::clear(dir)), dir.c_str());
+    return 0;
+  }
+  if (command == "prune") {
+    const auto bytes = kc::parse_bytes(max_bytes);
+    if (!bytes) {
+      std::fprintf(stderr, "kiln-cache: prune needs --max-bytes N (bytes, or with a K/M/G suffix)\n");
+      return 2;
+    }
+    const kc::PruneResult r = kc::prune(dir, *bytes);
+    std::printf("removed %llu entries and %llu stale temporaries (%llu bytes); %llu bytes left\n",
+                static_cast<unsigned long long>(r.entries_removed), static_cast<unsigned long long>(r.temporaries_removed),
+                static_cast<unsigned long long>(r.bytes_removed), static_cast<unsigned long long>(r.bytes_left));
+    return 0;
+  }
+  return usage(stderr);
+}
