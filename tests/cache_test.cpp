@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "cache_kernels.hpp"
+#include "codegen/llvm/cpu_backend.hpp"
+#include "kiln/config.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cache/directory.hpp"
 #include "runtime/cache/entry.hpp"
@@ -261,6 +263,25 @@ TEST(CacheKey, ArraySignaturesAreInTheKey) {
   EXPECT_NE(contiguous, strided);
   EXPECT_EQ(make()(ArrayRef<double>(v.data(), {3}, {2})), 1.0 + 3.0 + 5.0);
   EXPECT_EQ(last_record().key, strided);
+}
+
+TEST(CacheKey, TheFrontendKeysByTheTracedIRTheHostDescriptionOptionsAndVersions) {
+  CacheScope c;
+  Options o;
+  o.opt_level = 2;
+  o.fast_math = true;
+  make_dot(o)(std::vector<double>{1, 2}, std::vector<double>{3, 4});
+  const std::string key = last_record().key;
+  const cache::Decoded d = cache::decode(read_file(entry_of(c, "dot")));
+  ASSERT_EQ(d.status, cache::DecodeStatus::ok);
+  EXPECT_EQ(d.entry.meta.target_description, codegen::cpu::host_target_description());
+  // Recomputed from the parts, the key is the one the frontend used: so a CPU with another feature string
+  // (another host description) gets another key (CacheKey.EveryInputChangesTheKey in cache_unit_test).
+  const cache::Key expect = cache::make_key({d.entry.canonical_ir, "cpu", codegen::cpu::host_target_description(),
+                                             "opt_level=2;fast_math=1", KILN_LLVM_VERSION, ""});
+  EXPECT_EQ(expect.hex(), key);
+  EXPECT_EQ(d.entry.key.hex(), key);
+  EXPECT_EQ(d.entry.canonical_ir.find("dot"), std::string::npos) << "names are not part of the canonical IR";
 }
 
 // ---- bad entries -------------------------------------------------------------------------------------------

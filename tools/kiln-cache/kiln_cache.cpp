@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <kiln/cache.hpp>
-
 #include "runtime/cache/config.hpp"
 #include "runtime/cache/directory.hpp"
 #include "runtime/cache/inspect.hpp"
