@@ -15,6 +15,7 @@
 #include "ir/printer.hpp"
 #include "kiln/config.hpp"
 #include "kiln/error.hpp"
+#include "runtime/cache/background.hpp"
 #include "runtime/cache/bytes.hpp"
 #include "runtime/cache/compile_log.hpp"
 #include "runtime/cache/key.hpp"
@@ -287,7 +288,9 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
       e.canonical_ir = std::move(canonical);
       e.meta = cache::Metadata{rec.kernel, rec.target, target->description, cache::kiln_identity(),
                                static_cast<std::int64_t>(std::time(nullptr))};
-      store->store(e);
+      // The fsync is not the caller's to wait for. Until the entry is on disk, the code stays loaded so that
+      // a kernel created meanwhile shares it instead of compiling again.
+      cache::store_in_background(store, std::move(e), code);
     }
   }
   out.code = code;

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
       status = 1;
     }
   }
+  kiln::cache_flush();  // entries are written in the background: count them
   const kiln::CacheStats s = kiln::cache_stats();
   std::printf("stats memory_hits=%llu disk_hits=%llu disk_misses=%llu compiles=%llu stores=%llu store_failures=%llu "
               "rejected=%llu evictions=%llu\n",

@@ -52,7 +52,10 @@ class Workspace {
     root_ = mkdtemp(t.data());
     dir_ = root_ + "/cache";
   }
-  ~Workspace() { fs::remove_all(root_); }
+  ~Workspace() {
+    cache_flush();  // the parent's own background stores, before the directory goes
+    fs::remove_all(root_);
+  }
   const std::string& root() const { return root_; }
   const std::string& dir() const { return dir_; }
 
@@ -145,6 +148,7 @@ TEST(CacheProcess, AChildProcessLoadsWhatTheParentStored) {
   const CacheSettings saved = cache_settings();
   set_cache_settings({CacheMode::on, w.dir(), 1ull << 30});
   for (const auto& k : kAll) ASSERT_EQ(cache_kernels::run_and_check(k), "") << k;
+  cache_flush();
   set_cache_settings(saved);
   ASSERT_EQ(w.files().size(), 3u);
 

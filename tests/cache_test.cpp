@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "codegen/llvm/cpu_backend.hpp"
 #include "kiln/config.hpp"
 #include "kiln/kiln.hpp"
+#include "runtime/cache/background.hpp"
 #include "runtime/cache/directory.hpp"
 #include "runtime/cache/entry.hpp"
 #include "runtime/cache/inspect.hpp"
@@ -45,6 +47,7 @@ class CacheScope {
     set(mode, max_bytes);
   }
   ~CacheScope() {
+    cache_flush();  // no entry may land in the directory after it is removed
     set_cache_settings(saved_);
     chmod(root_.c_str(), 0700);
     fs::remove_all(root_);
@@ -55,12 +58,14 @@ class CacheScope {
   const std::string& root() const { return root_; }
 
   std::vector<cache::DirFile> entries() const {
+    cache_flush();
     std::vector<cache::DirFile> out;
     for (auto& f : cache::list_directory(dir_))
       if (!f.temporary) out.push_back(f);
     return out;
   }
   std::uint64_t bytes() const {
+    cache_flush();
     std::uint64_t n = 0;
     for (const auto& f : cache::list_directory(dir_)) n += f.bytes;
     return n;
@@ -70,6 +75,12 @@ class CacheScope {
   CacheSettings saved_;
   std::string root_, dir_;
 };
+
+/// The counters once the background writer is done, so that stores and evictions are counted.
+CacheStats flushed_stats() {
+  cache_flush();
+  return cache_stats();
+}
 
 CacheStats operator-(const CacheStats& a, const CacheStats& b) {
   return {a.memory_hits - b.memory_hits, a.disk_hits - b.disk_hits, a.disk_misses - b.disk_misses,
@@ -104,7 +115,7 @@ std::string entry_of(const CacheScope& c, const std::string& name) {
 
 TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
   CacheScope c;
-  CacheStats s0 = cache_stats();
+  CacheStats s0 = flushed_stats();
   std::string key;
   {
     auto k1 = make_pi();
@@ -118,7 +129,7 @@ TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
     EXPECT_GT(r.codegen_ms, 0);
     EXPECT_GT(r.passes_us, 0);
     key = r.key;
-    const CacheStats d = cache_stats() - s0;
+    const CacheStats d = flushed_stats() - s0;
     EXPECT_EQ(d.compiles, 1u);
     EXPECT_EQ(d.disk_misses, 1u);
     EXPECT_EQ(d.stores, 1u);
@@ -126,16 +137,16 @@ TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
     EXPECT_EQ(c.entries()[0].name, key + ".kce");
 
     // While k1's code is loaded, a second kernel object with the same IR shares it.
-    s0 = cache_stats();
+    s0 = flushed_stats();
     auto k2 = make_pi();
     EXPECT_NEAR(k2(std::int64_t{5000}), std::numbers::pi, 1e-7);
     EXPECT_EQ(last_record().cache, CacheSource::memory);
     EXPECT_EQ(last_record().key, key);
-    EXPECT_EQ((cache_stats() - s0).memory_hits, 1u);
-    EXPECT_EQ((cache_stats() - s0).compiles, 0u);
+    EXPECT_EQ((flushed_stats() - s0).memory_hits, 1u);
+    EXPECT_EQ((flushed_stats() - s0).compiles, 0u);
   }
   // Code freed with its kernels: the next kernel object reads the disk, without LLVM.
-  s0 = cache_stats();
+  s0 = flushed_stats();
   const std::size_t records = compile_history().size();
   auto k3 = make_pi();
   EXPECT_NEAR(k3(std::int64_t{777}), std::numbers::pi, 1e-5);
@@ -145,7 +156,7 @@ TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
   EXPECT_EQ(r.codegen_ms, 0);
   EXPECT_EQ(r.passes_us, 0);
   EXPECT_GT(r.load_us, 0);
-  const CacheStats d = cache_stats() - s0;
+  const CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.disk_hits, 1u);
   EXPECT_EQ(d.compiles, 0u);
   EXPECT_EQ(d.stores, 0u);
@@ -164,6 +175,7 @@ TEST(CacheFlow, DiagnosticsAfterAHitUseTheKernelsOwnNames) {
     });
     EXPECT_EQ(first(std::int64_t{4}), 6.0);
   }
+  cache_flush();  // on disk: `first`'s code is freed, so `second` must read it
   auto second = jit("second", [](Int n) {
     Double total = 0.0;
     prange(n, [&](Int j) { total += to_double(j); });
@@ -197,6 +209,7 @@ TEST(CacheFlow, WrittenArgumentsAndArrayResultsSurviveTheDisk) {
   std::vector<double> x{1, 2, 3}, y(3);
   make_scale()(x, y);
   (void)make_doubled()(x);
+  cache_flush();
   auto scale = make_scale();
   const std::vector<double>& frozen = y;
   EXPECT_THROW(scale(x, frozen), TypeError);  // the written-parameter mask came from the entry
@@ -238,14 +251,14 @@ TEST(CacheKey, ChangedBodyHelperAndOptionsMakeNewKeysNamesAndScalarValuesDoNot) 
   fast.fast_math = true;
   EXPECT_NE(key_of_first_call(with_helper(square, "h5", fast), 3.0), base);
   // Another name, another scalar value: the same key, and no compilation.
-  const CacheStats s0 = cache_stats();
+  const CacheStats s0 = flushed_stats();
   EXPECT_EQ(key_of_first_call(with_helper(square, "renamed"), 4.0), base);
   auto k = with_helper(square, "values");
   EXPECT_EQ(k(5.0), 26.0);
   EXPECT_EQ(last_record().key, base);
   EXPECT_EQ(k(-1.0), 2.0);
   EXPECT_EQ(k.compiled_variants(), 1u);
-  EXPECT_EQ((cache_stats() - s0).compiles, 0u);
+  EXPECT_EQ((flushed_stats() - s0).compiles, 0u);
 }
 
 TEST(CacheKey, ArraySignaturesAreInTheKey) {
@@ -291,6 +304,8 @@ struct Corruption {
   void (*apply)(const std::string& path, const std::string& other_entry);
 };
 
+void PrintTo(const Corruption& c, std::ostream* os) { *os << c.name; }  // test names without addresses
+
 const Corruption kCorruptions[] = {
     {"byte_flip",
      [](const std::string& p, const std::string&) {
@@ -324,9 +339,9 @@ TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
   ASSERT_FALSE(dot.empty());
   GetParam().apply(dot, entry_of(c, "pi"));
 
-  CacheStats s0 = cache_stats();
+  CacheStats s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");
-  CacheStats d = cache_stats() - s0;
+  CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.rejected_entries, 1u);
   EXPECT_EQ(d.disk_hits, 0u);
   EXPECT_EQ(d.compiles, 1u);
@@ -334,9 +349,9 @@ TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
   const cache::Inspection fixed = cache::inspect({dot, fs::path(dot).filename().string(), false, 0, {}});
   EXPECT_TRUE(fixed.ok) << fixed.problem;
 
-  s0 = cache_stats();
+  s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");
-  d = cache_stats() - s0;
+  d = flushed_stats() - s0;
   EXPECT_EQ(d.disk_hits, 1u);
   EXPECT_EQ(d.rejected_entries, 0u);
 }
@@ -355,10 +370,10 @@ TEST(CacheRecovery, AKeyCollisionNeverRunsTheWrongCode) {
   ASSERT_TRUE(cache::parse_key(fs::path(dot_path).filename().string().substr(0, 32), pi.entry.key));
   write_file(dot_path, cache::encode(pi.entry));
 
-  const CacheStats s0 = cache_stats();
+  const CacheStats s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");  // computed by dot's code, not pi's
-  EXPECT_EQ((cache_stats() - s0).rejected_entries, 1u);
-  EXPECT_EQ((cache_stats() - s0).compiles, 1u);
+  EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
+  EXPECT_EQ((flushed_stats() - s0).compiles, 1u);
 }
 
 // ---- modes and directories ----------------------------------------------------------------------------------
@@ -371,12 +386,12 @@ TEST(CacheModes, ReadOnlyUsesEntriesButNeverWritesTouchesOrDeletes) {
   ASSERT_EQ(utimensat(AT_FDCWD, pi.c_str(), old, 0), 0);
 
   c.set(CacheMode::read_only);
-  CacheStats s0 = cache_stats();
+  CacheStats s0 = flushed_stats();
   ASSERT_EQ(run_and_check("pi"), "");
   EXPECT_EQ(last_record().cache, CacheSource::disk);
   ASSERT_EQ(run_and_check("saxpy"), "");
   EXPECT_EQ(last_record().cache, CacheSource::miss);
-  CacheStats d = cache_stats() - s0;
+  CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.disk_hits, 1u);
   EXPECT_EQ(d.compiles, 1u);
   EXPECT_EQ(d.stores, 0u);
@@ -386,20 +401,20 @@ TEST(CacheModes, ReadOnlyUsesEntriesButNeverWritesTouchesOrDeletes) {
   EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);  // not touched
 
   write_file(pi, "corrupt");
-  s0 = cache_stats();
+  s0 = flushed_stats();
   ASSERT_EQ(run_and_check("pi"), "");
-  EXPECT_EQ((cache_stats() - s0).rejected_entries, 1u);
+  EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
   EXPECT_EQ(read_file(pi), "corrupt");  // not ours to delete
 }
 
 TEST(CacheModes, OffNeitherReadsNorWrites) {
   CacheScope c(CacheMode::off);
-  const CacheStats s0 = cache_stats();
+  const CacheStats s0 = flushed_stats();
   ASSERT_EQ(run_and_check("saxpy"), "");
   EXPECT_EQ(last_record().cache, CacheSource::off);
   EXPECT_EQ(last_record().key, "");
   ASSERT_EQ(run_and_check("saxpy"), "");
-  const CacheStats d = cache_stats() - s0;
+  const CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.compiles, 2u);
   EXPECT_EQ(d.disk_misses + d.disk_hits + d.memory_hits + d.stores, 0u);
   EXPECT_FALSE(fs::exists(c.dir()));
@@ -420,6 +435,7 @@ TEST(CacheModes, AMissingDirectoryIsCreatedPrivate) {
   const std::string nested = c.root() + "/not/yet/there";
   c.set_directory(nested);
   ASSERT_EQ(run_and_check("dot"), "");
+  cache_flush();
   struct stat st;
   ASSERT_EQ(stat(nested.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -430,10 +446,11 @@ TEST(CacheModes, AnUnusableDirectoryOnlyCostsTheCache) {
   CacheScope c;
   write_file(c.root() + "/a_file", "x");
   c.set_directory(c.root() + "/a_file/kiln");  // cannot exist: its parent is a file
-  CacheStats s0 = cache_stats();
+  CacheStats s0 = flushed_stats();
   ASSERT_EQ(run_and_check("pi"), "");
+  cache_flush();  // the failed store no longer keeps the code loaded: the second kernel compiles again
   ASSERT_EQ(run_and_check("pi"), "");
-  CacheStats d = cache_stats() - s0;
+  CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.compiles, 2u);
   EXPECT_EQ(d.store_failures, 2u);
   EXPECT_EQ(d.stores, 0u);
@@ -445,9 +462,9 @@ TEST(CacheModes, AnUnusableDirectoryOnlyCostsTheCache) {
   chmod(readonly.c_str(), 0500);
   if (geteuid() == 0) readonly = "/proc/self";
   c.set_directory(readonly);
-  s0 = cache_stats();
+  s0 = flushed_stats();
   ASSERT_EQ(run_and_check("saxpy"), "");
-  d = cache_stats() - s0;
+  d = flushed_stats() - s0;
   EXPECT_EQ(d.compiles, 1u);
   EXPECT_EQ(d.store_failures, 1u);
 }
@@ -465,7 +482,10 @@ auto make_scaled(int n) {
 }
 
 /// ext4 stamps files with a clock of a few milliseconds' resolution: space out uses that LRU must order.
-void next_tick() { std::this_thread::sleep_for(std::chrono::milliseconds(25)); }
+void next_tick() {
+  cache_flush();
+  std::this_thread::sleep_for(std::chrono::milliseconds(25));
+}
 
 TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
   CacheScope c;
@@ -482,9 +502,9 @@ TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
   make_scaled(1)(v);  // a disk hit: entry 1 is now more recent than entry 2
   EXPECT_EQ(last_record().cache, CacheSource::disk);
   next_tick();
-  const CacheStats s0 = cache_stats();
+  const CacheStats s0 = flushed_stats();
   make_scaled(3)(v);
-  EXPECT_EQ((cache_stats() - s0).evictions, 1u);
+  EXPECT_EQ((flushed_stats() - s0).evictions, 1u);
   EXPECT_LE(c.bytes(), cap);
   EXPECT_EQ(c.entries().size(), 2u);
   EXPECT_TRUE(fs::exists(a)) << "the recently used entry was evicted";
@@ -498,6 +518,31 @@ TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
   }
 }
 
+// ---- the background writer ---------------------------------------------------------------------------------
+
+TEST(CacheBackground, AForkedChildWritesItsOwnEntriesAtExitAndLeavesTheParentsAlone) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");  // the parent's entry may still be queued when it forks
+  auto store = std::make_shared<cache::DiskStore>(CacheSettings{CacheMode::on, c.dir(), 1ull << 30});
+  cache::Entry e;
+  e.key = ir::hash128("written by the child");
+  e.canonical_ir = "kernel k() {\n}\n";
+  e.payloads = {{"object", "not really an object"}};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    cache::store_in_background(store, e);
+    std::exit(0);  // the exit handler writes it; it must neither hang nor touch the parent's queue
+  }
+  ASSERT_GT(pid, 0);
+  int status = -1;
+  for (int i = 0; i < 2000 && waitpid(pid, &status, WNOHANG) == 0; ++i) usleep(10 * 1000);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit within 20 s";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(fs::exists(cache::entry_path(c.dir(), e.key)));
+  EXPECT_FALSE(entry_of(c, "pi").empty());  // flushed by entries(): the parent's own writer wrote it
+  EXPECT_EQ(c.entries().size(), 2u);
+}
+
 // ---- readers racing writers and eviction ---------------------------------------------------------------------
 
 TEST(CacheConcurrency, ReadersSeeWholeEntriesWhileTheyAreReplacedAndEvicted) {
@@ -509,7 +554,7 @@ TEST(CacheConcurrency, ReadersSeeWholeEntriesWhileTheyAreReplacedAndEvicted) {
   e.payloads = {{"object", std::string(200000, 'o')}};
   e.meta.target = "cpu";
   ASSERT_TRUE(store.store(e));
-  const CacheStats s0 = cache_stats();
+  const CacheStats s0 = flushed_stats();
   std::atomic<bool> stop{false};
   std::atomic<int> hits{0}, bad{0};
   std::thread writer([&] {
@@ -530,8 +575,8 @@ TEST(CacheConcurrency, ReadersSeeWholeEntriesWhileTheyAreReplacedAndEvicted) {
   evicter.join();
   EXPECT_GT(hits.load(), 0);
   EXPECT_EQ(bad.load(), 0);
-  EXPECT_EQ((cache_stats() - s0).rejected_entries, 0u);
-  EXPECT_EQ((cache_stats() - s0).store_failures, 0u);
+  EXPECT_EQ((flushed_stats() - s0).rejected_entries, 0u);
+  EXPECT_EQ((flushed_stats() - s0).store_failures, 0u);
 }
 
 }  // namespace

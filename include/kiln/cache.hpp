@@ -74,4 +74,9 @@ struct CompileRecord {
 /// Every record of this process so far, oldest first. Thread-safe.
 std::vector<CompileRecord> compile_history();
 
+/// Entries are written to disk by a background thread, so that a kernel's first call does not wait for the
+/// disk (fsync); pending ones are written before the process exits. This waits until all of them are written
+/// (or have failed), e.g. before inspecting the cache directory or the store counters.
+void cache_flush();
+
 }  // namespace kiln

@@ -32,7 +32,8 @@ class DiskStore {
   std::optional<Entry> lookup(const ir::Hash128& key, std::string_view canonical_ir);
 
   /// Writes `e` atomically, then evicts least-recently-used entries above the size cap. Returns whether it
-  /// was stored; failures are counted and warned about.
+  /// was stored; failures are counted and warned about. Synchronous: the frontend calls it through
+  /// store_in_background (background.hpp).
   bool store(const Entry& e);
 
   /// Deletes the entry of `key`: lookup returned it but its code could not be loaded. Counted as rejected
