@@ -61,15 +61,16 @@ std::optional<Entry> DiskStore::lookup(const ir::Hash128& key, std::string_view 
     return std::nullopt;
   }
   struct stat st;
+  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes) {
+    reject(path, fd, Warning::corrupt_entry, "larger than any entry");
+    return std::nullopt;
+  }
   std::string bytes;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !read_all(fd, static_cast<std::uint64_t>(st.st_size), bytes)) {
+  if (!regular || !read_all(fd, static_cast<std::uint64_t>(st.st_size), bytes)) {
     warn_once(Warning::unusable_directory, "cannot read " + path + "; kernels are compiled");
     close(fd);
     bump(c.disk_misses);
-    return std::nullopt;
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes) {
-    reject(path, fd, Warning::corrupt_entry, "larger than any entry");
     return std::nullopt;
   }
   Decoded d = decode(bytes);
