@@ -15,6 +15,7 @@
 #include "ir/printer.hpp"
 #include "kiln/config.hpp"
 #include "kiln/error.hpp"
+#include "passes/report.hpp"
 #include "runtime/cache/background.hpp"
 #include "runtime/cache/bytes.hpp"
 #include "runtime/cache/compile_log.hpp"
@@ -180,11 +181,7 @@ std::string signature_text(const ir::Function& f) {
 LoweringReport lowering_report(const ir::Function& lowered, const passes::PipelineReport& report) {
   LoweringReport out;
   out.lowered_ir = ir::to_string(lowered);
-  out.pass_report = "passes:";
-  for (const auto& t : report.timings)
-    out.pass_report += " " + t.pass + " " + std::to_string(static_cast<long>(t.us)) + " us;";
-  out.pass_report += "\n";
-  for (const auto& n : report.notes) out.pass_report += "  " + n + "\n";
+  out.pass_report = passes::report_text(report);  // timings, then one section per topic
   return out;
 }
 

@@ -42,7 +42,7 @@ struct VariantCode {
 /// The lowered IR and what the passes did, in the kernel's own names, for diagnostics.
 struct LoweringReport {
   std::string lowered_ir;   ///< the IR after all passes, as text
-  std::string pass_report;  ///< "passes: <pass> <us> us; ...\n" and one indented line per pass note
+  std::string pass_report;  ///< passes::report_text: the pass timings line, then the notes by section
 };
 
 struct BuiltVariant {

@@ -1,6 +1,7 @@
 // What a pass is: a function from IR to IR that records what it decided.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,10 +9,50 @@
 
 namespace kiln::passes {
 
+/// The section of the diagnostics report a note belongs to (passes/report.hpp prints them in this order).
+enum class Topic : std::uint8_t { reductions, collapse, fusion, hoisting, allocations, other };
+
+/// One decision of a pass: which pass, which section, and the text.
+struct Note {
+  std::string pass;
+  Topic topic;
+  std::string text;
+};
+
+/// The parfors that reach fusion and what became of them, for the report and the Graphviz dump.
+/// Parfors are numbered #1, #2, ... in source order (a pre-order walk of the IR entering fuse_parfors).
+struct ParforGraph {
+  struct Node {
+    int id;
+    std::string origin;  ///< the source op or prange it came from
+    std::string space;   ///< its index space as text, `(i in 0 .. n)`
+    std::string reductions;  ///< `s (add, identity -0.0), hist[*] (add)`, or empty
+  };
+  /// Array or scalar dataflow from the parfor that last wrote `var` to one that reads it.
+  struct Edge {
+    int from, to;
+    std::string var;
+    bool scalar;  ///< a reduction result rather than array elements
+  };
+  std::vector<Node> before;
+  std::vector<Edge> edges;
+  /// The parfors after fusion, in order, each as the ids of the original parfors it contains.
+  std::vector<std::vector<int>> after;
+};
+
 /// Shared by the passes of one pipeline run: decisions go to `notes` for kernel.diagnostics().
 struct PassContext {
-  std::vector<std::string> notes;
-  void note(std::string s) { notes.push_back(std::move(s)); }
+  std::vector<std::string> notes;  ///< every note's text, in order
+  std::vector<Note> entries;       ///< the same notes with their pass and section
+  ParforGraph parfors;             ///< filled by fuse_parfors
+  std::string pass;                ///< the running pass (set by the pipeline)
+  Topic topic = Topic::other;      ///< the section of notes recorded without one (set by the pipeline)
+
+  void note(std::string s) { note(topic, std::move(s)); }
+  void note(Topic t, std::string s) {
+    entries.push_back(Note{pass, t, s});
+    notes.push_back(std::move(s));
+  }
 };
 
 using PassFn = ir::Function (*)(const ir::Function&, PassContext&);
@@ -19,6 +60,7 @@ using PassFn = ir::Function (*)(const ir::Function&, PassContext&);
 struct Pass {
   const char* name;
   PassFn run;
+  Topic topic = Topic::other;  ///< where its notes without a section of their own go
 };
 
 }  // namespace kiln::passes

@@ -16,13 +16,16 @@ struct PassTiming {
 struct PipelineReport {
   std::vector<PassTiming> timings;
   std::vector<std::string> notes;  ///< every pass's decisions, in order
+  std::vector<Note> entries;       ///< the same decisions with their pass and report section
+  ParforGraph parfors;             ///< the parfors entering fusion and the fusion groups (fuse_parfors)
 };
 
 /// The passes, in the order they run.
 const std::vector<Pass>& pipeline();
 
 /// Runs every pass, verifying the IR after each one; with KILN_DUMP_IR set, prints the IR before the
-/// first pass and after each pass to stderr. Throws TraceError for user errors a pass finds (e.g. a racy
+/// first pass and after each pass to stderr; with KILN_DUMP_DOT=dir, writes the fused parfor graph to
+/// dir/<kernel>.dot (passes/report.hpp). Throws TraceError for user errors a pass finds (e.g. a racy
 /// write in a prange) and ir::IRError if a pass produced malformed IR.
 ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report = nullptr);
 

@@ -243,12 +243,15 @@ TEST(DetectReductions, EveryOperatorFromTracedKernels) {
 TEST(DetectReductions, NestedPrangeInheritsTheReduction) {
   auto k = jit("nested_red", [](Int n, Int m) {
     Int s = 0;
-    prange(n, [&](Int i) { prange(m, [&](Int j) { s += i * j + 1; }); });
+    prange(n, [&](Int i) {
+      Int twice = i * 2;  // keeps the nest imperfect, so that collapse_parfors leaves both parfors to look at
+      prange(m, [&](Int j) { s += twice * j + 1; });
+    });
     return s;
   }, interp());
   std::int64_t want = 0;
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 7; ++j) want += i * j + 1;
+    for (int j = 0; j < 7; ++j) want += 2 * i * j + 1;
   EXPECT_EQ(k(5, 7), want);
   const std::string ir = k.lowered_ir();
   // Both the inner and the outer parfor carry the reduction.
@@ -779,9 +782,9 @@ TEST(SimplifyDeadCode, ReductionWhoseUpdatesFoldAwayKeepsItsVariable) {
 
 TEST(Pipeline, PassesInOrderAndRunPass) {
   const auto& p = passes::pipeline();
-  ASSERT_EQ(p.size(), 2u);
-  EXPECT_STREQ(p[0].name, "detect_reductions");
-  EXPECT_STREQ(p[1].name, "simplify");
+  ASSERT_GE(p.size(), 2u);  // the loop passes and others run in between (fusion_test checks their order)
+  EXPECT_STREQ(p.front().name, "detect_reductions");
+  EXPECT_STREQ(p.back().name, "simplify");
   const Var q = param("q", DType::F64), a = local("a", DType::F64);
   const ir::Function f = function("one", {q}, {let(a, val(q))}, val(a));
   passes::PassContext ctx;
@@ -806,9 +809,9 @@ TEST(Pipeline, OutputVerifiesAndReportsTimingsAndNotes) {
             "  }\n"
             "  return s\n"
             "}\n");
-  ASSERT_EQ(report.timings.size(), 2u);
-  EXPECT_EQ(report.timings[0].pass, "detect_reductions");
-  EXPECT_EQ(report.timings[1].pass, "simplify");
+  ASSERT_EQ(report.timings.size(), passes::pipeline().size());
+  EXPECT_EQ(report.timings.front().pass, "detect_reductions");
+  EXPECT_EQ(report.timings.back().pass, "simplify");
   EXPECT_GE(report.timings[0].us, 0.0);
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_EQ(report.notes[0], "reduction: s (add, identity -0.0) in test");

@@ -1,0 +1,247 @@
+// Temporaries to scalars. After fusion, `t = f(a); r = g(t)` is one parfor whose body stores t[i] and then
+// reads t[i]. When nothing else touches t, each iteration only ever sees the value it wrote itself, so the
+// array is a scalar per iteration: the store becomes a let, the loads read it, and the allocation (and
+// the memory traffic) is gone. Iterations that would share an element (t[0] in every iteration) were a
+// race before; as scalars they become private, which is one of the behaviours the race allowed.
+#include "passes/eliminate_temporaries.hpp"
+
+#include <optional>
+
+#include "ir/builder.hpp"
+#include "passes/loop_analysis.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+/// Element accesses of `array` in `s`.
+std::vector<loops::Access> accesses_of(const Stmt& s, const VarNode* array) {
+  std::vector<loops::Access> out;
+  for (auto& a : loops::effects_of(s).accesses)
+    if (a.array.get() == array) out.push_back(std::move(a));
+  return out;
+}
+
+/// True if `s` mentions `array` anywhere other than in a Dim.
+bool touches(const Stmt& s, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit(const LoadExpr& e) override {
+      found |= e.array.get() == v;
+      IRVisitor::visit(e);
+    }
+    void visit(const StoreStmt& s) override {
+      found |= s.array.get() == v;
+      IRVisitor::visit(s);
+    }
+    void visit(const MapStmt& s) override {
+      found |= s.target.get() == v;
+      IRVisitor::visit(s);
+    }
+    void visit(const ParforStmt& s) override {
+      for (const auto& r : s.array_reductions) found |= r.array.get() == v;
+      IRVisitor::visit(s);
+    }
+  } f;
+  f.v = array;
+  f.walk(s);
+  return f.found;
+}
+
+/// True if evaluating `e` reads an element of `array`.
+bool loads(const Expr& e, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit(const LoadExpr& l) override {
+      found |= l.array.get() == v;
+      IRVisitor::visit(l);
+    }
+  } f;
+  f.v = array;
+  f.walk(e);
+  return f.found;
+}
+
+/// True if `s` reads an extent of `array`.
+bool has_dim(const Stmt& s, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit(const DimExpr& d) override { found |= d.array.get() == v; }
+  } f;
+  f.v = array;
+  f.walk(s);
+  return f.found;
+}
+
+/// True if a store to `array` is inside a parfor nested in `s`.
+bool stored_in_nested_parfor(const Stmt& body, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit(const ParforStmt& p) override { found |= stored_arrays(p.body).count(v) > 0; }
+  } f;
+  f.v = array;
+  f.walk(body);
+  return f.found;
+}
+
+/// Extents that evaluate the same anywhere after the allocation: no loads, no variable ever reassigned.
+bool stable(const std::vector<Expr>& shape, const VarSet& assigned) {
+  for (const auto& e : shape) {
+    if (has_load(e)) return false;
+    for (const Var& v : free_vars(e))
+      if (assigned.count(v.get())) return false;
+  }
+  return true;
+}
+
+/// Rewrites the one user of a temporary: its first store declares the scalar, later stores assign it,
+/// loads read it, and Dims become the allocated extents.
+class ToScalar : public IRMutator {
+ public:
+  ToScalar(const AllocateStmt& a, Var scalar, const StmtNode* first) : alloc_(a), scalar_(std::move(scalar)), first_(first) {}
+
+ protected:
+  using IRMutator::visit;
+  const AllocateStmt& alloc_;
+  Var scalar_;
+  const StmtNode* first_;
+
+  Expr visit(const LoadExpr& e, const Expr& self) override {
+    return e.array == alloc_.array ? make_ref(scalar_) : IRMutator::visit(e, self);
+  }
+  Expr visit(const DimExpr& e, const Expr& self) override {
+    return e.array == alloc_.array ? alloc_.shape[static_cast<size_t>(e.axis)] : self;
+  }
+  Stmt visit(const StoreStmt& s, const Stmt& self) override {
+    if (s.array != alloc_.array) return IRMutator::visit(s, self);
+    Expr v = mutate(s.value);
+    return &s == first_ ? make_let(scalar_, v) : make_assign(scalar_, v);
+  }
+};
+
+class Eliminator {
+ public:
+  Eliminator(const Function& f, PassContext& ctx) : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)) {}
+
+  Stmt rewrite(const Stmt& s) {
+    if (!s) return s;
+    switch (s->kind) {
+      case StmtKind::Block: {
+        std::vector<Stmt> list;
+        for (const auto& x : s->as<BlockStmt>().stmts) list.push_back(rewrite(x));
+        return make_block(eliminate(std::move(list)));
+      }
+      case StmtKind::For: {
+        const auto& f = s->as<ForStmt>();
+        return make_for(f.index, f.begin, f.end, rewrite(f.body));
+      }
+      case StmtKind::Parfor: return with_body(s->as<ParforStmt>(), rewrite(s->as<ParforStmt>().body));
+      case StmtKind::If: {
+        const auto& i = s->as<IfStmt>();
+        return make_if(i.cond, rewrite(i.then_body), rewrite(i.else_body));
+      }
+      default: return s;
+    }
+  }
+
+ private:
+  const Function& fn_;
+  PassContext& ctx_;
+  VarSet assigned_;
+
+  std::vector<Stmt> eliminate(std::vector<Stmt> list) {
+    for (size_t k = 0; k < list.size(); ++k) {
+      const auto* a = dyn<AllocateStmt>(list[k]);
+      if (!a || a->array == fn_.result_array) continue;
+      if (auto user = single_user(list, k)) {
+        Stmt loop = list[*user];
+        const Var scalar = make_var(a->array->name, Type::scalar(a->array->type.elem), VarKind::Local, a->array->where);
+        const StmtNode* first = first_store(loop, a->array.get());
+        if (!first) continue;
+        ToScalar to_scalar(*a, scalar, first);
+        for (size_t j = k + 1; j < list.size(); ++j) list[j] = to_scalar.mutate(list[j]);
+        const bool read = loops::effects_of(loop).loaded.count(a->array.get()) > 0;
+        ctx_.note(Topic::allocations, "removed " + a->array->name + ": a temporary of " + where(loop) +
+                                          (read ? " written and read at one index per iteration, now a scalar"
+                                                : " that is never read"));
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(k));
+        --k;
+      }
+    }
+    return list;
+  }
+
+  static std::string where(const Stmt& s) {
+    if (const auto* p = dyn<ParforStmt>(s)) return loops::origin_text(*p);
+    return "a loop";
+  }
+
+  /// The position of the only statement after `k` that accesses the array allocated at `k`, if it is a
+  /// loop that qualifies; other statements may use only its Dims, and then only of stable extents.
+  std::optional<size_t> single_user(const std::vector<Stmt>& list, size_t k) const {
+    const auto& a = list[k]->as<AllocateStmt>();
+    const VarNode* v = a.array.get();
+    std::optional<size_t> user;
+    bool dims_elsewhere = false;
+    for (size_t j = k + 1; j < list.size(); ++j) {
+      if (touches(list[j], v)) {
+        if (user) return std::nullopt;
+        user = j;
+      } else if (uses(list[j], v)) {
+        dims_elsewhere = true;
+      }
+    }
+    if (!user) return std::nullopt;  // dead: simplify removes it
+    const Stmt& s = list[*user];
+    if (s->kind != StmtKind::Parfor && s->kind != StmtKind::For) return std::nullopt;
+    if ((dims_elsewhere || has_dim(s, v)) && !stable(a.shape, assigned_)) return std::nullopt;
+    if (const auto* p = dyn<ParforStmt>(s))
+      for (const auto& r : p->array_reductions)
+        if (r.array.get() == v) return std::nullopt;
+    const Stmt& body = s->kind == StmtKind::Parfor ? s->as<ParforStmt>().body : s->as<ForStmt>().body;
+    if (stored_in_nested_parfor(body, v)) return std::nullopt;
+    const auto acc = accesses_of(body, v);
+    const VarSet variant = assigned_vars(body);
+    for (const auto& x : acc) {
+      if (!loops::equal_all(x.index, acc.front().index)) return std::nullopt;
+      for (const auto& e : x.index) {
+        if (has_load(e)) return std::nullopt;
+        for (const Var& u : free_vars(e))
+          if (variant.count(u.get())) return std::nullopt;
+      }
+    }
+    return user;
+  }
+
+  /// The statement directly in the loop's body that is the first access of `array` in an iteration, if
+  /// that first access is a store.
+  static const StmtNode* first_store(const Stmt& loop, const VarNode* array) {
+    const Stmt& body = loop->kind == StmtKind::Parfor ? loop->as<ParforStmt>().body : loop->as<ForStmt>().body;
+    for (const auto& s : loops::statements(body)) {
+      const auto* st = dyn<StoreStmt>(s);
+      if (st && st->array.get() == array) {
+        for (const auto& e : st->indices)
+          if (loads(e, array)) return nullptr;
+        return loads(st->value, array) ? nullptr : st;
+      }
+      if (!accesses_of(s, array).empty()) return nullptr;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+ir::Function eliminate_temporaries(const ir::Function& f, PassContext& ctx) {
+  Eliminator e(f, ctx);
+  ir::Function out = f;
+  out.body = e.rewrite(f.body);
+  return out;
+}
+
+}  // namespace kiln::passes

@@ -1,0 +1,344 @@
+// Parfor fusion. Two parfors P then C over the same space become one whose body runs P's body then C's
+// for each index. Sequentially that reorders P(i+1) before C(i); in parallel any interleaving is possible.
+// Both are harmless exactly when no element is written by one and touched by the other in different
+// iterations, so every such pair of accesses must use one subscript tuple (after renaming C's indices to
+// P's) that picks one element per iteration, and neither may see the other's reduction variables, whose
+// values exist only once the whole loop has run. That is what makes `exp(a - m)` fuse with `sum` but
+// keeps `a / max(a)` apart: the divide needs the finished max (Numba fused it, bug #9139).
+//
+// Runs after collapse_parfors, so perfectly nested pranges fuse as n-d spaces, before
+// eliminate_temporaries, which turns the arrays fusion leaves written and read in one body into scalars,
+// and before hoist_invariants, whose new variables would hide that two subscripts are equal.
+#include "passes/fuse_parfors.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "passes/loop_analysis.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+using loops::Access;
+using loops::Effects;
+
+std::string subscripts(const std::vector<Expr>& idx) {
+  std::string s;
+  for (size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + to_string(idx[k]);
+  return s;
+}
+
+std::string element(const Access& a) { return a.array->name + "[" + subscripts(a.index) + "]"; }
+
+/// The reduction of `p` that declares scalar `v`, or null.
+const Reduction* reduction_of(const ParforStmt& p, const VarNode* v) {
+  for (const auto& r : p.reductions)
+    if (r.var.get() == v || r.index.get() == v) return &r;
+  return nullptr;
+}
+
+/// `m (max, identity -inf), k @i (argmin, identity inf), hist[*] (add)`
+std::string reductions_text(const ParforStmt& p) {
+  std::string s;
+  for (const auto& r : p.reductions)
+    s += (s.empty() ? "" : ", ") + r.var->name + (r.index ? " @" + r.index->name : "") + " (" +
+         std::string(name_of(r.op)) + ", identity " + to_string(identity_of(r.op, r.var->type.elem)) + ")";
+  for (const auto& r : p.array_reductions)
+    s += (s.empty() ? "" : ", ") + r.array->name + "[*] (" + std::string(name_of(r.op)) + ")";
+  return s;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(PassContext& ctx) : ctx_(ctx) {}
+
+  Function run(const Function& f) {
+    number(f.body);
+    Function out = f;
+    out.body = rewrite(f.body);
+    record_after(out.body);
+    return out;
+  }
+
+ private:
+  PassContext& ctx_;
+  /// The original parfors each parfor node holds. Nodes are kept alive in alive_ so that no address in
+  /// the map is ever reused by a new node.
+  std::unordered_map<const StmtNode*, std::vector<int>> ids_;
+  std::vector<Stmt> alive_;
+
+  void remember(const Stmt& s, std::vector<int> ids) {
+    alive_.push_back(s);
+    ids_[s.get()] = std::move(ids);
+  }
+
+  std::string label(const Stmt& s) const {
+    auto it = ids_.find(s.get());
+    if (it == ids_.end()) return "#?";
+    std::string t;
+    for (int id : it->second) t += (t.empty() ? "#" : "+#") + std::to_string(id);
+    return t;
+  }
+
+  // ---- numbering and the dataflow graph of the parfors as they enter ----------------------------------
+
+  void number(const Stmt& body) {
+    struct Walk : IRVisitor {
+      Fuser& self;
+      std::vector<Stmt> order;
+      std::vector<std::vector<int>> ancestors;
+      std::vector<int> stack;
+      explicit Walk(Fuser& f) : self(f) {}
+      void walk_parfor(const Stmt& s) {
+        const auto& p = s->as<ParforStmt>();
+        const int id = static_cast<int>(order.size()) + 1;
+        order.push_back(s);
+        ancestors.push_back(stack);
+        self.remember(s, {id});
+        self.ctx_.parfors.before.push_back({id, loops::origin_text(p), loops::space_text(p), reductions_text(p)});
+        stack.push_back(id);
+        for (const auto& x : loops::statements(p.body)) walk_stmt(x);
+        stack.pop_back();
+      }
+      void walk_stmt(const Stmt& s) {
+        if (s->kind == StmtKind::Parfor) return walk_parfor(s);
+        switch (s->kind) {
+          case StmtKind::Block:
+            for (const auto& x : s->as<BlockStmt>().stmts) walk_stmt(x);
+            break;
+          case StmtKind::For: walk_stmt(s->as<ForStmt>().body); break;
+          case StmtKind::If:
+            walk_stmt(s->as<IfStmt>().then_body);
+            if (s->as<IfStmt>().else_body) walk_stmt(s->as<IfStmt>().else_body);
+            break;
+          default: break;
+        }
+      }
+    } w(*this);
+    w.walk_stmt(body);
+
+    std::vector<Effects> fx;
+    for (const auto& s : w.order) fx.push_back(loops::effects_of(s));
+    auto related = [&](size_t i, size_t j) {
+      const auto& a = w.ancestors[j];
+      return std::find(a.begin(), a.end(), static_cast<int>(i) + 1) != a.end();
+    };
+    for (size_t j = 0; j < w.order.size(); ++j) {
+      // Each value read comes from the last parfor before j that produced it.
+      auto from = [&](auto produced) -> int {
+        for (size_t i = j; i-- > 0;)
+          if (!related(i, j) && produced(i)) return static_cast<int>(i);
+        return -1;
+      };
+      for (const VarNode* a : fx[j].loaded) {
+        const int i = from([&](size_t k) { return fx[k].stored.count(a) > 0; });
+        if (i >= 0) ctx_.parfors.edges.push_back({i + 1, static_cast<int>(j) + 1, a->name, false});
+      }
+      for (const VarNode* v : fx[j].uses) {
+        const int i = from([&](size_t k) { return reduction_of(w.order[k]->as<ParforStmt>(), v) != nullptr; });
+        if (i >= 0) ctx_.parfors.edges.push_back({i + 1, static_cast<int>(j) + 1, v->name, true});
+      }
+    }
+    // Deterministic order for the report and the graph file (sets iterate in no particular order).
+    std::sort(ctx_.parfors.edges.begin(), ctx_.parfors.edges.end(), [](const auto& x, const auto& y) {
+      return std::tie(x.from, x.to, x.scalar, x.var) < std::tie(y.from, y.to, y.scalar, y.var);
+    });
+  }
+
+  void record_after(const Stmt& body) {
+    struct Walk : IRVisitor {
+      Fuser& self;
+      explicit Walk(Fuser& f) : self(f) {}
+      void visit(const ParforStmt& p) override {
+        auto it = self.ids_.find(&p);
+        if (it != self.ids_.end()) self.ctx_.parfors.after.push_back(it->second);
+        IRVisitor::visit(p);
+      }
+    } w(*this);
+    w.walk(body);
+  }
+
+  // ---- rewriting, innermost blocks first --------------------------------------------------------------
+
+  Stmt rewrite(const Stmt& s) {
+    if (!s) return s;
+    switch (s->kind) {
+      case StmtKind::Block: {
+        std::vector<Stmt> list;
+        for (const auto& x : s->as<BlockStmt>().stmts) list.push_back(rewrite(x));
+        return make_block(fuse_list(std::move(list)));
+      }
+      case StmtKind::For: {
+        const auto& f = s->as<ForStmt>();
+        Stmt body = rewrite(f.body);
+        return body == f.body ? s : make_for(f.index, f.begin, f.end, body);
+      }
+      case StmtKind::If: {
+        const auto& i = s->as<IfStmt>();
+        Stmt t = rewrite(i.then_body), e = rewrite(i.else_body);
+        return t == i.then_body && e == i.else_body ? s : make_if(i.cond, t, e);
+      }
+      case StmtKind::Parfor: {
+        const auto& p = s->as<ParforStmt>();
+        Stmt body = rewrite(p.body);
+        if (body == p.body) return s;
+        Stmt r = with_body(p, body);
+        remember(r, ids_[s.get()]);
+        return r;
+      }
+      default: return s;
+    }
+  }
+
+  std::vector<Stmt> fuse_list(std::vector<Stmt> list) {
+    std::vector<Stmt> out;
+    std::ptrdiff_t prev = -1;  // position in `out` of the last parfor
+    for (auto& s : list) {
+      if (s->kind == StmtKind::Parfor && prev >= 0) {
+        const Stmt first = out[static_cast<size_t>(prev)];
+        std::vector<Stmt> between(out.begin() + prev + 1, out.end());
+        if (auto fused = try_fuse(first, between, s)) {
+          out.resize(static_cast<size_t>(prev));
+          out.insert(out.end(), fused->up.begin(), fused->up.end());
+          prev = static_cast<std::ptrdiff_t>(out.size());
+          out.push_back(fused->parfor);
+          out.insert(out.end(), fused->down.begin(), fused->down.end());
+          continue;
+        }
+      }
+      if (s->kind == StmtKind::Parfor) prev = static_cast<std::ptrdiff_t>(out.size());
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  struct Fused {
+    std::vector<Stmt> up;  ///< statements that were between and now run first
+    Stmt parfor;
+    std::vector<Stmt> down;  ///< statements that were between and now run after
+  };
+
+  std::optional<Fused> try_fuse(const Stmt& ps, const std::vector<Stmt>& between, const Stmt& cs) {
+    const auto& p = ps->as<ParforStmt>();
+    const auto& c = cs->as<ParforStmt>();
+    const std::string P = label(ps), C = label(cs);
+    auto refuse = [&](const std::string& why) -> std::optional<Fused> {
+      ctx_.note(Topic::fusion, P + " + " + C + ": refused: " + why);
+      return std::nullopt;
+    };
+
+    bool same_space = p.indices.size() == c.indices.size();
+    for (size_t d = 0; same_space && d < p.indices.size(); ++d)
+      same_space = equal(p.begins[d], c.begins[d]) && equal(p.ends[d], c.ends[d]);
+    if (!same_space)
+      return refuse("different index spaces " + loops::space_text(p) + " and " + loops::space_text(c));
+
+    // C with P's indices, so that subscripts compare structurally.
+    loops::Renamer rename;
+    for (size_t d = 0; d < p.indices.size(); ++d) rename.vars[c.indices[d].get()] = p.indices[d];
+    const Stmt c_body = rename.mutate(c.body);
+    const Stmt renamed = with_body(c, c_body);
+
+    const Effects pe = loops::effects_of(ps), ce = loops::effects_of(renamed);
+    for (const auto& r : p.reductions)
+      for (const VarNode* v : {r.var.get(), r.index.get()})
+        if (v && ce.uses.count(v))
+          return refuse(C + " uses " + v->name + ", the " + std::string(name_of(r.op)) + " reduction of " + P +
+                        ", which is known only after all of " + P + " has run (as in a / max(a); Numba bug #9139)");
+    for (const auto& r : c.reductions)
+      for (const VarNode* v : {r.var.get(), r.index.get()})
+        if (v && pe.uses.count(v)) return refuse(P + " reads " + v->name + ", which " + C + " reduces into");
+    for (const auto& r : p.array_reductions)
+      if (loops::may_alias_any(r.array.get(), ce.loaded) || loops::may_alias_any(r.array.get(), ce.stored))
+        return refuse(C + " uses " + r.array->name + ", an array reduction of " + P + ", complete only after " + P);
+    for (const auto& r : c.array_reductions)
+      if (loops::may_alias_any(r.array.get(), pe.loaded) || loops::may_alias_any(r.array.get(), pe.stored))
+        return refuse(C + " reduces into " + r.array->name + ", which " + P + " uses");
+
+    VarSet variant = loops::variant_in(p.body);
+    for (const VarNode* v : loops::variant_in(c_body)) variant.insert(v);
+    for (const Access& a : pe.accesses)
+      for (const Access& b : ce.accesses) {
+        if ((!a.store && !b.store) || !loops::may_alias(a.array.get(), b.array.get())) continue;
+        const bool same = loops::equal_all(a.index, b.index);
+        if (same && loops::one_element_per_iteration(a.index, p.indices, variant)) continue;
+        if (same) return refuse(P + " and " + C + " access " + element(a) + ", which is not one element per iteration");
+        const std::string alias = a.array == b.array ? "" : " (" + b.array->name + " may be the same array as " + a.array->name + ")";
+        if (a.store && !b.store)
+          return refuse("cross-iteration dependence: " + C + " reads " + element(b) + " but " + P + " writes " +
+                        element(a) + alias);
+        if (!a.store)
+          return refuse(C + " stores to " + element(b) + ", which " + P + " reads as " + element(a) + alias +
+                        ": another iteration of " + P + " could see the new value");
+        return refuse(P + " writes " + element(a) + " and " + C + " writes " + element(b) + alias +
+                      ": the last write would depend on the order of iterations");
+      }
+
+    // Statements between them move above P or below C.
+    Fused out;
+    std::vector<Effects> down_fx;
+    std::vector<std::string> moved;
+    const Effects c_whole = loops::effects_of(cs);
+    for (const auto& s : between) {
+      const Effects e = loops::effects_of(s);
+      bool up = !loops::conflict(e, pe);
+      for (const auto& d : down_fx) up = up && !loops::conflict(e, d) && !loops::needs(e, d);
+      if (up) {
+        out.up.push_back(s);
+        moved.push_back("above: " + loops::first_line(s));
+      } else if (!loops::conflict(e, c_whole) && !loops::needs(c_whole, e)) {
+        out.down.push_back(s);
+        down_fx.push_back(e);
+        moved.push_back("below: " + loops::first_line(s));
+      } else {
+        return refuse("`" + loops::first_line(s) + "` between them depends on " + P + " and " + C + " depends on it");
+      }
+    }
+
+    std::vector<Stmt> body = loops::statements(p.body);
+    for (const auto& s : loops::statements(c_body)) body.push_back(s);
+    std::vector<Reduction> reds = p.reductions;
+    reds.insert(reds.end(), c.reductions.begin(), c.reductions.end());
+    std::vector<ArrayReduction> ars = p.array_reductions;
+    ars.insert(ars.end(), c.array_reductions.begin(), c.array_reductions.end());
+    out.parfor = make_parfor(p.indices, p.begins, p.ends, make_block(std::move(body)), std::move(reds), std::move(ars),
+                             joined_origin(p.origin, c.origin));
+    std::vector<int> ids = ids_[ps.get()];
+    for (int id : ids_[cs.get()]) ids.push_back(id);
+    remember(out.parfor, std::move(ids));
+
+    std::string text = P + " + " + C + ": fused";
+    for (size_t k = 0; k < moved.size(); ++k) text += (k ? "; moved " : " (moved ") + moved[k];
+    if (!moved.empty()) text += ")";
+    ctx_.note(Topic::fusion, text);
+    return out;
+  }
+
+  /// "exp at f.cpp:3 + sum at f.cpp:3", each origin once.
+  static std::string joined_origin(const std::string& a, const std::string& b) {
+    if (b.empty() || a == b) return a;
+    if (a.empty()) return b;
+    const std::string sep = " + ";
+    size_t start = 0;
+    while (start <= a.size()) {
+      size_t end = a.find(sep, start);
+      if (end == std::string::npos) end = a.size();
+      if (a.compare(start, end - start, b) == 0) return a;
+      start = end + sep.size();
+    }
+    return a + sep + b;
+  }
+};
+
+}  // namespace
+
+ir::Function fuse_parfors(const ir::Function& f, PassContext& ctx) {
+  Fuser fuser(ctx);
+  return fuser.run(f);
+}
+
+}  // namespace kiln::passes

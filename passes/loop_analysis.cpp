@@ -1,0 +1,276 @@
+#include "passes/loop_analysis.hpp"
+
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+
+namespace kiln::passes::loops {
+
+using namespace kiln::ir;
+
+bool may_alias(const VarNode* a, const VarNode* b) {
+  return a == b || (a->kind == VarKind::Param && b->kind == VarKind::Param && a->type.is_array() && b->type.is_array());
+}
+
+bool may_alias_any(const VarNode* a, const VarSet& set) {
+  if (set.count(a)) return true;
+  if (a->kind != VarKind::Param) return false;
+  for (const VarNode* b : set)
+    if (may_alias(a, b)) return true;
+  return false;
+}
+
+namespace {
+
+class Collect : public IRVisitor {
+ public:
+  Effects& out;
+  explicit Collect(Effects& e) : out(e) {}
+
+ protected:
+  void visit(const LoadExpr& e) override {
+    out.loaded.insert(e.array.get());
+    out.accesses.push_back(Access{e.array, e.indices, false});
+    IRVisitor::visit(e);
+  }
+  void visit(const StoreStmt& s) override {
+    IRVisitor::visit(s);  // the value is read before the element is written
+    out.stored.insert(s.array.get());
+    out.accesses.push_back(Access{s.array, s.indices, true});
+  }
+  void visit(const AssignStmt& s) override {
+    IRVisitor::visit(s);
+    out.writes.insert(s.var.get());
+  }
+  void visit(const MapStmt& s) override {
+    IRVisitor::visit(s);
+    out.stored.insert(s.target.get());
+    out.accesses.push_back(Access{s.target, s.target_index, true});
+  }
+  void visit(const ParforStmt& s) override {
+    for (const auto& r : s.reductions) {
+      out.writes.insert(r.var.get());
+      if (r.index) out.writes.insert(r.index.get());
+    }
+    for (const auto& r : s.array_reductions) {
+      out.loaded.insert(r.array.get());
+      out.stored.insert(r.array.get());
+    }
+    IRVisitor::visit(s);
+  }
+  void visit(const CheckStmt& s) override {
+    out.checks = true;
+    IRVisitor::visit(s);
+  }
+};
+
+}  // namespace
+
+Effects effects_of(const Stmt& s) {
+  Effects e;
+  for (const Var& v : free_vars(s)) e.uses.insert(v.get());
+  Collect c(e);
+  c.walk(s);
+  switch (s->kind) {
+    case StmtKind::Let: e.defines.insert(s->as<LetStmt>().var.get()); break;
+    case StmtKind::Allocate: e.defines.insert(s->as<AllocateStmt>().array.get()); break;
+    case StmtKind::Map:
+      if (s->as<MapStmt>().allocate) e.defines.insert(s->as<MapStmt>().target.get());
+      break;
+    case StmtKind::Reduce: e.defines.insert(s->as<ReduceStmt>().result.get()); break;
+    case StmtKind::ReduceAxis: e.defines.insert(s->as<ReduceAxisStmt>().target.get()); break;
+    default: break;
+  }
+  return e;
+}
+
+namespace {
+
+bool intersects(const VarSet& a, const VarSet& b) {
+  for (const VarNode* v : a)
+    if (b.count(v)) return true;
+  return false;
+}
+
+bool arrays_conflict(const VarSet& written, const VarSet& touched) {
+  for (const VarNode* w : written)
+    if (may_alias_any(w, touched)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool conflict(const Effects& a, const Effects& b) {
+  if (intersects(a.writes, b.uses) || intersects(b.writes, a.uses)) return true;
+  VarSet b_touched = b.loaded, a_touched = a.loaded;
+  b_touched.insert(b.stored.begin(), b.stored.end());
+  a_touched.insert(a.stored.begin(), a.stored.end());
+  return arrays_conflict(a.stored, b_touched) || arrays_conflict(b.stored, a_touched);
+}
+
+bool needs(const Effects& user, const Effects& e) { return intersects(user.uses, e.defines); }
+
+VarSet variant_in(const Stmt& body) {
+  struct Defs : IRVisitor {
+    VarSet out;
+    void visit(const LetStmt& s) override {
+      out.insert(s.var.get());
+      IRVisitor::visit(s);
+    }
+    void visit(const AllocateStmt& s) override {
+      out.insert(s.array.get());
+      IRVisitor::visit(s);
+    }
+    void visit(const ForStmt& s) override {
+      out.insert(s.index.get());
+      IRVisitor::visit(s);
+    }
+    void visit(const ParforStmt& s) override {
+      for (const auto& i : s.indices) out.insert(i.get());
+      IRVisitor::visit(s);
+    }
+    void visit(const AssignStmt& s) override {
+      out.insert(s.var.get());
+      IRVisitor::visit(s);
+    }
+  } d;
+  d.walk(body);
+  return std::move(d.out);
+}
+
+namespace {
+
+bool reads_none_of(const Expr& e, const std::vector<Var>& indices, const VarSet& variant) {
+  if (has_load(e)) return false;
+  for (const Var& v : free_vars(e)) {
+    if (variant.count(v.get())) return false;
+    for (const Var& i : indices)
+      if (i == v) return false;
+  }
+  return true;
+}
+
+/// The position in `indices` of the index that is the unit term of `e`, or -1.
+int unit_index(const Expr& e, const std::vector<Var>& indices, const VarSet& variant) {
+  auto position = [&](const Expr& x) {
+    const auto* r = dyn<VarRefExpr>(x);
+    if (!r) return -1;
+    for (size_t k = 0; k < indices.size(); ++k)
+      if (indices[k] == r->var) return static_cast<int>(k);
+    return -1;
+  };
+  if (int k = position(e); k >= 0) return k;
+  const auto* b = dyn<BinaryExpr>(e);
+  if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub)) return -1;
+  if (int k = position(b->a); k >= 0 && reads_none_of(b->b, indices, variant)) return k;
+  if (b->op == BinaryOp::Add)
+    if (int k = position(b->b); k >= 0 && reads_none_of(b->a, indices, variant)) return k;
+  return -1;
+}
+
+}  // namespace
+
+bool one_element_per_iteration(const std::vector<Expr>& index, const std::vector<Var>& indices, const VarSet& variant) {
+  std::vector<int> seen(indices.size(), 0);
+  for (const Expr& e : index) {
+    const int k = unit_index(e, indices, variant);
+    if (k >= 0) ++seen[static_cast<size_t>(k)];
+    else if (!reads_none_of(e, indices, variant)) return false;
+  }
+  for (int n : seen)
+    if (n != 1) return false;
+  return true;
+}
+
+bool equal_all(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!equal(a[k], b[k])) return false;
+  return true;
+}
+
+// ---- Renamer ---------------------------------------------------------------------------------------------
+
+const Var& Renamer::map(const Var& v) const {
+  auto it = vars.find(v.get());
+  return it == vars.end() ? v : it->second;
+}
+
+Expr Renamer::visit(const VarRefExpr& e, const Expr& self) {
+  const Var& v = map(e.var);
+  return v == e.var ? self : make_ref(v);
+}
+
+Expr Renamer::visit(const LoadExpr& e, const Expr& self) {
+  std::vector<Expr> idx;
+  const bool changed = mutate_all(e.indices, idx);
+  const Var& a = map(e.array);
+  if (!changed && a == e.array) return self;
+  return make_load(a, std::move(idx));
+}
+
+Expr Renamer::visit(const DimExpr& e, const Expr& self) {
+  const Var& a = map(e.array);
+  return a == e.array ? self : make_dim(a, e.axis);
+}
+
+Stmt Renamer::visit(const AssignStmt& s, const Stmt& self) {
+  Expr v = mutate(s.value);
+  const Var& target = map(s.var);
+  if (v == s.value && target == s.var) return self;
+  return make_assign(target, v);
+}
+
+Stmt Renamer::visit(const StoreStmt& s, const Stmt& self) {
+  std::vector<Expr> idx;
+  bool changed = mutate_all(s.indices, idx);
+  Expr v = mutate(s.value);
+  const Var& a = map(s.array);
+  if (!changed && v == s.value && a == s.array) return self;
+  return make_store(a, std::move(idx), v);
+}
+
+Stmt Renamer::visit(const ParforStmt& s, const Stmt& self) {
+  Stmt r = IRMutator::visit(s, self);
+  const auto& p = r->as<ParforStmt>();
+  bool changed = false;
+  std::vector<Reduction> reds = p.reductions;
+  for (auto& red : reds) {
+    changed |= map(red.var) != red.var || (red.index && map(red.index) != red.index);
+    red.var = map(red.var);
+    if (red.index) red.index = map(red.index);
+  }
+  std::vector<ArrayReduction> ars = p.array_reductions;
+  for (auto& ar : ars) {
+    changed |= map(ar.array) != ar.array;
+    ar.array = map(ar.array);
+  }
+  if (!changed) return r;
+  return make_parfor(p.indices, p.begins, p.ends, p.body, std::move(reds), std::move(ars), p.origin);
+}
+
+// ---- text ------------------------------------------------------------------------------------------------
+
+std::vector<Stmt> statements(const Stmt& body) {
+  if (!body) return {};
+  if (const auto* b = dyn<BlockStmt>(body)) return b->stmts;
+  return {body};
+}
+
+std::string origin_text(const ParforStmt& p) { return p.origin.empty() ? "a parfor" : p.origin; }
+
+std::string space_text(const ParforStmt& p) {
+  std::string s = "(";
+  for (size_t d = 0; d < p.indices.size(); ++d)
+    s += (d ? ", " : "") + p.indices[d]->name + " in " + to_string(p.begins[d]) + " .. " + to_string(p.ends[d]);
+  return s + ")";
+}
+
+std::string first_line(const Stmt& s) {
+  std::string t = to_string(s);
+  const size_t nl = t.find('\n');
+  if (nl != std::string::npos) t.resize(nl);
+  if (t.size() > 2 && t.substr(t.size() - 2) == " {") t.resize(t.size() - 2);
+  return t;
+}
+
+}  // namespace kiln::passes::loops

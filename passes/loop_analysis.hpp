@@ -1,0 +1,86 @@
+// Dependence facts shared by the loop passes (fusion, temporaries, buffer reuse, hoisting): what a
+// statement reads and writes, which arrays may share memory, and which subscripts touch one element per
+// iteration.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/analysis.hpp"
+#include "ir/stmt.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::passes::loops {
+
+/// Arrays that may share memory: the same variable, or two array parameters (a caller may pass one array
+/// for both). Allocated arrays share memory with nothing. Parameters that are different, partially
+/// overlapping views of one buffer are not considered: a single parfor over them would already race.
+bool may_alias(const ir::VarNode* a, const ir::VarNode* b);
+bool may_alias_any(const ir::VarNode* a, const ir::VarSet& set);
+
+/// One array element access, with the subscripts as written.
+struct Access {
+  ir::Var array;
+  std::vector<ir::Expr> index;
+  bool store;
+};
+
+/// What a statement does, as seen by the statements around it.
+struct Effects {
+  ir::VarSet uses;     ///< variables defined outside it that it mentions (scalars and arrays, Dim included)
+  ir::VarSet writes;   ///< scalars it assigns (reduction variables of a parfor included)
+  ir::VarSet defines;  ///< variables it declares for the statements after it (a Let or Allocate)
+  ir::VarSet loaded;   ///< arrays whose elements it reads
+  ir::VarSet stored;   ///< arrays whose elements it writes
+  std::vector<Access> accesses;  ///< element accesses, loads and stores
+  bool checks = false;           ///< contains a run-time check (it may stop the kernel)
+};
+Effects effects_of(const ir::Stmt& s);
+
+/// True if running `a` then `b` may give other results than `b` then `a`: one writes a scalar the other
+/// mentions, or an array the other reads or writes (through may_alias). Definitions are not considered.
+bool conflict(const Effects& a, const Effects& b);
+/// True if `user` mentions a variable `e` declares.
+bool needs(const Effects& user, const Effects& e);
+
+/// Variables whose value may differ between two iterations of a loop body: those it declares (lets, inner
+/// indices, allocations) and those it assigns.
+ir::VarSet variant_in(const ir::Stmt& body);
+
+/// True if subscripts `index` address a different element at every point of the space of `indices`
+/// (each index is the whole of one subscript or one side of `i + e`, `e + i`, `i - e`; `e` and the other
+/// subscripts read no index, no array element and nothing in `variant`).
+bool one_element_per_iteration(const std::vector<ir::Expr>& index, const std::vector<ir::Var>& indices,
+                               const ir::VarSet& variant);
+
+bool equal_all(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
+
+/// Renames variables: scalar references (and assignments) to other variables, and arrays in loads,
+/// stores, dims and reduction clauses to other arrays.
+class Renamer : public ir::IRMutator {
+ public:
+  std::unordered_map<const ir::VarNode*, ir::Var> vars;
+
+ protected:
+  using ir::IRMutator::visit;
+  const ir::Var& map(const ir::Var& v) const;
+  ir::Expr visit(const ir::VarRefExpr& e, const ir::Expr& self) override;
+  ir::Expr visit(const ir::LoadExpr& e, const ir::Expr& self) override;
+  ir::Expr visit(const ir::DimExpr& e, const ir::Expr& self) override;
+  ir::Stmt visit(const ir::AssignStmt& s, const ir::Stmt& self) override;
+  ir::Stmt visit(const ir::StoreStmt& s, const ir::Stmt& self) override;
+  ir::Stmt visit(const ir::ParforStmt& s, const ir::Stmt& self) override;
+};
+
+/// The statements of a body (a block's list, or the statement itself).
+std::vector<ir::Stmt> statements(const ir::Stmt& body);
+
+/// A parfor's origin for notes: "prange at f.cpp:3", or "a parfor" when it has none.
+std::string origin_text(const ir::ParforStmt& p);
+/// `(i in 0 .. n, j in 0 .. m)`
+std::string space_text(const ir::ParforStmt& p);
+/// The first line of a statement's text, for notes.
+std::string first_line(const ir::Stmt& s);
+
+}  // namespace kiln::passes::loops

@@ -1,0 +1,24 @@
+// What the passes did, for people: the sectioned diagnostics text of kernel.diagnostics() and
+// KILN_DIAGNOSTICS, and the Graphviz file of KILN_DUMP_DOT.
+#pragma once
+
+#include <string>
+
+#include "passes/pipeline.hpp"
+
+namespace kiln::passes {
+
+/// The pass timings line ("passes: <pass> <us> us; ...") followed by one section per topic with notes
+/// (reductions found, nested parfors, parfors before fusion, fusion attempts, parfors after fusion,
+/// hoisted code, allocations, then the other notes by pass), each a title line and indented items.
+std::string report_text(const PipelineReport& report);
+
+/// The parfor graph in Graphviz syntax: one node per parfor entering fusion (its number, origin and
+/// space), an edge per array (solid) or reduction result (dashed) flowing between them, and one cluster
+/// per fusion group of two or more.
+std::string parfor_dot(const std::string& kernel, const ParforGraph& graph);
+
+/// Writes parfor_dot to `dir`/<kernel>.dot (creating dir); on failure prints a warning to stderr.
+void write_parfor_dot(const std::string& dir, const std::string& kernel, const ParforGraph& graph);
+
+}  // namespace kiln::passes
