@@ -641,7 +641,7 @@ TEST(Results, ZerosOnesFullAndEmptyLike) {
   auto k = jit("fills", [](Int n) {
     auto z = zeros<double>(n);
     auto o = ones<std::int32_t>(n);
-    auto f = full_of<float>(2.5, n);
+    auto f = full<float>(n, 2.5);
     auto out = empty<double>(n, 3);
     prange(n, [&](Int i) {
       out(i, 0) = z[i];

@@ -1,21 +1,41 @@
-// Traced arrays: kernel parameters and arrays allocated inside a kernel, with element access.
+// Traced arrays: kernel parameters, arrays made inside a kernel, views of either, and element access.
+//
+// An Array is a handle, like a NumPy name: `Array c = a + b; c = a - b;` rebinds c to a new array, while
+// `c(kiln::all) = a - b` and `c += a` write into c's elements. Array expressions (kiln/array_ops.hpp,
+// kiln/reduce.hpp) are evaluated where they are written, so later writes never change an earlier result.
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "kiln/traced.hpp"
+#include "kiln/views.hpp"
 
 namespace kiln {
 
+template <Element T, int Rank>
+class Array;
+
 namespace detail {
 
-/// The traced identity of an array: its IR variable and rank (known once traced).
+struct ArrayInfo;  // frontend/array_info.hpp: the extents, index map and label of a temporary or a view
+
+/// The traced identity of an array: the IR variable holding its elements and, for views and arrays made
+/// by array operations, what the frontend knows about them.
 struct ArrayHandle {
-  VarPtr var;
-  int rank = 0;
-  std::uint64_t scope = 0;  ///< the scope it was declared in
+  VarPtr var;       ///< the array the elements live in (a view's base array)
+  int rank = 0;     ///< this array's rank (a view's may be lower than its base's)
+  std::uint64_t scope = 0;  ///< the scope it was made in: it is valid while that scope is open
+  std::shared_ptr<const ArrayInfo> info;  ///< null: the whole of `var`, with `var`'s extents
+
+  ArrayHandle() = default;
+  ArrayHandle(VarPtr v, int r, std::uint64_t s, std::shared_ptr<const ArrayInfo> i = nullptr)
+      : var(std::move(v)), rank(r), scope(s), info(std::move(i)) {}
 };
 
 DType elem_of(const ArrayHandle& a);
@@ -28,8 +48,111 @@ ArrayHandle allocate(DType t, const Int* const* extents, int n, const TracedValu
 /// A new array with the shape of `like`.
 ArrayHandle allocate_like(DType t, const ArrayHandle& like, const TracedValue* fill, Where w);
 
+/// A view of `a`: one ViewIndex per leading dimension (the rest are whole).
+ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w);
+/// `a` as a whole array of its own: a view is copied into a new array, anything else is returned as is.
+ArrayHandle materialize(const ArrayHandle& a);
+
+/// The scope being traced (0 outside a trace): where an Array handle object lives.
+std::uint64_t trace_scope();
+/// Fails unless an Array handle declared in scope `home` may be rebound here (not from a nested loop or
+/// branch, which is traced once however often it runs).
+void check_rebind(std::uint64_t home, const ArrayHandle& to);
+
+/// One operand of an array operation, type-erased: an array (or view), or a traced scalar.
+struct OpArg {
+  const ArrayHandle* array = nullptr;
+  const TracedValue* scalar = nullptr;
+};
+
+/// `target[...] = value` over the target's elements (broadcasting value), or with `combine`
+/// `target[...] = T(target[...] combine value)` computed in type `operand` (compound assignment).
+void assign_into(const ArrayHandle& target, OpArg value, const BinaryOp* combine, DType operand, const char* what,
+                 Where w);
+
 template <class I>
-constexpr bool is_index_v = std::is_integral_v<operand_t<I>> && !std::is_same_v<operand_t<I>, bool>;
+constexpr bool is_index_v = IndexLike<I>;
+
+template <class X>
+struct array_traits {
+  static constexpr bool value = false;
+};
+template <Element T, int R>
+struct array_traits<Array<T, R>> {
+  static constexpr bool value = true;
+  using elem = T;
+  static constexpr int rank = R;
+};
+template <class X>
+concept IsArray = array_traits<std::remove_cvref_t<X>>::value;
+template <class X>
+concept ArrayOrOperand = IsArray<X> || Operand<X>;
+
+/// Type computations treat an array like a scalar of its element type.
+template <class X>
+struct scalar_like {
+  using type = X;
+};
+template <Element T, int R>
+struct scalar_like<Array<T, R>> {
+  using type = Scalar<T>;
+};
+template <class X>
+using scalar_like_t = typename scalar_like<std::remove_cvref_t<X>>::type;
+
+/// Keeps one operand of an array operation alive while the operation reads it: arrays by handle,
+/// scalars converted to S.
+template <Element S>
+class ArgHolder {
+ public:
+  template <class X>
+  explicit ArgHolder(const X& x) {
+    if constexpr (IsArray<X>) {
+      arg_.array = &x.traced_handle();
+    } else {
+      scalar_.emplace(to_scalar<S>(x));
+      arg_.scalar = &*scalar_;
+    }
+  }
+  ArgHolder(const ArgHolder&) = delete;
+  ArgHolder& operator=(const ArgHolder&) = delete;
+  OpArg get() const { return arg_; }
+
+ private:
+  std::optional<Scalar<S>> scalar_;
+  OpArg arg_;
+};
+
+/// The rank of a view `a(i...)` of an array of static rank R (0: known only when traced).
+template <int R, class... I>
+constexpr int view_rank() {
+  if constexpr (R == 0) {
+    return 0;
+  } else {
+    static_assert(static_cast<int>(sizeof...(I)) <= R, "more indices than the array has dimensions");
+    return static_cast<int>((0 + ... + (is_slice_v<I> ? 1 : 0))) + R - static_cast<int>(sizeof...(I));
+  }
+}
+
+template <class I>
+Int index_or_zero(const I& i) {
+  if constexpr (IndexLike<I>) return to_scalar<std::int64_t>(i);
+  else return Int(0);
+}
+
+template <class I>
+ViewIndex view_index(const I& i, const Int& as_index) {
+  if constexpr (IndexLike<I>) return ViewIndex{&as_index, nullptr};
+  else if constexpr (std::is_same_v<std::remove_cvref_t<I>, SliceSpec>) return ViewIndex{nullptr, &i};
+  else return ViewIndex{};
+}
+
+template <class... I, std::size_t... K>
+ArrayHandle view_of(const ArrayHandle& a, std::index_sequence<K...>, const I&... i) {
+  const Int ints[] = {index_or_zero(i)...};
+  const ViewIndex v[] = {view_index(i, ints[K])...};
+  return make_view(a, v, static_cast<int>(sizeof...(I)), {});
+}
 
 }  // namespace detail
 
@@ -100,10 +223,45 @@ class Array {
   using value_type = T;
   static constexpr int static_rank = Rank;
 
-  explicit Array(detail::ArrayHandle h) : h_(std::move(h)) {}
+  explicit Array(detail::ArrayHandle h) : h_(std::move(h)), home_(detail::trace_scope()) {}
+  Array(const Array& other) : h_(other.h_), home_(detail::trace_scope()) {}
   template <int R>
     requires(Rank == 0 && R != 0)
-  Array(const Array<T, R>& other) : h_(other.handle()) {}
+  Array(const Array<T, R>& other) : h_(other.traced_handle()), home_(detail::trace_scope()) {}
+
+  /// Rebinds this handle (NumPy's `c = a`); the elements are not copied.
+  Array& operator=(const Array& other) & {
+    detail::check_rebind(home_, other.h_);
+    h_ = other.h_;
+    return *this;
+  }
+  template <int R>
+    requires(Rank == 0 && R != 0)
+  Array& operator=(const Array<T, R>& other) & {
+    detail::check_rebind(home_, other.traced_handle());
+    h_ = other.traced_handle();
+    return *this;
+  }
+
+  /// Writes into the elements of a view expression, broadcasting (NumPy's `a[1:-1] = x`):
+  /// `a(kiln::range(1, n - 1)) = b + c;`, `a[kiln::all] = 0.0;`. When x reads the same elements at other
+  /// positions it is evaluated completely first, as in NumPy.
+  template <class X>
+    requires detail::ArrayOrOperand<X>
+  const Array& operator=(X&& x) && {
+    detail::ArgHolder<T> v(x);
+    detail::assign_into(h_, v.get(), nullptr, dtype_of<T>(), "=", {});
+    detail::expire(std::forward<X>(x));
+    return *this;
+  }
+
+  // In-place updates of the elements (the array itself, or a view expression): `a += b` is
+  // `a[...] = T(a[...] + b)` with broadcasting, as for scalars.
+  template <class X> requires detail::ArrayOrOperand<X> const Array& operator+=(X&& x) const { return update<X>(BinaryOp::Add, "+=", std::forward<X>(x)); }
+  template <class X> requires detail::ArrayOrOperand<X> const Array& operator-=(X&& x) const { return update<X>(BinaryOp::Sub, "-=", std::forward<X>(x)); }
+  template <class X> requires detail::ArrayOrOperand<X> const Array& operator*=(X&& x) const { return update<X>(BinaryOp::Mul, "*=", std::forward<X>(x)); }
+  template <class X> requires detail::ArrayOrOperand<X> const Array& operator/=(X&& x) const { return update<X>(BinaryOp::Div, "/=", std::forward<X>(x)); }
+  template <class X> requires detail::ArrayOrOperand<X> const Array& operator%=(X&& x) const { return update<X>(BinaryOp::Mod, "%=", std::forward<X>(x)); }
 
   int rank() const { return h_.rank; }
   Int shape(int axis) const { return Int(detail::dim(h_, axis)); }
@@ -123,46 +281,74 @@ class Array {
     return ElementRef<T>(h_, {detail::to_scalar<std::int64_t>(i)...});
   }
 
-  const detail::ArrayHandle& handle() const { return h_; }
+  /// A view along the first dimension: `a[kiln::slice(1, -1)]`.
+  template <class S>
+    requires detail::is_slice_v<S>
+  Array<T, Rank> operator[](const S& s) const {
+    return Array<T, Rank>(detail::view_of(h_, std::index_sequence_for<S>{}, s));
+  }
+  /// A view: slices keep their dimension, integer indices drop theirs, missing trailing positions are
+  /// whole dimensions: `a(kiln::range(1, n - 1), kiln::all)`, `a(i, kiln::all)`.
+  template <class... I>
+    requires(sizeof...(I) >= 1 && (detail::is_view_index_v<I> && ...) && (detail::is_slice_v<I> || ...))
+  Array<T, detail::view_rank<Rank, I...>()> operator()(const I&... i) const {
+    return Array<T, detail::view_rank<Rank, I...>()>(detail::view_of(h_, std::index_sequence_for<I...>{}, i...));
+  }
+
+  /// The handle as traced, views included (for kiln's own operations).
+  const detail::ArrayHandle& traced_handle() const { return h_; }
+  /// The array as a whole array of its own: a view is copied first (a kernel's result must own its
+  /// elements). Used when an array is returned.
+  detail::ArrayHandle handle() const { return detail::materialize(h_); }
 
  private:
+  template <class X>
+  const Array& update(BinaryOp op, const char* what, X&& x) const {
+    using R = detail::arith_result_t<Scalar<T>, detail::scalar_like_t<X>>;
+    detail::ArgHolder<R> v(x);
+    detail::assign_into(h_, v.get(), &op, dtype_of<R>(), what, {});
+    detail::expire(std::forward<X>(x));
+    return *this;
+  }
+
   detail::ArrayHandle h_;
+  std::uint64_t home_;  ///< the scope this handle object was made in (rebinding is only allowed there)
 };
 
-/// Allocates an array inside a kernel (contents undefined until written).
-template <Element T, class... S>
-  requires(sizeof...(S) >= 1 && sizeof...(S) <= kMaxRank && (detail::is_index_v<S> && ...))
-Array<T, sizeof...(S)> empty(const S&... extents) {
-  const Int ext[] = {detail::to_scalar<std::int64_t>(extents)...};
-  std::array<const Int*, sizeof...(S)> p{};
-  for (size_t k = 0; k < sizeof...(S); ++k) p[k] = &ext[k];
-  return Array<T, sizeof...(S)>(detail::allocate(dtype_of<T>(), p.data(), sizeof...(S), nullptr, {}));
+/// Allocates an array inside a kernel (contents undefined until written). Named after the variable it
+/// initializes (`auto buf = kiln::empty<double>(n);` is `buf` in IR dumps and messages).
+template <Element T, detail::IndexLike S0>
+Array<T, 1> empty(const S0& n0, std::source_location l = std::source_location::current()) {
+  const Int e[] = {detail::to_scalar<std::int64_t>(n0)};
+  const Int* p[] = {&e[0]};
+  return Array<T, 1>(detail::allocate(dtype_of<T>(), p, 1, nullptr, detail::Where::here(l)));
 }
-
-/// Allocates an array filled with `value`.
-template <Element T, class V, class... S>
-  requires(sizeof...(S) >= 1 && sizeof...(S) <= kMaxRank && (detail::is_index_v<S> && ...) && detail::Operand<V>)
-Array<T, sizeof...(S)> full_of(const V& value, const S&... extents) {
-  const Int ext[] = {detail::to_scalar<std::int64_t>(extents)...};
-  std::array<const Int*, sizeof...(S)> p{};
-  for (size_t k = 0; k < sizeof...(S); ++k) p[k] = &ext[k];
-  const Scalar<T> v = detail::to_scalar<T>(value);
-  return Array<T, sizeof...(S)>(detail::allocate(dtype_of<T>(), p.data(), sizeof...(S), &v, {}));
+template <Element T, detail::IndexLike S0, detail::IndexLike S1>
+Array<T, 2> empty(const S0& n0, const S1& n1, std::source_location l = std::source_location::current()) {
+  const Int e[] = {detail::to_scalar<std::int64_t>(n0), detail::to_scalar<std::int64_t>(n1)};
+  const Int* p[] = {&e[0], &e[1]};
+  return Array<T, 2>(detail::allocate(dtype_of<T>(), p, 2, nullptr, detail::Where::here(l)));
 }
-
-template <Element T, class... S>
-Array<T, sizeof...(S)> zeros(const S&... extents) {
-  return full_of<T>(T(0), extents...);
+template <Element T, detail::IndexLike S0, detail::IndexLike S1, detail::IndexLike S2>
+Array<T, 3> empty(const S0& n0, const S1& n1, const S2& n2, std::source_location l = std::source_location::current()) {
+  const Int e[] = {detail::to_scalar<std::int64_t>(n0), detail::to_scalar<std::int64_t>(n1),
+                   detail::to_scalar<std::int64_t>(n2)};
+  const Int* p[] = {&e[0], &e[1], &e[2]};
+  return Array<T, 3>(detail::allocate(dtype_of<T>(), p, 3, nullptr, detail::Where::here(l)));
 }
-template <Element T, class... S>
-Array<T, sizeof...(S)> ones(const S&... extents) {
-  return full_of<T>(T(1), extents...);
+template <Element T, detail::IndexLike S0, detail::IndexLike S1, detail::IndexLike S2, detail::IndexLike S3>
+Array<T, 4> empty(const S0& n0, const S1& n1, const S2& n2, const S3& n3,
+                  std::source_location l = std::source_location::current()) {
+  const Int e[] = {detail::to_scalar<std::int64_t>(n0), detail::to_scalar<std::int64_t>(n1),
+                   detail::to_scalar<std::int64_t>(n2), detail::to_scalar<std::int64_t>(n3)};
+  const Int* p[] = {&e[0], &e[1], &e[2], &e[3]};
+  return Array<T, 4>(detail::allocate(dtype_of<T>(), p, 4, nullptr, detail::Where::here(l)));
 }
 
 /// A new uninitialized array with the shape of `like`.
 template <Element T, int R>
-Array<T, R> empty_like(const Array<T, R>& like) {
-  return Array<T, R>(detail::allocate_like(dtype_of<T>(), like.handle(), nullptr, {}));
+Array<T, R> empty_like(const Array<T, R>& like, std::source_location l = std::source_location::current()) {
+  return Array<T, R>(detail::allocate_like(dtype_of<T>(), like.traced_handle(), nullptr, detail::Where::here(l)));
 }
 
 }  // namespace kiln

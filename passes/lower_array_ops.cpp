@@ -1,0 +1,225 @@
+#include "passes/lower_array_ops.hpp"
+
+#include <unordered_set>
+
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+/// Elements of the last dimension per parfor iteration in the blocked axis reduction: 256 accumulators
+/// (2 KiB of doubles) stay in L1 while the reduced axis streams through, and leave enough iterations for
+/// every thread once the last dimension has a few thousand elements.
+constexpr std::int64_t kBlock = 256;
+
+Expr i64c(std::int64_t v) { return make_i64(v); }
+Expr bin(BinaryOp op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
+
+std::vector<Expr> zeros(size_t n) { return std::vector<Expr>(n, i64c(0)); }
+
+std::vector<Expr> refs(const std::vector<Var>& vars) {
+  std::vector<Expr> out;
+  for (const auto& v : vars) out.push_back(make_ref(v));
+  return out;
+}
+
+Var local(const std::string& name, DType t) { return make_var(name, Type::scalar(t), VarKind::Local); }
+
+/// The row-major flat index of `idx` in `shape`.
+Expr flat_index(const std::vector<Var>& idx, const std::vector<Expr>& shape) {
+  Expr k = make_ref(idx[0]);
+  for (size_t d = 1; d < idx.size(); ++d) k = bin(BinaryOp::Add, bin(BinaryOp::Mul, k, shape[d]), make_ref(idx[d]));
+  return k;
+}
+
+/// `if (pos < 0) || (x < best) || (isnan(x) && !isnan(best)) { best = x; pos = k }` (> for ArgMax): the
+/// update ir/reductions.hpp matches, with x a variable so that the value is computed once.
+Stmt arg_update(ReduceOp op, const Var& best, const Var& pos, const Var& x, const Expr& k) {
+  const Expr xv = make_ref(x), bv = make_ref(best);
+  Expr cond = bin(BinaryOp::Or, bin(BinaryOp::Lt, make_ref(pos), i64c(0)),
+                  bin(op == ReduceOp::ArgMin ? BinaryOp::Lt : BinaryOp::Gt, xv, bv));
+  if (is_float(x->type.elem))
+    cond = bin(BinaryOp::Or, cond,
+               bin(BinaryOp::And, make_call(Intrinsic::IsNan, {xv}),
+                   make_unary(UnaryOp::Not, make_call(Intrinsic::IsNan, {bv}))));
+  return make_if(cond, make_block({make_assign(best, xv), make_assign(pos, k)}));
+}
+
+class Lowering : public IRMutator {
+ public:
+  explicit Lowering(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  using IRMutator::visit;
+
+  // Lowered statements are blocks spliced into the enclosing block: what they declare (the target array,
+  // the result variable) must stay visible to the statements after them.
+  Stmt visit(const BlockStmt& b, const Stmt& self) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const Stmt& s : b.stmts) {
+      Stmt m = mutate(s);
+      changed |= m != s;
+      if (!m) continue;
+      if (splices_.count(m.get())) {
+        for (const Stmt& x : m->as<BlockStmt>().stmts) out.push_back(x);
+      } else {
+        out.push_back(m);
+      }
+    }
+    return changed ? make_block(std::move(out)) : self;
+  }
+
+  // Array statements hold only expressions: nothing inside them needs lowering.
+  Stmt visit(const MapStmt& x, const Stmt&) override {
+    std::vector<Stmt> out;
+    if (x.allocate) out.push_back(make_allocate(x.target, x.shape));
+    out.push_back(make_parfor(x.indices, zeros(x.shape.size()), x.shape,
+                              make_block({make_store(x.target, x.target_index, x.value)}), {}, x.origin));
+    note(x.origin, x.allocate ? "map -> allocation + parfor" : "map into " + x.target->name + " -> parfor");
+    return splice(std::move(out));
+  }
+
+  Stmt visit(const ReduceStmt& x, const Stmt&) override {
+    const DType t = x.value->type;
+    std::vector<Stmt> out;
+    if (is_arg_reduction(x.op)) {
+      const Var best = local(x.result->name + "_value", t);
+      const Var value = local(x.result->name + "_x", t);
+      out.push_back(make_let(best, identity_of(x.op, t)));
+      out.push_back(make_let(x.result, i64c(-1)));  // NumPy's answer for nothing found; the frontend checks
+      const Stmt body = make_block({make_let(value, x.value), arg_update(x.op, best, x.result, value,
+                                                                         flat_index(x.indices, x.shape))});
+      out.push_back(make_parfor(x.indices, zeros(x.shape.size()), x.shape, body, {{best, x.op, x.result}}, {},
+                                x.origin));
+    } else {
+      out.push_back(make_let(x.result, identity_of(x.op, t)));
+      const Stmt body = make_block({make_assign(x.result, bin(combiner(x.op), make_ref(x.result), x.value))});
+      out.push_back(make_parfor(x.indices, zeros(x.shape.size()), x.shape, body, {{x.result, x.op, nullptr}}, {},
+                                x.origin));
+    }
+    note(x.origin, "reduce -> parfor with a " + std::string(name_of(x.op)) + " reduction");
+    return splice(std::move(out));
+  }
+
+  Stmt visit(const ReduceAxisStmt& x, const Stmt&) override {
+    const int rank = static_cast<int>(x.shape.size());
+    std::vector<Expr> out_shape;
+    for (int d = 0; d < rank; ++d)
+      if (d != x.axis) out_shape.push_back(x.shape[static_cast<size_t>(d)]);
+      else if (x.keepdims) out_shape.push_back(i64c(1));
+    std::vector<Stmt> out = {make_allocate(x.target, out_shape)};
+    if (x.axis < rank - 1 && !is_arg_reduction(x.op)) {
+      out.push_back(blocked(x));
+      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
+                         std::to_string(kBlock) + " along the last axis (unit-stride inner loop)");
+    } else {
+      out.push_back(by_rows(x));
+      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor with a sequential loop along it");
+    }
+    return splice(std::move(out));
+  }
+
+ private:
+  PassContext& ctx_;
+  std::unordered_set<const StmtNode*> splices_;
+
+  Stmt splice(std::vector<Stmt> stmts) {
+    Stmt b = make_block(std::move(stmts));
+    splices_.insert(b.get());
+    return b;
+  }
+
+  void note(const std::string& origin, const std::string& what) {
+    ctx_.note("lower_array_ops: " + (origin.empty() ? std::string("array operation") : "`" + origin + "`") + ": " + what);
+  }
+
+  /// The target index for a space index (the reduced axis dropped, or 0 with keepdims).
+  static std::vector<Expr> target_index(const ReduceAxisStmt& x, const std::vector<Expr>& idx) {
+    std::vector<Expr> o;
+    for (size_t d = 0; d < idx.size(); ++d)
+      if (static_cast<int>(d) != x.axis) o.push_back(idx[d]);
+      else if (x.keepdims) o.push_back(i64c(0));
+    return o;
+  }
+
+  /// parfor over the kept dimensions { acc = identity; for k along the axis { acc = acc op value }; store }.
+  static Stmt by_rows(const ReduceAxisStmt& x) {
+    const DType t = x.value->type;
+    const size_t axis = static_cast<size_t>(x.axis);
+    std::vector<Var> kept;
+    std::vector<Expr> kept_ext;
+    for (size_t d = 0; d < x.indices.size(); ++d)
+      if (d != axis) {
+        kept.push_back(x.indices[d]);
+        kept_ext.push_back(x.shape[d]);
+      }
+    const std::vector<Expr> at = target_index(x, refs(x.indices));
+    const Var k = x.indices[axis];
+    std::vector<Stmt> body;
+    if (is_arg_reduction(x.op)) {
+      const Var best = local(x.target->name + "_value", t), pos = local(x.target->name + "_pos", DType::I64);
+      const Var value = local(x.target->name + "_x", t);
+      body.push_back(make_let(best, identity_of(x.op, t)));
+      body.push_back(make_let(pos, i64c(-1)));
+      body.push_back(make_for(k, i64c(0), x.shape[axis],
+                              make_block({make_let(value, x.value), arg_update(x.op, best, pos, value, make_ref(k))})));
+      body.push_back(make_store(x.target, at, make_ref(pos)));
+    } else {
+      const Var acc = local(x.target->name + "_acc", t);
+      body.push_back(make_let(acc, identity_of(x.op, t)));
+      body.push_back(make_for(k, i64c(0), x.shape[axis],
+                              make_block({make_assign(acc, bin(combiner(x.op), make_ref(acc), x.value))})));
+      body.push_back(make_store(x.target, at, make_ref(acc)));
+    }
+    return make_parfor(kept, zeros(kept.size()), kept_ext, make_block(std::move(body)), {}, x.origin);
+  }
+
+  /// parfor (other kept dims, jb over blocks of the last) { for j in block: target = identity;
+  ///   for k along the axis { for j in block: target = target op value } }. Each element still folds its
+  /// values in axis order, so results are those of by_rows bit for bit.
+  static Stmt blocked(const ReduceAxisStmt& x) {
+    const DType t = x.value->type;
+    const size_t axis = static_cast<size_t>(x.axis), last = x.indices.size() - 1;
+    const Var j = x.indices[last], k = x.indices[axis];
+    const Var jb = make_var(j->name + "_block", Type::scalar(DType::I64), VarKind::Index);
+    std::vector<Var> outer;
+    std::vector<Expr> outer_ext;
+    for (size_t d = 0; d < last; ++d)
+      if (d != axis) {
+        outer.push_back(x.indices[d]);
+        outer_ext.push_back(x.shape[d]);
+      }
+    outer.push_back(jb);
+    const Expr n = x.shape[last];
+    outer_ext.push_back(bin(BinaryOp::Div, bin(BinaryOp::Add, n, i64c(kBlock - 1)), i64c(kBlock)));
+
+    const Var lo = local(j->name + "_lo", DType::I64), hi = local(j->name + "_hi", DType::I64);
+    const std::vector<Expr> at = target_index(x, refs(x.indices));
+    // The initializing loop needs an index of its own: a variable is defined once.
+    const Var j0 = make_var(j->name + "_init", Type::scalar(DType::I64), VarKind::Index);
+    std::vector<Expr> at0 = at;
+    at0.back() = make_ref(j0);
+    const Stmt init = make_for(j0, make_ref(lo), make_ref(hi), make_block({make_store(x.target, at0, identity_of(x.op, t))}));
+    const Stmt update = make_for(
+        j, make_ref(lo), make_ref(hi),
+        make_block({make_store(x.target, at, bin(combiner(x.op), make_load(x.target, at), x.value))}));
+    const Stmt body = make_block({make_let(lo, bin(BinaryOp::Mul, make_ref(jb), i64c(kBlock))),
+                                  make_let(hi, bin(BinaryOp::Min, bin(BinaryOp::Add, make_ref(lo), i64c(kBlock)), n)),
+                                  init, make_for(k, i64c(0), x.shape[axis], make_block({update}))});
+    return make_parfor(outer, zeros(outer.size()), outer_ext, body, {}, x.origin);
+  }
+};
+
+}  // namespace
+
+ir::Function lower_array_ops(const ir::Function& f, PassContext& ctx) {
+  Lowering l(ctx);
+  return l.mutate(f);
+}
+
+}  // namespace kiln::passes
