@@ -9,18 +9,38 @@
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 #include "passes/array_analysis.hpp"
+#include "passes/collapse_parfors.hpp"
 #include "passes/detect_reductions.hpp"
+#include "passes/eliminate_temporaries.hpp"
+#include "passes/fuse_parfors.hpp"
+#include "passes/hoist_allocations.hpp"
+#include "passes/hoist_invariants.hpp"
 #include "passes/lower_array_ops.hpp"
+#include "passes/report.hpp"
+#include "passes/reuse_buffers.hpp"
 #include "passes/simplify.hpp"
 
 namespace kiln::passes {
 
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
-      {"detect_reductions", detect_reductions},  // prange scalar writes -> reductions, or TraceError
+      // prange scalar writes -> reductions, or TraceError
+      {"detect_reductions", detect_reductions, Topic::reductions},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
       {"array_analysis", array_analysis},    // equal extents made syntactically equal; shape checks proven
-      {"simplify", simplify},                    // fold constants, propagate copies, CSE, remove dead code
+      // Loop passes (passes/loop_analysis.hpp). Nests collapse first so that they can fuse with other n-d
+      // parfors. Temporaries become scalars only once fusion has put their producer and consumer in one
+      // body, and buffers are reused among the allocations that remain. LICM runs after fusion because
+      // its new variables would make the equal subscripts of two parfors differ; allocations whose
+      // extents it made invariant are hoisted last.
+      {"collapse_parfors", collapse_parfors, Topic::collapse},
+      {"fuse_parfors", fuse_parfors, Topic::fusion},
+      {"eliminate_temporaries", eliminate_temporaries, Topic::allocations},
+      {"reuse_buffers", reuse_buffers, Topic::allocations},
+      {"hoist_invariants", hoist_invariants, Topic::hoisting},
+      {"hoist_allocations", hoist_allocations, Topic::allocations},
+      // fold constants, propagate copies, CSE, remove dead code
+      {"simplify", simplify},
   };
   return passes;
 }
@@ -30,6 +50,12 @@ namespace {
 bool dump_enabled() {
   const char* v = std::getenv("KILN_DUMP_IR");
   return v && *v && std::strcmp(v, "0") != 0;
+}
+
+/// The directory KILN_DUMP_DOT names, or "".
+std::string dot_dir() {
+  const char* v = std::getenv("KILN_DUMP_DOT");
+  return v && *v && std::strcmp(v, "0") != 0 ? v : "";
 }
 
 void dump(const char* stage, const ir::Function& f) {
@@ -44,6 +70,8 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report) {
   PassContext ctx;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
+    ctx.pass = p.name;
+    ctx.topic = p.topic;
     const auto t0 = std::chrono::steady_clock::now();
     f = p.run(f, ctx);
     ir::verify_or_throw(f, std::string("after pass ") + p.name);
@@ -51,13 +79,22 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report) {
     if (report) report->timings.push_back({p.name, std::chrono::duration<double, std::micro>(t1 - t0).count()});
     if (dumping) dump(p.name, f);
   }
-  if (report) report->notes = std::move(ctx.notes);
+  if (const std::string dir = dot_dir(); !dir.empty()) write_parfor_dot(dir, f.name, ctx.parfors);
+  if (report) {
+    report->notes = std::move(ctx.notes);
+    report->entries = std::move(ctx.entries);
+    report->parfors = std::move(ctx.parfors);
+  }
   return f;
 }
 
 ir::Function run_pass(const std::string& name, const ir::Function& f, PassContext& ctx) {
   for (const Pass& p : pipeline())
-    if (name == p.name) return p.run(f, ctx);
+    if (name == p.name) {
+      ctx.pass = p.name;
+      ctx.topic = p.topic;
+      return p.run(f, ctx);
+    }
   throw std::out_of_range("no pass named " + name);
 }
 
