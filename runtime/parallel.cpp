@@ -42,12 +42,41 @@ int default_threads() {
 
 std::atomic<int> g_override{0};  // 0: no override
 
+// Private copies of up to 4 MiB: a 256-bin histogram costs nothing at any thread count, while an array big
+// enough that filling and combining copies would rival the loop itself is updated with atomics.
+constexpr std::int64_t kDefaultPrivateCopyLimit = std::int64_t{4} << 20;
+std::atomic<std::int64_t> g_private_limit{-1};  // < 0: the default
+
 std::int64_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::int64_t>(a / b + (a % b != 0)); }
 
 /// Piece t of n equal contiguous pieces of [0, extent): the first extent % n pieces get one more element.
 std::uint64_t piece_start(std::uint64_t extent, std::uint64_t n, std::uint64_t t) {
   const std::uint64_t base = extent / n, rem = extent % n;
   return t * base + std::min(t, rem);
+}
+
+/// How many pieces a parfor over `extent` iterations runs as: at most one per thread and per `grain`
+/// iterations; one inside another parfor, whose team is already busy.
+std::int64_t width(std::uint64_t extent, std::int64_t grain) {
+  if (extent == 0) return 0;
+  if (omp_in_parallel()) return 1;
+  const std::uint64_t g = static_cast<std::uint64_t>(std::max<std::int64_t>(grain, 1));
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(kiln::runtime::num_threads(), ceil_div(extent, g)));
+}
+
+/// Calls run(p) for every piece p of [0, pieces): piece p on thread p % n of a team of n <= pieces threads,
+/// so each piece runs exactly once whatever number of threads OpenMP grants.
+template <class Run>
+void run_pieces(std::int64_t pieces, const Run& run) {
+  if (pieces <= 1 || omp_in_parallel()) {
+    for (std::int64_t p = 0; p < pieces; ++p) run(p);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(std::min<std::int64_t>(pieces, INT_MAX)))
+  {
+    const std::int64_t n = omp_get_num_threads();
+    for (std::int64_t p = omp_get_thread_num(); p < pieces; p += n) run(p);
+  }
 }
 
 /// Records a failure in `status` unless an earlier one is there (chunks of one call may fail concurrently).
@@ -86,6 +115,13 @@ int num_threads() {
 // n <= 0 drops the override, going back to KILN_NUM_THREADS / OpenMP's default.
 void set_num_threads(int n) { g_override.store(n > 0 ? n : 0, std::memory_order_relaxed); }
 
+std::int64_t private_copy_limit() {
+  const std::int64_t v = g_private_limit.load(std::memory_order_relaxed);
+  return v >= 0 ? v : kDefaultPrivateCopyLimit;
+}
+
+void set_private_copy_limit(std::int64_t bytes) { g_private_limit.store(bytes >= 0 ? bytes : -1, std::memory_order_relaxed); }
+
 }  // namespace kiln::runtime
 
 extern "C" {
@@ -94,10 +130,8 @@ void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_
   if (end <= begin) return;
   // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
   const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
-  const std::uint64_t g = static_cast<std::uint64_t>(std::max<std::int64_t>(grain, 1));
-  const std::int64_t pieces = std::min<std::int64_t>(kiln::runtime::num_threads(), ceil_div(extent, g));
-  // Nested parfors run on the calling thread: the team is already busy with the outer one.
-  if (pieces <= 1 || omp_in_parallel()) {
+  const std::int64_t pieces = width(extent, grain);
+  if (pieces <= 1) {
     fn(ctx, begin, end, nullptr);
     return;
   }
@@ -149,6 +183,88 @@ void kiln_rt_parfor_reduce(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std:
     const auto nb = static_cast<std::uint64_t>(blocks);
     run_blocks(static_cast<std::int64_t>(piece_start(nb, n, t)), static_cast<std::int64_t>(piece_start(nb, n, t + 1)));
   }
+}
+
+std::int64_t kiln_rt_parfor_width(std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept {
+  if (end <= begin) return 0;
+  return width(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin), grain);
+}
+
+void kiln_rt_parfor_pieces(kiln_piece_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t pieces) noexcept {
+  if (end <= begin || pieces <= 0) return;
+  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
+  const auto n = static_cast<std::uint64_t>(pieces);
+  run_pieces(pieces, [&](std::int64_t p) {
+    const auto t = static_cast<std::uint64_t>(p);
+    fn(ctx, static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t)),
+       static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t + 1)), nullptr, p);
+  });
+}
+
+void kiln_rt_parfor_reduce_pieces(kiln_piece_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t blocks,
+                                  void* partials, std::int64_t partial_size, std::int64_t pieces) noexcept {
+  if (blocks <= 0 || pieces <= 0) return;
+  const std::uint64_t extent = end > begin ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin) : 0;
+  const std::uint64_t len = extent == 0 ? 0 : static_cast<std::uint64_t>(ceil_div(extent, static_cast<std::uint64_t>(blocks)));
+  const auto nb = static_cast<std::uint64_t>(blocks), np = static_cast<std::uint64_t>(pieces);
+  run_pieces(pieces, [&](std::int64_t p) {
+    const auto t = static_cast<std::uint64_t>(p);
+    for (std::uint64_t b = piece_start(nb, np, t); b < piece_start(nb, np, t + 1); ++b) {
+      const std::uint64_t off_lo = std::min(extent, b * len);
+      const std::uint64_t off_hi = std::min(extent, off_lo + len);
+      fn(ctx, static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + off_lo),
+         static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + off_hi),
+         static_cast<char*>(partials) + static_cast<std::int64_t>(b) * partial_size, p);
+    }
+  });
+}
+
+void* kiln_rt_private_copies(std::int64_t pieces, std::int64_t elements, std::int64_t elem_size, const void* identity) noexcept {
+  if (pieces <= 1 || elements < 0 || elem_size <= 0) return nullptr;
+  std::uint64_t bytes = 0, total = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(elements), static_cast<std::uint64_t>(elem_size), &bytes))
+    return nullptr;
+  const std::uint64_t stride = (bytes + 63) / 64 * 64;
+  if (stride < bytes || __builtin_mul_overflow(stride, static_cast<std::uint64_t>(pieces), &total)) return nullptr;
+  if (total > static_cast<std::uint64_t>(kiln::runtime::private_copy_limit())) return nullptr;
+  void* block = std::aligned_alloc(64, static_cast<std::size_t>(std::max<std::uint64_t>(total, 64)));
+  if (!block) return nullptr;
+  // Each piece's copy is filled by the thread that will (most likely) use it, when there is enough to
+  // share; the padding after a copy is filled too, which is harmless.
+  auto fill = [&](std::int64_t p) {
+    char* copy = static_cast<char*>(block) + static_cast<std::uint64_t>(p) * stride;
+    for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(elem_size) <= stride; off += static_cast<std::uint64_t>(elem_size))
+      std::memcpy(copy + off, identity, static_cast<std::size_t>(elem_size));
+  };
+  constexpr std::uint64_t kParallelFillBytes = std::uint64_t{1} << 20;
+  if (total >= kParallelFillBytes) run_pieces(pieces, fill);
+  else
+    for (std::int64_t p = 0; p < pieces; ++p) fill(p);
+  return block;
+}
+
+void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* message, const std::int64_t* values,
+                  std::int32_t n) noexcept {
+  if (!status) return;
+  std::atomic_ref<std::int32_t> c(status->code);
+  std::int32_t expected = 0;
+  if (!c.compare_exchange_strong(expected, code)) return;
+  // ir::format_message's rule: each `{}` takes the next value while values remain; the rest is literal.
+  char* out = status->message;
+  const std::size_t cap = sizeof status->message - 1;
+  std::size_t len = 0;
+  std::int32_t next = 0;
+  for (const char* m = message; *m && len < cap; ++m) {
+    if (m[0] == '{' && m[1] == '}' && next < n) {
+      char number[24];
+      const int w = std::snprintf(number, sizeof number, "%lld", static_cast<long long>(values[next++]));
+      for (int k = 0; k < w && len < cap; ++k) out[len++] = number[k];
+      ++m;
+    } else {
+      out[len++] = *m;
+    }
+  }
+  out[len] = '\0';
 }
 
 void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) noexcept {

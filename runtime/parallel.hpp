@@ -29,6 +29,40 @@ constexpr std::int64_t kiln_rt_max_reduce_blocks = 1024;
 void kiln_rt_parfor_reduce(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t blocks,
                            void* partials, std::int64_t partial_size, std::int64_t grain) noexcept;
 
+/// A chunk that also learns which piece of the range it belongs to (0 <= piece < pieces): array reductions
+/// use it to find the piece's private copy of the array. `partial` is as for kiln_chunk_fn.
+typedef void (*kiln_piece_fn)(void* ctx, std::int64_t lo, std::int64_t hi, void* partial, std::int64_t piece);
+
+/// The number of pieces kiln_rt_parfor would split [begin, end) into: 0 for an empty range, 1 inside
+/// another parfor (nested parfors run on the calling thread), else min(num_threads, ceil(extent / grain)).
+std::int64_t kiln_rt_parfor_width(std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept;
+
+/// Runs fn over [begin, end) split into exactly `pieces` contiguous pieces (piece p is the p-th of `pieces`
+/// near-equal parts, in order), calling fn once per piece with its number, whatever number of threads
+/// OpenMP grants (a thread may then run several pieces one after another). With pieces <= 1, or inside
+/// another parfor, everything runs on the calling thread. `partial` is null.
+void kiln_rt_parfor_pieces(kiln_piece_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t pieces) noexcept;
+
+/// kiln_rt_parfor_reduce with pieces: the `blocks` reduction blocks are dealt to `pieces` pieces as contiguous
+/// runs (piece p gets the p-th of `pieces` near-equal runs), and fn is called once per block with that
+/// block's partial and the number of the piece that owns it. Every block runs; a piece without blocks
+/// (pieces > blocks) is never called.
+void kiln_rt_parfor_reduce_pieces(kiln_piece_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t blocks,
+                                  void* partials, std::int64_t partial_size, std::int64_t pieces) noexcept;
+
+/// Per-piece private copies for an array reduction: one block holding `pieces` copies of `elements`
+/// elements of `elem_size` bytes, copy p at byte offset p * round_up(elements * elem_size, 64), every
+/// element set to the `elem_size` bytes at `identity`. Returns null, so that the caller updates the array
+/// in place with atomics instead, when pieces <= 1 (one piece needs no copy), when the copies would take
+/// more than kiln::runtime::private_copy_limit() bytes, or when memory is short. Free with kiln_rt_free.
+void* kiln_rt_private_copies(std::int64_t pieces, std::int64_t elements, std::int64_t elem_size, const void* identity) noexcept;
+
+/// Reports a failed run-time check: fills `status` with `code` and `message`, each `{}` replaced by the
+/// next of the `n` values (as ir::format_message does; truncated to the message buffer). The first
+/// failure of a call wins, as with kiln_rt_alloc. Never allocates.
+void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* message, const std::int64_t* values,
+                  std::int32_t n) noexcept;
+
 /// Allocates a row-major array of `rank` extents of `elem_size` bytes each, 64-byte aligned (free it with
 /// kiln_rt_free or std::free). On a negative extent, overflow or exhausted memory it fills `status` and
 /// returns null; it never throws.
@@ -42,5 +76,11 @@ namespace kiln::runtime {
 /// overrides it and set_num_threads(n <= 0) drops the override.
 int num_threads();
 void set_num_threads(int n);
+
+/// The most bytes an array reduction may spend on per-piece private copies (all pieces together) before
+/// it updates the array with atomics instead: 4 MiB unless set_private_copy_limit(bytes >= 0) overrides
+/// it; set_private_copy_limit(bytes < 0) drops the override. Read when a parfor starts.
+std::int64_t private_copy_limit();
+void set_private_copy_limit(std::int64_t bytes);
 
 }  // namespace kiln::runtime

@@ -218,12 +218,13 @@ llvm::Value* Emitter::load(const ir::LoadExpr& l) {
   const DType t = l.array->type.elem;
   llvm::Value* addr = element_address(l.array, l.indices);
   llvm::LoadInst* v = b_.CreateAlignedLoad(memory_type(t), addr, llvm::Align(size_of(t)));
-  tag_access(v);
+  tag_access(v, l.array.get());
   return from_memory(v, t);
 }
 
-void Emitter::tag_access(llvm::Instruction* access) {
-  if (fs_->access_group) access->setMetadata(llvm::LLVMContext::MD_access_group, fs_->access_group);
+void Emitter::tag_access(llvm::Instruction* access, const ir::VarNode* array) {
+  if (fs_->access_group && !fs_->reduced_arrays.count(array))
+    access->setMetadata(llvm::LLVMContext::MD_access_group, fs_->access_group);
 }
 
 }  // namespace kiln::codegen::cpu::detail

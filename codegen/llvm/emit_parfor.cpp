@@ -1,24 +1,25 @@
 // Parfors: the body is outlined into `void chunk(ptr ctx, i64 lo, i64 hi, ptr partial)` running iterations
 // [lo, hi) of the outermost dimension (inner dimensions in full), and the caller hands it to the runtime.
-// Free variables travel by value in a context struct. Reductions accumulate privately per block and the
-// caller folds the block partials in block order, so results do not depend on the thread count.
+// Free variables travel by value in a context struct. Scalar reductions accumulate privately per block and
+// the caller folds the block partials in block order, so results do not depend on the thread count. A
+// parfor with array reductions runs as numbered pieces instead (kiln_piece_fn), which the array reductions
+// use to find their private copies (emit_array_reductions.cpp).
+#include <algorithm>
 #include <array>
 #include <unordered_set>
 
 #include "codegen/llvm/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/reductions.hpp"
 #include "ir/visitor.hpp"
 #include "runtime/parallel.hpp"
 
 namespace kiln::codegen::cpu::detail {
 namespace {
 
-// Roughly how many expression evaluations a thread should get before a parfor forks: below that, waking
-// the team costs more than it saves.
-constexpr std::int64_t kGrainWork = 32768;
-
-/// The extents a body reads through DimExpr: only those go into the context.
+/// The extents the chunk needs: those the body reads through DimExpr, and every extent of an array that a
+/// parfor inside the body reduces (its private copies are shaped like it).
 class DimUses : public ir::IRVisitor {
  public:
   std::unordered_map<const ir::VarNode*, std::array<bool, kMaxRank>> used;
@@ -29,42 +30,72 @@ class DimUses : public ir::IRVisitor {
 
  protected:
   void visit(const ir::DimExpr& d) override { used[d.array.get()][static_cast<size_t>(d.axis)] = true; }
+  void visit(const ir::ParforStmt& p) override {
+    for (const auto& r : p.array_reductions)
+      for (int k = 0; k < r.array->type.rank; ++k) used[r.array.get()][static_cast<size_t>(k)] = true;
+    ir::IRVisitor::visit(p);
+  }
 };
 
-class HasAllocate : public ir::IRVisitor {
- public:
-  bool found = false;
-
- protected:
-  void visit(const ir::AllocateStmt&) override { found = true; }
-};
-
-bool allocates(const ir::Stmt& s) {
-  HasAllocate h;
-  h.walk(s);
-  return h.found;
+/// True if running `s` can fail (an allocation or a run-time check), so the caller must look at the
+/// status after the parfor.
+bool can_fail(const ir::Stmt& s) {
+  struct Finder : ir::IRVisitor {
+    bool found = false;
+    void visit(const ir::AllocateStmt&) override { found = true; }
+    void visit(const ir::CheckStmt&) override { found = true; }
+  } f;
+  f.walk(s);
+  return f.found;
 }
 
-/// True if some reduction of `p` cannot be split into independently accumulated blocks: an integer product
-/// updated by division (`v = v / e`), where truncation makes (v / a) / b depend on the grouping with the
-/// other factors. Such a parfor runs in order instead, which is exact.
-bool has_order_dependent_reduction(const ir::ParforStmt& p) {
-  struct Finder : ir::IRVisitor {
-    const ir::VarNode* var = nullptr;
-    bool found = false;
-    void visit(const ir::AssignStmt& a) override {
-      if (const auto* b = ir::dyn<ir::BinaryExpr>(a.value); a.var.get() == var && b && b->op == BinaryOp::Div) found = true;
-      ir::IRVisitor::visit(a);
-    }
-  };
-  for (const auto& r : p.reductions) {
-    if (r.op != ReduceOp::Mul || !is_int(r.var->type.elem)) continue;
-    Finder f;
-    f.var = r.var.get();
-    f.walk(p.body);
-    if (f.found) return true;
+/// Replaces every occurrence of the expression `from` (structurally) by `to`.
+class Substitute : public ir::IRMutator {
+ public:
+  Substitute(ir::Expr from, ir::Expr to) : from_(std::move(from)), to_(std::move(to)) {}
+
+ protected:
+  using ir::IRMutator::visit;
+  template <class Node>
+  ir::Expr replace(const Node& n, const ir::Expr& self) {
+    return ir::equal(self, from_) ? to_ : ir::IRMutator::visit(n, self);
   }
-  return false;
+  ir::Expr visit(const ir::ConstExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::VarRefExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::LoadExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::DimExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::UnaryExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::BinaryExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::SelectExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::CastExpr& n, const ir::Expr& self) override { return replace(n, self); }
+  ir::Expr visit(const ir::CallExpr& n, const ir::Expr& self) override { return replace(n, self); }
+
+ private:
+  ir::Expr from_, to_;
+};
+
+/// The condition that folds a later block's partial `x` into the running (var, index) of ArgMin/ArgMax r:
+/// the body's own update condition with x := `partial`. Updates whose conditions differ (say one with the
+/// NaN clause, one without) are or-ed together, so any way a sequential run could take the partial counts.
+ir::Expr arg_fold_condition(const ir::Stmt& body, const ir::Reduction& r, const ir::Var& partial) {
+  struct Finder : ir::IRVisitor {
+    const ir::Reduction& r;
+    std::vector<ir::ArgUpdate> updates;
+    explicit Finder(const ir::Reduction& red) : r(red) {}
+    void visit(const ir::IfStmt& s) override {
+      if (auto u = ir::match_arg_update(s, r)) updates.push_back(*u);
+      ir::IRVisitor::visit(s);
+    }
+  } finder(r);
+  finder.walk(body);
+  std::vector<ir::Expr> conds;
+  for (const auto& u : finder.updates) {
+    ir::Expr c = Substitute(u.value, ir::make_ref(partial)).mutate(u.cond);
+    if (std::none_of(conds.begin(), conds.end(), [&](const ir::Expr& e) { return ir::equal(e, c); })) conds.push_back(c);
+  }
+  ir::Expr cond;
+  for (const auto& c : conds) cond = cond ? ir::make_binary(BinaryOp::Or, cond, c) : c;
+  return cond;  // null when the body never updates r: every partial then has index -1
 }
 
 }  // namespace
@@ -77,34 +108,45 @@ llvm::Value* Emitter::combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value*
   return binary(ir::combiner(op), t, a, b);
 }
 
-void Emitter::parfor_in_order(const ir::ParforStmt& p, const std::vector<llvm::Value*>& begins,
-                              const std::vector<llvm::Value*>& ends) {
-  // Row-major nested loops in the current function; the reduction variables are updated in place.
-  std::function<void(size_t)> nest = [&](size_t d) {
-    loop(begins[d], ends[d], p.indices[d]->name, nullptr, [&](llvm::Value* i) {
-      fs_->scalars[p.indices[d].get()] = ScalarValue{i, false};
-      if (d + 1 < p.indices.size()) nest(d + 1);
-      else stmt(p.body);
-    });
-  };
-  nest(0);
-}
-
 void Emitter::parfor(const ir::ParforStmt& p) {
   Outline o;
   for (size_t d = 0; d < p.indices.size(); ++d) {
     o.begins.push_back(expr(p.begins[d]));
     o.ends.push_back(expr(p.ends[d]));
   }
-  if (has_order_dependent_reduction(p)) return parfor_in_order(p, o.begins, o.ends);
+  llvm::Value* grain = parfor_grain(p, o);
+  llvm::Value* b0 = o.begins[0];
+  llvm::Value* e0 = o.ends[0];
+  for (const auto& r : p.reductions) {
+    o.partial_field.push_back(static_cast<unsigned>(o.partial_types.size()));
+    o.partial_types.push_back(value_type(r.var->type.elem));
+    if (ir::is_arg_reduction(r.op)) o.partial_types.push_back(b_.getInt64Ty());
+  }
+  o.partial_type = llvm::StructType::get(ctx_, o.partial_types);
+  const bool reduces = !p.reductions.empty();
+  llvm::Value* blocks = reduces ? b_.CreateCall(rt_reduce_blocks(), {b_.CreateSub(e0, b0)}, "blocks") : nullptr;
+
+  // Array reductions an enclosing chunk already updates atomically stay atomic here; the others run as
+  // numbered pieces, on private copies or with atomics as plan_array_reductions decides.
+  std::vector<const ir::ArrayReduction*> fresh;
+  for (const auto& r : p.array_reductions)
+    if (!fs_->atomic_arrays.count(r.array.get())) fresh.push_back(&r);
+  const bool by_pieces = !fresh.empty();
+  llvm::Value* pieces = nullptr;
+  llvm::Value* atomic = nullptr;
+  if (by_pieces) {
+    pieces = b_.CreateCall(rt_parfor_width(), {b0, e0, grain}, "pieces");
+    // A piece is a run of whole blocks, so there are never more pieces than blocks.
+    if (reduces) pieces = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, pieces, blocks);
+    atomic = plan_array_reductions(fresh, o, pieces);
+  }
 
   capture_context(p, o);
   std::vector<llvm::Type*> field_types;
   for (const auto& f : o.fields) field_types.push_back(f.value->getType());
   o.ctx_type = llvm::StructType::get(ctx_, field_types);
-  for (const auto& r : p.reductions) o.partial_types.push_back(value_type(r.var->type.elem));
-  o.partial_type = llvm::StructType::get(ctx_, o.partial_types);
-  llvm::Function* chunk = emit_chunk(p, o);
+  llvm::Value* chunk = emit_chunk(p, o, ChunkMode::Plain, by_pieces);
+  if (by_pieces) chunk = b_.CreateSelect(atomic, emit_chunk(p, o, ChunkMode::Atomic, true), chunk, "chunk");
 
   // Lifetime markers let the code generator share stack space between the parfors of a kernel.
   const llvm::DataLayout& dl = mod_.getDataLayout();
@@ -113,37 +155,39 @@ void Emitter::parfor(const ir::ParforStmt& p) {
   b_.CreateLifetimeStart(ctx, ctx_size);
   for (size_t i = 0; i < o.fields.size(); ++i)
     b_.CreateStore(o.fields[i].value, b_.CreateStructGEP(o.ctx_type, ctx, static_cast<unsigned>(i)));
-  llvm::Value* grain = parfor_grain(p, o);
-  llvm::Value* b0 = o.begins[0];
-  llvm::Value* e0 = o.ends[0];
   auto check_status = [&] {
-    if (allocates(p.body)) fail_if(b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), fs_->status), b_.getInt32(0)));
+    if (can_fail(p.body)) fail_if(b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), fs_->status), b_.getInt32(0)));
   };
 
-  if (p.reductions.empty()) {
-    b_.CreateCall(rt_parfor(), {chunk, ctx, b0, e0, grain});
+  if (!reduces) {
+    if (by_pieces) b_.CreateCall(rt_parfor_pieces(), {chunk, ctx, b0, e0, pieces});
+    else b_.CreateCall(rt_parfor(), {chunk, ctx, b0, e0, grain});
     b_.CreateLifetimeEnd(ctx, ctx_size);
     check_status();
+    if (by_pieces) combine_array_copies(o, pieces);
     return;
   }
   auto* partials_type = llvm::ArrayType::get(o.partial_type, static_cast<std::uint64_t>(kiln_rt_max_reduce_blocks));
   llvm::AllocaInst* partials = entry_alloca(partials_type, "partials");
   llvm::ConstantInt* partials_size = b_.getInt64(dl.getTypeAllocSize(partials_type));
-  const auto partial_size = static_cast<std::int64_t>(dl.getTypeAllocSize(o.partial_type));
+  llvm::Value* partial_size = i64(static_cast<std::int64_t>(dl.getTypeAllocSize(o.partial_type)));
   b_.CreateLifetimeStart(partials, partials_size);
-  llvm::Value* blocks = b_.CreateCall(rt_reduce_blocks(), {b_.CreateSub(e0, b0)}, "blocks");
-  b_.CreateCall(rt_parfor_reduce(), {chunk, ctx, b0, e0, blocks, partials, i64(partial_size), grain});
+  if (by_pieces)
+    b_.CreateCall(rt_parfor_reduce_pieces(), {chunk, ctx, b0, e0, blocks, partials, partial_size, pieces});
+  else
+    b_.CreateCall(rt_parfor_reduce(), {chunk, ctx, b0, e0, blocks, partials, partial_size, grain});
   b_.CreateLifetimeEnd(ctx, ctx_size);
   check_status();  // before the fold: a failed chunk leaves its partial unwritten
   fold_partials(p, o, blocks, partials);
   b_.CreateLifetimeEnd(partials, partials_size);
+  if (by_pieces) combine_array_copies(o, pieces);
 }
 
 void Emitter::capture_context(const ir::ParforStmt& p, Outline& o) {
   FunctionState& cs = o.chunk;
   auto capture = [&](llvm::Value* v, std::function<void(llvm::Value*)> bind) {
-    if (llvm::isa<llvm::Constant>(v)) bind(v);  // constants (unit strides, literal bounds) need no field
-    else o.fields.push_back({v, std::move(bind)});
+    // Constants (unit strides, literal bounds) need no field, and stay visible to the optimizer as such.
+    (llvm::isa<llvm::Constant>(v) ? o.constants : o.fields).push_back({v, std::move(bind)});
   };
   capture(fs_->status, [&cs](llvm::Value* x) { cs.status = x; });
   const size_t rank = p.indices.size();
@@ -155,32 +199,49 @@ void Emitter::capture_context(const ir::ParforStmt& p, Outline& o) {
   }
   // The body's free variables, less what the chunk defines itself: the indices and the accumulators.
   std::unordered_set<const ir::VarNode*> chunk_defined;
-  for (const auto& r : p.reductions) chunk_defined.insert(r.var.get());
+  for (const auto& r : p.reductions) {
+    chunk_defined.insert(r.var.get());
+    if (r.index) chunk_defined.insert(r.index.get());
+  }
   for (const auto& i : p.indices) chunk_defined.insert(i.get());
   DimUses dims;
   dims.walk(p.body);
   for (const ir::Var& v : ir::free_vars(p.body)) {
     if (chunk_defined.count(v.get())) continue;
-    if (v->type.is_array()) {
-      const ArrayValue& a = array(v.get());
-      ArrayValue* dst = &cs.arrays[v.get()];  // unordered_map nodes do not move
-      capture(a.data, [dst](llvm::Value* x) { dst->data = x; });
-      for (int k = 0; k < v->type.rank; ++k) {
-        if (dims.uses(v.get(), k)) capture(a.shape[k], [dst, k](llvm::Value* x) { dst->shape[k] = x; });
-        capture(a.stride[k], [dst, k](llvm::Value* x) { dst->stride[k] = x; });
-      }
-    } else {
-      const ir::VarNode* key = v.get();
+    const ir::VarNode* key = v.get();
+    if (!v->type.is_array()) {
       capture(read(key), [&cs, key](llvm::Value* x) { cs.scalars[key] = ScalarValue{x, false}; });
+      continue;
+    }
+    // A planned array reduction is seen through its plan's view (its copies, or the array itself).
+    const ArrayPlan* plan = nullptr;
+    for (ArrayPlan& a : o.arrays)
+      if (a.reduction->array.get() == key) {
+        plan = &a;
+        capture(a.piece_bytes, [&a](llvm::Value* x) { a.chunk_piece_bytes = x; });
+      }
+    const ArrayValue& a = plan ? plan->view : array(key);
+    // Looked up when bound, not now: the chunk state is reset between the chunk's variants.
+    capture(a.data, [&cs, key](llvm::Value* x) { cs.arrays[key].data = x; });
+    for (int k = 0; k < v->type.rank; ++k) {
+      if (dims.uses(key, k)) {
+        if (!a.shape[k]) internal_error("the extent of " + v->name + " was not captured");
+        capture(a.shape[k], [&cs, key, k](llvm::Value* x) { cs.arrays[key].shape[k] = x; });
+      }
+      capture(a.stride[k], [&cs, key, k](llvm::Value* x) { cs.arrays[key].stride[k] = x; });
     }
   }
 }
 
-llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o) {
+llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces) {
   llvm::Type* ptr = b_.getPtrTy();
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, b_.getInt64Ty(), b_.getInt64Ty(), ptr}, false);
+  llvm::Type* i64t = b_.getInt64Ty();
+  std::vector<llvm::Type*> params{ptr, i64t, i64t, ptr};
+  if (pieces) params.push_back(i64t);
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  const std::string suffix = mode == ChunkMode::Atomic ? ".atomic" : "";
   auto* chunk = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                       fn_.name + ".parfor" + std::to_string(chunk_count_++), mod_);
+                                       fn_.name + ".parfor" + std::to_string(chunk_count_++) + suffix, mod_);
   chunk->setDoesNotThrow();
   for (unsigned a : {0u, 3u}) {
     chunk->addParamAttr(a, llvm::Attribute::NoAlias);
@@ -188,15 +249,23 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o) {
   }
   llvm::IRBuilderBase::InsertPointGuard ip(b_);
   FunctionState* outer = fs_;
+  o.chunk = FunctionState();  // a second variant starts from scratch
   FunctionState& cs = o.chunk;
+  cs.atomic_arrays = outer->atomic_arrays;
+  for (const auto& r : p.array_reductions) cs.reduced_arrays.insert(r.array.get());
+  if (mode == ChunkMode::Atomic)
+    for (const ArrayPlan& a : o.arrays) cs.atomic_arrays[a.reduction->array.get()] = a.reduction->op;
   begin_function(chunk, cs);
   llvm::Argument* ctx = chunk->getArg(0);
   llvm::Argument* partial = chunk->getArg(3);
 
   // The context is read once, at entry, into SSA values.
   llvm::IRBuilder<> eb(cs.entry);
+  for (const auto& c : o.constants) c.bind(c.value);
   for (size_t i = 0; i < o.fields.size(); ++i)
     o.fields[i].bind(eb.CreateLoad(o.fields[i].value->getType(), eb.CreateStructGEP(o.ctx_type, ctx, static_cast<unsigned>(i))));
+  if (pieces) bind_array_pieces(o, chunk->getArg(4));
+  // Private accumulators: the identity, and for ArgMin/ArgMax the index -1 ("nothing found yet").
   std::vector<llvm::AllocaInst*> accumulators;
   for (const auto& r : p.reductions) {
     const DType t = r.var->type.elem;
@@ -205,6 +274,13 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o) {
     cs.scalars[r.var.get()] = ScalarValue{acc, true};
     cs.reductions[r.var.get()] = r.op;
     accumulators.push_back(acc);
+    if (ir::is_arg_reduction(r.op)) {
+      if (!r.index) internal_error(std::string(ir::name_of(r.op)) + " reduction " + r.var->name + " has no index variable");
+      llvm::AllocaInst* at = entry_alloca(b_.getInt64Ty(), r.index->name + ".acc");
+      eb.CreateStore(i64(-1), at);
+      cs.scalars[r.index.get()] = ScalarValue{at, true};
+      accumulators.push_back(at);
+    }
   }
 
   const size_t rank = p.indices.size();
@@ -223,6 +299,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o) {
   };
   nest(0);
 
+  // The accumulators are laid out like the partial's fields.
   for (size_t k = 0; k < accumulators.size(); ++k)
     b_.CreateStore(b_.CreateLoad(o.partial_types[k], accumulators[k]),
                    b_.CreateStructGEP(o.partial_type, partial, static_cast<unsigned>(k)));
@@ -245,31 +322,70 @@ llvm::Value* Emitter::parfor_grain(const ir::ParforStmt& p, const Outline& o) {
 }
 
 // Folds the block partials in block order, from the identity, without reassociation, then combines the
-// total into each variable: the same result for any thread count.
+// total into each variable: the same result for any thread count. ArgMin/ArgMax partials fold straight
+// into their variables, by the rule of the body's update.
 void Emitter::fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials) {
-  std::vector<llvm::AllocaInst*> totals;
-  for (const auto& r : p.reductions) {
-    totals.push_back(entry_alloca(value_type(r.var->type.elem), r.var->name + ".total"));
-    b_.CreateStore(reduction_identity(r.op, r.var->type.elem), totals.back());
+  std::vector<llvm::AllocaInst*> totals(p.reductions.size(), nullptr);
+  for (size_t k = 0; k < p.reductions.size(); ++k) {
+    const ir::Reduction& r = p.reductions[k];
+    if (ir::is_arg_reduction(r.op)) continue;
+    totals[k] = entry_alloca(value_type(r.var->type.elem), r.var->name + ".total");
+    b_.CreateStore(reduction_identity(r.op, r.var->type.elem), totals[k]);
   }
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   b_.setFastMathFlags(llvm::FastMathFlags());
   llvm::Type* partials_type = partials->getAllocatedType();
+  auto field = [&](llvm::Value* block, unsigned f) {
+    llvm::Value* addr = b_.CreateInBoundsGEP(partials_type, partials, {i64(0), block, b_.getInt32(f)});
+    return b_.CreateLoad(o.partial_types[f], addr);
+  };
   loop(i64(0), blocks, "fold", nullptr, [&](llvm::Value* block) {
-    for (size_t k = 0; k < totals.size(); ++k) {
-      llvm::Value* addr = b_.CreateInBoundsGEP(partials_type, partials, {i64(0), block, b_.getInt32(static_cast<unsigned>(k))});
-      llvm::Value* part = b_.CreateLoad(o.partial_types[k], addr);
-      llvm::Value* total = b_.CreateLoad(o.partial_types[k], totals[k]);
-      b_.CreateStore(combine(p.reductions[k].op, p.reductions[k].var->type.elem, total, part), totals[k]);
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      const ir::Reduction& r = p.reductions[k];
+      const unsigned f = o.partial_field[k];
+      if (ir::is_arg_reduction(r.op)) {
+        fold_arg_partial(p, r, field(block, f), field(block, f + 1));
+        continue;
+      }
+      llvm::Value* part = field(block, f);
+      llvm::Value* total = b_.CreateLoad(o.partial_types[f], totals[k]);
+      b_.CreateStore(combine(r.op, r.var->type.elem, total, part), totals[k]);
     }
   });
-  for (size_t k = 0; k < totals.size(); ++k) {
+  for (size_t k = 0; k < p.reductions.size(); ++k) {
     const ir::Reduction& r = p.reductions[k];
+    if (!totals[k]) continue;
     ScalarValue& var = scalar(r.var.get());
     if (!var.in_slot) internal_error("reduction variable " + r.var->name + " is not assignable here");
-    llvm::Value* total = b_.CreateLoad(o.partial_types[k], totals[k]);
+    llvm::Value* total = b_.CreateLoad(o.partial_types[o.partial_field[k]], totals[k]);
     b_.CreateStore(combine(r.op, r.var->type.elem, read(r.var.get()), total), var.value);
   }
+}
+
+// A block that found nothing (index -1) is skipped; otherwise its (value, index) replaces the running
+// pair when the update's condition, evaluated with the block's value as x, says a sequential run would
+// have taken it. Blocks come in order, so ties keep the first index and NaN is handled as the body does.
+void Emitter::fold_arg_partial(const ir::ParforStmt& p, const ir::Reduction& r, llvm::Value* value, llvm::Value* index) {
+  const ir::Var x = ir::make_var(r.var->name + ".partial", ir::Type::scalar(r.var->type.elem), ir::VarKind::Local);
+  const ir::Expr cond = arg_fold_condition(p.body, r, x);
+  if (!cond) return;
+  ScalarValue& var = scalar(r.var.get());
+  ScalarValue& idx = scalar(r.index.get());
+  if (!var.in_slot || !idx.in_slot) internal_error("reduction variables " + r.var->name + ", " + r.index->name + " are not assignable here");
+  auto* test = llvm::BasicBlock::Create(ctx_, "argfold.test", fs_->fn);
+  auto* take = llvm::BasicBlock::Create(ctx_, "argfold.take", fs_->fn);
+  auto* next = llvm::BasicBlock::Create(ctx_, "argfold.next", fs_->fn);
+  b_.CreateCondBr(b_.CreateICmpSGE(index, i64(0)), test, next);
+  b_.SetInsertPoint(test);
+  fs_->scalars[x.get()] = ScalarValue{value, false};
+  llvm::Value* better = expr(cond);
+  fs_->scalars.erase(x.get());
+  b_.CreateCondBr(better, take, next);
+  b_.SetInsertPoint(take);
+  b_.CreateStore(value, var.value);
+  b_.CreateStore(index, idx.value);
+  b_.CreateBr(next);
+  b_.SetInsertPoint(next);
 }
 
 }  // namespace kiln::codegen::cpu::detail

@@ -46,4 +46,39 @@ llvm::FunctionCallee Emitter::rt_free() {
   return declare(mod_, "kiln_rt_free", b_.getVoidTy(), {b_.getPtrTy()});
 }
 
+llvm::FunctionCallee Emitter::rt_parfor_width() {
+  llvm::Type* i64t = b_.getInt64Ty();
+  llvm::Function* f = declare(mod_, "kiln_rt_parfor_width", i64t, {i64t, i64t, i64t});
+  f->setWillReturn();
+  return f;
+}
+
+llvm::FunctionCallee Emitter::rt_parfor_pieces() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  return declare(mod_, "kiln_rt_parfor_pieces", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t});
+}
+
+llvm::FunctionCallee Emitter::rt_parfor_reduce_pieces() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  return declare(mod_, "kiln_rt_parfor_reduce_pieces", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t, ptr, i64t, i64t});
+}
+
+llvm::FunctionCallee Emitter::rt_private_copies() {
+  llvm::Type* i64t = b_.getInt64Ty();
+  llvm::Function* f = declare(mod_, "kiln_rt_private_copies", b_.getPtrTy(), {i64t, i64t, i64t, b_.getPtrTy()});
+  f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory, like kiln_rt_alloc's
+  f->addRetAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+  return f;
+}
+
+llvm::FunctionCallee Emitter::rt_fail() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i32t = b_.getInt32Ty();
+  llvm::Function* f = declare(mod_, "kiln_rt_fail", b_.getVoidTy(), {ptr, i32t, ptr, ptr, i32t});
+  f->addFnAttr(llvm::Attribute::Cold);  // keeps failure paths out of the hot code's layout
+  return f;
+}
+
 }  // namespace kiln::codegen::cpu::detail

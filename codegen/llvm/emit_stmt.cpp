@@ -2,6 +2,8 @@
 // variable, allocations go through kiln_rt_alloc into per-site slots that every exit frees.
 #include "codegen/llvm/emitter.hpp"
 #include "ir/analysis.hpp"
+#include "ir/printer.hpp"
+#include "ir/reductions.hpp"
 #include "ir/verifier.hpp"
 
 namespace kiln::codegen::cpu::detail {
@@ -34,13 +36,24 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Parfor: return parfor(s->as<ir::ParforStmt>());
     case ir::StmtKind::If: return if_stmt(s->as<ir::IfStmt>());
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
+    case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
+    case ir::StmtKind::Map:
+    case ir::StmtKind::Reduce:
+    case ir::StmtKind::ReduceAxis:
+      internal_error("array-level statements must be lowered to parfors (lower_array_ops) before code generation");
   }
   internal_error("unknown statement kind");
 }
 
 void Emitter::assign(const ir::AssignStmt& a) {
   auto red = fs_->reductions.find(a.var.get());
-  if (red != fs_->reductions.end() && ir::is_reduction_update(a, red->second)) return reduction_update(a, red->second);
+  if (red != fs_->reductions.end() && !ir::is_arg_reduction(red->second)) {
+    // Partials are combined with the reduction's operator: any other update would be silently wrong.
+    if (!ir::is_reduction_update(a, red->second))
+      internal_error("reduction variable " + a.var->name + " is updated as `" + ir::to_string(a.value) + "`, not as a " +
+                     std::string(ir::name_of(red->second)) + " reduction");
+    return reduction_update(a, red->second);
+  }
   ScalarValue& v = scalar(a.var.get());
   if (!v.in_slot) internal_error("assignment to read-only " + a.var->name);
   b_.CreateStore(expr(a.value), v.value);
@@ -64,10 +77,15 @@ void Emitter::reduction_update(const ir::AssignStmt& a, ReduceOp) {
 }
 
 void Emitter::store(const ir::StoreStmt& s) {
+  if (auto atomic = fs_->atomic_arrays.find(s.array.get()); atomic != fs_->atomic_arrays.end()) {
+    if (!ir::is_array_update(s, {s.array, atomic->second}))
+      internal_error("array reduction " + s.array->name + " is stored to as `" + ir::to_string(s.value) + "`");
+    return atomic_update(s, atomic->second);
+  }
   const DType t = s.array->type.elem;
   llvm::Value* v = to_memory(expr(s.value), t);  // the value before the address, as the interpreter does
   llvm::Value* addr = element_address(s.array, s.indices);
-  tag_access(b_.CreateAlignedStore(v, addr, llvm::Align(size_of(t))));
+  tag_access(b_.CreateAlignedStore(v, addr, llvm::Align(size_of(t))), s.array.get());
 }
 
 void Emitter::if_stmt(const ir::IfStmt& s) {
@@ -93,10 +111,7 @@ void Emitter::allocate(const ir::AllocateStmt& a) {
   for (const auto& e : a.shape) extents.push_back(expr(e));
 
   auto [it, fresh] = fs_->slot_of.emplace(a.array.get(), nullptr);
-  if (fresh) {
-    it->second = entry_alloca(b_.getPtrTy(), a.array->name + ".slot");
-    fs_->alloc_slots.push_back(it->second);
-  }
+  if (fresh) it->second = allocation_slot(a.array->name + ".slot");
   llvm::AllocaInst* slot = it->second;
   // Inside a loop this site runs again once the previous array's scope has ended: free that array now, so
   // memory does not grow with the trip count.
@@ -120,6 +135,12 @@ void Emitter::allocate(const ir::AllocateStmt& a) {
     if (k > 0) stride = b_.CreateMul(stride, extents[k]);
   }
   fs_->arrays[a.array.get()] = v;
+}
+
+llvm::AllocaInst* Emitter::allocation_slot(const llvm::Twine& name) {
+  llvm::AllocaInst* slot = entry_alloca(b_.getPtrTy(), name);
+  fs_->alloc_slots.push_back(slot);
+  return slot;
 }
 
 }  // namespace kiln::codegen::cpu::detail

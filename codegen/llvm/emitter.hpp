@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/backend.hpp"
@@ -40,6 +41,12 @@ struct FunctionState {
   std::unordered_map<const ir::VarNode*, ArrayValue> arrays;
   /// The reductions whose private accumulators this chunk owns.
   std::unordered_map<const ir::VarNode*, ReduceOp> reductions;
+  /// Array reductions updated here with atomic read-modify-writes (the array is shared with other threads):
+  /// those of this chunk's parfor when it runs in atomic mode, and those inherited from enclosing chunks.
+  std::unordered_map<const ir::VarNode*, ReduceOp> atomic_arrays;
+  /// The array reductions of this chunk's parfor: iterations may update the same element, so their
+  /// accesses must not carry the loop's parallel-access tag.
+  std::unordered_set<const ir::VarNode*> reduced_arrays;
   /// One slot per Allocate site, holding its live allocation or null; all are freed on every exit.
   std::vector<llvm::AllocaInst*> alloc_slots;
   std::unordered_map<const ir::VarNode*, llvm::AllocaInst*> slot_of;
@@ -49,9 +56,25 @@ struct FunctionState {
   llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
 };
 
+/// How one array reduction of a parfor runs, decided by the caller at run time: the chunk reaches the
+/// array as `data + piece * piece_bytes` with `strides` (the piece's private copy, or the array itself).
+struct ArrayPlan {
+  const ir::ArrayReduction* reduction = nullptr;
+  ArrayValue target;                        ///< the array, in the caller
+  llvm::Value* copies = nullptr;            ///< the private copies, or null (a single piece, or atomic mode)
+  llvm::AllocaInst* slot = nullptr;         ///< holds `copies`, so that the failure path frees them
+  ArrayValue view;                          ///< what piece 0 of the chunk sees: its copy, or the target
+  llvm::Value* piece_bytes = nullptr;       ///< the distance between copies; 0 when the chunk sees the target
+  llvm::Value* chunk_piece_bytes = nullptr; ///< piece_bytes as loaded in the chunk
+};
+
+/// Which code a chunk runs for its array reductions: plain loads and stores (on a private copy, or on
+/// the array itself when a single piece runs), or atomic read-modify-writes on the shared array.
+enum class ChunkMode : std::uint8_t { Plain, Atomic };
+
 /// A parfor body being outlined into a chunk function. The context fields carry the caller's values into
 /// the chunk: the caller stores `value`, the chunk loads it at entry and `bind`s the loaded value to the
-/// variable (or bound) it stands for.
+/// variable (or bound) it stands for. Constants need no field: each chunk variant binds them directly.
 struct Outline {
   struct Field {
     llvm::Value* value;
@@ -60,11 +83,21 @@ struct Outline {
   std::vector<llvm::Value*> begins, ends;           ///< per dimension, in the caller
   std::vector<llvm::Value*> inner_begin, inner_end;  ///< dimensions 1.., in the chunk
   std::vector<Field> fields;
+  std::vector<Field> constants;
   llvm::StructType* ctx_type = nullptr;
-  std::vector<llvm::Type*> partial_types;  ///< one per reduction
+  /// The partial's fields: one per reduction, and for ArgMin/ArgMax a second one, the i64 index.
+  std::vector<llvm::Type*> partial_types;
+  std::vector<unsigned> partial_field;  ///< per reduction, its (first) field
   llvm::StructType* partial_type = nullptr;
+  /// The array reductions this parfor privatizes or updates atomically (not those an enclosing chunk
+  /// already updates atomically), with how the caller chose to run them.
+  std::vector<ArrayPlan> arrays;
   FunctionState chunk;
 };
+
+/// Roughly how many expression evaluations a thread should get before a parfor forks: below that, waking
+/// the team costs more than it saves.
+constexpr std::int64_t kGrainWork = 32768;
 
 class Emitter {
  public:
@@ -121,7 +154,9 @@ class Emitter {
   llvm::Value* cast(DType to, DType from, llvm::Value* v);
   llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
   llvm::Value* load(const ir::LoadExpr& l);
-  void tag_access(llvm::Instruction* access);
+  /// Tags an access to `array` as one of the current parfor's independent iterations (unless `array` is
+  /// one of its array reductions).
+  void tag_access(llvm::Instruction* access, const ir::VarNode* array);
 
   // ---- emit_call.cpp: intrinsics ----
   llvm::Value* call(const ir::CallExpr& c);
@@ -134,19 +169,38 @@ class Emitter {
   void store(const ir::StoreStmt& s);
   void if_stmt(const ir::IfStmt& s);
   void allocate(const ir::AllocateStmt& a);
+  /// Registers a new allocation slot of the current function (null at entry, freed on every exit).
+  llvm::AllocaInst* allocation_slot(const llvm::Twine& name);
 
-  // ---- emit_parfor.cpp: outlining and reductions ----
+  // ---- emit_check.cpp: run-time checks ----
+  void check(const ir::CheckStmt& c);
+
+  // ---- emit_parfor.cpp: outlining and scalar reductions ----
   void parfor(const ir::ParforStmt& p);
   void capture_context(const ir::ParforStmt& p, Outline& o);
-  llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o);
+  /// Emits the chunk function; with `pieces` it takes the piece number as a fifth argument (kiln_piece_fn).
+  llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces);
   llvm::Value* parfor_grain(const ir::ParforStmt& p, const Outline& o);
   void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
-  /// A parfor whose reductions must run in iteration order, emitted as plain loops.
-  void parfor_in_order(const ir::ParforStmt& p, const std::vector<llvm::Value*>& begins,
-                       const std::vector<llvm::Value*>& ends);
+  /// Folds one ArgMin/ArgMax partial (value, index) into the reduction's variables, by the body's rule.
+  void fold_arg_partial(const ir::ParforStmt& p, const ir::Reduction& r, llvm::Value* value, llvm::Value* index);
   llvm::Value* reduction_identity(ReduceOp op, DType t);
   /// The combiner of a reduction applied to evaluated operands.
   llvm::Value* combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value* b);
+
+  // ---- emit_array_reductions.cpp: privatized and atomic array reductions ----
+  /// Decides at run time how the array reductions `fresh` of a parfor of `pieces` pieces run (fills
+  /// o.arrays); returns the i1 that is true when the atomic chunk must run.
+  llvm::Value* plan_array_reductions(const std::vector<const ir::ArrayReduction*>& fresh, Outline& o, llvm::Value* pieces);
+  /// In a chunk's entry: points each planned array at the piece's copy.
+  void bind_array_pieces(Outline& o, llvm::Value* piece);
+  /// After the parfor: combines the private copies into their arrays in piece order, then frees them.
+  void combine_array_copies(const Outline& o, llvm::Value* pieces);
+  void combine_copies(const ArrayPlan& plan, llvm::Value* pieces);
+  /// `a[k] = a[k] op e` as one atomic read-modify-write of a[k].
+  void atomic_update(const ir::StoreStmt& s, ReduceOp op);
+  /// A compare-exchange loop replacing *addr by update(*addr), for the updates atomicrmw lacks.
+  void atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<llvm::Value*(llvm::Value*)>& update);
 
   // ---- emit_runtime.cpp: declarations of the runtime functions (runtime/parallel.hpp) ----
   llvm::FunctionCallee rt_parfor();
@@ -154,6 +208,11 @@ class Emitter {
   llvm::FunctionCallee rt_parfor_reduce();
   llvm::FunctionCallee rt_alloc();
   llvm::FunctionCallee rt_free();
+  llvm::FunctionCallee rt_parfor_width();
+  llvm::FunctionCallee rt_parfor_pieces();
+  llvm::FunctionCallee rt_parfor_reduce_pieces();
+  llvm::FunctionCallee rt_private_copies();
+  llvm::FunctionCallee rt_fail();
 };
 
 }  // namespace kiln::codegen::cpu::detail

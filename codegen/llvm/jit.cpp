@@ -75,6 +75,11 @@ class Jit {
     define("kiln_rt_parfor_reduce", &kiln_rt_parfor_reduce);
     define("kiln_rt_alloc", &kiln_rt_alloc);
     define("kiln_rt_free", &kiln_rt_free);
+    define("kiln_rt_parfor_width", &kiln_rt_parfor_width);
+    define("kiln_rt_parfor_pieces", &kiln_rt_parfor_pieces);
+    define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
+    define("kiln_rt_private_copies", &kiln_rt_private_copies);
+    define("kiln_rt_fail", &kiln_rt_fail);
     check(main.define(orc::absoluteSymbols(std::move(runtime))), "startup");
     // libm, libmvec (loaded globally by libmvec_available) and the C library, from the process.
     main.addGenerator(check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
