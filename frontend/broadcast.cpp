@@ -1,5 +1,6 @@
 #include "frontend/broadcast.hpp"
 
+#include <cctype>
 #include <map>
 
 #include "frontend/index_math.hpp"
@@ -49,7 +50,14 @@ void shape_check(TraceContext& ctx, const ir::Expr& cond, const std::string& hea
 
 }  // namespace
 
-std::string nested_label(const std::string& label) { return label.size() <= 40 ? label : label.substr(0, 37) + "..."; }
+std::string nested_label(const std::string& label) {
+  if (label.size() <= 24) return label;
+  // `exp(...)` keeps the function's name; an operator expression becomes `(...)`.
+  size_t name = 0;
+  while (name < label.size() && (std::isalnum(static_cast<unsigned char>(label[name])) || label[name] == '_')) ++name;
+  if (name > 0 && name < label.size() && label[name] == '(' && label.back() == ')') return label.substr(0, name) + "(...)";
+  return "(...)";
+}
 
 Input prepare(TraceContext& ctx, const OpArg& arg) {
   Input in;

@@ -32,6 +32,7 @@ const char* word_of(const std::string& op) {
 
 /// `a + b` as an operand of another operator is `(a + b)`; `exp(a + b)` and `a[1:-1]` need no parentheses.
 std::string parenthesized(const std::string& label) {
+  if (label == "(...)") return label;
   int depth = 0;
   for (char c : label) {
     if (c == '(' || c == '[') ++depth;

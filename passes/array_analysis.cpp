@@ -349,8 +349,93 @@ class Analysis {
 
   std::vector<Stmt> stmts(const std::vector<Stmt>& in) {
     std::vector<Stmt> out;
-    for (const Stmt& s : in)
+    for (const Stmt& s : checks_early(in))
       if (Stmt r = stmt(s)) out.push_back(std::move(r));
+    return out;
+  }
+
+  /// True if an extent is never negative by its form (so allocating it cannot fail).
+  static bool nonnegative(const Expr& e) {
+    if (dyn<DimExpr>(e)) return true;
+    if (const auto k = constant(e)) return *k >= 0;
+    const auto* b = dyn<BinaryExpr>(e);
+    if (!b) return false;
+    switch (b->op) {
+      case BinaryOp::Max: return nonnegative(b->a) || nonnegative(b->b);
+      case BinaryOp::Min: case BinaryOp::Add: case BinaryOp::Mul: return nonnegative(b->a) && nonnegative(b->b);
+      default: return false;
+    }
+  }
+
+  /// True if a check reading `reads` may run before s instead of after it: s defines and assigns nothing
+  /// the check reads, writes no array the caller can see, checks nothing itself, and allocates only
+  /// extents that cannot be negative. (Its loads stay in bounds: the frontend checks shapes before it
+  /// reads arrays of those shapes.) Nothing outside the kernel can tell the difference, and the facts of
+  /// the check then hold for s too, which lets fusion see s's space as equal to the others.
+  static bool check_may_precede(const Stmt& s, const VarSet& reads) {
+    struct Scan : IRVisitor {
+      const VarSet& reads;
+      bool ok = true;
+      explicit Scan(const VarSet& r) : reads(r) {}
+      void define(const Var& v) { ok &= !reads.count(v.get()); }
+      void extents(const std::vector<Expr>& shape) {
+        for (const Expr& e : shape) ok &= nonnegative(e);
+      }
+      void visit(const CheckStmt&) override { ok = false; }
+      void visit(const LetStmt& l) override {
+        define(l.var);
+        IRVisitor::visit(l);
+      }
+      void visit(const AssignStmt& a) override {
+        define(a.var);
+        IRVisitor::visit(a);
+      }
+      void visit(const StoreStmt& st) override {
+        ok &= st.array->kind == VarKind::Local;
+        IRVisitor::visit(st);
+      }
+      void visit(const AllocateStmt& a) override {
+        define(a.array);
+        extents(a.shape);
+        IRVisitor::visit(a);
+      }
+      void visit(const MapStmt& m) override {
+        ok &= m.target->kind == VarKind::Local;
+        if (m.allocate) {
+          define(m.target);
+          extents(m.shape);
+        }
+        IRVisitor::visit(m);
+      }
+      void visit(const ReduceStmt& r) override {
+        define(r.result);
+        IRVisitor::visit(r);
+      }
+      void visit(const ReduceAxisStmt& r) override {
+        define(r.target);
+        extents(r.shape);
+        IRVisitor::visit(r);
+      }
+    } scan(reads);
+    scan.walk(s);
+    return scan.ok;
+  }
+
+  /// The statements with each check moved up as far as check_may_precede allows (checks keep their order).
+  std::vector<Stmt> checks_early(const std::vector<Stmt>& in) {
+    std::vector<Stmt> out;
+    for (const Stmt& s : in) {
+      size_t at = out.size();
+      if (const auto* c = dyn<CheckStmt>(s)) {
+        VarSet reads;
+        for (const Var& v : free_vars(s)) reads.insert(v.get());
+        while (at > 0 && check_may_precede(out[at - 1], reads)) --at;
+        if (at < out.size())
+          ctx_.note("array_analysis: moved check `" + c->message.substr(0, c->message.find(':')) + "` before " +
+                    std::to_string(out.size() - at) + " statement(s) nobody outside the kernel can observe");
+      }
+      out.insert(out.begin() + static_cast<long>(at), s);
+    }
     return out;
   }
 
