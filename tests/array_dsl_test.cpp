@@ -317,6 +317,10 @@ TEST(Creation, ZerosOnesFullAndLikes) {
   }, interp());
   NDArray<float> like({2, 3});
   NDArray<double> r = k(like, std::int64_t{3});
+  auto four = jit("fills4", [](Int n) {
+    return kiln::sum(ones<float>(n, 2, 3, 4)) + to_float(empty<float>(shape(n, 1, 5, 1)).size());
+  }, interp());
+  EXPECT_EQ(four(std::int64_t{2}), 48.0f + 10.0f);
   ASSERT_EQ(r.shape(), (std::vector<std::int64_t>{3, 7}));
   for (int i = 0; i < 3; ++i) {
     const double want[] = {0, 1, 2.5, -1, 0, 6, 42};
@@ -734,6 +738,23 @@ TEST(Views, RangeWithoutABodyIsASliceAndIndicesDropDimensions) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(r(2, i), m(i, 0) * 2.0 + (i < 2 ? m(1, i + 1) : 0.0));
 }
 
+TEST(Views, ElementWritesThroughViewsReachTheBaseArray) {
+  auto k = jit("view_writes", [](Array<double, 2> m, Int j) {
+    auto col = m(all, j);             // a column
+    auto back = col[slice(none, none, -1)];
+    back[0] = -1.0;                   // the last row of column j
+    col[1] += 100.0;
+    m(0, kiln::range(1, none))[0] = 7.0;  // m[0, 1]
+  }, interp());
+  NDArray<double> m = random_matrix(4, 3, 45);
+  NDArray<double> want = m.clone();
+  k(m, std::int64_t{2});
+  want(3, 2) = -1.0;
+  want(1, 2) += 100.0;
+  want(0, 1) = 7.0;
+  EXPECT_EQ(m.to_vector(), want.to_vector());
+}
+
 TEST(Views, ViewOfAViewAndShapes) {
   auto k = jit("view_of_view", [](Array<double, 1> a) {
     auto v = a[slice(1, none)];       // a[1:]
@@ -891,6 +912,24 @@ TEST(ArraySemantics, RebindingAHandleInsideALoopIsATraceError) {
     return acc;
   }, interp());
   EXPECT_EQ(ok(std::vector<double>{1, 3}, std::int64_t{3}).to_vector(), (std::vector<double>{8, 24}));
+}
+
+TEST(ArraySemantics, RowsAccumulatedInAParallelLoopAreAnArrayReduction) {
+  // `acc[:] += row` in a prange: every iteration updates all of acc, which detect_reductions turns into a
+  // race-free array reduction.
+  auto make = [](Options o) {
+    return jit("row_accumulate", [](Array<double, 2> m) {
+      auto acc = zeros<double>(m.shape(1));
+      prange(m.shape(0), [&](Int i) { acc(all) += m(i, all) * 2.0; });
+      return acc;
+    }, o);
+  };
+  const NDArray<double> m = random_matrix(301, 17, 47);
+  std::vector<double> want(17, 0.0);
+  for (int i = 0; i < 301; ++i)
+    for (int j = 0; j < 17; ++j) want[static_cast<size_t>(j)] += m(i, j) * 2.0;
+  expect_values(make(interp())(m).to_vector(), want, 0, "interpreter");
+  if (has_cpu_backend()) expect_values(make(cpu())(m).to_vector(), want, 1e-12, "cpu");
 }
 
 TEST(ArraySemantics, ArrayOperationsInsideParallelLoops) {
