@@ -813,6 +813,33 @@ TEST(ArrayReductions, InsideSequentialLoopsCopiesComeAndGo) {
     check_both_ways(g, {array_arg(random_keys(n, 1 << 30)), array_arg(random_array(t, {97}))});
 }
 
+TEST(ArrayReductions, ConversionsInScatterLoopsSaturate) {
+  // Loops that update an array reduction cannot vectorize, so float-to-int conversions there use the
+  // scalar conversion instruction with a fix-up for what it cannot convert: the results must still
+  // saturate exactly as everywhere else (NaN -> 0, beyond the range -> the limit).
+  for (DType from : {DType::F64, DType::F32}) {
+    for (DType to : {DType::I64, DType::I32}) {
+      Var x = array_param("x", from), out = array_param("out", to), h = array_param("h", DType::I64);
+      Var i = index("i");
+      Expr k = cast(to, at(x, {val(i)}));
+      Expr slot = bin(BinaryOp::Mod, bin(BinaryOp::Mod, cast(DType::I64, k), i64c(7)) + i64c(7), i64c(7));
+      const ir::Function f = function(
+          "convert_" + std::string(name_of(from)) + "_" + std::string(name_of(to)), {x, out, h},
+          {reducing_parfor({i}, {dim(x)}, block({store(out, {val(i)}, k), store(h, {slot}, at(h, {slot}) + i64c(1))}), {},
+                           {{h, ReduceOp::Add}})});
+      const std::vector<double> edges = {kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 0.5, -0.5, 1e300, -1e300, 3e9, -3e9,
+                                         2147483647.0, 2147483648.0, -2147483648.0, -2147483649.0, 2147483520.0,
+                                         9223372036854775807.0, -9223372036854775808.0, 9.2233720368547748e18,
+                                         -9.2233720368547748e18, 1.8446744073709552e19, 123456.75, -7.0};
+      TestArray xs(from, {static_cast<std::int64_t>(edges.size()) * 100});
+      for (std::int64_t e = 0; e < xs.size(); ++e) set_number(xs, e, edges[static_cast<size_t>(e) % edges.size()]);
+      TestArray hs(DType::I64, {7});
+      hs.fill<std::int64_t>([](std::int64_t) { return 0; });
+      check_both_ways(f, {array_arg(xs), array_arg(random_array(to, {xs.size()})), array_arg(hs)});
+    }
+  }
+}
+
 TEST(ArrayReductions, TheChosenStrategyIsInTheCode) {
   // Both chunk variants exist: plain stores into private copies, and atomic updates (atomicrmw for sums and
   // integer min/max, compare-exchange loops for products and float min/max).

@@ -1,6 +1,9 @@
 // Expressions. The arithmetic follows ir/semantics.hpp exactly: integers wrap (no nsw/nuw on user
 // arithmetic), division and shifts are total, float min/max propagate NaN, float-to-int casts saturate.
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/llvm/emitter.hpp"
 #include "ir/analysis.hpp"
@@ -194,8 +197,46 @@ llvm::Value* Emitter::cast(DType to, DType from, llvm::Value* v) {
   if (from == DType::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
   if (is_int(from) && is_int(to)) return b_.CreateSExtOrTrunc(v, t);  // narrowing wraps
   if (is_int(from)) return b_.CreateSIToFP(v, t);
-  if (is_int(to)) return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, v->getType()}, {v});  // NaN -> 0
+  if (is_int(to)) {
+    if (fs_ && fs_->scalar_loop && llvm::Triple(mod_.getTargetTriple()).isX86()) return x86_float_to_int(to, from, v);
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, v->getType()}, {v});  // NaN -> 0
+  }
   return b_.CreateFPCast(v, t);
+}
+
+// fptosi.sat lowers on x86 to two compares and a conditional move around the conversion, all on the path
+// to the result: in a histogram's `hist[int(x * bins)] += 1` that doubles the time per element. The
+// conversion instruction itself returns the integer minimum for every input it cannot convert (NaN, out
+// of range), so one compare of the result, with a rarely taken branch to the fix-up, gives the same
+// saturating result. Target intrinsics and branches stop loop vectorization, so this is only used in
+// loops that cannot vectorize anyway (FunctionState::scalar_loop).
+llvm::Value* Emitter::x86_float_to_int(DType to, DType from, llvm::Value* v) {
+  const bool wide = to == DType::I64;
+  llvm::Intrinsic::ID id = from == DType::F64 ? (wide ? llvm::Intrinsic::x86_sse2_cvttsd2si64 : llvm::Intrinsic::x86_sse2_cvttsd2si)
+                                              : (wide ? llvm::Intrinsic::x86_sse_cvttss2si64 : llvm::Intrinsic::x86_sse_cvttss2si);
+  llvm::Type* vec = llvm::FixedVectorType::get(v->getType(), from == DType::F64 ? 2 : 4);
+  llvm::Value* lanes = b_.CreateInsertElement(llvm::PoisonValue::get(vec), v, std::uint64_t{0});
+  llvm::Value* converted = b_.CreateIntrinsic(id, {}, {lanes});
+  llvm::Type* t = converted->getType();
+  const unsigned bits = t->getIntegerBitWidth();
+  llvm::Constant* min = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits));
+  llvm::Constant* max = llvm::ConstantInt::get(t, llvm::APInt::getSignedMaxValue(bits));
+  llvm::BasicBlock* from_bb = b_.GetInsertBlock();
+  auto* fixup = llvm::BasicBlock::Create(ctx_, "cvt.fixup", fs_->fn);
+  auto* done = llvm::BasicBlock::Create(ctx_, "cvt.done", fs_->fn);
+  b_.CreateCondBr(b_.CreateICmpEQ(converted, min), fixup, done, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+  // The minimum: NaN gives 0, too large gives the maximum, the rest (too small, or exactly the minimum)
+  // is the minimum.
+  b_.SetInsertPoint(fixup);
+  llvm::Value* zero = llvm::ConstantFP::get(v->getType(), 0.0);
+  llvm::Value* fixed = b_.CreateSelect(b_.CreateFCmpUNO(v, v), llvm::ConstantInt::get(t, 0),
+                                       b_.CreateSelect(b_.CreateFCmpOGT(v, zero), max, min));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  llvm::PHINode* result = b_.CreatePHI(t, 2);
+  result->addIncoming(converted, from_bb);
+  result->addIncoming(fixed, fixup);
+  return result;
 }
 
 llvm::Value* Emitter::element_address(const ir::Var& var, const std::vector<ir::Expr>& indices) {

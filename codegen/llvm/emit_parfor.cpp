@@ -49,6 +49,23 @@ bool can_fail(const ir::Stmt& s) {
   return f.found;
 }
 
+/// True if `body` stores to one of the array reductions outside nested loops: the innermost parfor loop then
+/// updates memory at data-dependent indices and cannot vectorize.
+bool updates_arrays_directly(const ir::Stmt& body, const std::vector<ir::ArrayReduction>& arrays) {
+  struct Finder : ir::IRVisitor {
+    const std::vector<ir::ArrayReduction>& arrays;
+    bool found = false;
+    explicit Finder(const std::vector<ir::ArrayReduction>& a) : arrays(a) {}
+    void visit(const ir::StoreStmt& s) override {
+      for (const auto& r : arrays) found |= r.array == s.array;
+    }
+    void visit(const ir::ForStmt&) override {}
+    void visit(const ir::ParforStmt&) override {}
+  } f(arrays);
+  f.walk(body);
+  return f.found;
+}
+
 /// Replaces every occurrence of the expression `from` (structurally) by `to`.
 class Substitute : public ir::IRMutator {
  public:
@@ -293,7 +310,9 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
       cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
       if (!innermost) return nest(d + 1);
       cs.access_group = group;
+      cs.scalar_loop = updates_arrays_directly(p.body, p.array_reductions);
       stmt(p.body);
+      cs.scalar_loop = false;
       cs.access_group = nullptr;
     });
   };

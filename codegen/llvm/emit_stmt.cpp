@@ -27,10 +27,14 @@ void Emitter::stmt(const ir::Stmt& s) {
       const auto& f = s->as<ir::ForStmt>();
       llvm::Value* begin = expr(f.begin);
       llvm::Value* end = expr(f.end);
+      // A loop of its own: whether it vectorizes does not depend on the enclosing parfor's updates.
+      const bool scalar = fs_->scalar_loop;
+      fs_->scalar_loop = false;
       loop(begin, end, f.index->name, nullptr, [&](llvm::Value* i) {
         fs_->scalars[f.index.get()] = ScalarValue{i, false};
         stmt(f.body);
       });
+      fs_->scalar_loop = scalar;
       return;
     }
     case ir::StmtKind::Parfor: return parfor(s->as<ir::ParforStmt>());

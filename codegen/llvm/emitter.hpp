@@ -52,6 +52,9 @@ struct FunctionState {
   std::unordered_map<const ir::VarNode*, llvm::AllocaInst*> slot_of;
   llvm::BasicBlock* fail = nullptr;   ///< frees the allocations and returns status->code (made on demand)
   llvm::MDNode* access_group = nullptr;  ///< tags array accesses inside a parfor's innermost loop
+  /// The loop being emitted updates an array reduction at data-dependent indices, so it will not
+  /// vectorize: scalar instruction sequences that would block vectorization are the faster choice here.
+  bool scalar_loop = false;
   int loop_depth = 0;                 ///< > 0: an Allocate may run again, so it frees its previous array
   llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
 };
@@ -152,6 +155,8 @@ class Emitter {
   llvm::Value* logical(const ir::BinaryExpr& e);
   llvm::Value* select(const ir::SelectExpr& e);
   llvm::Value* cast(DType to, DType from, llvm::Value* v);
+  /// Float to integer, saturating, through the x86 conversion instruction (see emit_expr.cpp).
+  llvm::Value* x86_float_to_int(DType to, DType from, llvm::Value* v);
   llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
   llvm::Value* load(const ir::LoadExpr& l);
   /// Tags an access to `array` as one of the current parfor's independent iterations (unless `array` is
