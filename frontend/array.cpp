@@ -1,5 +1,7 @@
 // Traced arrays: element loads and stores (through views too), shapes, allocation inside kernels, and the
 // handle bookkeeping shared by the array operations (frontend/array_info.hpp).
+#include <unordered_map>
+
 #include "frontend/array_info.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/source_names.hpp"
@@ -70,6 +72,33 @@ std::string shape_holes(size_t rank) {
   return s + ")";
 }
 
+namespace {
+
+/// Per thread, for the trace in progress (told apart by its root scope, unique per trace).
+struct WriteCounts {
+  std::uint64_t trace = 0;
+  std::unordered_map<const ir::VarNode*, std::uint64_t> counts;
+};
+
+WriteCounts& write_counts(const TraceContext& ctx) {
+  thread_local WriteCounts w;
+  if (w.trace != ctx.root_scope()) {
+    w.trace = ctx.root_scope();
+    w.counts.clear();
+  }
+  return w;
+}
+
+}  // namespace
+
+std::uint64_t write_count(const TraceContext& ctx, const ir::VarNode* array) {
+  const auto& c = write_counts(ctx).counts;
+  const auto it = c.find(array);
+  return it == c.end() ? 0 : it->second;
+}
+
+void note_write(const TraceContext& ctx, const ir::VarNode* array) { ++write_counts(ctx).counts[array]; }
+
 std::uint64_t trace_scope() {
   TraceContext* ctx = TraceContext::current();
   return ctx ? ctx->current_scope() : 0;
@@ -124,6 +153,7 @@ void store(const ArrayHandle& a, const Int* const* indices, int n, const TracedV
   const Node v = value.read();
   if (consume) ctx.consume(value);
   ctx.snapshot_memory_readers();
+  note_write(ctx, a.var.get());
   ctx.emit(ir::make_store(a.var, std::move(idx), v.expr));
 }
 

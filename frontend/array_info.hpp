@@ -44,6 +44,11 @@ std::vector<ir::Expr> refs(const std::vector<ir::Var>& vars);
 /// into a new variable (named `name`) at the current point of the trace.
 ir::Expr stable(TraceContext& ctx, const Node& n, const char* name);
 
+/// How many times the trace has written into `array` so far (element stores and maps into it): a value
+/// computed from the array is still current while this has not changed.
+std::uint64_t write_count(const TraceContext& ctx, const ir::VarNode* array);
+void note_write(const TraceContext& ctx, const ir::VarNode* array);
+
 /// "at f.cpp:12" or "" when unknown.
 std::string at(const Where& w);
 /// A shape as a message template: "({}, {})" with one placeholder per extent (the values come at run time).

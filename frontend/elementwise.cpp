@@ -148,6 +148,7 @@ void assign_into(const ArrayHandle& target, OpArg arg, const BinaryOp* combine, 
     v = ir::make_load(tmp, refs(idx));
   }
   ctx.snapshot_memory_readers();  // values that read the old elements keep them
+  note_write(ctx, target.var.get());
   ctx.emit(ir::make_map_into(target.var, idx, shape, at_target, v, text + at(w)));
 }
 

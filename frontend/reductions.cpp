@@ -77,6 +77,48 @@ void nonempty_check(TraceContext& ctx, const ir::Expr& cond, const std::string& 
                           extents));
 }
 
+/// Reductions already traced in the current block, so that `mean(x)` and `std(x)` (or `sum(x)` twice)
+/// read x once: a reduction of the same array with the same operator, axis and type is reused while
+/// neither the array nor the result has been written since, and the trace is still in the block where it
+/// was computed (in a loop, a later write in the body would change it for the next iteration). An array
+/// result is reused only inside mean/var/std, never handed to the user twice (the two would alias).
+struct Reused {
+  std::uint64_t trace = 0, scope = 0, writes = 0, result_writes = 0;
+  const ir::VarNode* array = nullptr;
+  ReduceOp op{};
+  DType type{};
+  int axis = -1;  ///< -1: the whole array
+  bool keepdims = false;
+  ir::Var scalar;      ///< a whole reduction's result
+  ArrayHandle result;  ///< an axis reduction's result
+};
+
+std::vector<Reused>& reused() {
+  thread_local std::vector<Reused> r;
+  return r;
+}
+
+/// The earlier result of this reduction of `in`, if it can stand in for a new one.
+const Reused* find_reused(TraceContext& ctx, const Input& in, ReduceOp op, DType t, int axis, bool keepdims) {
+  if (is_view(*in.array)) return nullptr;  // a view's bounds may read values that changed meanwhile
+  for (const Reused& r : reused())
+    if (r.trace == ctx.root_scope() && r.scope == ctx.current_scope() && r.array == in.array->var.get() &&
+        r.op == op && r.type == t && r.axis == axis && r.keepdims == keepdims &&
+        r.writes == write_count(ctx, r.array) && (!r.result.var || r.result_writes == write_count(ctx, r.result.var.get())))
+      return &r;
+  return nullptr;
+}
+
+void remember(TraceContext& ctx, const Input& in, ReduceOp op, DType t, int axis, bool keepdims, ir::Var scalar,
+              ArrayHandle result) {
+  if (is_view(*in.array)) return;
+  auto& all = reused();
+  std::erase_if(all, [&](const Reused& r) { return r.trace != ctx.root_scope(); });
+  const std::uint64_t result_writes = result.var ? write_count(ctx, result.var.get()) : 0;
+  all.push_back(Reused{ctx.root_scope(), ctx.current_scope(), write_count(ctx, in.array->var.get()), result_writes,
+                       in.array->var.get(), op, t, axis, keepdims, std::move(scalar), std::move(result)});
+}
+
 /// Declares a scalar result and traces `reduce var = op over space of value`.
 ir::Var emit_reduce(TraceContext& ctx, ReduceOp op, DType t, const std::string& name, const std::vector<ir::Var>& idx,
                     const std::vector<ir::Expr>& shape, const ir::Expr& value, const std::string& origin) {
@@ -129,11 +171,17 @@ Node reduce(Reduction r, const ArrayHandle& a, DType result, int ddof, Where w) 
     for (const auto& e : shape) cond = ix::both(cond, ix::lt(ix::c(0), e));
     nonempty_check(ctx, cond, what, shape, w);
   }
-  const std::vector<ir::Var> idx = space_indices(ctx, static_cast<int>(shape.size()));
-  const ir::Expr x = read(in, refs(idx), vt);
+  // `op` over the elements of the array (converted to vt), or the same reduction traced before.
+  auto plain = [&](ReduceOp op, const std::string& var_name) {
+    if (const Reused* r = find_reused(ctx, in, op, vt, -1, false)) return r->scalar;
+    const std::vector<ir::Var> idx = space_indices(ctx, static_cast<int>(shape.size()));
+    const ir::Var v = emit_reduce(ctx, op, vt, var_name, idx, shape, read(in, refs(idx), vt), origin);
+    remember(ctx, in, op, vt, -1, false, v, {});
+    return v;
+  };
   if (r == Reduction::Mean || r == Reduction::Var || r == Reduction::Std) {
     const ir::Expr n = product(shape);
-    const ir::Var s = emit_reduce(ctx, ReduceOp::Add, vt, name + "_sum", idx, shape, x, origin);
+    const ir::Var s = plain(ReduceOp::Add, name + "_sum");
     const ir::Expr mean = bin(BinaryOp::Div, ir::make_ref(s), ir::make_cast(vt, n));
     if (r == Reduction::Mean) return Node{let(ctx, name, mean), result, false, false};
     // Two passes: the squared deviations from the mean, which is exact where the one-pass formula cancels.
@@ -145,7 +193,7 @@ Node reduce(Reduction r, const ArrayHandle& a, DType result, int ddof, Where w) 
     if (r == Reduction::Std) v = ir::make_call(Intrinsic::Sqrt, {v});
     return Node{let(ctx, name, v), result, false, false};
   }
-  const ir::Var v = emit_reduce(ctx, op_of(r), vt, name, idx, shape, x, origin);
+  const ir::Var v = plain(op_of(r), name);
   return Node{ir::make_cast(result, ir::make_ref(v)), result, false, false};
 }
 
@@ -193,16 +241,25 @@ ArrayHandle reduce_axis(Reduction r, const ArrayHandle& a, DType result, int axi
     return o;
   };
   auto out_space = [&] { return space_indices(ctx, static_cast<int>(out_shape.size())); };
+  // `op` along the axis over the elements of the array (converted to vt), or (`internal`: the result is
+  // not handed to the user) the same reduction traced before.
+  auto plain = [&](ReduceOp op, const std::string& var_name, bool internal) {
+    if (internal)
+      if (const Reused* r = find_reused(ctx, in, op, vt, ax, keepdims)) return r->result;
+    ArrayHandle h = reduce_along(op, var_name, vt, [&](const auto& i) { return read(in, i, vt); });
+    remember(ctx, in, op, vt, ax, keepdims, nullptr, h);
+    return h;
+  };
 
   if (r == Reduction::Mean || r == Reduction::Var || r == Reduction::Std) {
     const ir::Expr fn = ir::make_cast(vt, n);
     if (r == Reduction::Mean) {
-      const ArrayHandle s = reduce_along(ReduceOp::Add, name + "_sum", vt, [&](const auto& i) { return read(in, i, vt); });
+      const ArrayHandle s = plain(ReduceOp::Add, name + "_sum", true);
       const auto o = out_space();
       return emit_map(ctx, vt, name, o, out_shape, bin(BinaryOp::Div, ir::make_load(s.var, refs(o)), fn), what, origin);
     }
     // Two passes: the mean (kept as a dimension of extent 1), then the squared deviations from it.
-    const ArrayHandle s = reduce_along(ReduceOp::Add, name + "_sum", vt, [&](const auto& i) { return read(in, i, vt); });
+    const ArrayHandle s = plain(ReduceOp::Add, name + "_sum", true);
     std::vector<ir::Expr> kept_shape = out_shape;
     if (!keepdims) kept_shape.insert(kept_shape.begin() + ax, ix::c(1));
     const std::vector<ir::Var> mi = space_indices(ctx, rank);
@@ -220,7 +277,7 @@ ArrayHandle reduce_axis(Reduction r, const ArrayHandle& a, DType result, int axi
     return emit_map(ctx, vt, name, o, out_shape, v, what, origin);
   }
 
-  const ArrayHandle red = reduce_along(op_of(r), name, vt, [&](const auto& i) { return read(in, i, vt); });
+  const ArrayHandle red = plain(op_of(r), name, result != vt);
   if (red.var->type.elem == result) return red;
   // min/max of a bool array, reduced as int32.
   const auto o = out_space();
