@@ -1,5 +1,6 @@
 #include "passes/lower_array_ops.hpp"
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/builder.hpp"
@@ -15,6 +16,10 @@ using namespace kiln::ir;
 /// (2 KiB of doubles) stay in L1 while the reduced axis streams through, and leave enough iterations for
 /// every thread once the last dimension has a few thousand elements.
 constexpr std::int64_t kBlock = 256;
+/// Below this many blocks the blocked schedule leaves threads idle (2..16 cores, a few blocks each).
+constexpr std::int64_t kMinBlocks = 32;
+/// Results up to this many elements are cheap to copy per thread for an array reduction (512 KiB of doubles).
+constexpr std::int64_t kMaxPrivateElements = 65536;
 
 Expr i64c(std::int64_t v) { return make_i64(v); }
 Expr bin(BinaryOp op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
@@ -114,9 +119,23 @@ class Lowering : public IRMutator {
       else if (x.keepdims) out_shape.push_back(i64c(1));
     std::vector<Stmt> out = {make_allocate(x.target, out_shape)};
     if (x.axis < rank - 1 && !is_arg_reduction(x.op)) {
-      out.push_back(blocked(x));
+      // Blocks of the last axis give unit-stride loops but only as many parallel iterations as blocks; with
+      // few of them (a 10^6 x 10 matrix summed over its rows) the whole space runs in parallel instead,
+      // accumulating into per-thread copies of the (small) result.
+      const size_t last = x.shape.size() - 1;
+      Expr blocks = bin(BinaryOp::Div, bin(BinaryOp::Add, x.shape[last], i64c(kBlock - 1)), i64c(kBlock));
+      Expr elements = x.shape[last];
+      for (size_t d = 0; d < last; ++d)
+        if (static_cast<int>(d) != x.axis) {
+          blocks = bin(BinaryOp::Mul, blocks, x.shape[d]);
+          elements = bin(BinaryOp::Mul, elements, x.shape[d]);
+        }
+      const Expr use_blocks = bin(BinaryOp::Or, bin(BinaryOp::Ge, blocks, i64c(kMinBlocks)),
+                                  bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
+      out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
       note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
-                         std::to_string(kBlock) + " along the last axis (unit-stride inner loop)");
+                         std::to_string(kBlock) + " along the last axis (unit-stride inner loop), or with fewer than " +
+                         std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction");
     } else {
       out.push_back(by_rows(x));
       note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor with a sequential loop along it");
@@ -177,6 +196,37 @@ class Lowering : public IRMutator {
       body.push_back(make_store(x.target, at, make_ref(acc)));
     }
     return make_parfor(kept, zeros(kept.size()), kept_ext, make_block(std::move(body)), {}, x.origin);
+  }
+
+  /// parfor over the result { target = identity }; parfor over the whole space reduce(op target[*]) {
+  /// target[...] = target[...] op value }. Each element folds its values in axis order here too (the
+  /// interpreter's order); compiled, per-thread partial results are combined in a fixed order.
+  static Stmt whole_space(const ReduceAxisStmt& x, const std::vector<Expr>& out_shape) {
+    const DType t = x.value->type;
+    // Fresh index variables: the blocked schedule in the other branch keeps the statement's own.
+    std::vector<Var> idx;
+    std::unordered_map<const VarNode*, Expr> renamed;
+    for (const Var& i : x.indices) {
+      idx.push_back(make_var(i->name, i->type, VarKind::Index));
+      renamed[i.get()] = make_ref(idx.back());
+    }
+    struct Rename : IRMutator {
+      const std::unordered_map<const VarNode*, Expr>& to;
+      explicit Rename(const std::unordered_map<const VarNode*, Expr>& m) : to(m) {}
+      using IRMutator::visit;
+      Expr visit(const VarRefExpr& r, const Expr& self) override {
+        const auto it = to.find(r.var.get());
+        return it == to.end() ? self : it->second;
+      }
+    } rename(renamed);
+    std::vector<Var> init_idx;
+    for (size_t d = 0; d < out_shape.size(); ++d) init_idx.push_back(make_var(std::string(1, "ijkl"[d]) + "_init", Type::scalar(DType::I64), VarKind::Index));
+    const Stmt init = make_parfor(init_idx, zeros(init_idx.size()), out_shape,
+                                  make_block({make_store(x.target, refs(init_idx), identity_of(x.op, t))}), {}, x.origin);
+    const std::vector<Expr> at = target_index(x, refs(idx));
+    const Stmt update = make_store(x.target, at, bin(combiner(x.op), make_load(x.target, at), rename.mutate(x.value)));
+    const Stmt reduce = make_parfor(idx, zeros(idx.size()), x.shape, make_block({update}), {}, {{x.target, x.op}}, x.origin);
+    return make_block({init, reduce});
   }
 
   /// parfor (other kept dims, jb over blocks of the last) { for j in block: target = identity;

@@ -157,13 +157,17 @@ TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
           }
           const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
           const ir::Function f = function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
-          for (std::int64_t n : {0, 1, 3, 300}) {
-            NDArray<double> x(rank == 2 ? std::vector<std::int64_t>{n, 5} : std::vector<std::int64_t>{2, n, 3});
+          // Wide last axes (33 blocks of 256) take the blocked schedule, narrow ones the whole-space one.
+          for (std::int64_t n : {0, 1, 3, 300, -1}) {
+            NDArray<double> x(n < 0 ? (rank == 2 ? std::vector<std::int64_t>{3, 8200} : std::vector<std::int64_t>{1, 2, 8200})
+                                    : rank == 2 ? std::vector<std::int64_t>{n, 5} : std::vector<std::int64_t>{2, n, 3});
             const auto v = random_values(static_cast<size_t>(x.size()), 5 + static_cast<std::uint64_t>(n), -2, 2, true);
             std::copy(v.begin(), v.end(), x.data());
             const ir::Function g = lowered(f, {[&](const ir::Function& h) { return interpret(h, x); }});
             const bool blocked = axis < rank - 1 && !ir::is_arg_reduction(op);
             EXPECT_EQ(ir::to_string(g).find("_block in 0") != std::string::npos, blocked) << ir::to_string(g);
+            EXPECT_EQ(ir::to_string(g).find(" reduce(" + std::string(ir::name_of(op)) + " t[*])") != std::string::npos, blocked)
+                << ir::to_string(g);
           }
         }
       }
