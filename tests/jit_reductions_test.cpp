@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/kiln.hpp"
@@ -93,6 +95,49 @@ TEST(JitReductions, ArgminMatchesTheInterpreter) {
         Threads t(threads);
         EXPECT_EQ(k.on(Target::cpu)(a), want) << "n " << n << " variant " << variant << " threads " << threads;
       }
+    }
+  }
+}
+
+TEST(JitReductions, RowsAccumulatedInAParallelLoop) {
+  // `acc(all) += m(i, all)` in a prange: lower_array_ops makes the row update a parfor nested in the
+  // prange, which reduces acc (private copies for few columns, atomics for many). Integer values, so the
+  // sums are exact in any order.
+  auto k = jit("row_sums", [](Array<double, 2> m, Array<double> acc) {
+    prange(m.shape(0), [&](Int i) { acc(all) += m(i, all); });
+  });
+  for (auto [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 3}, {1, 1}, {1000, 17}, {17, 1000}, {16, 400000}}) {
+    NDArray<double> m({rows, cols});
+    std::mt19937_64 rng(static_cast<std::uint64_t>(rows * 131 + cols));
+    for (std::int64_t e = 0; e < rows * cols; ++e) m.data()[e] = static_cast<double>(static_cast<std::int64_t>(rng() % 41) - 20);
+    std::vector<double> want(static_cast<std::size_t>(cols), 0.5);
+    k.on(Target::interpreter)(m, want);
+    for (int threads : {1, 2, 3, 8}) {
+      Threads t(threads);
+      std::vector<double> got(static_cast<std::size_t>(cols), 0.5);
+      k.on(Target::cpu)(m, got);
+      EXPECT_EQ(got, want) << rows << "x" << cols << " threads " << threads;
+    }
+  }
+  // A row longer than acc: the run-time shape check inside the prange fails on the CPU as on the
+  // interpreter, with the same message.
+  NDArray<double> m({50, 4});
+  std::fill(m.data(), m.data() + 200, 1.0);
+  std::vector<double> short_acc(3, 0.0);
+  std::string want;
+  try {
+    k.on(Target::interpreter)(m, short_acc);
+  } catch (const ShapeError& e) {
+    want = e.what();
+  }
+  EXPECT_NE(want.find("could not broadcast"), std::string::npos) << want;
+  for (int threads : {1, 8}) {
+    Threads t(threads);
+    try {
+      k.on(Target::cpu)(m, short_acc);
+      ADD_FAILURE() << "no ShapeError";
+    } catch (const ShapeError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
     }
   }
 }

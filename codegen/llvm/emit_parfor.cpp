@@ -146,8 +146,10 @@ void Emitter::parfor(const ir::ParforStmt& p) {
   // Array reductions an enclosing chunk already updates atomically stay atomic here; the others run as
   // numbered pieces, on private copies or with atomics as plan_array_reductions decides.
   std::vector<const ir::ArrayReduction*> fresh;
-  for (const auto& r : p.array_reductions)
-    if (!fs_->atomic_arrays.count(r.array.get())) fresh.push_back(&r);
+  for (const auto& r : p.array_reductions) {
+    const bool listed = std::any_of(fresh.begin(), fresh.end(), [&](const ir::ArrayReduction* x) { return x->array == r.array; });
+    if (!listed && !fs_->atomic_arrays.count(r.array.get())) fresh.push_back(&r);
+  }
   const bool by_pieces = !fresh.empty();
   llvm::Value* pieces = nullptr;
   llvm::Value* atomic = nullptr;
