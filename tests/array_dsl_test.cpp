@@ -22,6 +22,8 @@ const std::int64_t kSizes[] = {0, 1, 2, 7, 13, 101, 10007};
 
 template <class A, class B>
 using add_t = decltype(std::declval<A>() + std::declval<B>());
+template <class X, class Axis>
+concept MinAlong = requires(const X& a, Axis axis) { kiln::min(a, axis); };
 
 TEST(ArrayTypes, ResultTypesFollowTheScalarRules) {
   static_assert(std::is_same_v<add_t<Array<float, 1>, double>, Array<float, 1>>);  // a literal adopts the type
@@ -40,6 +42,10 @@ TEST(ArrayTypes, ResultTypesFollowTheScalarRules) {
   static_assert(std::is_same_v<decltype(kiln::argmax(std::declval<Array<float, 2>>(), 0)), Array<std::int64_t, 1>>);
   static_assert(std::is_same_v<decltype(std::declval<Array<double, 3>>()(0, kiln::all, 1)), Array<double, 1>>);
   static_assert(std::is_same_v<decltype(std::declval<Array<double, 2>>()(kiln::range(1, 3))), Array<double, 2>>);
+  // An axis must be an integer: `min(a, 0.0)` is no reduction along axis 0 (minimum(a, 0.0) is elementwise).
+  static_assert(!MinAlong<Array<double, 2>, double>);
+  static_assert(MinAlong<Array<double, 2>, int>);
+  static_assert(std::is_same_v<decltype(kiln::minimum(std::declval<Array<double, 2>>(), 0.0)), Array<double, 2>>);
 }
 
 TEST(Elementwise, ArithmeticMatchesCxx) {

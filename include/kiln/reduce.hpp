@@ -36,6 +36,10 @@ Node dot(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w);
 /// Matrix · vector, vector · matrix and matrix · matrix.
 ArrayHandle dot_array(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w);
 
+/// An axis is a C++ integer (so that `kiln::min(a, 0.0)` does not quietly become a reduction along axis 0).
+template <class A>
+concept Axis = std::is_integral_v<A> && !std::is_same_v<A, bool>;
+
 template <class X>
 using elem_t = typename array_traits<std::remove_cvref_t<X>>::elem;
 template <class X>
@@ -83,13 +87,13 @@ Array<reduced_t<Op, elem_t<X>>, reduced_rank<array_rank_v<X>, Keep>()> reduce_al
   auto name(const X& a, std::source_location l = std::source_location::current()) {                             \
     return detail::reduce_all<detail::Reduction::op>(a, 0, l);                                                  \
   }                                                                                                             \
-  template <detail::IsArray X>                                                                                  \
-  auto name(const X& a, int axis, std::source_location l = std::source_location::current()) {                   \
-    return detail::reduce_along<detail::Reduction::op, false>(a, axis, 0, l);                                   \
+  template <detail::IsArray X, detail::Axis A>                                                                  \
+  auto name(const X& a, A axis, std::source_location l = std::source_location::current()) {                     \
+    return detail::reduce_along<detail::Reduction::op, false>(a, static_cast<int>(axis), 0, l);                 \
   }                                                                                                             \
-  template <detail::IsArray X>                                                                                  \
-  auto name(const X& a, int axis, KeepDims, std::source_location l = std::source_location::current()) {         \
-    return detail::reduce_along<detail::Reduction::op, true>(a, axis, 0, l);                                    \
+  template <detail::IsArray X, detail::Axis A>                                                                  \
+  auto name(const X& a, A axis, KeepDims, std::source_location l = std::source_location::current()) {           \
+    return detail::reduce_along<detail::Reduction::op, true>(a, static_cast<int>(axis), 0, l);                  \
   }
 KILN_REDUCTION(sum, Sum)
 KILN_REDUCTION(prod, Prod)
@@ -106,14 +110,14 @@ KILN_REDUCTION(mean, Mean)
   auto name(const X& a, Ddof d = {}, std::source_location l = std::source_location::current()) {                \
     return detail::reduce_all<detail::Reduction::op>(a, d.value, l);                                            \
   }                                                                                                             \
-  template <detail::IsArray X>                                                                                  \
-  auto name(const X& a, int axis, Ddof d = {}, std::source_location l = std::source_location::current()) {      \
-    return detail::reduce_along<detail::Reduction::op, false>(a, axis, d.value, l);                             \
+  template <detail::IsArray X, detail::Axis A>                                                                  \
+  auto name(const X& a, A axis, Ddof d = {}, std::source_location l = std::source_location::current()) {        \
+    return detail::reduce_along<detail::Reduction::op, false>(a, static_cast<int>(axis), d.value, l);           \
   }                                                                                                             \
-  template <detail::IsArray X>                                                                                  \
-  auto name(const X& a, int axis, KeepDims, Ddof d = {},                                                        \
+  template <detail::IsArray X, detail::Axis A>                                                                  \
+  auto name(const X& a, A axis, KeepDims, Ddof d = {},                                                          \
             std::source_location l = std::source_location::current()) {                                         \
-    return detail::reduce_along<detail::Reduction::op, true>(a, axis, d.value, l);                              \
+    return detail::reduce_along<detail::Reduction::op, true>(a, static_cast<int>(axis), d.value, l);            \
   }
 KILN_MOMENT(var, Var)
 KILN_MOMENT(std, Std)
