@@ -4,6 +4,7 @@
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/visitor.hpp"
 
 namespace kiln::ir {
 namespace {
@@ -27,6 +28,21 @@ void disjuncts(const Expr& e, std::vector<Expr>& out) {
     return;
   }
   out.push_back(e);
+}
+
+/// True if evaluating `e` loads an element of `a` (reading its extents is fine).
+bool loads_from(const Expr& e, const VarNode* a) {
+  struct Finder : IRVisitor {
+    const VarNode* a;
+    bool found = false;
+    void visit(const LoadExpr& l) override {
+      found |= l.array.get() == a;
+      IRVisitor::visit(l);
+    }
+  } f;
+  f.a = a;
+  f.walk(e);
+  return f.found;
 }
 
 bool is_isnan_of(const Expr& e, const std::function<bool(const Expr&)>& arg) {
@@ -90,7 +106,7 @@ bool is_array_update(const Var& array, const std::vector<Expr>& index, const Exp
   if (!b || !update_op_ok(b->op, r.op, b->type)) return false;
   const VarNode* a = r.array.get();
   for (const auto& k : index)
-    if (uses(k, a)) return false;
+    if (loads_from(k, a)) return false;
   auto is_same_element = [&](const Expr& e) {
     const auto* l = dyn<LoadExpr>(e);
     if (!l || l->array != r.array) return false;
@@ -98,8 +114,8 @@ bool is_array_update(const Var& array, const std::vector<Expr>& index, const Exp
       if (!equal(l->indices[d], index[d])) return false;
     return true;
   };
-  if (is_same_element(b->a) && !uses(b->b, a)) return true;
-  return is_commutative(b->op) && is_same_element(b->b) && !uses(b->a, a);
+  if (is_same_element(b->a) && !loads_from(b->b, a)) return true;
+  return is_commutative(b->op) && is_same_element(b->b) && !loads_from(b->a, a);
 }
 
 }  // namespace kiln::ir

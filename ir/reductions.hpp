@@ -27,7 +27,8 @@ struct ArgUpdate {
 /// block's partial as x and the running result as (var, index), combines partials in order exactly.
 std::optional<ArgUpdate> match_arg_update(const IfStmt& s, const Reduction& r);
 
-/// `a[k] = a[k] op e` for the array reduction r (same k, e and k not reading a). Sub/Div as above.
+/// `a[k] = a[k] op e` for the array reduction r (same k; neither e nor k loads from a, though they may read
+/// its extents). Sub/Div as above.
 bool is_array_update(const StoreStmt& s, const ArrayReduction& r);
 /// The same for a write given by its parts (a StoreStmt, or a MapStmt into an existing array).
 bool is_array_update(const Var& array, const std::vector<Expr>& index, const Expr& value, const ArrayReduction& r);
