@@ -52,20 +52,76 @@ std::string reductions_text(const ParforStmt& p) {
   return s;
 }
 
+/// Replaces references to scalar variables by expressions.
+class Substitute : public IRMutator {
+ public:
+  std::unordered_map<const VarNode*, Expr> with;
+
+ protected:
+  using IRMutator::visit;
+  Expr visit(const VarRefExpr& e, const Expr& self) override {
+    auto it = with.find(e.var.get());
+    return it == with.end() ? self : it->second;
+  }
+};
+
+/// Drops the dimensions `0 .. 1` of n-d parfors, whose index is always 0: a keepdims reduction makes
+/// (n, 1) spaces that are really the (n) space of the loops around them.
+class SqueezeUnitDims : public IRMutator {
+ public:
+  std::unordered_map<const StmtNode*, std::string> dropped;  ///< new parfor -> the indices it lost
+  std::vector<Stmt> alive;
+
+ protected:
+  using IRMutator::visit;
+  Stmt visit(const ParforStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto& p = r->as<ParforStmt>();
+    std::vector<size_t> keep;
+    Substitute zero;
+    std::string names;
+    auto unit = [&](size_t d) { return is_const_value(p.begins[d], 0) && is_const_value(p.ends[d], 1); };
+    bool all_unit = true;
+    for (size_t d = 0; d < p.indices.size(); ++d) all_unit = all_unit && unit(d);
+    for (size_t d = 0; d < p.indices.size(); ++d) {
+      if (unit(d) && !(all_unit && d == 0)) {  // one dimension stays
+        zero.with[p.indices[d].get()] = p.begins[d];
+        names += (names.empty() ? "" : ", ") + p.indices[d]->name;
+      } else {
+        keep.push_back(d);
+      }
+    }
+    if (keep.size() == p.indices.size()) return r;
+    std::vector<Var> idx;
+    std::vector<Expr> begins, ends;
+    for (size_t d : keep) {
+      idx.push_back(p.indices[d]);
+      begins.push_back(p.begins[d]);
+      ends.push_back(p.ends[d]);
+    }
+    Stmt q = make_parfor(std::move(idx), std::move(begins), std::move(ends), zero.mutate(p.body), p.reductions,
+                         p.array_reductions, p.origin);
+    alive.push_back(q);
+    dropped[q.get()] = names;
+    return q;
+  }
+};
+
 class Fuser {
  public:
   explicit Fuser(PassContext& ctx) : ctx_(ctx) {}
 
   Function run(const Function& f) {
-    number(f.body);
-    Function out = f;
-    out.body = rewrite(f.body);
+    Function out = squeeze_.mutate(f);
+    number(out.body);
+    out.body = rewrite(out.body);
     record_after(out.body);
     return out;
   }
 
  private:
   PassContext& ctx_;
+  SqueezeUnitDims squeeze_;
   /// The original parfors each parfor node holds. Nodes are kept alive in alive_ so that no address in
   /// the map is ever reused by a new node.
   std::unordered_map<const StmtNode*, std::vector<int>> ids_;
@@ -100,6 +156,9 @@ class Fuser {
         ancestors.push_back(stack);
         self.remember(s, {id});
         self.ctx_.parfors.before.push_back({id, loops::origin_text(p), loops::space_text(p), reductions_text(p)});
+        if (auto it = self.squeeze_.dropped.find(s.get()); it != self.squeeze_.dropped.end())
+          self.ctx_.note(Topic::fusion, self.label(s) + ": dropped the dimension " + it->second +
+                                            " of extent 1 (its index is always 0)");
         stack.push_back(id);
         for (const auto& x : loops::statements(p.body)) walk_stmt(x);
         stack.pop_back();
@@ -194,26 +253,44 @@ class Fuser {
     }
   }
 
+  /// Fuses each parfor of a block with the nearest earlier one over the same space (the parfors and other
+  /// statements between them moving out of the way); a nearer parfor over another space is noted.
   std::vector<Stmt> fuse_list(std::vector<Stmt> list) {
     std::vector<Stmt> out;
-    std::ptrdiff_t prev = -1;  // position in `out` of the last parfor
     for (auto& s : list) {
-      if (s->kind == StmtKind::Parfor && prev >= 0) {
-        const Stmt first = out[static_cast<size_t>(prev)];
-        std::vector<Stmt> between(out.begin() + prev + 1, out.end());
-        if (auto fused = try_fuse(first, between, s)) {
-          out.resize(static_cast<size_t>(prev));
-          out.insert(out.end(), fused->up.begin(), fused->up.end());
-          prev = static_cast<std::ptrdiff_t>(out.size());
-          out.push_back(fused->parfor);
-          out.insert(out.end(), fused->down.begin(), fused->down.end());
-          continue;
+      if (s->kind == StmtKind::Parfor) {
+        std::optional<size_t> nearest, same;
+        for (size_t k = out.size(); k-- > 0 && !same;) {
+          if (out[k]->kind != StmtKind::Parfor) continue;
+          if (!nearest) nearest = k;
+          if (same_space(out[k]->as<ParforStmt>(), s->as<ParforStmt>())) same = k;
+        }
+        if (nearest && nearest != same) {
+          const auto &a = out[*nearest]->as<ParforStmt>(), &b = s->as<ParforStmt>();
+          ctx_.note(Topic::fusion, label(out[*nearest]) + " + " + label(s) + ": refused: different index spaces " +
+                                       loops::space_text(a) + " and " + loops::space_text(b));
+        }
+        if (same) {
+          std::vector<Stmt> between(out.begin() + static_cast<std::ptrdiff_t>(*same) + 1, out.end());
+          if (auto fused = try_fuse(out[*same], between, s)) {
+            out.resize(*same);
+            out.insert(out.end(), fused->up.begin(), fused->up.end());
+            out.push_back(fused->parfor);
+            out.insert(out.end(), fused->down.begin(), fused->down.end());
+            continue;
+          }
         }
       }
-      if (s->kind == StmtKind::Parfor) prev = static_cast<std::ptrdiff_t>(out.size());
       out.push_back(std::move(s));
     }
     return out;
+  }
+
+  static bool same_space(const ParforStmt& p, const ParforStmt& c) {
+    if (p.indices.size() != c.indices.size()) return false;
+    for (size_t d = 0; d < p.indices.size(); ++d)
+      if (!equal(p.begins[d], c.begins[d]) || !equal(p.ends[d], c.ends[d])) return false;
+    return true;
   }
 
   struct Fused {
@@ -230,12 +307,6 @@ class Fuser {
       ctx_.note(Topic::fusion, P + " + " + C + ": refused: " + why);
       return std::nullopt;
     };
-
-    bool same_space = p.indices.size() == c.indices.size();
-    for (size_t d = 0; same_space && d < p.indices.size(); ++d)
-      same_space = equal(p.begins[d], c.begins[d]) && equal(p.ends[d], c.ends[d]);
-    if (!same_space)
-      return refuse("different index spaces " + loops::space_text(p) + " and " + loops::space_text(c));
 
     // C with P's indices, so that subscripts compare structurally.
     loops::Renamer rename;
@@ -290,10 +361,14 @@ class Fuser {
       if (up) {
         out.up.push_back(s);
         moved.push_back("above: " + loops::first_line(s));
-      } else if (!loops::conflict(e, c_whole) && !loops::needs(c_whole, e)) {
+      } else if (!e.checks && !loops::conflict(e, c_whole) && !loops::needs(c_whole, e)) {
         out.down.push_back(s);
         down_fx.push_back(e);
         moved.push_back("below: " + loops::first_line(s));
+      } else if (e.checks) {
+        // A check may be what keeps the code after it in bounds: it never moves below that code.
+        return refuse("`" + loops::first_line(s) + "` between them depends on " + P + " and is a check, which " + C +
+                      " must not run before");
       } else {
         return refuse("`" + loops::first_line(s) + "` between them depends on " + P + " and " + C + " depends on it");
       }
@@ -318,11 +393,11 @@ class Fuser {
     return out;
   }
 
-  /// "exp at f.cpp:3 + sum at f.cpp:3", each origin once.
+  /// "exp at f.cpp:3 | sum at f.cpp:3", each origin once (" + " would be ambiguous: "a + b" is an origin).
   static std::string joined_origin(const std::string& a, const std::string& b) {
     if (b.empty() || a == b) return a;
     if (a.empty()) return b;
-    const std::string sep = " + ";
+    const std::string sep = loops::kOriginSeparator;
     size_t start = 0;
     while (start <= a.size()) {
       size_t end = a.find(sep, start);

@@ -256,7 +256,14 @@ std::vector<Stmt> statements(const Stmt& body) {
   return {body};
 }
 
-std::string origin_text(const ParforStmt& p) { return p.origin.empty() ? "a parfor" : p.origin; }
+std::string origin_text(const ParforStmt& p) {
+  if (p.origin.empty()) return "a parfor";
+  const std::string sep = kOriginSeparator;
+  size_t parts = 1;
+  for (size_t at = p.origin.find(sep); at != std::string::npos; at = p.origin.find(sep, at + sep.size())) ++parts;
+  if (parts <= 2) return p.origin;
+  return p.origin.substr(0, p.origin.find(sep)) + " and " + std::to_string(parts - 1) + " more fused with it";
+}
 
 std::string space_text(const ParforStmt& p) {
   std::string s = "(";

@@ -76,7 +76,11 @@ class Renamer : public ir::IRMutator {
 /// The statements of a body (a block's list, or the statement itself).
 std::vector<ir::Stmt> statements(const ir::Stmt& body);
 
-/// A parfor's origin for notes: "prange at f.cpp:3", or "a parfor" when it has none.
+/// Separates the origins of fused parfors in their origin ("exp at f.cpp:3 | sum at f.cpp:3").
+inline constexpr const char* kOriginSeparator = " | ";
+
+/// A parfor's origin for notes: "prange at f.cpp:3", or "a parfor" when it has none; for a parfor fused
+/// from more than two, the first origin and how many more.
 std::string origin_text(const ir::ParforStmt& p);
 /// `(i in 0 .. n, j in 0 .. m)`
 std::string space_text(const ir::ParforStmt& p);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "passes/loop_analysis.hpp"
+
 namespace kiln::passes {
 namespace {
 
@@ -37,7 +39,7 @@ std::string group_origin(const std::vector<int>& ids, const ParforGraph& g) {
     for (const auto& x : seen) dup |= x == o;
     if (dup) continue;
     seen.push_back(o);
-    s += (s.empty() ? "" : " + ") + o;
+    s += (s.empty() ? "" : loops::kOriginSeparator) + o;
   }
   return s;
 }

@@ -90,7 +90,7 @@ TEST(Fuse, ConsumerReadingAtTheSameIndexFuses) {
   EXPECT_EQ(body_text(g),
             "  alloc b: f64[::1] (dim(a, 0))\n"
             "  alloc c: f64[::1] (dim(a, 0))\n"
-            "  parfor (i in 0 .. dim(a, 0)) {  # multiply at same:1 + add at same:2\n"
+            "  parfor (i in 0 .. dim(a, 0)) {  # multiply at same:1 | add at same:2\n"
             "    b[i] = (a[i] * 2.0)\n"
             "    c[i] = (b[i] + a[i])\n"
             "  }\n"
@@ -110,7 +110,7 @@ TEST(Fuse, ElementwiseProducerFusesWithAReduction) {
   EXPECT_EQ(body_text(g),
             "  alloc e: f64[::1] (dim(a, 0))\n"
             "  let s: f64 = -0.0\n"
-            "  parfor (i in 0 .. dim(a, 0)) reduce(add s) {  # exp at expsum:1 + sum at expsum:2\n"
+            "  parfor (i in 0 .. dim(a, 0)) reduce(add s) {  # exp at expsum:1 | sum at expsum:2\n"
             "    e[i] = exp(a[i])\n"
             "    s = (s + e[i])\n"
             "  }\n"
@@ -303,14 +303,31 @@ TEST(Fuse, AStatementBetweenThatBothDependOnRefuses) {
   EXPECT_EQ(notes(ctx), "#1 + #2: refused: `let first: f64 = b[dim(a, 0)]` between them depends on #1 and #2 depends on it\n");
 }
 
+TEST(Fuse, AChecksStaysBeforeTheCodeItGuards) {
+  // The check reads what the first parfor writes, so it cannot move above it; it must not move below the
+  // second either, whose loads it may be keeping in bounds.
+  const Var a = array_param("a"), b = local_array("b"), c = local_array("c"), i = index("i"), j = index("j");
+  const ir::Function f = function(
+      "guarded", {a},
+      {alloc(b, {dim(a)}), parfor(i, dim(a), {store(b, {val(i)}, load(a, {val(i)}))}),
+       ir::make_if(bin(BinaryOp::Gt, dim(a), i64c(0)),
+                   block({ir::make_check(bin(BinaryOp::Lt, load(b, {i64c(0)}), f64c(10)), kValueError, "too large")})),
+       alloc(c, {dim(a)}), parfor(j, dim(a), {store(c, {val(j)}, mul(load(b, {val(j)}), f64c(2)))})},
+      nullptr, c);
+  PassContext ctx;
+  apply(passes::fuse_parfors, f, ctx);
+  EXPECT_EQ(notes(ctx), "#1 + #2: refused: `if (dim(a, 0) > 0)` between them depends on #1 and is a check, which #2 "
+                        "must not run before\n");
+}
+
 TEST(Fuse, ChainsOfParforsAndNestedBlocks) {
   // Three same-index maps inside a sequential loop fuse into one parfor per iteration.
   const Var a = array_param("a"), out = array_param("out"), acc = local("acc");
   const Var r = index("r");
   std::vector<Stmt> body;
   Var prev = a;
-  for (int k = 0; k < 3; ++k) {
-    const Var t = local_array("t" + std::to_string(k)), i = index("i");
+  for (const char* name : {"t0", "t1", "t2"}) {
+    const Var t = local_array(name), i = index("i");
     body.push_back(alloc(t, {dim(a)}));
     body.push_back(parfor(i, dim(a), {store(t, {val(i)}, add(load(prev, {val(i)}), ir::make_cast(DType::F64, val(r))))}));
     prev = t;
@@ -370,12 +387,12 @@ TEST(Temporaries, FusedIntermediateBecomesAScalar) {
   const ir::Function g = apply(passes::eliminate_temporaries, fused, ctx);
   EXPECT_EQ(body_text(g),
             "  alloc c: f64[::1] (dim(a, 0))\n"
-            "  parfor (i in 0 .. dim(a, 0)) {  # exp at temps:1 + add at temps:2\n"
+            "  parfor (i in 0 .. dim(a, 0)) {  # exp at temps:1 | add at temps:2\n"
             "    let b: f64 = exp(a[i])\n"
             "    c[i] = (b + b)\n"
             "  }\n"
             "  return c");
-  EXPECT_EQ(notes(ctx), "removed b: a temporary of exp at temps:1 + add at temps:2 written and read at one index per "
+  EXPECT_EQ(notes(ctx), "removed b: a temporary of exp at temps:1 | add at temps:2 written and read at one index per "
                         "iteration, now a scalar\n");
   EXPECT_EQ(allocations(g), 1);
 }
@@ -915,6 +932,120 @@ TEST(Jit, DiagnosticsEnvironmentVariablePrintsTheSections) {
   EXPECT_EQ(c, (std::vector<double>{2, 6}));
   EXPECT_CONTAINS(err, "=== kiln diagnostics ===\nkernel two_maps(");
   EXPECT_CONTAINS(err, "fusion:\n  #1 + #2: fused\nparfors after fusion: 1\n");
+}
+
+// =========================================================================================================
+// Array programs through the array DSL (lower_array_ops and array_analysis feed the loop passes)
+// =========================================================================================================
+
+/// Parfors at the top level of a printed function (its parallel regions) and allocations anywhere.
+int top_level_parfors(const std::string& ir) {
+  int n = 0;
+  for (size_t at = ir.find("\n  parfor ("); at != std::string::npos; at = ir.find("\n  parfor (", at + 1)) ++n;
+  return n;
+}
+int allocations(const std::string& ir) {
+  int n = 0;
+  for (size_t at = ir.find(" alloc "); at != std::string::npos; at = ir.find(" alloc ", at + 1)) ++n;
+  return n;
+}
+
+std::vector<double> values(size_t n, std::uint64_t seed, double lo, double hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, double rel) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    ASSERT_NEAR(got[k], want[k], rel * std::max(1.0, std::abs(want[k]))) << "element " << k;
+}
+
+TEST(ArrayDsl, SoftmaxRunsAsThreeRegionsWithOneAllocation) {
+  auto softmax = jit("softmax", [](Array<double, 1> a) {
+    auto e = kiln::exp(a - kiln::max(a));
+    return e / kiln::sum(e);
+  }, interp());
+  for (size_t n : {1u, 7u, 1009u}) {
+    const auto a = values(n, n, -3, 3);
+    double m = a[0], s = 0;
+    for (double x : a) m = std::max(m, x);
+    std::vector<double> want(n);
+    for (size_t k = 0; k < n; ++k) s += want[k] = std::exp(a[k] - m);
+    for (auto& x : want) x /= s;
+    expect_close(softmax(a).to_vector(), want, 1e-15);
+  }
+  const std::string ir = softmax.lowered_ir();
+  EXPECT_EQ(top_level_parfors(ir), 3) << ir;  // max; exp + sum; scale
+  EXPECT_EQ(allocations(ir), 1) << ir;        // the output, in the buffer of e
+  const std::string d = softmax.diagnostics();
+  EXPECT_CONTAINS(d, "refused: #2 uses max, the max reduction of #1");
+  EXPECT_CONTAINS(d, "reused the buffer of e for ");
+}
+
+TEST(ArrayDsl, DivideByMaxIsNotFused) {
+  auto k = jit("divmax", [](Array<double, 1> a) { return a / kiln::max(a); }, interp());
+  const auto a = values(13, 5, 0.5, 2);
+  const double m = *std::max_element(a.begin(), a.end());
+  std::vector<double> want;
+  for (double x : a) want.push_back(x / m);
+  expect_close(k(a).to_vector(), want, 0);
+  EXPECT_EQ(top_level_parfors(k.lowered_ir()), 2) << k.lowered_ir();
+  EXPECT_CONTAINS(k.diagnostics(), "(as in a / max(a); Numba bug #9139)");
+}
+
+TEST(ArrayDsl, BlackScholesIsOneRegion) {
+  auto bs = jit("black_scholes", [](Array<double, 1> S, Array<double, 1> K, Array<double, 1> T, Double r, Double v) {
+    auto sqrtT = kiln::sqrt(T);
+    auto d1 = (kiln::log(S / K) + (r + v * v * 0.5) * T) / (v * sqrtT);
+    auto d2 = d1 - v * sqrtT;
+    auto n1 = 0.5 * (1.0 + kiln::erf(d1 * 0.7071067811865476));
+    auto n2 = 0.5 * (1.0 + kiln::erf(d2 * 0.7071067811865476));
+    return S * n1 - K * kiln::exp(-r * T) * n2;
+  }, interp());
+  const size_t n = 101;
+  const auto S = values(n, 1, 50, 150), K = values(n, 2, 50, 150), T = values(n, 3, 0.1, 2);
+  const double r = 0.02, v = 0.3;
+  std::vector<double> want(n);
+  for (size_t k = 0; k < n; ++k) {
+    const double d1 = (std::log(S[k] / K[k]) + (r + v * v * 0.5) * T[k]) / (v * std::sqrt(T[k]));
+    const double d2 = d1 - v * std::sqrt(T[k]);
+    want[k] = S[k] * 0.5 * (1 + std::erf(d1 * 0.7071067811865476)) -
+              K[k] * std::exp(-r * T[k]) * 0.5 * (1 + std::erf(d2 * 0.7071067811865476));
+  }
+  expect_close(bs(S, K, T, r, v).to_vector(), want, 1e-12);
+  const std::string ir = bs.lowered_ir();
+  EXPECT_EQ(top_level_parfors(ir), 1) << ir;
+  EXPECT_EQ(allocations(ir), 1) << ir;  // the result; every intermediate is a scalar
+}
+
+TEST(ArrayDsl, RowNormalizationIsTwoRegions) {
+  auto normalize = jit("normalize", [](Array<double, 2> x) {
+    return (x - kiln::mean(x, 1, keepdims)) / kiln::std(x, 1, keepdims);
+  }, interp());
+  const size_t rows = 5, cols = 7;
+  NDArray<double> x({static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)});
+  const auto v = values(rows * cols, 9, -1, 1);
+  for (size_t k = 0; k < v.size(); ++k) x[static_cast<std::int64_t>(k)] = v[k];
+  std::vector<double> want;
+  for (size_t i = 0; i < rows; ++i) {
+    double mean = 0, sq = 0;
+    for (size_t j = 0; j < cols; ++j) mean += v[i * cols + j];
+    mean /= cols;
+    for (size_t j = 0; j < cols; ++j) sq += (v[i * cols + j] - mean) * (v[i * cols + j] - mean);
+    const double sd = std::sqrt(sq / cols);
+    for (size_t j = 0; j < cols; ++j) want.push_back((v[i * cols + j] - mean) / sd);
+  }
+  expect_close(normalize(x).to_vector(), want, 1e-13);
+  const std::string ir = normalize.lowered_ir();
+  // Row statistics in one row-parallel region (the (n, 1) keepdims spaces squeezed to (n)), then the
+  // elementwise 2-d region; the statistics' intermediates are scalars, mean and std stay arrays.
+  EXPECT_EQ(top_level_parfors(ir), 2) << ir;
+  EXPECT_EQ(allocations(ir), 3) << ir;
+  EXPECT_CONTAINS(normalize.diagnostics(), "dropped the dimension j of extent 1");
 }
 
 // =========================================================================================================
