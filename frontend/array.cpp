@@ -77,6 +77,7 @@ namespace {
 /// Per thread, for the trace in progress (told apart by its root scope, unique per trace).
 struct WriteCounts {
   std::uint64_t trace = 0;
+  std::uint64_t generation = 0;  ///< counts restart (a kernel traced while tracing another one)
   std::unordered_map<const ir::VarNode*, std::uint64_t> counts;
 };
 
@@ -84,6 +85,7 @@ WriteCounts& write_counts(const TraceContext& ctx) {
   thread_local WriteCounts w;
   if (w.trace != ctx.root_scope()) {
     w.trace = ctx.root_scope();
+    ++w.generation;
     w.counts.clear();
   }
   return w;
@@ -98,6 +100,8 @@ std::uint64_t write_count(const TraceContext& ctx, const ir::VarNode* array) {
 }
 
 void note_write(const TraceContext& ctx, const ir::VarNode* array) { ++write_counts(ctx).counts[array]; }
+
+std::uint64_t write_generation(const TraceContext& ctx) { return write_counts(ctx).generation; }
 
 std::uint64_t trace_scope() {
   TraceContext* ctx = TraceContext::current();

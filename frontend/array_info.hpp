@@ -48,6 +48,8 @@ ir::Expr stable(TraceContext& ctx, const Node& n, const char* name);
 /// computed from the array is still current while this has not changed.
 std::uint64_t write_count(const TraceContext& ctx, const ir::VarNode* array);
 void note_write(const TraceContext& ctx, const ir::VarNode* array);
+/// Changes whenever the counts start over: counts taken under another generation mean nothing.
+std::uint64_t write_generation(const TraceContext& ctx);
 
 /// "at f.cpp:12" or "" when unknown.
 std::string at(const Where& w);

@@ -83,7 +83,7 @@ void nonempty_check(TraceContext& ctx, const ir::Expr& cond, const std::string& 
 /// was computed (in a loop, a later write in the body would change it for the next iteration). An array
 /// result is reused only inside mean/var/std, never handed to the user twice (the two would alias).
 struct Reused {
-  std::uint64_t trace = 0, scope = 0, writes = 0, result_writes = 0;
+  std::uint64_t generation = 0, scope = 0, writes = 0, result_writes = 0;
   const ir::VarNode* array = nullptr;
   ReduceOp op{};
   DType type{};
@@ -102,7 +102,7 @@ std::vector<Reused>& reused() {
 const Reused* find_reused(TraceContext& ctx, const Input& in, ReduceOp op, DType t, int axis, bool keepdims) {
   if (is_view(*in.array)) return nullptr;  // a view's bounds may read values that changed meanwhile
   for (const Reused& r : reused())
-    if (r.trace == ctx.root_scope() && r.scope == ctx.current_scope() && r.array == in.array->var.get() &&
+    if (r.generation == write_generation(ctx) && r.scope == ctx.current_scope() && r.array == in.array->var.get() &&
         r.op == op && r.type == t && r.axis == axis && r.keepdims == keepdims &&
         r.writes == write_count(ctx, r.array) && (!r.result.var || r.result_writes == write_count(ctx, r.result.var.get())))
       return &r;
@@ -113,9 +113,9 @@ void remember(TraceContext& ctx, const Input& in, ReduceOp op, DType t, int axis
               ArrayHandle result) {
   if (is_view(*in.array)) return;
   auto& all = reused();
-  std::erase_if(all, [&](const Reused& r) { return r.trace != ctx.root_scope(); });
+  std::erase_if(all, [&](const Reused& r) { return r.generation != write_generation(ctx); });
   const std::uint64_t result_writes = result.var ? write_count(ctx, result.var.get()) : 0;
-  all.push_back(Reused{ctx.root_scope(), ctx.current_scope(), write_count(ctx, in.array->var.get()), result_writes,
+  all.push_back(Reused{write_generation(ctx), ctx.current_scope(), write_count(ctx, in.array->var.get()), result_writes,
                        in.array->var.get(), op, t, axis, keepdims, std::move(scalar), std::move(result)});
 }
 
