@@ -1094,10 +1094,8 @@ TEST(ArrayCpu, ArgReductionsAndChecks) {
                   "shapes (2) and (3)");
 }
 
-// BUG (codegen/llvm/emit_parfor.cpp, since f7733cf "ArgMin/ArgMax reductions folded by the body's own
-// condition"): with equal maxima in different blocks, argmax on the CPU backend returns the last index
-// (9001 here) instead of the first (5000), with any number of threads; the interpreter returns 5000.
-TEST(ArrayCpu, DISABLED_ArgReductionTiesKeepTheFirstIndex) {
+// Equal extremes in different blocks: the first index wins, as in NumPy.
+TEST(ArrayCpu, ArgReductionTiesKeepTheFirstIndex) {
   if (!has_cpu_backend()) GTEST_SKIP() << "built without the CPU backend";
   auto k = jit("cpu_arg_ties", [](Array<double, 1> a) { return kiln::argmax(a) * 100000 + kiln::argmin(a); }, cpu());
   auto a = random_values(10007, 111, -1, 1, false);
