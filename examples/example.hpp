@@ -17,7 +17,7 @@ struct Args {
   kiln::Target target = kiln::default_target();
 };
 
-/// `prog [N] [--target cpu|cuda|interpreter]`
+/// `prog [N] [--target cpu|cuda|interpreter]` (cuda exits with 77, "skipped", on a machine without a GPU)
 inline Args parse(int argc, char** argv, long long default_n) {
   Args a{default_n};
   for (int i = 1; i < argc; ++i) {
@@ -33,6 +33,11 @@ inline Args parse(int argc, char** argv, long long default_n) {
     } else {
       a.n = std::atoll(argv[i]);
     }
+  }
+  // Exit code 77 tells CTest the run was skipped: the GPU examples are registered everywhere.
+  if (a.target == kiln::Target::cuda && !kiln::cuda::available()) {
+    std::printf("skipped: %s\n", kiln::cuda::unavailable_reason().c_str());
+    std::exit(77);
   }
   return a;
 }

@@ -25,6 +25,9 @@
 #if KILN_HAVE_LLVM
 #include "codegen/llvm/cpu_backend.hpp"
 #endif
+#if KILN_HAVE_CUDA
+#include "codegen/cuda/cuda_backend.hpp"
+#endif
 
 namespace kiln::detail {
 namespace {
@@ -57,6 +60,22 @@ codegen::CompiledKernel compile_cpu(const ir::Function& f, const Options& opts, 
 #endif
 }
 
+codegen::CompiledKernel compile_cuda(const ir::Function& f, const Options& opts, std::vector<cache::Blob>& payloads) {
+#if KILN_HAVE_CUDA
+  codegen::CodegenOptions cg;
+  cg.opt_level = opts.opt_level;
+  cg.fast_math = opts.fast_math;
+  codegen::cuda::Compiled c = codegen::cuda::compile(f, cg);
+  payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
+  payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
+  return std::move(c.kernel);
+#else
+  (void)opts;
+  (void)payloads;
+  throw DeviceError("no CUDA driver/GPU: kernel '" + f.name + "': this kiln was built without the CUDA toolkit headers");
+#endif
+}
+
 codegen::CompiledKernel compile_interpreter(const ir::Function& f) {
   codegen::CompiledKernel code;
   auto fn = std::make_shared<const ir::Function>(f);
@@ -77,8 +96,7 @@ CompiledVariant compile_traced(const ir::Function& traced, const Options& opts) 
   switch (opts.target) {
     case Target::cpu: out.code = compile_cpu(out.lowered, opts, out.payloads); break;
     case Target::interpreter: out.code = compile_interpreter(out.lowered); break;
-    case Target::cuda:
-      throw DeviceError("kernel '" + traced.name + "': the CUDA target is not available in this build of kiln");
+    case Target::cuda: out.code = compile_cuda(out.lowered, opts, out.payloads); break;
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "codegen/backend.hpp"
+#include "codegen/cuda/arg_memory.hpp"
 #include "frontend/compiler.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
@@ -207,7 +208,8 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   key.options = static_cast<std::uint32_t>(options_id);
   key.n = static_cast<std::uint32_t>(nargs);
   std::array<ScalarSlot, kMaxParams> slots;
-  std::array<void*, kMaxParams> argv;
+  std::array<void*, kMaxParams + 1> argv;  // + 1: where the array arguments live (codegen/cuda/arg_memory.hpp)
+  codegen::cuda::ArgMemory memory;
   std::uint32_t read_only = 0;
   for (std::size_t i = 0; i < nargs; ++i) {
     const ParamSpec& p = m.params[i];
@@ -220,12 +222,32 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
       key.codes[i] = static_cast<std::uint8_t>(1 + 2 * r + unit);
       argv[i] = &a.array;
       if (!a.writable) read_only |= 1u << i;
+      if (a.on_device) {
+        if (memory.device >= 0 && memory.device != a.device)
+          m.type_error(i, "is on CUDA device " + std::to_string(a.device) + ", but an earlier DeviceArray argument is on device " +
+                              std::to_string(memory.device));
+        memory.device_arrays |= 1u << i;
+        memory.device = a.device;
+      }
     } else {
       if (std::string err = convert_scalar(a, p.dtype, slots[i]); !err.empty())
         m.type_error(i, "expects " + type_text(p) + ": " + err);
       argv[i] = &slots[i];
     }
   }
+  if (memory.device_arrays) {
+    Target target;
+    {
+      std::lock_guard lock(m.mutex);
+      target = m.options.at(static_cast<std::size_t>(options_id)).target;
+    }
+    if (target != Target::cuda)
+      for (std::size_t i = 0; i < nargs; ++i)
+        if ((memory.device_arrays >> i) & 1u)
+          m.type_error(i, "is a kiln::DeviceArray (GPU memory), but the kernel runs on the " + std::string(name_of(target)) +
+                              " target: copy it with to_host(), or call kernel.on(kiln::Target::cuda)");
+  }
+  argv[nargs] = &memory;
   const Variant* v = m.find(key);
   if (!v) v = m.compile(key, args);
   if (v->written & read_only) {

@@ -47,6 +47,8 @@ struct ArgValue {
   ScalarSlot scalar{};
   ArrayDesc array{};
   const char* cpp_type = "";
+  bool on_device = false;  ///< a kiln::DeviceArray: `array.data` is a device address (CUDA target only)
+  int device = -1;         ///< its CUDA device
 };
 
 template <class X>
@@ -306,6 +308,13 @@ ArgValue make_arg(X&& x) {
     const std::int64_t n = static_cast<std::int64_t>(x.size()), s = 1;
     return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), 1, &n, &s,
                                              !std::is_const_v<T>, "std::span");
+  } else if constexpr (requires { x.desc(); x.rank(); x.device(); }) {  // kiln::DeviceArray (kiln/device.hpp)
+    const ArrayDesc d = x.desc();
+    using T = std::remove_cvref_t<decltype(*x.data())>;
+    ArgValue a = array_arg(static_cast<T*>(d.data), x.rank(), d.shape, d.strides, !is_const, "kiln::DeviceArray");
+    a.on_device = true;
+    a.device = x.device();
+    return a;
   } else if constexpr (requires { x.desc(); x.rank(); }) {  // NDArray
     const ArrayDesc d = x.desc();
     using T = std::remove_cvref_t<decltype(*x.data())>;
@@ -322,7 +331,7 @@ ArgValue make_arg(X&& x) {
                                              !std::is_const_v<T>, "kiln::ArrayRef");
   } else {
     static_assert(sizeof(D) == 0,
-                  "unsupported kernel argument: pass numbers, std::vector, std::span, kiln::NDArray or kiln::ArrayRef");
+                  "unsupported kernel argument: pass numbers, std::vector, std::span, kiln::NDArray, kiln::ArrayRef or kiln::DeviceArray");
   }
 }
 

@@ -17,6 +17,7 @@
 #include "kiln/array_ops.hpp"
 #include "kiln/control.hpp"
 #include "kiln/creation.hpp"
+#include "kiln/device.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
 #include "kiln/kernel.hpp"

@@ -1,0 +1,344 @@
+// kiln-bench-gpu: kiln's CUDA target against hand-written CUDA of the same work, in one process, on device
+// arrays (no host transfers in the timed region). Both are timed with CUDA events on the same stream,
+// interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
+// copy of a large buffer measured in the same run is the ceiling.
+//   kiln-bench-gpu [--reps R] [--n N] [--side S] [--filter a,b,...]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/kiln_kernels.hpp"
+#include "bench/gpu/reference.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace {
+
+using kiln::DeviceArray;
+namespace gpu = kiln::gpu;
+
+bool g_profile = false;  // --profile
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+}
+
+double now_ms() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+/// Times work queued on the device's stream with a pair of CUDA events.
+class EventTimer {
+ public:
+  explicit EventTimer(gpu::Device& dev) : dev_(dev) {
+    gpu::check(gpu::driver().cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+    gpu::check(gpu::driver().cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+  double ms(const std::function<void()>& work) {
+    gpu::check(gpu::driver().cuEventRecord(start_, dev_.stream()), "cuEventRecord");
+    work();
+    gpu::check(gpu::driver().cuEventRecord(stop_, dev_.stream()), "cuEventRecord");
+    gpu::check(gpu::driver().cuEventSynchronize(stop_), "cuEventSynchronize");
+    float t = 0;
+    gpu::check(gpu::driver().cuEventElapsedTime(&t, start_, stop_), "cuEventElapsedTime");
+    return t;
+  }
+
+ private:
+  gpu::Device& dev_;
+  CUevent start_ = nullptr, stop_ = nullptr;
+};
+
+struct Row {
+  Row(std::string n, double b, std::string t = "") : name(std::move(n)), bytes(b), target(std::move(t)) {}
+  std::string name;
+  double bytes = 0;  ///< minimum traffic of one run (0: compute-bound)
+  double kiln_ms = 0, hand_ms = 0, exact_ms = 0;  ///< exact: the reference compiled with --fmad=false
+  double compile_ms = 0, nvrtc_ms = 0;
+  std::string check;
+  std::string target;  ///< "stream" (>= 85 % of the copy ceiling), "reduce" (>= 75 %), or "" (none)
+};
+
+struct Options {
+  int reps = 20;
+  long long n = 1ll << 27;
+  long long side = 16384;
+  std::string filter;
+  bool profile = false;  ///< only the timed runs (for ncu): no cold compiles, no launch-overhead loops
+  bool selected(const std::string& name) const {
+    if (filter.empty()) return true;
+    std::stringstream ss(filter);
+    for (std::string item; std::getline(ss, item, ',');)
+      if (item == name) return true;
+    return false;
+  }
+};
+
+/// Fills x with reproducible values in [lo, hi) on the device (an integer hash of the index).
+void fill(DeviceArray<float>& x, float lo, float hi, long long seed) {
+  static auto k = kiln::jit("bench_fill", [](kiln::Array<float> x, kiln::Float lo, kiln::Float hi, kiln::Int seed) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) {
+      kiln::Int h = (i + seed) * 0x1E3779B97F4A7C15LL;
+      h = h ^ (h >> 29);
+      h = h * 0x3F58476D1CE4E5B9LL;
+      h = h ^ (h >> 32);
+      x[i] = lo + (hi - lo) * (kiln::to_float(h & 0xFFFFFF) * (1.0f / 16777216.0f));
+    });
+  }, kiln::Options().on(kiln::Target::cuda));
+  k(x, lo, hi, seed);
+}
+
+/// Median event times of kiln and the two references, interleaved (rotating which goes first).
+void time_rows(EventTimer& t, int reps, const std::function<void()>& kiln_run, const std::function<void(const benchgpu::Reference&)>& hand_run,
+               const benchgpu::Reference& hand, const benchgpu::Reference& exact, Row& row) {
+  const std::function<void()> runs[3] = {kiln_run, [&] { hand_run(hand); }, [&] { hand_run(exact); }};
+  for (int w = 0; w < 2; ++w)
+    for (const auto& f : runs) f();
+  std::vector<double> times[3];
+  for (int r = 0; r < reps; ++r)
+    for (int k = 0; k < 3; ++k) times[(r + k) % 3].push_back(t.ms(runs[(r + k) % 3]));
+  row.kiln_ms = median(times[0]);
+  row.hand_ms = median(times[1]);
+  row.exact_ms = median(times[2]);
+}
+
+/// A fresh kernel's first call on a tiny input, and the code generation time (emission + NVRTC) it reports.
+template <class F, class Call>
+void cold_compile(Row& row, const F& lambda, const char* name, Call&& call) {
+  if (g_profile) return;
+  std::vector<double> total, nvrtc;
+  for (int r = 0; r < 3; ++r) {
+    auto k = kiln::jit(name, lambda, kiln::Options().on(kiln::Target::cuda));
+    const double t0 = now_ms();
+    call(k);
+    total.push_back(now_ms() - t0);
+    const std::string d = k.diagnostics();
+    const auto at = d.find("codegen ");
+    if (at != std::string::npos) nvrtc.push_back(std::atof(d.c_str() + at + 8));
+  }
+  row.compile_ms = median(total);
+  row.nvrtc_ms = median(nvrtc);
+}
+
+/// The largest difference relative to the reference's largest magnitude (kiln rounds every operation as
+/// written; the reference is compiled with contraction into FMAs, so values near zero differ relatively).
+std::string relative_check(const std::vector<float>& a, const std::vector<float>& b, double tol) {
+  double scale = 0, worst = 0;
+  for (float v : b) scale = std::max(scale, std::fabs(static_cast<double>(v)));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(a[i]) - b[i]) / std::max(scale, 1e-30);
+    if (!(d <= worst)) worst = d;  // NaN stays
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s (%.1e)", worst <= tol ? "ok" : "MISMATCH", worst);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) opt.reps = std::max(5, std::atoi(argv[++i]));
+    else if (a == "--n" && i + 1 < argc) opt.n = std::atoll(argv[++i]);
+    else if (a == "--side" && i + 1 < argc) opt.side = std::atoll(argv[++i]);
+    else if (a == "--filter" && i + 1 < argc) opt.filter = argv[++i];
+    else if (a == "--profile") opt.profile = true, opt.reps = 3;
+    else {
+      std::fprintf(stderr, "usage: kiln-bench-gpu [--reps R] [--n N] [--side S] [--filter a,b] [--profile]\n");
+      return 2;
+    }
+  }
+  g_profile = opt.profile;
+  if (!kiln::cuda::available()) {
+    std::printf("kiln-bench-gpu: skipped: %s\n", kiln::cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  gpu::Device& dev = gpu::device(kiln::cuda::current_device());
+  dev.bind();
+  const gpu::DeviceInfo& info = dev.info();
+  std::printf("device: %s (%s, %d SMs, %.0f GiB); n = %lld floats, jacobi %lld^2, median of %d\n", info.name.c_str(), info.arch().c_str(),
+              info.sm_count, static_cast<double>(info.memory_bytes) / (1 << 30), opt.n, opt.side, opt.reps);
+  const benchgpu::Reference ref(dev, true), exact(dev, false);
+  EventTimer timer(dev);
+  const long long n = opt.n;
+  const double nb = static_cast<double>(n) * sizeof(float);
+
+  // The ceiling: a device-to-device copy of a large buffer, bytes read plus bytes written.
+  double ceiling_gbps = 0;
+  {
+    DeviceArray<float> src({1ll << 28}), dst({1ll << 28});
+    fill(src, -1, 1, 1);
+    const double bytes = 2.0 * static_cast<double>(src.bytes());
+    std::vector<double> t;
+    for (int r = 0; r < opt.reps + 2; ++r)
+      t.push_back(timer.ms([&] {
+        gpu::check(gpu::driver().cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst.data()), reinterpret_cast<CUdeviceptr>(src.data()),
+                                                   src.bytes(), dev.stream()),
+                   "cuMemcpyDtoDAsync");
+      }));
+    t.erase(t.begin(), t.begin() + 2);
+    ceiling_gbps = bytes / (median(t) * 1e6);
+    std::printf("copy ceiling (cuMemcpyDtoD of %.0f MiB, read + write): %.0f GB/s\n", static_cast<double>(src.bytes()) / (1 << 20), ceiling_gbps);
+  }
+
+  std::vector<Row> rows;
+  if (opt.selected("fused_abc")) {
+    Row row("fused a*b+c", 4 * nb, "stream");
+    DeviceArray<float> a({n}), b({n}), c({n}), out({n}), out_ref({n});
+    fill(a, -1, 1, 1), fill(b, -1, 1, 2), fill(c, -1, 1, 3);
+    auto k = kiln::jit("fused_abc", benchgpu::fused_abc, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(a, b, c, out); }, [&](const benchgpu::Reference& h) { h.fused(a.data(), b.data(), c.data(), out_ref.data(), n); }, ref, exact, row);
+    row.check = relative_check(out.to_vector(), out_ref.to_vector(), 1e-6);
+    DeviceArray<float> t1({1}), t2({1}), t3({1}), t4({1});
+    cold_compile(row, benchgpu::fused_abc, "fused_abc", [&](auto& kk) { kk(t1, t2, t3, t4); });
+    rows.push_back(row);
+  }
+  if (opt.selected("dot")) {
+    Row row("dot", 2 * nb, "reduce");
+    DeviceArray<float> x({n}), y({n});
+    fill(x, -1, 1, 4), fill(y, -1, 1, 5);
+    auto k = kiln::jit("dot", benchgpu::dot, kiln::Options().on(kiln::Target::cuda));
+    float got = 0, want = 0;
+    time_rows(timer, opt.reps, [&] { got = k(x, y); }, [&](const benchgpu::Reference& h) { want = h.dot(x.data(), y.data(), n); }, ref, exact, row);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s (%.6g vs %.6g)", std::fabs(got - want) <= 1e-3 * std::sqrt(static_cast<double>(n)) ? "ok" : "MISMATCH", got, want);
+    row.check = buf;
+    DeviceArray<float> t1({1}), t2({1});
+    cold_compile(row, benchgpu::dot, "dot", [&](auto& kk) { kk(t1, t2); });
+    rows.push_back(row);
+  }
+  if (opt.selected("pi")) {
+    Row row("pi (2e8 terms)", 0);
+    const long long terms = 200'000'000;
+    auto k = kiln::jit("pi", benchgpu::pi, kiln::Options().on(kiln::Target::cuda));
+    double got = 0, want = 0;
+    time_rows(timer, opt.reps, [&] { got = k(terms); }, [&](const benchgpu::Reference& h) { want = h.pi(terms); }, ref, exact, row);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s (%.15f)", std::fabs(got - want) < 1e-12 && std::fabs(got - std::numbers::pi) < 1e-9 ? "ok" : "MISMATCH", got);
+    row.check = buf;
+    cold_compile(row, benchgpu::pi, "pi", [&](auto& kk) { kk(10); });
+    rows.push_back(row);
+  }
+  if (opt.selected("softmax")) {
+    Row row("softmax (3 passes)", 4 * nb, "reduce");
+    DeviceArray<float> x({n}), out({n}), out_ref({n});
+    fill(x, -8, 8, 6);
+    auto k = kiln::jit("softmax", benchgpu::softmax, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(x, out); }, [&](const benchgpu::Reference& h) { h.softmax(x.data(), out_ref.data(), n); }, ref, exact, row);
+    row.check = relative_check(out.to_vector(), out_ref.to_vector(), 1e-3);
+    DeviceArray<float> t1({4}), t2({4});
+    cold_compile(row, benchgpu::softmax, "softmax", [&](auto& kk) { kk(t1, t2); });
+    rows.push_back(row);
+  }
+  if (opt.selected("smooth1d")) {
+    Row row("smooth1d", 2 * nb, "stream");
+    DeviceArray<float> x({n}), out({n}), out_ref({n});
+    fill(x, -1, 1, 7);
+    auto k = kiln::jit("smooth1d", benchgpu::smooth1d, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(x, out); }, [&](const benchgpu::Reference& h) { h.smooth1d(x.data(), out_ref.data(), n); }, ref, exact, row);
+    row.check = relative_check(out.to_vector(), out_ref.to_vector(), 1e-5);
+    DeviceArray<float> t1({4}), t2({4});
+    cold_compile(row, benchgpu::smooth1d, "smooth1d", [&](auto& kk) { kk(t1, t2); });
+    rows.push_back(row);
+  }
+  if (opt.selected("jacobi2d")) {
+    const long long s = opt.side;
+    Row row("jacobi2d " + std::to_string(s) + "^2", 2.0 * static_cast<double>(s) * static_cast<double>(s) * sizeof(float), "stream");
+    DeviceArray<float> a({s, s}), out({s, s}), out_ref({s, s});
+    DeviceArray<float> flat({s * s});
+    fill(flat, 0, 1, 8);
+    a.copy_from(flat);
+    const auto zero = std::vector<float>(static_cast<std::size_t>(s * s), 0.0f);
+    out.copy_from(zero), out_ref.copy_from(zero);
+    auto k = kiln::jit("jacobi2d", benchgpu::jacobi2d, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(a, out); },
+              [&](const benchgpu::Reference& h) { h.jacobi2d(a.data(), out_ref.data(), static_cast<int>(s), static_cast<int>(s)); }, ref, exact,
+              row);
+    row.check = relative_check(out.to_vector(), out_ref.to_vector(), 1e-6);
+    DeviceArray<float> t1({3, 3}), t2({3, 3});
+    cold_compile(row, benchgpu::jacobi2d, "jacobi2d", [&](auto& kk) { kk(t1, t2); });
+    rows.push_back(row);
+  }
+  if (opt.selected("black_scholes")) {
+    Row row("black_scholes", 5 * nb, "stream");
+    DeviceArray<float> s({n}), kk({n}), t({n}), call({n}), put({n}), call_ref({n}), put_ref({n});
+    fill(s, 10, 100, 9), fill(kk, 10, 100, 10), fill(t, 0.1f, 2, 11);
+    auto k = kiln::jit("black_scholes", benchgpu::black_scholes, kiln::Options().on(kiln::Target::cuda));
+    const float r = 0.02f, v = 0.3f;
+    time_rows(timer, opt.reps, [&] { k(s, kk, t, call, put, r, v); },
+              [&](const benchgpu::Reference& h) { h.black_scholes(s.data(), kk.data(), t.data(), call_ref.data(), put_ref.data(), n, r, v); },
+              ref, exact, row);
+    row.check = relative_check(call.to_vector(), call_ref.to_vector(), 1e-3);
+    DeviceArray<float> t1({1}), t2({1}), t3({1}), t4({1}), t5({1});
+    cold_compile(row, benchgpu::black_scholes, "black_scholes", [&](auto& kb) { kb(t1, t2, t3, t4, t5, r, v); });
+    rows.push_back(row);
+  }
+
+  // Launch overhead: a whole call (launch + synchronize) on a tiny input, a launch inside a host time loop,
+  // and the same for hand-written launches of an empty kernel.
+  double call_us = 0, hand_call_us = 0, loop_launch_us = 0, hand_launch_us = 0;
+  if (!opt.profile) {
+    auto saxpy = kiln::jit("tiny", [](kiln::Float a, kiln::Array<float> x) { kiln::prange(x.shape(0), [&](kiln::Int i) { x[i] = a * x[i]; }); },
+                           kiln::Options().on(kiln::Target::cuda));
+    auto steps = kiln::jit("steps", [](kiln::Array<float> x, kiln::Int count) {
+      kiln::range(count, [&](kiln::Int) { kiln::prange(x.shape(0), [&](kiln::Int i) { x[i] = x[i] * 0.5f; }); });
+    }, kiln::Options().on(kiln::Target::cuda));
+    DeviceArray<float> x({1});
+    saxpy(1.0f, x);
+    steps(x, 10);
+    const int calls = 1000;
+    std::vector<double> a, b, c, d;
+    for (int r = 0; r < 7; ++r) {
+      double t0 = now_ms();
+      for (int i = 0; i < calls; ++i) saxpy(1.0f, x);
+      a.push_back((now_ms() - t0) * 1e3 / calls);
+      t0 = now_ms();
+      for (int i = 0; i < calls; ++i) ref.empty(), ref.synchronize();
+      b.push_back((now_ms() - t0) * 1e3 / calls);
+      t0 = now_ms();
+      steps(x, calls);
+      c.push_back((now_ms() - t0) * 1e3 / calls);
+      t0 = now_ms();
+      for (int i = 0; i < calls; ++i) ref.empty();
+      ref.synchronize();
+      d.push_back((now_ms() - t0) * 1e3 / calls);
+    }
+    call_us = median(a), hand_call_us = median(b), loop_launch_us = median(c), hand_launch_us = median(d);
+  }
+
+  std::printf("\n%-22s %9s %9s %9s %9s %9s %7s %7s %7s %8s %8s  %s\n", "row", "kiln ms", "hand ms", "hand= ms", "kiln GB/s",
+              "hand GB/s", "%ceil", "ratio", "ratio=", "cold ms", "nvrtc ms", "check");
+  int misses = 0;
+  for (const Row& r : rows) {
+    const double gk = r.bytes > 0 ? r.bytes / (r.kiln_ms * 1e6) : 0, gh = r.bytes > 0 ? r.bytes / (r.hand_ms * 1e6) : 0;
+    const double pct = ceiling_gbps > 0 ? 100 * gk / ceiling_gbps : 0, ratio = r.kiln_ms / r.hand_ms;
+    std::string verdict;
+    const double need = r.target == "stream" ? 85 : r.target == "reduce" ? 75 : 0;
+    if (need > 0 && pct < need) verdict += " below " + std::to_string(static_cast<int>(need)) + "%";
+    if (ratio > 1.10) verdict += " ratio>1.10";
+    if (!verdict.empty() || r.check.rfind("ok", 0) != 0) ++misses;
+    // Compute-bound rows (no bytes) have no bandwidth columns.
+    char bw[64] = "        -         -       -";
+    if (r.bytes > 0) std::snprintf(bw, sizeof bw, "%9.0f %9.0f %6.1f%%", gk, gh, pct);
+    std::printf("%-22s %9.3f %9.3f %9.3f %s %7.3f %7.3f %8.1f %8.1f  %s%s\n", r.name.c_str(), r.kiln_ms, r.hand_ms, r.exact_ms, bw, ratio,
+                r.kiln_ms / r.exact_ms, r.compile_ms, r.nvrtc_ms, r.check.c_str(), verdict.empty() ? "" : ("  MISS:" + verdict).c_str());
+  }
+  std::printf("\nhand= is the hand-written CUDA compiled with --fmad=false (kiln's rounding); ratio= is kiln over it\n");
+  std::printf("copy ceiling %.0f GB/s; reference module compiled in %.1f ms (NVRTC)\n", ceiling_gbps, ref.compile_ms());
+  std::printf("launch overhead: kiln call (launch + sync) %.1f us, hand launch + sync %.1f us; "
+              "kiln launch in a host time loop %.2f us, hand back-to-back launch %.2f us\n",
+              call_us, hand_call_us, loop_launch_us, hand_launch_us);
+  std::printf("targets: streaming >= 85%% of the copy ceiling, dot/softmax >= 75%%, ratio <= 1.10: %s\n",
+              misses ? (std::to_string(misses) + " row(s) miss").c_str() : "all met");
+  return 0;
+}

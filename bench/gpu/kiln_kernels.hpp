@@ -1,0 +1,77 @@
+// The benchmark's kernels written in kiln with prange (the array-expression and stencil APIs come later).
+// Plain lambdas, so that the benchmark jit-compiles them and the CUDA codegen test traces and compiles them
+// without a GPU.
+#pragma once
+
+#include <kiln/kiln.hpp>
+
+#include <limits>
+
+namespace benchgpu {
+
+/// out = a * b + c, one pass.
+inline const auto fused_abc = [](kiln::Array<float> a, kiln::Array<float> b, kiln::Array<float> c, kiln::Array<float> out) {
+  kiln::prange(a.shape(0), [&](kiln::Int i) { out[i] = a[i] * b[i] + c[i]; });
+};
+
+/// sum of x * y.
+inline const auto dot = [](kiln::Array<float> x, kiln::Array<float> y) {
+  kiln::Float s = 0.0f;
+  kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * y[i]; });
+  return s;
+};
+
+/// pi by the midpoint rule, n terms (compute only: no memory traffic).
+inline const auto pi = [](kiln::Int n) {
+  kiln::Double sum = 0.0, step = 1.0 / kiln::to_double(n);
+  kiln::prange(n, [&](kiln::Int i) {
+    auto x = (kiln::to_double(i) + 0.5) * step;
+    sum += 4.0 / (1.0 + x * x);
+  });
+  return sum * step;
+};
+
+/// out = exp(x - max x) / sum exp(x - max x): a max pass, a sum pass and a write pass.
+inline const auto softmax = [](kiln::Array<float> x, kiln::Array<float> out) {
+  kiln::Float m = -std::numeric_limits<float>::infinity();
+  kiln::prange(x.shape(0), [&](kiln::Int i) { m = kiln::max(m, x[i]); });
+  kiln::Float s = 0.0f;
+  kiln::prange(x.shape(0), [&](kiln::Int i) { s += kiln::exp(x[i] - m); });
+  kiln::Float inv = 1.0f / s;
+  kiln::prange(x.shape(0), [&](kiln::Int i) { out[i] = kiln::exp(x[i] - m) * inv; });
+};
+
+/// A 3-point average (the two ends copied).
+inline const auto smooth1d = [](kiln::Array<float> x, kiln::Array<float> out) {
+  kiln::Int n = x.shape(0);
+  kiln::prange(n, [&](kiln::Int i) {
+    kiln::if_(i == 0 || i == n - 1, [&] { out[i] = x[i]; }).else_([&] {
+      out[i] = (x[i - 1] + x[i] + x[i + 1]) * (1.0f / 3.0f);
+    });
+  });
+};
+
+/// One Jacobi sweep of the 2-d Laplace equation on the interior.
+inline const auto jacobi2d = [](kiln::Array<float, 2> a, kiln::Array<float, 2> out) {
+  kiln::prange(kiln::shape(a.shape(0) - 2, a.shape(1) - 2), [&](kiln::Int i0, kiln::Int j0) {
+    kiln::Int i = i0 + 1, j = j0 + 1;
+    out(i, j) = 0.25f * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1));
+  });
+};
+
+/// European call and put prices (Black-Scholes), rate r and volatility v.
+inline const auto black_scholes = [](kiln::Array<float> s, kiln::Array<float> k, kiln::Array<float> t, kiln::Array<float> call,
+                                     kiln::Array<float> put, kiln::Float r, kiln::Float v) {
+  kiln::prange(s.shape(0), [&](kiln::Int i) {
+    kiln::Float sq = kiln::sqrt(t[i]);
+    kiln::Float d1 = (kiln::log(s[i] / k[i]) + (r + 0.5f * v * v) * t[i]) / (v * sq);
+    kiln::Float d2 = d1 - v * sq;
+    kiln::Float n1 = 0.5f + 0.5f * kiln::erf(d1 * 0.70710678f);
+    kiln::Float n2 = 0.5f + 0.5f * kiln::erf(d2 * 0.70710678f);
+    kiln::Float disc = k[i] * kiln::exp(-r * t[i]);
+    call[i] = s[i] * n1 - disc * n2;
+    put[i] = disc * (1.0f - n2) - s[i] * (1.0f - n1);
+  });
+};
+
+}  // namespace benchgpu

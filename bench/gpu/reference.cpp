@@ -1,0 +1,221 @@
+// The hand-written CUDA of the benchmark's work, as a careful programmer writes it: one element per thread
+// with __restrict__ pointers for streaming kernels, grid-stride loops with warp-shuffle reductions and a
+// second pass over the block partials for reductions, results left on the device until the scalar is read.
+// Compiled by NVRTC in the same process, with its default options and once more with --fmad=false (kiln's
+// rounding rule: a*b+c is not fused), so that the cost of exact rounding shows separately.
+#include "bench/gpu/reference.hpp"
+
+#include "codegen/cuda/nvrtc.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace benchgpu {
+namespace {
+
+constexpr const char* kSource = R"CUDA(
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
+}
+__device__ __forceinline__ double warp_sum(double v) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+  for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, off));
+  return v;
+}
+template <class T, class F>
+__device__ T block_reduce(T v, F f, T identity) {
+  __shared__ T s[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = f(v);
+  if (lane == 0) s[warp] = v;
+  __syncthreads();
+  if (warp == 0) v = f(lane < (blockDim.x + 31) / 32 ? s[lane] : identity);
+  return v;
+}
+struct Sum { template <class T> __device__ T operator()(T v) const { return warp_sum(v); } };
+struct Max { __device__ float operator()(float v) const { return warp_max(v); } };
+
+extern "C" __global__ void ref_fused(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                                     float* __restrict__ out, long long n) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] * b[i] + c[i];
+}
+
+extern "C" __global__ void ref_dot(const float* __restrict__ x, const float* __restrict__ y, long long n, float* partial) {
+  float s = 0.0f;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) s += x[i] * y[i];
+  s = block_reduce(s, Sum(), 0.0f);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+extern "C" __global__ void ref_sum(const float* __restrict__ partial, int n, float* out) {
+  float s = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
+  s = block_reduce(s, Sum(), 0.0f);
+  if (threadIdx.x == 0) *out = s;
+}
+
+extern "C" __global__ void ref_pi(long long n, double step, double* partial) {
+  double s = 0.0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const double x = ((double)i + 0.5) * step;
+    s += 4.0 / (1.0 + x * x);
+  }
+  s = block_reduce(s, Sum(), 0.0);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+extern "C" __global__ void ref_pi_sum(const double* __restrict__ partial, int n, double step, double* out) {
+  double s = 0.0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
+  s = block_reduce(s, Sum(), 0.0);
+  if (threadIdx.x == 0) *out = s * step;
+}
+
+extern "C" __global__ void ref_max(const float* __restrict__ x, long long n, float* partial) {
+  float m = -__int_as_float(0x7f800000);
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) m = fmaxf(m, x[i]);
+  m = block_reduce(m, Max(), -__int_as_float(0x7f800000));
+  if (threadIdx.x == 0) partial[blockIdx.x] = m;
+}
+
+extern "C" __global__ void ref_max_final(const float* __restrict__ partial, int n, float* out) {
+  float m = -__int_as_float(0x7f800000);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) m = fmaxf(m, partial[i]);
+  m = block_reduce(m, Max(), -__int_as_float(0x7f800000));
+  if (threadIdx.x == 0) *out = m;
+}
+
+extern "C" __global__ void ref_sum_exp(const float* __restrict__ x, long long n, const float* __restrict__ max, float* partial) {
+  const float m = *max;
+  float s = 0.0f;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) s += expf(x[i] - m);
+  s = block_reduce(s, Sum(), 0.0f);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+extern "C" __global__ void ref_softmax_write(const float* __restrict__ x, float* __restrict__ out, long long n,
+                                             const float* __restrict__ max, const float* __restrict__ sum) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = expf(x[i] - *max) * (1.0f / *sum);
+}
+
+extern "C" __global__ void ref_smooth1d(const float* __restrict__ x, float* __restrict__ out, long long n) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = (i == 0 || i == n - 1) ? x[i] : (x[i - 1] + x[i] + x[i + 1]) * (1.0f / 3.0f);
+}
+
+extern "C" __global__ void ref_jacobi2d(const float* __restrict__ a, float* __restrict__ out, int rows, int cols) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x + 1, i = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i >= rows - 1 || j >= cols - 1) return;
+  const long long c = (long long)i * cols + j;
+  out[c] = 0.25f * (a[c - cols] + a[c + cols] + a[c - 1] + a[c + 1]);
+}
+
+extern "C" __global__ void ref_black_scholes(const float* __restrict__ s, const float* __restrict__ k, const float* __restrict__ t,
+                                             float* __restrict__ call, float* __restrict__ put, long long n, float r, float v) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float sq = sqrtf(t[i]);
+  const float d1 = (logf(s[i] / k[i]) + (r + 0.5f * v * v) * t[i]) / (v * sq);
+  const float d2 = d1 - v * sq;
+  const float n1 = 0.5f + 0.5f * erff(d1 * 0.70710678f), n2 = 0.5f + 0.5f * erff(d2 * 0.70710678f);
+  const float disc = k[i] * expf(-r * t[i]);
+  call[i] = s[i] * n1 - disc * n2;
+  put[i] = disc * (1.0f - n2) - s[i] * (1.0f - n1);
+}
+
+extern "C" __global__ void ref_empty() {}
+)CUDA";
+
+const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
+                                         "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
+                                         "ref_empty"};
+
+}  // namespace
+
+Reference::Reference(kiln::gpu::Device& dev, bool contract) : dev_(dev) {
+  const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference", dev.info().arch(), {}, !contract);
+  compile_ms_ = bin.compile_ms;
+  module_ = std::make_unique<kiln::gpu::Module>(dev, bin.arch, bin.cubin, bin.ptx, kNames);
+  partial_ = kiln::DeviceArray<double>({kBlocks + 2});
+}
+
+const kiln::gpu::LoadedFunction& Reference::fn(const std::string& name) const {
+  for (std::size_t i = 0; i < kNames.size(); ++i)
+    if (kNames[i] == name) return module_->function(i);
+  throw kiln::Error("no reference kernel " + name);
+}
+
+void Reference::launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y,
+                       unsigned block_y) const {
+  kiln::gpu::launch(dev_, fn(name), {grid_x, grid_y, 1}, {block_x, block_y, 1}, params.data());
+}
+
+unsigned Reference::blocks(long long n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
+
+void Reference::fused(const float* a, const float* b, const float* c, float* out, long long n) const {
+  launch("ref_fused", blocks(n, 256), 256, {&a, &b, &c, &out, &n});
+}
+
+float Reference::dot(const float* x, const float* y, long long n) const {
+  float* partial = reinterpret_cast<float*>(partial_.data());
+  float* result = partial + kBlocks;
+  launch("ref_dot", kBlocks, 256, {&x, &y, &n, &partial});
+  int nb = kBlocks;
+  launch("ref_sum", 1, 1024, {&partial, &nb, &result});
+  return read<float>(result);
+}
+
+double Reference::pi(long long n) const {
+  double* partial = partial_.data();
+  double* result = partial + kBlocks;
+  double step = 1.0 / static_cast<double>(n);
+  launch("ref_pi", kBlocks, 256, {&n, &step, &partial});
+  int nb = kBlocks;
+  launch("ref_pi_sum", 1, 1024, {&partial, &nb, &step, &result});
+  return read<double>(result);
+}
+
+void Reference::softmax(const float* x, float* out, long long n) const {
+  float* partial = reinterpret_cast<float*>(partial_.data());
+  float* max = partial + kBlocks;
+  float* sum = partial + kBlocks + 1;
+  int nb = kBlocks;
+  launch("ref_max", kBlocks, 256, {&x, &n, &partial});
+  launch("ref_max_final", 1, 1024, {&partial, &nb, &max});
+  launch("ref_sum_exp", kBlocks, 256, {&x, &n, &max, &partial});
+  launch("ref_sum", 1, 1024, {&partial, &nb, &sum});
+  launch("ref_softmax_write", blocks(n, 256), 256, {&x, &out, &n, &max, &sum});
+}
+
+void Reference::smooth1d(const float* x, float* out, long long n) const {
+  launch("ref_smooth1d", blocks(n, 256), 256, {&x, &out, &n});
+}
+
+void Reference::jacobi2d(const float* a, float* out, int rows, int cols) const {
+  launch("ref_jacobi2d", blocks(cols - 2, 32), 32, {&a, &out, &rows, &cols}, blocks(rows - 2, 8), 8);
+}
+
+void Reference::black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const {
+  launch("ref_black_scholes", blocks(n, 256), 256, {&s, &k, &t, &call, &put, &n, &r, &v});
+}
+
+void Reference::empty() const { launch("ref_empty", 1, 32, {}); }
+
+void Reference::synchronize() const {
+  kiln::gpu::check(kiln::gpu::driver().cuStreamSynchronize(dev_.stream()), "synchronizing the reference");
+}
+
+template <class T>
+T Reference::read(const T* device) const {
+  T v{};
+  kiln::gpu::check(kiln::gpu::driver().cuMemcpyDtoHAsync(&v, reinterpret_cast<CUdeviceptr>(device), sizeof v, dev_.stream()), "reading a result");
+  synchronize();
+  return v;
+}
+
+}  // namespace benchgpu

@@ -1,0 +1,48 @@
+// The hand-written CUDA reference of every benchmark row, compiled in the same process (reference.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/device.hpp"
+#include "runtime/cuda/context.hpp"
+#include "runtime/cuda/module.hpp"
+
+namespace benchgpu {
+
+class Reference {
+ public:
+  /// Blocks of the reductions' first pass (about one wave of 256-thread blocks on an H100).
+  static constexpr int kBlocks = 1024;
+
+  /// `contract`: NVRTC's default, a*b+c fused into one rounding; false: --fmad=false, kiln's rounding.
+  Reference(kiln::gpu::Device& dev, bool contract);
+  double compile_ms() const { return compile_ms_; }
+
+  // Each queues its kernels on the device's stream; the scalar ones wait for their result.
+  void fused(const float* a, const float* b, const float* c, float* out, long long n) const;
+  float dot(const float* x, const float* y, long long n) const;
+  double pi(long long n) const;
+  void softmax(const float* x, float* out, long long n) const;
+  void smooth1d(const float* x, float* out, long long n) const;
+  void jacobi2d(const float* a, float* out, int rows, int cols) const;
+  void black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const;
+  void empty() const;  ///< an empty kernel: the floor of launch overhead
+  void synchronize() const;
+
+ private:
+  const kiln::gpu::LoadedFunction& fn(const std::string& name) const;
+  void launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y = 1,
+              unsigned block_y = 1) const;
+  static unsigned blocks(long long n, unsigned threads);
+  template <class T>
+  T read(const T* device) const;
+
+  kiln::gpu::Device& dev_;
+  double compile_ms_ = 0;
+  std::unique_ptr<kiln::gpu::Module> module_;
+  kiln::DeviceArray<double> partial_;  ///< block partials, then the results
+};
+
+}  // namespace benchgpu

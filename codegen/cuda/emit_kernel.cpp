@@ -1,0 +1,420 @@
+// A top-level parfor as a __global__ function: the captured parameters, the loops that spread the
+// iteration space over threads (see Strategy), the body, and the per-block reduction with its fold kernel.
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/reductions.hpp"
+#include "ir/visitor.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+const char* kGridStrideX = "(unsigned long long)gridDim.x * blockDim.x";
+
+/// Arrays whose extents the body reads, by axis.
+class DimUses : public ir::IRVisitor {
+ public:
+  std::unordered_map<const ir::VarNode*, std::array<bool, kMaxRank>> used;
+
+ protected:
+  void visit(const ir::DimExpr& d) override { used[d.array.get()][static_cast<std::size_t>(d.axis)] = true; }
+};
+
+class Allocations : public ir::IRVisitor {
+ public:
+  std::vector<const ir::AllocateStmt*> found;
+
+ protected:
+  void visit(const ir::AllocateStmt& a) override {
+    found.push_back(&a);
+    ir::IRVisitor::visit(a);
+  }
+};
+
+/// The clauses of the update condition of argmin/argmax reduction r (false/false if the body never updates it).
+ArgClauses clauses_of(const ir::ParforStmt& p, const ir::Reduction& r) {
+  struct Finder : ir::IRVisitor {
+    const ir::Reduction* r = nullptr;
+    std::optional<ir::ArgUpdate> update;
+    void visit(const ir::IfStmt& s) override {
+      if (!update) update = ir::match_arg_update(s, *r);
+      ir::IRVisitor::visit(s);
+    }
+  } finder;
+  finder.r = &r;
+  finder.walk(p.body);
+  ArgClauses c;
+  if (!finder.update) return c;
+  std::vector<ir::Expr> terms = {finder.update->cond};
+  while (!terms.empty()) {
+    const ir::Expr t = terms.back();
+    terms.pop_back();
+    const auto* b = ir::dyn<ir::BinaryExpr>(t);
+    if (!b) continue;
+    if (b->op == BinaryOp::Or) {
+      terms.push_back(b->a);
+      terms.push_back(b->b);
+    } else if (b->op == BinaryOp::And) {
+      c.nan_wins = true;  // the only conjunction match_arg_update accepts: isnan(x) && !isnan(var)
+    } else if (b->op == BinaryOp::Lt && ir::uses(b->a, r.index.get())) {
+      c.empty_loses = true;
+    }
+  }
+  return c;
+}
+
+const char* op_functor(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return "kiln_op_add()";
+    case ReduceOp::Mul: return "kiln_op_mul()";
+    case ReduceOp::Min: return "kiln_op_min()";
+    case ReduceOp::Max: return "kiln_op_max()";
+    default: return "";
+  }
+}
+
+std::string offset_text(std::size_t bytes) { return std::to_string(bytes); }
+
+}  // namespace
+
+std::string_view name_of(Strategy s) {
+  switch (s) {
+    case Strategy::Elementwise: return "elementwise";
+    case Strategy::Reduce: return "reduction";
+    case Strategy::ArgReduce: return "argmin/argmax reduction";
+  }
+  return "?";
+}
+
+Strategy strategy_of(const ir::ParforStmt& p) {
+  if (p.reductions.empty()) return Strategy::Elementwise;
+  for (const auto& r : p.reductions)
+    if (ir::is_arg_reduction(r.op)) return Strategy::ArgReduce;
+  return Strategy::Reduce;
+}
+
+Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name) : fn_(f), p_(p) {
+  k_.name = std::move(name);
+  k_.parfor = &p;
+  k_.rank = static_cast<int>(p.indices.size());
+  k_.strategy = strategy_of(p);
+  k_.reductions = p.reductions;
+  if (k_.rank > kMaxRank) throw CompileError("kiln CUDA backend: parfor of rank " + std::to_string(k_.rank), {});
+  taken_.insert(k_.name);
+}
+
+GpuKernel Emitter::emit(std::string& out) {
+  written_ = ir::stored_arrays(p_.body);
+  if (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) k_.unroll = unroll_factor();
+  capture();
+
+  // Reduction accumulators and scratch slots.
+  for (const auto& r : p_.reductions) {
+    k_.slot.push_back(k_.slots);
+    k_.slots += ir::is_arg_reduction(r.op) ? 2 : 1;
+    k_.clauses.push_back(ir::is_arg_reduction(r.op) ? clauses_of(p_, r) : ArgClauses{});
+  }
+  const bool reducing = k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce;
+  if (reducing) {
+    line("__shared__ unsigned long long kiln_shared[32];");
+    if (k_.strategy == Strategy::ArgReduce) line("__shared__ unsigned long long kiln_shared_index[32];");
+  }
+  declare_locals();
+  for (std::size_t i = 0; i < p_.reductions.size(); ++i) {
+    const ir::Reduction& r = p_.reductions[i];
+    const char* t = type_name(r.var->type.elem);
+    // Each thread starts from the identity; the host combines the total with the variable's value.
+    line(std::string(t) + " " + bind(r.var.get()) + " = " + constant(ir::identity_of(r.op, r.var->type.elem)->as<ir::ConstExpr>()) + ";");
+    if (r.index) line("long long " + bind(r.index.get()) + " = -1LL;");
+  }
+  loops();
+  if (k_.may_fail) line("kiln_stop:;");
+  for (const ir::AllocateStmt* a : allocations_) line("free(" + array(a->array.get()).data + ");");
+  if (reducing) block_reductions();
+  if (k_.slots) {
+    k_.params.push_back({ParamKind::Scratch});
+    param_names_.push_back("kiln_scratch");
+  }
+  if (k_.may_fail) {
+    k_.params.push_back({ParamKind::Status});
+    param_names_.push_back("kiln_status");
+  }
+
+  std::string head = "// " + (p_.origin.empty() ? std::string("parfor") : p_.origin) + ": " + std::to_string(k_.rank) + "-d, " +
+                     std::string(name_of(k_.strategy));
+  for (const auto& r : p_.reductions) head += ", " + std::string(ir::name_of(r.op)) + " " + r.var->name;
+  head += "\n";
+  const bool restrict = k_.unroll > 1;
+  out += head + signature(k_.name, restrict) + " {\n" + body_ + "}\n";
+  // Arguments may be one array passed twice (or overlapping views of one buffer); then __restrict__ would be
+  // a lie, so the same body also exists without it and the host picks per call.
+  bool writes_argument = false;
+  for (const auto& [v, written] : k_.argument_arrays) writes_argument |= written;
+  if (restrict && k_.argument_arrays.size() >= 2 && writes_argument) {
+    k_.alias_name = k_.name + "_alias";
+    out += "// " + k_.name + " for overlapping array arguments\n" + signature(k_.alias_name, false) + " {\n" + body_ + "}\n";
+  }
+  if (reducing) fold_kernel(out);
+  return k_;
+}
+
+void Emitter::capture() {
+  // Bounds first: the host evaluates them and passes the lower bound and the count of each dimension.
+  for (int d = 0; d < k_.rank; ++d) {
+    k_.params.push_back({ParamKind::Begin, nullptr, d});
+    param_names_.push_back("kiln_b" + std::to_string(d));
+    k_.params.push_back({ParamKind::Count, nullptr, d});
+    param_names_.push_back("kiln_n" + std::to_string(d));
+  }
+  std::unordered_set<const ir::VarNode*> own;
+  for (const auto& i : p_.indices) own.insert(i.get());
+  for (const auto& r : p_.reductions) {
+    own.insert(r.var.get());
+    if (r.index) own.insert(r.index.get());
+  }
+  DimUses dims;
+  dims.walk(p_.body);
+  for (const ir::Var& v : ir::free_vars(p_.body)) {
+    if (own.count(v.get())) continue;
+    if (v->type.is_scalar()) {
+      k_.params.push_back({ParamKind::Scalar, v.get()});
+      param_names_.push_back(bind(v.get()));
+      continue;
+    }
+    ArrayNames n;
+    n.rank = v->type.rank;
+    n.data = fresh(v->name);
+    k_.params.push_back({ParamKind::Data, v.get()});
+    param_names_.push_back(n.data);
+    if (v->kind == ir::VarKind::Param) k_.argument_arrays.emplace_back(v.get(), written_.count(v.get()) > 0);
+    auto it = dims.used.find(v.get());
+    for (int k = 0; k < n.rank; ++k) {
+      if (it != dims.used.end() && it->second[static_cast<std::size_t>(k)]) {
+        n.extent[k] = fresh(n.data + "_n" + std::to_string(k));
+        k_.params.push_back({ParamKind::Extent, v.get(), k});
+        param_names_.push_back(n.extent[k]);
+      }
+      // A unit innermost stride is known at compile time: plain x[i] indexing, coalesced and vectorizable.
+      if (k == n.rank - 1 && v->type.unit_stride) continue;
+      n.stride[k] = fresh(n.data + "_s" + std::to_string(k));
+      k_.params.push_back({ParamKind::Stride, v.get(), k});
+      param_names_.push_back(n.stride[k]);
+    }
+    arrays_[v.get()] = n;
+  }
+  for (const std::string& s : param_names_) taken_.insert(s);
+}
+
+void Emitter::declare_locals() {
+  Allocations a;
+  a.walk(p_.body);
+  allocations_ = a.found;
+  for (const ir::AllocateStmt* s : allocations_) {
+    ArrayNames n;
+    n.rank = s->array->type.rank;
+    n.data = fresh(s->array->name);
+    std::string decl = std::string(type_name(s->array->type.elem)) + "* " + n.data + " = nullptr;";
+    std::string dims;
+    for (int k = 0; k < n.rank; ++k) {
+      n.extent[k] = fresh(n.data + "_n" + std::to_string(k));
+      dims += (dims.empty() ? "" : ", ") + n.extent[k] + " = 0";
+      if (k + 1 < n.rank) {
+        n.stride[k] = fresh(n.data + "_s" + std::to_string(k));
+        dims += ", " + n.stride[k] + " = 0";
+      }
+    }
+    line(decl + "  // allocated inside the parfor (device heap)");
+    line("long long " + dims + ";");
+    arrays_[s->array.get()] = n;
+  }
+}
+
+void Emitter::loops() {
+  switch (k_.strategy) {
+    case Strategy::Elementwise:
+    case Strategy::Reduce: return grid_stride_loops();
+    case Strategy::ArgReduce: return chunked_loop();
+  }
+}
+
+// The last dimension runs along x (consecutive threads touch consecutive elements: coalesced), the one
+// before along y, the others merged along z. Each loop strides by the whole grid, so any grid covers any
+// extent.
+void Emitter::grid_stride_loops() {
+  const int r = k_.rank;
+  auto index = [&](int d, const std::string& t) {
+    line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) +
+         " + (long long)" + t + ";");
+  };
+  int open = 0;
+  if (r >= 3) {
+    std::string count = "kiln_n0";
+    for (int d = 1; d < r - 2; ++d) count += " * kiln_n" + std::to_string(d);
+    line("for (unsigned long long kiln_tz = (unsigned long long)blockIdx.z * blockDim.z + threadIdx.z; kiln_tz < " + count +
+         "; kiln_tz += (unsigned long long)gridDim.z * blockDim.z) {");
+    ++depth_, ++open;
+    if (r == 3) {
+      index(0, "kiln_tz");
+    } else {  // rank 4: z carries dimensions 0 and 1
+      index(0, "(kiln_tz / kiln_n1)");
+      index(1, "(kiln_tz % kiln_n1)");
+    }
+  }
+  if (r >= 2) {
+    const std::string n = "kiln_n" + std::to_string(r - 2);
+    line("for (unsigned long long kiln_ty = (unsigned long long)blockIdx.y * blockDim.y + threadIdx.y; kiln_ty < " + n +
+         "; kiln_ty += (unsigned long long)gridDim.y * blockDim.y) {");
+    ++depth_, ++open;
+    index(r - 2, "kiln_ty");
+  }
+  const std::string n = "kiln_n" + std::to_string(r - 1);
+  line(std::string("const unsigned long long kiln_sx = ") + kGridStrideX + ";");
+  line("unsigned long long kiln_tx = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;");
+  if (k_.unroll > 1) {
+    // The rounds keep each thread's iterations in the same order as a plain grid-stride loop.
+    const std::string u = std::to_string(k_.unroll);
+    line("for (; kiln_tx + " + std::to_string(k_.unroll - 1) + " * kiln_sx < " + n + "; kiln_tx += " + u + " * kiln_sx) {");
+    ++depth_;
+    line("#pragma unroll");
+    line("for (unsigned kiln_u = 0; kiln_u < " + u + "; ++kiln_u) {");
+    ++depth_;
+    index(r - 1, "(kiln_tx + kiln_u * kiln_sx)");
+    stmt(p_.body);
+    --depth_;
+    line("}");
+    --depth_;
+    line("}");
+  }
+  line("for (; kiln_tx < " + n + "; kiln_tx += kiln_sx) {");
+  ++depth_, ++open;
+  index(r - 1, "kiln_tx");
+  stmt(p_.body);
+  while (open-- > 0) {
+    --depth_;
+    line("}");
+  }
+}
+
+// argmin/argmax keep the first best: thread t takes the t-th contiguous run of the row-major space, and the
+// block and fold trees combine runs in order.
+void Emitter::chunked_loop() {
+  const int r = k_.rank;
+  std::string total = "kiln_n0";
+  for (int d = 1; d < r; ++d) total += " * kiln_n" + std::to_string(d);
+  line("const unsigned long long kiln_total = " + total + ";");
+  line(std::string("const unsigned long long kiln_threads = ") + kGridStrideX + ";");
+  line("const unsigned long long kiln_chunk = kiln_total / kiln_threads + (kiln_total % kiln_threads != 0);");
+  line("const unsigned long long kiln_first = min(kiln_total, ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * kiln_chunk);");
+  line("const unsigned long long kiln_last = min(kiln_total, kiln_first + kiln_chunk);");
+  line("for (unsigned long long kiln_t = kiln_first; kiln_t < kiln_last; ++kiln_t) {");
+  ++depth_;
+  if (r == 1) {
+    line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)kiln_t;");
+  } else {
+    line("unsigned long long kiln_rest = kiln_t;");
+    for (int d = r - 1; d >= 0; --d) {
+      const std::string nd = "kiln_n" + std::to_string(d);
+      const std::string pos = d == 0 ? "kiln_rest" : "(kiln_rest % " + nd + ")";
+      line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) +
+           " + (long long)" + pos + ";");
+      if (d > 0) line("kiln_rest /= " + nd + ";");
+    }
+  }
+  stmt(p_.body);
+  --depth_;
+  line("}");
+}
+
+void Emitter::block_reductions() {
+  for (std::size_t i = 0; i < p_.reductions.size(); ++i) {
+    const ir::Reduction& r = p_.reductions[i];
+    const DType t = r.var->type.elem;
+    const std::string tn = type_name(t);
+    const std::string id = constant(ir::identity_of(r.op, t)->as<ir::ConstExpr>());
+    const std::string v = name(r.var.get());
+    const std::string part = "((" + tn + "*)(kiln_scratch + " + offset_text(GpuKernel::partials_offset(k_.slot[i])) + "))[kiln_block()]";
+    if (ir::is_arg_reduction(r.op)) {
+      const ArgClauses& c = k_.clauses[i];
+      line("kiln_block_argreduce<" + tn + ", " + (r.op == ReduceOp::ArgMin ? "true" : "false") + ", " + (c.nan_wins ? "true" : "false") +
+           ", " + (c.empty_loses ? "true" : "false") + ">(" + v + ", " + name(r.index.get()) + ", " + id +
+           ", kiln_shared, kiln_shared_index);");
+      const std::string ipart = "((long long*)(kiln_scratch + " + offset_text(GpuKernel::partials_offset(k_.slot[i] + 1)) + "))[kiln_block()]";
+      line("if (kiln_thread() == 0) {");
+      line("  " + part + " = " + v + ";");
+      line("  " + ipart + " = " + name(r.index.get()) + ";");
+      line("}");
+    } else {
+      line(v + " = kiln_block_reduce(" + v + ", " + op_functor(r.op) + ", " + id + ", kiln_shared);");
+      line("if (kiln_thread() == 0) " + part + " = " + v + ";");
+    }
+  }
+}
+
+void Emitter::fold_kernel(std::string& out) {
+  k_.fold_name = k_.name + "_fold";
+  std::string s = "// fold of " + k_.name + ": one partial per block, combined in block order\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kMaxReduceBlocks) + ") " + k_.fold_name +
+       "(char* kiln_scratch, unsigned kiln_blocks) {\n";
+  s += "  __shared__ unsigned long long kiln_shared[32];\n";
+  if (k_.strategy == Strategy::ArgReduce) s += "  __shared__ unsigned long long kiln_shared_index[32];\n";
+  for (std::size_t i = 0; i < p_.reductions.size(); ++i) {
+    const ir::Reduction& r = p_.reductions[i];
+    const DType t = r.var->type.elem;
+    const std::string tn = type_name(t);
+    const std::string id = constant(ir::identity_of(r.op, t)->as<ir::ConstExpr>());
+    const std::string part = "((const " + tn + "*)(kiln_scratch + " + offset_text(GpuKernel::partials_offset(k_.slot[i])) + "))[threadIdx.x]";
+    const std::string res = "*(" + tn + "*)(kiln_scratch + " + offset_text(k_.result_offset(k_.slot[i])) + ")";
+    s += "  {  // " + std::string(ir::name_of(r.op)) + " " + r.var->name + "\n";
+    s += "    " + tn + " v = threadIdx.x < kiln_blocks ? " + part + " : " + id + ";\n";
+    if (ir::is_arg_reduction(r.op)) {
+      const ArgClauses& c = k_.clauses[i];
+      const std::string ipart = "((const long long*)(kiln_scratch + " + offset_text(GpuKernel::partials_offset(k_.slot[i] + 1)) + "))[threadIdx.x]";
+      s += "    long long k = threadIdx.x < kiln_blocks ? " + ipart + " : -1LL;\n";
+      s += "    kiln_block_argreduce<" + tn + ", " + (r.op == ReduceOp::ArgMin ? "true" : "false") + ", " + (c.nan_wins ? "true" : "false") +
+           ", " + (c.empty_loses ? "true" : "false") + ">(v, k, " + id + ", kiln_shared, kiln_shared_index);\n";
+      s += "    if (threadIdx.x == 0) {\n";
+      s += "      " + res + " = v;\n";
+      s += "      *(long long*)(kiln_scratch + " + offset_text(k_.result_offset(k_.slot[i] + 1)) + ") = k;\n";
+      s += "    }\n";
+    } else {
+      s += "    v = kiln_block_reduce(v, " + std::string(op_functor(r.op)) + ", " + id + ", kiln_shared);\n";
+      s += "    if (threadIdx.x == 0) " + res + " = v;\n";
+    }
+    s += "  }\n";
+  }
+  out += s + "}\n";
+}
+
+std::string Emitter::param_decl(const Param& p, bool restrict) const {
+  switch (p.kind) {
+    case ParamKind::Begin: return "long long";
+    case ParamKind::Count: return "unsigned long long";
+    case ParamKind::Scalar: return type_name(p.var->type.elem);
+    case ParamKind::Data:
+      return std::string(written_.count(p.var) ? "" : "const ") + type_name(p.var->type.elem) + (restrict ? "* __restrict__" : "*");
+    case ParamKind::Extent:
+    case ParamKind::Stride: return "long long";
+    case ParamKind::Scratch: return "char*";
+    case ParamKind::Status: return "KilnStatus*";
+  }
+  return "void*";
+}
+
+std::string Emitter::signature(const std::string& name, bool restrict) const {
+  std::string s = "extern \"C\" __global__ void ";
+  if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
+    s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
+  s += name + "(";
+  for (std::size_t i = 0; i < k_.params.size(); ++i) {
+    if (i) s += i % 4 == 0 ? ",\n    " : ", ";
+    s += param_decl(k_.params[i], restrict) + " " + param_names_[i];
+  }
+  return s + ")";
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,95 @@
+// A lowered kernel as a CUDA program: every parfor reached from the kernel body without passing through
+// another parfor becomes a kernel; what surrounds them stays on the host (host_program.cpp).
+#include "codegen/cuda/emit_program.hpp"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "codegen/cuda/emitter.hpp"
+#include "codegen/cuda/prelude.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+std::string identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
+  return out;
+}
+
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(Program& prog) : prog_(prog) {}
+
+  void skeleton(const ir::Stmt& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case ir::StmtKind::Block:
+        for (const auto& x : s->as<ir::BlockStmt>().stmts) skeleton(x);
+        return;
+      case ir::StmtKind::For: return skeleton(s->as<ir::ForStmt>().body);
+      case ir::StmtKind::If:
+        skeleton(s->as<ir::IfStmt>().then_body);
+        return skeleton(s->as<ir::IfStmt>().else_body);
+      case ir::StmtKind::Parfor: {
+        const auto& p = s->as<ir::ParforStmt>();
+        const std::string name = identifier(prog_.function->name) + "_k" + std::to_string(prog_.gpu_kernels.size());
+        Emitter e(*prog_.function, p, name);
+        prog_.kernel_of[&p] = prog_.gpu_kernels.size();
+        GpuKernel k = e.emit(prog_.kernels);
+        k.entry = entries_++;
+        if (!k.alias_name.empty()) k.alias_entry = entries_++;
+        if (!k.fold_name.empty()) k.fold_entry = entries_++;
+        prog_.gpu_kernels.push_back(std::move(k));
+        prog_.kernels += "\n";
+        return;
+      }
+      case ir::StmtKind::Let:
+      case ir::StmtKind::Assign:
+      case ir::StmtKind::Store:
+      case ir::StmtKind::Allocate:
+      case ir::StmtKind::Check: return;  // the host runs these
+      default:
+        // Array-level operations are lowered to parfors before code generation; anything else is new.
+        throw CompileError("kiln CUDA backend: kernel '" + prog_.function->name + "': statement kind " +
+                               std::to_string(static_cast<int>(s->kind)) + " reached code generation unlowered",
+                           {});
+    }
+  }
+
+ private:
+  Program& prog_;
+  int entries_ = 0;
+};
+
+}  // namespace
+
+int unroll_factor() {
+  static const int u = [] {
+    const char* s = std::getenv("KILN_CUDA_UNROLL");
+    const int v = s && *s ? std::atoi(s) : 4;
+    return v == 1 || v == 2 || v == 4 || v == 8 ? v : 4;
+  }();
+  return u;
+}
+
+std::vector<std::string> Program::entries() const {
+  std::vector<std::string> names;
+  for (const auto& k : gpu_kernels)
+    for (const std::string* n : {&k.name, &k.alias_name, &k.fold_name})
+      if (!n->empty()) names.push_back(*n);
+  return names;
+}
+
+Program emit_program(const ir::Function& f) {
+  Program prog;
+  prog.function = std::make_shared<const ir::Function>(f);  // shares the nodes: ParforStmt pointers stay valid
+  prog.prelude = prelude();
+  prog.kernels = "\n// ---- kiln kernel '" + f.name + "': one __global__ function per top-level parfor ----\n";
+  ProgramBuilder(prog).skeleton(prog.function->body);
+  return prog;
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,12 @@
+// From a lowered kernel to CUDA C (see program.hpp).
+#pragma once
+
+#include "codegen/cuda/program.hpp"
+
+namespace kiln::codegen::cuda {
+
+/// Emits one __global__ function per top-level parfor (and a fold kernel per reducing one). Throws
+/// CompileError for constructs the GPU backend does not support.
+Program emit_program(const ir::Function& f);
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,234 @@
+// Statements inside a kernel: one thread's view of a parfor iteration. Nested parfors run in order inside
+// the thread; array reductions become atomics; allocations use the device heap; checks and failed
+// allocations record the status and leave the thread's remaining iterations.
+#include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/reductions.hpp"
+#include "kiln/abi.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+/// A C string literal holding `s`.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void Emitter::line(const std::string& s) {
+  body_.append(static_cast<std::size_t>(2 * depth_), ' ');
+  body_ += s;
+  body_ += '\n';
+}
+
+void Emitter::block(const ir::Stmt& s) {
+  // A body may run many times (a loop) or not at all: it sees none of the enclosing block's lets.
+  ++depth_;
+  lets_.emplace_back();
+  stmt(s);
+  lets_.pop_back();
+  --depth_;
+}
+
+void Emitter::stmt(const ir::Stmt& s) {
+  switch (s->kind) {
+    case ir::StmtKind::Block:
+      lets_.emplace_back();
+      for (const auto& x : s->as<ir::BlockStmt>().stmts) {
+        stmt(x);
+        if (x->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign (a nested block too)
+      }
+      lets_.pop_back();
+      return;
+    case ir::StmtKind::Let: {
+      const auto& l = s->as<ir::LetStmt>();
+      const std::string init = expr(l.init);  // before the name exists: the initializer cannot see it
+      const std::string n = bind(l.var.get());
+      line(std::string(type_name(l.var->type.elem)) + " " + n + " = " + init + ";");
+      if (!lets_.empty() && !ir::dyn<ir::VarRefExpr>(l.init) && !ir::dyn<ir::ConstExpr>(l.init)) lets_.back().emplace_back(l.init, n);
+      return;
+    }
+    case ir::StmtKind::Assign: {
+      const auto& a = s->as<ir::AssignStmt>();
+      line(name(a.var.get()) + " = " + expr(a.value) + ";");
+      return;
+    }
+    case ir::StmtKind::Store: return store(s->as<ir::StoreStmt>());
+    case ir::StmtKind::For: {
+      const auto& f = s->as<ir::ForStmt>();
+      const std::string begin = expr(f.begin), end = expr(f.end);
+      line("{");
+      ++depth_;
+      const std::string i = bind(f.index.get());
+      const std::string last = fresh(i + "_end");
+      line("const long long " + last + " = " + end + ";");  // the bound is evaluated once, as in the IR
+      line("for (long long " + i + " = " + begin + "; " + i + " < " + last + "; ++" + i + ") {");
+      block(f.body);
+      line("}");
+      --depth_;
+      line("}");
+      return;
+    }
+    case ir::StmtKind::Parfor: return nested_parfor(s->as<ir::ParforStmt>());
+    case ir::StmtKind::If: {
+      const auto& i = s->as<ir::IfStmt>();
+      line("if (" + expr(i.cond) + ") {");
+      block(i.then_body);
+      if (i.else_body) {
+        line("} else {");
+        block(i.else_body);
+      }
+      line("}");
+      return;
+    }
+    case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
+    case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
+    default:
+      // Array-level operations are lowered to parfors before code generation; anything else is new.
+      throw CompileError("kiln CUDA backend: kernel '" + fn_.name + "': statement kind " +
+                             std::to_string(static_cast<int>(s->kind)) + " cannot be compiled for the GPU",
+                         {});
+  }
+}
+
+void Emitter::store(const ir::StoreStmt& s) {
+  // `a[k] = a[k] op e` on an array the parfor reduces into: other threads update the same elements.
+  for (const auto& r : p_.array_reductions) {
+    if (!ir::is_array_update(s, r)) continue;
+    const auto& b = s.value->as<ir::BinaryExpr>();
+    const auto* first = ir::dyn<ir::LoadExpr>(b.a);
+    const bool element_first = first && first->array == s.array && !ir::uses(b.b, s.array.get());
+    std::string operand = expr(element_first ? b.b : b.a);
+    const char* fn = "kiln_atomic_add";
+    switch (b.op) {
+      case BinaryOp::Sub: operand = is_float(b.type) ? "(-" + operand + ")" : "kiln_neg(" + operand + ")"; break;
+      case BinaryOp::Mul: fn = "kiln_atomic_mul"; break;
+      case BinaryOp::Div:  // float only (ir::is_array_update): x / e == x * (1 / e) is not exact, so divide
+        operand = "(" + std::string(b.type == DType::F32 ? "1.0f" : "1.0") + " / " + operand + ")";
+        fn = "kiln_atomic_mul";
+        break;
+      case BinaryOp::Min: fn = "kiln_atomic_min"; break;
+      case BinaryOp::Max: fn = "kiln_atomic_max"; break;
+      default: break;
+    }
+    line(std::string(fn) + "(&" + element(s.array.get(), s.indices) + ", " + operand + ");");
+    return;
+  }
+  const std::string value = expr(s.value);
+  line(element(s.array.get(), s.indices) + " = " + value + ";");
+}
+
+void Emitter::nested_parfor(const ir::ParforStmt& p) {
+  // Inside a thread a parfor is a loop nest in row-major order; its reductions update their variables in
+  // place, which is exactly the sequential meaning.
+  line("{");
+  ++depth_;
+  std::vector<std::string> idx, first, last;
+  for (std::size_t d = 0; d < p.indices.size(); ++d) {
+    const std::string begin = expr(p.begins[d]), end = expr(p.ends[d]);
+    idx.push_back(bind(p.indices[d].get()));
+    first.push_back(fresh(idx.back() + "_begin"));
+    last.push_back(fresh(idx.back() + "_end"));
+    line("const long long " + first.back() + " = " + begin + ", " + last.back() + " = " + end + ";");
+  }
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    line("for (long long " + idx[d] + " = " + first[d] + "; " + idx[d] + " < " + last[d] + "; ++" + idx[d] + ") {");
+    ++depth_;
+  }
+  lets_.emplace_back();
+  stmt(p.body);
+  lets_.pop_back();
+  for (std::size_t d = 0; d < idx.size(); ++d) {
+    --depth_;
+    line("}");
+  }
+  --depth_;
+  line("}");
+}
+
+void Emitter::allocate(const ir::AllocateStmt& a) {
+  // The pointer and its extents were declared at the top of the kernel (declare_locals), so every exit
+  // frees them; a site that runs again frees its previous array first, as on the CPU.
+  const ArrayNames& n = array(a.array.get());
+  const int rank = a.array->type.rank;
+  std::vector<std::string> ext;
+  for (const auto& e : a.shape) ext.push_back(expr(e));
+  line("{");
+  ++depth_;
+  for (int k = 0; k < rank; ++k) line(n.extent[k] + " = " + ext[static_cast<std::size_t>(k)] + ";");
+  std::string negative, shape_args;
+  std::string shape_text = "(";
+  for (int k = 0; k < rank; ++k) {
+    negative += (k ? " || " : "") + n.extent[k] + " < 0";
+    shape_args += (k ? ", " : "") + n.extent[k];
+    shape_text += k ? ", {}" : "{}";
+  }
+  shape_text += rank == 1 ? ",)" : ")";
+  line("if (" + negative + ") {");
+  ++depth_;
+  std::vector<std::string> args;
+  for (int k = 0; k < rank; ++k) args.push_back(n.extent[k]);
+  fail(kShapeMismatch, "cannot allocate an array of shape " + shape_text + ": negative extent", args);
+  --depth_;
+  line("}");
+  std::string count = "1ull";
+  for (int k = 0; k < rank; ++k) count += " * (unsigned long long)" + n.extent[k];
+  for (int k = rank - 1; k-- > 0;) line(n.stride[k] + " = " + (n.stride[k + 1].empty() ? "1" : n.stride[k + 1]) + " * " + n.extent[k + 1] + ";");
+  const std::string t = type_name(a.array->type.elem);
+  line("free(" + n.data + ");");
+  // malloc(0) may return null, which is no failure: an empty array gets one byte.
+  line(n.data + " = (" + t + "*)malloc(" + count + " * sizeof(" + t + ") + (" + count + " == 0));");
+  line("if (" + n.data + " == nullptr) {");
+  ++depth_;
+  args.clear();
+  std::string bytes_expr = "(long long)(" + count + " * sizeof(" + t + "))";
+  args.push_back(bytes_expr);
+  fail(kOutOfMemory,
+       "out of device heap memory allocating " + a.array->name + " ({} bytes) inside a parfor; KILN_CUDA_HEAP_MB sets the heap size",
+       args);
+  --depth_;
+  line("}");
+  --depth_;
+  line("}");
+}
+
+void Emitter::check(const ir::CheckStmt& c) {
+  line("if (!" + expr(c.cond) + ") {");
+  ++depth_;
+  std::vector<std::string> args;
+  for (const auto& a : c.args) args.push_back(expr(a));
+  fail(c.code, c.message, args);
+  --depth_;
+  line("}");
+}
+
+void Emitter::fail(int code, const std::string& message, const std::vector<std::string>& args) {
+  k_.may_fail = true;
+  std::string list;
+  for (std::size_t i = 0; i < args.size(); ++i) list += (i ? ", " : "") + std::string("(long long)") + args[i];
+  if (args.empty()) {
+    line("kiln_fail(kiln_status, " + std::to_string(code) + ", " + quoted(message) + ", 0, nullptr);");
+  } else {
+    line("const long long kiln_args[] = {" + list + "};");
+    line("kiln_fail(kiln_status, " + std::to_string(code) + ", " + quoted(message) + ", " + std::to_string(args.size()) +
+         ", kiln_args);");
+  }
+  line("goto kiln_stop;");
+}
+
+}  // namespace kiln::codegen::cuda

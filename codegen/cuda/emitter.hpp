@@ -1,0 +1,90 @@
+// Emits one top-level parfor as CUDA C: a __global__ function (and a fold kernel when it reduces) whose
+// body is the parfor's body as readable C, with the parameters the host binds at launch.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "codegen/cuda/program.hpp"
+#include "ir/stmt.hpp"
+
+namespace kiln::codegen::cuda {
+
+/// The CUDA C spelling of an element type ("float", "long long", ...).
+const char* type_name(DType t);
+
+/// Picks how a parfor is spread over threads (see Strategy).
+Strategy strategy_of(const ir::ParforStmt& p);
+
+class Emitter {
+ public:
+  Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name);
+
+  /// Emits the kernel(s); returns their metadata and appends their source to `out`.
+  GpuKernel emit(std::string& out);
+
+ private:
+  struct ArrayNames {
+    std::string data;
+    std::string extent[kMaxRank];
+    std::string stride[kMaxRank];  ///< "" for a unit innermost stride
+    int rank = 0;
+  };
+
+  // names (emit_expr.cpp)
+  std::string fresh(const std::string& base);
+  std::string bind(const ir::VarNode* v);
+  const std::string& name(const ir::VarNode* v) const;
+  const ArrayNames& array(const ir::VarNode* v) const;
+
+  // expressions (emit_expr.cpp)
+  std::string expr(const ir::Expr& e);
+  std::string constant(const ir::ConstExpr& c) const;
+  std::string unary(const ir::UnaryExpr& u);
+  std::string binary(const ir::BinaryExpr& b);
+  std::string cast(DType to, DType from, const std::string& x) const;
+  std::string call(const ir::CallExpr& c);
+  std::string element(const ir::VarNode* array, const std::vector<ir::Expr>& indices);
+
+  // statements (emit_stmt.cpp)
+  void line(const std::string& s);
+  void stmt(const ir::Stmt& s);
+  void block(const ir::Stmt& s);  ///< s as a braced body at depth + 1
+  void store(const ir::StoreStmt& s);
+  void nested_parfor(const ir::ParforStmt& p);
+  void allocate(const ir::AllocateStmt& a);
+  void check(const ir::CheckStmt& c);
+  /// Reports a failure through the status and leaves the thread's iterations.
+  void fail(int code, const std::string& message, const std::vector<std::string>& args);
+
+  // the kernel around the body (emit_kernel.cpp)
+  void capture();
+  void declare_locals();
+  void loops();
+  void grid_stride_loops();
+  void chunked_loop();
+  void block_reductions();
+  void fold_kernel(std::string& out);
+  std::string signature(const std::string& name, bool restrict) const;
+  std::string param_decl(const Param& p, bool restrict) const;
+
+  const ir::Function& fn_;
+  const ir::ParforStmt& p_;
+  GpuKernel k_;
+  std::string body_;  ///< the __global__ function's body as it is built
+  int depth_ = 1;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<const ir::VarNode*, std::string> names_;
+  std::unordered_map<const ir::VarNode*, ArrayNames> arrays_;
+  std::unordered_set<const ir::VarNode*> written_;          ///< arrays the kernel stores to
+  std::vector<const ir::AllocateStmt*> allocations_;        ///< allocations inside the body
+  std::vector<std::string> param_names_;                    ///< parallel to k_.params
+  /// Per open block: the lets emitted in it since its last other statement, by initializer. An expression
+  /// equal to one of them reads the let instead: the IR repeats a value that the frontend also snapshotted
+  /// into a let (black_scholes computes erf four times otherwise), and NVVM does not merge such calls.
+  std::vector<std::vector<std::pair<ir::Expr, std::string>>> lets_;
+};
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,215 @@
+#include "codegen/cuda/executable.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/arg_memory.hpp"
+#include "ir/analysis.hpp"
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+std::int64_t element_count(const ArrayDesc& d, int rank) {
+  std::int64_t n = 1;
+  for (int k = 0; k < rank; ++k) n *= d.shape[k];
+  return n;
+}
+
+/// Row-major without gaps: the elements are one block of memory starting at data.
+bool is_dense(const ArrayDesc& d, int rank) {
+  std::int64_t s = 1;
+  for (int k = rank; k-- > 0;) {
+    if (d.shape[k] > 1 && d.strides[k] != s) return false;
+    s *= d.shape[k];
+  }
+  return true;
+}
+
+/// Calls f(byte offset of the element) for every element in row-major order.
+template <class F>
+void each_element(const ArrayDesc& d, int rank, std::int64_t esize, F&& f) {
+  const std::int64_t n = element_count(d, rank);
+  std::int64_t idx[kMaxRank] = {};
+  for (std::int64_t e = 0; e < n; ++e) {
+    std::int64_t off = 0;
+    for (int k = 0; k < rank; ++k) off += idx[k] * d.strides[k];
+    f(off * esize);
+    for (int k = rank; k-- > 0;) {
+      if (++idx[k] < d.shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+ArrayDesc dense_like(const ArrayDesc& d, int rank, void* data) {
+  ArrayDesc out;
+  out.data = data;
+  std::int64_t s = 1;
+  for (int k = rank; k-- > 0;) {
+    out.shape[k] = d.shape[k];
+    out.strides[k] = s;
+    s *= d.shape[k];
+  }
+  return out;
+}
+
+bool same_view(const ArrayDesc& a, const ArrayDesc& b, int rank) {
+  if (a.data != b.data) return false;
+  for (int k = 0; k < rank; ++k)
+    if (a.shape[k] != b.shape[k] || a.strides[k] != b.strides[k]) return false;
+  return true;
+}
+
+/// A host array argument and its device copy.
+struct HostCopy {
+  std::size_t param;
+  const ArrayDesc* host;
+  ArrayDesc device;
+};
+
+}  // namespace
+
+Executable::Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts)
+    : program_(std::move(program)), binary_(std::move(binary)), opts_(opts), host_(program_) {
+  const ir::Function& f = *program_->function;
+  const ir::VarSet stored = ir::stored_arrays(f.body);
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    if (stored.count(f.params[i].get())) written_ |= 1u << i;
+}
+
+const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
+  const int ord = dev.info().ordinal;
+  std::lock_guard lock(mutex_);
+  auto& slot = modules_.at(static_cast<std::size_t>(ord));
+  if (!slot) {
+    const std::string arch = dev.info().arch();
+    const std::vector<std::string> names = program_->entries();
+    // PTX for compute_XY runs on XY and newer; an older device needs its own compilation.
+    if (arch != binary_.arch && std::atoi(arch.c_str() + 3) < std::atoi(binary_.arch.c_str() + 3)) {
+      const Binary own = compile_source(program_->source(), program_->function->name, arch, opts_);
+      slot = std::make_unique<gpu::Module>(dev, own.arch, own.cubin, own.ptx, names, load_us);
+    } else {
+      slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us);
+    }
+  }
+  return *slot;
+}
+
+std::int32_t Executable::call(void* const* args, void* result, KernelStatus* status) {
+  const ir::Function& f = *program_->function;
+  const std::size_t nparams = f.params.size();
+  const auto* memory = static_cast<const ArgMemory*>(args[nparams]);
+  const int ordinal = memory && memory->device >= 0 ? memory->device : gpu::current_device();
+  gpu::Device& dev = gpu::device(ordinal);
+  dev.bind();
+  const gpu::Module& module = module_for(dev);
+  const CUstream stream = dev.stream();
+  const gpu::DriverApi& d = gpu::driver();
+
+  CallState call(dev, module, *program_, status);
+  std::vector<void*> argv(args, args + nparams);
+  std::vector<HostCopy> copies;
+  std::vector<ArrayDesc> device_descs(nparams);
+  std::vector<std::vector<char>> staging;
+  for (std::size_t i = 0; i < nparams; ++i) {
+    const ir::Var& p = f.params[i];
+    if (!p->type.is_array() || (memory && (memory->device_arrays >> i) & 1u)) continue;
+    const int rank = p->type.rank;
+    const auto* host = static_cast<const ArrayDesc*>(args[i]);
+    // The same host array passed twice gets one device copy, so writes through one are seen by the other.
+    const HostCopy* same = nullptr;
+    for (const auto& c : copies)
+      if (f.params[c.param]->type.rank == rank && same_view(*c.host, *host, rank)) same = &c;
+    if (same) {
+      device_descs[i] = same->device;
+      copies.push_back({i, host, device_descs[i]});
+    } else {
+      const std::int64_t esize = size_of(p->type.elem);
+      const std::size_t bytes = static_cast<std::size_t>(element_count(*host, rank) * esize);
+      const CUdeviceptr dp = call.alloc(bytes, "a device copy of argument '" + p->name + "'");
+      if (bytes > 0) {
+        const void* src = host->data;
+        if (!is_dense(*host, rank)) {
+          staging.emplace_back(bytes);
+          char* out = staging.back().data();
+          each_element(*host, rank, esize, [&](std::int64_t off) {
+            std::memcpy(out, static_cast<const char*>(host->data) + off, static_cast<std::size_t>(esize));
+            out += esize;
+          });
+          src = staging.back().data();
+        }
+        gpu::check(d.cuMemcpyHtoDAsync(dp, src, bytes, stream), "copying argument '" + p->name + "' to the device");
+      }
+      device_descs[i] = dense_like(*host, rank, reinterpret_cast<void*>(dp));
+      copies.push_back({i, host, device_descs[i]});
+    }
+    argv[i] = &device_descs[i];
+  }
+
+  ArrayDesc device_result;
+  try {
+    host_.run(call, argv.data(), f.returns_array() ? nullptr : result, &device_result);
+  } catch (const KernelFailed& failed) {
+    call.synchronize(f.name);
+    return failed.code;
+  }
+  call.synchronize(f.name);  // a kernel that failed is named here, before any copy could report it instead
+
+  // Written host arrays go back (each once, also when passed twice); nothing else is copied.
+  std::vector<std::pair<const HostCopy*, std::vector<char>*>> scatter;
+  for (const auto& c : copies) {
+    const ir::Var& p = f.params[c.param];
+    const int rank = p->type.rank;
+    const std::size_t bytes = static_cast<std::size_t>(element_count(*c.host, rank) * size_of(p->type.elem));
+    if (!((written_ >> c.param) & 1u) || bytes == 0) continue;
+    bool first = true;
+    for (const auto& other : copies)
+      if (&other != &c && other.device.data == c.device.data && other.param < c.param && ((written_ >> other.param) & 1u)) first = false;
+    if (!first) continue;
+    if (is_dense(*c.host, rank)) {
+      call.check(d.cuMemcpyDtoHAsync(c.host->data, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
+                 "copying argument '" + p->name + "' back from the device");
+    } else {
+      staging.emplace_back(bytes);
+      call.check(d.cuMemcpyDtoHAsync(staging.back().data(), reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
+                 "copying argument '" + p->name + "' back from the device");
+      scatter.emplace_back(&c, &staging.back());
+    }
+  }
+
+  std::unique_ptr<void, decltype(&std::free)> host_result(nullptr, &std::free);
+  ArrayDesc out_desc;
+  if (f.returns_array()) {
+    const int rank = f.result_array->type.rank;
+    const std::size_t bytes = static_cast<std::size_t>(element_count(device_result, rank) * size_of(f.result_array->type.elem));
+    // Like kiln_rt_alloc: 64-byte aligned, at least one block, freed by the caller with std::free.
+    host_result.reset(std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64)));
+    if (!host_result) throw std::bad_alloc();
+    if (bytes > 0)
+      call.check(d.cuMemcpyDtoHAsync(host_result.get(), reinterpret_cast<CUdeviceptr>(device_result.data), bytes, stream),
+                 "copying the result array from the device");
+    out_desc = dense_like(device_result, rank, host_result.get());
+  }
+  call.synchronize(f.name);
+  for (const auto& [c, buf] : scatter) {
+    const char* in = buf->data();
+    const std::int64_t esize = size_of(f.params[c->param]->type.elem);
+    each_element(*c->host, f.params[c->param]->type.rank, esize, [&](std::int64_t off) {
+      std::memcpy(static_cast<char*>(c->host->data) + off, in, static_cast<std::size_t>(esize));
+      in += esize;
+    });
+  }
+  if (f.returns_array()) {
+    *static_cast<ArrayDesc*>(result) = out_desc;
+    host_result.release();
+  }
+  return 0;
+}
+
+}  // namespace kiln::codegen::cuda

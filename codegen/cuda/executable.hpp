@@ -1,0 +1,39 @@
+// A compiled CUDA kernel: the program, its binary, a module per device it ran on, and the host executor.
+// One call: arguments to the device (host arrays copied in), the skeleton with its launches, written host
+// arrays and the result back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "codegen/cuda/host_program.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "codegen/cuda/program.hpp"
+#include "runtime/cuda/module.hpp"
+
+namespace kiln::codegen::cuda {
+
+class Executable {
+ public:
+  Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts);
+
+  /// kiln's calling convention; argv[nparams] is a `const ArgMemory*` or null. Returns the status code.
+  std::int32_t call(void* const* args, void* result, KernelStatus* status);
+
+  /// The module on `dev`, loaded on first use (from the CUBIN when the architecture matches, else from PTX
+  /// for a newer device, else recompiled for an older one). `load_us` gets the time a first load took.
+  const gpu::Module& module_for(gpu::Device& dev, double* load_us = nullptr);
+
+ private:
+  std::shared_ptr<const Program> program_;
+  Binary binary_;
+  CodegenOptions opts_;
+  HostProgram host_;
+  std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
+  std::mutex mutex_;           // guards modules_
+  std::array<std::unique_ptr<gpu::Module>, 64> modules_;
+};
+
+}  // namespace kiln::codegen::cuda

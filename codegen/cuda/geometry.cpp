@@ -1,0 +1,78 @@
+#include "codegen/cuda/geometry.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace kiln::codegen::cuda {
+namespace {
+
+constexpr unsigned kMaxGridYZ = 65535;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
+unsigned clamp_to(std::uint64_t v, std::uint64_t hi) { return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(v, hi))); }
+
+std::uint64_t pow2_at_least(std::uint64_t v) {
+  std::uint64_t p = 1;
+  while (p < v && p < (1ull << 31)) p <<= 1;
+  return p;
+}
+
+/// The block's shape for `threads` threads: the innermost dimension along x, at least a warp wide (whole
+/// warps read consecutive elements) and at most `widest`, the rest along y (rows of a tile, which share
+/// their neighbours' cache lines in a stencil).
+Dims block_shape(int rank, const std::uint64_t* counts, unsigned threads, unsigned widest) {
+  Dims b;
+  if (rank == 1) {
+    b.x = threads;
+    return b;
+  }
+  b.x = static_cast<unsigned>(std::min<std::uint64_t>({threads, widest, std::max<std::uint64_t>(32, pow2_at_least(counts[rank - 1]))}));
+  b.y = threads / b.x;
+  return b;
+}
+
+}  // namespace
+
+Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll) {
+  Geometry g;
+  std::uint64_t total = 1;
+  for (int d = 0; d < rank; ++d) total *= counts[d];
+  std::uint64_t outer = 1;  // the dimensions merged along z
+  for (int d = 0; d + 2 < rank; ++d) outer *= counts[d];
+  switch (s) {
+    case Strategy::ArgReduce:
+      g.block.x = kReduceThreads;
+      g.grid.x = clamp_to(ceil_div(total, kReduceThreads), kMaxReduceBlocks);
+      return g;
+    case Strategy::Reduce: {
+      g.block = block_shape(rank, counts, kReduceThreads, kReduceThreads);
+      std::uint64_t budget = kMaxReduceBlocks;
+      g.grid.x = clamp_to(ceil_div(counts[rank - 1], g.block.x), budget);
+      budget /= g.grid.x;
+      if (rank >= 2) {
+        g.grid.y = clamp_to(ceil_div(counts[rank - 2], g.block.y), budget);
+        budget /= g.grid.y;
+      }
+      if (rank >= 3) g.grid.z = clamp_to(outer, budget);
+      return g;
+    }
+    case Strategy::Elementwise: {
+      const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, 1024)) / 32 * 32;
+      g.block = block_shape(rank, counts, t, 128);
+      std::uint64_t cap_x = dev.max_grid_x;
+      if (waves > 0 && rank == 1) {
+        const std::uint64_t per_sm = std::max(1, dev.max_threads_per_sm / static_cast<int>(t));
+        cap_x = std::min<std::uint64_t>(cap_x, static_cast<std::uint64_t>(dev.sm_count) * per_sm * static_cast<std::uint64_t>(waves));
+      }
+      const std::uint64_t per_thread = static_cast<std::uint64_t>(std::max(1, unroll));
+      g.grid.x = clamp_to(ceil_div(counts[rank - 1], g.block.x * per_thread), cap_x);
+      if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], g.block.y), kMaxGridYZ);
+      if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
+      return g;
+    }
+  }
+  return g;
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,33 @@
+// Launch geometry: how many blocks of how many threads run a parfor. Reducing kernels get a geometry that
+// depends only on the iteration counts, so their partial results (and the rounding of float reductions)
+// are the same on every run and every device.
+#pragma once
+
+#include <cstdint>
+
+#include "codegen/cuda/program.hpp"
+
+namespace kiln::codegen::cuda {
+
+struct Dims {
+  unsigned x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return static_cast<std::uint64_t>(x) * y * z; }
+};
+
+struct Geometry {
+  Dims grid, block;
+};
+
+/// Device facts that shape elementwise launches.
+struct DeviceShape {
+  int sm_count = 132;
+  int max_threads_per_sm = 2048;
+  unsigned max_grid_x = 2147483647u;
+};
+
+/// counts[d]: iterations in dimension d (all > 0). `threads`: block size for elementwise kernels (from the
+/// occupancy API). Elementwise grids give each thread `unroll` iterations of the innermost dimension;
+/// `waves` > 0 caps a 1-d one at that many full waves of the device (the grid-stride loops cover the rest).
+Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1);
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,160 @@
+#include "codegen/cuda/nvrtc.hpp"
+
+#include <algorithm>
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kiln/error.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+#define KILN_NVRTC_FUNCTIONS(X)                                                                                  \
+  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) \
+  X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize)      \
+  X(nvrtcGetCUBIN)
+
+struct Nvrtc {
+#define KILN_NVRTC_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  KILN_NVRTC_FUNCTIONS(KILN_NVRTC_DECLARE)
+#undef KILN_NVRTC_DECLARE
+  std::string version;
+  std::string error;  ///< empty when usable
+};
+
+Nvrtc load() {
+  Nvrtc n;
+  // KILN_NVRTC names the library explicitly; otherwise the toolkit's sonames, then its usual location.
+  const char* names[] = {std::getenv("KILN_NVRTC"), "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                         "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"};
+  void* lib = nullptr;
+  std::string tried;
+  for (const char* name : names) {
+    if (!name || !*name) continue;
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib) break;
+    const char* e = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
+  }
+  if (!lib) {
+    n.error = "the CUDA runtime compiler (libnvrtc) cannot be opened (" + tried + "); set KILN_NVRTC to its path";
+    return n;
+  }
+#define KILN_NVRTC_RESOLVE(fn)                                                     \
+  n.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, #fn));                       \
+  if (!n.fn) {                                                                     \
+    n.error = "libnvrtc lacks " #fn;                                               \
+    return n;                                                                      \
+  }
+  KILN_NVRTC_FUNCTIONS(KILN_NVRTC_RESOLVE)
+#undef KILN_NVRTC_RESOLVE
+  int major = 0, minor = 0;
+  n.nvrtcVersion(&major, &minor);
+  n.version = std::to_string(major) + "." + std::to_string(minor);
+  return n;
+}
+
+const Nvrtc& nvrtc() {
+  static const Nvrtc n = load();
+  if (!n.error.empty()) throw DeviceError(n.error);
+  return n;
+}
+
+/// Destroys the program on every path.
+struct ProgramGuard {
+  const Nvrtc& api;
+  nvrtcProgram prog = nullptr;
+  ~ProgramGuard() {
+    if (prog) api.nvrtcDestroyProgram(&prog);
+  }
+};
+
+}  // namespace
+
+std::string numbered(const std::string& source) {
+  std::string out;
+  int line = 1;
+  std::size_t start = 0;
+  while (start < source.size()) {
+    std::size_t end = source.find('\n', start);
+    if (end == std::string::npos) end = source.size();
+    char num[16];
+    std::snprintf(num, sizeof num, "%5d | ", line++);
+    out += num;
+    out.append(source, start, end - start);
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+bool nvrtc_available(std::string* why) {
+  try {
+    nvrtc();
+    if (why) why->clear();
+    return true;
+  } catch (const DeviceError& e) {
+    if (why) *why = e.what();
+    return false;
+  }
+}
+
+std::string nvrtc_version() { return nvrtc().version; }
+
+Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
+                      bool kiln_float_rules) {
+  const Nvrtc& api = nvrtc();
+  const auto t0 = std::chrono::steady_clock::now();
+  ProgramGuard guard{api};
+  const std::string file = kernel + ".cu";
+  if (const nvrtcResult r = api.nvrtcCreateProgram(&guard.prog, source.c_str(), file.c_str(), 0, nullptr, nullptr); r != NVRTC_SUCCESS)
+    throw CompileError("kiln CUDA backend: NVRTC could not create a program for kernel '" + kernel + "': " + api.nvrtcGetErrorString(r),
+                       numbered(source));
+  std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++17"};
+  if (kiln_float_rules && opts.fast_math) {
+    options.push_back("--use_fast_math");
+  } else if (kiln_float_rules) {
+    options.push_back("--fmad=false");  // a*b+c rounds twice, as written and as the interpreter does
+  }
+  if (opts.opt_level < 3) options.push_back("--ptxas-options=-O" + std::to_string(std::max(0, opts.opt_level)));
+  if (const char* l = std::getenv("KILN_CUDA_LINEINFO"); l && *l && *l != '0') options.push_back("-lineinfo");
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  const nvrtcResult r = api.nvrtcCompileProgram(guard.prog, static_cast<int>(argv.size()), argv.data());
+
+  Binary out;
+  out.arch = arch;
+  std::size_t log_size = 0;
+  if (api.nvrtcGetProgramLogSize(guard.prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    out.log.resize(log_size);
+    api.nvrtcGetProgramLog(guard.prog, out.log.data());
+    out.log.resize(log_size - 1);  // the terminating NUL
+  }
+  if (r != NVRTC_SUCCESS)
+    throw CompileError("kiln CUDA backend: NVRTC failed to compile kernel '" + kernel + "' for " + arch + ": " +
+                           api.nvrtcGetErrorString(r) + "\n" + out.log,
+                       numbered(source), out.log);
+  std::size_t size = 0;
+  if (api.nvrtcGetPTXSize(guard.prog, &size) == NVRTC_SUCCESS && size > 0) {
+    out.ptx.resize(size);
+    api.nvrtcGetPTX(guard.prog, out.ptx.data());
+    out.ptx.resize(size - 1);
+  }
+  if (api.nvrtcGetCUBINSize(guard.prog, &size) == NVRTC_SUCCESS && size > 0) {
+    out.cubin.resize(size);
+    api.nvrtcGetCUBIN(guard.prog, out.cubin.data());
+  }
+  if (out.ptx.empty() || out.cubin.empty())
+    throw CompileError("kiln CUDA backend: NVRTC produced no " + std::string(out.ptx.empty() ? "PTX" : "CUBIN") + " for kernel '" +
+                           kernel + "' (" + arch + ")",
+                       numbered(source), out.log);
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace kiln::codegen::cuda

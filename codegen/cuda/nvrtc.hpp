@@ -1,0 +1,34 @@
+// NVRTC, the CUDA runtime compiler, opened with dlopen on first use: CUDA C to PTX and CUBIN in memory.
+#pragma once
+
+#include <string>
+
+#include "codegen/backend.hpp"
+
+namespace kiln::codegen::cuda {
+
+/// What NVRTC made of a program: one compilation for a real architecture yields both.
+struct Binary {
+  std::string arch;   ///< "sm_90"
+  std::string ptx;    ///< for the matching virtual architecture (compute_90): what newer devices JIT-compile
+  std::string cubin;  ///< machine code for `arch`
+  std::string log;    ///< NVRTC's warnings, if any
+  double compile_ms = 0;
+};
+
+/// Compiles `source` for `arch` ("sm_90"). With kiln_float_rules, fast_math selects --use_fast_math and
+/// otherwise floats are not contracted (--fmad=false), so results round as the interpreter's do; without,
+/// NVRTC's defaults apply (for hand-written code). Throws CompileError carrying the numbered source and
+/// NVRTC's log on failure, DeviceError when NVRTC cannot be loaded.
+Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
+                      bool kiln_float_rules = true);
+
+/// "13.0"; throws DeviceError when NVRTC cannot be loaded.
+std::string nvrtc_version();
+/// Whether NVRTC loads; otherwise `why` receives the reason. Never throws.
+bool nvrtc_available(std::string* why = nullptr);
+
+/// `source` with right-aligned line numbers ("  12 | ..."), as CompileError carries it.
+std::string numbered(const std::string& source);
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,248 @@
+// The device helpers every generated module starts with: kiln's arithmetic (ir/semantics.hpp) in CUDA C,
+// the fixed-order block reductions, atomics for array reductions, and failure reporting.
+#include "codegen/cuda/prelude.hpp"
+
+#include "kiln/abi.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+constexpr const char* kPrelude = R"CUDA(// ---- kiln prelude: the arithmetic of ir/semantics.hpp ------------------------------------------------
+// Integers wrap: C++ leaves signed overflow undefined, so the arithmetic is done in unsigned types.
+__device__ __forceinline__ int kiln_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ long long kiln_add(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ float kiln_add(float a, float b) { return a + b; }
+__device__ __forceinline__ double kiln_add(double a, double b) { return a + b; }
+__device__ __forceinline__ int kiln_sub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ long long kiln_sub(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ int kiln_mul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ long long kiln_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+__device__ __forceinline__ float kiln_mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double kiln_mul(double a, double b) { return a * b; }
+__device__ __forceinline__ int kiln_neg(int a) { return (int)(0u - (unsigned)a); }
+__device__ __forceinline__ long long kiln_neg(long long a) { return (long long)(0ull - (unsigned long long)a); }
+// Division is total: x / 0 == 0, x % 0 == x, MIN / -1 == MIN, MIN % -1 == 0.
+__device__ __forceinline__ int kiln_div(int a, int b) { return b == 0 ? 0 : b == -1 ? kiln_neg(a) : a / b; }
+__device__ __forceinline__ long long kiln_div(long long a, long long b) { return b == 0 ? 0 : b == -1 ? kiln_neg(a) : a / b; }
+__device__ __forceinline__ int kiln_mod(int a, int b) { return b == 0 ? a : b == -1 ? 0 : a % b; }
+__device__ __forceinline__ long long kiln_mod(long long a, long long b) { return b == 0 ? a : b == -1 ? 0 : a % b; }
+// Shift counts are taken modulo the width; >> is arithmetic.
+__device__ __forceinline__ int kiln_shl(int a, int b) { return (int)((unsigned)a << ((unsigned)b & 31u)); }
+__device__ __forceinline__ long long kiln_shl(long long a, long long b) { return (long long)((unsigned long long)a << ((unsigned long long)b & 63u)); }
+__device__ __forceinline__ int kiln_shr(int a, int b) { return a >> ((unsigned)b & 31u); }
+__device__ __forceinline__ long long kiln_shr(long long a, long long b) { return a >> ((unsigned long long)b & 63u); }
+__device__ __forceinline__ int kiln_abs(int a) { return a < 0 ? kiln_neg(a) : a; }
+__device__ __forceinline__ long long kiln_abs(long long a) { return a < 0 ? kiln_neg(a) : a; }
+__device__ __forceinline__ int kiln_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ long long kiln_min(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ int kiln_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ long long kiln_max(long long a, long long b) { return a > b ? a : b; }
+// Float min/max propagate NaN and order -0 before +0 (IEEE 754-2019 minimum/maximum).
+__device__ __forceinline__ float kiln_min(float a, float b) {
+  if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+__device__ __forceinline__ double kiln_min(double a, double b) {
+  if (isnan(a) || isnan(b)) return __longlong_as_double(0x7ff8000000000000LL);
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+__device__ __forceinline__ float kiln_max(float a, float b) {
+  if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+__device__ __forceinline__ double kiln_max(double a, double b) {
+  if (isnan(a) || isnan(b)) return __longlong_as_double(0x7ff8000000000000LL);
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+// Float to integer saturates (cvt.rzi clamps to the range) and maps NaN to 0; integer narrowing wraps.
+__device__ __forceinline__ int kiln_to_i32(float x) { return isnan(x) ? 0 : __float2int_rz(x); }
+__device__ __forceinline__ int kiln_to_i32(double x) { return isnan(x) ? 0 : __double2int_rz(x); }
+__device__ __forceinline__ long long kiln_to_i64(float x) { return isnan(x) ? 0 : __float2ll_rz(x); }
+__device__ __forceinline__ long long kiln_to_i64(double x) { return isnan(x) ? 0 : __double2ll_rz(x); }
+__device__ __forceinline__ int kiln_wrap_i32(long long x) { return (int)(unsigned)(unsigned long long)x; }
+__device__ __forceinline__ bool kiln_isnan(float x) { return isnan(x); }
+__device__ __forceinline__ bool kiln_isnan(double x) { return isnan(x); }
+__device__ __forceinline__ bool kiln_isnan(int) { return false; }
+__device__ __forceinline__ bool kiln_isnan(long long) { return false; }
+
+// ---- reductions: a fixed tree, so results are the same bits on every run -----------------------------
+struct kiln_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return kiln_add(a, b); } };
+struct kiln_op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return kiln_mul(a, b); } };
+struct kiln_op_min { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return kiln_min(a, b); } };
+struct kiln_op_max { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return kiln_max(a, b); } };
+
+__device__ __forceinline__ unsigned kiln_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ __forceinline__ unsigned kiln_block() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
+
+// Lanes combine with their right neighbours at distance 1, 2, 4, ...: each step joins adjacent runs, in
+// order, so the tree suits order-sensitive combinations (argmin/argmax) as well.
+template <class T, class Op>
+__device__ __forceinline__ T kiln_warp_reduce(T v, Op op) {
+  const unsigned lane = kiln_thread() & 31u;
+#pragma unroll
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    const T o = __shfl_down_sync(0xffffffffu, v, off);
+    if ((lane & (2 * off - 1)) == 0) v = op(v, o);
+  }
+  return v;
+}
+
+// The block's combined value, in thread 0. Every thread of the block must call it (blocks are whole warps).
+template <class T, class Op>
+__device__ T kiln_block_reduce(T v, Op op, T identity, unsigned long long* shared) {
+  T* s = (T*)shared;
+  const unsigned tid = kiln_thread(), lane = tid & 31u, warp = tid >> 5;
+  const unsigned warps = (blockDim.x * blockDim.y * blockDim.z + 31u) >> 5;
+  v = kiln_warp_reduce(v, op);
+  if (lane == 0) s[warp] = v;
+  __syncthreads();
+  if (warp == 0) v = kiln_warp_reduce(lane < warps ? s[lane] : identity, op);
+  __syncthreads();
+  return v;
+}
+
+// argmin/argmax: does the later candidate (x, k) replace the running (v, i)? The reduction's own update
+// condition, so combining partials in order equals one pass in order.
+template <class T, bool IsMin, bool NanWins, bool EmptyLoses>
+__device__ __forceinline__ bool kiln_arg_takes(T x, long long k, T v, long long i) {
+  bool take = IsMin ? (x < v) : (x > v);
+  if (NanWins) take = take || (kiln_isnan(x) && !kiln_isnan(v));
+  if (EmptyLoses) take = take || i < 0;
+  (void)k;
+  return take;
+}
+
+template <class T, bool IsMin, bool NanWins, bool EmptyLoses>
+__device__ __forceinline__ void kiln_warp_argreduce(T& v, long long& i) {
+  const unsigned lane = kiln_thread() & 31u;
+#pragma unroll
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    const T ov = __shfl_down_sync(0xffffffffu, v, off);
+    const long long oi = __shfl_down_sync(0xffffffffu, i, off);
+    if ((lane & (2 * off - 1)) == 0 && kiln_arg_takes<T, IsMin, NanWins, EmptyLoses>(ov, oi, v, i)) {
+      v = ov;
+      i = oi;
+    }
+  }
+}
+
+template <class T, bool IsMin, bool NanWins, bool EmptyLoses>
+__device__ void kiln_block_argreduce(T& v, long long& i, T identity, unsigned long long* shared, unsigned long long* shared_index) {
+  T* s = (T*)shared;
+  long long* si = (long long*)shared_index;
+  const unsigned tid = kiln_thread(), lane = tid & 31u, warp = tid >> 5;
+  const unsigned warps = (blockDim.x * blockDim.y * blockDim.z + 31u) >> 5;
+  kiln_warp_argreduce<T, IsMin, NanWins, EmptyLoses>(v, i);
+  if (lane == 0) {
+    s[warp] = v;
+    si[warp] = i;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? s[lane] : identity;
+    i = lane < warps ? si[lane] : -1;
+    kiln_warp_argreduce<T, IsMin, NanWins, EmptyLoses>(v, i);
+  }
+  __syncthreads();
+}
+
+// ---- array reductions (a[k] op= e at data-dependent k): atomics ------------------------------------------
+__device__ __forceinline__ void kiln_atomic_add(int* p, int v) { atomicAdd((unsigned*)p, (unsigned)v); }
+__device__ __forceinline__ void kiln_atomic_add(long long* p, long long v) { atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ void kiln_atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void kiln_atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void kiln_atomic_min(int* p, int v) { atomicMin(p, v); }
+__device__ __forceinline__ void kiln_atomic_min(long long* p, long long v) { atomicMin(p, v); }
+__device__ __forceinline__ void kiln_atomic_max(int* p, int v) { atomicMax(p, v); }
+__device__ __forceinline__ void kiln_atomic_max(long long* p, long long v) { atomicMax(p, v); }
+// The rest by compare-and-swap on the bits.
+template <class T, class Op>
+__device__ void kiln_atomic_cas32(T* p, T v, Op op) {
+  unsigned* a = (unsigned*)p;
+  unsigned old = *a, assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, 4);
+    const T next = op(cur, v);
+    unsigned bits;
+    memcpy(&bits, &next, 4);
+    old = atomicCAS(a, assumed, bits);
+  } while (old != assumed);
+}
+template <class T, class Op>
+__device__ void kiln_atomic_cas64(T* p, T v, Op op) {
+  unsigned long long* a = (unsigned long long*)p;
+  unsigned long long old = *a, assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, 8);
+    const T next = op(cur, v);
+    unsigned long long bits;
+    memcpy(&bits, &next, 8);
+    old = atomicCAS(a, assumed, bits);
+  } while (old != assumed);
+}
+__device__ __forceinline__ void kiln_atomic_mul(int* p, int v) { kiln_atomic_cas32(p, v, kiln_op_mul()); }
+__device__ __forceinline__ void kiln_atomic_mul(long long* p, long long v) { kiln_atomic_cas64(p, v, kiln_op_mul()); }
+__device__ __forceinline__ void kiln_atomic_mul(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_mul()); }
+__device__ __forceinline__ void kiln_atomic_mul(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_mul()); }
+__device__ __forceinline__ void kiln_atomic_min(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_min()); }
+__device__ __forceinline__ void kiln_atomic_min(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_min()); }
+__device__ __forceinline__ void kiln_atomic_max(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_max()); }
+__device__ __forceinline__ void kiln_atomic_max(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_max()); }
+
+// ---- failures: the first one of a call is kept, with its message -----------------------------------------
+struct KilnStatus {
+  int code;
+  char message[KILN_MESSAGE_BYTES];
+};
+
+__device__ int kiln_put_i64(char* out, int at, int end, long long v) {
+  char digits[24];
+  int n = 0;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do {
+    digits[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0 && at < end) out[at++] = '-';
+  while (n > 0 && at < end) out[at++] = digits[--n];
+  return at;
+}
+
+// Records code and `message` with each {} replaced by the next of args, unless a failure is already recorded.
+__device__ void kiln_fail(KilnStatus* status, int code, const char* message, int nargs, const long long* args) {
+  if (atomicCAS(&status->code, 0, code) != 0) return;
+  const int end = KILN_MESSAGE_BYTES - 1;
+  int at = 0, next = 0;
+  for (const char* c = message; *c && at < end; ++c) {
+    if (c[0] == '{' && c[1] == '}' && next < nargs) {
+      at = kiln_put_i64(status->message, at, end, args[next++]);
+      ++c;
+    } else {
+      status->message[at++] = *c;
+    }
+  }
+  status->message[at] = 0;
+}
+// ---- end of the kiln prelude ---------------------------------------------------------------------------
+)CUDA";
+
+}  // namespace
+
+std::string prelude() {
+  std::string text = kPrelude;
+  const std::string key = "KILN_MESSAGE_BYTES";
+  const std::string bytes = std::to_string(sizeof(KernelStatus::message));
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + bytes.size()))
+    text.replace(at, key.size(), bytes);
+  return text;
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,103 @@
+// What the CUDA emitter makes of a lowered kernel: CUDA C with one __global__ function per top-level parfor
+// (plus a fold kernel per reducing parfor), and for each of them how the host binds the parameters at
+// launch. The rest of the kernel (its sequential skeleton) runs on the host (host_program.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/stmt.hpp"
+
+namespace kiln::codegen::cuda {
+
+/// Reducing kernels use blocks of this many threads and at most kMaxReduceBlocks blocks, both pure
+/// functions of the extents: the partial results, and so the rounding, do not depend on the device.
+inline constexpr int kReduceThreads = 256;
+/// Also the block size of the fold kernel, which combines one partial per thread.
+inline constexpr int kMaxReduceBlocks = 1024;
+/// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
+inline constexpr int kSlotBytes = 8;
+
+/// Iterations of the innermost grid-stride loop a thread runs per round (KILN_CUDA_UNROLL, default 4): with
+/// __restrict__ pointers their loads are in flight together, which a memory-bound kernel needs to reach
+/// the bandwidth of the device. 1 turns unrolling and __restrict__ off.
+int unroll_factor();
+
+/// What a kernel parameter is bound to when the host launches it.
+enum class ParamKind : std::uint8_t {
+  Begin,    ///< axis: the parfor's lower bound in dimension `axis` (i64)
+  Count,    ///< axis: the number of iterations in dimension `axis` (u64)
+  Scalar,   ///< var: a scalar captured by value
+  Data,     ///< var: an array's element pointer
+  Extent,   ///< var, axis: an array's extent (i64)
+  Stride,   ///< var, axis: an array's stride in elements (i64)
+  Scratch,  ///< the reduction scratch buffer (device pointer)
+  Status,   ///< the device's KernelStatus (device pointer)
+};
+
+struct Param {
+  ParamKind kind;
+  const ir::VarNode* var = nullptr;
+  int axis = 0;
+};
+
+/// How a parfor's iterations are spread over threads.
+enum class Strategy : std::uint8_t {
+  Elementwise,  ///< no scalar reductions: grid-stride loops on a 1-3 d grid, block size from the occupancy API
+  Reduce,       ///< scalar reductions: grid-stride loops, then a fixed-order block tree and the fold kernel
+  ArgReduce,    ///< with argmin/argmax: each thread takes a contiguous run of the row-major space, combined in order
+};
+
+std::string_view name_of(Strategy s);
+
+/// Which terms the update condition of an argmin/argmax reduction has (ir::match_arg_update): the partials
+/// are combined with the same condition.
+struct ArgClauses {
+  bool nan_wins = false;         ///< `|| (isnan(x) && !isnan(var))`
+  bool empty_loses = false;      ///< `|| index < 0`
+};
+
+struct GpuKernel {
+  std::string name;        ///< the __global__ function (array pointers __restrict__ when unrolled)
+  std::string alias_name;  ///< the same without __restrict__, for calls whose arrays overlap, or ""
+  std::string fold_name;   ///< its fold kernel, or "" (only Reduce and ArgReduce have one)
+  int entry = -1, alias_entry = -1, fold_entry = -1;  ///< indices in Program::entries()
+  const ir::ParforStmt* parfor = nullptr;
+  Strategy strategy = Strategy::Elementwise;
+  int rank = 1;
+  int unroll = 1;  ///< iterations per round of the innermost loop (Elementwise and Reduce)
+  std::vector<Param> params;
+  /// The kernel's array parameters that are kernel arguments (only those can overlap: arrays allocated by
+  /// the kernel are distinct), with whether the parfor writes them. The host launches the alias variant
+  /// when a written one overlaps another.
+  std::vector<std::pair<const ir::VarNode*, bool>> argument_arrays;
+  std::vector<ir::Reduction> reductions;
+  std::vector<ArgClauses> clauses;  ///< per reduction (meaningful for ArgMin/ArgMax)
+  /// Scratch slot of each reduction's value; arg reductions use the next slot for their index.
+  std::vector<int> slot;
+  int slots = 0;
+  bool may_fail = false;  ///< contains checks or allocations: the host reads the status after it
+
+  /// Byte offsets in the scratch buffer: partials of slot s, and the final value of slot s.
+  static std::size_t partials_offset(int s) { return static_cast<std::size_t>(s) * kMaxReduceBlocks * kSlotBytes; }
+  std::size_t result_offset(int s) const { return partials_offset(slots) + static_cast<std::size_t>(s) * kSlotBytes; }
+  std::size_t scratch_bytes() const { return slots ? result_offset(slots) : 0; }
+};
+
+struct Program {
+  std::shared_ptr<const ir::Function> function;  ///< the lowered kernel (the nodes below point into it)
+  std::string prelude;                           ///< kiln's device helpers (ir/semantics.hpp in CUDA C)
+  std::string kernels;                           ///< the generated __global__ functions
+  std::vector<GpuKernel> gpu_kernels;
+  std::unordered_map<const ir::StmtNode*, std::size_t> kernel_of;  ///< top-level parfor -> gpu_kernels index
+
+  std::string source() const { return prelude + kernels; }
+  /// Every __global__ function, in the order of GpuKernel::entry, alias_entry and fold_entry.
+  std::vector<std::string> entries() const;
+};
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,147 @@
+#include "runtime/cuda/context.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <memory>
+
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::gpu {
+namespace {
+
+int attribute(CUdevice d, CUdevice_attribute a) {
+  int v = 0;
+  check(driver().cuDeviceGetAttribute(&v, a, d), "cuDeviceGetAttribute");
+  return v;
+}
+
+/// KILN_CUDA_DEVICE, or 0 when unset or not a number.
+int default_device() {
+  static const int d = [] {
+    const char* s = std::getenv("KILN_CUDA_DEVICE");
+    if (!s || !*s) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    return (end && *end == '\0' && v >= 0 && v < 1024) ? static_cast<int>(v) : 0;
+  }();
+  return d;
+}
+
+thread_local int t_current = -1;
+
+constexpr std::size_t kScratchGranule = 4096;
+
+}  // namespace
+
+Scratch& Scratch::operator=(Scratch&& o) noexcept {
+  if (this != &o) {
+    if (device_) device_->give_back(ptr_, bytes_);
+    device_ = o.device_;
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.device_ = nullptr;
+  }
+  return *this;
+}
+
+Scratch::~Scratch() {
+  if (device_) device_->give_back(ptr_, bytes_);
+}
+
+Device::Device(int ordinal) {
+  const DriverApi& d = driver();
+  int count = 0;
+  check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (ordinal < 0 || ordinal >= count)
+    throw DeviceError("CUDA device " + std::to_string(ordinal) + " does not exist (this machine has " +
+                      std::to_string(count) + ")");
+  CUdevice dev = 0;
+  check(d.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+  info_.ordinal = ordinal;
+  char name[256] = {};
+  check(d.cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+  info_.name = name;
+  info_.cc_major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info_.cc_minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info_.sm_count = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info_.max_threads_per_block = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info_.max_threads_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  info_.max_grid[0] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+  info_.max_grid[1] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  info_.max_grid[2] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  check(d.cuDeviceTotalMem(&info_.memory_bytes, dev), "cuDeviceTotalMem");
+  // The primary context is the one the CUDA runtime and other libraries share, so kiln's device memory
+  // and theirs are interchangeable.
+  check(d.cuDevicePrimaryCtxRetain(&ctx_, dev), "cuDevicePrimaryCtxRetain on device " + std::to_string(ordinal));
+  check(d.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  // Kernels that allocate inside a parfor use the device heap (8 MiB by default).
+  if (const char* mb = std::getenv("KILN_CUDA_HEAP_MB"); mb && std::atol(mb) > 0)
+    check(d.cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, static_cast<std::size_t>(std::atol(mb)) << 20), "cuCtxSetLimit");
+  // Non-blocking: kiln's work does not serialize with the legacy default stream of other code.
+  check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+}
+
+void Device::bind() const {
+  const DriverApi& d = driver();
+  CUcontext cur = nullptr;
+  if (d.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx_) return;
+  check(d.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
+}
+
+Scratch Device::scratch(std::size_t bytes) {
+  bytes = std::max<std::size_t>(kScratchGranule, (bytes + kScratchGranule - 1) / kScratchGranule * kScratchGranule);
+  Scratch s;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < free_.size(); ++i) {
+      if (free_[i].second >= bytes) {
+        s.ptr_ = free_[i].first;
+        s.bytes_ = free_[i].second;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        s.device_ = this;
+        return s;
+      }
+    }
+  }
+  bind();
+  check(driver().cuMemAlloc(&s.ptr_, bytes), "allocating " + std::to_string(bytes) + " bytes of scratch on CUDA device " +
+                                                 std::to_string(info_.ordinal));
+  s.bytes_ = bytes;
+  s.device_ = this;
+  return s;
+}
+
+void Device::give_back(CUdeviceptr p, std::size_t bytes) noexcept {
+  std::lock_guard lock(mutex_);
+  free_.emplace_back(p, bytes);
+}
+
+int device_count() noexcept {
+  if (!driver_available()) return 0;
+  int n = 0;
+  return driver().cuDeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+}
+
+Device& device(int ordinal) {
+  static std::mutex mutex;
+  static std::array<std::unique_ptr<Device>, 64> devices;
+  if (ordinal < 0 || ordinal >= static_cast<int>(devices.size()))
+    throw DeviceError("CUDA device " + std::to_string(ordinal) + " does not exist");
+  std::lock_guard lock(mutex);
+  auto& slot = devices[static_cast<std::size_t>(ordinal)];
+  if (!slot) slot = std::make_unique<Device>(ordinal);
+  return *slot;
+}
+
+int current_device() { return t_current >= 0 ? t_current : default_device(); }
+
+void set_current_device(int ordinal) {
+  const int n = device_count();
+  if (ordinal < 0 || ordinal >= n)
+    throw DeviceError("cannot select CUDA device " + std::to_string(ordinal) + ": this machine has " + std::to_string(n));
+  t_current = ordinal;
+}
+
+}  // namespace kiln::gpu

@@ -1,0 +1,87 @@
+// Devices: the primary context of each, kiln's stream on it, its limits, and small reusable device buffers.
+// Everything is created on first use and lives until the process ends.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kiln::gpu {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_grid[3] = {0, 0, 0};
+  std::size_t memory_bytes = 0;
+  /// "sm_90" for compute capability 9.0.
+  std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+};
+
+class Device;
+
+/// A device buffer borrowed from a device's scratch pool; returned to the pool on destruction. Work queued
+/// on the device's stream that uses it stays ordered before any later user of the same buffer, since every
+/// user queues on that one stream.
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(Scratch&& o) noexcept : device_(o.device_), ptr_(o.ptr_), bytes_(o.bytes_) { o.device_ = nullptr; }
+  Scratch& operator=(Scratch&& o) noexcept;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch();
+  CUdeviceptr ptr() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  friend class Device;
+  Device* device_ = nullptr;
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+class Device {
+ public:
+  explicit Device(int ordinal);  ///< retains the primary context; throws DeviceError
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  CUcontext context() const { return ctx_; }
+  /// kiln's stream on this device: every kernel call queues its copies and launches here.
+  CUstream stream() const { return stream_; }
+  /// Makes this device's context current on the calling thread (cheap when it already is).
+  void bind() const;
+
+  /// A device buffer of at least `bytes` (rounded up to 4 KiB), reused across calls.
+  Scratch scratch(std::size_t bytes);
+
+ private:
+  friend class Scratch;
+  void give_back(CUdeviceptr p, std::size_t bytes) noexcept;
+
+  DeviceInfo info_;
+  CUcontext ctx_ = nullptr;
+  CUstream stream_ = nullptr;
+  std::mutex mutex_;  // guards free_
+  std::vector<std::pair<CUdeviceptr, std::size_t>> free_;
+};
+
+/// Number of CUDA devices; 0 when there is no driver. Never throws.
+int device_count() noexcept;
+
+/// The device with this ordinal, initialized on first use. Throws DeviceError (no driver, bad ordinal).
+Device& device(int ordinal);
+
+/// The calling thread's device: set_current_device(), else KILN_CUDA_DEVICE, else 0.
+int current_device();
+void set_current_device(int ordinal);
+
+}  // namespace kiln::gpu

@@ -1,0 +1,78 @@
+#include "runtime/cuda/module.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::gpu {
+namespace {
+
+/// KILN_CUDA_BLOCK_SIZE: a multiple of 32 in [32, 1024], or 0 (use the occupancy API).
+int block_size_override() {
+  static const int v = [] {
+    const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE");
+    if (!s || !*s) return 0;
+    const int n = std::atoi(s);
+    return (n >= 32 && n <= 1024 && n % 32 == 0) ? n : 0;
+  }();
+  return v;
+}
+
+}  // namespace
+
+Module::Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
+               const std::vector<std::string>& names, double* load_us)
+    : dev_(&dev) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const DriverApi& d = driver();
+  dev.bind();
+  CUresult r = CUDA_ERROR_INVALID_IMAGE;
+  if (!cubin.empty() && arch == dev.info().arch()) {
+    r = d.cuModuleLoadData(&mod_, cubin.data());
+    from_cubin_ = r == CUDA_SUCCESS;
+  }
+  if (r != CUDA_SUCCESS) r = d.cuModuleLoadData(&mod_, ptx.c_str());  // the driver JIT-compiles the PTX
+  check(r, "loading a CUDA module (" + std::to_string(ptx.size()) + " bytes of PTX) on device " + std::to_string(dev.info().ordinal) +
+               " (" + dev.info().name + ")");
+  for (const auto& n : names) {
+    LoadedFunction f;
+    f.name = n;
+    const CUresult g = d.cuModuleGetFunction(&f.fn, mod_, n.c_str());
+    if (g != CUDA_SUCCESS) {
+      d.cuModuleUnload(mod_);
+      check(g, "kernel " + n + " is missing from its module");
+    }
+    int min_grid = 0, block = 0;
+    check(d.cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f.fn, nullptr, 0, 0), "occupancy of kernel " + n);
+    int max_block = 0;
+    check(d.cuFuncGetAttribute(&max_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn), "attributes of kernel " + n);
+    f.max_block_size = max_block;
+    const int o = block_size_override();
+    f.block_size = o ? std::min(o, max_block) : block;
+    f.block_size = std::max(32, f.block_size / 32 * 32);
+    functions_.push_back(f);
+  }
+  if (load_us) *load_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Module::~Module() {
+  if (!mod_) return;
+  // Best effort: at process exit the driver may already be shutting down.
+  if (driver_available()) {
+    dev_->bind();
+    driver().cuModuleUnload(mod_);
+  }
+}
+
+void launch(const Device& dev, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params) {
+  const CUresult r = driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, dev.stream(), params, nullptr);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError("launching CUDA kernel " + f.name + " (grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) + "x" +
+                      std::to_string(grid.z) + ", block " + std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
+                      std::to_string(block.z) + "): " + error_text(r));
+}
+
+}  // namespace kiln::gpu

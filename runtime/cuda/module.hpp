@@ -1,0 +1,50 @@
+// Loaded code: a CUDA module on one device, its kernels, their occupancy-derived block sizes, and launches.
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/cuda/context.hpp"
+
+namespace kiln::gpu {
+
+struct LoadedFunction {
+  CUfunction fn = nullptr;
+  std::string name;
+  int block_size = 256;  ///< threads per block that maximize occupancy (cuOccupancyMaxPotentialBlockSize)
+  int max_block_size = 1024;  ///< the most threads per block this kernel can be launched with
+};
+
+/// A module loaded into one device's context, unloaded on destruction.
+class Module {
+ public:
+  /// Loads the CUBIN when it was built for this device's architecture, else JIT-compiles the PTX (a newer
+  /// device than the compiler knew). `names` are the kernels to look up. `load_us` receives the time spent.
+  Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
+         const std::vector<std::string>& names, double* load_us = nullptr);
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module();
+
+  const LoadedFunction& function(std::size_t i) const { return functions_[i]; }
+  Device& device() const { return *dev_; }
+  bool loaded_from_cubin() const { return from_cubin_; }
+
+ private:
+  Device* dev_;
+  CUmodule mod_ = nullptr;
+  bool from_cubin_ = false;
+  std::vector<LoadedFunction> functions_;
+};
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// cuLaunchKernel on the device's stream; a failure to launch is a DeviceError naming `kernel`.
+void launch(const Device& dev, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params);
+
+}  // namespace kiln::gpu

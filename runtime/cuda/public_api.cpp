@@ -1,0 +1,129 @@
+// kiln/device.hpp on top of the driver: device selection, streams, device and pinned memory, copies.
+#include <string>
+
+#include "kiln/device.hpp"
+#include "runtime/cuda/context.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::cuda {
+namespace {
+
+gpu::Device& bound(int ordinal) {
+  gpu::Device& d = gpu::device(ordinal);
+  d.bind();
+  return d;
+}
+
+CUstream stream_of(const Stream* s, const gpu::Device& d) {
+  if (!s) return d.stream();
+  if (s->device() != d.info().ordinal)
+    throw DeviceError("a copy on device " + std::to_string(d.info().ordinal) + " was queued on a stream of device " +
+                      std::to_string(s->device()));
+  return static_cast<CUstream>(s->handle());
+}
+
+CUdeviceptr dptr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+/// Without a stream, copies are ordered after kiln's queued work on the device and finished on return.
+void finish(const Stream* s, const gpu::Device& d, const char* what) {
+  if (!s) gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), what);
+}
+
+}  // namespace
+
+bool available() { return gpu::device_count() > 0; }
+
+std::string unavailable_reason() {
+  std::string why;
+  return gpu::driver_available(&why) ? std::string() : why;
+}
+
+int device_count() { return gpu::device_count(); }
+void set_device(int ordinal) { gpu::set_current_device(ordinal); }
+int current_device() { return gpu::current_device(); }
+
+DeviceProperties properties(int ordinal) {
+  const gpu::DeviceInfo& i = gpu::device(ordinal).info();
+  return DeviceProperties{i.name, i.cc_major, i.cc_minor, i.sm_count, i.memory_bytes};
+}
+
+void synchronize(int ordinal) {
+  gpu::Device& d = bound(ordinal);
+  gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), "synchronizing CUDA device " + std::to_string(ordinal));
+}
+
+Stream::Stream(int device) : device_(device) {
+  bound(device);
+  CUstream s = nullptr;
+  gpu::check(gpu::driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "creating a CUDA stream");
+  handle_ = s;
+}
+
+Stream::~Stream() {
+  if (handle_ && gpu::driver_available()) gpu::driver().cuStreamDestroy(static_cast<CUstream>(handle_));
+}
+
+void Stream::synchronize() const {
+  bound(device_);
+  gpu::check(gpu::driver().cuStreamSynchronize(static_cast<CUstream>(handle_)), "synchronizing a CUDA stream");
+}
+
+namespace detail {
+
+void* device_alloc(std::size_t bytes, int device) {
+  if (bytes == 0) return nullptr;
+  bound(device);
+  CUdeviceptr p = 0;
+  const CUresult r = gpu::driver().cuMemAlloc(&p, bytes);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError("allocating " + std::to_string(bytes) + " bytes on CUDA device " + std::to_string(device) + ": " +
+                      gpu::error_text(r));
+  return reinterpret_cast<void*>(p);
+}
+
+void device_free(void* p, int device) noexcept {
+  if (!p || !gpu::driver_available()) return;
+  try {
+    bound(device);
+    gpu::driver().cuMemFree(dptr(p));
+  } catch (...) {
+    // Freeing cannot be reported from a destructor; the memory goes with the context.
+  }
+}
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream) {
+  if (bytes == 0) return;
+  gpu::Device& d = bound(device);
+  gpu::check(gpu::driver().cuMemcpyHtoDAsync(dptr(dst), src, bytes, stream_of(stream, d)), "copying to CUDA device");
+  finish(stream, d, "copying to CUDA device");
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream) {
+  if (bytes == 0) return;
+  gpu::Device& d = bound(device);
+  gpu::check(gpu::driver().cuMemcpyDtoHAsync(dst, dptr(src), bytes, stream_of(stream, d)), "copying from CUDA device");
+  finish(stream, d, "copying from CUDA device");
+}
+
+void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream) {
+  if (bytes == 0) return;
+  gpu::Device& d = bound(device);
+  gpu::check(gpu::driver().cuMemcpyDtoDAsync(dptr(dst), dptr(src), bytes, stream_of(stream, d)), "copying on CUDA device");
+  finish(stream, d, "copying on CUDA device");
+}
+
+void* pinned_alloc(std::size_t bytes) {
+  bound(current_device());
+  void* p = nullptr;
+  // PORTABLE: usable with every context, so a buffer serves any device.
+  const CUresult r = gpu::driver().cuMemHostAlloc(&p, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
+  if (r != CUDA_SUCCESS) throw DeviceError("allocating " + std::to_string(bytes) + " bytes of pinned host memory: " + gpu::error_text(r));
+  return p;
+}
+
+void pinned_free(void* p) noexcept {
+  if (p && gpu::driver_available()) gpu::driver().cuMemFreeHost(p);
+}
+
+}  // namespace detail
+}  // namespace kiln::cuda

@@ -1,0 +1,34 @@
+// kiln/device.hpp in a kiln built without the CUDA toolkit headers: no device exists, and every operation
+// that needs one reports why.
+#include "kiln/device.hpp"
+
+namespace kiln::cuda {
+namespace {
+
+[[noreturn]] void unavailable() {
+  throw DeviceError("no CUDA driver/GPU: this kiln was built without the CUDA toolkit (KILN_ENABLE_CUDA)");
+}
+
+}  // namespace
+
+bool available() { return false; }
+std::string unavailable_reason() { return "no CUDA driver/GPU: this kiln was built without the CUDA toolkit"; }
+int device_count() { return 0; }
+void set_device(int) { unavailable(); }
+int current_device() { return 0; }
+DeviceProperties properties(int) { unavailable(); }
+void synchronize(int) { unavailable(); }
+Stream::Stream(int device) : device_(device) { unavailable(); }
+Stream::~Stream() = default;
+void Stream::synchronize() const { unavailable(); }
+
+namespace detail {
+void* device_alloc(std::size_t, int) { unavailable(); }
+void device_free(void*, int) noexcept {}
+void copy_to_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
+void copy_to_host(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
+void copy_on_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
+void* pinned_alloc(std::size_t) { unavailable(); }
+void pinned_free(void*) noexcept {}
+}  // namespace detail
+}  // namespace kiln::cuda

@@ -1,0 +1,336 @@
+// The CUDA backend on a GPU: every test kernel against the interpreter (the differential suite), device
+// memory and streams, argument checking, determinism, and the errors a GPU can cause. Every test is skipped
+// without a driver and device.
+#include <algorithm>
+#include <cstdint>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdlib>
+#include <numbers>
+#include <thread>
+
+#include "codegen/cuda/arg_memory.hpp"
+#include "codegen/cuda/cuda_backend.hpp"
+#include "cuda_kernels.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln {
+namespace {
+
+namespace cu = codegen::cuda;
+using namespace cudatest;
+
+bool gpu_present() { return kiln::cuda::available(); }
+
+class Gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+// ---- the differential suite ---------------------------------------------------------------------------------
+
+class Differential : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const KernelCase& c : kernel_catalogue()) names.push_back(c.name);
+  return names;
+}
+
+TEST_P(Differential, MatchesTheInterpreter) {
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name != GetParam()) continue;
+    const cu::Compiled compiled = cu::compile(c.f, {});
+    int set = 0;
+    for (const Args& in : c.inputs()) {
+      SCOPED_TRACE(c.name + " input set " + std::to_string(set++));
+      auto ref = run_interpreter(c.f, in);
+      auto got = run_kernel(compiled.kernel, c.f, in);
+      expect_same(c.f, *ref, *got, c.tol);
+      if (ref->status != 0 && c.name == "checks") {  // the device formats the same message
+        EXPECT_NE(ref->message.find(got->message), std::string::npos) << ref->message << " vs " << got->message;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, Differential, ::testing::ValuesIn(case_names()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// ---- through kiln::jit: device arrays, results, argument checking -----------------------------------------
+
+auto saxpy_kernel() {
+  return kiln::jit("saxpy", [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
+  }, kiln::Options().on(kiln::Target::cuda));
+}
+
+TEST_F(Gpu, DeviceArraysRoundTrip) {
+  std::vector<float> v(1000003);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.5f;
+  const kiln::DeviceArray<float> d = kiln::to_device(v);
+  EXPECT_EQ(d.size(), 1000003);
+  EXPECT_EQ(d.device(), kiln::cuda::current_device());
+  EXPECT_EQ(d.to_vector(), v);
+  kiln::NDArray<double> h({3, 5});
+  for (int i = 0; i < 15; ++i) h[i] = i * 1.25;
+  const kiln::DeviceArray<double> d2 = kiln::to_device(h);
+  EXPECT_EQ(d2.shape(), (std::vector<std::int64_t>{3, 5}));
+  EXPECT_EQ(d2.stride(0), 5);
+  const kiln::NDArray<double> back = d2.clone().to_host();
+  EXPECT_EQ(back.to_vector(), h.to_vector());
+  const kiln::DeviceArray<std::int32_t> empty({0});
+  EXPECT_TRUE(empty.to_vector().empty());
+  EXPECT_THROW(kiln::DeviceArray<float>({2}).copy_from(std::span<const float>(v)), ShapeError);
+}
+
+TEST_F(Gpu, KernelsRunOnDeviceArraysWithoutCopies) {
+  auto saxpy = saxpy_kernel();
+  std::vector<float> x(1 << 20), y(1 << 20);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97), y[i] = static_cast<float>(i % 13);
+  kiln::DeviceArray<float> dx = kiln::to_device(x), dy = kiln::to_device(y);
+  saxpy(2.0f, dx, dy);
+  saxpy(2.0f, dx, dy);
+  const std::vector<float> got = dy.to_vector();
+  for (std::size_t i = 0; i < x.size(); i += 4099) ASSERT_EQ(got[i], y[i] + 4.0f * x[i]) << i;
+  // Mixed: a host array and a device array in one call (the host one is copied in and, written, back).
+  saxpy(1.0f, dx, y);
+  for (std::size_t i = 0; i < x.size(); i += 4099) ASSERT_EQ(y[i], static_cast<float>(i % 13) + x[i]) << i;
+}
+
+TEST_F(Gpu, OverlappingArgumentsAreNotRestrict) {
+  // One buffer passed as both arguments: within an iteration the read must see the write before it, which
+  // the __restrict__ variant of the kernel would not promise.
+  auto k = kiln::jit("overlap", [](kiln::Array<float> y, kiln::Array<float> x, kiln::Array<float> out) {
+    kiln::prange(y.shape(0), [&](kiln::Int i) {
+      y[i] = 7.0f;
+      out[i] = x[i] * 2.0f;
+    });
+  }, kiln::Options().on(kiln::Target::cuda));
+  std::vector<float> init(1 << 20, 1.0f);
+  kiln::DeviceArray<float> a = kiln::to_device(init), b = kiln::to_device(init), out({1 << 20});
+  k(a, a, out);  // x is y: out = 14
+  for (float v : out.to_vector()) ASSERT_EQ(v, 14.0f);
+  k(a, b, out);  // distinct: out = 2
+  for (float v : out.to_vector()) ASSERT_EQ(v, 2.0f);
+  std::vector<float> h = init, o(1 << 20);
+  k(h, h, o);  // one host array passed twice gets one device copy
+  for (float v : o) ASSERT_EQ(v, 14.0f);
+  auto saxpy = saxpy_kernel();
+  kiln::DeviceArray<float> x = kiln::to_device(init);
+  saxpy(2.0f, x, x);  // y = 2 x + x
+  for (float v : x.to_vector()) ASSERT_EQ(v, 3.0f);
+}
+
+TEST_F(Gpu, ScalarAndArrayResultsComeBackToTheHost) {
+  auto dot = kiln::jit("dot", [](kiln::Array<double> x, kiln::Array<double> y) {
+    kiln::Double s = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * y[i]; });
+    return s;
+  }, kiln::Options().on(kiln::Target::cuda));
+  std::vector<double> x(100000, 0.5), y(100000, 4.0);
+  EXPECT_EQ(dot(x, y), 200000.0);
+  EXPECT_EQ(dot(kiln::to_device(x), kiln::to_device(y)), 200000.0);
+  auto scaled = kiln::jit("scaled", [](kiln::Array<float, 2> a, kiln::Float f) {
+    auto out = kiln::empty<float>(a.shape(0), a.shape(1));
+    kiln::prange(kiln::shape(a.shape(0), a.shape(1)), [&](kiln::Int i, kiln::Int j) { out(i, j) = a(i, j) * f; });
+    return out;
+  }, kiln::Options().on(kiln::Target::cuda));
+  kiln::NDArray<float> a({300, 7});
+  for (int i = 0; i < 2100; ++i) a[i] = static_cast<float>(i);
+  for (const kiln::NDArray<float>& r : {scaled(a, 2.0f), scaled(kiln::to_device(a), 2.0f)}) {
+    ASSERT_EQ(r.shape(), (std::vector<std::int64_t>{300, 7}));
+    for (int i = 0; i < 2100; ++i) ASSERT_EQ(r[i], 2.0f * static_cast<float>(i));
+  }
+}
+
+TEST_F(Gpu, DeviceArraysAreTypeChecked) {
+  auto saxpy = saxpy_kernel();
+  kiln::DeviceArray<double> wrong({10});
+  kiln::DeviceArray<float> right({10});
+  try {
+    saxpy(1.0f, wrong, right);
+    FAIL() << "a DeviceArray<double> was accepted for an Array<float>";
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("kiln::DeviceArray of f64"), std::string::npos) << e.what();
+  }
+  for (kiln::Target t : {kiln::Target::cpu, kiln::Target::interpreter}) {
+    if (t == kiln::Target::cpu && !kiln::has_cpu_backend()) continue;
+    try {
+      saxpy.on(t)(1.0f, right, right);
+      FAIL() << "a DeviceArray was passed to the " << name_of(t) << " target";
+    } catch (const TypeError& e) {
+      EXPECT_NE(std::string(e.what()).find("GPU memory"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(Gpu, AsyncCopiesOnAStream) {
+  kiln::cuda::Stream stream;
+  kiln::cuda::PinnedBuffer<double> host(1 << 20);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<double>(i) * 3;
+  kiln::DeviceArray<double> d({1 << 20});
+  d.copy_from(host.span(), &stream);
+  kiln::cuda::PinnedBuffer<double> back(1 << 20);
+  d.copy_to(back.span(), &stream);
+  stream.synchronize();
+  for (std::size_t i = 0; i < back.size(); i += 1021) ASSERT_EQ(back[i], static_cast<double>(i) * 3);
+}
+
+TEST_F(Gpu, DeviceSelection) {
+  const int n = kiln::cuda::device_count();
+  ASSERT_GE(n, 1);
+  kiln::cuda::set_device(0);
+  EXPECT_EQ(kiln::cuda::current_device(), 0);
+  EXPECT_THROW(kiln::cuda::set_device(n), DeviceError);
+  const kiln::cuda::DeviceProperties p = kiln::cuda::properties(0);
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_GE(p.compute_major, 7);
+  EXPECT_GT(p.multiprocessors, 0);
+  std::printf("[ device   ] %s, compute %d.%d, %d SMs, %.1f GiB\n", p.name.c_str(), p.compute_major, p.compute_minor,
+              p.multiprocessors, static_cast<double>(p.memory_bytes) / (1 << 30));
+}
+
+// ---- determinism, concurrency ---------------------------------------------------------------------------------
+
+TEST_F(Gpu, FloatReductionsAreBitwiseIdenticalRunToRun) {
+  auto sum = kiln::jit("sum", [](kiln::Array<float> x) {
+    kiln::Float s = 0.0f;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * 1.000001f; });
+    return s;
+  }, kiln::Options().on(kiln::Target::cuda));
+  std::vector<float> x(10'000'019);
+  double exact = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(uniform(-1, 1));
+    exact += static_cast<double>(x[i] * 1.000001f);
+  }
+  const kiln::DeviceArray<float> d = kiln::to_device(x);
+  const float first = sum(d);
+  EXPECT_NEAR(first, exact, 0.5);
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(std::bit_cast<std::uint32_t>(sum(d)), std::bit_cast<std::uint32_t>(first));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(sum(x)), std::bit_cast<std::uint32_t>(first));  // host arrays: the same tree
+}
+
+TEST_F(Gpu, ConcurrentCallsFromHostThreads) {
+  auto pi = kiln::jit("pi", [](kiln::Int n) {
+    kiln::Double s = 0.0, step = 1.0 / kiln::to_double(n);
+    kiln::prange(n, [&](kiln::Int i) {
+      auto x = (kiln::to_double(i) + 0.5) * step;
+      s += 4.0 / (1.0 + x * x);
+    });
+    return s * step;
+  }, kiln::Options().on(kiln::Target::cuda));
+  std::atomic<int> good{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.emplace_back([&, w] {
+      for (int r = 0; r < 10; ++r)
+        if (std::fabs(pi(1'000'000 + w * 1000 + r) - std::numbers::pi) < 1e-9) good++;
+    });
+  for (auto& t : workers) t.join();
+  EXPECT_EQ(good.load(), 40);
+}
+
+// ---- errors -----------------------------------------------------------------------------------------------------
+
+TEST_F(Gpu, OutOfDeviceMemoryIsADeviceErrorAndLeaksNothing) {
+  EXPECT_THROW(kiln::DeviceArray<float>({std::int64_t{1} << 42}), DeviceError);
+  auto huge = kiln::jit("huge", [](kiln::Int n) {
+    auto a = kiln::empty<float>(n);
+    kiln::prange(n, [&](kiln::Int i) { a[i] = 1.0f; });
+    return a;
+  }, kiln::Options().on(kiln::Target::cuda));
+  gpu::Device& dev = gpu::device(kiln::cuda::current_device());
+  dev.bind();
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  EXPECT_EQ(huge(1000).size(), 1000);
+  kiln::cuda::synchronize(kiln::cuda::current_device());
+  gpu::check(gpu::driver().cuMemGetInfo(&free_before, &total), "cuMemGetInfo");
+  for (int r = 0; r < 5; ++r) {
+    try {
+      huge(std::int64_t{1} << 42);
+      FAIL() << "a 16 TiB array was allocated";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("out of device memory"), std::string::npos) << e.what();
+    }
+  }
+  kiln::cuda::synchronize(kiln::cuda::current_device());
+  gpu::check(gpu::driver().cuMemGetInfo(&free_after, &total), "cuMemGetInfo");
+  EXPECT_LE(free_before - std::min(free_before, free_after), std::size_t{64} << 20);  // stream-ordered pool slack only
+  EXPECT_EQ(huge(1000).size(), 1000);  // the device is fine afterwards
+}
+
+TEST_F(Gpu, IllegalAddressIsADeviceErrorNamingTheKernel) {
+  // An illegal address poisons the CUDA context for the rest of the process, so it happens in a child.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Var x = array_param("x", DType::F32, 1, true);
+        Var i = index("i");
+        const ir::Function f = function("wild", {x}, {parfor({i}, {dim(x)}, store(x, {val(i) * i64c(std::int64_t{1} << 40)}, num(DType::F32, 1)))});
+        const cu::Compiled c = cu::compile(f, {});
+        TestArray a(DType::F32, {1000});
+        Args in = {array_arg(a)};
+        try {
+          run_kernel(c.kernel, f, in);
+        } catch (const DeviceError& e) {
+          const std::string m = e.what();
+          std::fprintf(stderr, "%s\n", m.c_str());
+          std::exit(m.find("wild_k0") != std::string::npos && m.find("ILLEGAL_ADDRESS") != std::string::npos ? 0 : 3);
+        }
+        std::exit(2);
+      },
+      ::testing::ExitedWithCode(0), "wild");
+}
+
+TEST_F(Gpu, DumpPrintsTheCudaSource) {
+  setenv("KILN_DUMP_CUDA", "1", 1);
+  ::testing::internal::CaptureStderr();
+  auto k = kiln::jit("dumped", [](kiln::Array<float> x) { kiln::prange(x.shape(0), [&](kiln::Int i) { x[i] = x[i] + 1.0f; }); },
+                     kiln::Options().on(kiln::Target::cuda));
+  std::vector<float> v(10, 1.0f);
+  k(v);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  unsetenv("KILN_DUMP_CUDA");
+  EXPECT_NE(err.find("extern \"C\" __global__ void dumped_k0("), std::string::npos) << err;
+  EXPECT_EQ(v[9], 2.0f);
+}
+
+TEST_F(Gpu, CompileTimeAndCallOverhead) {
+  // Reported, and bounded loosely so that a pathological path shows up as a failure.
+  std::vector<double> compile_ms;
+  for (int r = 0; r < 3; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto k = saxpy_kernel();
+    kiln::DeviceArray<float> x({1}), y({1});
+    k(1.0f, x, y);
+    compile_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  auto k = saxpy_kernel();
+  kiln::DeviceArray<float> x({1}), y({1});
+  k(1.0f, x, y);
+  const int calls = 2000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < calls; ++r) k(1.0f, x, y);
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / calls;
+  std::printf("[ compile  ] saxpy: %.1f / %.1f / %.1f ms cold; call (launch + synchronize) %.1f us\n", compile_ms[0], compile_ms[1],
+              compile_ms[2], us);
+  EXPECT_LT(compile_ms[2], 5000.0);
+  EXPECT_LT(us, 1000.0);
+}
+
+}  // namespace
+}  // namespace kiln
