@@ -76,23 +76,27 @@ std::optional<ArgUpdate> match_arg_update(const IfStmt& s, const Reduction& r) {
   const BinaryOp better = r.op == ReduceOp::ArgMin ? BinaryOp::Lt : BinaryOp::Gt;
   std::vector<Expr> terms;
   disjuncts(s.cond, terms);
-  bool has_compare = false;
+  bool has_compare = false, has_empty = false, has_nan = false;
   for (const Expr& t : terms) {
     const auto* b = dyn<BinaryExpr>(t);
     if (!b) return std::nullopt;
     if (b->op == better && equal(b->a, x) && is_ref(b->b, v)) {
       has_compare = true;
     } else if (b->op == BinaryOp::Lt && is_ref(b->a, i) && is_const_value(b->b, 0)) {
-      // index < 0: nothing found yet
+      has_empty = true;  // index < 0: nothing found yet
     } else if (b->op == BinaryOp::And && is_isnan_of(b->a, [&](const Expr& a) { return equal(a, x); })) {
       const auto* n = dyn<UnaryExpr>(b->b);
       if (!n || n->op != UnaryOp::Not || !is_isnan_of(n->a, [&](const Expr& a) { return is_ref(a, v); }))
         return std::nullopt;
+      has_nan = true;
     } else {
       return std::nullopt;
     }
   }
   if (!has_compare) return std::nullopt;
+  // "Nothing yet" lets a NaN in as a block's first element; without the NaN rule it could never be
+  // replaced there, although in sequential order a number before that block would have kept it out.
+  if (has_empty && !has_nan && is_float(x->type)) return std::nullopt;
   return ArgUpdate{x, k, s.cond};
 }
 

@@ -22,7 +22,8 @@ struct ArgUpdate {
 /// Matches the update of an ArgMin/ArgMax reduction r. The condition is a disjunction (||) of:
 ///   `x < var` (`x > var` for ArgMax) — required;
 ///   `isnan(x) && !isnan(var)`        — NaN wins over numbers (NumPy's rule);
-///   `index < 0`                      — anything beats "nothing yet".
+///   `index < 0`                      — anything beats "nothing yet" (for floats only together with the NaN
+///                                      rule: otherwise a NaN first in a block would stick there).
 /// x and k must not read var or index; there is no else branch. The same condition, evaluated with a later
 /// block's partial as x and the running result as (var, index), combines partials in order exactly.
 std::optional<ArgUpdate> match_arg_update(const IfStmt& s, const Reduction& r);
