@@ -9,6 +9,7 @@
 
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/reductions.hpp"
 #include "passes/loop_analysis.hpp"
 
 namespace kiln::passes {
@@ -46,15 +47,38 @@ struct LoopFacts {
 
 bool has_free_var(const Expr& e) { return !free_vars(e).empty(); }
 
+/// Every argmin/argmax reduction of the function: their updates must keep the shape ir/reductions.hpp
+/// matches (`isnan(x)` in the condition, x also assigned), so nothing is extracted from them.
+std::vector<Reduction> arg_reductions(const Function& f) {
+  struct Collect : IRVisitor {
+    std::vector<Reduction> out;
+    void visit(const ParforStmt& p) override {
+      for (const auto& r : p.reductions)
+        if (is_arg_reduction(r.op)) out.push_back(r);
+      IRVisitor::visit(p);
+    }
+  } c;
+  c.walk(f.body);
+  return std::move(c.out);
+}
+
 /// Replaces maximal invariant pure subexpressions by variables declared before the loop.
 class Extract : public IRMutator {
  public:
-  Extract(const LoopFacts& facts, std::vector<std::pair<Var, Expr>>& hoisted) : facts_(facts), hoisted_(hoisted) {}
+  Extract(const LoopFacts& facts, const std::vector<Reduction>& args, std::vector<std::pair<Var, Expr>>& hoisted)
+      : facts_(facts), args_(args), hoisted_(hoisted) {}
 
  protected:
   using IRMutator::visit;
   const LoopFacts& facts_;
+  const std::vector<Reduction>& args_;
   std::vector<std::pair<Var, Expr>>& hoisted_;
+
+  Stmt visit(const IfStmt& s, const Stmt& self) override {
+    for (const auto& r : args_)
+      if (match_arg_update(s, r)) return self;
+    return IRMutator::visit(s, self);
+  }
 
   Expr replace(const Expr& self) {
     for (const auto& [v, e] : hoisted_)
@@ -86,7 +110,7 @@ class Extract : public IRMutator {
 
 class Hoister {
  public:
-  explicit Hoister(PassContext& ctx) : ctx_(ctx) {}
+  Hoister(const Function& f, PassContext& ctx) : ctx_(ctx), args_(arg_reductions(f)) {}
 
   Stmt body(const Stmt& s) {
     if (!s) return s;
@@ -99,6 +123,7 @@ class Hoister {
 
  private:
   PassContext& ctx_;
+  std::vector<Reduction> args_;
 
   /// The statements that replace `s`: what was hoisted out of it, then `s` itself.
   std::vector<Stmt> process(const Stmt& s) {
@@ -163,7 +188,7 @@ class Hoister {
 
     // Then invariant pure subexpressions anywhere in what is left.
     std::vector<std::pair<Var, Expr>> hoisted;
-    Extract extract(facts, hoisted);
+    Extract extract(facts, args_, hoisted);
     for (auto& s : kept) s = extract.mutate(s);
     for (const auto& [v, e] : hoisted) {
       out.push_back(make_let(v, e));
@@ -178,7 +203,7 @@ class Hoister {
 }  // namespace
 
 ir::Function hoist_invariants(const ir::Function& f, PassContext& ctx) {
-  Hoister h(ctx);
+  Hoister h(f, ctx);
   ir::Function out = f;
   out.body = h.body(f.body);
   return out;

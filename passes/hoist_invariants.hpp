@@ -8,7 +8,8 @@ namespace kiln::passes {
 /// reassigned in the loop and its initializer reads nothing the loop declares or assigns, and loads only
 /// arrays the loop cannot write (no store to the array or to a parameter that may be the same array);
 /// a hoisted load is guarded by the loop being non-empty and is not moved past a run-time check. Then
-/// every maximal invariant pure subexpression of two or more nodes becomes a `let` before the loop.
+/// every maximal invariant pure subexpression of two or more nodes becomes a `let` before the loop, except
+/// inside argmin/argmax updates, whose shape the verifier and backends match.
 ir::Function hoist_invariants(const ir::Function& f, PassContext& ctx);
 
 }  // namespace kiln::passes
