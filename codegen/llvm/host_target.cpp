@@ -18,8 +18,6 @@ namespace kiln::codegen::cpu::detail {
 namespace {
 
 HostTarget describe_host() {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   HostTarget h;
   h.triple = llvm::sys::getProcessTriple();
   h.cpu = llvm::sys::getHostCPUName().str();
@@ -45,6 +43,14 @@ const HostTarget& host_target() {
 }
 
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level) {
+  // Registered only here: describing the host and linking cached objects need no target (a cache hit's
+  // start-up stays small).
+  static const bool registered = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)registered;
   const HostTarget& host = host_target();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(host.triple, error);

@@ -1,14 +1,16 @@
 #include "codegen/llvm/jit.hpp"
 
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/EPCEHFrameRegistrar.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
 #include <chrono>
-#include <sstream>
 
 #include "codegen/llvm/host_target.hpp"
 #include "kiln/error.hpp"
@@ -32,11 +34,11 @@ class Jit {
     const auto start = std::chrono::steady_clock::now();
     // Names only need to be unique; the debug name makes them readable in JIT diagnostics.
     const std::string name = "kiln." + std::string(debug_name) + "." + std::to_string(next_id_++);
-    orc::JITDylib& jd = check(lljit_->createJITDylib(name), name);
-    jd.addToLinkOrder(lljit_->getMainJITDylib());
+    orc::JITDylib& jd = check(es_->createJITDylib(name), name);
+    jd.addToLinkOrder(*main_);
     try {
-      check(lljit_->addObjectFile(jd, llvm::MemoryBuffer::getMemBufferCopy(object, name)), name);
-      const orc::ExecutorAddr entry = check(lljit_->lookup(jd, "kiln_entry"), name);
+      check(linker_->add(jd, llvm::MemoryBuffer::getMemBufferCopy(object, name)), name);
+      const orc::ExecutorAddr entry = check(es_->lookup({&jd}, es_->intern("kiln_entry")), name).getAddress();
       CompiledKernel k;
       k.entry = entry.toPtr<KernelEntry>();
       k.keepalive = std::shared_ptr<void>(&jd, [this](void* p) { remove(*static_cast<orc::JITDylib*>(p)); });
@@ -49,26 +51,26 @@ class Jit {
   }
 
  private:
-  std::unique_ptr<orc::LLJIT> lljit_;
+  std::unique_ptr<orc::ExecutionSession> es_;
+  std::unique_ptr<orc::ObjectLinkingLayer> linker_;
+  orc::JITDylib* main_ = nullptr;
   std::atomic<std::uint64_t> next_id_{0};
 
+  // Only an execution session and a JITLink object layer: kernels arrive as objects, so LLJIT's IR layers
+  // and the TargetMachine it creates at start-up (~0.5 ms, paid by a process whose kernels all come from
+  // the disk cache) are never needed.
   Jit() {
-    const HostTarget& host = host_target();
     libmvec_available();  // before the process-symbol generator first searches
-    orc::JITTargetMachineBuilder jtmb{llvm::Triple(host.triple)};
-    jtmb.setCPU(host.cpu);
-    std::istringstream features(host.features);
-    for (std::string f; std::getline(features, f, ',');) jtmb.getFeatures().AddFeature(f);
-    jtmb.setRelocationModel(llvm::Reloc::PIC_);
-    jtmb.setCodeModel(llvm::CodeModel::Small);
-    lljit_ = check(orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(), "startup");
-
-    orc::JITDylib& main = lljit_->getMainJITDylib();
+    es_ = std::make_unique<orc::ExecutionSession>(check(orc::SelfExecutorProcessControl::Create(), "startup"));
+    linker_ = std::make_unique<orc::ObjectLinkingLayer>(*es_);
+    linker_->addPlugin(std::make_unique<orc::EHFrameRegistrationPlugin>(
+        *es_, check(orc::EPCEHFrameRegistrar::Create(*es_), "startup")));
+    main_ = &es_->createBareJITDylib("kiln.main");
     // The runtime by address, so kernels find it even where libkiln's symbols are not exported.
     orc::SymbolMap runtime;
     auto define = [&](const char* symbol, auto* fn) {
-      runtime[lljit_->mangleAndIntern(symbol)] = {orc::ExecutorAddr::fromPtr(fn),
-                                                  llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      runtime[es_->intern(symbol)] = {orc::ExecutorAddr::fromPtr(fn),
+                                      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     };
     define("kiln_rt_parfor", &kiln_rt_parfor);
     define("kiln_rt_reduce_blocks", &kiln_rt_reduce_blocks);
@@ -80,15 +82,14 @@ class Jit {
     define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
     define("kiln_rt_private_copies", &kiln_rt_private_copies);
     define("kiln_rt_fail", &kiln_rt_fail);
-    check(main.define(orc::absoluteSymbols(std::move(runtime))), "startup");
-    // libm, libmvec (loaded globally by libmvec_available) and the C library, from the process.
-    main.addGenerator(check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-                                lljit_->getDataLayout().getGlobalPrefix()),
-                            "startup"));
+    check(main_->define(orc::absoluteSymbols(std::move(runtime))), "startup");
+    // libm, libmvec (loaded globally by libmvec_available) and the C library, from the process. ELF
+    // symbols have no global prefix.
+    main_->addGenerator(check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess('\0'), "startup"));
   }
 
   void remove(orc::JITDylib& jd) {
-    if (llvm::Error err = lljit_->getExecutionSession().removeJITDylib(jd))
+    if (llvm::Error err = es_->removeJITDylib(jd))
       llvm::logAllUnhandledErrors(std::move(err), llvm::errs(), "kiln: releasing a JIT-compiled kernel: ");
   }
 
