@@ -6,4 +6,6 @@ bash tools/setup.sh
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
+# The tests' kernels go to a cache of their own, not the user's.
+export KILN_CACHE_DIR="$PWD/build/test-kernel-cache"
 ctest --test-dir build --output-on-failure -j "$jobs"
