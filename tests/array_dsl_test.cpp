@@ -455,7 +455,6 @@ TEST(Reductions, WholeArrayMatchesNumPy) {
     });
   }, interp());
   for (std::int64_t n : kSizes) {
-    if (n == 1) continue;  // see array_analysis_test's DISABLED_HoistingKeepsArgReductionUpdates
     for (bool specials : {false, true}) {
       const auto a = random_values(static_cast<size_t>(n), 12 + static_cast<std::uint64_t>(n), 0.5, 1.5, specials);
       std::vector<double> out(7, 0);
