@@ -17,6 +17,7 @@
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/status.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -84,8 +85,20 @@ std::string arg_text(const ArgValue& a) {
   return std::string(a.cpp_type) + " of " + std::string(name_of(a.dtype)) + " with rank " + std::to_string(a.rank);
 }
 
-/// Converts a scalar argument to the parameter's type when no information is lost; returns an error text
-/// otherwise.
+/// An array argument's part of the signature: 0x80 | rank-1 | unit innermost stride << 2 | unit extents << 3.
+/// (Scalars contribute 0: their values are parameters.)
+std::uint8_t array_code(const ArgValue& a) {
+  const int r = a.rank;
+  const bool unit_stride = a.array.strides[r - 1] == 1 || a.array.shape[r - 1] <= 1;
+  unsigned unit_dims = 0;
+  for (int d = 0; d < r; ++d)
+    if (a.array.shape[d] == 1) unit_dims |= 1u << d;
+  return static_cast<std::uint8_t>(0x80u | static_cast<unsigned>(r - 1) | (unit_stride ? 4u : 0u) | (unit_dims << 3));
+}
+
+/// Converts a scalar argument to the parameter's type as C++ converts implicitly (so a double passed for a
+/// Float parameter is rounded), except that floats never become integers, nothing becomes or stops being
+/// bool, and an integer must fit its parameter. Returns an error text when the conversion is refused.
 std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
   if (std::strncmp(a.cpp_type, "unsigned integer too large", 26) == 0) return a.cpp_type;
   const DType from = a.dtype;
@@ -110,17 +123,6 @@ std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
     case DType::Bool: break;
   }
   return "unsupported conversion";
-}
-
-[[noreturn]] void throw_status(const std::string& kernel, const KernelStatus& s) {
-  const std::string msg = "kernel '" + kernel + "': " + s.message;
-  switch (s.code) {
-    case kShapeMismatch: throw ShapeError(msg);
-    case kIndexOutOfRange: throw IndexError(msg);
-    case kValueError: throw ValueError(msg);
-    case kOutOfMemory: throw Error(msg);
-    default: throw Error(msg + " (status " + std::to_string(s.code) + ")");
-  }
 }
 
 }  // namespace
@@ -191,7 +193,7 @@ int KernelCore::options_id(const Options& o) {
         all[i].keep_llvm_ir == o.keep_llvm_ir)
       return static_cast<int>(i);
   if (o.opt_level < 0 || o.opt_level > 3)
-    throw Error("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));
+    throw ValueError("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));
   all.push_back(o);
   return static_cast<int>(all.size() - 1);
 }
@@ -217,9 +219,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
       m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
     if (p.is_array) {
-      const int r = a.rank;
-      const bool unit = a.array.strides[r - 1] == 1 || a.array.shape[r - 1] <= 1;
-      key.codes[i] = static_cast<std::uint8_t>(1 + 2 * r + unit);
+      key.codes[i] = array_code(a);
       argv[i] = &a.array;
       if (!a.writable) read_only |= 1u << i;
       if (a.on_device) {
@@ -256,7 +256,8 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
         m.type_error(i, "is written by the kernel but was passed read-only (const " + std::string(args[i].cpp_type) + ")");
   }
   KernelStatus status;
-  if (v->code(argv.data(), result, &status) != 0) throw_status(m.name, status);
+  if (v->code(argv.data(), result, &status) != 0)
+    ir::throw_status(status.code, "kernel '" + m.name + "': " + status.message);
   m.last.store(v, std::memory_order_relaxed);
   return v->result_rank;
 }
@@ -270,10 +271,11 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
 
   std::vector<ParamInstance> inst;
   for (std::size_t i = 0; i < params.size(); ++i) {
-    ParamInstance pi{params[i], 0, false};
+    ParamInstance pi{params[i], 0, false, 0};
     if (params[i].is_array) {
       pi.rank = args[i].rank;
-      pi.unit_stride = (key.codes[i] - 1) % 2 == 1;
+      pi.unit_stride = (key.codes[i] >> 2) & 1;
+      pi.unit_dims = static_cast<std::uint8_t>((key.codes[i] >> 3) & 0xF);
     }
     inst.push_back(pi);
   }
