@@ -23,6 +23,12 @@ class UsesVar : public IRVisitor {
     found |= s.target.get() == v_;
     IRVisitor::visit(s);
   }
+  void visit(const BindStmt& s) override { found |= s.target.get() == v_ || s.source.get() == v_; }
+  void visit(const StencilStmt& s) override {
+    found |= s.target.get() == v_;
+    for (const auto& w : s.windows) found |= w.get() == v_;
+    IRVisitor::visit(s);
+  }
   void visit(const ParforStmt& s) override {
     for (const auto& r : s.reductions) found |= r.var.get() == v_ || r.index.get() == v_;
     for (const auto& r : s.array_reductions) found |= r.array.get() == v_;
@@ -108,6 +114,21 @@ class FreeVars : public IRVisitor {
     walk(s.value);
     defined_.insert(s.target.get());
   }
+  void visit(const BindStmt& s) override {
+    use(s.source);
+    if (s.declare) defined_.insert(s.target.get());
+    else use(s.target);
+  }
+  void visit(const StencilStmt& s) override {
+    for (const auto& e : s.shape) walk(e);
+    for (const auto& w : s.windows) use(w);
+    if (!s.allocate) use(s.target);
+    for (const auto& i : s.indices) defined_.insert(i.get());
+    for (const auto& e : s.target_index) walk(e);
+    walk(s.value);
+    walk(s.cval);
+    if (s.allocate) defined_.insert(s.target.get());
+  }
   void visit(const ParforStmt& s) override {
     for (const auto& b : s.begins) walk(b);
     for (const auto& e : s.ends) walk(e);
@@ -140,6 +161,13 @@ class Writes : public IRVisitor {
   void visit(const MapStmt& s) override {
     stored.insert(s.target.get());
     IRVisitor::visit(s);
+  }
+  void visit(const StencilStmt& s) override {
+    stored.insert(s.target.get());
+    IRVisitor::visit(s);
+  }
+  void visit(const BindStmt& s) override {
+    if (!s.declare) assigned.insert(s.target.get());  // rebinding changes what the variable names
   }
 };
 
@@ -219,6 +247,14 @@ VarSet stored_arrays(const Stmt& s) {
   Writes w;
   w.walk(s);
   return std::move(w.stored);
+}
+
+bool may_alias(const VarNode* a, const VarNode* b) {
+  if (a == b) return true;
+  if (!a->type.is_array() || !b->type.is_array() || a->type.elem != b->type.elem) return false;
+  // Two parameters may be the same array passed twice; a binding may name any array of its type.
+  if (a->kind == VarKind::Param && b->kind == VarKind::Param) return true;
+  return a->kind == VarKind::Binding || b->kind == VarKind::Binding;
 }
 
 bool equal(const Expr& a, const Expr& b) {

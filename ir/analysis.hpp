@@ -23,9 +23,15 @@ inline bool is_speculatable(const Expr& e) { return !has_load(e); }
 std::vector<Var> free_vars(const Stmt& s);
 std::vector<Var> free_vars(const Expr& e);
 
-/// Scalars assigned and arrays stored to inside `s`.
+/// Scalars assigned (and array bindings rebound) and arrays stored to inside `s`.
 VarSet assigned_vars(const Stmt& s);
 VarSet stored_arrays(const Stmt& s);
+
+/// True if array variables a and b may name the same memory: the same variable, two array parameters of one
+/// element type (the caller may pass one array twice), or a Binding and any array of its element type.
+/// Arrays allocated by the kernel alias nothing else. (Partly overlapping views of one buffer passed as two
+/// parameters are not supported.)
+bool may_alias(const VarNode* a, const VarNode* b);
 
 /// Structural equality: same operators, constants (bitwise, so NaN == NaN) and variables (by identity).
 bool equal(const Expr& a, const Expr& b);

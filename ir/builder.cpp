@@ -286,6 +286,49 @@ Stmt make_map_into(Var target, std::vector<Var> indices, std::vector<Expr> shape
                                    std::move(target_index), std::move(value), std::move(origin));
 }
 
+Stmt make_bind(Var target, Var source, bool declare) {
+  if (!target || target->kind != VarKind::Binding || !target->type.is_array())
+    fail("bind needs an array variable of kind Binding as its target");
+  if (!source || !source->type.is_array()) fail("bind needs an array source");
+  const Type& t = target->type;
+  const Type& s = source->type;
+  if (t.elem != s.elem || t.rank != s.rank)
+    fail("bind of " + target->name + " (" + to_string(t) + ") to " + source->name + " (" + to_string(s) + ")");
+  // What the binding promises about its arrays must hold for every array it names.
+  if ((t.unit_stride && !s.unit_stride) || (t.unit_dims & ~s.unit_dims))
+    fail("bind of " + target->name + " to " + source->name + ", which lacks the layout its type promises");
+  return std::make_shared<BindStmt>(std::move(target), std::move(source), declare);
+}
+
+Stmt make_stencil(Var target, bool allocate, std::vector<Var> indices, std::vector<Expr> shape,
+                  std::vector<Expr> target_index, Expr value, std::vector<Var> windows, std::vector<std::int64_t> lo,
+                  std::vector<std::int64_t> hi, Border border, Expr cval, std::string origin) {
+  require_index_space(indices, shape, "stencil");
+  const size_t rank = shape.size();
+  if (allocate) {
+    if (!target || target->kind != VarKind::Local || !target->type.is_array() || target->type.rank != rank)
+      fail("an allocating stencil needs a local array target of the space's rank");
+    target_index.clear();
+    for (const auto& i : indices) target_index.push_back(make_ref(i));
+  } else {
+    require_indices(target, target_index);
+  }
+  require(value && value->type == target->type.elem, "stencil value type differs from its target's", value);
+  if (windows.empty()) fail("a stencil needs at least one window array");
+  for (const auto& w : windows) {
+    if (!w || !w->type.is_array() || w->type.rank != rank) fail("stencil windows must be arrays of the space's rank");
+    if (w->type.elem != windows[0]->type.elem) fail("stencil windows must share an element type");
+  }
+  if (lo.size() != rank || hi.size() != rank) fail("stencil neighbourhood does not match the space's rank");
+  for (size_t d = 0; d < rank; ++d)
+    if (lo[d] > 0 || hi[d] < 0) fail("stencil neighbourhood must contain offset 0 in every dimension");
+  if ((border == Border::constant) != (cval != nullptr)) fail("a constant border (and only it) needs a value");
+  if (cval) require(cval->type == windows[0]->type.elem, "border value type differs from the windows'", cval);
+  return std::make_shared<StencilStmt>(std::move(target), allocate, std::move(indices), std::move(shape),
+                                       std::move(target_index), std::move(value), std::move(windows), std::move(lo),
+                                       std::move(hi), border, std::move(cval), std::move(origin));
+}
+
 DType reduce_result_type(ReduceOp op, DType t) { return is_arg_reduction(op) ? DType::I64 : t; }
 
 Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<Expr> shape, Expr value,

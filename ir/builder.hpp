@@ -55,6 +55,12 @@ Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<
 Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vector<Var> indices,
                       std::vector<Expr> shape, Expr value, std::string origin = {});
 
+Stmt make_bind(Var target, Var source, bool declare);
+/// A stencil; `target_index` empty means an allocating one (the index itself).
+Stmt make_stencil(Var target, bool allocate, std::vector<Var> indices, std::vector<Expr> shape,
+                  std::vector<Expr> target_index, Expr value, std::vector<Var> windows, std::vector<std::int64_t> lo,
+                  std::vector<std::int64_t> hi, Border border, Expr cval, std::string origin = {});
+
 /// The element type a reduction produces from values of type t (i64 for ArgMin/ArgMax).
 DType reduce_result_type(ReduceOp op, DType t);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -89,6 +90,7 @@ class Compiler {
       }
       case ExprKind::Load: {
         const auto& l = e->as<LoadExpr>();
+        if (windows_.count(l.array.get())) return window_load(l);
         auto addr = address(l.array, l.indices);
         return sem::with_type(l.type, [&](auto t) -> ExprFn {
           using T = decltype(t);
@@ -208,6 +210,12 @@ class Compiler {
       case StmtKind::Map: return map(s->as<MapStmt>());
       case StmtKind::Reduce: return reduce(s->as<ReduceStmt>());
       case StmtKind::ReduceAxis: return reduce_axis(s->as<ReduceAxisStmt>());
+      case StmtKind::Stencil: return stencil(s->as<StencilStmt>());
+      case StmtKind::Bind: {
+        const auto& b = s->as<BindStmt>();
+        const int target = array_slot(b.target.get()), source = array_slot(b.source.get());
+        return [target, source](Frame& fr) { fr.arrays[target] = fr.arrays[source]; };
+      }
     }
     throw IRError("interpreter: unknown statement kind");
   }
@@ -249,6 +257,89 @@ class Compiler {
  private:
   const Function& fn_;
   std::unordered_map<const VarNode*, int> scalar_slots_, array_slots_;
+  /// While compiling a stencil's value: its windows, whose out-of-range reads the border answers.
+  struct WindowRule {
+    Border border;
+    ExprFn cval;
+  };
+  std::unordered_map<const VarNode*, WindowRule> windows_;
+
+  /// The index a border maps an out-of-range position q of an extent-n dimension to (nullopt: the border
+  /// value). The stencil's size check guarantees |offset| < n, so one reflection suffices.
+  static std::optional<std::int64_t> border_index(Border b, std::int64_t q, std::int64_t n) {
+    switch (b) {
+      case Border::constant: return std::nullopt;
+      case Border::nearest: return q < 0 ? 0 : n - 1;
+      case Border::wrap: return ((q % n) + n) % n;
+      case Border::reflect: return q < 0 ? -q - 1 : 2 * n - q - 1;
+      case Border::mirror: return n == 1 ? 0 : (q < 0 ? -q : 2 * n - 2 - q);
+      case Border::skip: return q < 0 ? 0 : n - 1;  // never read: skipped indices are not computed
+    }
+    return std::nullopt;
+  }
+
+  ExprFn window_load(const LoadExpr& l) {
+    std::vector<ExprFn> idx;
+    for (const auto& i : l.indices) idx.push_back(expr(i));
+    const int slot = array_slot(l.array.get());
+    const WindowRule rule = windows_.at(l.array.get());
+    const std::string name = l.array->name, kernel = fn_.name;
+    return sem::with_type(l.type, [&](auto t) -> ExprFn {
+      using T = decltype(t);
+      return [idx, slot, rule, name, kernel](Frame& fr) {
+        const ArrayDesc& d = fr.arrays[slot];
+        std::int64_t offset = 0;
+        for (size_t k = 0; k < idx.size(); ++k) {
+          std::int64_t q = idx[k](fr).i64;
+          if (q < 0 || q >= d.shape[k]) {
+            const std::optional<std::int64_t> r = border_index(rule.border, q, d.shape[k]);
+            if (!r) return rule.cval(fr);
+            q = *r;
+            if (q < 0 || q >= d.shape[k]) throw_index_error(kernel, name, k, q, d, idx.size());
+          }
+          offset += q * d.strides[k];
+        }
+        T x;
+        std::memcpy(&x, static_cast<char*>(d.data) + offset * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+        return make<T>(x);
+      };
+    });
+  }
+
+  StmtFn stencil(const StencilStmt& st) {
+    Space sp = space(st.indices, st.shape);
+    ExprFn cval = st.cval ? expr(st.cval) : ExprFn();
+    for (const auto& w : st.windows) windows_[w.get()] = WindowRule{st.border, cval};
+    ExprFn value = expr(st.value);
+    windows_.clear();
+    std::vector<Expr> center;
+    for (const auto& i : st.indices) center.push_back(make_ref(i));
+    ExprFn first = expr(make_load(st.windows[0], center));  // what a new target holds where skip skips
+    auto addr = address(st.target, st.target_index);
+    const int size = size_of(st.target->type.elem);
+    const bool allocate = st.allocate, skip = st.border == Border::skip;
+    const int slot = array_slot(st.target.get());
+    const DType elem = st.target->type.elem;
+    const std::string name = st.target->name;
+    const std::vector<std::int64_t> lo = st.lo, hi = st.hi;
+    return [this, sp, value, first, addr, size, allocate, skip, slot, elem, name, lo, hi](Frame& fr) {
+      std::int64_t ext[kMaxRank];
+      sp.extents(fr, ext);
+      const int rank = static_cast<int>(sp.idx.size());
+      if (allocate) fr.arrays[slot] = new_array(fr, elem, ext, rank, name);
+      sp.each(fr, ext, [&] {
+        bool inside = true;
+        for (int d = 0; d < rank && skip; ++d) {
+          const std::int64_t i = fr.scalars[sp.idx[d]].i64;
+          inside &= i + lo[d] >= 0 && i + hi[d] < ext[d];
+        }
+        if (!inside && !allocate) return;
+        const Value v = inside ? value(fr) : first(fr);
+        std::memcpy(addr(fr), &v, static_cast<size_t>(size));
+      });
+    };
+  }
+
 
   /// A closure computing the checked address of array[indices].
   std::function<void*(Frame&)> address(const Var& array, const std::vector<Expr>& indices) {

@@ -91,6 +91,18 @@ std::optional<Intrinsic> parse_intrinsic(std::string_view s) {
 }
 std::optional<ReduceOp> parse_reduce(std::string_view s) { return lookup_op<ReduceOp>(kReduce, s); }
 
+std::string_view name_of(Border b) {
+  switch (b) {
+    case Border::constant: return "constant";
+    case Border::nearest: return "nearest";
+    case Border::wrap: return "wrap";
+    case Border::reflect: return "reflect";
+    case Border::mirror: return "mirror";
+    case Border::skip: return "skip";
+  }
+  return "?";
+}
+
 BinaryOp combiner(ReduceOp op) {
   switch (op) {
     case ReduceOp::Add: return BinaryOp::Add;

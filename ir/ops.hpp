@@ -12,6 +12,7 @@ namespace kiln::ir {
 
 // The operator enums are public (kiln/ops.hpp); the IR refers to them as ir::BinaryOp etc. too.
 using kiln::BinaryOp;
+using kiln::Border;
 using kiln::Intrinsic;
 using kiln::ReduceOp;
 using kiln::UnaryOp;
@@ -33,6 +34,7 @@ std::optional<UnaryOp> parse_unary(std::string_view s);
 std::optional<BinaryOp> parse_binary(std::string_view s);
 std::optional<Intrinsic> parse_intrinsic(std::string_view s);
 std::optional<ReduceOp> parse_reduce(std::string_view s);
+std::string_view name_of(Border b);
 
 /// The binary operator that combines two partial results of a reduction (for ArgMin/ArgMax: the one
 /// that compares their values).

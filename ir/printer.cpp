@@ -143,6 +143,30 @@ class Printer {
                         (r.keepdims ? " keepdims" : "") + " over " + space + " of " + value + origin(r.origin));
         break;
       }
+      case StmtKind::Bind: {
+        const auto& b = s->as<BindStmt>();
+        const std::string source = name(b.source);
+        if (b.declare) line(depth, "bind " + define(b.target) + ": " + to_string(b.target->type) + " = " + source);
+        else line(depth, "rebind " + name(b.target) + " = " + source);
+        break;
+      }
+      case StmtKind::Stencil: {
+        const auto& st = s->as<StencilStmt>();
+        const std::string space = index_space(st.indices, st.shape);
+        const std::string target_index = exprs(st.target_index);
+        const std::string value = expr(st.value);
+        std::string windows, halo;
+        for (size_t k = 0; k < st.windows.size(); ++k) windows += (k ? ", " : "") + name(st.windows[k]);
+        for (size_t d = 0; d < st.lo.size(); ++d)
+          halo += (d ? ", " : "") + std::to_string(st.lo[d]) + ".." + std::to_string(st.hi[d]);
+        std::string border(name_of(st.border));
+        if (st.cval) border += "(" + expr(st.cval) + ")";
+        std::string target = st.allocate ? define(st.target) + ": " + to_string(st.target->type)
+                                         : name(st.target) + "[" + target_index + "]";
+        line(depth, "stencil " + target + " over " + space + " windows(" + windows + ") halo(" + halo + ") border " +
+                        border + " = " + value + origin(st.origin));
+        break;
+      }
     }
   }
 

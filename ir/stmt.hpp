@@ -11,8 +11,9 @@
 namespace kiln::ir {
 
 enum class StmtKind : std::uint8_t {
-  Block, Let, Assign, Store, For, Parfor, If, Allocate, Check,
+  Block, Let, Assign, Store, For, Parfor, If, Allocate, Check, Bind,
   Map, Reduce, ReduceAxis,  // array-level operations, as traced; lower_array_ops turns them into parfors
+  Stencil,                  // lower_stencils turns it into an interior parfor plus border parfors
 };
 
 struct StmtNode {
@@ -208,6 +209,54 @@ struct ReduceAxisStmt final : StmtNode {
         shape(std::move(sh)),
         value(std::move(v)),
         origin(std::move(org)) {}
+};
+
+/// Makes the array variable `target` (kind Binding) name the array `source` names now — no data moves.
+/// With `declare`, target is a new binding visible to the rest of the block; otherwise it is rebound (how a
+/// time loop swaps its buffers).
+struct BindStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Bind;
+  Var target;
+  Var source;
+  bool declare;
+  BindStmt(Var t, Var s, bool d) : StmtNode(kKind), target(std::move(t)), source(std::move(s)), declare(d) {}
+};
+
+/// A stencil: for every index of [0, shape), `target[target_index] = value`, where `value` reads the
+/// `windows` arrays (all of `shape`) at the index plus offsets within the neighbourhood [lo, hi] per
+/// dimension (lo <= 0 <= hi). A read outside its window is answered by `border` (kiln/ops.hpp), with `cval`
+/// for Border::constant. With Border::skip, indices whose neighbourhood leaves the arrays are not computed:
+/// a new target takes windows[0]'s element there, an existing one keeps its own. Other arrays in `value`
+/// are read as written (absolute indices, e.g. weights).
+struct StencilStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Stencil;
+  Var target;
+  bool allocate;
+  std::vector<Var> indices;
+  std::vector<Expr> shape;
+  std::vector<Expr> target_index;
+  Expr value;
+  std::vector<Var> windows;
+  std::vector<std::int64_t> lo, hi;
+  Border border;
+  Expr cval;  ///< null unless border is constant
+  std::string origin;
+  StencilStmt(Var t, bool alloc, std::vector<Var> idx, std::vector<Expr> sh, std::vector<Expr> ti, Expr v,
+              std::vector<Var> w, std::vector<std::int64_t> l, std::vector<std::int64_t> h, Border b, Expr c,
+              std::string o)
+      : StmtNode(kKind),
+        target(std::move(t)),
+        allocate(alloc),
+        indices(std::move(idx)),
+        shape(std::move(sh)),
+        target_index(std::move(ti)),
+        value(std::move(v)),
+        windows(std::move(w)),
+        lo(std::move(l)),
+        hi(std::move(h)),
+        border(b),
+        cval(std::move(c)),
+        origin(std::move(o)) {}
 };
 
 template <class T>

@@ -36,6 +36,7 @@ enum class VarKind : std::uint8_t {
   Param,  ///< kernel argument: scalars are read-only, arrays are readable and writable
   Local,  ///< a mutable local scalar introduced by Let, or an array introduced by Allocate
   Index,  ///< induction variable of a For or Parfor (read-only)
+  Binding,  ///< an array variable naming another array, rebindable (BindStmt): may alias any array of its type
 };
 
 /// A variable. Identity is the node's address; the name is only for printing and diagnostics.

@@ -220,6 +220,32 @@ class Verifier {
         define(r.target);
         break;
       }
+      case StmtKind::Bind: {
+        const auto& b = s->as<BindStmt>();
+        use(b.source, "a bind");
+        if (b.declare) define(b.target);
+        else use(b.target, "a rebind");
+        if (!crossing_parfors(b.target.get()).empty())
+          report("array binding " + b.target->name + " is rebound inside a parfor it is declared outside of");
+        break;
+      }
+      case StmtKind::Stencil: {
+        const auto& st = s->as<StencilStmt>();
+        for (const auto& w : st.windows) {
+          use(w, "a stencil window");
+          if (w == st.target) report("stencil target " + st.target->name + " is also one of its windows");
+        }
+        index_space(st.indices, st.shape, "a stencil");
+        exprs(st.target_index, "the target index of a stencil");
+        expr(st.value, "the value of a stencil");
+        if (st.cval) expr(st.cval, "a stencil border value");
+        if (!st.allocate && uses(st.value, st.target.get()))
+          report("stencil into " + st.target->name + " reads its own target");
+        scopes_.pop_back();
+        if (st.allocate) define(st.target);
+        else use(st.target, "a stencil");
+        break;
+      }
     }
   }
 

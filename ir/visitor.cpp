@@ -36,6 +36,8 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::Map: return visit(s->as<MapStmt>());
     case StmtKind::Reduce: return visit(s->as<ReduceStmt>());
     case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>());
+    case StmtKind::Bind: return visit(s->as<BindStmt>());
+    case StmtKind::Stencil: return visit(s->as<StencilStmt>());
   }
 }
 
@@ -105,6 +107,12 @@ void IRVisitor::visit(const ReduceAxisStmt& s) {
   for (const auto& e : s.shape) walk(e);
   walk(s.value);
 }
+void IRVisitor::visit(const StencilStmt& s) {
+  for (const auto& e : s.shape) walk(e);
+  for (const auto& e : s.target_index) walk(e);
+  walk(s.value);
+  walk(s.cval);
+}
 
 // ---- IRMutator ------------------------------------------------------------------------------------------
 
@@ -139,6 +147,8 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Map: return visit(s->as<MapStmt>(), s);
     case StmtKind::Reduce: return visit(s->as<ReduceStmt>(), s);
     case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>(), s);
+    case StmtKind::Bind: return visit(s->as<BindStmt>(), s);
+    case StmtKind::Stencil: return visit(s->as<StencilStmt>(), s);
   }
   return s;
 }
@@ -277,6 +287,16 @@ Stmt IRMutator::visit(const ReduceStmt& s, const Stmt& self) {
   Expr v = mutate(s.value);
   if (!changed && v == s.value) return self;
   return make_reduce(s.result, s.op, s.indices, std::move(shape), v, s.origin);
+}
+
+Stmt IRMutator::visit(const StencilStmt& s, const Stmt& self) {
+  std::vector<Expr> shape, ti;
+  bool changed = mutate_all(s.shape, shape);
+  changed |= mutate_all(s.target_index, ti);
+  Expr v = mutate(s.value), c = mutate(s.cval);
+  if (!changed && v == s.value && c == s.cval) return self;
+  return make_stencil(s.target, s.allocate, s.indices, std::move(shape), std::move(ti), v, s.windows, s.lo, s.hi,
+                      s.border, c, s.origin);
 }
 
 Stmt IRMutator::visit(const ReduceAxisStmt& s, const Stmt& self) {

@@ -37,6 +37,8 @@ class IRVisitor {
   virtual void visit(const MapStmt& s);
   virtual void visit(const ReduceStmt& s);
   virtual void visit(const ReduceAxisStmt& s);
+  virtual void visit(const BindStmt&) {}
+  virtual void visit(const StencilStmt& s);
 };
 
 /// Rebuilds a tree bottom-up; a node whose children did not change is returned as is (same pointer), so
@@ -71,6 +73,8 @@ class IRMutator {
   virtual Stmt visit(const MapStmt& s, const Stmt& self);
   virtual Stmt visit(const ReduceStmt& s, const Stmt& self);
   virtual Stmt visit(const ReduceAxisStmt& s, const Stmt& self);
+  virtual Stmt visit(const BindStmt&, const Stmt& self) { return self; }
+  virtual Stmt visit(const StencilStmt& s, const Stmt& self);
 
   /// Mutates each element; returns true if any changed.
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out);

@@ -118,6 +118,20 @@ struct BodyFacts {
         break;
       }
       case ir::StmtKind::Parfor: nested_parfor(s->as<ir::ParforStmt>()); break;
+      case ir::StmtKind::Stencil: {
+        const auto& st = s->as<ir::StencilStmt>();
+        for (const auto& i : st.indices) defined.insert(i.get());
+        if (st.allocate) {
+          defined.insert(st.target.get());
+        } else if (outer(st.target)) {
+          note_array(st.target);
+          writes[st.target.get()].push_back({st.target, st.target_index, st.value});
+        }
+        break;
+      }
+      case ir::StmtKind::Bind:
+        if (s->as<ir::BindStmt>().declare) defined.insert(s->as<ir::BindStmt>().target.get());
+        break;
       case ir::StmtKind::Check: break;
     }
   }

@@ -334,7 +334,7 @@ class Fuser {
     for (const VarNode* v : loops::variant_in(c_body)) variant.insert(v);
     for (const Access& a : pe.accesses)
       for (const Access& b : ce.accesses) {
-        if ((!a.store && !b.store) || !loops::may_alias(a.array.get(), b.array.get())) continue;
+        if ((!a.store && !b.store) || !ir::may_alias(a.array.get(), b.array.get())) continue;
         const bool same = loops::equal_all(a.index, b.index);
         if (same && loops::one_element_per_iteration(a.index, p.indices, variant)) continue;
         if (same) return refuse(P + " and " + C + " access " + element(a) + ", which is not one element per iteration");

@@ -1,5 +1,6 @@
 #include "passes/loop_analysis.hpp"
 
+#include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 
@@ -7,15 +8,10 @@ namespace kiln::passes::loops {
 
 using namespace kiln::ir;
 
-bool may_alias(const VarNode* a, const VarNode* b) {
-  return a == b || (a->kind == VarKind::Param && b->kind == VarKind::Param && a->type.is_array() && b->type.is_array());
-}
-
 bool may_alias_any(const VarNode* a, const VarSet& set) {
   if (set.count(a)) return true;
-  if (a->kind != VarKind::Param) return false;
   for (const VarNode* b : set)
-    if (may_alias(a, b)) return true;
+    if (ir::may_alias(a, b)) return true;
   return false;
 }
 

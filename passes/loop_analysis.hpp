@@ -16,7 +16,6 @@ namespace kiln::passes::loops {
 /// Arrays that may share memory: the same variable, or two array parameters (a caller may pass one array
 /// for both). Allocated arrays share memory with nothing. Parameters that are different, partially
 /// overlapping views of one buffer are not considered: a single parfor over them would already race.
-bool may_alias(const ir::VarNode* a, const ir::VarNode* b);
 bool may_alias_any(const ir::VarNode* a, const ir::VarSet& set);
 
 /// One array element access, with the subscripts as written.

@@ -252,6 +252,11 @@ VarSet used_vars(const Function& f) {
       IRVisitor::visit(e);
     }
     void visit(const DimExpr& e) override { used.insert(e.array.get()); }
+    void visit(const BindStmt& b) override { used.insert(b.source.get()); }
+    void visit(const StencilStmt& s) override {
+      for (const auto& w : s.windows) used.insert(w.get());
+      IRVisitor::visit(s);
+    }
     void visit(const ParforStmt& p) override {
       for (const auto& r : p.reductions) {
         used.insert(r.var.get());
@@ -274,7 +279,9 @@ class DeadCode : public IRMutator {
   using IRMutator::visit;
   VarSet used_;
 
-  bool dead(const Var& v) const { return v->kind == VarKind::Local && !used_.count(v.get()); }
+  bool dead(const Var& v) const {
+    return (v->kind == VarKind::Local || v->kind == VarKind::Binding) && !used_.count(v.get());
+  }
 
   Stmt visit(const LetStmt& s, const Stmt& self) override { return dead(s.var) ? nullptr : IRMutator::visit(s, self); }
   Stmt visit(const AssignStmt& s, const Stmt& self) override { return dead(s.var) ? nullptr : IRMutator::visit(s, self); }
@@ -285,6 +292,10 @@ class DeadCode : public IRMutator {
   Stmt visit(const ReduceAxisStmt& s, const Stmt& self) override {
     return dead(s.target) ? nullptr : IRMutator::visit(s, self);
   }
+  Stmt visit(const StencilStmt& s, const Stmt& self) override {
+    return s.allocate && dead(s.target) ? nullptr : IRMutator::visit(s, self);
+  }
+  Stmt visit(const BindStmt& s, const Stmt& self) override { return dead(s.target) ? nullptr : self; }
 
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
     Stmt r = IRMutator::visit(b, self);

@@ -34,4 +34,15 @@ enum class Intrinsic : std::uint8_t {
 /// over numbers (NumPy's rule), the first NaN among NaNs.
 enum class ReduceOp : std::uint8_t { Add, Mul, Min, Max, ArgMin, ArgMax };
 
+/// What a stencil reads outside its input arrays (scipy.ndimage's names; pictures show the array `a b c d`
+/// extended by two elements on each side):
+///   constant(cval)  v v | a b c d | v v      the value given
+///   nearest         a a | a b c d | d d      the edge element
+///   wrap            c d | a b c d | a b      periodic
+///   reflect         b a | a b c d | d c      mirrored about the edge (edge repeated): d c b a | a b c d | d c b a
+///   mirror          c b | a b c d | c b      mirrored about the edge element (not repeated): d c b | a b c d | c b a
+///   skip            output elements whose neighbourhood leaves the array are not computed: they keep the
+///                   output's value (a new output takes the first input's value there)
+enum class Border : std::uint8_t { constant, nearest, wrap, reflect, mirror, skip };
+
 }  // namespace kiln
