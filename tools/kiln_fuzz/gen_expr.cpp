@@ -1,0 +1,195 @@
+// Random well-typed expressions: every operator, intrinsic and cast on every type, with edge-case constants.
+#include <cmath>
+#include <limits>
+
+#include "tools/kiln_fuzz/generator.hpp"
+
+namespace kiln::fuzz::detail {
+namespace {
+
+constexpr BinaryOp kArithmetic[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div,
+                                    BinaryOp::Mod, BinaryOp::Min, BinaryOp::Max};
+constexpr BinaryOp kBitwise[] = {BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor};
+constexpr BinaryOp kCompare[] = {BinaryOp::Eq, BinaryOp::Ne, BinaryOp::Lt, BinaryOp::Le, BinaryOp::Gt, BinaryOp::Ge};
+// Correctly rounded (or exact) intrinsics: safe anywhere in an expression.
+constexpr Intrinsic kExactUnary[] = {Intrinsic::Sqrt, Intrinsic::Abs,   Intrinsic::Floor,
+                                     Intrinsic::Ceil, Intrinsic::Round, Intrinsic::Trunc};
+// libm functions: a few ulps apart between libm, libmvec and constant folding.
+constexpr Intrinsic kApproximate[] = {
+    Intrinsic::Exp,  Intrinsic::Exp2, Intrinsic::Expm1, Intrinsic::Log,  Intrinsic::Log2,  Intrinsic::Log10, Intrinsic::Log1p,
+    Intrinsic::Pow,  Intrinsic::Cbrt, Intrinsic::Sin,   Intrinsic::Cos,  Intrinsic::Tan,   Intrinsic::Asin,  Intrinsic::Acos,
+    Intrinsic::Atan, Intrinsic::Atan2, Intrinsic::Sinh, Intrinsic::Cosh, Intrinsic::Tanh,  Intrinsic::Erf};
+
+template <class T, std::size_t N>
+const T& pick(std::mt19937_64& rng, const T (&items)[N]) {
+  return items[std::uniform_int_distribution<std::size_t>(0, N - 1)(rng)];
+}
+
+Expr bin(BinaryOp op, Expr a, Expr b) { return ir::make_binary(op, std::move(a), std::move(b)); }
+
+}  // namespace
+
+Expr Generator::constant(DType t) {
+  switch (t) {
+    case DType::Bool: return ir::make_bool(chance(0.5));
+    case DType::I32: {
+      constexpr std::int64_t edges[] = {0, 1, -1, 2, 7, -7, 31, 32, 33, 1000,
+                                        std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min()};
+      return ir::make_int(t, chance(0.5) ? pick(rng_, edges) : uniform(-100, 100));
+    }
+    case DType::I64: {
+      constexpr std::int64_t edges[] = {0, 1, -1, 2, 63, 64, 65, -3, std::int64_t{1} << 32,
+                                        std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+      return ir::make_int(t, chance(0.5) ? pick(rng_, edges) : uniform(-100, 100));
+    }
+    default: {
+      constexpr double inf = std::numeric_limits<double>::infinity();
+      const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 3.0, std::nan(""), inf, -inf, 1e30, -1e-30,
+                              t == DType::F32 ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max(),
+                              t == DType::F32 ? double(std::numeric_limits<float>::denorm_min())
+                                              : std::numeric_limits<double>::denorm_min()};
+      return ir::make_float(t, chance(0.5) ? pick(rng_, edges) : std::uniform_real_distribution<double>(-10, 10)(rng_));
+    }
+  }
+}
+
+Expr Generator::wrap_index(Expr e, Expr extent) {
+  Expr m = bin(BinaryOp::Mod, std::move(e), extent);
+  return bin(BinaryOp::Mod, bin(BinaryOp::Add, std::move(m), extent), extent);
+}
+
+Expr Generator::index_expr(int depth) {
+  if (!own_.empty() && chance(0.5))
+    return bin(BinaryOp::Add, own_[uniform(0, static_cast<int>(own_.size()) - 1)], ir::make_i64(uniform(-2, 2)));
+  return ir::make_cast(DType::I64, expr(chance(0.7) ? DType::I64 : numeric_type(), depth));
+}
+
+Expr Generator::load(DType t) {
+  std::vector<const ArrayInfo*> candidates;
+  for (const auto& a : arrays_) {
+    if (a.var->type.elem != t || !a.defined || a.tainted || hidden_.count(a.var.get())) continue;
+    if (a.shaped && !in_parfor_) continue;  // an empty S has no element to read outside the loops
+    candidates.push_back(&a);
+  }
+  if (candidates.empty()) return nullptr;
+  const ArrayInfo& a = *candidates[std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng_)];
+  std::vector<Expr> idx;
+  if (!a.shaped) {
+    idx.push_back(wrap_index(index_expr(1), ir::make_dim(a.var, 0)));
+  } else if (written_.count(a.var.get()) || chance(0.6)) {
+    idx = own_;
+  } else {  // a neighbour, wrapped around each axis (every extent is >= 1 inside the parfor)
+    for (int d = 0; d < static_cast<int>(shape_.size()); ++d)
+      idx.push_back(chance(0.5) ? own_[d] : wrap_index(index_expr(1), ir::make_dim(a.var, d)));
+  }
+  return ir::make_load(a.var, std::move(idx));
+}
+
+Expr Generator::leaf(DType t) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    switch (uniform(0, 4)) {
+      case 0: return constant(t);
+      case 1: {
+        std::vector<Var> vs;
+        for (const auto& s : scalars_)
+          if (s.var->type.elem == t && !hidden_.count(s.var.get())) vs.push_back(s.var);
+        if (!vs.empty()) return ir::make_ref(vs[std::uniform_int_distribution<std::size_t>(0, vs.size() - 1)(rng_)]);
+        break;
+      }
+      case 2:
+      case 3:
+        if (Expr e = load(t)) return e;
+        break;
+      default:
+        if (t == DType::I64 && in_parfor_) return chance(0.5) ? own_[uniform(0, static_cast<int>(own_.size()) - 1)]
+                                                              : ir::make_dim(arrays_[0].var, uniform(0, static_cast<int>(shape_.size()) - 1));
+        break;
+    }
+  }
+  return constant(t);
+}
+
+Expr Generator::expr(DType t, int depth) {
+  if (depth <= 0 || chance(0.25)) return leaf(t);
+  const int d = depth - 1;
+  if (t == DType::Bool) {
+    switch (uniform(0, 6)) {
+      case 0: return ir::make_unary(UnaryOp::Not, expr(t, d));
+      case 1: {
+        const DType u = any_type();
+        if (u == DType::Bool && chance(0.5)) return bin(chance(0.5) ? BinaryOp::Eq : BinaryOp::Ne, expr(u, d), expr(u, d));
+        return bin(pick(rng_, kCompare), expr(u, d), expr(u, d));
+      }
+      case 2: return bin(chance(0.5) ? BinaryOp::And : BinaryOp::Or, expr(t, d), expr(t, d));
+      case 3: return bin(pick(rng_, kBitwise), expr(t, d), expr(t, d));
+      case 4: {
+        constexpr Intrinsic preds[] = {Intrinsic::IsNan, Intrinsic::IsInf, Intrinsic::IsFinite};
+        return ir::make_call(pick(rng_, preds), {expr(chance(0.5) ? DType::F32 : DType::F64, d)});
+      }
+      case 5: return ir::make_select(expr(DType::Bool, d), expr(t, d), expr(t, d));
+      default: return ir::make_cast(t, expr(numeric_type(), d));
+    }
+  }
+  switch (uniform(0, 6)) {
+    case 0: return is_int(t) && chance(0.4) ? ir::make_unary(UnaryOp::BitNot, expr(t, d)) : ir::make_unary(UnaryOp::Neg, expr(t, d));
+    case 1:
+    case 2: return bin(pick(rng_, kArithmetic), expr(t, d), expr(t, d));
+    case 3: {
+      if (!is_int(t)) {
+        const Intrinsic fn = chance(0.7) ? pick(rng_, kExactUnary) : (chance(0.5) ? Intrinsic::Fma : Intrinsic::Copysign);
+        if (fn == Intrinsic::Fma) return ir::make_call(fn, {expr(t, d), expr(t, d), expr(t, d)});
+        if (fn == Intrinsic::Copysign) return ir::make_call(fn, {expr(t, d), expr(t, d)});
+        return ir::make_call(fn, {expr(t, d)});
+      }
+      if (chance(0.3)) return ir::make_call(Intrinsic::Abs, {expr(t, d)});
+      if (chance(0.5)) {  // shift counts at and past the width: kiln takes them modulo the width
+        return bin(chance(0.5) ? BinaryOp::Shl : BinaryOp::Shr, expr(t, d), chance(0.5) ? constant(t) : expr(t, d));
+      }
+      return bin(pick(rng_, kBitwise), expr(t, d), expr(t, d));
+    }
+    case 4: return ir::make_select(expr(DType::Bool, d), expr(t, d), expr(t, d));
+    default: return ir::make_cast(t, expr(any_type(), d));
+  }
+}
+
+Expr Generator::exact_sum_term(DType t) {
+  // Small integers (|x| < 128: a few million of them still sum exactly in f32), and sometimes ±0, ±inf or NaN.
+  Expr v = ir::make_cast(t, bin(BinaryOp::Mod, ir::make_cast(DType::I64, expr(numeric_type(), 2)), ir::make_i64(128)));
+  if (chance(0.3)) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const double specials[] = {-0.0, 0.0, inf, -inf, std::nan("")};
+    v = ir::make_select(expr(DType::Bool, 1), ir::make_float(t, pick(rng_, specials)), std::move(v));
+  }
+  return v;
+}
+
+Expr Generator::exact_product_term(DType t) {
+  // Either factors of magnitude >= 1 (±1, ±2, ±inf, NaN: the magnitude only grows, so overflow does not depend
+  // on the order) or of ±1, ±0 and NaN (no overflow at all). Mixing 2 and 0 would not be exact: 2^200 * 0
+  // overflows first in one order only.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const bool growing = chance(0.5);
+  const double big[] = {1.0, -1.0, 2.0, -2.0, inf, -inf, std::nan("")};
+  const double small[] = {1.0, -1.0, 0.0, -0.0, std::nan("")};
+  auto factor = [&] { return ir::make_float(t, growing ? pick(rng_, big) : pick(rng_, small)); };
+  return ir::make_select(expr(DType::Bool, 2), factor(), ir::make_select(expr(DType::Bool, 1), factor(), ir::make_float(t, 1.0)));
+}
+
+Expr Generator::approximate(DType t) {
+  const Intrinsic fn = pick(rng_, kApproximate);
+  std::vector<Expr> args;
+  for (int k = 0; k < ir::arity(fn); ++k) args.push_back(expr(t, 2));
+  return ir::make_call(fn, std::move(args));
+}
+
+DType Generator::any_type() {
+  constexpr DType types[] = {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64};
+  return pick(rng_, types);
+}
+
+DType Generator::numeric_type() {
+  constexpr DType types[] = {DType::I32, DType::I64, DType::F32, DType::F64};
+  return pick(rng_, types);
+}
+
+}  // namespace kiln::fuzz::detail

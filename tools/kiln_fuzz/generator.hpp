@@ -1,0 +1,111 @@
+// The random program generator's state (internal to kiln-fuzz): expressions in gen_expr.cpp, statements and
+// the program in gen_stmt.cpp.
+//
+// Every generated program is well defined and deterministic, so the interpreter, the pass pipeline and the
+// JIT must agree exactly (or within a few ulps where a value went through libm):
+//  - array reads are in bounds by construction: an array of the common shape S is read at the parfor's own
+//    index, or (when the parfor does not write it) at ((e % n) + n) % n per axis; 1-d tables have extent >= 1;
+//  - a parfor writes arrays only at its own index, reads an array it writes only there, and never reads an
+//    array it reduces into; a new local array is written everywhere before anything reads it;
+//  - float Add/Mul reductions only combine values whose sums/products are exact in any order (small integers,
+//    ±1, ±2, ±0, ±inf, NaN), because reassociation is allowed to round differently;
+//  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "ir/builder.hpp"
+#include "tools/kiln_fuzz/program.hpp"
+
+namespace kiln::fuzz::detail {
+
+using ir::Expr;
+using ir::Stmt;
+using ir::Var;
+
+struct ArrayInfo {
+  Var var;
+  bool shaped;   ///< of the common shape S; otherwise a 1-d table of extent >= 1
+  bool defined;  ///< every element holds a value (parameters; new arrays once their defining parfor ran)
+  bool tainted;  ///< holds libm results: never read again
+  bool output;   ///< a parameter the kernel may write (compared after the run)
+  bool table;    ///< a 1-d table (read and written at wrapped indices)
+  bool hist;     ///< a 1-d array reduction target
+};
+
+struct ScalarInfo {
+  Var var;
+  bool assignable;  ///< a local declared by a let (not a parameter or a loop index)
+  bool in_parfor;   ///< declared inside a parfor body (outer locals are read-only there, reductions aside)
+};
+
+/// A reduction of the parfor being generated and the family of values its updates may combine.
+struct ReductionInfo {
+  ir::Reduction r;
+  DType type;
+  int rule = 0;      ///< ArgMin/ArgMax: 0 strict, 1 NaN wins, 2 first element wins as well
+  bool updated = false;
+};
+
+class Generator {
+ public:
+  Generator(std::uint64_t seed, const GeneratorOptions& options);
+  Program run();
+
+  // ---- expressions (gen_expr.cpp) ----
+  Expr expr(DType t, int depth);
+  Expr leaf(DType t);
+  Expr constant(DType t);
+  Expr load(DType t);
+  Expr wrap_index(Expr e, Expr extent);  ///< ((e % n) + n) % n, for n >= 1
+  Expr index_expr(int depth);            ///< some i64 value (for wrapped indices and loop bounds)
+  Expr exact_sum_term(DType t);          ///< a float whose sums are exact in any order
+  Expr exact_product_term(DType t);      ///< a float whose products are exact in any order
+  Expr approximate(DType t);             ///< a libm function of an exact value
+
+  // ---- statements (gen_stmt.cpp) ----
+  void top_statements(std::vector<Stmt>& out, int count, int depth);
+  void top_statement(std::vector<Stmt>& out, int depth);
+  void parfor(std::vector<Stmt>& out);
+  void body_statements(std::vector<Stmt>& out, int count, int depth);
+  void body_statement(std::vector<Stmt>& out, int depth);
+  Stmt reduction_update(ReductionInfo& r);
+  Stmt array_update(const Var& hist, ReduceOp op);
+  Stmt store_own(const ArrayInfo& a, bool libm_ok);
+  Stmt sink_store(Expr value);  ///< stores a reduction result into the next element of its type's sink
+  Expr flat_own_index();
+
+  // ---- randomness ----
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  DType any_type();
+  DType numeric_type();
+  std::int64_t extent();
+  std::string name(const char* prefix) { return prefix + std::to_string(counter_++); }
+  Var add_param(const std::string& name, ir::Type type, ParamSpec spec);
+
+  std::mt19937_64 rng_;
+  GeneratorOptions options_;
+  Program program_;
+  std::vector<std::int64_t> shape_;  ///< S
+  int counter_ = 0;
+  std::vector<ArrayInfo> arrays_;                ///< visible arrays (new ones leave with their block)
+  std::vector<ScalarInfo> scalars_;              ///< visible scalars (same)
+  /// Per DType: the output array that reduction results are stored into, and its parameter number.
+  std::vector<Var> sinks_ = std::vector<Var>(5);
+  std::vector<std::size_t> sink_params_ = std::vector<std::size_t>(5);
+
+  // The parfor being generated (in_parfor_).
+  bool in_parfor_ = false;
+  std::vector<Expr> own_;                   ///< the own index: parfor indices and inner loop indices
+  std::set<const ir::VarNode*> written_;    ///< arrays it stores (readable at the own index only)
+  std::set<const ir::VarNode*> hidden_;     ///< arrays and scalars it must not read at all
+  std::set<const ir::VarNode*> approx_ok_;  ///< outputs whose stores may be libm results
+  std::vector<ReductionInfo> reductions_;
+  std::vector<ir::ArrayReduction> array_reductions_;
+};
+
+}  // namespace kiln::fuzz::detail

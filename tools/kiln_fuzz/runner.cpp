@@ -1,0 +1,106 @@
+#include "tools/kiln_fuzz/runner.hpp"
+
+#include <exception>
+#include <memory>
+
+#include "codegen/llvm/cpu_backend.hpp"
+#include "ir/interpreter.hpp"
+#include "ir/printer.hpp"
+#include "ir/verifier.hpp"
+#include "passes/pipeline.hpp"
+#include "runtime/parallel.hpp"
+#include "tools/kiln_fuzz/buffers.hpp"
+
+namespace kiln::fuzz {
+namespace {
+
+std::unique_ptr<Outcome> interpret(const ir::Function& f, const Args& inputs) {
+  auto out = std::make_unique<Outcome>();
+  out->args = inputs;
+  auto p = out->args.pointers();
+  void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
+  try {
+    ir::interpret(f, p.data(), result);
+  } catch (const std::exception& e) {
+    out->error = e.what();
+  }
+  return out;
+}
+
+std::unique_ptr<Outcome> execute(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs) {
+  auto out = std::make_unique<Outcome>();
+  out->args = inputs;
+  auto p = out->args.pointers();
+  void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
+  KernelStatus status;
+  if (k(p.data(), result, &status) != 0) out->error = status.message;
+  return out;
+}
+
+/// Re-runs the passes one at a time to find the first after which the interpreter's answer changes.
+Failure blame_pass(const Program& p, const Args& inputs, const Outcome& ref) {
+  passes::PassContext ctx;
+  ir::Function f = p.function;
+  for (const auto& pass : passes::pipeline()) {
+    ctx.pass = pass.name;
+    ctx.topic = pass.topic;
+    ir::Function next = pass.run(f, ctx);
+    ir::verify_or_throw(next, std::string("after pass ") + pass.name);
+    Program q = p;
+    q.function = next;
+    auto got = interpret(next, inputs);
+    std::string diff = compare(q, ref, *got);
+    if (!diff.empty()) return {std::string("pass ") + pass.name, diff, ir::to_string(p.function), ir::to_string(next)};
+    f = std::move(next);
+  }
+  return {"pipeline", "the whole pipeline changed the answer, no single pass did", ir::to_string(p.function), ir::to_string(f)};
+}
+
+}  // namespace
+
+std::optional<Failure> check(const Program& p, std::uint64_t seed) {
+  const ir::Function& f = p.function;
+  auto fail = [&](std::string stage, std::string message, std::string at_fault = {}) {
+    return Failure{std::move(stage), std::move(message), ir::to_string(f), std::move(at_fault)};
+  };
+  if (auto problems = ir::verify(f); !problems.empty()) return fail("generator", "the verifier rejects the program: " + problems[0]);
+  const Args inputs = make_args(p, seed);
+  auto ref = interpret(f, inputs);
+  if (!ref->error.empty()) return fail("reference", "the interpreter fails on the generated program: " + ref->error);
+
+  ir::Function opt;
+  try {
+    opt = passes::run_pipeline(f);
+  } catch (const std::exception& e) {
+    return fail("pipeline", std::string("the pass pipeline threw: ") + e.what());
+  }
+  Program optimized = p;
+  optimized.function = opt;
+  if (auto after = interpret(opt, inputs); !compare(optimized, *ref, *after).empty()) {
+    try {
+      return blame_pass(p, inputs, *ref);
+    } catch (const std::exception& e) {
+      return fail("pipeline", std::string("a pass threw when run alone: ") + e.what());
+    }
+  }
+
+  codegen::CompiledKernel kernel;
+  try {
+    codegen::CodegenOptions options;
+    options.opt_level = p.opt_level;
+    kernel = codegen::cpu::compile(opt, options);
+  } catch (const std::exception& e) {
+    return fail("compile", std::string("the CPU backend threw: ") + e.what(), ir::to_string(opt));
+  }
+  for (int threads : {1, p.threads}) {
+    runtime::set_num_threads(threads);
+    auto got = execute(kernel, opt, inputs);
+    runtime::set_num_threads(0);
+    std::string diff = compare(optimized, *ref, *got);
+    if (!diff.empty())
+      return fail("jit (O" + std::to_string(p.opt_level) + ", " + std::to_string(threads) + " threads)", diff, ir::to_string(opt));
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::fuzz

@@ -1,0 +1,24 @@
+// Runs one random program through every stage and compares each with the reference: the interpreter on the
+// IR as generated, the interpreter after the pass pipeline (and after each pass, to name the one at fault), and
+// the CPU JIT with one thread and with several.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tools/kiln_fuzz/program.hpp"
+
+namespace kiln::fuzz {
+
+struct Failure {
+  std::string stage;    ///< "generator", "reference", "pipeline", "pass <name>", "compile", "jit ..."
+  std::string message;  ///< what differed, or the exception's text
+  std::string ir;       ///< the IR as generated
+  std::string ir_at_fault;  ///< the IR the failing stage ran (after the passes up to the culprit), if different
+};
+
+/// The first failure of `p` (generated from `seed`, which also gives its arguments), or nothing.
+std::optional<Failure> check(const Program& p, std::uint64_t seed);
+
+}  // namespace kiln::fuzz
