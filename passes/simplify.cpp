@@ -4,6 +4,7 @@
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/reductions.hpp"
 #include "ir/semantics.hpp"
 #include "ir/visitor.hpp"
 
@@ -138,7 +139,7 @@ class Folder : public IRMutator {
     });
   }
 
-  Stmt visit(const IfStmt& s, const Stmt& self) override {
+  Stmt fold_if(const IfStmt& s, const Stmt& self) {
     Stmt r = IRMutator::visit(s, self);
     const auto* x = dyn<IfStmt>(r);
     if (!x) return r;
@@ -151,6 +152,41 @@ class Folder : public IRMutator {
     const auto* x = dyn<ForStmt>(r);
     const auto *b = x ? as_const(x->begin) : nullptr, *e = x ? as_const(x->end) : nullptr;
     if (b && e && b->i >= e->i) return nullptr;  // runs zero times
+    return r;
+  }
+
+  // Folding can leave a write of a value to where it came from (`s = s + 0` becomes `s = s`). That is a no-op,
+  // and no longer the shape of a reduction's update, which the verifier requires inside a parfor: drop it.
+  Stmt visit(const AssignStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<AssignStmt>(r);
+    const auto* v = x ? dyn<VarRefExpr>(x->value) : nullptr;
+    return v && v->var == x->var ? nullptr : r;
+  }
+  Stmt visit(const StoreStmt& s, const Stmt& self) override {
+    Stmt r = IRMutator::visit(s, self);
+    const auto* x = dyn<StoreStmt>(r);
+    const auto* l = x ? dyn<LoadExpr>(x->value) : nullptr;
+    if (!l || l->array != x->array) return r;
+    for (std::size_t d = 0; d < l->indices.size(); ++d)
+      if (!equal(l->indices[d], x->indices[d])) return r;
+    return nullptr;
+  }
+
+  // An argmin/argmax update must keep its shape (ir/reductions.hpp): folding a constant candidate can remove the
+  // `isnan(x) && !isnan(var)` clause or the comparison itself. Such an update stays as it is.
+  Stmt visit(const IfStmt& s, const Stmt& self) override {
+    Stmt r = fold_if(s, self);
+    if (r == self) return r;
+    for (const auto& op : {ReduceOp::ArgMin, ReduceOp::ArgMax}) {
+      const auto* block = dyn<BlockStmt>(s.then_body);
+      if (!block || block->stmts.size() != 2 || !dyn<AssignStmt>(block->stmts[0]) || !dyn<AssignStmt>(block->stmts[1]))
+        break;
+      const Reduction red{block->stmts[0]->as<AssignStmt>().var, op, block->stmts[1]->as<AssignStmt>().var};
+      if (!match_arg_update(s, red)) continue;
+      const auto* folded = dyn<IfStmt>(r);
+      return folded && match_arg_update(*folded, red) ? r : self;
+    }
     return r;
   }
 };
@@ -181,8 +217,10 @@ bool immutable(const Var& v, const VarSet& assigned) { return v->kind != VarKind
 /// same wherever it is visible.
 bool stable(const Expr& e, const VarSet& assigned) {
   if (has_load(e)) return false;
-  for (const Var& v : free_vars(e))
+  for (const Var& v : free_vars(e)) {
     if (v->type.is_scalar() && !immutable(v, assigned)) return false;
+    if (v->kind == VarKind::Binding && assigned.count(v.get())) return false;  // its extents change with it
+  }
   return true;
 }
 
@@ -255,6 +293,13 @@ VarSet used_vars(const Function& f) {
     void visit(const BindStmt& b) override { used.insert(b.source.get()); }
     void visit(const StencilStmt& s) override {
       for (const auto& w : s.windows) used.insert(w.get());
+      if (s.target->kind == VarKind::Binding) used.insert(s.target.get());
+      IRVisitor::visit(s);
+    }
+    // A store through a binding may write an array the caller sees (a parameter, the result): it is a use
+    // that keeps the binding, and the store, alive.
+    void visit(const StoreStmt& s) override {
+      if (s.array->kind == VarKind::Binding) used.insert(s.array.get());
       IRVisitor::visit(s);
     }
     void visit(const ParforStmt& p) override {
@@ -326,7 +371,7 @@ class DeadCode : public IRMutator {
     const auto* x = dyn<ParforStmt>(r);
     return x && empty(x->body) && x->reductions.empty() ? nullptr : r;
   }
-  Stmt visit(const IfStmt& s, const Stmt& self) override {
+  Stmt fold_if(const IfStmt& s, const Stmt& self) {
     Stmt r = IRMutator::visit(s, self);
     const auto* x = dyn<IfStmt>(r);
     if (!x) return r;

@@ -1,0 +1,63 @@
+// Programs kiln-fuzz found (tools/kiln_fuzz), reduced to their core: each ran wrongly, crashed or was rejected
+// somewhere between the interpreter, the pass pipeline and the CPU backend. Each is checked through the whole
+// pipeline and the JIT against the interpreter on the IR as written.
+#include "codegen_llvm_support.hpp"
+#include "ir/printer.hpp"
+#include "passes/pipeline.hpp"
+
+namespace kiln::llvm_test {
+namespace {
+
+/// The pipeline accepts `f`, the optimized IR means the same, and so does the compiled kernel.
+void check_pipeline(const ir::Function& f, const Args& inputs) {
+  SCOPED_TRACE(ir::to_string(f));
+  ir::Function opt;
+  ASSERT_NO_THROW(opt = passes::run_pipeline(f));
+  auto ref = run_interpreter(f, inputs);
+  expect_same(f, *ref, *run_interpreter(opt, inputs), {});
+  check_kernel(cpu::compile(opt, {}), opt, inputs, {}, {1, 3});
+}
+
+// Seeds 112 and 5: an update whose term folds to the identity (`s = s + 0`, `hist[k] = hist[k] + 0`) became
+// `s = s`, which is no reduction update, so the verifier rejected simplify's output.
+TEST(FuzzRegressions, UpdatesThatFoldToNoOpsLeaveTheReductionWellFormed) {
+  Var x = array_param("x", DType::I64), hist = array_param("hist", DType::I32), zero = local("zero", DType::I64);
+  Var s = local("s", DType::I64), i = index("i");
+  Expr k = ir::make_binary(BinaryOp::Mod, at(x, {val(i)}), dim(hist));
+  Stmt body = block({let(zero, i64c(0)), assign(s, val(s) + val(zero)),
+                     store(hist, {k}, at(hist, {k}) + ir::make_int(DType::I32, 0))});
+  ir::Function f = function("noop_updates", {x, hist},
+                            {let(s, i64c(5)),
+                             ir::make_parfor({i}, {i64c(0)}, {dim(x)}, body, {{s, ReduceOp::Add}},
+                                             {{hist, ReduceOp::Add}}, "fuzz")},
+                            val(s));
+  TestArray xs(DType::I64, {100}), h(DType::I32, {7});
+  xs.fill<std::int64_t>([](std::int64_t n) { return n * 3; });
+  h.fill<std::int32_t>([](std::int64_t n) { return static_cast<std::int32_t>(n); });
+  check_pipeline(f, {array_arg(xs), array_arg(h)});
+}
+
+// Seeds 25 and 39: an argmin whose candidate is a constant. Folding `isnan(c) && !isnan(best)` removed the NaN
+// clause (or, for c = NaN, the comparison), leaving a condition that is no argmin update.
+TEST(FuzzRegressions, ArgminOfAConstantKeepsTheShapeOfItsUpdate) {
+  for (double c : {-4.25, kNaN}) {
+    Var x = array_param("x", DType::F32), best = local("best", DType::F32), at_ = local("at", DType::I64);
+    Var i = index("i");
+    Expr cand = num(DType::F32, c);
+    Expr nan_wins = ir::make_binary(BinaryOp::And, call(Intrinsic::IsNan, {cand}),
+                                    ir::make_unary(UnaryOp::Not, call(Intrinsic::IsNan, {val(best)})));
+    Expr cond = ir::make_binary(BinaryOp::Or, bin(BinaryOp::Lt, val(at_), i64c(0)),
+                                ir::make_binary(BinaryOp::Or, bin(BinaryOp::Lt, cand, val(best)), nan_wins));
+    Stmt update = ir::make_if(cond, block({assign(best, cand), assign(at_, val(i))}));
+    ir::Function f = function("argmin_const", {x},
+                              {let(best, num(DType::F32, kInf)), let(at_, i64c(-1)),
+                               ir::make_parfor({i}, {i64c(0)}, {dim(x)}, block({update}), {{best, ReduceOp::ArgMin, at_}},
+                                               {}, "fuzz"),
+                               store(x, {i64c(0)}, val(best))},
+                              val(at_));
+    check_pipeline(f, {array_arg(random_array(DType::F32, {5000}))});
+  }
+}
+
+}  // namespace
+}  // namespace kiln::llvm_test
