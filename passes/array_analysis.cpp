@@ -168,8 +168,11 @@ class Analysis {
 
   bool reasonable(const Expr& e) const {
     if (has_load(e)) return false;
-    for (const Var& v : free_vars(e))
+    for (const Var& v : free_vars(e)) {
       if (v->type.is_scalar() && v->kind == VarKind::Local && mutable_.count(v.get())) return false;
+      // A rebound binding may name arrays of other shapes over time: its extents are no fixed quantity.
+      if (v->kind == VarKind::Binding && mutable_.count(v.get())) return false;
+    }
     return true;
   }
 
@@ -416,6 +419,15 @@ class Analysis {
         extents(r.shape);
         IRVisitor::visit(r);
       }
+      void visit(const StencilStmt& st) override {
+        ok &= st.target->kind == VarKind::Local;
+        if (st.allocate) {
+          define(st.target);
+          extents(st.shape);
+        }
+        IRVisitor::visit(st);
+      }
+      void visit(const BindStmt& b) override { define(b.target); }
     } scan(reads);
     scan.walk(s);
     return scan.ok;
@@ -544,6 +556,27 @@ class Analysis {
           else if (r.keepdims) out_shape.push_back(make_i64(1));
         learn_shape(r.target, out_shape);
         return out;
+      }
+      case StmtKind::Stencil: {
+        const auto& st = s->as<StencilStmt>();
+        const std::vector<Expr> shape = rewrite_all(st.shape, true);
+        const Expr cval = st.cval ? rewrite(st.cval, false) : nullptr;
+        Stmt out = nested([&] {
+          for (const Var& i : st.indices) define(i);
+          const std::vector<Expr> ti = st.allocate ? std::vector<Expr>{} : rewrite_all(st.target_index, false);
+          return make_stencil(st.target, st.allocate, st.indices, shape, ti, rewrite(st.value, false), st.windows,
+                              st.lo, st.hi, st.border, cval, st.origin);
+        });
+        if (st.allocate) {
+          define(st.target);
+          learn_shape(st.target, shape);
+        }
+        return out;
+      }
+      case StmtKind::Bind: {
+        // A binding's extents are those of the array it names; nothing is learned (it may be rebound).
+        if (s->as<BindStmt>().declare) define(s->as<BindStmt>().target);
+        return s;
       }
     }
     return s;

@@ -126,7 +126,8 @@ class ToScalar : public IRMutator {
 
 class Eliminator {
  public:
-  Eliminator(const Function& f, PassContext& ctx) : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)) {}
+  Eliminator(const Function& f, PassContext& ctx)
+      : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)), bound_(loops::bound_arrays(f.body)) {}
 
   Stmt rewrite(const Stmt& s) {
     if (!s) return s;
@@ -153,11 +154,16 @@ class Eliminator {
   const Function& fn_;
   PassContext& ctx_;
   VarSet assigned_;
+  VarSet bound_;  ///< arrays a binding may name: accessed through the binding too, so never a temporary
 
   std::vector<Stmt> eliminate(std::vector<Stmt> list) {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* a = dyn<AllocateStmt>(list[k]);
       if (!a || a->array == fn_.result_array) continue;
+      if (bound_.count(a->array.get())) {
+        ctx_.note(Topic::allocations, "kept " + a->array->name + ": an array binding may name it");
+        continue;
+      }
       if (auto user = single_user(list, k)) {
         Stmt loop = list[*user];
         const Var scalar = make_var(a->array->name, Type::scalar(a->array->type.elem), VarKind::Local, a->array->where);

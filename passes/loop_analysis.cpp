@@ -15,6 +15,15 @@ bool may_alias_any(const VarNode* a, const VarSet& set) {
   return false;
 }
 
+VarSet bound_arrays(const Stmt& s) {
+  struct Finder : IRVisitor {
+    VarSet out;
+    void visit(const BindStmt& b) override { out.insert(b.source.get()); }
+  } f;
+  f.walk(s);
+  return std::move(f.out);
+}
+
 namespace {
 
 class Collect : public IRVisitor {
@@ -57,6 +66,16 @@ class Collect : public IRVisitor {
     out.checks = true;
     IRVisitor::visit(s);
   }
+  // Rebinding changes which array the binding names: to the passes it is an assignment of the variable.
+  void visit(const BindStmt& s) override {
+    if (!s.declare) out.writes.insert(s.target.get());
+  }
+  void visit(const StencilStmt& s) override {
+    IRVisitor::visit(s);
+    for (const auto& w : s.windows) out.loaded.insert(w.get());
+    out.stored.insert(s.target.get());
+    out.accesses.push_back(Access{s.target, s.target_index, true});
+  }
 };
 
 }  // namespace
@@ -74,6 +93,12 @@ Effects effects_of(const Stmt& s) {
       break;
     case StmtKind::Reduce: e.defines.insert(s->as<ReduceStmt>().result.get()); break;
     case StmtKind::ReduceAxis: e.defines.insert(s->as<ReduceAxisStmt>().target.get()); break;
+    case StmtKind::Stencil:
+      if (s->as<StencilStmt>().allocate) e.defines.insert(s->as<StencilStmt>().target.get());
+      break;
+    case StmtKind::Bind:
+      if (s->as<BindStmt>().declare) e.defines.insert(s->as<BindStmt>().target.get());
+      break;
     default: break;
   }
   return e;
@@ -126,6 +151,12 @@ VarSet variant_in(const Stmt& body) {
     }
     void visit(const AssignStmt& s) override {
       out.insert(s.var.get());
+      IRVisitor::visit(s);
+    }
+    void visit(const BindStmt& s) override { out.insert(s.target.get()); }
+    void visit(const StencilStmt& s) override {
+      for (const auto& i : s.indices) out.insert(i.get());
+      if (s.allocate) out.insert(s.target.get());
       IRVisitor::visit(s);
     }
   } d;
@@ -223,6 +254,13 @@ Stmt Renamer::visit(const StoreStmt& s, const Stmt& self) {
   const Var& a = map(s.array);
   if (!changed && v == s.value && a == s.array) return self;
   return make_store(a, std::move(idx), v);
+}
+
+Stmt Renamer::visit(const BindStmt& s, const Stmt& self) {
+  const Var& target = map(s.target);
+  const Var& source = map(s.source);
+  if (target == s.target && source == s.source) return self;
+  return make_bind(target, source, s.declare);
 }
 
 Stmt Renamer::visit(const ParforStmt& s, const Stmt& self) {

@@ -18,6 +18,10 @@ namespace kiln::passes::loops {
 /// overlapping views of one buffer are not considered: a single parfor over them would already race.
 bool may_alias_any(const ir::VarNode* a, const ir::VarSet& set);
 
+/// The arrays some binding is bound to in `s` (BindStmt sources): a binding may name them anywhere after,
+/// so their memory is alive as long as any binding is, and accesses through a binding are theirs too.
+ir::VarSet bound_arrays(const ir::Stmt& s);
+
 /// One array element access, with the subscripts as written.
 struct Access {
   ir::Var array;
@@ -70,6 +74,7 @@ class Renamer : public ir::IRMutator {
   ir::Stmt visit(const ir::AssignStmt& s, const ir::Stmt& self) override;
   ir::Stmt visit(const ir::StoreStmt& s, const ir::Stmt& self) override;
   ir::Stmt visit(const ir::ParforStmt& s, const ir::Stmt& self) override;
+  ir::Stmt visit(const ir::BindStmt& s, const ir::Stmt& self) override;
 };
 
 /// The statements of a body (a block's list, or the statement itself).

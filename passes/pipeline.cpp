@@ -16,6 +16,7 @@
 #include "passes/hoist_allocations.hpp"
 #include "passes/hoist_invariants.hpp"
 #include "passes/lower_array_ops.hpp"
+#include "passes/lower_stencils.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
 #include "passes/simplify.hpp"
@@ -28,6 +29,8 @@ const std::vector<Pass>& pipeline() {
       {"detect_reductions", detect_reductions, Topic::reductions},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
       {"array_analysis", array_analysis},    // equal extents made syntactically equal; shape checks proven
+      // stencils -> an interior parfor with plain loads + border slabs, before the loop passes see them
+      {"lower_stencils", lower_stencils},
       // Loop passes (passes/loop_analysis.hpp). Nests collapse first so that they can fuse with other n-d
       // parfors. Temporaries become scalars only once fusion has put their producer and consumer in one
       // body, and buffers are reused among the allocations that remain. LICM runs after fusion because

@@ -64,7 +64,8 @@ bool in_place(const ParforStmt& p, const VarNode* in, const VarNode* out) {
 
 class Reuser {
  public:
-  Reuser(const Function& f, PassContext& ctx) : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)) {}
+  Reuser(const Function& f, PassContext& ctx)
+      : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)), bound_(loops::bound_arrays(f.body)) {}
 
   Function run() {
     Function out = fn_;
@@ -78,6 +79,9 @@ class Reuser {
   const Function& fn_;
   PassContext& ctx_;
   VarSet assigned_;
+  /// Arrays a binding may name: their uses through bindings are invisible to dead_at, so their buffers
+  /// are neither given away nor shared.
+  VarSet bound_;
   std::unordered_map<const VarNode*, Var> renamed_;  ///< arrays replaced by the array whose buffer they took
 
   /// True if `v` holds the result: the result array or the array whose buffer the result took.
@@ -111,10 +115,12 @@ class Reuser {
   std::vector<Stmt> reuse(std::vector<Stmt> list) {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* b = dyn<AllocateStmt>(list[k]);
-      if (!b || !stable(b->shape, assigned_)) continue;
+      if (!b || !stable(b->shape, assigned_) || bound_.count(b->array.get())) continue;
       for (size_t m = 0; m < k; ++m) {
         const auto* a = dyn<AllocateStmt>(list[m]);
-        if (!a || a->array->type != b->array->type || !same_extents(*a, *b) || is_result(a->array.get())) continue;
+        if (!a || a->array->type != b->array->type || !same_extents(*a, *b) || is_result(a->array.get()) ||
+            bound_.count(a->array.get()))
+          continue;
         const std::optional<std::string> how = dead_at(list, k, a->array.get(), b->array.get());
         if (!how) continue;
         loops::Renamer rename;

@@ -30,6 +30,10 @@ class DimUses : public ir::IRVisitor {
 
  protected:
   void visit(const ir::DimExpr& d) override { used[d.array.get()][static_cast<size_t>(d.axis)] = true; }
+  // A binding declared in the body copies its source's whole descriptor.
+  void visit(const ir::BindStmt& b) override {
+    for (int k = 0; k < b.source->type.rank; ++k) used[b.source.get()][static_cast<size_t>(k)] = true;
+  }
   void visit(const ir::ParforStmt& p) override {
     for (const auto& r : p.array_reductions)
       for (int k = 0; k < r.array->type.rank; ++k) used[r.array.get()][static_cast<size_t>(k)] = true;

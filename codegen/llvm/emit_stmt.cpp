@@ -41,6 +41,9 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::If: return if_stmt(s->as<ir::IfStmt>());
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
+    case ir::StmtKind::Bind: return bind(s->as<ir::BindStmt>());
+    case ir::StmtKind::Stencil:
+      internal_error("stencils must be lowered to parfors (lower_stencils) before code generation");
     case ir::StmtKind::Map:
     case ir::StmtKind::Reduce:
     case ir::StmtKind::ReduceAxis:
@@ -139,6 +142,29 @@ void Emitter::allocate(const ir::AllocateStmt& a) {
     if (k > 0) stride = b_.CreateMul(stride, extents[k]);
   }
   fs_->arrays[a.array.get()] = v;
+}
+
+void Emitter::bind(const ir::BindStmt& s) {
+  const ArrayValue source = array(s.source.get());  // a copy: array() may rehash fs_->arrays
+  const ir::Type& type = s.target->type;
+  auto [it, fresh] = fs_->bindings.emplace(s.target.get(), BindingSlots{});
+  BindingSlots& slots = it->second;
+  if (fresh) {
+    const std::string name = s.target->name;
+    slots.data = entry_alloca(b_.getPtrTy(), name + ".data");
+    for (int k = 0; k < type.rank; ++k) {
+      slots.shape[k] = entry_alloca(b_.getInt64Ty(), name + ".shape");
+      if (!(type.unit_stride && k + 1 == type.rank)) slots.stride[k] = entry_alloca(b_.getInt64Ty(), name + ".stride");
+    }
+  }
+  if (!source.data) internal_error("array " + s.source->name + " has no data pointer here");
+  b_.CreateStore(source.data, slots.data);
+  for (int k = 0; k < type.rank; ++k) {
+    if (!source.shape[k] || !source.stride[k]) internal_error("the descriptor of " + s.source->name + " is incomplete here");
+    b_.CreateStore(source.shape[k], slots.shape[k]);
+    if (slots.stride[k]) b_.CreateStore(source.stride[k], slots.stride[k]);
+  }
+  fs_->arrays[s.target.get()] = source;
 }
 
 llvm::AllocaInst* Emitter::allocation_slot(const llvm::Twine& name) {

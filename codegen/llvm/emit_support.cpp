@@ -121,6 +121,17 @@ ScalarValue& Emitter::scalar(const ir::VarNode* v) {
 }
 
 ArrayValue& Emitter::array(const ir::VarNode* v) {
+  // A binding is read from its slots where it is used: a rebinding may have happened since the last use.
+  if (auto b = fs_->bindings.find(v); b != fs_->bindings.end()) {
+    const BindingSlots& slots = b->second;
+    ArrayValue a;
+    a.data = b_.CreateLoad(b_.getPtrTy(), slots.data, v->name + ".data");
+    for (int k = 0; k < v->type.rank; ++k) {
+      a.shape[k] = b_.CreateLoad(b_.getInt64Ty(), slots.shape[k], v->name + ".shape");
+      a.stride[k] = slots.stride[k] ? b_.CreateLoad(b_.getInt64Ty(), slots.stride[k], v->name + ".stride") : i64(1);
+    }
+    return fs_->arrays[v] = a;
+  }
   auto it = fs_->arrays.find(v);
   if (it == fs_->arrays.end()) internal_error("array " + v->name + " has no value here");
   return it->second;

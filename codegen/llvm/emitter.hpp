@@ -31,6 +31,15 @@ struct ScalarValue {
   bool in_slot = false;
 };
 
+/// An array binding's stack slots (entry-block allocas): a BindStmt stores the named array's descriptor
+/// into them and every use reloads it, so a rebinding in a loop reaches later iterations (mem2reg turns
+/// the slots into phis). Null where the field is a constant of the binding's type (a unit stride).
+struct BindingSlots {
+  llvm::AllocaInst* data = nullptr;
+  llvm::AllocaInst* shape[kMaxRank] = {};
+  llvm::AllocaInst* stride[kMaxRank] = {};
+};
+
 /// The LLVM function being emitted: the kernel entry or a parfor chunk.
 struct FunctionState {
   llvm::Function* fn = nullptr;
@@ -39,6 +48,8 @@ struct FunctionState {
   llvm::Value* status = nullptr;      ///< KernelStatus*
   std::unordered_map<const ir::VarNode*, ScalarValue> scalars;
   std::unordered_map<const ir::VarNode*, ArrayValue> arrays;
+  /// Bindings declared in this function; a binding captured from the caller is a plain entry of `arrays`.
+  std::unordered_map<const ir::VarNode*, BindingSlots> bindings;
   /// The reductions whose private accumulators this chunk owns.
   std::unordered_map<const ir::VarNode*, ReduceOp> reductions;
   /// Array reductions updated here with atomic read-modify-writes (the array is shared with other threads):
@@ -174,6 +185,9 @@ class Emitter {
   void store(const ir::StoreStmt& s);
   void if_stmt(const ir::IfStmt& s);
   void allocate(const ir::AllocateStmt& a);
+  /// Makes a binding name the source's array: stores its descriptor into the binding's slots. Bindings own
+  /// no memory, so nothing is freed here or at exit (the verifier keeps a binding within its arrays' lives).
+  void bind(const ir::BindStmt& s);
   /// Registers a new allocation slot of the current function (null at entry, freed on every exit).
   llvm::AllocaInst* allocation_slot(const llvm::Twine& name);
 

@@ -1,0 +1,264 @@
+// Stencil lowering. The interpreter answers every out-of-range window read through border_index; compiled
+// code cannot afford a test per read. The index space is cut along each dimension into a low band, the
+// interior and a high band (passes/lower_stencils.hpp). In the interior every read `w[i + c]` with c in the
+// declared neighbourhood is in range by construction, so it stays a plain load and the innermost loop
+// vectorizes. Only the bands (O(surface) work) remap indices, and only on the sides a constant offset can
+// leave: `w[i - 1]` can fall below 0 but never past the end. Reads of other shapes (an index of another
+// dimension, a computed index) are remapped everywhere, which is exact for any position the size check
+// admits.
+#include "passes/lower_stencils.hpp"
+
+#include <optional>
+#include <unordered_set>
+
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/ops.hpp"
+#include "ir/printer.hpp"
+#include "kiln/abi.hpp"
+#include "passes/loop_analysis.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+Expr i64c(std::int64_t v) { return make_i64(v); }
+Expr bin(BinaryOp op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
+
+/// c if `e` is `index + c`, `c + index`, `index - c` or `index` (c = 0), for the given index variable.
+std::optional<std::int64_t> offset_from(const Expr& e, const VarNode* index) {
+  auto is_index = [&](const Expr& x) {
+    const auto* r = dyn<VarRefExpr>(x);
+    return r && r->var.get() == index;
+  };
+  auto constant = [](const Expr& x) -> std::optional<std::int64_t> {
+    const auto* k = dyn<ConstExpr>(x);
+    if (!k || k->type != DType::I64) return std::nullopt;
+    return k->i;
+  };
+  if (is_index(e)) return 0;
+  const auto* b = dyn<BinaryExpr>(e);
+  if (!b) return std::nullopt;
+  if (b->op == BinaryOp::Add && is_index(b->a)) return constant(b->b);
+  if (b->op == BinaryOp::Add && is_index(b->b)) return constant(b->a);
+  if (b->op == BinaryOp::Sub && is_index(b->a))
+    if (const auto c = constant(b->b); c && *c != INT64_MIN) return -*c;
+  return std::nullopt;
+}
+
+/// Rewrites the window reads of a stencil's value for one of its parfors. `interior[k]` says that the
+/// parfor's index k stays within [-lo_k, n_k - hi_k), so declared offsets along k are in range.
+class WindowReads : public IRMutator {
+ public:
+  WindowReads(const StencilStmt& st, std::vector<bool> interior) : st_(st), interior_(std::move(interior)) {
+    for (const auto& w : st.windows) windows_.insert(w.get());
+  }
+
+ protected:
+  using IRMutator::visit;
+  const StencilStmt& st_;
+  std::vector<bool> interior_;
+  std::unordered_set<const VarNode*> windows_;
+
+  Expr visit(const LoadExpr& l, const Expr& self) override {
+    std::vector<Expr> idx;
+    const bool changed = mutate_all(l.indices, idx);
+    if (!windows_.count(l.array.get())) return changed ? make_load(l.array, std::move(idx)) : self;
+    Expr inside;  // constant border: the conjunction of the in-range tests
+    bool remapped = false;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      bool low = true, high = true;  // the sides on which the read may leave the array
+      if (const auto c = offset_from(l.indices[k], st_.indices[k].get())) {
+        if (*c == 0 || (interior_[k] && *c >= st_.lo[k] && *c <= st_.hi[k])) continue;
+        low = *c < 0;
+        high = *c > 0;
+      }
+      remapped = true;
+      const Expr q = idx[k];
+      const Expr n = make_dim(l.array, static_cast<int>(k));
+      const Expr below = bin(BinaryOp::Lt, q, i64c(0)), beyond = bin(BinaryOp::Ge, q, n);
+      Expr r = q;
+      switch (st_.border) {
+        case Border::constant:
+        case Border::nearest:
+        case Border::skip:  // skipped positions are not computed; a computed index reads as nearest would
+          if (high) r = bin(BinaryOp::Min, r, bin(BinaryOp::Sub, n, i64c(1)));
+          if (low) r = bin(BinaryOp::Max, r, i64c(0));
+          if (st_.border == Border::constant) {
+            Expr test;
+            if (low) test = bin(BinaryOp::Ge, q, i64c(0));
+            if (high) {
+              const Expr t = bin(BinaryOp::Lt, q, n);
+              test = test ? bin(BinaryOp::And, test, t) : t;
+            }
+            inside = inside ? bin(BinaryOp::And, inside, test) : test;
+          }
+          break;
+        case Border::wrap:
+          if (high) r = make_select(beyond, bin(BinaryOp::Sub, q, n), r);
+          if (low) r = make_select(below, bin(BinaryOp::Add, q, n), r);
+          break;
+        case Border::reflect:  // -q - 1 below, 2n - q - 1 beyond
+          if (high) r = make_select(beyond, bin(BinaryOp::Sub, bin(BinaryOp::Sub, bin(BinaryOp::Add, n, n), q), i64c(1)), r);
+          if (low) r = make_select(below, bin(BinaryOp::Sub, i64c(-1), q), r);
+          break;
+        case Border::mirror:  // -q below, 2n - 2 - q beyond
+          if (high) r = make_select(beyond, bin(BinaryOp::Sub, bin(BinaryOp::Sub, bin(BinaryOp::Add, n, n), i64c(2)), q), r);
+          if (low) r = make_select(below, make_unary(UnaryOp::Neg, q), r);
+          break;
+      }
+      idx[k] = r;
+    }
+    if (!remapped && !changed) return self;
+    Expr load = make_load(l.array, std::move(idx));
+    return inside ? make_select(inside, load, st_.cval) : load;
+  }
+};
+
+/// True if `e` is cheap and has no effects: it may be repeated in every parfor bound.
+bool trivial(const Expr& e) { return dyn<ConstExpr>(e) || dyn<VarRefExpr>(e) || dyn<DimExpr>(e); }
+
+class Lowering : public IRMutator {
+ public:
+  explicit Lowering(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  using IRMutator::visit;
+  PassContext& ctx_;
+  std::unordered_set<const StmtNode*> splices_;
+  int count_ = 0;
+
+  // What a lowered stencil declares (its target) must stay visible to the statements after it.
+  Stmt visit(const BlockStmt& b, const Stmt& self) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const Stmt& s : b.stmts) {
+      Stmt m = mutate(s);
+      changed |= m != s;
+      if (!m) continue;
+      if (splices_.count(m.get())) {
+        for (const Stmt& x : m->as<BlockStmt>().stmts) out.push_back(x);
+      } else {
+        out.push_back(m);
+      }
+    }
+    return changed ? make_block(std::move(out)) : self;
+  }
+
+  Stmt visit(const StencilStmt& st, const Stmt&) override {
+    const size_t rank = st.indices.size();
+    const int id = count_++;
+    const std::string tag = "s" + std::to_string(id);
+    std::vector<Stmt> out;
+    if (st.allocate) out.push_back(make_allocate(st.target, st.shape));
+    std::vector<Expr> n(rank), a(rank), b(rank);
+    auto let = [&](const std::string& name, Expr e) {
+      if (trivial(e)) return e;
+      const Var v = make_var(name, Type::scalar(DType::I64), VarKind::Local);
+      out.push_back(make_let(v, std::move(e)));
+      return make_ref(v);
+    };
+    for (size_t d = 0; d < rank; ++d) n[d] = let(tag + "_n" + std::to_string(d), st.shape[d]);
+    size_checks(st, n, out);
+    for (size_t d = 0; d < rank; ++d) {
+      const std::string dd = std::to_string(d);
+      a[d] = st.lo[d] == 0 ? i64c(0) : let(tag + "_lo" + dd, bin(BinaryOp::Min, i64c(-st.lo[d]), n[d]));
+      b[d] = st.hi[d] == 0 ? n[d] : let(tag + "_hi" + dd, bin(BinaryOp::Max, a[d], bin(BinaryOp::Sub, n[d], i64c(st.hi[d]))));
+    }
+    const std::string origin = st.origin.empty() ? "stencil" : st.origin;
+    out.push_back(parfor(st, a, b, std::vector<bool>(rank, true), false, origin + " (interior)"));
+    int slabs = 0;
+    const bool skip = st.border == Border::skip;
+    if (!skip || st.allocate) {
+      for (size_t d = 0; d < rank; ++d)
+        for (const bool low : {true, false}) {
+          if ((low ? st.lo[d] : st.hi[d]) == 0) continue;  // the band is empty
+          std::vector<Expr> begins(rank), ends(rank);
+          std::vector<bool> interior(rank, false);
+          for (size_t k = 0; k < rank; ++k) {
+            begins[k] = k < d ? a[k] : i64c(0);
+            ends[k] = k < d ? b[k] : n[k];
+            interior[k] = k < d;
+          }
+          begins[d] = low ? i64c(0) : b[d];
+          ends[d] = low ? a[d] : n[d];
+          const std::string which = std::string(low ? "low" : "high") + " border " + std::to_string(d);
+          out.push_back(parfor(st, begins, ends, interior, skip, origin + " (" + which + ")"));
+          ++slabs;
+        }
+    }
+    ctx_.note(Topic::other, "lower_stencils: " + origin + " (" + std::string(name_of(st.border)) + ", into " +
+                                st.target->name + ") -> interior parfor + " + std::to_string(slabs) + " border slab(s)" +
+                                (skip ? (st.allocate ? " copying " + st.windows[0]->name : std::string(" (skipped)")) : ""));
+    Stmt r = make_block(std::move(out));
+    splices_.insert(r.get());
+    return r;
+  }
+
+  /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,
+  /// or (skip border, new target) windows[0]'s element.
+  static Stmt parfor(const StencilStmt& st, const std::vector<Expr>& begins, const std::vector<Expr>& ends,
+                     const std::vector<bool>& interior, bool copy_first, const std::string& origin) {
+    std::vector<Var> idx;
+    loops::Renamer rename;
+    for (const auto& i : st.indices) {
+      idx.push_back(make_var(i->name, i->type, VarKind::Index, i->where));
+      rename.vars[i.get()] = idx.back();
+    }
+    Expr value;
+    if (copy_first) {
+      std::vector<Expr> at;
+      for (const auto& i : idx) at.push_back(make_ref(i));
+      value = make_load(st.windows[0], std::move(at));
+    } else {
+      value = rename.mutate(WindowReads(st, interior).mutate(st.value));
+    }
+    std::vector<Expr> ti;
+    for (const auto& e : st.target_index) ti.push_back(rename.mutate(e));
+    return make_parfor(idx, begins, ends, make_block({make_store(st.target, std::move(ti), value)}), {}, origin);
+  }
+
+  /// Remapping is exact only while one reflection reaches back into the array: |offset| <= n (wrap,
+  /// reflect), < n (mirror). The frontend checks |offset| < n before every stencil; this check keeps
+  /// generated code in bounds for IR built any other way. Windows of another shape than the space would
+  /// make interior reads leave them. Constant and nearest borders clamp, which holds for any offset.
+  void size_checks(const StencilStmt& st, const std::vector<Expr>& n, std::vector<Stmt>& out) {
+    const size_t rank = st.indices.size();
+    Expr empty;
+    for (size_t d = 0; d < rank; ++d) {
+      const Expr z = bin(BinaryOp::Eq, n[d], i64c(0));
+      empty = empty ? bin(BinaryOp::Or, empty, z) : z;
+    }
+    const bool folds = st.border == Border::wrap || st.border == Border::reflect || st.border == Border::mirror;
+    for (size_t d = 0; d < rank && folds; ++d) {
+      const std::int64_t reach = std::max(-st.lo[d], st.hi[d]);
+      if (reach == 0) continue;
+      const Expr fits = st.border == Border::mirror ? bin(BinaryOp::Lt, i64c(reach), n[d]) : bin(BinaryOp::Le, i64c(reach), n[d]);
+      out.push_back(make_check(bin(BinaryOp::Or, empty, fits), kShapeMismatch,
+                               "stencil " + std::string(name_of(st.border)) + " border: the neighbourhood reaches {} along axis " +
+                                   std::to_string(d) + " of an array of extent {}",
+                               {i64c(reach), n[d]}));
+    }
+    for (const auto& w : st.windows)
+      for (size_t d = 0; d < rank; ++d) {
+        const Expr extent = make_dim(w, static_cast<int>(d));
+        if (equal(extent, n[d]) || (equal(extent, st.shape[d]))) continue;
+        out.push_back(make_check(bin(BinaryOp::Eq, extent, n[d]), kShapeMismatch,
+                                 "stencil window " + w->name + " has extent {} along axis " + std::to_string(d) +
+                                     ", the stencil's space {}",
+                                 {extent, n[d]}));
+      }
+  }
+};
+
+}  // namespace
+
+ir::Function lower_stencils(const ir::Function& f, PassContext& ctx) {
+  Lowering l(ctx);
+  ir::Function out = f;
+  out.body = l.mutate(f.body);
+  return out;
+}
+
+}  // namespace kiln::passes
