@@ -1,6 +1,8 @@
 #include "ir/verifier.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -34,6 +36,7 @@ class Verifier {
       if (f.result_array->kind != VarKind::Local) report("result array " + f.result_array->name + " is not allocated by the kernel");
     }
     if (f.result && f.result_array) report("function has both a scalar and an array result");
+    binding_lifetimes();
   }
 
  private:
@@ -43,6 +46,8 @@ class Verifier {
   };
   std::vector<VarSet> scopes_;
   VarSet ever_defined_;
+  std::unordered_map<const VarNode*, size_t> def_depth_;  ///< scope depth of each definition
+  std::vector<const BindStmt*> binds_;
   std::vector<ParforFrame> parfors_;
 
   void report(std::string msg) { problems.push_back(std::move(msg)); }
@@ -61,6 +66,38 @@ class Verifier {
   void define(const Var& v) {
     if (!ever_defined_.insert(v.get()).second) report("variable " + v->name + " is defined twice");
     scopes_.back().insert(v.get());
+    def_depth_[v.get()] = scopes_.size() - 1;
+  }
+
+  /// A binding may only name arrays whose scope encloses its own: the backends free an array when its scope
+  /// ends (or when its Allocate runs again in a loop), and a binding outliving it would dangle. The arrays a
+  /// binding may name are followed through every bind in the function, wherever it is (a rebind late in a
+  /// loop body reaches the bindings copied from it earlier in the next iteration); a temporary binding
+  /// declared inside a time loop to swap two outer buffers names only outer arrays and is fine. Depth stands
+  /// for containment here: source and target are both in scope at each bind, so their scopes are nested.
+  void binding_lifetimes() {
+    std::unordered_map<const VarNode*, size_t> reach;  // binding -> deepest scope of an array it may name
+    auto reach_of = [&](const VarNode* v) {
+      if (v->kind != VarKind::Binding) return def_depth_.count(v) ? def_depth_.at(v) : size_t{0};
+      const auto it = reach.find(v);
+      return it == reach.end() ? size_t{0} : it->second;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const BindStmt* b : binds_) {
+        const size_t r = reach_of(b->source.get());
+        size_t& t = reach[b->target.get()];
+        if (r > t) t = r, changed = true;
+      }
+    }
+    std::unordered_set<const VarNode*> reported;
+    for (const BindStmt* b : binds_) {
+      const VarNode* t = b->target.get();
+      const auto d = def_depth_.find(t);
+      if (d == def_depth_.end() || reach_of(t) <= d->second || !reported.insert(t).second) continue;
+      report("array binding " + t->name + " may name an array declared in a scope that ends before the binding's (through its bind to " +
+             b->source->name + ")");
+    }
   }
 
   void use(const Var& v, const std::string& where) {
@@ -227,6 +264,7 @@ class Verifier {
         else use(b.target, "a rebind");
         if (!crossing_parfors(b.target.get()).empty())
           report("array binding " + b.target->name + " is rebound inside a parfor it is declared outside of");
+        binds_.push_back(&b);
         break;
       }
       case StmtKind::Stencil: {

@@ -1,6 +1,7 @@
 // The CUDA backend without a GPU: every test kernel, example kernel and benchmark kernel is emitted as CUDA
 // C and compiled by NVRTC to PTX and CUBIN for sm_90; golden sources pin the emitted code of a few;
 // errors, launch geometry, and the no-driver behaviour of Target::cuda.
+#include <algorithm>
 #include <cstdint>
 #include <gtest/gtest.h>
 
@@ -243,6 +244,146 @@ TEST(CudaCodegen, NvrtcFailureIsACompileErrorWithSourceAndLog) {
     EXPECT_NE(e.log().find("error"), std::string::npos) << e.log();
   }
   EXPECT_FALSE(cu::nvrtc_version().empty());
+}
+
+// ---- stencils ---------------------------------------------------------------------------------------------
+
+/// Restores the process's stencil settings when a test that changes them ends.
+struct StencilSettingsGuard {
+  cu::StencilSettings saved = cu::stencil_settings();
+  ~StencilSettingsGuard() { cu::set_stencil_settings(saved); }
+};
+
+bool is_stencil_case(const std::string& name) { return name.rfind("stencil_", 0) == 0 || name == "time_steps" || name == "bindings"; }
+
+TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
+  require_nvrtc();
+  if (cu::unroll_factor() == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
+  StencilSettingsGuard guard;
+  using M = cu::StencilMode;
+  for (const cu::StencilSettings form : {cu::StencilSettings{M::Shuffle, 4, 4}, cu::StencilSettings{M::Shuffle, 3, 1},
+                                         cu::StencilSettings{M::Shared, 2, 4}, cu::StencilSettings{M::Shared, 1, 3},
+                                         cu::StencilSettings{M::Off, 4, 4}}) {
+    cu::set_stencil_settings(form);
+    for (const KernelCase& c : kernel_catalogue()) {
+      if (!is_stencil_case(c.name)) continue;
+      SCOPED_TRACE(c.name + " in form " + cu::emission_settings());
+      const cu::Program prog = compile_for_sm90(c.f);
+      const cu::GpuKernel& k = prog.gpu_kernels.at(0);
+      const bool across_rows = c.name == "stencil_jacobi2d" || c.name == "stencil_rows" || c.name == "stencil_3d";
+      if (form.mode == M::Off) {
+        EXPECT_EQ(k.stencil_columns, 0);
+        EXPECT_EQ(prog.kernels.find("// stencil:"), std::string::npos) << prog.kernels;
+        continue;
+      }
+      EXPECT_EQ(k.stencil_mode, form.mode);
+      EXPECT_EQ(k.stencil_columns, form.rounds);
+      EXPECT_EQ(k.stencil_rows, across_rows ? form.rows : 1);
+      // Neighbours come from other lanes, never from a second load of the same row.
+      const std::size_t main_end = k.alias_name.empty() ? std::string::npos : prog.kernels.find(k.alias_name + "(");
+      const std::string main = prog.kernels.substr(0, main_end);
+      if (form.mode == M::Shuffle) {
+        EXPECT_NE(main.find("kiln_shfl("), std::string::npos) << main;
+        EXPECT_EQ(main.find("__shared__"), std::string::npos) << main;
+      } else {
+        EXPECT_NE(main.find("__shared__"), std::string::npos) << main;
+        EXPECT_NE(main.find("__syncwarp();"), std::string::npos) << main;
+        EXPECT_NE(main.find("__launch_bounds__(256)"), std::string::npos) << main;
+      }
+      // Overlapping arguments get the plain loops, which read every element where the body reads it.
+      if (!k.alias_name.empty()) {
+        const std::size_t alias_end = prog.kernels.find("extern \"C\"", main_end);  // the next kernel's
+        const std::string alias = prog.kernels.substr(main_end, alias_end == std::string::npos ? std::string::npos : alias_end - main_end);
+        EXPECT_EQ(alias.find("kiln_shfl("), std::string::npos) << alias;
+        EXPECT_EQ(alias.find("__shared__"), std::string::npos) << alias;
+      }
+    }
+  }
+  EXPECT_THROW(cu::set_stencil_settings({M::Shuffle, 0, 4}), ValueError);
+  EXPECT_THROW(cu::set_stencil_settings({M::Shuffle, 4, 17}), ValueError);
+}
+
+TEST(CudaStencil, EmissionSettingsNameTheForm) {
+  StencilSettingsGuard guard;
+  cu::set_stencil_settings({cu::StencilMode::Shared, 3, 2});
+  const std::string shared = cu::emission_settings();
+  EXPECT_NE(shared.find("stencil=shared;rows=3;rounds=2"), std::string::npos) << shared;
+  cu::set_stencil_settings({cu::StencilMode::Shuffle, 3, 2});
+  EXPECT_NE(cu::emission_settings(), shared);
+}
+
+TEST(CudaStencil, WhatIsNotAStencil) {
+  const DType t = DType::F32;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), z = array_param("z", t, 1, false);
+  Var i = index("i");
+  Expr n = dim(x) - i64c(1);
+  auto first_kernel = [](const ir::Function& f) { return cu::emit_program(f).gpu_kernels.at(0); };
+  auto interior = [&](Stmt body) { return ir::make_parfor({i}, {i64c(1)}, {n}, std::move(body), {}, "t"); };
+  // Reads of the array the parfor writes are loads where they are.
+  EXPECT_EQ(first_kernel(function("inplace", {x}, {interior(store(x, {val(i)}, at(x, {val(i) - i64c(1)}) + at(x, {val(i) + i64c(1)})))})).stencil_columns, 0);
+  // A single offset reads each element once: nothing to share.
+  EXPECT_EQ(first_kernel(function("shift", {x, y}, {interior(store(y, {val(i)}, at(x, {val(i) + i64c(1)})))})).stencil_columns, 0);
+  // Offsets beyond the limit, and arrays without a unit innermost stride.
+  EXPECT_EQ(first_kernel(function("far", {x, y}, {interior(store(y, {val(i)}, at(x, {val(i) - i64c(9)}) + at(x, {val(i) + i64c(9)})))})).stencil_columns, 0);
+  EXPECT_EQ(first_kernel(function("strided", {z, y}, {interior(store(y, {val(i)}, at(z, {val(i) - i64c(1)}) + at(z, {val(i) + i64c(1)})))})).stencil_columns, 0);
+  // A check may leave a thread's iterations early, which warp-wide exchanges cannot allow.
+  Stmt checked = block({ir::make_check(bin(BinaryOp::Gt, at(x, {val(i)}), num(t, 0)), kValueError, "not positive", {}),
+                        store(y, {val(i)}, at(x, {val(i) - i64c(1)}) + at(x, {val(i) + i64c(1)}))});
+  EXPECT_EQ(first_kernel(function("checked", {x, y}, {interior(checked)})).stencil_columns, 0);
+  // The same stencil without any of those is one.
+  EXPECT_GT(first_kernel(function("plain", {x, y}, {interior(store(y, {val(i)}, at(x, {val(i) - i64c(1)}) + at(x, {val(i) + i64c(1)})))})).stencil_columns, 0);
+}
+
+// ---- array bindings ---------------------------------------------------------------------------------------
+
+TEST(CudaBindings, KernelsTakeWhatTheBindingsName) {
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name != "bindings") continue;
+    ir::verify_or_throw(c.f, "bindings");
+    const cu::Program prog = cu::emit_program(c.f);
+    ASSERT_EQ(prog.gpu_kernels.size(), 2u);
+    // The step kernel's arrays are the bindings themselves, bound at each launch; they may name one buffer,
+    // so the kernel has a variant for overlapping arrays.
+    const cu::GpuKernel& step = prog.gpu_kernels[0];
+    std::vector<std::string> data;
+    for (const cu::Param& p : step.params)
+      if (p.kind == cu::ParamKind::Data) data.push_back(p.var->name);
+    std::sort(data.begin(), data.end());
+    EXPECT_EQ(data, (std::vector<std::string>{"cur", "nxt"}));
+    EXPECT_EQ(step.argument_arrays.size(), 2u);
+    EXPECT_FALSE(step.alias_name.empty());
+    // Inside a parfor a binding is a pointer with its extents, reassigned.
+    EXPECT_NE(prog.kernels.find("const double* src = a;  // binding"), std::string::npos) << prog.kernels;
+    EXPECT_NE(prog.kernels.find("src = cur;  // rebinding"), std::string::npos) << prog.kernels;
+    // Both buffers are written through `nxt`: both are copied back to host arrays.
+    const auto written = cu::arrays_written(c.f.body);
+    EXPECT_TRUE(written.count(c.f.params[0].get()) && written.count(c.f.params[1].get()));
+    require_nvrtc();
+    compile_for_sm90(c.f);
+  }
+}
+
+TEST(CudaBindings, TheVerifierFollowsWhatABindingMayName) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true);
+  auto binding = [t](const std::string& name) { return ir::make_var(name, ir::Type::array(t, 1, true), ir::VarKind::Binding); };
+  Var cur = binding("cur"), scratch = local_array("scratch", t, 1);
+  Var s = index("s");
+  // A binding declared outside a loop rebound to an array allocated in it would name freed memory after the
+  // loop, also when the array reaches it through a temporary binding.
+  const ir::Function direct = function("direct", {a}, {ir::make_bind(cur, a, true),
+                                                       for_loop(s, i64c(0), i64c(2), block({ir::make_allocate(scratch, {i64c(4)}), ir::make_bind(cur, scratch, false)}))});
+  EXPECT_FALSE(ir::verify(direct).empty());
+  Var cur2 = binding("cur"), tmp2 = binding("tmp"), scratch2 = local_array("scratch", t, 1);
+  const ir::Function indirect = function(
+      "indirect", {a}, {ir::make_bind(cur2, a, true),
+                        for_loop(s, i64c(0), i64c(2), block({ir::make_allocate(scratch2, {i64c(4)}), ir::make_bind(tmp2, scratch2, true), ir::make_bind(cur2, tmp2, false)}))});
+  const auto problems = ir::verify(indirect);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("array binding cur may name an array declared in a scope that ends"), std::string::npos) << problems[0];
+  // The swap through a temporary declared in the loop names only the outer arrays: accepted.
+  for (const KernelCase& c : kernel_catalogue())
+    if (c.name == "bindings") EXPECT_TRUE(ir::verify(c.f).empty());
 }
 
 // ---- launch geometry ------------------------------------------------------------------------------------------

@@ -175,6 +175,189 @@ KernelCase offsets() {
           {}};
 }
 
+// ---- stencils (emit_stencil.cpp: windows in registers, neighbours from other lanes) ----------------------
+
+KernelCase stencil_smooth1d() {
+  // A 3-point average with the ends copied in a branch: the windows are loaded for every lane, the branch
+  // picks what it reads.
+  const DType t = DType::F32;
+  Var x = array_param("x", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i");
+  Expr n = dim(x);
+  Expr end = bin(BinaryOp::Or, bin(BinaryOp::Eq, val(i), i64c(0)), bin(BinaryOp::Eq, val(i), n - i64c(1)));
+  ir::Function f = function(
+      "stencil_smooth1d", {x, out},
+      {parfor({i}, {n},
+              ir::make_if(end, store(out, {val(i)}, at(x, {val(i)})),
+                          store(out, {val(i)}, (at(x, {val(i) - i64c(1)}) + at(x, {val(i)}) + at(x, {val(i) + i64c(1)})) * num(t, 1.0 / 3.0))))});
+  return {"stencil_smooth1d", f, [t] {
+            std::vector<Args> in;
+            for (std::int64_t n : {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 130, 1000, 65537, (1 << 22) + 3})
+              in.push_back({array_arg(random_array(t, {n})), array_arg(random_array(t, {n}))});
+            return in;
+          },
+          {}};
+}
+
+KernelCase stencil_wide1d() {
+  // Offsets up to the limit (8) on both sides over [8, n - 8) (the strips start mid-warp), one beyond it
+  // (9: a plain load), a load at a fixed index (not a window) and integer wrap-around.
+  const DType t = DType::I32;
+  Var x = array_param("x", t, 1, true), out = array_param("out", t, 1, true), k = param("k", t);
+  Var i = index("i"), l = local("l", DType::I64);
+  Expr n = dim(x);
+  ir::Function f = function(
+      "stencil_wide1d", {x, out, k},
+      {ir::make_parfor({i}, {i64c(8)}, {n - i64c(9)},
+                       block({let(l, val(i) + i64c(5)),
+                              store(out, {val(i)},
+                                    at(x, {val(i) - i64c(8)}) * val(k) + at(x, {val(i) + i64c(8)}) - at(x, {val(i) - i64c(3)}) +
+                                        at(x, {val(l)}) * num(t, 7) + at(x, {val(i) + i64c(9)}) + at(x, {i64c(0)}) + at(x, {val(i)}))}),
+                       {}, "wide")});
+  return {"stencil_wide1d", f, [t] {
+            std::vector<Args> in;
+            for (std::int64_t n : {17, 18, 40, 41, 100, 257, 4099, 1000003}) {
+              TestArray a(t, {n});
+              for (std::int64_t e = 0; e < n; ++e)
+                a.set<std::int32_t>(e, e % 97 == 0 ? 2147483647 - static_cast<std::int32_t>(e % 5) : static_cast<std::int32_t>(uniform_int(-1000000, 1000000)));
+              in.push_back({array_arg(a), array_arg(random_array(t, {n})), scalar_arg(std::int32_t{-3})});
+            }
+            return in;
+          },
+          {}};
+}
+
+KernelCase stencil_bool() {
+  // Bool windows (exchanged as int: __shfl_sync has no bool) and f64 ones in one parfor.
+  Var b = array_param("b", DType::Bool, 1, true), x = array_param("x", DType::F64, 1, true), out = array_param("out", DType::F64, 1, true);
+  Var i = index("i");
+  Expr n = dim(b);
+  Expr differs = bin(BinaryOp::Ne, at(b, {val(i) - i64c(1)}), at(b, {val(i) + i64c(2)}));
+  ir::Function f = function(
+      "stencil_bool", {b, x, out},
+      {ir::make_parfor({i}, {i64c(1)}, {n - i64c(2)},
+                       store(out, {val(i)}, ir::make_select(differs, at(x, {val(i) + i64c(2)}) - at(x, {val(i) - i64c(1)}), at(x, {val(i)}))),
+                       {}, "edges")});
+  return {"stencil_bool", f, [] {
+            std::vector<Args> in;
+            for (std::int64_t n : {3, 4, 35, 200, 100003})
+              in.push_back({array_arg(random_array(DType::Bool, {n})), array_arg(random_array(DType::F64, {n})), array_arg(random_array(DType::F64, {n}))});
+            return in;
+          },
+          {}};
+}
+
+KernelCase stencil_jacobi2d() {
+  // Jacobi's 5 points on the interior of arrays whose rows have gaps: windows across rows (each thread
+  // several rows), row counts that are no multiple of the rows per thread, one-column and empty interiors.
+  const DType t = DType::F32;
+  Var a = array_param("a", t, 2, true), out = array_param("out", t, 2, true);
+  Var i = index("i"), j = index("j");
+  ir::Function f = function(
+      "stencil_jacobi2d", {a, out},
+      {ir::make_parfor({i, j}, {i64c(1), i64c(1)}, {dim(a, 0) - i64c(1), dim(a, 1) - i64c(1)},
+                       store(out, {val(i), val(j)},
+                             num(t, 0.25) * (at(a, {val(i) - i64c(1), val(j)}) + at(a, {val(i) + i64c(1), val(j)}) +
+                                             at(a, {val(i), val(j) - i64c(1)}) + at(a, {val(i), val(j) + i64c(1)}))),
+                       {}, "sweep")});
+  return {"stencil_jacobi2d", f, [t] {
+            std::vector<Args> in;
+            for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                     {3, 3}, {2, 50}, {4, 34}, {5, 5}, {6, 3}, {37, 129}, {130, 33}, {9, 300}, {70000, 3}, {3, 70000}, {1000, 1000}})
+              in.push_back({array_arg(random_array(t, {n, m}, Layout::RowGaps)), array_arg(random_array(t, {n, m}))});
+            return in;
+          },
+          {}};
+}
+
+KernelCase stencil_rows() {
+  // A 2-d parfor reading a 1-d window (no row offset) and a 2-d one reaching 2 rows up and down and
+  // 3 columns right, over a space that starts at row 2 and column 1.
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2, true), w = array_param("w", t, 1, true), out = array_param("out", t, 2, true);
+  Var i = index("i"), j = index("j");
+  ir::Function f = function(
+      "stencil_rows", {a, w, out},
+      {ir::make_parfor({i, j}, {i64c(2), i64c(1)}, {dim(a, 0) - i64c(2), dim(a, 1) - i64c(3)},
+                       store(out, {val(i), val(j)},
+                             at(w, {val(j) - i64c(1)}) * at(a, {val(i) - i64c(2), val(j)}) + at(w, {val(j) + i64c(1)}) -
+                                 at(a, {val(i) + i64c(2), val(j) + i64c(3)}) * num(t, 0.5) + at(a, {val(i), val(j) - i64c(1)})),
+                       {}, "rows")});
+  return {"stencil_rows", f, [t] {
+            std::vector<Args> in;
+            for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{5, 5}, {7, 40}, {11, 36}, {64, 130}, {333, 77}, {5, 70001}})
+              in.push_back({array_arg(random_array(t, {n, m}, Layout::RowGaps)), array_arg(random_array(t, {m})), array_arg(random_array(t, {n, m}))});
+            return in;
+          },
+          {}};
+}
+
+KernelCase stencil_3d() {
+  // 7 points in 3-d: the windows of the planes above and below are separate (their leading index is
+  // k +- 1, invariant in a row), the plane's own reaches across rows and columns.
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 3, true), out = array_param("out", t, 3, true);
+  Var k = index("k"), i = index("i"), j = index("j");
+  auto A = [&](std::int64_t dk, std::int64_t di, std::int64_t dj) { return at(a, {val(k) + i64c(dk), val(i) + i64c(di), val(j) + i64c(dj)}); };
+  ir::Function f = function(
+      "stencil_3d", {a, out},
+      {ir::make_parfor({k, i, j}, {i64c(1), i64c(1), i64c(1)}, {dim(a, 0) - i64c(1), dim(a, 1) - i64c(1), dim(a, 2) - i64c(1)},
+                       store(out, {val(k), val(i), val(j)},
+                             A(-1, 0, 0) + A(1, 0, 0) + A(0, -1, 0) + A(0, 1, 0) + A(0, 0, -1) + A(0, 0, 1) - num(t, 6) * A(0, 0, 0)),
+                       {}, "laplace")});
+  return {"stencil_3d", f, [t] {
+            std::vector<Args> in;
+            for (auto s : std::vector<std::vector<std::int64_t>>{{3, 3, 3}, {5, 9, 40}, {17, 33, 65}, {4, 100, 3}, {3, 6, 1000}})
+              in.push_back({array_arg(random_array(t, s, Layout::RowGaps)), array_arg(random_array(t, s))});
+            return in;
+          },
+          {}};
+}
+
+// ---- array bindings -----------------------------------------------------------------------------------------
+
+KernelCase bindings() {
+  // A host time loop swapping two buffers through bindings (a temporary binding declared in the loop): each
+  // step's kernel takes the arrays the bindings name at its launch, and both buffers are written through
+  // `nxt` (both come back). A binding inside a parfor picks one of two arrays per iteration. The result reads
+  // an element through a binding on the host.
+  const DType t = DType::F64;
+  auto binding = [t](const std::string& name) { return ir::make_var(name, ir::Type::array(t, 1, true), ir::VarKind::Binding); };
+  Var a = array_param("a", t, 1, true), b = array_param("b", t, 1, true), picked = array_param("picked", t, 1, true);
+  Var steps = param("steps", DType::I64);
+  Var cur = binding("cur"), nxt = binding("nxt"), tmp = binding("tmp"), src = binding("src");
+  Var s = index("s"), i = index("i"), j = index("j");
+  Expr n = dim(a);
+  ir::Function f = function(
+      "bindings", {a, b, picked, steps},
+      {ir::make_bind(cur, a, true), ir::make_bind(nxt, b, true),
+       for_loop(s, i64c(0), val(steps),
+                block({ir::make_parfor({i}, {i64c(1)}, {n - i64c(1)},
+                                       store(nxt, {val(i)}, num(t, 0.5) * at(cur, {val(i)}) + num(t, 0.25) * (at(cur, {val(i) - i64c(1)}) + at(cur, {val(i) + i64c(1)}))),
+                                       {}, "step"),
+                       ir::make_bind(tmp, cur, true), ir::make_bind(cur, nxt, false), ir::make_bind(nxt, tmp, false)})),
+       ir::make_parfor({j}, {i64c(0)}, {dim(picked)},
+                       block({ir::make_bind(src, a, true),
+                              ir::make_if(bin(BinaryOp::Eq, bin(BinaryOp::Mod, val(j), i64c(3)), i64c(1)), ir::make_bind(src, cur, false)),
+                              store(picked, {val(j)}, at(src, {val(j)}) * num(t, 2))}),
+                       {}, "pick")},
+      at(cur, {n / i64c(2)}));
+  return {"bindings", f, [t] {
+            std::vector<Args> in;
+            for (auto [n, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 0}, {2, 3}, {3, 1}, {100, 4}, {100, 5}, {10007, 7}}) {
+              // Multiples of 1/64 stay exact through a few steps.
+              TestArray x(t, {n}), y(t, {n});
+              for (std::int64_t e = 0; e < n; ++e) {
+                x.set<double>(e, static_cast<double>(uniform_int(-64, 64)) / 64);
+                y.set<double>(e, static_cast<double>(uniform_int(-64, 64)) / 64);
+              }
+              in.push_back({array_arg(x), array_arg(y), array_arg(random_array(t, {n})), scalar_arg(k)});
+            }
+            return in;
+          },
+          {}};
+}
+
 KernelCase ifelse() {
   const DType t = DType::I32;
   Var x = array_param("x", t), out = array_param("out", t), lim = param("lim", t);
@@ -721,6 +904,12 @@ std::vector<KernelCase> kernel_catalogue() {
   c.push_back(matmul());
   c.push_back(nested());
   c.push_back(offsets());
+  c.push_back(stencil_smooth1d());
+  c.push_back(stencil_wide1d());
+  c.push_back(stencil_bool());
+  c.push_back(stencil_jacobi2d());
+  c.push_back(stencil_rows());
+  c.push_back(stencil_3d());
   c.push_back(ifelse());
   c.push_back(guards());
   c.push_back(bools());
@@ -759,6 +948,7 @@ std::vector<KernelCase> kernel_catalogue() {
   c.push_back(negative_allocation());
   c.push_back(checks());
   c.push_back(time_steps());
+  c.push_back(bindings());
   c.push_back(host_elements());
   c.push_back(scalars_only());
   c.push_back(empty_ranges());

@@ -157,6 +157,8 @@ std::string Emitter::expr(const ir::Expr& e) {
     case ir::ExprKind::VarRef: return name(e->as<ir::VarRefExpr>().var.get());
     case ir::ExprKind::Load: {
       const auto& l = e->as<ir::LoadExpr>();
+      if (stencil_on_)
+        if (auto it = stencil_->loads.find(e.get()); it != stencil_->loads.end()) return stencil_value(it->second);
       return element(l.array.get(), l.indices);
     }
     case ir::ExprKind::Dim: {

@@ -23,6 +23,8 @@ class DimUses : public ir::IRVisitor {
 
  protected:
   void visit(const ir::DimExpr& d) override { used[d.array.get()][static_cast<std::size_t>(d.axis)] = true; }
+  // A binding declared inside the body copies its source's extents and strides.
+  void visit(const ir::BindStmt& b) override { used[b.source.get()].fill(true); }
 };
 
 class Allocations : public ir::IRVisitor {
@@ -109,8 +111,9 @@ Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string nam
 }
 
 GpuKernel Emitter::emit(std::string& out) {
-  written_ = ir::stored_arrays(p_.body);
+  written_ = arrays_written(p_.body);
   if (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) k_.unroll = unroll_factor();
+  plan_stencil();
   capture();
 
   // Reduction accumulators and scratch slots.
@@ -132,10 +135,25 @@ GpuKernel Emitter::emit(std::string& out) {
     line(std::string(t) + " " + bind(r.var.get()) + " = " + constant(ir::identity_of(r.op, r.var->type.elem)->as<ir::ConstExpr>()) + ";");
     if (r.index) line("long long " + bind(r.index.get()) + " = -1LL;");
   }
-  loops();
-  if (k_.may_fail) line("kiln_stop:;");
-  for (const ir::AllocateStmt* a : allocations_) line("free(" + array(a->array.get()).data + ");");
-  if (reducing) block_reductions();
+  const std::string prefix = body_;
+  const int depth = depth_;
+  stencil_on_ = stencil_.has_value();
+  loops_and_tail();
+  const std::string main_body = body_;
+  std::string alias_body = main_body;
+  bool writes_argument = false;
+  for (const auto& [v, written] : k_.argument_arrays) writes_argument |= written;
+  const bool restrict = k_.unroll > 1;
+  const bool alias_variant = restrict && k_.argument_arrays.size() >= 2 && writes_argument;
+  if (alias_variant && stencil_on_) {
+    // Loading a window before the body is only right when no written array overlaps the window's: the
+    // variant for overlapping arguments reads every element where the body reads it.
+    body_ = prefix;
+    depth_ = depth;
+    stencil_on_ = false;
+    loops_and_tail();
+    alias_body = body_;
+  }
   if (k_.slots) {
     k_.params.push_back({ParamKind::Scratch});
     param_names_.push_back("kiln_scratch");
@@ -149,18 +167,28 @@ GpuKernel Emitter::emit(std::string& out) {
                      std::string(name_of(k_.strategy));
   for (const auto& r : p_.reductions) head += ", " + std::string(ir::name_of(r.op)) + " " + r.var->name;
   head += "\n";
-  const bool restrict = k_.unroll > 1;
-  out += head + signature(k_.name, restrict) + " {\n" + body_ + "}\n";
+  if (stencil_) {
+    const StencilPlan& sp = *stencil_;
+    head += "// stencil: " + std::to_string(sp.columns) + " x 32 elements of the innermost dimension per warp";
+    if (sp.rows > 1) head += ", " + std::to_string(sp.rows) + " rows per thread";
+    head += sp.mode == StencilMode::Shared ? ", neighbours through shared memory\n" : ", neighbours through warp shuffles\n";
+  }
+  out += head + signature(k_.name, restrict) + " {\n" + main_body + "}\n";
   // Arguments may be one array passed twice (or overlapping views of one buffer); then __restrict__ would be
   // a lie, so the same body also exists without it and the host picks per call.
-  bool writes_argument = false;
-  for (const auto& [v, written] : k_.argument_arrays) writes_argument |= written;
-  if (restrict && k_.argument_arrays.size() >= 2 && writes_argument) {
+  if (alias_variant) {
     k_.alias_name = k_.name + "_alias";
-    out += "// " + k_.name + " for overlapping array arguments\n" + signature(k_.alias_name, false) + " {\n" + body_ + "}\n";
+    out += "// " + k_.name + " for overlapping array arguments\n" + signature(k_.alias_name, false) + " {\n" + alias_body + "}\n";
   }
   if (reducing) fold_kernel(out);
   return k_;
+}
+
+void Emitter::loops_and_tail() {
+  loops();
+  if (k_.may_fail) line("kiln_stop:;");
+  for (const ir::AllocateStmt* a : allocations_) line("free(" + array(a->array.get()).data + ");");
+  if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce) block_reductions();
 }
 
 void Emitter::capture() {
@@ -179,7 +207,12 @@ void Emitter::capture() {
   }
   DimUses dims;
   dims.walk(p_.body);
-  for (const ir::Var& v : ir::free_vars(p_.body)) {
+  const std::vector<ir::Var> free = ir::free_vars(p_.body);
+  // A binding may name any array of its type, a local one captured alongside it too: then every array the
+  // kernel reads or writes takes part in the host's overlap test.
+  bool binding = false;
+  for (const ir::Var& v : free) binding |= v->type.is_array() && v->kind == ir::VarKind::Binding;
+  for (const ir::Var& v : free) {
     if (own.count(v.get())) continue;
     if (v->type.is_scalar()) {
       k_.params.push_back({ParamKind::Scalar, v.get()});
@@ -191,10 +224,12 @@ void Emitter::capture() {
     n.data = fresh(v->name);
     k_.params.push_back({ParamKind::Data, v.get()});
     param_names_.push_back(n.data);
-    if (v->kind == ir::VarKind::Param) k_.argument_arrays.emplace_back(v.get(), written_.count(v.get()) > 0);
+    if (v->kind == ir::VarKind::Param || v->kind == ir::VarKind::Binding || binding)
+      k_.argument_arrays.emplace_back(v.get(), written_.count(v.get()) > 0);
     auto it = dims.used.find(v.get());
     for (int k = 0; k < n.rank; ++k) {
-      if (it != dims.used.end() && it->second[static_cast<std::size_t>(k)]) {
+      // A stencil window's loads are guarded by every extent of its array.
+      if ((it != dims.used.end() && it->second[static_cast<std::size_t>(k)]) || (stencil_ && stencil_arrays_.count(v.get()))) {
         n.extent[k] = fresh(n.data + "_n" + std::to_string(k));
         k_.params.push_back({ParamKind::Extent, v.get(), k});
         param_names_.push_back(n.extent[k]);
@@ -236,7 +271,7 @@ void Emitter::declare_locals() {
 
 void Emitter::loops() {
   switch (k_.strategy) {
-    case Strategy::Elementwise:
+    case Strategy::Elementwise: return stencil_on_ ? stencil_loops() : grid_stride_loops();
     case Strategy::Reduce: return grid_stride_loops();
     case Strategy::ArgReduce: return chunked_loop();
   }
@@ -409,6 +444,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   std::string s = "extern \"C\" __global__ void ";
   if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
+  else if (stencil_ && stencil_->mode == StencilMode::Shared)
+    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
   s += name + "(";
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (i) s += i % 4 == 0 ? ",\n    " : ", ";

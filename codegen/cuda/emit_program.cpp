@@ -7,6 +7,8 @@
 
 #include "codegen/cuda/emitter.hpp"
 #include "codegen/cuda/prelude.hpp"
+#include "ir/analysis.hpp"
+#include "ir/visitor.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::codegen::cuda {
@@ -50,6 +52,7 @@ class ProgramBuilder {
       case ir::StmtKind::Assign:
       case ir::StmtKind::Store:
       case ir::StmtKind::Allocate:
+      case ir::StmtKind::Bind:
       case ir::StmtKind::Check: return;  // the host runs these
       default:
         // Array-level operations are lowered to parfors before code generation; anything else is new.
@@ -73,6 +76,61 @@ int unroll_factor() {
     return v == 1 || v == 2 || v == 4 || v == 8 ? v : 4;
   }();
   return u;
+}
+
+namespace {
+
+StencilSettings& current_stencil_settings() {
+  static StencilSettings settings = [] {
+    StencilSettings st;
+    st.rounds = unroll_factor();
+    if (const char* m = std::getenv("KILN_CUDA_STENCIL"); m && *m) {
+      const std::string v = m;
+      st.mode = v == "off" || v == "0" ? StencilMode::Off : v == "shared" ? StencilMode::Shared : StencilMode::Shuffle;
+    }
+    auto number = [](const char* name, int fallback) {
+      const char* s = std::getenv(name);
+      const int v = s && *s ? std::atoi(s) : fallback;
+      return v >= 1 && v <= 16 ? v : fallback;
+    };
+    st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
+    st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
+    return st;
+  }();
+  return settings;
+}
+
+}  // namespace
+
+const StencilSettings& stencil_settings() { return current_stencil_settings(); }
+
+void set_stencil_settings(const StencilSettings& st) {
+  if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16)
+    throw ValueError("stencil settings: rows and rounds must be in [1, 16], got rows=" + std::to_string(st.rows) +
+                     " rounds=" + std::to_string(st.rounds));
+  current_stencil_settings() = st;
+}
+
+std::string emission_settings() {
+  const StencilSettings& st = stencil_settings();
+  const char* mode = st.mode == StencilMode::Off ? "off" : st.mode == StencilMode::Shared ? "shared" : "shuffle";
+  return "unroll=" + std::to_string(unroll_factor()) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
+         ";rounds=" + std::to_string(st.rounds);
+}
+
+std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s) {
+  struct Binds : ir::IRVisitor {
+    std::vector<const ir::BindStmt*> all;
+    void visit(const ir::BindStmt& b) override { all.push_back(&b); }
+  } binds;
+  binds.walk(s);
+  ir::VarSet out = ir::stored_arrays(s);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ir::BindStmt* b : binds.all)
+      if (out.count(b->target.get()) && out.insert(b->source.get()).second) changed = true;
+  }
+  return out;
 }
 
 std::vector<std::string> Program::entries() const {

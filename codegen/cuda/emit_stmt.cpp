@@ -98,6 +98,7 @@ void Emitter::stmt(const ir::Stmt& s) {
     }
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
+    case ir::StmtKind::Bind: return bind_array(s->as<ir::BindStmt>());
     default:
       // Array-level operations are lowered to parfors before code generation; anything else is new.
       throw CompileError("kiln CUDA backend: kernel '" + fn_.name + "': statement kind " +
@@ -205,6 +206,45 @@ void Emitter::allocate(const ir::AllocateStmt& a) {
   line("}");
   --depth_;
   line("}");
+}
+
+void Emitter::bind_array(const ir::BindStmt& b) {
+  const ArrayNames src = array(b.source.get());  // a copy: arrays_ may grow below
+  const int rank = b.target->type.rank;
+  const bool unit = b.target->type.unit_stride;
+  std::vector<std::string> extent, stride;
+  for (int k = 0; k < rank; ++k) {
+    if (src.extent[k].empty())
+      throw CompileError("kiln CUDA backend: kernel '" + fn_.name + "': the extents of " + b.source->name +
+                             " are not available to bind " + b.target->name,
+                         {});
+    extent.push_back(src.extent[k]);
+    stride.push_back(src.stride[k].empty() ? "1LL" : src.stride[k]);  // only a unit innermost stride is implicit
+  }
+  if (b.declare) {
+    ArrayNames n;
+    n.rank = rank;
+    n.data = fresh(b.target->name);
+    std::string dims;
+    for (int k = 0; k < rank; ++k) {
+      n.extent[k] = fresh(n.data + "_n" + std::to_string(k));
+      dims += (k ? ", " : "") + n.extent[k] + " = " + extent[static_cast<std::size_t>(k)];
+      if (k == rank - 1 && unit) continue;
+      n.stride[k] = fresh(n.data + "_s" + std::to_string(k));
+      dims += ", " + n.stride[k] + " = " + stride[static_cast<std::size_t>(k)];
+    }
+    line(std::string(written_.count(b.target.get()) ? "" : "const ") + type_name(b.target->type.elem) + "* " + n.data + " = " + src.data +
+         ";  // binding");
+    line("long long " + dims + ";");
+    arrays_[b.target.get()] = n;
+    return;
+  }
+  const ArrayNames& n = array(b.target.get());
+  line(n.data + " = " + src.data + ";  // rebinding");
+  for (int k = 0; k < rank; ++k) {
+    line(n.extent[k] + " = " + extent[static_cast<std::size_t>(k)] + ";");
+    if (!n.stride[k].empty()) line(n.stride[k] + " = " + stride[static_cast<std::size_t>(k)] + ";");
+  }
 }
 
 void Emitter::check(const ir::CheckStmt& c) {

@@ -2,7 +2,12 @@
 // body is the parfor's body as readable C, with the parameters the host binds at launch.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -12,11 +17,36 @@
 
 namespace kiln::codegen::cuda {
 
+/// Stencil windows reach at most this far from the index in either dimension (a window row is held in
+/// registers, and lanes exchange at most this many elements with their neighbours).
+inline constexpr std::int64_t kMaxStencilOffset = 8;
+/// Shared-memory stencil tiles hold this many warps (the kernel is launched with at most 32 x this threads).
+inline constexpr int kStencilTileWarps = 8;
+
 /// The CUDA C spelling of an element type ("float", "long long", ...).
 const char* type_name(DType t);
 
 /// Picks how a parfor is spread over threads (see Strategy).
 Strategy strategy_of(const ir::ParforStmt& p);
+
+/// Loads of an array that no iteration writes, at [invariant..., row + d, j + c] (j the innermost index,
+/// row the one before it, |c|, |d| <= kMaxStencilOffset), grouped by array and invariant indices.
+struct StencilPlan {
+  struct Group {
+    const ir::VarNode* array = nullptr;
+    std::vector<ir::Expr> prefix;  ///< the invariant leading indices
+    bool vertical = false;         ///< the array's next-to-last index is the parfor's row index plus d
+    std::map<std::int64_t, std::set<std::int64_t>> offsets;  ///< d (0 unless vertical) -> the column offsets c
+  };
+  struct Use {
+    int group;
+    std::int64_t d, c;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<const ir::ExprNode*, Use> loads;
+  int rows = 1, columns = 4;
+  StencilMode mode = StencilMode::Shuffle;
+};
 
 class Emitter {
  public:
@@ -55,6 +85,8 @@ class Emitter {
   void store(const ir::StoreStmt& s);
   void nested_parfor(const ir::ParforStmt& p);
   void allocate(const ir::AllocateStmt& a);
+  /// An array binding inside the body: a pointer with its extents and strides, (re)assigned.
+  void bind_array(const ir::BindStmt& b);
   void check(const ir::CheckStmt& c);
   /// Reports a failure through the status and leaves the thread's iterations.
   void fail(int code, const std::string& message, const std::vector<std::string>& args);
@@ -64,6 +96,14 @@ class Emitter {
   void declare_locals();
   void loops();
   void grid_stride_loops();
+  /// The loop nest plus `tail` (the code after the loops), into body_.
+  void loops_and_tail();
+
+  // stencils (emit_stencil.cpp)
+  void plan_stencil();
+  void stencil_loops();
+  /// The value of a planned load in the current body copy.
+  std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
   void block_reductions();
   void fold_kernel(std::string& out);
@@ -85,6 +125,12 @@ class Emitter {
   /// equal to one of them reads the let instead: the IR repeats a value that the frontend also snapshotted
   /// into a let (black_scholes computes erf four times otherwise), and NVVM does not merge such calls.
   std::vector<std::vector<std::pair<ir::Expr, std::string>>> lets_;
+  std::optional<StencilPlan> stencil_;
+  bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
+  int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u
+  /// (group, window row, round, column offset) -> the expression holding that element in this chunk
+  std::map<std::tuple<int, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
+  std::unordered_set<const ir::VarNode*> stencil_arrays_;  ///< windows' arrays: every extent is captured
 };
 
 }  // namespace kiln::codegen::cuda

@@ -78,7 +78,7 @@ struct HostCopy {
 Executable::Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts)
     : program_(std::move(program)), binary_(std::move(binary)), opts_(opts), host_(program_) {
   const ir::Function& f = *program_->function;
-  const ir::VarSet stored = ir::stored_arrays(f.body);
+  const auto stored = arrays_written(f.body);  // through array bindings too
   for (std::size_t i = 0; i < f.params.size(); ++i)
     if (stored.count(f.params[i].get())) written_ |= 1u << i;
 }

@@ -34,7 +34,8 @@ Dims block_shape(int rank, const std::uint64_t* counts, unsigned threads, unsign
 
 }  // namespace
 
-Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll) {
+Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll,
+                  int rows) {
   Geometry g;
   std::uint64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= counts[d];
@@ -67,7 +68,7 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       }
       const std::uint64_t per_thread = static_cast<std::uint64_t>(std::max(1, unroll));
       g.grid.x = clamp_to(ceil_div(counts[rank - 1], g.block.x * per_thread), cap_x);
-      if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], g.block.y), kMaxGridYZ);
+      if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], static_cast<std::uint64_t>(g.block.y) * std::max(1, rows)), kMaxGridYZ);
       if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
       return g;
     }

@@ -28,6 +28,9 @@ struct DeviceShape {
 /// counts[d]: iterations in dimension d (all > 0). `threads`: block size for elementwise kernels (from the
 /// occupancy API). Elementwise grids give each thread `unroll` iterations of the innermost dimension;
 /// `waves` > 0 caps a 1-d one at that many full waves of the device (the grid-stride loops cover the rest).
-Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1);
+/// `rows`: iterations of the next-to-last dimension per thread (stencil kernels). Elementwise blocks are
+/// always whole warps wide, which stencil kernels rely on.
+Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1,
+                  int rows = 1);
 
 }  // namespace kiln::codegen::cuda

@@ -362,6 +362,13 @@ StmtFn HostProgram::Impl::stmt(const ir::Stmt& s) {
       };
     }
     case ir::StmtKind::Parfor: return parfor(s->as<ir::ParforStmt>());
+    case ir::StmtKind::Bind: {
+      // A binding is a descriptor in the frame: rebinding copies one, and each launch passes whatever array
+      // the binding names at that moment.
+      const auto& b = s->as<ir::BindStmt>();
+      const int target = array_slot(b.target.get()), source = array_slot(b.source.get());
+      return [target, source](Frame& fr) { fr.arrays[static_cast<std::size_t>(target)] = fr.arrays[static_cast<std::size_t>(source)]; };
+    }
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
     default:
@@ -498,7 +505,9 @@ StmtFn HostProgram::Impl::parfor(const ir::ParforStmt& p) {
     const gpu::LoadedFunction& main = c.module.function(static_cast<std::size_t>(entry));
     const gpu::DeviceInfo& info = c.dev.info();
     const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
-    const Geometry g = geometry(gk->strategy, rank, n, main.block_size, shape, waves(gk->unroll), gk->unroll);
+    // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
+    const Geometry g = geometry(gk->strategy, rank, n, main.block_size, shape, waves(gk->unroll),
+                                gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
     c.pending.push_back(main.name);
     if (!gk->fold_name.empty()) {

@@ -78,6 +78,12 @@ struct kiln_op_max { template <class T> __device__ __forceinline__ T operator()(
 __device__ __forceinline__ unsigned kiln_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 __device__ __forceinline__ unsigned kiln_block() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
 
+// Stencil windows: a lane's neighbour's register, read by every lane of the warp together (bool has no
+// __shfl_sync of its own).
+template <class T>
+__device__ __forceinline__ T kiln_shfl(T v, unsigned src) { return __shfl_sync(0xffffffffu, v, (int)src); }
+__device__ __forceinline__ bool kiln_shfl(bool v, unsigned src) { return __shfl_sync(0xffffffffu, (int)v, (int)src) != 0; }
+
 // Lanes combine with their right neighbours at distance 1, 2, 4, ...: each step joins adjacent runs, in
 // order, so the tree suits order-sensitive combinations (argmin/argmax) as well.
 template <class T, class Op>

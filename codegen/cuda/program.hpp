@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/stmt.hpp"
@@ -26,6 +27,35 @@ inline constexpr int kSlotBytes = 8;
 /// __restrict__ pointers their loads are in flight together, which a memory-bound kernel needs to reach
 /// the bandwidth of the device. 1 turns unrolling and __restrict__ off.
 int unroll_factor();
+
+/// How elementwise parfors that read arrays at the index plus small constant offsets (stencils) are emitted
+/// (emit_stencil.cpp). Each warp takes `rounds` runs of 32 consecutive elements of the contiguous axis
+/// (lane l computes element 32 u + l of its warp's strip) and, in 2-d and higher parfors, `rows` consecutive
+/// rows; every window element is loaded once into a register and neighbours come from other lanes.
+enum class StencilMode : std::uint8_t {
+  Off,      ///< plain grid-stride loops (every neighbour is a load of its own)
+  Shuffle,  ///< neighbours through warp shuffles
+  Shared,   ///< neighbours through a per-warp shared-memory tile
+};
+struct StencilSettings {
+  StencilMode mode = StencilMode::Shuffle;
+  int rows = 4;    ///< KILN_CUDA_STENCIL_ROWS (1-16): rows per thread when the stencil reaches across rows
+  int rounds = 4;  ///< KILN_CUDA_STENCIL_ROUNDS (1-16, default the unroll factor): 32-element runs per warp
+};
+/// KILN_CUDA_STENCIL=shuffle|shared|off, KILN_CUDA_STENCIL_ROWS, KILN_CUDA_STENCIL_ROUNDS (read once).
+const StencilSettings& stencil_settings();
+/// Replaces them for later emissions (tests and benchmarks compare the forms in one process; not meant to
+/// race with a compilation on another thread). ValueError for rows or rounds outside [1, 16].
+void set_stencil_settings(const StencilSettings& settings);
+/// Every setting that changes the emitted CUDA ("unroll=4;stencil=shuffle;rows=4;rounds=4"): a cached binary
+/// is only valid for the emission that produced it, so the disk cache keys on this.
+std::string emission_settings();
+
+/// The arrays `s` may write: those it stores to, and every array a binding it stores through may name
+/// (followed through every bind in `s`, wherever it is: a time loop's buffers are written through
+/// bindings swapped between them). Written parameters are copied back to host arrays and are not `const`
+/// in kernels.
+std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s);
 
 /// What a kernel parameter is bound to when the host launches it.
 enum class ParamKind : std::uint8_t {
@@ -70,10 +100,15 @@ struct GpuKernel {
   Strategy strategy = Strategy::Elementwise;
   int rank = 1;
   int unroll = 1;  ///< iterations per round of the innermost loop (Elementwise and Reduce)
+  /// Stencil kernels (emit_stencil.cpp): elements of the innermost dimension per thread (0: not a stencil
+  /// kernel, `unroll` applies), and rows of the next dimension per thread.
+  int stencil_columns = 0, stencil_rows = 1;
+  StencilMode stencil_mode = StencilMode::Off;
   std::vector<Param> params;
-  /// The kernel's array parameters that are kernel arguments (only those can overlap: arrays allocated by
-  /// the kernel are distinct), with whether the parfor writes them. The host launches the alias variant
-  /// when a written one overlaps another.
+  /// The kernel's array parameters that may overlap another (kernel arguments, which may be one array
+  /// passed twice, and array bindings, which may name any array; arrays allocated by the kernel are
+  /// distinct unless a binding captured alongside names them), with whether the parfor writes them. The host
+  /// launches the alias variant when a written one overlaps another.
   std::vector<std::pair<const ir::VarNode*, bool>> argument_arrays;
   std::vector<ir::Reduction> reductions;
   std::vector<ArgClauses> clauses;  ///< per reduction (meaningful for ArgMin/ArgMax)
