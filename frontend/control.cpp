@@ -28,6 +28,7 @@ LoopTrace::LoopTrace(LoopKind kind, int rank, const Int* lo, const Int* hi, Wher
     s_->hi.push_back(hi[d].read().expr);
   }
   s_->scope = ctx.open_scope();
+  ctx.scope(s_->scope).parallel = kind == LoopKind::Parallel;
   // The body lambda's own parameter names when they can be read from the source (`[&](Int row, Int col)`).
   const std::vector<std::string> names = lambda_param_names(where, static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d)

@@ -6,6 +6,7 @@
 #include "frontend/source_names.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/visitor.hpp"
 
 namespace kiln::detail {
 
@@ -67,6 +68,16 @@ Scope& TraceContext::scope(std::uint64_t id) {
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
     if (it->id == id) return *it;
   fail("internal: scope not on the stack");
+}
+
+std::vector<Scope*> TraceContext::scopes_inside(std::uint64_t id) {
+  std::vector<Scope*> out;
+  bool inside = false;
+  for (Scope& s : scopes_) {
+    if (inside) out.push_back(&s);
+    inside |= s.id == id;
+  }
+  return out;
 }
 
 std::uint64_t TraceContext::open_scope() {
@@ -171,6 +182,13 @@ void TraceContext::snapshot_memory_readers() {
     if (v->node_.reads_memory && on_stack(v->scope_)) promote(*v);
     v = next;
   }
+}
+
+void TraceContext::rewrite_values_inside(std::uint64_t id, ir::IRMutator& rewrite) {
+  std::vector<std::uint64_t> inside;
+  for (const Scope* s : scopes_inside(id)) inside.push_back(s->id);
+  for (TracedValue* v = live_; v; v = v->next_)
+    if (std::find(inside.begin(), inside.end(), v->scope_) != inside.end()) v->node_.expr = rewrite.mutate(v->node_.expr);
 }
 
 void TraceContext::snapshot_readers_of(const ir::VarNode* slot) {

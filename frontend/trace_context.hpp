@@ -10,6 +10,10 @@
 #include "ir/stmt.hpp"
 #include "kiln/kernel.hpp"
 
+namespace kiln::ir {
+class IRMutator;
+}
+
 namespace kiln::detail {
 
 /// An if/elif/else chain whose branches are still being traced; emitted once the chain is complete.
@@ -25,6 +29,7 @@ struct Scope {
   std::uint64_t id = 0;
   std::vector<ir::Stmt> stmts;
   std::optional<PendingIf> pending;
+  bool parallel = false;  ///< the body of a prange (kiln::swap may not rebind arrays declared outside it)
 };
 
 class TraceContext {
@@ -55,6 +60,8 @@ class TraceContext {
   void emit(ir::Stmt s);
   PendingIf* pending_in_current() { return scopes_.back().pending ? &*scopes_.back().pending : nullptr; }
   Scope& scope(std::uint64_t id);
+  /// The scopes opened inside scope `id` that are still open, outermost first.
+  std::vector<Scope*> scopes_inside(std::uint64_t id);
   static std::uint64_t new_scope_id();
 
   // ---- values (the rules of traced.hpp)
@@ -68,6 +75,9 @@ class TraceContext {
   void promote(const TracedValue& v);
   /// Snapshots every live value that reads memory (before a store).
   void snapshot_memory_readers();
+  /// Rewrites the expression of every live value created inside scope `id` (kiln::swap substitutes
+  /// array bindings into what was traced before it).
+  void rewrite_values_inside(std::uint64_t id, ir::IRMutator& rewrite);
   /// Snapshots every live value that reads variable `slot` (before an assignment to it).
   void snapshot_readers_of(const ir::VarNode* slot);
 

@@ -16,6 +16,7 @@
 #include "ir/ops.hpp"
 #include "ir/printer.hpp"
 #include "kiln/abi.hpp"
+#include "passes/extent_facts.hpp"
 #include "passes/loop_analysis.hpp"
 
 namespace kiln::passes {
@@ -47,6 +48,21 @@ std::optional<std::int64_t> offset_from(const Expr& e, const VarNode* index) {
   return std::nullopt;
 }
 
+/// True if `e` is `index + x` or `x + index` with x the same for every element (no index of `indices`).
+bool plus_index(const Expr& e, const VarNode* index, const std::vector<Var>& indices) {
+  const auto* b = dyn<BinaryExpr>(e);
+  if (!b || b->op != BinaryOp::Add) return false;
+  auto is_index = [&](const Expr& x) {
+    const auto* r = dyn<VarRefExpr>(x);
+    return r && r->var.get() == index;
+  };
+  const Expr x = is_index(b->a) ? b->b : is_index(b->b) ? b->a : nullptr;
+  if (!x) return false;
+  for (const auto& i : indices)
+    if (uses(x, i.get())) return false;
+  return true;
+}
+
 /// Rewrites the window reads of a stencil's value for one of its parfors. `interior[k]` says that the
 /// parfor's index k stays within [-lo_k, n_k - hi_k), so declared offsets along k are in range.
 class WindowReads : public IRMutator {
@@ -69,6 +85,8 @@ class WindowReads : public IRMutator {
     bool remapped = false;
     for (size_t k = 0; k < idx.size(); ++k) {
       bool low = true, high = true;  // the sides on which the read may leave the array
+      // `i + e` with e computed (a uniform or clamped offset): the IR promises e within [lo, hi].
+      if (interior_[k] && plus_index(l.indices[k], st_.indices[k].get(), st_.indices)) continue;
       if (const auto c = offset_from(l.indices[k], st_.indices[k].get())) {
         if (*c == 0 || (interior_[k] && *c >= st_.lo[k] && *c <= st_.hi[k])) continue;
         low = *c < 0;
@@ -128,13 +146,16 @@ class Lowering : public IRMutator {
   PassContext& ctx_;
   std::unordered_set<const StmtNode*> splices_;
   int count_ = 0;
+  ExtentFacts facts_;  ///< what the statements before the one being lowered established
 
   // What a lowered stencil declares (its target) must stay visible to the statements after it.
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
     std::vector<Stmt> out;
     bool changed = false;
+    const ExtentFacts outer = facts_;
     for (const Stmt& s : b.stmts) {
       Stmt m = mutate(s);
+      facts_.learn(s);
       changed |= m != s;
       if (!m) continue;
       if (splices_.count(m.get())) {
@@ -143,13 +164,15 @@ class Lowering : public IRMutator {
         out.push_back(m);
       }
     }
+    facts_ = outer;
     return changed ? make_block(std::move(out)) : self;
   }
 
   Stmt visit(const StencilStmt& st, const Stmt&) override {
     const size_t rank = st.indices.size();
     const int id = count_++;
-    const std::string tag = "s" + std::to_string(id);
+    std::string tag = "s";  // (not "s" + to_string: GCC 12 warns falsely about that form, -Wrestrict)
+    tag += std::to_string(id);
     std::vector<Stmt> out;
     if (st.allocate) out.push_back(make_allocate(st.target, st.shape));
     std::vector<Expr> n(rank), a(rank), b(rank);
@@ -243,7 +266,7 @@ class Lowering : public IRMutator {
     for (const auto& w : st.windows)
       for (size_t d = 0; d < rank; ++d) {
         const Expr extent = make_dim(w, static_cast<int>(d));
-        if (equal(extent, n[d]) || (equal(extent, st.shape[d]))) continue;
+        if (equal(extent, n[d]) || facts_.same(extent, st.shape[d])) continue;
         out.push_back(make_check(bin(BinaryOp::Eq, extent, n[d]), kShapeMismatch,
                                  "stencil window " + w->name + " has extent {} along axis " + std::to_string(d) +
                                      ", the stencil's space {}",

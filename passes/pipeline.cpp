@@ -13,6 +13,7 @@
 #include "passes/detect_reductions.hpp"
 #include "passes/eliminate_temporaries.hpp"
 #include "passes/fuse_parfors.hpp"
+#include "passes/fuse_stencils.hpp"
 #include "passes/hoist_allocations.hpp"
 #include "passes/hoist_invariants.hpp"
 #include "passes/lower_array_ops.hpp"
@@ -29,6 +30,8 @@ const std::vector<Pass>& pipeline() {
       {"detect_reductions", detect_reductions, Topic::reductions},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
       {"array_analysis", array_analysis},    // equal extents made syntactically equal; shape checks proven
+      // pointwise maps around a stencil folded into it (a consumer) or recomputed per read (a producer)
+      {"fuse_stencils", fuse_stencils, Topic::fusion},
       // stencils -> an interior parfor with plain loads + border slabs, before the loop passes see them
       {"lower_stencils", lower_stencils},
       // Loop passes (passes/loop_analysis.hpp). Nests collapse first so that they can fuse with other n-d

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,9 @@ namespace kiln {
 
 template <Element T, int Rank>
 class Array;
+
+template <Element T1, int R1, Element T2, int R2>
+void swap(Array<T1, R1>& a, Array<T2, R2>& b, std::source_location where = std::source_location::current());
 
 namespace detail {
 
@@ -58,6 +62,9 @@ std::uint64_t trace_scope();
 /// Fails unless an Array handle declared in scope `home` may be rebound here (not from a nested loop or
 /// branch, which is traced once however often it runs).
 void check_rebind(std::uint64_t home, const ArrayHandle& to);
+/// kiln::swap: exchanges the handles `a` and `b` (declared in scopes `home_a`, `home_b`), or, inside a loop
+/// or branch, turns them into run-time array bindings and swaps those (frontend/swap.cpp).
+void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint64_t home_b, Where where);
 
 /// One operand of an array operation, type-erased: an array (or view), or a traced scalar.
 struct OpArg {
@@ -297,6 +304,9 @@ class Array {
 
   /// The handle as traced, views included (for kiln's own operations).
   const detail::ArrayHandle& traced_handle() const { return h_; }
+
+  template <Element T1, int R1, Element T2, int R2>
+  friend void swap(Array<T1, R1>& a, Array<T2, R2>& b, std::source_location where);
   /// The array as a whole array of its own: a view is copied first (a kernel's result must own its
   /// elements). Used when an array is returned.
   detail::ArrayHandle handle() const { return detail::materialize(h_); }
@@ -314,6 +324,17 @@ class Array {
   detail::ArrayHandle h_;
   std::uint64_t home_;  ///< the scope this handle object was made in (rebinding is only allowed there)
 };
+
+/// Swaps two traced array handles, as `std::swap` swaps two NumPy names: a time loop's buffers
+/// (`kiln::swap(u, v)` at the end of each step). Inside a loop or branch, which is traced once, the handles
+/// become run-time array bindings that are swapped each time the swap runs. Both arrays must have one
+/// element type and rank (else TraceError), arrays swapped inside a loop or branch one shape (checked when
+/// the kernel runs: ShapeError); swapping inside a prange is a TraceError (iterations run in any order).
+template <Element T1, int R1, Element T2, int R2>
+void swap(Array<T1, R1>& a, Array<T2, R2>& b, std::source_location where) {
+  // Element types and ranks are compared by swap_arrays, so that misuse is a TraceError with both names.
+  detail::swap_arrays(a.h_, a.home_, b.h_, b.home_, detail::Where::here(where));
+}
 
 /// Allocates an array inside a kernel (contents undefined until written). Named after the variable it
 /// initializes (`auto buf = kiln::empty<double>(n);` is `buf` in IR dumps and messages).

@@ -26,6 +26,7 @@
 #include "kiln/options.hpp"
 #include "kiln/reduce.hpp"
 #include "kiln/runtime.hpp"
+#include "kiln/stencil.hpp"
 #include "kiln/traced.hpp"
 #include "kiln/views.hpp"
 #include "kiln/cache.hpp"

@@ -1,0 +1,218 @@
+#include "frontend/stencil_flatten.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+
+#include "ir/builder.hpp"
+#include "ir/semantics.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::detail {
+namespace {
+
+std::optional<std::int64_t> int_value(const ir::Expr& e) {
+  const auto* k = ir::dyn<ir::ConstExpr>(e);
+  if (!k || is_float(k->type)) return std::nullopt;
+  return k->i;
+}
+
+/// Integer and bool constants as T, for the semantics functions.
+template <class T>
+T as(std::int64_t v) {
+  return static_cast<T>(v);
+}
+
+class Folder : public ir::IRMutator {
+ protected:
+  using ir::IRMutator::visit;
+
+  ir::Expr visit(const ir::UnaryExpr& e, const ir::Expr& self) override {
+    ir::Expr r = ir::IRMutator::visit(e, self);
+    if (r->kind != ir::ExprKind::Unary) return r;
+    const auto& u = r->as<ir::UnaryExpr>();
+    const auto a = int_value(u.a);
+    if (!a) return r;
+    switch (u.type) {
+      case DType::Bool: return ir::make_int(DType::Bool, ir::sem::unary<bool>(u.op, *a != 0));
+      case DType::I32: return ir::make_int(DType::I32, ir::sem::unary<std::int32_t>(u.op, as<std::int32_t>(*a)));
+      case DType::I64: return ir::make_int(DType::I64, ir::sem::unary<std::int64_t>(u.op, *a));
+      default: return r;
+    }
+  }
+
+  ir::Expr visit(const ir::BinaryExpr& e, const ir::Expr& self) override {
+    ir::Expr r = ir::IRMutator::visit(e, self);
+    if (r->kind != ir::ExprKind::Binary) return r;
+    const auto& b = r->as<ir::BinaryExpr>();
+    const DType t = b.a->type;
+    const auto x = int_value(b.a), y = int_value(b.b);
+    // Short-circuit operators decide on their left operand alone.
+    if (x && b.op == BinaryOp::And) return *x ? b.b : ir::make_bool(false);
+    if (x && b.op == BinaryOp::Or) return *x ? ir::make_bool(true) : b.b;
+    if (!x || !y || is_float(t)) return r;
+    if (ir::is_comparison(b.op)) {
+      switch (t) {
+        case DType::Bool: return ir::make_bool(ir::sem::compare<bool>(b.op, *x != 0, *y != 0));
+        case DType::I32: return ir::make_bool(ir::sem::compare<std::int32_t>(b.op, as<std::int32_t>(*x), as<std::int32_t>(*y)));
+        default: return ir::make_bool(ir::sem::compare<std::int64_t>(b.op, *x, *y));
+      }
+    }
+    switch (t) {
+      case DType::Bool: return ir::make_int(DType::Bool, ir::sem::binary<bool>(b.op, *x != 0, *y != 0));
+      case DType::I32:
+        return ir::make_int(DType::I32, ir::sem::binary<std::int32_t>(b.op, as<std::int32_t>(*x), as<std::int32_t>(*y)));
+      default: return ir::make_int(DType::I64, ir::sem::binary<std::int64_t>(b.op, *x, *y));
+    }
+  }
+
+  ir::Expr visit(const ir::SelectExpr& e, const ir::Expr& self) override {
+    const ir::Expr c = mutate(e.cond);
+    if (const auto k = int_value(c)) return mutate(*k ? e.a : e.b);  // only the chosen operand is evaluated
+    ir::Expr a = mutate(e.a), b = mutate(e.b);
+    if (c == e.cond && a == e.a && b == e.b) return self;
+    return ir::make_select(c, std::move(a), std::move(b));
+  }
+
+  ir::Expr visit(const ir::CastExpr& e, const ir::Expr& self) override {
+    ir::Expr r = ir::IRMutator::visit(e, self);
+    if (r->kind != ir::ExprKind::Cast) return r;
+    const auto& c = r->as<ir::CastExpr>();
+    const auto a = int_value(c.a);
+    if (!a || is_float(c.type)) return r;
+    switch (c.type) {
+      case DType::Bool: return ir::make_bool(*a != 0);
+      case DType::I32: return ir::make_int(DType::I32, ir::sem::cast<std::int32_t>(*a));
+      default: return ir::make_int(DType::I64, *a);
+    }
+  }
+};
+
+/// Replaces variables by their current expressions, then folds.
+class Substitute : public ir::IRMutator {
+ public:
+  explicit Substitute(const std::unordered_map<const ir::VarNode*, ir::Expr>& env) : env_(env) {}
+
+ protected:
+  using ir::IRMutator::visit;
+  ir::Expr visit(const ir::VarRefExpr& e, const ir::Expr& self) override {
+    const auto it = env_.find(e.var.get());
+    return it == env_.end() ? self : it->second;
+  }
+
+ private:
+  const std::unordered_map<const ir::VarNode*, ir::Expr>& env_;
+};
+
+class Flattener {
+ public:
+  Flattener(const std::function<void(const std::string&)>& fail, std::int64_t budget) : fail_(fail), budget_(budget) {}
+
+  using Env = std::unordered_map<const ir::VarNode*, ir::Expr>;
+
+  ir::Expr value(const ir::Expr& e, const Env& env) const {
+    Substitute s(env);
+    return fold_constants(s.mutate(e));
+  }
+
+  void run(const ir::Stmt& s, Env& env) {
+    if (!s) return;
+    switch (s->kind) {
+      case ir::StmtKind::Block:
+        for (const auto& x : s->as<ir::BlockStmt>().stmts) run(x, env);
+        return;
+      case ir::StmtKind::Let: {
+        const auto& l = s->as<ir::LetStmt>();
+        env[l.var.get()] = value(l.init, env);
+        return;
+      }
+      case ir::StmtKind::Assign: {
+        const auto& a = s->as<ir::AssignStmt>();
+        if (!env.count(a.var.get()))
+          fail("it assigns '" + a.var->name +
+                "', which is declared outside the stencil: a stencil computes one value per element and cannot "
+                "change variables around it");
+        env[a.var.get()] = value(a.value, env);
+        return;
+      }
+      case ir::StmtKind::For: {
+        const auto& f = s->as<ir::ForStmt>();
+        const auto lo = int_value(value(f.begin, env)), hi = int_value(value(f.end, env));
+        if (!lo || !hi)
+          fail("a kiln::range in a stencil body needs bounds known when the kernel is traced (C++ integers): "
+                "the loop is unrolled into the stencil's expression");
+        if (*hi > *lo && *hi - *lo > budget_)
+          fail("its kiln::range loops would unroll into more than " + std::to_string(max_) + " iterations");
+        for (std::int64_t k = *lo; k < *hi; ++k) {
+          --budget_;
+          env[f.index.get()] = ir::make_i64(k);
+          run(f.body, env);
+        }
+        env.erase(f.index.get());
+        return;
+      }
+      case ir::StmtKind::If: {
+        const auto& i = s->as<ir::IfStmt>();
+        const ir::Expr c = value(i.cond, env);
+        if (const auto k = int_value(c)) {
+          run(*k ? i.then_body : i.else_body, env);
+          return;
+        }
+        Env then_env = env, else_env = env;
+        run(i.then_body, then_env);
+        run(i.else_body, else_env);
+        // Variables declared inside a branch end with it; those declared before take either branch's value.
+        for (auto& [var, expr] : env) {
+          const ir::Expr& t = then_env.at(var);
+          const ir::Expr& e = else_env.at(var);
+          expr = t == e ? t : fold_constants(ir::make_select(c, t, e));
+        }
+        return;
+      }
+      case ir::StmtKind::Store:
+        fail("it stores into array '" + s->as<ir::StoreStmt>().array->name +
+              "': a stencil body only computes the element's value (its result)");
+      case ir::StmtKind::Parfor: fail("it contains a kiln::prange: a stencil body is evaluated per element already");
+      case ir::StmtKind::Check:
+        fail("it contains a run-time check (" + s->as<ir::CheckStmt>().message +
+              "): a stencil body is one expression per element");
+      case ir::StmtKind::Bind: fail("it swaps arrays: a stencil body only computes the element's value");
+      case ir::StmtKind::Allocate:
+      case ir::StmtKind::Map:
+      case ir::StmtKind::Reduce:
+      case ir::StmtKind::ReduceAxis:
+      case ir::StmtKind::Stencil:
+        fail("it makes or reduces arrays (array operations, reductions or another stencil): a stencil body "
+              "computes one value per element from its windows and scalars");
+    }
+  }
+
+ private:
+  const std::function<void(const std::string&)>& fail_;
+  std::int64_t budget_;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    fail_(why);
+    throw std::logic_error("stencil body: the failure callback returned");  // it always throws
+  }
+
+  const std::int64_t max_ = budget_;
+};
+
+}  // namespace
+
+ir::Expr fold_constants(const ir::Expr& e) {
+  Folder f;
+  return f.mutate(e);
+}
+
+ir::Expr flatten_stencil_body(const ir::Stmt& body, const ir::Expr& result,
+                              const std::function<void(const std::string&)>& fail, std::int64_t max_unrolled) {
+  Flattener f(fail, max_unrolled);
+  Flattener::Env env;
+  f.run(body, env);
+  return f.value(result, env);
+}
+
+}  // namespace kiln::detail

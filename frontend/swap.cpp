@@ -1,0 +1,197 @@
+// kiln::swap: exchanging two array handles. Outside loops and branches that is the C++ swap of the handles.
+// Inside one, whose body is traced once but runs many times, the handles must name different arrays on
+// different runs: each handle declared outside becomes an array binding (VarKind::Binding), declared just
+// before the open loop or branch in the handle's own scope, and the statements and values already traced
+// inside are rewritten to read the binding instead of the array (they were traced before the swap, but on
+// later iterations they run after it). The swap itself rebinds the bindings at run time.
+#include <algorithm>
+#include <utility>
+
+#include "frontend/array_info.hpp"
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::detail {
+namespace {
+
+/// Replaces every use of array variable `from` by `to` (same element type and rank).
+class RenameArray : public ir::IRMutator {
+ public:
+  RenameArray(ir::Var from, ir::Var to) : from_(std::move(from)), to_(std::move(to)) {}
+
+ protected:
+  using ir::IRMutator::visit;
+
+  ir::Var swap_in(const ir::Var& v) const { return v == from_ ? to_ : v; }
+
+  ir::Expr visit(const ir::LoadExpr& e, const ir::Expr& self) override {
+    ir::Expr r = ir::IRMutator::visit(e, self);
+    const auto& l = r->as<ir::LoadExpr>();
+    return l.array == from_ ? ir::make_load(to_, l.indices) : r;
+  }
+  ir::Expr visit(const ir::DimExpr& e, const ir::Expr& self) override {
+    return e.array == from_ ? ir::make_dim(to_, e.axis) : self;
+  }
+  ir::Stmt visit(const ir::StoreStmt& s, const ir::Stmt& self) override {
+    ir::Stmt r = ir::IRMutator::visit(s, self);
+    const auto& t = r->as<ir::StoreStmt>();
+    return t.array == from_ ? ir::make_store(to_, t.indices, t.value) : r;
+  }
+  ir::Stmt visit(const ir::MapStmt& s, const ir::Stmt& self) override {
+    ir::Stmt r = ir::IRMutator::visit(s, self);
+    const auto& m = r->as<ir::MapStmt>();
+    if (m.allocate || m.target != from_) return r;
+    return ir::make_map_into(to_, m.indices, m.shape, m.target_index, m.value, m.origin);
+  }
+  ir::Stmt visit(const ir::StencilStmt& s, const ir::Stmt& self) override {
+    ir::Stmt r = ir::IRMutator::visit(s, self);
+    const auto& t = r->as<ir::StencilStmt>();
+    const bool windows = std::find(t.windows.begin(), t.windows.end(), from_) != t.windows.end();
+    if (!windows && t.target != from_) return r;
+    std::vector<ir::Var> w;
+    for (const auto& x : t.windows) w.push_back(swap_in(x));
+    return ir::make_stencil(swap_in(t.target), t.allocate, t.indices, t.shape, t.target_index, t.value, w, t.lo,
+                            t.hi, t.border, t.cval, t.origin);
+  }
+  ir::Stmt visit(const ir::ParforStmt& s, const ir::Stmt& self) override {
+    ir::Stmt r = ir::IRMutator::visit(s, self);
+    const auto& p = r->as<ir::ParforStmt>();
+    bool changed = false;
+    std::vector<ir::ArrayReduction> ar = p.array_reductions;
+    for (auto& a : ar) {
+      changed |= a.array == from_;
+      a.array = swap_in(a.array);
+    }
+    return changed ? ir::with_array_reductions(p, std::move(ar)) : r;
+  }
+  ir::Stmt visit(const ir::BindStmt& s, const ir::Stmt& self) override {
+    return s.source == from_ ? ir::make_bind(s.target, to_, s.declare) : self;
+  }
+
+ private:
+  ir::Var from_, to_;
+};
+
+/// The layout every array a binding may name has: what both types promise.
+ir::Type meet(const ir::Type& a, const ir::Type& b) {
+  return ir::Type::array(a.elem, a.rank, a.unit_stride && b.unit_stride,
+                         static_cast<std::uint8_t>(a.unit_dims & b.unit_dims));
+}
+
+bool satisfies(const ir::Type& source, const ir::Type& binding) {
+  return (!binding.unit_stride || source.unit_stride) && !(binding.unit_dims & ~source.unit_dims);
+}
+
+struct Swap {
+  TraceContext& ctx;
+  std::string head;
+  Where where;
+
+  [[noreturn]] void fail(const std::string& why) const { ctx.fail(head + why, where); }
+
+  /// Makes handle `x` (declared in scope `home`) name a binding declared in `home`, rewriting what was
+  /// traced inside `home` since. `partner`: the array it is swapped with (the binding may name either).
+  void bind(ArrayHandle& x, std::uint64_t home, const ArrayHandle& partner) {
+    if (!ctx.on_stack(home)) fail("the handle " + label_of(x) + " belongs to another trace");
+    for (const Scope* s : ctx.scopes_inside(home))
+      if (s->parallel)
+        fail("inside a prange, of array " + label_of(x) +
+             " declared outside it: iterations of a prange run in any order, so they cannot hand buffers to "
+             "each other (swap in a kiln::range, or declare the arrays inside the prange body)");
+    if (x.var->kind == ir::VarKind::Binding) {
+      if (!satisfies(partner.var->type, x.var->type))
+        fail(label_of(partner) + " lacks the memory layout (unit stride, unit extents) that " + label_of(x) +
+             " was bound with: swap arrays of one layout");
+      return;
+    }
+    const ir::Var from = x.var;
+    const ir::Var to = ir::make_var(from->name, meet(from->type, partner.var->type), ir::VarKind::Binding);
+    // Declared in the handle's own scope, before the loop or branch being traced (which is not emitted yet).
+    ctx.scope(home).stmts.push_back(ir::make_bind(to, from, true));
+    RenameArray rename(from, to);
+    for (Scope* s : ctx.scopes_inside(home)) {
+      for (ir::Stmt& st : s->stmts) st = rename.mutate(st);
+      if (s->pending) {
+        for (ir::Expr& c : s->pending->conds) c = rename.mutate(c);
+        for (ir::Stmt& b : s->pending->bodies) b = rename.mutate(b);
+      }
+    }
+    ctx.rewrite_values_inside(home, rename);
+    x = ArrayHandle(to, x.rank, home);
+  }
+};
+
+}  // namespace
+
+void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint64_t home_b, Where where) {
+  TraceContext& ctx = TraceContext::active("kiln::swap");
+  ctx.check_array(a, "kiln::swap");
+  ctx.check_array(b, "kiln::swap");
+  Swap sw{ctx, "kiln::swap(" + label_of(a) + ", " + label_of(b) + ")" + at(where) + ": ", where};
+  if (elem_of(a) != elem_of(b))
+    sw.fail("the arrays have different element types (" + std::string(name_of(elem_of(a))) + " and " +
+            std::string(name_of(elem_of(b))) + "); only arrays of one element type and rank can be swapped");
+  if (a.rank != b.rank)
+    sw.fail("the arrays have different ranks (" + std::to_string(a.rank) + " and " + std::to_string(b.rank) +
+            "); only arrays of one element type and rank can be swapped");
+  ctx.begin_statement();
+  const std::uint64_t here = ctx.current_scope();
+  const bool dyn_a = home_a != here, dyn_b = home_b != here;
+  if (!dyn_a && !dyn_b) {  // straight-line code: the handles themselves are exchanged
+    std::swap(a, b);
+    return;
+  }
+  if (is_view(a) || is_view(b))
+    sw.fail("one of them is a view; inside a loop or branch only whole arrays can be swapped");
+  if (dyn_a) sw.bind(a, home_a, b);
+  if (dyn_b) sw.bind(b, home_b, a);
+
+  // Arrays exchanged at run time must have one shape: then extents traced before the swap stay right after
+  // it, whichever array a binding names.
+  std::vector<ir::Expr> conds, args;
+  for (int d = 0; d < a.rank; ++d) args.push_back(ir::make_dim(a.var, d));
+  for (int d = 0; d < b.rank; ++d) {
+    args.push_back(ir::make_dim(b.var, d));
+    conds.push_back(ir::make_binary(BinaryOp::Eq, ir::make_dim(a.var, d), ir::make_dim(b.var, d)));
+  }
+  ir::Expr cond = conds.front();
+  for (size_t k = 1; k < conds.size(); ++k) cond = ir::make_binary(BinaryOp::And, cond, conds[k]);
+  const size_t r = static_cast<size_t>(a.rank);
+  ctx.emit(ir::make_check(cond, kShapeMismatch,
+                          sw.head + "the arrays have shapes " + shape_holes(r) + " and " + shape_holes(r) +
+                              "; arrays swapped inside a loop or branch must have one shape",
+                          args));
+  // Values already traced that read the arrays keep what they read before the swap.
+  ctx.snapshot_memory_readers();
+  note_write(ctx, a.var.get());
+  note_write(ctx, b.var.get());
+
+  // A static handle (declared here) takes a new binding naming the other's current array.
+  auto snapshot = [&](const ArrayHandle& of) {
+    const ir::Var t = ir::make_var(of.var->name, of.var->type, ir::VarKind::Binding);
+    ctx.emit(ir::make_bind(t, of.var, true));
+    return ArrayHandle(t, of.rank, here);
+  };
+  auto rebind = [&](const ArrayHandle& target, const ArrayHandle& source) {
+    if (!satisfies(source.var->type, target.var->type))
+      sw.fail(label_of(source) + " lacks the memory layout (unit stride, unit extents) that " + label_of(target) +
+              " was bound with: swap arrays of one layout");
+    ctx.emit(ir::make_bind(target.var, source.var, false));
+  };
+  if (dyn_a && dyn_b) {
+    const ArrayHandle old_a = snapshot(a);
+    rebind(a, b);
+    rebind(b, old_a);
+  } else if (dyn_a) {  // b is declared here: it takes a's array, a takes b's
+    const ArrayHandle old_a = snapshot(a);
+    rebind(a, b);
+    b = old_a;
+  } else {
+    const ArrayHandle old_b = snapshot(b);
+    rebind(b, a);
+    a = old_b;
+  }
+}
+
+}  // namespace kiln::detail
