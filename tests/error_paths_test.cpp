@@ -1,0 +1,203 @@
+// Misuses named in the README and docs that tests/errors_test.cpp and the array DSL tests do not already cover:
+// each must surface as the documented kiln::Error subclass with a message naming the kernel or the construct, and
+// bad environment values must be reported and ignored (checked in child processes, since kiln reads the
+// environment once per process).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+
+namespace kiln {
+namespace {
+
+Options on(Target t) {
+  Options o;
+  o.target = t;
+  return o;
+}
+
+std::vector<Target> targets() {
+  std::vector<Target> t{Target::interpreter};
+  if (default_target() == Target::cpu) t.push_back(Target::cpu);  // a build with LLVM
+  return t;
+}
+
+/// Runs `fn`, expecting exactly the error class E; returns the message.
+template <class E>
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    EXPECT_EQ(typeid(e), typeid(E)) << "caught a subclass " << typeid(e).name() << ": " << e.what();
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected " << typeid(E).name() << ", got " << typeid(e).name() << ": " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected " << typeid(E).name() << ", nothing was thrown";
+  return "";
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                                              \
+  do {                                                                                                 \
+    const std::string h_ = (haystack);                                                                 \
+    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_;       \
+  } while (0)
+
+// ---- run time: reductions without an identity ------------------------------------------------------------
+
+TEST(ErrorPaths, EmptyArrayReductionsWithoutAnIdentityAreValueErrorsNamingTheKernel) {
+  for (Target t : targets()) {
+    SCOPED_TRACE(std::string(name_of(t)));
+    auto lowest = jit("lowest", [](Array<double> a) { return kiln::min(a); }, on(t));
+    auto where = jit("where_max", [](Array<float> a) { return kiln::argmax(a); }, on(t));
+    std::vector<double> none;
+    std::vector<float> none_f;
+    const std::string m1 = error_of<ValueError>([&] { lowest(none); });
+    EXPECT_CONTAINS(m1, "lowest");
+    EXPECT_CONTAINS(m1, "empty array");
+    const std::string m2 = error_of<ValueError>([&] { where(none_f); });
+    EXPECT_CONTAINS(m2, "where_max");
+    EXPECT_CONTAINS(m2, "empty array");
+    // The same kernels are fine on data afterwards.
+    std::vector<double> some{3, -1, 2};
+    EXPECT_EQ(lowest(some), -1.0);
+  }
+}
+
+// ---- tracing -----------------------------------------------------------------------------------------------
+
+TEST(ErrorPaths, AssigningALoopIndexIsATraceError) {
+  auto k = jit("index_write", [](Array<double> a) {
+    prange(a.shape(0), [&](Int i) {
+      i = i + 1;
+      a[i] = 0.0;
+    });
+  }, on(Target::interpreter));
+  std::vector<double> v(4);
+  const std::string m = error_of<TraceError>([&] { k(v); });
+  EXPECT_CONTAINS(m, "index_write");
+  EXPECT_CONTAINS(m, "loop index is read-only");
+}
+
+TEST(ErrorPaths, AssigningAValueCreatedOutsideTheKernelIsATraceError) {
+  Double outside = 2.0;  // a constant made on the host: readable in a kernel, not assignable there
+  auto k = jit("host_value", [&](Array<double> a) {
+    a[0] = outside;
+    outside = a[0] * 2.0;
+  }, on(Target::interpreter));
+  std::vector<double> v(1);
+  const std::string m = error_of<TraceError>([&] { k(v); });
+  EXPECT_CONTAINS(m, "host_value");
+  EXPECT_CONTAINS(m, "created outside the kernel");
+}
+
+TEST(ErrorPaths, NegativeLinspaceCountIsATraceError) {
+  auto k = jit("negative_samples", [](Array<double> a) { a[0] = kiln::sum(kiln::linspace(0.0, 1.0, Int(-3))); },
+               on(Target::interpreter));
+  std::vector<double> v(1);
+  const std::string m = error_of<TraceError>([&] { k(v); });
+  EXPECT_CONTAINS(m, "negative_samples");
+  EXPECT_CONTAINS(m, "linspace of a negative number of samples");
+}
+
+TEST(ErrorPaths, ViewWithMoreSlicesThanAxesIsATraceError) {
+  auto k = jit("too_many_slices", [](Array<double> a) { a[0] = kiln::sum(a(kiln::slice(0, 1), kiln::slice(0, 1))); },
+               on(Target::interpreter));
+  std::vector<double> v(3);
+  const std::string m = error_of<TraceError>([&] { k(v); });
+  EXPECT_CONTAINS(m, "too_many_slices");
+  EXPECT_CONTAINS(m, "is viewed with 2");
+}
+
+TEST(ErrorPaths, AssigningAHigherRankValueIntoASliceIsATraceError) {
+  auto k = jit("rank_down", [](Array<double, 1> a, Array<double, 2> b) { a[kiln::slice(0, 2)] = b; },
+               on(Target::interpreter));
+  std::vector<double> v(4);
+  kiln::NDArray<double> m2({2, 2});
+  const std::string m = error_of<TraceError>([&] { k(v, m2); });
+  EXPECT_CONTAINS(m, "rank_down");
+  EXPECT_CONTAINS(m, "the value has rank 2");
+}
+
+// ---- targets --------------------------------------------------------------------------------------------------
+
+TEST(ErrorPaths, AnUnavailableGpuTargetIsADeviceErrorAndLeavesTheCpuUsable) {
+  if (cuda::available()) GTEST_SKIP() << "this machine has a GPU";
+  auto k = jit("on_gpu", [](Array<float> x) { prange(x.shape(0), [&](Int i) { x[i] = x[i] + 1.0f; }); },
+               on(Target::cuda));
+  std::vector<float> v(8, 1.0f);
+  EXPECT_CONTAINS(error_of<DeviceError>([&] { k(v); }), "no CUDA driver/GPU");
+  auto same = jit("on_gpu", [](Array<float> x) { prange(x.shape(0), [&](Int i) { x[i] = x[i] + 1.0f; }); });
+  same(v);
+  EXPECT_EQ(v[7], 2.0f);
+}
+
+// ---- the environment (child processes) -----------------------------------------------------------------------
+
+// The child: runs one kernel and checks its answer. Only active when the parent test starts it.
+TEST(ErrorPathsChild, RunsAKernel) {
+  if (!std::getenv("KILN_ERROR_PATHS_CHILD")) GTEST_SKIP() << "started by ErrorPaths.BadEnvironmentValues...";
+  auto k = jit("child_kernel", [](Array<double> x) {
+    Double s = 0.0;
+    prange(x.shape(0), [&](Int i) { s += x[i]; });
+    return s;
+  });
+  std::vector<double> v(100, 0.5);
+  ASSERT_EQ(k(v), 50.0);
+}
+
+/// Runs the child test with `env` prepended; returns its exit status and what it printed.
+std::pair<int, std::string> run_child(const std::string& env) {
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return {-1, "no /proc/self/exe"};
+  exe[n] = 0;
+  const std::string cmd = "env KILN_ERROR_PATHS_CHILD=1 " + env + " '" + exe + "' --gtest_filter=ErrorPathsChild.RunsAKernel 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  std::string out;
+  char buf[4096];
+  while (std::size_t got = std::fread(buf, 1, sizeof buf, p)) out.append(buf, got);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(ErrorPaths, BadEnvironmentValuesAreReportedAndIgnored) {
+  namespace fs = std::filesystem;
+  const std::string file = (fs::temp_directory_path() / ("kiln-error-paths-" + std::to_string(getpid()))).string();
+  std::FILE* f = std::fopen(file.c_str(), "w");  // a regular file where the cache directory should be
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  const struct {
+    std::string env, warning;
+  } cases[] = {
+      {"KILN_NUM_THREADS=lots", "ignoring KILN_NUM_THREADS=\"lots\""},
+      {"KILN_NUM_THREADS=0", "ignoring KILN_NUM_THREADS=\"0\""},
+      {"KILN_TARGET=gpu", "ignoring KILN_TARGET=gpu"},
+      {"KILN_CACHE=sometimes", "ignoring KILN_CACHE=sometimes"},
+      {"KILN_CACHE_MAX_BYTES=12Q", "ignoring KILN_CACHE_MAX_BYTES=12Q"},
+      {"KILN_CACHE_MAX_BYTES=99999999999999999999", "ignoring KILN_CACHE_MAX_BYTES=99999999999999999999"},
+      {"KILN_CACHE_DIR=" + file + "/cache", file},  // cannot be created: the kernel is compiled instead
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.env);
+    const auto [status, out] = run_child(c.env);
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_CONTAINS(out, c.warning);
+  }
+  fs::remove(file);
+}
+
+}  // namespace
+}  // namespace kiln
