@@ -66,6 +66,7 @@ codegen::CompiledKernel compile_cuda(const ir::Function& f, const Options& opts,
   cg.opt_level = opts.opt_level;
   cg.fast_math = opts.fast_math;
   codegen::cuda::Compiled c = codegen::cuda::compile(f, cg);
+  payloads.push_back(cache::Blob{"arch", c.binary.arch});
   payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
   payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
   return std::move(c.kernel);
@@ -136,22 +137,52 @@ std::optional<CacheTarget> cache_target(Target t) {
 #if KILN_HAVE_LLVM
   if (t == Target::cpu) return CacheTarget{codegen::cpu::host_target_description(), KILN_LLVM_VERSION, ""};
 #endif
-  // Target::cuda joins with payloads "ptx" and "cubin" (docs/cache.md); the interpreter compiles nothing.
+#if KILN_HAVE_CUDA
+  // The architecture, every emission setting and the NVRTC library (identified without loading it, so that
+  // a hit never opens NVRTC). No NVRTC: nothing compiles here, and the call fails in compile_cuda.
+  if (t == Target::cuda) {
+    try {
+      return CacheTarget{codegen::cuda::cache_description(), "", codegen::cuda::nvrtc_identity()};
+    } catch (const DeviceError&) {
+      return std::nullopt;
+    }
+  }
+#endif
+  // The interpreter compiles nothing.
   (void)t;
   return std::nullopt;
 }
 
-/// Loads the code of an entry found on disk. Throws (kiln::Error) if it cannot.
-codegen::CompiledKernel load_cached(Target t, const cache::Entry& e, const std::string& name) {
+/// Loads the code of an entry found on disk. Throws CacheError (or another kiln::Error) if the entry is
+/// unusable; DeviceError when the entry may be fine but this process has no GPU to load it on.
+codegen::CompiledKernel load_cached(const cache::Entry& e, const ir::Function& traced, const Options& opts, double& passes_us) {
+  const Target t = opts.target;
 #if KILN_HAVE_LLVM
   if (t == Target::cpu) {
     const cache::Blob* obj = e.payload("object");
     if (!obj) throw CacheError("the entry has no \"object\" payload");
-    return codegen::cpu::load_object(obj->data, name);
+    return codegen::cpu::load_object(obj->data, traced.name);
+  }
+#endif
+#if KILN_HAVE_CUDA
+  if (t == Target::cuda) {
+    // The host executor and the launch parameters come from the emitted program, which the entry does not
+    // hold (emission is deterministic and takes microseconds): the passes and the emitter run again, NVRTC
+    // does not.
+    const cache::Blob *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
+    if (!arch || !ptx || !cubin) throw CacheError("the entry lacks one of the payloads \"arch\", \"ptx\" and \"cubin\"");
+    const auto t0 = Clock::now();
+    const ir::Function lowered = passes::run_pipeline(traced);
+    passes_us = us_since(t0);
+    codegen::CodegenOptions cg;
+    cg.opt_level = opts.opt_level;
+    cg.fast_math = opts.fast_math;
+    return codegen::cuda::load_binary(lowered, codegen::cuda::Binary{arch->data, ptx->data, cubin->data, {}, 0}, cg);
   }
 #endif
   (void)e;
-  (void)name;
+  (void)traced;
+  (void)passes_us;
   throw CacheError("no loader for target " + std::string(name_of(t)));
 }
 
@@ -213,9 +244,10 @@ std::shared_ptr<VariantCode> from_compiled(CompiledVariant& c) {
   return v;
 }
 
-/// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded).
-std::shared_ptr<const VariantCode> restore(const cache::Entry& e, Target t, const std::string& name,
-                                           cache::DiskStore& store) {
+/// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded). A DeviceError (no
+/// GPU here for a CUDA entry) propagates: the entry is not at fault, and compiling would fail the same way.
+std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Function& traced, const Options& opts,
+                                           cache::DiskStore& store, double& passes_us) {
   auto v = std::make_shared<VariantCode>();
   const cache::Blob* variant = e.payload(kVariantPayload);
   if (!variant || !decode_variant(variant->data, *v)) {
@@ -223,7 +255,9 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, Target t, cons
     return nullptr;
   }
   try {
-    v->code = load_cached(t, e, name);
+    v->code = load_cached(e, traced, opts, passes_us);
+  } catch (const DeviceError&) {
+    throw;
   } catch (const Error& err) {
     store.discard(e.key, err.what());
     return nullptr;
@@ -273,7 +307,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         return out;
       }
       if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
-        if ((out.code = restore(*e, opts.target, traced.name, *store))) {
+        if ((out.code = restore(*e, traced, opts, *store, rec.passes_us))) {
           cache::bump(counters.disk_hits);
           loaded_code().add(key, canonical, out.code);
           rec.cache = CacheSource::disk;

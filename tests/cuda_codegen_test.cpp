@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <sys/stat.h>
 #include <sstream>
 
 #include "bench/gpu/kiln_kernels.hpp"
@@ -382,8 +383,82 @@ TEST(CudaBindings, TheVerifierFollowsWhatABindingMayName) {
   ASSERT_FALSE(problems.empty());
   EXPECT_NE(problems[0].find("array binding cur may name an array declared in a scope that ends"), std::string::npos) << problems[0];
   // The swap through a temporary declared in the loop names only the outer arrays: accepted.
-  for (const KernelCase& c : kernel_catalogue())
-    if (c.name == "bindings") EXPECT_TRUE(ir::verify(c.f).empty());
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name == "bindings") {
+      EXPECT_TRUE(ir::verify(c.f).empty());
+    }
+  }
+}
+
+// ---- the disk cache's CUDA arm ------------------------------------------------------------------------------
+
+TEST(CudaCache, TheDescriptionNamesArchitectureAndEmission) {
+  StencilSettingsGuard guard;
+  setenv("KILN_CUDA_ARCH", "sm_80", 1);
+  const std::string sm80 = cu::cache_description();
+  setenv("KILN_CUDA_ARCH", "sm_90", 1);
+  const std::string sm90 = cu::cache_description();
+  EXPECT_EQ(sm90.rfind("sm_90;", 0), 0u) << sm90;
+  EXPECT_NE(sm80, sm90);
+  EXPECT_NE(sm90.find(cu::emission_settings()), std::string::npos) << sm90;
+  cu::set_stencil_settings({cu::StencilMode::Off, 4, 4});
+  EXPECT_NE(cu::cache_description(), sm90);  // another emission, another binary
+  cu::set_stencil_settings(guard.saved);
+  setenv("KILN_CUDA_LINEINFO", "1", 1);
+  EXPECT_EQ(cu::cache_description(), sm90 + ";lineinfo");
+  unsetenv("KILN_CUDA_LINEINFO");
+  unsetenv("KILN_CUDA_ARCH");
+}
+
+TEST(CudaCache, NvrtcIsIdentifiedByItsFile) {
+  require_nvrtc();
+  const std::string id = cu::nvrtc_identity();
+  // path:size:mtime of the library that compiles (it is loaded by now: the same file as before loading).
+  const std::size_t colon = id.find(':');
+  ASSERT_NE(colon, std::string::npos) << id;
+  EXPECT_NE(id.find("libnvrtc"), std::string::npos) << id;
+  struct stat st {};
+  EXPECT_EQ(stat(id.substr(0, colon).c_str(), &st), 0) << id;
+  EXPECT_EQ(id, cu::nvrtc_identity());
+}
+
+TEST(CudaCache, EntriesAreCheckedAgainstTheEmittedProgram) {
+  require_nvrtc();
+  KernelCase jacobi;
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name == "stencil_jacobi2d") jacobi = c;
+  }
+  const cu::Program prog = cu::emit_program(jacobi.f);
+  const cu::Binary good = cu::compile_source(prog.source(), jacobi.f.name, cu::target_arch(), {});
+  auto expect_cache_error = [&](cu::Binary b, const std::string& why) {
+    try {
+      cu::load_binary(jacobi.f, std::move(b), {});
+      FAIL() << "accepted a binary with " << why;
+    } catch (const CacheError& e) {
+      SUCCEED() << e.what();
+    } catch (const Error& e) {
+      FAIL() << why << ": " << e.what();
+    }
+  };
+  cu::Binary other_arch = good;
+  other_arch.arch = "sm_75";
+  expect_cache_error(other_arch, "another architecture");
+  cu::Binary not_elf = good;
+  not_elf.cubin[0] = 'X';
+  expect_cache_error(not_elf, "a CUBIN that is no ELF image");
+  // Code compiled for another program (another form of the stencil: the alias variant's name is missing).
+  cu::Binary other_program = good;
+  const std::string alias = ".entry " + prog.gpu_kernels.at(0).alias_name + "(";
+  const std::size_t at = other_program.ptx.find(alias);
+  ASSERT_NE(at, std::string::npos);
+  other_program.ptx.replace(at, alias.size(), ".entry renamed_kernel(");
+  expect_cache_error(other_program, "a missing __global__ function");
+  // A good entry loads where there is a device; without one the call fails as a compilation would.
+  if (!kiln::cuda::available()) {
+    EXPECT_THROW(cu::load_binary(jacobi.f, good, {}), DeviceError);
+  } else {
+    EXPECT_TRUE(static_cast<bool>(cu::load_binary(jacobi.f, good, {}).call));
+  }
 }
 
 // ---- launch geometry ------------------------------------------------------------------------------------------

@@ -10,7 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <numbers>
+#include <fstream>
+#include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/cuda_backend.hpp"
@@ -68,6 +71,120 @@ TEST_P(Differential, MatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, Differential, ::testing::ValuesIn(case_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// ---- stencils in every form --------------------------------------------------------------------------------
+
+TEST_F(Gpu, StencilFormsMatchTheInterpreter) {
+  // The differential suite runs the default form; these are the others (rows and rounds that divide
+  // nothing evenly, one round, shared-memory tiles), bit for bit against the interpreter.
+  if (cu::unroll_factor() == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
+  const cu::StencilSettings saved = cu::stencil_settings();
+  using M = cu::StencilMode;
+  for (const cu::StencilSettings form : {cu::StencilSettings{M::Shuffle, 3, 1}, cu::StencilSettings{M::Shuffle, 5, 8},
+                                         cu::StencilSettings{M::Shared, 4, 4}, cu::StencilSettings{M::Shared, 1, 3},
+                                         cu::StencilSettings{M::Off, 4, 4}}) {
+    cu::set_stencil_settings(form);
+    for (const KernelCase& c : kernel_catalogue()) {
+      if (c.name.rfind("stencil_", 0) != 0 && c.name != "time_steps" && c.name != "bindings") continue;
+      const cu::Compiled compiled = cu::compile(c.f, {});
+      int set = 0;
+      for (const Args& in : c.inputs()) {
+        SCOPED_TRACE(c.name + " in form " + cu::emission_settings() + ", input set " + std::to_string(set++));
+        expect_same(c.f, *run_interpreter(c.f, in), *run_kernel(compiled.kernel, c.f, in), c.tol);
+      }
+    }
+  }
+  cu::set_stencil_settings(saved);
+}
+
+// ---- the disk cache across processes ------------------------------------------------------------------------
+
+/// One kernel call in a fresh process (this binary re-run with a filter): prints where the code came from
+/// and what loading it cost, and exits 0 when the result is right.
+int run_child(const std::string& dir, const std::string& tag) {
+  const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
+  const std::string cmd = "KILN_TEST_CACHE_CHILD=1 KILN_CACHE_DIR='" + dir + "' '" + self +
+                          "' --gtest_filter=GpuCacheChild.OneCall --gtest_brief=1 > '" + dir + "/" + tag + ".log' 2>&1";
+  return std::system(cmd.c_str());
+}
+
+TEST(GpuCacheChild, OneCall) {
+  if (!std::getenv("KILN_TEST_CACHE_CHILD")) GTEST_SKIP() << "run by GpuCache.FreshProcessLoadsPtxAndCubin";
+  if (!gpu_present()) GTEST_SKIP() << "no GPU";
+  auto k = kiln::jit("cached_saxpy", [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
+  }, kiln::Options().on(kiln::Target::cuda));
+  std::vector<float> x(1000, 2.0f), y(1000, 1.0f);
+  const auto t0 = std::chrono::steady_clock::now();
+  k(3.0f, x, y);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<kiln::CompileRecord> h = kiln::compile_history();
+  ASSERT_EQ(h.size(), 1u);
+  const kiln::CacheStats st = kiln::cache_stats();
+  std::printf("[ cache    ] cache=%s first call %.2f ms (load %.0f us, codegen %.2f ms), compiles=%llu disk_hits=%llu key=%s\n",
+              std::string(kiln::name_of(h[0].cache)).c_str(), ms, h[0].load_us, h[0].codegen_ms,
+              static_cast<unsigned long long>(st.compiles), static_cast<unsigned long long>(st.disk_hits), h[0].key.c_str());
+  EXPECT_EQ(y[999], 7.0f);
+  kiln::cache_flush();
+}
+
+TEST_F(Gpu, FreshProcessLoadsPtxAndCubinFromTheCache) {
+  char tmpl[] = "/tmp/kiln-cuda-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ASSERT_EQ(run_child(dir, "first"), 0);
+  ASSERT_EQ(run_child(dir, "second"), 0);
+  auto slurp = [&](const std::string& tag) {
+    std::ifstream in(dir + "/" + tag + ".log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string first = slurp("first"), second = slurp("second");
+  EXPECT_NE(first.find("cache=miss"), std::string::npos) << first;
+  EXPECT_NE(first.find("compiles=1 "), std::string::npos) << first;
+  // The second process compiles nothing: no NVRTC, the module comes from the stored CUBIN.
+  EXPECT_NE(second.find("cache=disk"), std::string::npos) << second;
+  EXPECT_NE(second.find("compiles=0 disk_hits=1"), std::string::npos) << second;
+  for (const std::string* log : {&first, &second})
+    if (auto at = log->find("[ cache    ]"); at != std::string::npos) std::printf("%s", log->substr(at, log->find('\n', at) + 1 - at).c_str());
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_F(Gpu, CacheKeysFollowTheEmissionSettings) {
+  char tmpl[] = "/tmp/kiln-cuda-keys-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const kiln::CacheSettings before = kiln::cache_settings();
+  kiln::set_cache_settings({kiln::CacheMode::on, tmpl, 1ull << 30});
+  const cu::StencilSettings saved = cu::stencil_settings();
+  auto make = [] {
+    return kiln::jit("keyed", [](kiln::Array<float> x, kiln::Array<float> out) {
+      kiln::prange(x.shape(0) - 2, [&](kiln::Int i) { out[i + 1] = x[i] + x[i + 2]; });
+    }, kiln::Options().on(kiln::Target::cuda));
+  };
+  std::vector<float> x(100, 1.0f), out(100, 0.0f);
+  auto k1 = make();
+  k1(x, out);
+  const kiln::CompileRecord r1 = kiln::compile_history().back();
+  auto k2 = make();
+  k2(x, out);
+  const kiln::CompileRecord r2 = kiln::compile_history().back();
+  cu::set_stencil_settings({cu::StencilMode::Off, saved.rows, saved.rounds});
+  auto k3 = make();
+  k3(x, out);
+  const kiln::CompileRecord r3 = kiln::compile_history().back();
+  cu::set_stencil_settings(saved);
+  EXPECT_EQ(r1.target, "cuda");
+  EXPECT_EQ(r1.cache, kiln::CacheSource::miss);
+  EXPECT_EQ(r2.cache, kiln::CacheSource::memory);  // same kernel, same settings: the loaded code
+  EXPECT_EQ(r2.key, r1.key);
+  EXPECT_EQ(r3.cache, kiln::CacheSource::miss);  // another emission: another key
+  EXPECT_NE(r3.key, r1.key);
+  EXPECT_EQ(out[50], 2.0f);
+  kiln::cache_flush();
+  kiln::set_cache_settings(before);
+  std::system(("rm -rf '" + std::string(tmpl) + "'").c_str());
+}
 
 // ---- through kiln::jit: device arrays, results, argument checking -----------------------------------------
 

@@ -8,6 +8,7 @@
 
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/executable.hpp"
+#include "kiln/error.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/driver.hpp"
 
@@ -17,6 +18,12 @@ std::string target_arch() {
   if (const char* a = std::getenv("KILN_CUDA_ARCH"); a && std::string(a).rfind("sm_", 0) == 0) return a;
   if (gpu::device_count() > 0) return gpu::device(gpu::current_device()).info().arch();
   return "sm_90";
+}
+
+std::string cache_description() {
+  const char* l = std::getenv("KILN_CUDA_LINEINFO");
+  const bool lineinfo = l && *l && *l != '0';  // as compile_source reads it
+  return target_arch() + ";" + emission_settings() + (lineinfo ? ";lineinfo" : "");
 }
 
 bool available(std::string* why) {
@@ -58,6 +65,25 @@ CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const
   exe->module_for(gpu::device(gpu::current_device()), &k.load_us);
   k.call = [exe](void* const* args, void* result, KernelStatus* status) { return exe->call(args, result, status); };
   k.keepalive = exe;
+  return k;
+}
+
+CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const CodegenOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto program = std::make_shared<const Program>(emit_program(lowered));
+  const double emit_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  if (binary.arch != target_arch())
+    throw CacheError("the entry holds code for " + binary.arch + ", this process compiles for " + target_arch());
+  if (binary.ptx.find(".target " + binary.arch) == std::string::npos)
+    throw CacheError("the entry's PTX is not for " + binary.arch);
+  if (binary.cubin.size() < 4 || binary.cubin.compare(0, 4, "\x7f" "ELF") != 0) throw CacheError("the entry's CUBIN is not an ELF image");
+  for (const std::string& entry : program->entries())
+    if (binary.ptx.find(".entry " + entry + "(") == std::string::npos)
+      throw CacheError("the entry's PTX lacks the __global__ function " + entry + " of the emitted program");
+  // The entry is checked first, so that a bad one is discarded on any machine; without a device the call
+  // then fails as compile() would (load() asks for the device).
+  CompiledKernel k = load(std::move(program), std::move(binary), opts);
+  k.load_us += emit_us;
   return k;
 }
 

@@ -20,6 +20,12 @@ namespace kiln::codegen::cuda {
 /// sm_90 (no device: compile-only use, as in CI).
 std::string target_arch();
 
+/// Everything a binary depends on besides the kernel's IR, the codegen options and the NVRTC version, for
+/// the disk cache's key: the architecture (target_arch()), every emission setting (emission_settings():
+/// unrolling and the stencil form change the CUDA C) and -lineinfo. The generated code assumes no device
+/// limit (block sizes are chosen at launch), so nothing else is needed. "sm_90;unroll=4;stencil=...".
+std::string cache_description();
+
 /// Whether the GPU target can run here (driver, device and NVRTC); otherwise `why`. Never throws.
 bool available(std::string* why = nullptr);
 
@@ -37,5 +43,11 @@ Compiled compile(const ir::Function& f, const CodegenOptions& opts);
 /// (compile_source of program->source(), e.g. PTX and CUBIN read back from disk). Emission is cheap and
 /// deterministic, so a cache stores only the binary and re-emits the program.
 CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts);
+
+/// The disk cache's loader: the kernel of `lowered` from PTX and CUBIN compiled for it earlier, without
+/// NVRTC. Re-emits the program (microseconds) and checks that the binary is for target_arch() and defines
+/// every __global__ function of it; CacheError if not (the entry is then discarded and the kernel
+/// compiled). Then DeviceError without a driver or device, like compile().
+CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const CodegenOptions& opts);
 
 }  // namespace kiln::codegen::cuda

@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <dlfcn.h>
+#include <link.h>
 #include <nvrtc.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <climits>
+#include <cstring>
 
 #include <chrono>
 #include <cstdio>
@@ -24,13 +30,52 @@ struct Nvrtc {
   KILN_NVRTC_FUNCTIONS(KILN_NVRTC_DECLARE)
 #undef KILN_NVRTC_DECLARE
   std::string version;
+  std::string path;   ///< the file it was loaded from
   std::string error;  ///< empty when usable
 };
+
+const char* const kSonames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+
+/// "path:size:mtime" of `file` after resolving symbolic links; empty if it does not exist.
+std::string file_identity(const std::string& file) {
+  char resolved[PATH_MAX];
+  struct stat st {};
+  if (!realpath(file.c_str(), resolved) || stat(resolved, &st) != 0) return {};
+  return std::string(resolved) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+}
+
+/// The identity of the NVRTC that load() would open, found as the dynamic loader would look (without its
+/// cache file): LD_LIBRARY_PATH, then the usual directories. Empty when not found.
+std::string locate() {
+  std::vector<std::string> dirs;
+  if (const char* p = std::getenv("LD_LIBRARY_PATH")) {
+    std::string all = p;
+    for (std::size_t at = 0; at <= all.size();) {
+      const std::size_t end = std::min(all.find(':', at), all.size());
+      if (end > at) dirs.push_back(all.substr(at, end - at));
+      at = end + 1;
+    }
+  }
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/cuda/lib64"}) dirs.push_back(d);
+  if (const char* k = std::getenv("KILN_NVRTC"); k && *k) {
+    if (std::strchr(k, '/')) return file_identity(k);
+    for (const std::string& d : dirs)
+      if (std::string id = file_identity(d + "/" + k); !id.empty()) return id;
+    return {};
+  }
+  for (const char* name : kSonames) {
+    for (const std::string& d : dirs)
+      if (std::string id = file_identity(d + "/" + name); !id.empty()) return id;
+  }
+  return file_identity(std::string("/usr/local/cuda/lib64/") + kSonames[0]);
+}
+
+std::atomic<bool> g_loaded{false};
 
 Nvrtc load() {
   Nvrtc n;
   // KILN_NVRTC names the library explicitly; otherwise the toolkit's sonames, then its usual location.
-  const char* names[] = {std::getenv("KILN_NVRTC"), "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+  const char* names[] = {std::getenv("KILN_NVRTC"), kSonames[0], kSonames[1], kSonames[2],
                          "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"};
   void* lib = nullptr;
   std::string tried;
@@ -56,11 +101,16 @@ Nvrtc load() {
   int major = 0, minor = 0;
   n.nvrtcVersion(&major, &minor);
   n.version = std::to_string(major) + "." + std::to_string(minor);
+  if (link_map* map = nullptr; dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) n.path = map->l_name;
   return n;
 }
 
 const Nvrtc& nvrtc() {
-  static const Nvrtc n = load();
+  static const Nvrtc n = [] {
+    Nvrtc loaded = load();
+    g_loaded = true;
+    return loaded;
+  }();
   if (!n.error.empty()) throw DeviceError(n.error);
   return n;
 }
@@ -105,6 +155,15 @@ bool nvrtc_available(std::string* why) {
 }
 
 std::string nvrtc_version() { return nvrtc().version; }
+
+std::string nvrtc_identity() {
+  if (!g_loaded) {
+    if (std::string id = locate(); !id.empty()) return id;
+  }
+  const Nvrtc& n = nvrtc();  // not found where the loader looks first: load it to know
+  const std::string id = file_identity(n.path);
+  return id.empty() ? n.path + ":" + n.version : id;
+}
 
 Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
                       bool kiln_float_rules) {

@@ -25,6 +25,14 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
 
 /// "13.0"; throws DeviceError when NVRTC cannot be loaded.
 std::string nvrtc_version();
+/// Names the NVRTC library this process uses (or would use) without loading it: the resolved path of the
+/// file with its size and modification time ("/usr/local/cuda-13.0/lib64/libnvrtc.so.13.0.88:109338064:
+/// 1760564160"), which changes with every NVRTC update. For the disk cache's key, so that a cache hit never
+/// opens the 100 MB library. Once NVRTC is loaded, the file it was loaded from; before, the first of
+/// KILN_NVRTC and the sonames kiln tries found in LD_LIBRARY_PATH or the usual directories; if none is
+/// found, NVRTC is loaded to find out. Throws DeviceError when there is no NVRTC.
+std::string nvrtc_identity();
+
 /// Whether NVRTC loads; otherwise `why` receives the reason. Never throws.
 bool nvrtc_available(std::string* why = nullptr);
 
