@@ -100,7 +100,7 @@ bool selected(const std::string& name, const std::string& filter) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false;
+  bool json = false, first_call = false;
   int reps = 7;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
@@ -110,10 +110,24 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
+    else if (a == "--first-call") first_call = true;
     else {
-      std::fprintf(stderr, "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T]\n");
+      std::fprintf(stderr,
+                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call]\n");
       return 2;
     }
+  }
+  // The first call of each row's kernel in this process, with the disk cache as the environment sets it:
+  // run twice in fresh processes on one KILN_CACHE_DIR, it gives the compile and the warm-cache load latency
+  // that a user's program sees (bench/peers/run_cpu.py).
+  if (first_call) {
+    for (auto& c : bench::cases()) {
+      if (!selected(c.name, filter) || !c.cold_compile) continue;
+      const double t0 = bench::now_s();
+      c.cold_compile();
+      std::printf("{\"name\":\"%s\",\"first_call_s\":%.6g}\n", c.name.c_str(), bench::now_s() - t0);
+    }
+    return 0;
   }
   if (!json)
     std::printf("%-20s %12s %12s %7s %8s %11s %12s  (threads %d, n %lld, median of %d)\n", "row", "kiln ms", "ref ms",
