@@ -26,13 +26,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def workloads(n):
     """name -> (function name, a maker of the argument tuple, copy_args: whether calls mutate inputs)."""
     rng = np.random.default_rng(1)
-    side = 4096
-    vol = 256
+    # As kiln-bench's rows scale with --n (bench/rows_stencils.cpp: side(base, dims)).
+    scale = n / 2e7
+    side = max(5, round(4096 * scale ** 0.5))
+    vol = max(5, round(256 * scale ** (1 / 3)))
     rows, cols = 4000, 5000
     lr_n = max(1, n // 100)
 
     def saxpy():
         return (0.5, rng.random(n), rng.random(n))
+
+    def triad():
+        return (rng.random(n), rng.random(n), rng.random(n), np.zeros(n))
 
     def dot():
         return (rng.random(n), rng.random(n))
@@ -59,19 +64,19 @@ def workloads(n):
         return (rng.random(n // 2), np.zeros(256, dtype=np.int64))
 
     def smooth1d():
-        return (rng.random(n),)
+        return (rng.random(n), np.zeros(n))
 
     def jacobi2d():
-        return (rng.random((side, side)), 1)
+        return (rng.random((side, side)), np.zeros((side, side)))
 
     def heat3d():
-        return (rng.random((vol, vol, vol)), 1)
+        return (rng.random((vol, vol, vol)), np.zeros((vol, vol, vol)))
 
     def conv2d():
-        return (rng.random((side, side)), rng.random((5, 5)))
+        return (rng.random((side, side)), rng.random((5, 5)), np.zeros((side, side)))
 
     return {
-        "saxpy": saxpy, "dot": dot, "pi": pi, "softmax": softmax, "logistic_regression": logistic_regression,
+        "saxpy": saxpy, "triad": triad, "dot": dot, "pi": pi, "softmax": softmax, "logistic_regression": logistic_regression,
         "black_scholes": black_scholes, "normalize": normalize, "histogram": histogram, "smooth1d": smooth1d,
         "jacobi2d": jacobi2d, "heat3d": heat3d, "conv2d": conv2d,
     }
@@ -81,10 +86,12 @@ def tiny_args(name):
     """Small arguments of the same types: a first call on them measures compile latency, not the work."""
     small = workloads(64)
     args = small[name]()
-    if name in ("jacobi2d", "conv2d"):
-        args = (np.random.default_rng(2).random((16, 16)),) + args[1:]
+    if name == "jacobi2d":
+        args = (np.random.default_rng(2).random((16, 16)), np.zeros((16, 16)))
+    if name == "conv2d":
+        args = (np.random.default_rng(2).random((16, 16)), args[1], np.zeros((16, 16)))
     if name == "heat3d":
-        args = (np.random.default_rng(2).random((8, 8, 8)), 1)
+        args = (np.random.default_rng(2).random((8, 8, 8)), np.zeros((8, 8, 8)))
     return args
 
 
