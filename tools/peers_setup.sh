@@ -10,7 +10,8 @@ fi
 # Pinned so that published numbers can be reproduced. Numba 0.61.2 is the release with the prange,
 # stencil and cache=True behaviour the issue discusses, and supports this Python (3.11); SciPy provides
 # the BLAS that Numba's np.dot calls (logistic regression).
-"$venv/bin/pip" install --quiet --disable-pip-version-check "numba==0.61.2" "numpy<2.3" "scipy==1.15.3"
+# matplotlib draws the plot of docs/perf.
+"$venv/bin/pip" install --quiet --disable-pip-version-check "numba==0.61.2" "numpy<2.3" "scipy==1.15.3" "matplotlib==3.10.3"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "cupy-cuda13x" || echo "peers: CuPy did not install" >&2
 fi

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Merges kiln-bench-gpu's table (kiln and hand CUDA, same process) with cupy_bench.py's JSON lines into the
+markdown table of docs/performance.md: times in ms, kiln's share of the copy ceiling, kiln over hand CUDA,
+and CuPy over kiln (how many times faster kiln is than CuPy's unfused and fused code).
+  gpu_table.py gpu_kiln.txt gpu_cupy.jsonl"""
+import json
+import re
+import sys
+
+
+def key(name):
+    return name.split(" (")[0].strip()
+
+
+def kiln_rows(path):
+    rows, ceiling, device = {}, None, ""
+    pattern = re.compile(r"^(.{22}) +([0-9.]+) +([0-9.]+) +([0-9.]+) +(\S+) +(\S+) +(\S+) +([0-9.]+)")
+    for line in open(path):
+        if line.startswith("device:"):
+            device = line.split(";")[0][len("device: "):].strip()
+        m = re.search(r"copy ceiling ([0-9.]+) GB/s", line)
+        if m and line.startswith("copy ceiling"):
+            ceiling = float(m.group(1))
+        m = pattern.match(line)
+        if m and m.group(1).strip() not in ("row",):
+            rows[key(m.group(1))] = {"kiln_ms": float(m.group(2)), "hand_ms": float(m.group(3)),
+                                     "pct": m.group(7), "ratio": float(m.group(8))}
+    return rows, ceiling, device
+
+
+def cupy_rows(path):
+    rows = {}
+    for line in open(path):
+        if line.startswith("{"):
+            r = json.loads(line)
+            rows.setdefault(key(r["name"]), {})[r["variant"]] = r
+    return rows
+
+
+def main():
+    kiln, ceiling, device = kiln_rows(sys.argv[1])
+    cupy = cupy_rows(sys.argv[2])
+    dev = cupy.get("device", {})
+    cupy_version = next(iter(dev.values()))["cupy"] if dev else "?"
+    copy = cupy.get("copy", {}).get("cupy", {}).get("GBps")
+    print(f"{device}; kiln copy ceiling {ceiling} GB/s; CuPy {cupy_version} copy {copy and round(copy)} GB/s\n")
+    print("| workload | kiln ms | hand CUDA ms | kiln/hand | kiln % of ceiling | CuPy unfused ms | CuPy fused ms "
+          "| CuPy unfused / kiln | CuPy fused / kiln |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, k in kiln.items():
+        c = cupy.get(name, {})
+        unfused = c.get("unfused") or c.get("cupy.dot")
+        fused = c.get("fused") or c.get("ElementwiseKernel") or c.get("ReductionKernel")
+        cell = lambda r: "-" if not r else f"{r['ms']:.3f}"
+        speed = lambda r: "-" if not r else f"{r['ms'] / k['kiln_ms']:.2f}x"
+        print(f"| {name} | {k['kiln_ms']:.3f} | {k['hand_ms']:.3f} | {k['ratio']:.3f} | {k['pct']} | {cell(unfused)} "
+              f"| {cell(fused)} | {speed(unfused)} | {speed(fused)} |")
+
+
+if __name__ == "__main__":
+    main()
