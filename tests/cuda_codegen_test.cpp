@@ -206,6 +206,33 @@ TEST(CudaCodegen, RepeatedValuesReuseLetsOnlyWhereNothingChanged) {
   compile_for_sm90(f);
 }
 
+TEST(CudaCodegen, RepeatedMathCallsInLetsAreComputedOnce) {
+  // Black-Scholes: d1 (with its logarithm) is part of both erf arguments.
+  const cu::Program bs = cu::emit_program(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
+  const std::string main = bs.kernels.substr(0, bs.kernels.find(bs.gpu_kernels.at(0).alias_name + "("));
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(main, "logf("), 2) << main;  // once in the unrolled loop, once in the remainder loop
+  EXPECT_EQ(count(main, "erff("), 4) << main;
+  EXPECT_EQ(count(main, "expf("), 2) << main;
+  // Under the arm of ?: a call may guard a load that must not run: nothing is hoisted from there.
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), out = array_param("out", t, 1, true), a = local("a", t), b = local("b", t);
+  Var i = index("i");
+  Expr first = bin(BinaryOp::Eq, val(i), i64c(0));
+  Expr far = call(Intrinsic::Exp, {at(x, {val(i) * i64c(1000000000)})});
+  const ir::Function guarded = function(
+      "guarded", {x, out},
+      {parfor({i}, {dim(x)}, block({let(a, ir::make_select(first, far, num(t, 0))), let(b, ir::make_select(first, far, num(t, 1))),
+                                    store(out, {val(i)}, val(a) + val(b))}))});
+  const std::string src = cu::emit_program(guarded).kernels;
+  EXPECT_EQ(src.find("cse"), std::string::npos) << src;
+  EXPECT_EQ(count(src, "exp("), 8) << src;  // twice in each loop of the kernel and of its alias variant
+}
+
 TEST(CudaCodegen, ReductionStrategies) {
   for (const KernelCase& c : kernel_catalogue()) {
     if (c.name != "argmin_f64_nan_empty_1d" && c.name != "reduce_add_f32" && c.name != "saxpy_f32_unit") continue;

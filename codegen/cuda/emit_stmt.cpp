@@ -28,7 +28,83 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+/// Math library calls NVVM does not merge when they are repeated (they inline to code with branches).
+bool costly(Intrinsic f) { return f >= Intrinsic::Exp && f <= Intrinsic::Erf; }
+
+bool calls_costly(const ir::Expr& e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case ir::ExprKind::Unary: return calls_costly(e->as<ir::UnaryExpr>().a);
+    case ir::ExprKind::Binary: return calls_costly(e->as<ir::BinaryExpr>().a) || calls_costly(e->as<ir::BinaryExpr>().b);
+    case ir::ExprKind::Select: {
+      const auto& x = e->as<ir::SelectExpr>();
+      return calls_costly(x.cond) || calls_costly(x.a) || calls_costly(x.b);
+    }
+    case ir::ExprKind::Cast: return calls_costly(e->as<ir::CastExpr>().a);
+    case ir::ExprKind::Call: {
+      const auto& c = e->as<ir::CallExpr>();
+      if (costly(c.fn)) return true;
+      for (const auto& a : c.args)
+        if (calls_costly(a)) return true;
+      return false;
+    }
+    case ir::ExprKind::Load:
+      for (const auto& i : e->as<ir::LoadExpr>().indices)
+        if (calls_costly(i)) return true;
+      return false;
+    default: return false;
+  }
+}
+
+/// The subexpressions of `e` that call a costly function and are evaluated whenever `e` is (not under an
+/// arm of ?:, or the right of && and ||: hoisting those could evaluate a guarded load), children first.
+void unconditional_costly(const ir::Expr& e, std::vector<ir::Expr>& out) {
+  if (!calls_costly(e)) return;
+  switch (e->kind) {
+    case ir::ExprKind::Unary: unconditional_costly(e->as<ir::UnaryExpr>().a, out); break;
+    case ir::ExprKind::Binary: {
+      const auto& b = e->as<ir::BinaryExpr>();
+      unconditional_costly(b.a, out);
+      if (b.op != BinaryOp::And && b.op != BinaryOp::Or) unconditional_costly(b.b, out);
+      break;
+    }
+    case ir::ExprKind::Select: unconditional_costly(e->as<ir::SelectExpr>().cond, out); break;
+    case ir::ExprKind::Cast: unconditional_costly(e->as<ir::CastExpr>().a, out); break;
+    case ir::ExprKind::Call:
+      for (const auto& a : e->as<ir::CallExpr>().args) unconditional_costly(a, out);
+      break;
+    case ir::ExprKind::Load:
+      for (const auto& i : e->as<ir::LoadExpr>().indices) unconditional_costly(i, out);
+      break;
+    default: break;
+  }
+  out.push_back(e);
+}
+
 }  // namespace
+
+void Emitter::hoist_repeated_calls(const std::vector<ir::Stmt>& stmts, std::size_t at) {
+  // Within a run of lets nothing is stored or assigned, so equal expressions have equal values: a costly
+  // part of let `at` that it or a later let of the run repeats is computed once, just before let `at` (not
+  // earlier: it may read variables that earlier lets define). Black-Scholes' two erf arguments both
+  // contain d1 and its logarithm; the hand-written kernel computes them once.
+  std::vector<ir::Expr> mine, later;
+  unconditional_costly(stmts[at]->as<ir::LetStmt>().init, mine);
+  for (std::size_t q = at + 1; q < stmts.size() && stmts[q]->kind == ir::StmtKind::Let; ++q)
+    unconditional_costly(stmts[q]->as<ir::LetStmt>().init, later);
+  for (const ir::Expr& cand : mine) {  // children first: a hoisted parent reads its hoisted children
+    int uses = 0;
+    for (const std::vector<ir::Expr>* list : {&mine, &later})
+      for (const ir::Expr& other : *list) uses += ir::equal(cand, other);
+    bool done = false;
+    for (const auto& [init, let] : lets_.back()) done = done || ir::equal(init, cand);
+    if (uses < 2 || done) continue;
+    const std::string value = expr(cand);
+    const std::string n = fresh("cse");
+    line("const " + std::string(type_name(cand->type)) + " " + n + " = " + value + ";");
+    lets_.back().emplace_back(cand, n);
+  }
+}
 
 void Emitter::line(const std::string& s) {
   body_.append(static_cast<std::size_t>(2 * depth_), ' ');
@@ -49,7 +125,9 @@ void Emitter::stmt(const ir::Stmt& s) {
   switch (s->kind) {
     case ir::StmtKind::Block:
       lets_.emplace_back();
-      for (const auto& x : s->as<ir::BlockStmt>().stmts) {
+      for (std::size_t k = 0; k < s->as<ir::BlockStmt>().stmts.size(); ++k) {
+        const ir::Stmt& x = s->as<ir::BlockStmt>().stmts[k];
+        if (x->kind == ir::StmtKind::Let) hoist_repeated_calls(s->as<ir::BlockStmt>().stmts, k);
         stmt(x);
         if (x->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign (a nested block too)
       }

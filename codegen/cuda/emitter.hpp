@@ -82,6 +82,9 @@ class Emitter {
   void line(const std::string& s);
   void stmt(const ir::Stmt& s);
   void block(const ir::Stmt& s);  ///< s as a braced body at depth + 1
+  /// Before let stmts[at] of a block: computes once the costly parts (math library calls) that it and the
+  /// lets right after it repeat, recorded in lets_ so that expr() reads them.
+  void hoist_repeated_calls(const std::vector<ir::Stmt>& stmts, std::size_t at);
   void store(const ir::StoreStmt& s);
   void nested_parfor(const ir::ParforStmt& p);
   void allocate(const ir::AllocateStmt& a);
