@@ -307,7 +307,14 @@ void Generator::top_statements(std::vector<Stmt>& out, int count, int depth) {
 }
 
 void Generator::top_statement(std::vector<Stmt>& out, int depth) {
-  switch (uniform(0, 8)) {
+  switch (uniform(0, 10)) {
+    case 9:
+    case 10:
+      if (options_.array_operations) {
+        array_statement(out);
+        return;
+      }
+      break;
     case 0: {
       const DType t = any_type();
       Var v = ir::make_var(name("y"), ir::Type::scalar(t), ir::VarKind::Local);

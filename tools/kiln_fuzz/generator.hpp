@@ -9,7 +9,9 @@
 //    array it reduces into; a new local array is written everywhere before anything reads it;
 //  - float Add/Mul reductions only combine values whose sums/products are exact in any order (small integers,
 //    ±1, ±2, ±0, ±inf, NaN), because reassociation is allowed to round differently;
-//  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again.
+//  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again;
+//  - maps, reductions and stencils run over S too; a stencil reads its windows only at offsets inside its
+//    neighbourhood and never writes one of them.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,16 @@ class Generator {
   Stmt array_update(const Var& hist, ReduceOp op);
   Stmt store_own(const ArrayInfo& a, bool libm_ok);
   Stmt sink_store(Expr value);  ///< stores a reduction result into the next element of its type's sink
+
+  // ---- array-level statements (gen_array.cpp): maps, whole-space reductions, stencils ----
+  void array_statement(std::vector<Stmt>& out);
+  void map(std::vector<Stmt>& out);
+  void reduce(std::vector<Stmt>& out);
+  void stencil(std::vector<Stmt>& out);
+  /// Enters an elementwise context over S: new index variables become the own index. Returns the indices.
+  std::vector<Var> enter_space();
+  void leave_space();
+  std::vector<Expr> space_shape();
   Expr flat_own_index();
 
   // ---- randomness ----

@@ -1,6 +1,6 @@
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
-//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--small]
+//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--no-array-ops] [--small]
 //
 // Checks the programs of seeds S .. S+N-1 (defaults 1 and 1000). Every failure prints its seed, stage, the
 // differences, the IR and the command that reproduces it; a crash or a hang (over 120 s) prints the same from a
@@ -129,6 +129,9 @@ bool parse(int argc, char** argv, Config& cfg) {
     } else if (a == "--no-libm") {
       cfg.gen.approximate_functions = false;
       std::strcat(g_flags, " --no-libm");
+    } else if (a == "--no-array-ops") {
+      cfg.gen.array_operations = false;
+      std::strcat(g_flags, " --no-array-ops");
     } else if (a == "--small") {
       cfg.gen.large_sizes = false;
       std::strcat(g_flags, " --small");
@@ -144,7 +147,7 @@ bool parse(int argc, char** argv, Config& cfg) {
 int main(int argc, char** argv) {
   Config cfg;
   if (!parse(argc, argv, cfg)) {
-    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--small]\n");
+    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--no-array-ops] [--small]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -45,6 +45,8 @@ struct GeneratorOptions {
   bool approximate_functions = true;
   /// Allow extents of a few thousand (more than one reduction block); otherwise at most a few hundred elements.
   bool large_sizes = true;
+  /// Include array-level statements (maps, whole-space reductions, stencils with every border mode).
+  bool array_operations = true;
 };
 
 /// The program for `seed`; the same seed always gives the same program and arguments.
