@@ -194,20 +194,22 @@ class Lowering : public IRMutator {
     int slabs = 0;
     const bool skip = st.border == Border::skip;
     if (!skip || st.allocate) {
-      for (size_t d = 0; d < rank; ++d)
-        for (const bool low : {true, false}) {
-          if ((low ? st.lo[d] : st.hi[d]) == 0) continue;  // the band is empty
-          std::vector<Expr> begins(rank), ends(rank);
-          std::vector<bool> interior(rank, false);
-          for (size_t k = 0; k < rank; ++k) {
-            begins[k] = k < d ? a[k] : i64c(0);
-            ends[k] = k < d ? b[k] : n[k];
-            interior[k] = k < d;
-          }
-          begins[d] = low ? i64c(0) : b[d];
-          ends[d] = low ? a[d] : n[d];
-          const std::string which = std::string(low ? "low" : "high") + " border " + std::to_string(d);
-          out.push_back(parfor(st, begins, ends, interior, skip, origin + " (" + which + ")"));
+      // Axis 0's bands are parfors of their own (whole rows or planes). The bands of a later axis d run
+      // inside one parfor over the interior of axes < d, low band then high band as sequential loops: every
+      // parfor is a fork and join of the team, which costs more than the slabs' work on a busy machine.
+      for (const bool low : {true, false}) {
+        if ((low ? st.lo[0] : st.hi[0]) == 0) continue;  // the band is empty
+        std::vector<Expr> begins(n.begin(), n.end()), ends(n.begin(), n.end());
+        for (size_t k = 0; k < rank; ++k) begins[k] = i64c(0);
+        begins[0] = low ? i64c(0) : b[0];
+        ends[0] = low ? a[0] : n[0];
+        out.push_back(parfor(st, begins, ends, std::vector<bool>(rank, false), skip,
+                             origin + " (" + (low ? "low" : "high") + " border 0)"));
+        ++slabs;
+      }
+      for (size_t d = 1; d < rank; ++d)
+        if (Stmt slab = side_bands(st, d, a, b, n, skip, origin)) {
+          out.push_back(slab);
           ++slabs;
         }
     }
@@ -219,27 +221,61 @@ class Lowering : public IRMutator {
     return r;
   }
 
-  /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,
-  /// or (skip border, new target) windows[0]'s element.
-  static Stmt parfor(const StencilStmt& st, const std::vector<Expr>& begins, const std::vector<Expr>& ends,
-                     const std::vector<bool>& interior, bool copy_first, const std::string& origin) {
-    std::vector<Var> idx;
+  /// The store of one element of the stencil at `at` (variables standing for its indices), its window reads
+  /// rewritten for positions where axes with `interior` set are inside the interior.
+  static Stmt element(const StencilStmt& st, const std::vector<Var>& at, const std::vector<bool>& interior, bool copy_first) {
     loops::Renamer rename;
-    for (const auto& i : st.indices) {
-      idx.push_back(make_var(i->name, i->type, VarKind::Index, i->where));
-      rename.vars[i.get()] = idx.back();
-    }
+    for (size_t k = 0; k < at.size(); ++k) rename.vars[st.indices[k].get()] = at[k];
     Expr value;
     if (copy_first) {
-      std::vector<Expr> at;
-      for (const auto& i : idx) at.push_back(make_ref(i));
-      value = make_load(st.windows[0], std::move(at));
+      std::vector<Expr> q;
+      for (const auto& i : at) q.push_back(make_ref(i));
+      value = make_load(st.windows[0], std::move(q));
     } else {
       value = rename.mutate(WindowReads(st, interior).mutate(st.value));
     }
     std::vector<Expr> ti;
     for (const auto& e : st.target_index) ti.push_back(rename.mutate(e));
-    return make_parfor(idx, begins, ends, make_block({make_store(st.target, std::move(ti), value)}), {}, origin);
+    return make_store(st.target, std::move(ti), value);
+  }
+
+  static Var fresh(const Var& i) { return make_var(i->name, i->type, VarKind::Index, i->where); }
+
+  /// Axis d's bands (d >= 1): a parfor over the interior of axes < d whose body runs the low band, then
+  /// the high band of axis d, each over all of axes > d, as sequential loops. Null if both bands are empty.
+  static Stmt side_bands(const StencilStmt& st, size_t d, const std::vector<Expr>& a, const std::vector<Expr>& b,
+                         const std::vector<Expr>& n, bool copy_first, const std::string& origin) {
+    const size_t rank = st.indices.size();
+    std::vector<Var> outer;
+    for (size_t k = 0; k < d; ++k) outer.push_back(fresh(st.indices[k]));
+    std::vector<bool> interior(rank, false);
+    for (size_t k = 0; k < d; ++k) interior[k] = true;
+    std::vector<Stmt> bands;
+    for (const bool low : {true, false}) {
+      if ((low ? st.lo[d] : st.hi[d]) == 0) continue;
+      std::vector<Var> at = outer;
+      for (size_t k = d; k < rank; ++k) at.push_back(fresh(st.indices[k]));
+      Stmt body = element(st, at, interior, copy_first);
+      for (size_t k = rank; k-- > d;) {
+        const Expr begin = k > d ? i64c(0) : low ? i64c(0) : b[d];
+        const Expr end = k > d ? n[k] : low ? a[d] : n[d];
+        body = make_for(at[k], begin, end, make_block({body}));
+      }
+      bands.push_back(body);
+    }
+    if (bands.empty()) return nullptr;
+    std::vector<Expr> begins(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(d)),
+        ends(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(d));
+    return make_parfor(outer, begins, ends, make_block(std::move(bands)), {}, origin + " (border " + std::to_string(d) + ")");
+  }
+
+  /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,
+  /// or (skip border, new target) windows[0]'s element.
+  static Stmt parfor(const StencilStmt& st, const std::vector<Expr>& begins, const std::vector<Expr>& ends,
+                     const std::vector<bool>& interior, bool copy_first, const std::string& origin) {
+    std::vector<Var> idx;
+    for (const auto& i : st.indices) idx.push_back(fresh(i));
+    return make_parfor(idx, begins, ends, make_block({element(st, idx, interior, copy_first)}), {}, origin);
   }
 
   /// Remapping is exact only while one reflection reaches back into the array: |offset| <= n (wrap,
