@@ -138,7 +138,13 @@ Expr Generator::expr(DType t, int depth) {
       if (!is_int(t)) {
         const Intrinsic fn = chance(0.7) ? pick(rng_, kExactUnary) : (chance(0.5) ? Intrinsic::Fma : Intrinsic::Copysign);
         if (fn == Intrinsic::Fma) return ir::make_call(fn, {expr(t, d), expr(t, d), expr(t, d)});
-        if (fn == Intrinsic::Copysign) return ir::make_call(fn, {expr(t, d), expr(t, d)});
+        if (fn == Intrinsic::Copysign) {
+          // The sign of a NaN is unspecified (LLVM may rewrite -(a / b) as (-a) / b, and x86 makes 0/0 a
+          // negative NaN), so copysign may not take its sign from one: that is not a difference between backends.
+          Expr y = expr(t, d);
+          y = ir::make_select(ir::make_call(Intrinsic::IsNan, {y}), ir::make_float(t, chance(0.5) ? 1.0 : -1.0), y);
+          return ir::make_call(fn, {expr(t, d), std::move(y)});
+        }
         return ir::make_call(fn, {expr(t, d)});
       }
       if (chance(0.3)) return ir::make_call(Intrinsic::Abs, {expr(t, d)});
