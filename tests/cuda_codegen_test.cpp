@@ -331,6 +331,35 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
   EXPECT_THROW(cu::set_stencil_settings({M::Shuffle, 4, 17}), ValueError);
 }
 
+TEST(CudaStencil, KilnStencilKernelsCompile) {
+  // kiln::stencil as the examples use it: lowered to an interior parfor (the stencil form) and border
+  // parfors; heat3d's time loop swaps its buffers through bindings on the host.
+  require_nvrtc();
+  const auto heat_step = kiln::stencil("heat_step", [](kiln::Window<double, 3> u) {
+    return u(0, 0, 0) + 0.1 * (u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) - 6.0 * u(0, 0, 0));
+  }, kiln::border(kiln::Border::nearest));
+  auto heat = [&](kiln::Array<double, 3> u0, kiln::Int nsteps) {
+    kiln::Array<double, 3> u = kiln::empty_like(u0), v = kiln::empty_like(u0);
+    u(kiln::all) = u0;
+    kiln::range(nsteps, [&](kiln::Int) {
+      heat_step.into(v, u);
+      kiln::swap(u, v);
+    });
+    return u;
+  };
+  const cu::Program h = compile_for_sm90(lower("heat3d", heat, {"u0", "nsteps"}, 3));
+  int stencil_kernels = 0;
+  for (const cu::GpuKernel& k : h.gpu_kernels) stencil_kernels += k.stencil_columns > 0;
+  EXPECT_GE(stencil_kernels, 1) << h.kernels;
+  const auto jacobi = kiln::stencil("jacobi", [](kiln::Window<double, 2> a) { return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0)); },
+                                    kiln::border(kiln::Border::skip));
+  auto run = [&](kiln::Array<double, 2> a) { return jacobi(a); };
+  const cu::Program j = compile_for_sm90(lower("run_jacobi", run, {"a"}, 2));
+  stencil_kernels = 0;
+  for (const cu::GpuKernel& k : j.gpu_kernels) stencil_kernels += k.stencil_columns > 0;
+  EXPECT_GE(stencil_kernels, 1) << j.kernels;
+}
+
 TEST(CudaStencil, EmissionSettingsNameTheForm) {
   StencilSettingsGuard guard;
   cu::set_stencil_settings({cu::StencilMode::Shared, 3, 2});

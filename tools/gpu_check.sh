@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # One run on a GPU machine: configure and build kiln (no LLVM there: the CPU target is off), run the CUDA
-# tests, every example with --target cuda, compute-sanitizer memcheck on the examples, and the GPU
-# benchmark. A compact summary is printed last; $OUT (or /tmp/kiln-gpu) receives it and logs.tgz with every log.
+# tests, every example with --target cuda (twice: the second run loads its kernels from the disk cache,
+# then kiln-cache lists them), compute-sanitizer memcheck on the examples and the stencil kernels (and
+# racecheck on the shared-memory stencil form), and the GPU benchmark with the stencil forms compared.
+# A compact summary is printed last; $OUT (or /tmp/kiln-gpu) receives it and logs.tgz with every log.
+# Every step has a timeout; the whole run is meant to fit in 10 minutes.
 #
 # The machine may lack fmt and GoogleTest: a prefix with fmt's CMake package and GoogleTest's sources can
 # be carried in .deps/ (fmt/ and googletest/); they are used only when the system has none.
@@ -14,6 +17,12 @@ mkdir -p "$OUT" "$LOGS"
 BUILD=${KILN_GPU_BUILD:-/tmp/kiln-gpu-build}
 JOBS=$(nproc)
 steps=("${@:-all}")
+# The whole run fits KILN_GPU_BUDGET_S seconds (default 560, inside a 10-minute device call): each step's
+# timeout is cut to what is left, and steps are skipped once too little is left. Most important first.
+start_s=$(date +%s)
+deadline=$(( start_s + ${KILN_GPU_BUDGET_S:-560} ))
+tmo() { local want=$1 left=$(( deadline - $(date +%s) - 10 )); (( left < want )) && want=$left; (( want < 1 )) && want=1; echo "$want"; }
+enough() { (( deadline - $(date +%s) > ${1:-30} )); }
 want() { [[ " ${steps[*]} " == *" all "* || " ${steps[*]} " == *" $1 "* ]]; }
 summary="$LOGS/summary.txt"
 : >"$summary"
@@ -60,63 +69,104 @@ if ! cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_ENABLE_LL
      -DCMAKE_PREFIX_PATH="$prefix_path" ${cuda_root:+-DCUDAToolkit_ROOT=$cuda_root} >"$LOGS/configure.log" 2>&1; then
   note "configure FAILED"; tail -30 "$LOGS/configure.log"; exit 1
 fi
-targets=(kiln cuda_gpu_test cuda_codegen_test pi saxpy dot kiln-bench-gpu)
+# Every example of examples/CMakeLists.txt (new ones join without editing this script).
+examples=($(tr '\n' ' ' <examples/CMakeLists.txt | sed -n 's/.*set(KILN_EXAMPLES \([^$)]*\)).*/\1/p'))
+[ ${#examples[@]} -eq 0 ] && examples=(pi saxpy dot)
+targets=(kiln cuda_gpu_test cuda_codegen_test kiln-bench-gpu kiln-cache)
 if ! ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" >"$LOGS/build.log" 2>&1; then
   note "build FAILED"; grep -E "error|FAILED" "$LOGS/build.log" | head -40; exit 1
 fi
+# Examples one by one: one that does not build is reported, the others still run.
+ninja -C "$BUILD" -j "$JOBS" -k 0 "${examples[@]}" >>"$LOGS/build.log" 2>&1
+built=()
+for ex in "${examples[@]}"; do
+  if [ -x "$BUILD/examples/$ex" ]; then built+=("$ex"); else note "example $ex: build FAILED"; fi
+done
+examples=("${built[@]}")
 note "build: $(( $(date +%s) - t0 )) s"
 
 # ---- tests -----------------------------------------------------------------------------------------------
 if want tests; then
   note "== tests"
-  timeout 420 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 >"$LOGS/gpu_test.log" 2>&1
+  timeout $(tmo 300) "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 >"$LOGS/gpu_test.log" 2>&1
   note "cuda_gpu_test: exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/gpu_test.log" | tr '\n' ' ')"
-  grep -E "^\[  FAILED  \]|Failure|\[ device|\[ compile" "$LOGS/gpu_test.log" | head -40 | tee -a "$summary"
+  grep -E "^\[  FAILED  \]|Failure|\[ device|\[ compile|\[ cache" "$LOGS/gpu_test.log" | head -40 | tee -a "$summary"
   # The differential suite again with unrolling and __restrict__ off (KILN_CUDA_UNROLL=1, the fallback).
-  KILN_CUDA_UNROLL=1 timeout 300 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 --gtest_filter='Cuda/Differential.*' >"$LOGS/gpu_test_unroll1.log" 2>&1
+  KILN_CUDA_UNROLL=1 timeout $(tmo 120) "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 --gtest_filter='Cuda/Differential.*' >"$LOGS/gpu_test_unroll1.log" 2>&1
   note "cuda_gpu_test (differential, KILN_CUDA_UNROLL=1): exit $? — $(grep -E '^\[  (PASSED|FAILED) ' "$LOGS/gpu_test_unroll1.log" | tr '\n' ' ')"
-  timeout 300 "$BUILD/tests/cuda_codegen_test" --gtest_brief=1 >"$LOGS/codegen_test.log" 2>&1
+  grep -E "^\[  FAILED  \]" "$LOGS/gpu_test_unroll1.log" | head -10 | tee -a "$summary"
+  timeout $(tmo 120) "$BUILD/tests/cuda_codegen_test" --gtest_brief=1 >"$LOGS/codegen_test.log" 2>&1
   note "cuda_codegen_test: exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/codegen_test.log" | tr '\n' ' ')"
-fi
-
-# ---- examples --------------------------------------------------------------------------------------------
-if want examples; then
-  note "== examples --target cuda"
-  for ex in pi saxpy dot; do
-    timeout 120 "$BUILD/examples/$ex" --target cuda >>"$LOGS/examples.log" 2>&1
-    note "$ex: exit $? — $(grep -E 'OK|MISMATCH' "$LOGS/examples.log" | tail -1)"
-  done
-  note "== compute-sanitizer memcheck (examples, n = 100003)"
-  for ex in pi saxpy dot; do
-    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/examples/$ex" 100003 --target cuda >"$LOGS/memcheck_$ex.log" 2>&1
-    note "$ex: exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_$ex.log" | tail -1)"
-  done
+  grep -E "^\[  FAILED  \]" "$LOGS/codegen_test.log" | head -10 | tee -a "$summary"
 fi
 
 # ---- benchmark -------------------------------------------------------------------------------------------
 if want bench; then
   note "== kiln-bench-gpu"
-  timeout 400 "$BUILD/bench/gpu/kiln-bench-gpu" >"$LOGS/bench.log" 2>&1
+  timeout $(tmo 200) "$BUILD/bench/gpu/kiln-bench-gpu" >"$LOGS/bench.log" 2>&1
   note "exit $?"
   cat "$LOGS/bench.log" >>"$summary"
-  note "== 1-d elementwise grids capped at 8 waves (KILN_CUDA_WAVES=8; unrolled kernels are not capped by default)"
-  KILN_CUDA_WAVES=8 timeout 120 "$BUILD/bench/gpu/kiln-bench-gpu" --filter fused_abc,smooth1d,black_scholes --reps 10 >"$LOGS/bench_waves8.log" 2>&1
-  grep -E "^(fused|smooth|black)" "$LOGS/bench_waves8.log" | tee -a "$summary"
-  note "== SASS of fused a*b+c: loads (LDG) and stores (STG) of the unrolled loop, in issue order"
+fi
+
+# ---- examples --------------------------------------------------------------------------------------------
+if want examples && enough 60; then
+  note "== examples --target cuda (a fresh disk cache: the first run compiles, the second loads)"
+  export KILN_CACHE_DIR=/tmp/kiln-gpu-cache
+  rm -rf "$KILN_CACHE_DIR"
+  for pass in compile load; do
+    for ex in "${examples[@]}"; do
+      t0=$(date +%s%N)
+      KILN_LOG=compile timeout $(tmo 60) "$BUILD/examples/$ex" --target cuda >"$LOGS/example_${ex}_$pass.log" 2>&1
+      rc=$?
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      note "$ex ($pass): exit $rc, ${ms} ms — $(grep -E 'OK|MISMATCH' "$LOGS/example_${ex}_$pass.log" | tail -1 | cut -c1-80); kernels: $(grep -c 'cache=miss' "$LOGS/example_${ex}_$pass.log") compiled, $(grep -c 'cache=disk' "$LOGS/example_${ex}_$pass.log") from disk"
+    done
+  done
+  grep -h "kiln: compile" "$LOGS"/example_*_load.log | head -8 | cut -c1-150 | tee -a "$summary"
+  "$BUILD/tools/kiln-cache/kiln-cache" --dir "$KILN_CACHE_DIR" stats 2>&1 | tee -a "$summary"
+  "$BUILD/tools/kiln-cache/kiln-cache" --dir "$KILN_CACHE_DIR" list 2>&1 | head -6 | tee -a "$summary"
+  "$BUILD/tools/kiln-cache/kiln-cache" --dir "$KILN_CACHE_DIR" verify >/dev/null 2>&1
+  note "kiln-cache verify: exit $?"
+  unset KILN_CACHE_DIR
+  note "== compute-sanitizer memcheck (examples, n = 100003; the stencil and binding kernels of the differential suite)"
+  for ex in "${examples[@]}"; do
+    enough 90 || { note "$ex: memcheck skipped (time)"; continue; }
+    KILN_CACHE=off timeout $(tmo 40) compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/examples/$ex" 100003 --target cuda >"$LOGS/memcheck_$ex.log" 2>&1
+    note "$ex: exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_$ex.log" | tail -1)"
+  done
+  stencil_filter='Cuda/Differential.MatchesTheInterpreter/stencil_*:Cuda/Differential.MatchesTheInterpreter/bindings:Cuda/Differential.MatchesTheInterpreter/time_steps'
+  timeout $(tmo 150) compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 --gtest_filter="$stencil_filter" >"$LOGS/memcheck_stencils.log" 2>&1
+  note "stencil kernels (shuffle form): exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_stencils.log" | tail -1)"
+  KILN_CUDA_STENCIL=shared timeout $(tmo 150) compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 \
+    --gtest_filter='Cuda/Differential.MatchesTheInterpreter/stencil_jacobi2d:Cuda/Differential.MatchesTheInterpreter/stencil_smooth1d' >"$LOGS/racecheck_shared.log" 2>&1
+  note "racecheck, shared-memory stencil form: exit $? — $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$LOGS/racecheck_shared.log" | tail -1)"
+fi
+
+# ---- benchmark: stencil forms, SASS, ncu ------------------------------------------------------------------
+if want bench && enough 60; then
+  note "== stencil forms (smooth1d, jacobi2d): KILN_CUDA_STENCIL=off (plain loads), shared, shuffle with 2 and 8 rows"
+  for form in "KILN_CUDA_STENCIL=off" "KILN_CUDA_STENCIL=shared" "KILN_CUDA_STENCIL_ROWS=2" "KILN_CUDA_STENCIL_ROWS=8" "KILN_CUDA_STENCIL_ROUNDS=2"; do
+    env $form timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d --reps 10 >"$LOGS/bench_$form.log" 2>&1
+    grep -E "^(smooth|jacobi)" "$LOGS/bench_$form.log" | sed "s/^/$form: /" | cut -c1-140 | tee -a "$summary"
+  done
+  note "== SASS of the stencil kernels: loads (LDG), shuffles (SHFL), shared (LDS/STS) per kernel"
   rm -rf /tmp/kiln-keep && mkdir -p /tmp/kiln-keep
-  KILN_CUDA_KEEP=/tmp/kiln-keep timeout 120 "$BUILD/bench/gpu/kiln-bench-gpu" --filter fused_abc --profile >/dev/null 2>&1
-  cuobjdump -sass /tmp/kiln-keep/fused_abc.cubin >"$LOGS/fused_abc.sass" 2>&1
-  awk '/Function : fused_abc_k0$/,/Function : fused_abc_k0_alias/' "$LOGS/fused_abc.sass" | grep -oE "(LDG|STG)[.A-Z0-9]*" | head -20 | tr '\n' ' ' | tee -a "$summary"
-  echo | tee -a "$summary"
+  KILN_CACHE=off KILN_CUDA_KEEP=/tmp/kiln-keep timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d,black_scholes --profile >/dev/null 2>&1
+  for k in smooth1d jacobi2d black_scholes; do
+    cuobjdump -sass "/tmp/kiln-keep/$k.cubin" >"$LOGS/$k.sass" 2>&1
+    body=$(awk "/Function : ${k}_k0\$/{f=1} /Function : ${k}_k0_alias/{f=0} f" "$LOGS/$k.sass")
+    note "$k: LDG $(grep -c 'LDG' <<<"$body"), SHFL $(grep -c 'SHFL' <<<"$body"), LDS $(grep -c 'LDS' <<<"$body"), STG $(grep -c 'STG' <<<"$body"), MUFU $(grep -c 'MUFU' <<<"$body")"
+  done
   note "== ncu (kiln and hand kernels of jacobi2d and smooth1d; clocks as found)"
-  timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-    -k 'regex:^(jacobi2d_k0|ref_jacobi2d|smooth1d_k0|ref_smooth1d)$' --launch-count 8 \
+  timeout $(tmo 120) ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+    -k 'regex:^(jacobi2d_k0|ref_jacobi2d|smooth1d_k0|ref_smooth1d)$' --launch-count 4 \
     "$BUILD/bench/gpu/kiln-bench-gpu" --filter jacobi2d,smooth1d --profile >"$LOGS/ncu.log" 2>&1
   note "ncu exit $?"
   grep -E "^  [a-z_0-9]+(_k0|jacobi2d|smooth1d)|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|L1/TEX Hit|L2 Hit|Registers Per" "$LOGS/ncu.log" |
-    head -60 | tee -a "$summary"
+    head -48 | tee -a "$summary"
 fi
 
+note "total: $(( $(date +%s) - start_s )) s"
 echo
 echo "================ summary ================"
 cat "$summary"
