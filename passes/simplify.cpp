@@ -371,7 +371,7 @@ class DeadCode : public IRMutator {
     const auto* x = dyn<ParforStmt>(r);
     return x && empty(x->body) && x->reductions.empty() ? nullptr : r;
   }
-  Stmt fold_if(const IfStmt& s, const Stmt& self) {
+  Stmt visit(const IfStmt& s, const Stmt& self) override {
     Stmt r = IRMutator::visit(s, self);
     const auto* x = dyn<IfStmt>(r);
     if (!x) return r;
