@@ -173,6 +173,13 @@ void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint
     ctx.emit(ir::make_bind(t, of.var, true));
     return ArrayHandle(t, of.rank, here);
   };
+  // A binding declared outside the loop outlives it: it cannot take an array made inside.
+  auto outlives = [&](const ArrayHandle& bound, std::uint64_t home, const ArrayHandle& made) {
+    for (const Scope* s : ctx.scopes_inside(home))
+      if (s->id == made.scope)
+        sw.fail(label_of(made) + " is made inside the loop or branch, but " + label_of(bound) +
+                " is declared outside it and would name it afterwards: make both buffers before the loop");
+  };
   auto rebind = [&](const ArrayHandle& target, const ArrayHandle& source) {
     if (!satisfies(source.var->type, target.var->type))
       sw.fail(label_of(source) + " lacks the memory layout (unit stride, unit extents) that " + label_of(target) +
@@ -184,10 +191,12 @@ void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint
     rebind(a, b);
     rebind(b, old_a);
   } else if (dyn_a) {  // b is declared here: it takes a's array, a takes b's
+    outlives(a, home_a, b);
     const ArrayHandle old_a = snapshot(a);
     rebind(a, b);
     b = old_a;
   } else {
+    outlives(b, home_b, a);
     const ArrayHandle old_b = snapshot(b);
     rebind(b, a);
     a = old_b;

@@ -382,6 +382,25 @@ TEST(StencilUse, InsideKernelsNestedAndIntoATarget) {
   }
 }
 
+TEST(StencilUse, ViewsAndAnyRankArraysAsInputs) {
+  auto d = stencil("diff", [](Window<double, 1> a) { return a(1) - a(0); }, border(Border::nearest));
+  auto k = jit("views", [&](Array<double> x) { return d(x[slice(1, -1)]); }, interp());
+  const std::vector<double> x = {1, 2, 4, 8, 16, 32};
+  expect_close(values(k(x)), {2, 4, 8, 0}, "a view is copied into a whole array first");
+  const std::string msg = error_of<TraceError>([&] { k(NDArray<double>({3, 3})); });
+  EXPECT_NE(msg.find("has rank 2 but window 'a' has rank 1"), std::string::npos) << msg;
+}
+
+TEST(StencilUse, FloatElementsStayFloat) {
+  auto st = stencil("avg32", [](Window<float, 1> a) { return 0.5 * (a(-1) + a(1)); }, border(Border::mirror));
+  const std::vector<float> x = {1.f, 2.f, 4.f, 8.f};
+  for (Target t : targets()) {
+    const NDArray<float> r = st.on(t)(x);
+    const std::vector<float> want = {0.5f * (2.f + 2.f), 0.5f * (1.f + 4.f), 0.5f * (2.f + 8.f), 0.5f * (4.f + 4.f)};
+    EXPECT_EQ(std::vector<float>(r.data(), r.data() + r.size()), want) << name_of(t);
+  }
+}
+
 // =========================================================================================================
 // Time loops with kiln::swap
 // =========================================================================================================
@@ -456,6 +475,48 @@ TEST(StencilSwap, SwappingParametersInPlaceAndReadingThemBeforeTheSwap) {
   }
 }
 
+TEST(StencilSwap, ConditionalSwapInsideABranch) {
+  // Swap only after even steps: the rebinding is conditional at run time, while the C++ handles stay put.
+  auto step = stencil("inc", [](Window<double, 1> u) { return u(0) + u(1); }, border(Border::wrap));
+  for (Target t : targets()) {
+    Options o;
+    o.target = t;
+    auto k = jit("cond_swap", [&](Array<double, 1> a, Array<double, 1> b, Int steps) {
+      range(steps, [&](Int s) {
+        step.into(b, a);
+        if_(s % 2 == 0, [&] { swap(a, b); });
+      });
+    }, o);
+    std::vector<double> a = {1, 2, 3, 4}, b(4, 0.0);
+    k(a, b, std::int64_t{5});
+    std::vector<double> ra = {1, 2, 3, 4}, rb(4, 0.0);
+    std::vector<double>* x = &ra;
+    std::vector<double>* y = &rb;
+    for (int s = 0; s < 5; ++s) {
+      for (int i = 0; i < 4; ++i) (*y)[static_cast<size_t>(i)] = (*x)[static_cast<size_t>(i)] + (*x)[static_cast<size_t>((i + 1) % 4)];
+      if (s % 2 == 0) std::swap(x, y);
+    }
+    expect_close(a, ra, "a on " + std::string(name_of(t)));
+    expect_close(b, rb, "b on " + std::string(name_of(t)));
+  }
+}
+
+TEST(StencilSwap, AnArrayMadeInsideTheLoopCannotBeSwappedOut) {
+  // `next` is a new array of the loop body; `u`, declared outside, would name it after the loop.
+  auto step = stencil("halve", [](Window<double, 1> u) { return 0.5 * (u(-1) + u(0)); }, border(Border::nearest));
+  auto k = jit("made_inside", [&](Array<double, 1> u0, Int steps) {
+    Array<double, 1> u = u0;
+    range(steps, [&](Int) {
+      Array<double, 1> next = step(u);
+      swap(u, next);
+    });
+    return u;
+  }, interp());
+  const std::string msg = error_of<TraceError>([&] { k(std::vector<double>(4), std::int64_t{2}); });
+  EXPECT_NE(msg.find("is made inside the loop or branch"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("make both buffers before the loop"), std::string::npos) << msg;
+}
+
 TEST(StencilSwap, OutsideLoopsTheHandlesAreExchanged) {
   const auto f = testing::trace_ir("plain_swap", {"a", "b"}, [](Array<double, 1> a, Array<double, 1> b) {
     swap(a, b);
@@ -515,6 +576,13 @@ TEST(StencilTrace, GoldenConvolutionUnrolled) {
     return conv(x, w);
   }, NDArray<double>({4, 4}), NDArray<double>({3, 3}));
   testing::expect_golden("stencil_conv3.ir", testing::without_lines(ir::to_string(f)));
+}
+
+TEST(StencilTrace, GoldenScalarOffsetIsCheckedBeforeTheStencil) {
+  auto shift = stencil("shift", [](Window<double, 1> a, Int k) { return a(k) + a(-1); }, neighborhood({-3, 3}) | border(Border::wrap));
+  const auto f = testing::trace_ir("shift_kernel", {"x", "k"}, [&](Array<double, 1> x, Int k) { return shift(x, k); },
+                                   std::vector<double>(8), std::int64_t{1});
+  testing::expect_golden("stencil_shift.ir", testing::without_lines(ir::to_string(f)));
 }
 
 // =========================================================================================================
