@@ -1,11 +1,13 @@
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
-//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--no-array-ops] [--small]
+//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]
 //
 // Checks the programs of seeds S .. S+N-1 (defaults 1 and 1000). Every failure prints its seed, stage, the
 // differences, the IR and the command that reproduces it; a crash or a hang (over 120 s) prints the same from a
-// signal handler. With --jobs J, J worker processes take every J-th seed, and a worker that dies is replaced
-// from the next seed on. Exits 0 when every program passed.
+// signal handler. A failure is shrunk (statements removed, ifs replaced by a branch, expressions by an operand or
+// zero while it fails at the same stage) when a single seed is checked, or with --shrink. With --jobs J, J
+// worker processes take every J-th seed, and a worker that dies is replaced from the next seed on. Exits 0 when
+// every program passed.
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 
 #include "ir/printer.hpp"
 #include "tools/kiln_fuzz/runner.hpp"
+#include "tools/kiln_fuzz/shrink.hpp"
 
 namespace {
 
@@ -30,6 +33,7 @@ struct Config {
   int jobs = 1;
   std::uint64_t progress = 0;
   bool print = false;
+  int shrink = -1;  ///< -1: only when checking a single seed
   kiln::fuzz::GeneratorOptions gen;
 };
 
@@ -94,6 +98,17 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
     std::string text = "kiln-fuzz: FAILURE seed " + std::to_string(seed) + " at " + f->stage + "\n" + f->message +
                        "--- IR as generated ---\n" + f->ir;
     if (!f->ir_at_fault.empty()) text += "--- IR at the failing stage ---\n" + f->ir_at_fault;
+    if (cfg.shrink == 1 || (cfg.shrink < 0 && cfg.count == 1)) {
+      // The same kind of failure: the same pass, or the JIT at any level and thread count.
+      auto kind = [](const std::string& stage) { return stage.rfind("jit", 0) == 0 ? std::string("jit") : stage; };
+      alarm(0);
+      const kiln::fuzz::Program small = kiln::fuzz::shrink(p, [&](const kiln::fuzz::Program& c) {
+        auto g = kiln::fuzz::check(c, seed);
+        return g && kind(g->stage) == kind(f->stage);
+      }, 4000);
+      text += "--- shrunk (still fails at " + kind(f->stage) + "; the arguments are the seed's) ---\n" +
+              kiln::ir::to_string(small.function);
+    }
     text += "  reproduce: " + repro(seed) + "\n";
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
@@ -124,6 +139,8 @@ bool parse(int argc, char** argv, Config& cfg) {
       else if (a == "--count") cfg.count = x;
       else if (a == "--jobs") cfg.jobs = static_cast<int>(x < 1 ? 1 : x > 64 ? 64 : x);
       else cfg.progress = x;
+    } else if (a == "--shrink" || a == "--no-shrink") {
+      cfg.shrink = a == "--shrink";
     } else if (a == "--print") {
       cfg.print = true;
     } else if (a == "--no-libm") {
@@ -147,7 +164,7 @@ bool parse(int argc, char** argv, Config& cfg) {
 int main(int argc, char** argv) {
   Config cfg;
   if (!parse(argc, argv, cfg)) {
-    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--no-libm] [--no-array-ops] [--small]\n");
+    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
