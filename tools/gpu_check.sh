@@ -106,6 +106,19 @@ if want bench; then
   timeout $(tmo 200) "$BUILD/bench/gpu/kiln-bench-gpu" >"$LOGS/bench.log" 2>&1
   note "exit $?"
   cat "$LOGS/bench.log" >>"$summary"
+  note "== stencil forms (smooth1d, jacobi2d): KILN_CUDA_STENCIL=off (plain loads), shared, shuffle with 2 and 8 rows"
+  for form in "KILN_CUDA_STENCIL=off" "KILN_CUDA_STENCIL=shared" "KILN_CUDA_STENCIL_ROWS=2" "KILN_CUDA_STENCIL_ROWS=8" "KILN_CUDA_STENCIL_ROUNDS=2"; do
+    env $form timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d --reps 10 >"$LOGS/bench_$form.log" 2>&1
+    grep -E "^(smooth|jacobi)" "$LOGS/bench_$form.log" | sed "s/^/$form: /" | cut -c1-140 | tee -a "$summary"
+  done
+  note "== SASS of the stencil kernels: loads (LDG), shuffles (SHFL), shared (LDS/STS) per kernel"
+  rm -rf /tmp/kiln-keep && mkdir -p /tmp/kiln-keep
+  KILN_CACHE=off KILN_CUDA_KEEP=/tmp/kiln-keep timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d,black_scholes --profile >/dev/null 2>&1
+  for k in smooth1d jacobi2d black_scholes; do
+    cuobjdump -sass "/tmp/kiln-keep/$k.cubin" >"$LOGS/$k.sass" 2>&1
+    body=$(awk "/Function : ${k}_k0\$/{f=1} /Function : ${k}_k0_alias/{f=0} f" "$LOGS/$k.sass")
+    note "$k: LDG $(grep -c 'LDG' <<<"$body"), SHFL $(grep -c 'SHFL' <<<"$body"), LDS $(grep -c 'LDS' <<<"$body"), STG $(grep -c 'STG' <<<"$body"), MUFU $(grep -c 'MUFU' <<<"$body")"
+  done
 fi
 
 # ---- examples --------------------------------------------------------------------------------------------
@@ -137,26 +150,13 @@ if want examples && enough 60; then
   stencil_filter='Cuda/Differential.MatchesTheInterpreter/stencil_*:Cuda/Differential.MatchesTheInterpreter/bindings:Cuda/Differential.MatchesTheInterpreter/time_steps'
   timeout $(tmo 150) compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 --gtest_filter="$stencil_filter" >"$LOGS/memcheck_stencils.log" 2>&1
   note "stencil kernels (shuffle form): exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_stencils.log" | tail -1)"
-  KILN_CUDA_STENCIL=shared timeout $(tmo 150) compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 \
-    --gtest_filter='Cuda/Differential.MatchesTheInterpreter/stencil_jacobi2d:Cuda/Differential.MatchesTheInterpreter/stencil_smooth1d' >"$LOGS/racecheck_shared.log" 2>&1
+  KILN_CUDA_STENCIL=shared timeout $(tmo 60) compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 \
+    --gtest_filter='Cuda/Differential.MatchesTheInterpreter/stencil_rows:Cuda/Differential.MatchesTheInterpreter/stencil_3d' >"$LOGS/racecheck_shared.log" 2>&1
   note "racecheck, shared-memory stencil form: exit $? — $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$LOGS/racecheck_shared.log" | tail -1)"
 fi
 
-# ---- benchmark: stencil forms, SASS, ncu ------------------------------------------------------------------
+# ---- ncu -------------------------------------------------------------------------------------------------
 if want bench && enough 60; then
-  note "== stencil forms (smooth1d, jacobi2d): KILN_CUDA_STENCIL=off (plain loads), shared, shuffle with 2 and 8 rows"
-  for form in "KILN_CUDA_STENCIL=off" "KILN_CUDA_STENCIL=shared" "KILN_CUDA_STENCIL_ROWS=2" "KILN_CUDA_STENCIL_ROWS=8" "KILN_CUDA_STENCIL_ROUNDS=2"; do
-    env $form timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d --reps 10 >"$LOGS/bench_$form.log" 2>&1
-    grep -E "^(smooth|jacobi)" "$LOGS/bench_$form.log" | sed "s/^/$form: /" | cut -c1-140 | tee -a "$summary"
-  done
-  note "== SASS of the stencil kernels: loads (LDG), shuffles (SHFL), shared (LDS/STS) per kernel"
-  rm -rf /tmp/kiln-keep && mkdir -p /tmp/kiln-keep
-  KILN_CACHE=off KILN_CUDA_KEEP=/tmp/kiln-keep timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d,black_scholes --profile >/dev/null 2>&1
-  for k in smooth1d jacobi2d black_scholes; do
-    cuobjdump -sass "/tmp/kiln-keep/$k.cubin" >"$LOGS/$k.sass" 2>&1
-    body=$(awk "/Function : ${k}_k0\$/{f=1} /Function : ${k}_k0_alias/{f=0} f" "$LOGS/$k.sass")
-    note "$k: LDG $(grep -c 'LDG' <<<"$body"), SHFL $(grep -c 'SHFL' <<<"$body"), LDS $(grep -c 'LDS' <<<"$body"), STG $(grep -c 'STG' <<<"$body"), MUFU $(grep -c 'MUFU' <<<"$body")"
-  done
   note "== ncu (kiln and hand kernels of jacobi2d and smooth1d; clocks as found)"
   timeout $(tmo 120) ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
     -k 'regex:^(jacobi2d_k0|ref_jacobi2d|smooth1d_k0|ref_smooth1d)$' --launch-count 4 \
