@@ -113,7 +113,8 @@ void check_rebind(std::uint64_t home, const ArrayHandle& to) {
   if (home != ctx.current_scope())
     ctx.fail("a kiln::Array handle declared outside a loop or branch is rebound inside it (to " + label_of(to) +
              "); the body is traced once, so the handle cannot change per iteration: write into its elements "
-             "(`a(kiln::all) = ...`, `a += ...`) or declare the handle inside");
+             "(`a(kiln::all) = ...`, `a += ...`), declare the handle inside, or, for a time loop, write into a second "
+             "buffer and exchange them with kiln::swap(a, b)");
 }
 
 // ---- elements and shapes --------------------------------------------------------------------------------

@@ -110,6 +110,17 @@ void expect_close(const std::vector<double>& got, const std::vector<double>& wan
 
 std::vector<double> values(const NDArray<double>& a) { return {a.data(), a.data() + a.size()}; }
 
+/// The stencil applied inside a kernel, its traced IR run on the interpreter without any pass.
+template <int N, class S>
+std::vector<double> traced_run(const S& st, const Grid& in) {
+  const auto f = testing::trace_ir("traced", {"x"}, [&](Array<double, N> x) { return st(x); }, in.nd());
+  const testing::Outcome out = testing::interpret(f, in.nd());
+  EXPECT_EQ(out.error, "");
+  std::vector<double> v(out.result.size() / sizeof(double));
+  if (!v.empty()) std::memcpy(v.data(), out.result.data(), out.result.size());
+  return v;
+}
+
 const Border kBorders[] = {Border::constant, Border::nearest, Border::wrap, Border::reflect, Border::mirror,
                            Border::skip};
 
@@ -176,6 +187,7 @@ TEST(StencilBorders, Random1D) {
       for (Target t : targets())
         expect_close(values(st.on(t)(in.nd())), want.v,
                      name_of_border(b) + " n=" + std::to_string(n) + " on " + std::string(name_of(t)));
+      expect_close(traced_run<1>(st, in), want.v, name_of_border(b) + " traced IR");
     }
   }
 }
@@ -197,6 +209,7 @@ TEST(StencilBorders, Random2D) {
         expect_close(values(st.on(t)(in.nd())), want.v,
                      name_of_border(b) + " " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + " on " +
                          std::string(name_of(t)));
+      expect_close(traced_run<2>(st, in), want.v, name_of_border(b) + " traced IR");
     }
   }
 }
@@ -220,6 +233,7 @@ TEST(StencilBorders, Random3D) {
           [&](std::int64_t f) { return in.v[static_cast<size_t>(f)]; });
       for (Target t : targets())
         expect_close(values(st.on(t)(in.nd())), want.v, name_of_border(b) + " 3-d on " + std::string(name_of(t)));
+      expect_close(traced_run<3>(st, in), want.v, name_of_border(b) + " 3-d traced IR");
     }
   }
 }
@@ -688,6 +702,13 @@ TEST(StencilErrors, SwapMisuse) {
     }, interp())(std::vector<double>(2), std::vector<double>(2));
   });
   EXPECT_NE(msg.find("inside a prange"), std::string::npos) << msg;
+  msg = error_of<TraceError>([] {
+    auto st = stencil("next", [](Window<double, 1> u) { return u(1); });
+    jit("rebind", [&](Array<double, 1> a, Int n) {
+      range(n, [&](Int) { a = st(a); });
+    }, interp())(std::vector<double>(2), std::int64_t{1});
+  });
+  EXPECT_NE(msg.find("kiln::swap(a, b)"), std::string::npos) << msg;
   const std::string shape_msg = error_of<ShapeError>([] {
     jit("shapes", [](Array<double, 1> a, Array<double, 1> b) {
       range(2, [&](Int) { swap(a, b); });
