@@ -108,6 +108,53 @@ class WindowReads : public ir::IRMutator {
   }
 };
 
+/// Reads of arrays at positions that are the same for every element (the weights of a convolution) become
+/// variables read once before the stencil. In the stencil's loop a backend could not hoist them itself: the
+/// target may be the same array as far as it knows, and every element stores into the target. Reads under
+/// a select (or the right operand of && and ||) stay where they are: they may be guarded by the condition.
+class UniformReads : public ir::IRMutator {
+ public:
+  UniformReads(TraceContext& ctx, const std::vector<ir::Var>& indices) : ctx_(ctx), indices_(indices) {}
+  std::vector<ir::Stmt> lets;
+
+ protected:
+  using ir::IRMutator::visit;
+
+  ir::Expr visit(const ir::LoadExpr& e, const ir::Expr& self) override {
+    ir::Expr r = ir::IRMutator::visit(e, self);
+    if (guarded_ > 0) return r;
+    for (const ir::Var& i : indices_)
+      if (ir::uses(r, i.get())) return r;
+    for (const auto& [load, var] : hoisted_)
+      if (ir::equal(load, r)) return ir::make_ref(var);
+    const ir::Var v = ctx_.new_local(r->type, e.array->name, {});
+    lets.push_back(ir::make_let(v, r));
+    hoisted_.emplace_back(r, v);
+    return ir::make_ref(v);
+  }
+  ir::Expr visit(const ir::SelectExpr& e, const ir::Expr& self) override {
+    const ir::Expr c = mutate(e.cond);
+    ++guarded_;
+    const ir::Expr a = mutate(e.a), b = mutate(e.b);
+    --guarded_;
+    return c == e.cond && a == e.a && b == e.b ? self : ir::make_select(c, a, b);
+  }
+  ir::Expr visit(const ir::BinaryExpr& e, const ir::Expr& self) override {
+    if (e.op != BinaryOp::And && e.op != BinaryOp::Or) return ir::IRMutator::visit(e, self);
+    const ir::Expr a = mutate(e.a);
+    ++guarded_;
+    const ir::Expr b = mutate(e.b);
+    --guarded_;
+    return a == e.a && b == e.b ? self : ir::make_binary(e.op, a, b);
+  }
+
+ private:
+  TraceContext& ctx_;
+  const std::vector<ir::Var>& indices_;
+  std::vector<std::pair<ir::Expr, ir::Var>> hoisted_;
+  int guarded_ = 0;
+};
+
 ir::Expr all_of(const std::vector<ir::Expr>& conds) {
   ir::Expr c = ir::make_bool(true);
   for (const ir::Expr& x : conds) c = ix::both(c, x);
@@ -280,6 +327,10 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
                             {u.offset}));
   }
 
+  UniformReads uniform_reads(ctx, s.indices);
+  const ir::Expr computed = uniform_reads.mutate(element);
+  for (const ir::Stmt& let : uniform_reads.lets) ctx.emit(let);
+
   std::vector<ir::Var> windows;
   for (const ArrayHandle& in : s.inputs) windows.push_back(in.var);
   const ir::Expr cval = s.spec->border == Border::constant ? ir::make_const(s.elem, s.spec->cval) : nullptr;
@@ -290,12 +341,12 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
       s.fail("writes into " + quoted(label_of(*s.out)) + ", which its body also reads: write into another array");
     ctx.snapshot_memory_readers();
     note_write(ctx, target.get());
-    ctx.emit(ir::make_stencil(target, false, s.indices, shape, refs(s.indices), element, windows, lo, hi,
+    ctx.emit(ir::make_stencil(target, false, s.indices, shape, refs(s.indices), computed, windows, lo, hi,
                               s.spec->border, cval, origin));
     return *s.out;
   }
   const ir::Var target = ctx.new_array(s.elem, s.rank, s.spec->name, s.spec->where);
-  ctx.emit(ir::make_stencil(target, true, s.indices, shape, {}, element, windows, lo, hi, s.spec->border, cval,
+  ctx.emit(ir::make_stencil(target, true, s.indices, shape, {}, computed, windows, lo, hi, s.spec->border, cval,
                             origin));
   return new_handle(ctx, target, shape, s.spec->name + "(" + label_of(s.inputs[0]) + ")");
 }
