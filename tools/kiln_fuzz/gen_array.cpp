@@ -1,6 +1,6 @@
 // Array-level statements, as the frontend traces them and lower_array_ops / fuse_stencils / lower_stencils
-// rewrite them: allocating maps and maps into outputs, whole-space reductions into new scalars, and stencils
-// with every border mode.
+// rewrite them: allocating maps and maps into outputs, whole-space reductions into new scalars, axis reductions
+// (keepdims) read back by later elementwise code, and stencils with every border mode.
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -38,9 +38,10 @@ void Generator::leave_space() {
 }
 
 void Generator::array_statement(std::vector<Stmt>& out) {
-  switch (uniform(0, 2)) {
+  switch (uniform(0, 3)) {
     case 0: map(out); return;
     case 1: reduce(out); return;
+    case 2: reduce_axis(out); return;
     default: stencil(out); return;
   }
 }
@@ -81,6 +82,24 @@ void Generator::reduce(std::vector<Stmt>& out) {
   out.push_back(ir::make_reduce(result, op, idx, space_shape(), std::move(value), "fuzz reduce"));
   scalars_.push_back({result, true, false});
   out.push_back(sink_store(ir::make_ref(result)));
+}
+
+void Generator::reduce_axis(std::vector<Stmt>& out) {
+  const DType t = numeric_type();
+  const auto op = static_cast<ReduceOp>(uniform(0, 5));
+  const int rank = static_cast<int>(shape_.size());
+  const int axis = uniform(0, rank - 1);
+  std::vector<Var> idx = enter_space();
+  Expr value = is_float(t) && op == ReduceOp::Add   ? exact_sum_term(t)
+               : is_float(t) && op == ReduceOp::Mul ? exact_product_term(t)
+                                                    : expr(t, 3);
+  leave_space();
+  // keepdims: the result has S's rank (extent 1 along the axis), so later elementwise code can read it.
+  Var target = ir::make_var(name("ra"), ir::Type::array(ir::reduce_result_type(op, t), rank, true), ir::VarKind::Local);
+  out.push_back(ir::make_reduce_axis(target, op, axis, true, idx, space_shape(), std::move(value), "fuzz reduce axis"));
+  ArrayInfo info{target, false, true, false, false, false, false};
+  info.unit_axis = axis;
+  arrays_.push_back(info);
 }
 
 void Generator::stencil(std::vector<Stmt>& out) {

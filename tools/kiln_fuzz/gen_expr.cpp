@@ -68,13 +68,16 @@ Expr Generator::load(DType t) {
   std::vector<const ArrayInfo*> candidates;
   for (const auto& a : arrays_) {
     if (a.var->type.elem != t || !a.defined || a.tainted || hidden_.count(a.var.get())) continue;
-    if (a.shaped && !in_parfor_) continue;  // an empty S has no element to read outside the loops
+    if ((a.shaped || a.unit_axis >= 0) && !in_parfor_) continue;  // an empty S has no element outside the loops
     candidates.push_back(&a);
   }
   if (candidates.empty()) return nullptr;
   const ArrayInfo& a = *candidates[std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng_)];
   std::vector<Expr> idx;
-  if (!a.shaped) {
+  if (a.unit_axis >= 0) {
+    idx = own_;
+    idx[static_cast<std::size_t>(a.unit_axis)] = ir::make_i64(0);
+  } else if (!a.shaped) {
     idx.push_back(wrap_index(index_expr(1), ir::make_dim(a.var, 0)));
   } else if (written_.count(a.var.get()) || chance(0.6)) {
     idx = own_;

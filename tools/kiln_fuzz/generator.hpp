@@ -36,6 +36,7 @@ struct ArrayInfo {
   bool output;   ///< a parameter the kernel may write (compared after the run)
   bool table;    ///< a 1-d table (read and written at wrapped indices)
   bool hist;     ///< a 1-d array reduction target
+  int unit_axis = -1;  ///< an axis reduction's result (keepdims): S with extent 1 here, read at index 0 there
 };
 
 struct ScalarInfo {
@@ -83,6 +84,7 @@ class Generator {
   void array_statement(std::vector<Stmt>& out);
   void map(std::vector<Stmt>& out);
   void reduce(std::vector<Stmt>& out);
+  void reduce_axis(std::vector<Stmt>& out);
   void stencil(std::vector<Stmt>& out);
   /// Enters an elementwise context over S: new index variables become the own index. Returns the indices.
   std::vector<Var> enter_space();
