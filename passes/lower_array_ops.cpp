@@ -195,6 +195,8 @@ class Lowering : public IRMutator {
                               make_block({make_assign(acc, bin(combiner(x.op), make_ref(acc), x.value))})));
       body.push_back(make_store(x.target, at, make_ref(acc)));
     }
+    // A 1-d space with keepdims keeps no dimension: its one element is computed once, without a parfor.
+    if (kept.empty()) return make_block(std::move(body));
     return make_parfor(kept, zeros(kept.size()), kept_ext, make_block(std::move(body)), {}, x.origin);
   }
 

@@ -3,6 +3,7 @@
 // pipeline and the JIT against the interpreter on the IR as written.
 #include "codegen_llvm_support.hpp"
 #include "ir/printer.hpp"
+#include "kiln/kiln.hpp"
 #include "passes/pipeline.hpp"
 
 namespace kiln::llvm_test {
@@ -56,6 +57,24 @@ TEST(FuzzRegressions, ArgminOfAConstantKeepsTheShapeOfItsUpdate) {
                                store(x, {i64c(0)}, val(best))},
                               val(at_));
     check_pipeline(f, {array_arg(random_array(DType::F32, {5000}))});
+  }
+}
+
+// Seed 8 (second campaign): an axis reduction of a 1-d space with keepdims keeps no dimension, and lowering it
+// built a parfor of zero dimensions, which the IR builder rejects. The frontend allows it (sum(a, 0, keepdims)).
+TEST(FuzzRegressions, AxisReductionOfA1dArrayWithKeepdims) {
+  for (Target t : {Target::interpreter, Target::cpu}) {
+    Options o;
+    o.target = t;
+    auto total = jit("keep_total", [](Array<double, 1> a) { return kiln::sum(a, 0, keepdims); }, o);
+    auto where = jit("keep_where", [](Array<float, 1> a) { return kiln::argmin(a, 0, keepdims); }, o);
+    const std::vector<double> a = {1, 2, 3.5};
+    const NDArray<double> s = total(a);
+    ASSERT_EQ(s.rank(), 1);
+    EXPECT_EQ(s.shape(0), 1);
+    EXPECT_EQ(s.to_vector(), std::vector<double>{6.5});
+    const std::vector<float> b = {3, -1, 2, -1};
+    EXPECT_EQ(where(b).to_vector(), std::vector<std::int64_t>{1});
   }
 }
 
