@@ -516,6 +516,42 @@ TEST(StencilSwap, JacobiIterations2D) {
   }
 }
 
+TEST(StencilSwap, NestedLoops) {
+  // The swap in the inner loop: both loops' traced bodies use the bindings, declared before the outer loop.
+  auto step = stencil("inc2", [](Window<double, 1> u) { return u(-1) + 2.0 * u(0); }, border(Border::constant));
+  for (Target t : targets()) {
+    Options o;
+    o.target = t;
+    auto k = jit("nested", [&](Array<double, 1> a, Array<double, 1> b, Int outer, Int inner) {
+      Double trace = 0.0;
+      range(outer, [&](Int) {
+        trace += a[1];
+        range(inner, [&](Int) {
+          step.into(b, a);
+          swap(a, b);
+        });
+      });
+      return trace;
+    }, o);
+    std::vector<double> a = {1, -1, 2, 0.5}, b(4, 0.0);
+    const double got = k(a, b, std::int64_t{3}, std::int64_t{2});
+    std::vector<double> ra = {1, -1, 2, 0.5}, rb(4, 0.0);
+    std::vector<double>* x = &ra;
+    std::vector<double>* y = &rb;
+    double trace = 0;
+    for (int s = 0; s < 3; ++s) {
+      trace += (*x)[1];
+      for (int r = 0; r < 2; ++r) {
+        for (size_t i = 0; i < 4; ++i) (*y)[i] = (i == 0 ? 0.0 : (*x)[i - 1]) + 2.0 * (*x)[i];
+        std::swap(x, y);
+      }
+    }
+    EXPECT_EQ(got, trace) << name_of(t);
+    expect_close(a, ra, "a on " + std::string(name_of(t)));
+    expect_close(b, rb, "b on " + std::string(name_of(t)));
+  }
+}
+
 TEST(StencilSwap, ConditionalSwapInsideABranch) {
   // Swap only after even steps: the rebinding is conditional at run time, while the C++ handles stay put.
   auto step = stencil("inc", [](Window<double, 1> u) { return u(0) + u(1); }, border(Border::wrap));
