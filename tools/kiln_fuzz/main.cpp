@@ -1,6 +1,7 @@
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
-//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]
+//   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass] [--[no-]shrink]
+//             [--no-libm] [--no-array-ops] [--small]
 //
 // Checks the programs of seeds S .. S+N-1 (defaults 1 and 1000). Every failure prints its seed, stage, the
 // differences, the IR and the command that reproduces it; a crash or a hang (over 120 s) prints the same from a
@@ -33,6 +34,7 @@ struct Config {
   int jobs = 1;
   std::uint64_t progress = 0;
   bool print = false;
+  bool every_pass = false;
   int shrink = -1;  ///< -1: only when checking a single seed
   kiln::fuzz::GeneratorOptions gen;
 };
@@ -94,7 +96,7 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
   const kiln::fuzz::Program p = kiln::fuzz::generate(seed, cfg.gen);
   if (cfg.print) std::printf("seed %llu (O%d, %d threads):\n%s", static_cast<unsigned long long>(seed), p.opt_level, p.threads,
                              kiln::ir::to_string(p.function).c_str());
-  if (auto f = kiln::fuzz::check(p, seed)) {
+  if (auto f = kiln::fuzz::check(p, seed, cfg.every_pass)) {
     std::string text = "kiln-fuzz: FAILURE seed " + std::to_string(seed) + " at " + f->stage + "\n" + f->message +
                        "--- IR as generated ---\n" + f->ir;
     if (!f->ir_at_fault.empty()) text += "--- IR at the failing stage ---\n" + f->ir_at_fault;
@@ -103,7 +105,7 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
       auto kind = [](const std::string& stage) { return stage.rfind("jit", 0) == 0 ? std::string("jit") : stage; };
       alarm(0);
       const kiln::fuzz::Program small = kiln::fuzz::shrink(p, [&](const kiln::fuzz::Program& c) {
-        auto g = kiln::fuzz::check(c, seed);
+        auto g = kiln::fuzz::check(c, seed, cfg.every_pass);
         return g && kind(g->stage) == kind(f->stage);
       }, 4000);
       text += "--- shrunk (still fails at " + kind(f->stage) + "; the arguments are the seed's) ---\n" +
@@ -141,6 +143,9 @@ bool parse(int argc, char** argv, Config& cfg) {
       else cfg.progress = x;
     } else if (a == "--shrink" || a == "--no-shrink") {
       cfg.shrink = a == "--shrink";
+    } else if (a == "--every-pass") {
+      cfg.every_pass = true;
+      std::strcat(g_flags, " --every-pass");
     } else if (a == "--print") {
       cfg.print = true;
     } else if (a == "--no-libm") {
@@ -164,7 +169,8 @@ bool parse(int argc, char** argv, Config& cfg) {
 int main(int argc, char** argv) {
   Config cfg;
   if (!parse(argc, argv, cfg)) {
-    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]\n");
+    std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass]\n"
+                         "                 [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

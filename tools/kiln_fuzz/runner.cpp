@@ -37,8 +37,9 @@ std::unique_ptr<Outcome> execute(const codegen::CompiledKernel& k, const ir::Fun
   return out;
 }
 
-/// Re-runs the passes one at a time to find the first after which the interpreter's answer changes.
-Failure blame_pass(const Program& p, const Args& inputs, const Outcome& ref) {
+/// Re-runs the passes one at a time to find the first after which the interpreter's answer changes (nothing if
+/// none does).
+std::optional<Failure> blame_pass(const Program& p, const Args& inputs, const Outcome& ref) {
   passes::PassContext ctx;
   ir::Function f = p.function;
   for (const auto& pass : passes::pipeline()) {
@@ -50,15 +51,15 @@ Failure blame_pass(const Program& p, const Args& inputs, const Outcome& ref) {
     q.function = next;
     auto got = interpret(next, inputs);
     std::string diff = compare(q, ref, *got);
-    if (!diff.empty()) return {std::string("pass ") + pass.name, diff, ir::to_string(p.function), ir::to_string(next)};
+    if (!diff.empty()) return Failure{std::string("pass ") + pass.name, diff, ir::to_string(p.function), ir::to_string(next)};
     f = std::move(next);
   }
-  return {"pipeline", "the whole pipeline changed the answer, no single pass did", ir::to_string(p.function), ir::to_string(f)};
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<Failure> check(const Program& p, std::uint64_t seed) {
+std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pass) {
   const ir::Function& f = p.function;
   auto fail = [&](std::string stage, std::string message, std::string at_fault = {}) {
     return Failure{std::move(stage), std::move(message), ir::to_string(f), std::move(at_fault)};
@@ -76,12 +77,15 @@ std::optional<Failure> check(const Program& p, std::uint64_t seed) {
   }
   Program optimized = p;
   optimized.function = opt;
-  if (auto after = interpret(opt, inputs); !compare(optimized, *ref, *after).empty()) {
+  auto after = interpret(opt, inputs);
+  const bool differs = !compare(optimized, *ref, *after).empty();
+  if (differs || every_pass) {
     try {
-      return blame_pass(p, inputs, *ref);
+      if (auto blamed = blame_pass(p, inputs, *ref)) return blamed;
     } catch (const std::exception& e) {
       return fail("pipeline", std::string("a pass threw when run alone: ") + e.what());
     }
+    if (differs) return fail("pipeline", "the pipeline changed the answer, no single pass did", ir::to_string(opt));
   }
 
   codegen::CompiledKernel kernel;

@@ -18,7 +18,9 @@ struct Failure {
   std::string ir_at_fault;  ///< the IR the failing stage ran (after the passes up to the culprit), if different
 };
 
-/// The first failure of `p` (generated from `seed`, which also gives its arguments), or nothing.
-std::optional<Failure> check(const Program& p, std::uint64_t seed);
+/// The first failure of `p` (generated from `seed`, which also gives its arguments), or nothing. The interpreter
+/// runs after the whole pipeline, and after every single pass only when that differs from the reference, or
+/// always with `every_pass` (a pass whose mistake a later pass undoes shows up only then).
+std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pass = false);
 
 }  // namespace kiln::fuzz
