@@ -106,8 +106,8 @@ if want bench; then
   timeout $(tmo 200) "$BUILD/bench/gpu/kiln-bench-gpu" >"$LOGS/bench.log" 2>&1
   note "exit $?"
   cat "$LOGS/bench.log" >>"$summary"
-  note "== stencil forms (smooth1d, jacobi2d): KILN_CUDA_STENCIL=off (plain loads), shared, shuffle with 2 and 8 rows"
-  for form in "KILN_CUDA_STENCIL=off" "KILN_CUDA_STENCIL=shared" "KILN_CUDA_STENCIL_ROWS=2" "KILN_CUDA_STENCIL_ROWS=8" "KILN_CUDA_STENCIL_ROUNDS=2"; do
+  note "== stencil forms (smooth1d, jacobi2d; the default is shared-memory tiles, 4 rows, 4 rounds): plain loads, shuffles, other rows and rounds"
+  for form in "KILN_CUDA_STENCIL=off" "KILN_CUDA_STENCIL=shuffle" "KILN_CUDA_STENCIL_ROWS=2" "KILN_CUDA_STENCIL_ROWS=8" "KILN_CUDA_STENCIL_ROUNDS=2"; do
     env $form timeout $(tmo 60) "$BUILD/bench/gpu/kiln-bench-gpu" --filter smooth1d,jacobi2d --reps 10 >"$LOGS/bench_$form.log" 2>&1
     grep -E "^(smooth|jacobi)" "$LOGS/bench_$form.log" | sed "s/^/$form: /" | cut -c1-140 | tee -a "$summary"
   done
@@ -149,10 +149,10 @@ if want examples && enough 60; then
   done
   stencil_filter='Cuda/Differential.MatchesTheInterpreter/stencil_*:Cuda/Differential.MatchesTheInterpreter/bindings:Cuda/Differential.MatchesTheInterpreter/time_steps'
   timeout $(tmo 150) compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 --gtest_filter="$stencil_filter" >"$LOGS/memcheck_stencils.log" 2>&1
-  note "stencil kernels (shuffle form): exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_stencils.log" | tail -1)"
-  KILN_CUDA_STENCIL=shared timeout $(tmo 60) compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 \
+  note "stencil kernels (default form: shared-memory tiles): exit $? — $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck_stencils.log" | tail -1)"
+  timeout $(tmo 60) compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD/tests/cuda_gpu_test" --gtest_brief=1 \
     --gtest_filter='Cuda/Differential.MatchesTheInterpreter/stencil_rows:Cuda/Differential.MatchesTheInterpreter/stencil_3d' >"$LOGS/racecheck_shared.log" 2>&1
-  note "racecheck, shared-memory stencil form: exit $? — $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$LOGS/racecheck_shared.log" | tail -1)"
+  note "racecheck, shared-memory stencil tiles: exit $? — $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$LOGS/racecheck_shared.log" | tail -1)"
 fi
 
 # ---- ncu -------------------------------------------------------------------------------------------------

@@ -86,7 +86,9 @@ StencilSettings& current_stencil_settings() {
     st.rounds = unroll_factor();
     if (const char* m = std::getenv("KILN_CUDA_STENCIL"); m && *m) {
       const std::string v = m;
-      st.mode = v == "off" || v == "0" ? StencilMode::Off : v == "shared" ? StencilMode::Shared : StencilMode::Shuffle;
+      if (v == "off" || v == "0") st.mode = StencilMode::Off;
+      else if (v == "shuffle") st.mode = StencilMode::Shuffle;
+      else if (v == "shared") st.mode = StencilMode::Shared;  // anything else: the default
     }
     auto number = [](const char* name, int fallback) {
       const char* s = std::getenv(name);

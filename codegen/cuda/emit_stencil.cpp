@@ -197,13 +197,19 @@ void Emitter::plan_stencil() {
   plan.rows = across_rows ? st.rows : 1;
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
-    std::int64_t bytes = 0;
-    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-      std::int64_t exchanged = 0;
-      for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) exchanged += !w.deltas.empty();
-      bytes += kStencilTileWarps * exchanged * tile_width(plan.columns) * size_of(plan.groups[g].array->type.elem);
-    }
-    if (bytes > 40 * 1024) plan.mode = StencilMode::Shuffle;
+    // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
+    // (measured faster than the shuffle form, docs/gpu.md).
+    auto tile_bytes = [&] {
+      std::int64_t bytes = 0;
+      for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        std::int64_t exchanged = 0;
+        for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) exchanged += !w.deltas.empty();
+        bytes += kStencilTileWarps * exchanged * tile_width(plan.columns) * size_of(plan.groups[g].array->type.elem);
+      }
+      return bytes;
+    };
+    while (tile_bytes() > kMaxStencilTileBytes && plan.rows > 1) plan.rows /= 2;
+    if (tile_bytes() > kMaxStencilTileBytes) return;
   }
   for (const auto& G : plan.groups) stencil_arrays_.insert(G.array);
   k_.stencil_columns = plan.columns;

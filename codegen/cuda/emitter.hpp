@@ -22,6 +22,9 @@ namespace kiln::codegen::cuda {
 inline constexpr std::int64_t kMaxStencilOffset = 8;
 /// Shared-memory stencil tiles hold this many warps (the kernel is launched with at most 32 x this threads).
 inline constexpr int kStencilTileWarps = 8;
+/// At most this much static shared memory for a kernel's tiles (48 KiB is the static limit; more would also
+/// cut the blocks per SM further).
+inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
 
 /// The CUDA C spelling of an element type ("float", "long long", ...).
 const char* type_name(DType t);
