@@ -28,7 +28,10 @@ LoopTrace::LoopTrace(LoopKind kind, int rank, const Int* lo, const Int* hi, Wher
     s_->hi.push_back(hi[d].read().expr);
   }
   s_->scope = ctx.open_scope();
-  ctx.scope(s_->scope).parallel = kind == LoopKind::Parallel;
+  Scope& body = ctx.scope(s_->scope);
+  body.parallel = kind == LoopKind::Parallel;
+  body.loop_lo = &s_->lo;
+  body.loop_hi = &s_->hi;
   // The body lambda's own parameter names when they can be read from the source (`[&](Int row, Int col)`).
   const std::vector<std::string> names = lambda_param_names(where, static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d)

@@ -110,7 +110,14 @@ struct Swap {
     // Declared in the handle's own scope, before the loop or branch being traced (which is not emitted yet).
     ctx.scope(home).stmts.push_back(ir::make_bind(to, from, true));
     RenameArray rename(from, to);
-    for (Scope* s : ctx.scopes_inside(home)) {
+    const std::vector<Scope*> inside = ctx.scopes_inside(home);
+    for (Scope* s : inside) {
+      // The bounds of a loop opened inside are evaluated each time the enclosing body runs (those of the
+      // outermost one run once, after the binding is declared, when it still names `from`).
+      if (s != inside.front() && s->loop_lo) {
+        for (ir::Expr& e : *s->loop_lo) e = rename.mutate(e);
+        for (ir::Expr& e : *s->loop_hi) e = rename.mutate(e);
+      }
       for (ir::Stmt& st : s->stmts) st = rename.mutate(st);
       if (s->pending) {
         for (ir::Expr& c : s->pending->conds) c = rename.mutate(c);

@@ -30,6 +30,10 @@ struct Scope {
   std::vector<ir::Stmt> stmts;
   std::optional<PendingIf> pending;
   bool parallel = false;  ///< the body of a prange (kiln::swap may not rebind arrays declared outside it)
+  /// A loop's bounds, read in the enclosing scope and emitted with the loop when it closes (kiln::swap
+  /// rewrites them like the statements already traced).
+  std::vector<ir::Expr>* loop_lo = nullptr;
+  std::vector<ir::Expr>* loop_hi = nullptr;
 };
 
 class TraceContext {

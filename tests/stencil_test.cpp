@@ -552,6 +552,35 @@ TEST(StencilSwap, NestedLoops) {
   }
 }
 
+TEST(StencilSwap, InnerLoopBoundsReadTheSwappedArrays) {
+  for (Target t : targets()) {
+    Options o;
+    o.target = t;
+    auto k = jit("bounds", [&](Array<std::int64_t, 1> a, Array<std::int64_t, 1> b, Int n) {
+      range(n, [&](Int) {
+        range(a[0], [&](Int) {  // the bound is read from whatever `a` names when the inner loop starts
+          b[0] = a[0] + 1;
+          swap(a, b);
+        });
+      });
+    }, o);
+    std::vector<std::int64_t> a = {1}, b = {0};
+    k(a, b, std::int64_t{3});
+    std::vector<std::int64_t> ra = {1}, rb = {0};
+    std::vector<std::int64_t>* x = &ra;
+    std::vector<std::int64_t>* y = &rb;
+    for (int s = 0; s < 3; ++s) {
+      const std::int64_t m = (*x)[0];
+      for (std::int64_t r = 0; r < m; ++r) {
+        (*y)[0] = (*x)[0] + 1;
+        std::swap(x, y);
+      }
+    }
+    EXPECT_EQ(a, ra) << name_of(t);
+    EXPECT_EQ(b, rb) << name_of(t);
+  }
+}
+
 TEST(StencilSwap, ConditionalSwapInsideABranch) {
   // Swap only after even steps: the rebinding is conditional at run time, while the C++ handles stay put.
   auto step = stencil("inc", [](Window<double, 1> u) { return u(0) + u(1); }, border(Border::wrap));
