@@ -258,7 +258,8 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   KernelStatus status;
   if (v->code(argv.data(), result, &status) != 0)
     ir::throw_status(status.code, "kernel '" + m.name + "': " + status.message);
-  m.last.store(v, std::memory_order_relaxed);
+  // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
+  m.last.store(v, std::memory_order_release);
   return v->result_rank;
 }
 
@@ -318,22 +319,22 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
     fast[n].store(out, std::memory_order_relaxed);
     nfast.store(n + 1, std::memory_order_release);
   }
-  last.store(out, std::memory_order_relaxed);
+  last.store(out, std::memory_order_release);  // publishes the new Variant to diagnostics() readers
   return out;
 }
 
 std::string KernelCore::diagnostics() const {
-  const Variant* v = impl_->last.load();
+  const Variant* v = impl_->last.load(std::memory_order_acquire);
   return v ? v->report() : "kernel '" + impl_->name + "' has not been compiled yet\n";
 }
 
 std::string KernelCore::lowered_ir() const {
-  const Variant* v = impl_->last.load();
+  const Variant* v = impl_->last.load(std::memory_order_acquire);
   return v ? v->lowered().lowered_ir : std::string();
 }
 
 std::string KernelCore::llvm_ir() const {
-  const Variant* v = impl_->last.load();
+  const Variant* v = impl_->last.load(std::memory_order_acquire);
   return v ? v->shared->code.llvm_ir : std::string();
 }
 
