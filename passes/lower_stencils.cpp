@@ -1,6 +1,6 @@
 // Stencil lowering. The interpreter answers every out-of-range window read through border_index; compiled
 // code cannot afford a test per read. The index space is cut along each dimension into a low band, the
-// interior and a high band (passes/lower_stencils.hpp). In the interior every read `w[i + c]` with c in the
+// interior and a high band (passes/lower_stencils.hpp), tested per position inside one parfor. In the interior every read `w[i + c]` with c in the
 // declared neighbourhood is in range by construction, so it stays a plain load and the innermost loop
 // vectorizes. Only the bands (O(surface) work) remap indices, and only on the sides a constant offset can
 // leave: `w[i - 1]` can fall below 0 but never past the end. Reads of other shapes (an index of another
@@ -190,32 +190,23 @@ class Lowering : public IRMutator {
       b[d] = st.hi[d] == 0 ? n[d] : let(tag + "_hi" + dd, bin(BinaryOp::Max, a[d], bin(BinaryOp::Sub, n[d], i64c(st.hi[d]))));
     }
     const std::string origin = st.origin.empty() ? "stencil" : st.origin;
-    out.push_back(parfor(st, a, b, std::vector<bool>(rank, true), false, origin + " (interior)"));
-    int slabs = 0;
     const bool skip = st.border == Border::skip;
-    if (!skip || st.allocate) {
-      // Axis 0's bands are parfors of their own (whole rows or planes). The bands of a later axis d run
-      // inside one parfor over the interior of axes < d, low band then high band as sequential loops: every
-      // parfor is a fork and join of the team, which costs more than the slabs' work on a busy machine.
-      for (const bool low : {true, false}) {
-        if ((low ? st.lo[0] : st.hi[0]) == 0) continue;  // the band is empty
-        std::vector<Expr> begins(n.begin(), n.end()), ends(n.begin(), n.end());
-        for (size_t k = 0; k < rank; ++k) begins[k] = i64c(0);
-        begins[0] = low ? i64c(0) : b[0];
-        ends[0] = low ? a[0] : n[0];
-        out.push_back(parfor(st, begins, ends, std::vector<bool>(rank, false), skip,
-                             origin + " (" + (low ? "low" : "high") + " border 0)"));
-        ++slabs;
-      }
-      for (size_t d = 1; d < rank; ++d)
-        if (Stmt slab = side_bands(st, d, a, b, n, skip, origin)) {
-          out.push_back(slab);
-          ++slabs;
-        }
+    if (skip && !st.allocate) {
+      // Nothing to compute on the border: the interior alone.
+      out.push_back(parfor(st, a, b, std::vector<bool>(rank, true), false, origin + " (interior)"));
+      ctx_.note(Topic::other, "lower_stencils: " + origin + " (skip, into " + st.target->name + ") -> interior parfor (border skipped)");
+    } else {
+      // One parfor over the whole space, the band tests inside: one fork and join of the team per stencil,
+      // and each row's border elements are computed while the row is in cache. The CPU backend splits the
+      // innermost loop at the tests' bounds (codegen/llvm/emit_split.cpp), so the interior stays a loop of
+      // plain loads; the CUDA backend sees an elementwise parfor reading at index + constant offsets.
+      std::vector<Var> idx;
+      for (const auto& i : st.indices) idx.push_back(fresh(i));
+      out.push_back(make_parfor(idx, std::vector<Expr>(rank, i64c(0)), n, banded(st, idx, a, b, 0, skip), {}, origin));
+      ctx_.note(Topic::other, "lower_stencils: " + origin + " (" + std::string(name_of(st.border)) + ", into " +
+                                  st.target->name + ") -> one parfor, interior tested per axis" +
+                                  (skip ? " copying " + st.windows[0]->name + " on the border" : ""));
     }
-    ctx_.note(Topic::other, "lower_stencils: " + origin + " (" + std::string(name_of(st.border)) + ", into " +
-                                st.target->name + ") -> interior parfor + " + std::to_string(slabs) + " border slab(s)" +
-                                (skip ? (st.allocate ? " copying " + st.windows[0]->name : std::string(" (skipped)")) : ""));
     Stmt r = make_block(std::move(out));
     splices_.insert(r.get());
     return r;
@@ -241,32 +232,25 @@ class Lowering : public IRMutator {
 
   static Var fresh(const Var& i) { return make_var(i->name, i->type, VarKind::Index, i->where); }
 
-  /// Axis d's bands (d >= 1): a parfor over the interior of axes < d whose body runs the low band, then
-  /// the high band of axis d, each over all of axes > d, as sequential loops. Null if both bands are empty.
-  static Stmt side_bands(const StencilStmt& st, size_t d, const std::vector<Expr>& a, const std::vector<Expr>& b,
-                         const std::vector<Expr>& n, bool copy_first, const std::string& origin) {
-    const size_t rank = st.indices.size();
-    std::vector<Var> outer;
-    for (size_t k = 0; k < d; ++k) outer.push_back(fresh(st.indices[k]));
+  /// The body of the whole-space parfor from axis d on, at positions whose axes < d are in the interior:
+  /// `if (a_d <= i_d && i_d < b_d) <axes > d> else <element, remapped along axes >= d>` (tests that always
+  /// hold, for sides the neighbourhood does not reach, are left out). With `copy_first` (skip border, new
+  /// target) the border elements copy windows[0].
+  static Stmt banded(const StencilStmt& st, const std::vector<Var>& idx, const std::vector<Expr>& a,
+                     const std::vector<Expr>& b, size_t d, bool copy_first) {
+    const size_t rank = idx.size();
+    if (d == rank) return make_block({element(st, idx, std::vector<bool>(rank, true), false)});
+    Expr test;
+    if (st.lo[d] != 0) test = bin(BinaryOp::Le, a[d], make_ref(idx[d]));
+    if (st.hi[d] != 0) {
+      const Expr t = bin(BinaryOp::Lt, make_ref(idx[d]), b[d]);
+      test = test ? bin(BinaryOp::And, test, t) : t;
+    }
+    Stmt inner = banded(st, idx, a, b, d + 1, copy_first);
+    if (!test) return inner;  // offset 0 only: every position is inside along d
     std::vector<bool> interior(rank, false);
     for (size_t k = 0; k < d; ++k) interior[k] = true;
-    std::vector<Stmt> bands;
-    for (const bool low : {true, false}) {
-      if ((low ? st.lo[d] : st.hi[d]) == 0) continue;
-      std::vector<Var> at = outer;
-      for (size_t k = d; k < rank; ++k) at.push_back(fresh(st.indices[k]));
-      Stmt body = element(st, at, interior, copy_first);
-      for (size_t k = rank; k-- > d;) {
-        const Expr begin = k > d ? i64c(0) : low ? i64c(0) : b[d];
-        const Expr end = k > d ? n[k] : low ? a[d] : n[d];
-        body = make_for(at[k], begin, end, make_block({body}));
-      }
-      bands.push_back(body);
-    }
-    if (bands.empty()) return nullptr;
-    std::vector<Expr> begins(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(d)),
-        ends(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(d));
-    return make_parfor(outer, begins, ends, make_block(std::move(bands)), {}, origin + " (border " + std::to_string(d) + ")");
+    return make_block({make_if(test, inner, make_block({element(st, idx, interior, copy_first)}))});
   }
 
   /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,

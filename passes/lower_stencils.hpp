@@ -1,17 +1,20 @@
-// Stencils to parfors: an interior parfor with plain loads (no bounds checks, no border logic, so the
-// vectorizer sees straight-line code) plus border parfors that apply the border mode by remapping indices.
+// Stencils to parfors: one parfor whose interior elements use plain loads (no bounds checks, no border
+// logic, so the vectorizer sees straight-line code) and whose border elements remap indices per the border mode.
 #pragma once
 
 #include "passes/pass.hpp"
 
 namespace kiln::passes {
 
-/// Replaces every StencilStmt by (allocation,) a size check where the border mode needs one, the interior
-/// parfor and the border slabs: a parfor per band of axis 0, and per later axis one parfor running both of
-/// its bands. The slabs and the interior partition the index space:
+/// Replaces every StencilStmt by (allocation,) a size check where the border mode needs one and ONE parfor
+/// over the whole space (a single fork and join of the team), whose body tests the position per axis:
 /// along dimension d the space splits into [0, a_d) [a_d, b_d) [b_d, n_d) with a_d = min(-lo_d, n_d) and
-/// b_d = max(a_d, n_d - hi_d), so arrays smaller than the neighbourhood get an empty interior and slabs
-/// that never overlap. Slab d covers the interior range of dimensions < d, a band of d and all of > d.
+/// b_d = max(a_d, n_d - hi_d), so arrays smaller than the neighbourhood get an empty interior.
+///   if (a_0 <= i_0 < b_0) { if (a_1 <= i_1 < b_1) { ... plain loads ... } else <remapped along axes >= 1> }
+///   else <remapped along every axis>
+/// The CPU backend cuts the innermost loop at these bounds (codegen/llvm/emit_split.cpp), so each row runs
+/// its low band, a vectorized interior of plain loads and its high band in turn. A skip border into an
+/// existing target computes nothing on the border: a parfor over the interior alone.
 ir::Function lower_stencils(const ir::Function& f, PassContext& ctx);
 
 }  // namespace kiln::passes

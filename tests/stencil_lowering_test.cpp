@@ -90,17 +90,54 @@ TEST(StencilLowering, IntegerElements) {
   }
 }
 
-TEST(StencilLowering, PartitionsTheSpaceIntoInteriorAndSlabs) {
-  // 3-d, neighbourhood reaching both sides of every axis: 1 interior, 2 slabs of axis 0, one parfor for
-  // both bands of each later axis; no stencil left.
-  const ir::Function lowered = passes::run_pipeline(stencil_function(StencilSpec{{-1, -1, -1}, {1, 1, 1}, Border::reflect}));
-  EXPECT_EQ(count_parfors(lowered.body), 5) << ir::to_string(lowered);
-  EXPECT_EQ(count_stencils(lowered.body), 0);
-  // One-sided neighbourhoods have no slab on the other side; skip into an existing array has none at all.
-  EXPECT_EQ(count_parfors(passes::run_pipeline(stencil_function(StencilSpec{{0, -1}, {2, 0}, Border::wrap})).body), 3);
+TEST(StencilLowering, OneParforPerStencil) {
+  // Every mode, 3-d, neighbourhood reaching both sides of every axis: one parfor over the whole space (one
+  // fork of the team), the interior tested per axis inside it; no stencil left.
+  for (Border b : kBorders) {
+    const ir::Function lowered = passes::run_pipeline(stencil_function(StencilSpec{{-1, -1, -1}, {1, 1, 1}, b}));
+    EXPECT_EQ(count_parfors(lowered.body), 1) << ir::to_string(lowered);
+    EXPECT_EQ(count_stencils(lowered.body), 0);
+  }
+  // One-sided neighbourhoods test one side only; skip into an existing array runs the interior alone.
+  const std::string one_sided = ir::to_string(passes::run_pipeline(stencil_function(StencilSpec{{0, -1}, {2, 0}, Border::wrap})));
+  EXPECT_NE(one_sided.find("if (i < s0_hi0)"), std::string::npos) << one_sided;
+  EXPECT_NE(one_sided.find("if (s0_lo1 <= j)"), std::string::npos) << one_sided;
   StencilSpec skip{{-1, -1}, {1, 1}, Border::skip};
   skip.allocate = false;
-  EXPECT_EQ(count_parfors(passes::run_pipeline(stencil_function(skip)).body), 1);
+  const ir::Function interior = passes::run_pipeline(stencil_function(skip));
+  EXPECT_EQ(count_parfors(interior.body), 1);
+  EXPECT_EQ(ir::to_string(interior).find("if "), std::string::npos) << ir::to_string(interior);
+}
+
+TEST(StencilLowering, SplitLoopsKeepTheBranchesMeaning) {
+  // The CPU backend cuts a chunk's innermost loop at the bounds of tests on its index and decides tests of
+  // loop-invariant values before the loop (codegen/llvm/emit_split.cpp). Bounds below, inside and beyond the
+  // range, crossed and equal, and a row test in 2-d, each against the interpreter.
+  const ir::Type t1 = ir::Type::array(DType::F64, 1, true), t2 = ir::Type::array(DType::F64, 2, true);
+  const Var a = ir::make_var("a", t1, ir::VarKind::Param), m = ir::make_var("m", t2, ir::VarKind::Param);
+  const Var lo = param("lo", DType::I64), hi = param("hi", DType::I64);
+  const Var out = local_array("out", DType::F64, 1), out2 = local_array("out2", DType::F64, 2);
+  const Var i = index("i"), r = index("r"), c = index("c");
+  const Expr in_range = bin(BinaryOp::And, bin(BinaryOp::Le, val(lo), val(i)), bin(BinaryOp::Lt, val(i), val(hi)));
+  const Expr odd_lo = bin(BinaryOp::Eq, bin(BinaryOp::Mod, val(lo), i64c(2)), i64c(1));  // invariant
+  const Stmt body1 = block({ir::make_if(bin(BinaryOp::And, in_range, odd_lo), block({store(out, {val(i)}, at(a, {val(i)}) * num(DType::F64, 2))}),
+                                        block({store(out, {val(i)}, at(a, {val(i)}) + num(DType::F64, 1))}))});
+  const ir::Function f1 = function("split1", {a, lo, hi}, {ir::make_allocate(out, {dim(a, 0)}), parfor({i}, {dim(a, 0)}, body1)}, nullptr, out);
+  const Expr row_in = bin(BinaryOp::Lt, val(r), val(lo));
+  const Expr col_in = bin(BinaryOp::And, bin(BinaryOp::Ge, val(c), val(lo)), bin(BinaryOp::Gt, val(hi), val(c)));
+  const Stmt body2 = block({ir::make_if(row_in, block({ir::make_if(col_in, block({store(out2, {val(r), val(c)}, at(m, {val(r), val(c)}) * num(DType::F64, 3))}),
+                                                                    block({store(out2, {val(r), val(c)}, num(DType::F64, 7))}))}),
+                                        block({store(out2, {val(r), val(c)}, at(m, {val(r), val(c)}) - num(DType::F64, 1))}))});
+  const ir::Function f2 = function("split2", {m, lo, hi}, {ir::make_allocate(out2, {dim(m, 0), dim(m, 1)}), parfor({r, c}, {dim(m, 0), dim(m, 1)}, body2)},
+                                   nullptr, out2);
+  const ir::Function l1 = passes::run_pipeline(f1), l2 = passes::run_pipeline(f2);
+  const auto k1 = compile(l1), k2 = compile(l2);
+  for (std::int64_t n : {0, 1, 5, 37})
+    for (auto [x, y] : {std::pair<std::int64_t, std::int64_t>{-3, 2}, {1, 4}, {3, 3}, {5, 2}, {2, 100}, {-10, -5}, {41, 50}, {0, 37}}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", bounds " + std::to_string(x) + " " + std::to_string(y));
+      expect_three_way(f1, l1, k1, {array_arg(random_array(DType::F64, {n})), scalar_arg<std::int64_t>(x), scalar_arg<std::int64_t>(y)});
+      expect_three_way(f2, l2, k2, {array_arg(random_array(DType::F64, {n, n + 2})), scalar_arg<std::int64_t>(x), scalar_arg<std::int64_t>(y)});
+    }
 }
 
 TEST(StencilLowering, GoldenTwoDimensional) {

@@ -310,14 +310,16 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
   std::function<void(size_t)> nest = [&](size_t d) {
     llvm::Value* lo = d == 0 ? chunk->getArg(1) : o.inner_begin[d];
     llvm::Value* hi = d == 0 ? chunk->getArg(2) : o.inner_end[d];
-    const bool innermost = d + 1 == rank;
-    llvm::MDNode* group = innermost ? llvm::MDNode::getDistinct(ctx_, {}) : nullptr;
-    loop(lo, hi, p.indices[d]->name, group, [&](llvm::Value* i) {
+    if (d + 1 < rank)
+      return loop(lo, hi, p.indices[d]->name, nullptr, [&](llvm::Value* i) {
+        cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
+        nest(d + 1);
+      });
+    innermost_loops(p.indices[d], lo, hi, p.body, [&](llvm::Value* i, llvm::MDNode* group, const ir::Stmt& body) {
       cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
-      if (!innermost) return nest(d + 1);
       cs.access_group = group;
-      cs.scalar_loop = updates_arrays_directly(p.body, p.array_reductions);
-      stmt(p.body);
+      cs.scalar_loop = updates_arrays_directly(body, p.array_reductions);
+      stmt(body);
       cs.scalar_loop = false;
       cs.access_group = nullptr;
     });

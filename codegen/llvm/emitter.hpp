@@ -200,6 +200,13 @@ class Emitter {
   /// Emits the chunk function; with `pieces` it takes the piece number as a fifth argument (kiln_piece_fn).
   llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces);
   llvm::Value* parfor_grain(const ir::ParforStmt& p, const Outline& o);
+
+  // ---- emit_split.cpp: the innermost loop of a chunk, split where its body branches ----
+  /// Emits `for index in [lo, hi): body` as one or more loops over consecutive sub-ranges, in order, each
+  /// running a version of `body` with the branches on `index`'s range or on loop-invariant values decided;
+  /// `iteration(i, group, version)` emits one iteration (group: the loop's parallel access group).
+  void innermost_loops(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
+                       const std::function<void(llvm::Value*, llvm::MDNode*, const ir::Stmt&)>& iteration);
   void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
   /// Folds one ArgMin/ArgMax partial (value, index) into the reduction's variables, by the body's rule.
   void fold_arg_partial(const ir::ParforStmt& p, const ir::Reduction& r, llvm::Value* value, llvm::Value* index);
