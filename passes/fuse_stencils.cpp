@@ -263,6 +263,8 @@ class Fuser : public IRMutator {
       const Expr& f = pw->store->value;
       if (!reads_only_at(f, p.indices)) return refuse("it is not pointwise (it reads other elements or uses its index)");
       const std::vector<Var> xs = loaded_arrays(f);
+      // A producer that reads no array (a constant map) would leave the stencil without a window.
+      if (xs.empty() && st.windows.size() == 1) return refuse("it reads no array, and the stencil needs a window");
       for (const auto& x : xs) {
         if (x->type.elem != st.windows[0]->type.elem) return refuse("it reads " + x->name + ", of another element type");
         if (may_alias(x.get(), st.target.get())) return refuse("it reads " + x->name + ", which the stencil may write");

@@ -78,5 +78,19 @@ TEST(FuzzRegressions, AxisReductionOfA1dArrayWithKeepdims) {
   }
 }
 
+// Seeds 1698, 1922 and 8093: a stencil whose only window is a map that reads no array (`m = dim(x, 0)`).
+// fuse_stencils recomputed the producer inside the stencil and left it with no window, which the builder rejects.
+TEST(FuzzRegressions, StencilOverAMapThatReadsNoArrayKeepsItsWindow) {
+  Var x = array_param("x", DType::I64), out = array_param("out", DType::I64);
+  Var m = local_array("m", DType::I64, 1), st = local_array("st", DType::I64, 1);
+  Var e = index("e"), s = index("s"), c = index("c");
+  Stmt map = ir::make_map(m, {e}, {dim(x)}, dim(x) * i64c(3), "map");
+  Stmt stencil = ir::make_stencil(st, true, {s}, {dim(x)}, {}, at(m, {val(s) + i64c(-1)}) + at(m, {val(s) + i64c(1)}), {m},
+                                  {-1}, {1}, Border::nearest, nullptr, "stencil");
+  Stmt copy = ir::make_map_into(out, {c}, {dim(x)}, {val(c)}, at(st, {val(c)}), "copy");
+  ir::Function f = function("constant_window", {x, out}, {map, stencil, copy});
+  for (std::int64_t n : {0, 1, 5}) check_pipeline(f, {array_arg(TestArray(DType::I64, {n})), array_arg(TestArray(DType::I64, {n}))});
+}
+
 }  // namespace
 }  // namespace kiln::llvm_test
