@@ -96,13 +96,23 @@ std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pa
   } catch (const std::exception& e) {
     return fail("compile", std::string("the CPU backend threw: ") + e.what(), ir::to_string(opt));
   }
-  for (int threads : {1, p.threads}) {
-    runtime::set_num_threads(threads);
+  // One thread, several, and several with no room for private copies: array reductions then take the variant
+  // that updates the shared array with atomics.
+  struct Run {
+    int threads;
+    bool atomics;
+  };
+  for (const Run run : {Run{1, false}, Run{p.threads, false}, Run{p.threads, true}}) {
+    runtime::set_num_threads(run.threads);
+    if (run.atomics) runtime::set_private_copy_limit(0);
     auto got = execute(kernel, opt, inputs);
     runtime::set_num_threads(0);
+    runtime::set_private_copy_limit(-1);
     std::string diff = compare(optimized, *ref, *got);
     if (!diff.empty())
-      return fail("jit (O" + std::to_string(p.opt_level) + ", " + std::to_string(threads) + " threads)", diff, ir::to_string(opt));
+      return fail("jit (O" + std::to_string(p.opt_level) + ", " + std::to_string(run.threads) + " threads" +
+                      (run.atomics ? ", atomics" : "") + ")",
+                  diff, ir::to_string(opt));
   }
   return std::nullopt;
 }
