@@ -27,8 +27,9 @@ struct Case {
   std::function<std::string()> check;
 };
 
-/// Registers a case; bench files call it from a static initializer (see KILN_BENCH).
-void add(Case c);
+/// Registers the maker of a case; bench files call it from a static initializer (see KILN_BENCH). Makers
+/// run when cases() is first called, after the command line is read, so that they see --n.
+void add(Case (*make)());
 std::vector<Case>& cases();
 
 inline double now_s() {
@@ -48,11 +49,11 @@ long long problem_size();
 
 #define KILN_BENCH_CONCAT2(a, b) a##b
 #define KILN_BENCH_CONCAT(a, b) KILN_BENCH_CONCAT2(a, b)
-/// Registers the Case returned by the following function body at static-initialization time.
+/// Registers the following function body, which returns a Case, at static-initialization time.
 #define KILN_BENCH(fn)                                                  \
   static bench::Case fn();                                              \
   static const bool KILN_BENCH_CONCAT(registered_, fn) = [] {           \
-    bench::add(fn());                                                   \
+    bench::add(&fn);                                                    \
     return true;                                                        \
   }();                                                                  \
   static bench::Case fn()

@@ -17,11 +17,20 @@ namespace {
 long long g_n = 20'000'000;
 }
 
-std::vector<Case>& cases() {
-  static std::vector<Case> all;
+std::vector<Case (*)()>& makers() {
+  static std::vector<Case (*)()> all;
   return all;
 }
-void add(Case c) { cases().push_back(std::move(c)); }
+
+std::vector<Case>& cases() {
+  static std::vector<Case> all = [] {
+    std::vector<Case> made;
+    for (auto make : makers()) made.push_back(make());
+    return made;
+  }();
+  return all;
+}
+void add(Case (*make)()) { makers().push_back(make); }
 long long problem_size() { return g_n; }
 
 }  // namespace bench

@@ -127,6 +127,7 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--one", default="")
     ap.add_argument("--phase", default="first")
+    ap.add_argument("--no-latency", action="store_true", help="skip the first-call and fresh-process figures")
     a = ap.parse_args()
     if a.one:
         sys.path.insert(0, HERE)
@@ -142,9 +143,11 @@ def main():
         if wanted and name not in wanted:
             continue
         # Compile latency: a fresh process with an empty cache, then a fresh process loading what it wrote.
-        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-            first = child(name, "first", cache, a.threads)
-            fresh = child(name, "fresh", cache, a.threads)
+        first = fresh = None
+        if not a.no_latency:
+            with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+                first = child(name, "first", cache, a.threads)
+                fresh = child(name, "fresh", cache, a.threads)
         fn = getattr(numba_kernels, name)
         args = make()
         mutates = name in ("saxpy", "logistic_regression", "histogram")
@@ -155,9 +158,10 @@ def main():
             t0 = time.perf_counter()
             fn(*call_args)
             times.append(time.perf_counter() - t0)
-        print(json.dumps({"name": name, "numba_s": statistics.median(times),
-                          "first_call_s": first["first_s"] - first["warm_s"],
-                          "fresh_s": fresh["first_s"] - fresh["warm_s"]}), flush=True)
+        row = {"name": name, "numba_s": statistics.median(times)}
+        if first and fresh:
+            row.update(first_call_s=first["first_s"] - first["warm_s"], fresh_s=fresh["first_s"] - fresh["warm_s"])
+        print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ def kiln_first_calls(bench, a):
     return out
 
 
-def numba_rows(a):
+def numba_rows(a, latency):
     py = os.path.join(ROOT, ".venv-peers", "bin", "python")
     if not os.path.exists(py):
         sys.stderr.write("run_cpu: no .venv-peers (run tools/peers_setup.sh): Numba column left empty\n")
@@ -72,12 +72,18 @@ def numba_rows(a):
         cmd += ["--filter", a.filter]
     if a.threads:
         cmd += ["--threads", str(a.threads)]
+    if not latency:
+        cmd += ["--no-latency"]
     return {r["name"]: r for r in json_lines(run(cmd))}
 
 
 def med(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
+
+
+def scaled(v, factor):
+    return None if v is None else v * factor
 
 
 def fmt(v, spec):
@@ -97,9 +103,9 @@ def main():
     bench = os.path.join(a.build, "bench", "kiln-bench")
 
     kiln_runs, numba_runs = [], []
-    for _ in range(a.runs):  # alternate the systems so that a noisy minute hurts both alike
+    for k in range(a.runs):  # alternate the systems so that a noisy minute hurts both alike
         kiln_runs.append(kiln_rows(bench, a))
-        numba_runs.append(numba_rows(a))
+        numba_runs.append(numba_rows(a, latency=k == 0))  # Numba's compile latencies: once (seconds each)
     first = kiln_first_calls(bench, a)
 
     names = list(kiln_runs[0].keys())
@@ -126,8 +132,8 @@ def main():
             "kiln_compile_ms": med([k["compile_ms"] for k in ks]),
             "kiln_first_call_ms": None if name not in first else first[name][0] * 1e3,
             "kiln_fresh_ms": None if name not in first or first[name][1] is None else first[name][1] * 1e3,
-            "numba_first_call_ms": None if not ns else med([n["first_call_s"] for n in ns]) * 1e3,
-            "numba_fresh_ms": None if not ns else med([n["fresh_s"] for n in ns]) * 1e3,
+            "numba_first_call_ms": scaled(med([n.get("first_call_s") for n in ns]), 1e3),
+            "numba_fresh_ms": scaled(med([n.get("fresh_s") for n in ns]), 1e3),
         })
 
     os.makedirs(a.out, exist_ok=True)
