@@ -57,6 +57,13 @@ int main(int argc, char** argv) {
   std::printf("logistic_regression max relative error of w %.3g (%lld samples, %lld features, %lld iterations)\n",
               max_err, static_cast<long long>(n), static_cast<long long>(d), static_cast<long long>(iterations));
   int rc = example::verdict("logistic_regression", norm, ref_norm, 1e-9, first_s, warm_s, ref_s);
-  if (max_err > 1e-9 || w != warm) rc = 1;
+  // On the CPU kiln's reductions combine in a fixed order, so two calls agree bit for bit. The GPU promises
+  // that only for scalar reductions: the gradient (an array reduction) is summed with atomics there, whose
+  // order varies from run to run, so two calls agree to rounding.
+  double run_to_run = 0;
+  for (std::size_t k = 0; k < w.size(); ++k)
+    run_to_run = std::fmax(run_to_run, std::fabs(w[k] - warm[k]) / std::fmax(1.0, std::fabs(w[k])));
+  const double run_tol = args.target == kiln::Target::cuda ? 1e-12 : 0.0;
+  if (max_err > 1e-9 || run_to_run > run_tol) rc = 1;
   return rc;
 }
