@@ -380,9 +380,7 @@ void Generator::top_statement(std::vector<Stmt>& out, int depth) {
 
 Program Generator::run() {
   const int rank = chance(0.5) ? 1 : chance(0.6) ? 2 : 3;
-  std::vector<std::int64_t> shape;
-  for (int d = 0; d < rank; ++d) shape.push_back(extent()), shape_ = shape;
-  shape_ = shape;
+  for (int d = 0; d < rank; ++d) shape_.push_back(extent());  // extent() looks at the axes before
   auto layout = [&](bool unit_stride, int r) {
     if (unit_stride) return chance(0.5) ? Layout::RowMajor : Layout::RowGaps;
     constexpr Layout any[] = {Layout::RowMajor, Layout::RowGaps, Layout::Padded, Layout::Reversed, Layout::ColumnMajor};
