@@ -338,7 +338,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
 // The fewest outer iterations worth a thread: kGrainWork divided by the work of one outer iteration (the
 // body's size times the inner extents).
 llvm::Value* Emitter::parfor_grain(const ir::ParforStmt& p, const Outline& o) {
-  llvm::Value* work = i64(std::min<std::int64_t>(kGrainWork, 1 + static_cast<std::int64_t>(ir::node_count(p.body))));
+  llvm::Value* work = i64(std::min<std::int64_t>(kGrainWork, 1 + iteration_work(p.body)));
   for (size_t d = 1; d < p.indices.size(); ++d) {
     llvm::Value* extent = b_.CreateSub(o.ends[d], o.begins[d]);
     extent = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, extent, i64(1));

@@ -6,6 +6,7 @@
 // values that do not change in the loop (the row's own test) is decided once before the loop. Every loop
 // covers a sub-range of the parfor's iterations, in order, so each keeps the parfor's parallel marking and
 // the results are those of the unsplit loop.
+#include <algorithm>
 #include <unordered_set>
 
 #include "codegen/llvm/emitter.hpp"
@@ -95,6 +96,23 @@ ir::Stmt replaced(const std::vector<ir::Stmt>& stmts, size_t k, const ir::Stmt& 
 }
 
 }  // namespace
+
+std::int64_t iteration_work(const ir::Stmt& s) {
+  std::int64_t n = 0;
+  std::vector<ir::Stmt> stmts;
+  flatten(s, stmts);
+  for (const auto& x : stmts) {
+    const auto* branch = ir::dyn<ir::IfStmt>(x);
+    if (!branch) {
+      n += static_cast<std::int64_t>(ir::node_count(x));
+      continue;
+    }
+    const std::int64_t then_work = iteration_work(branch->then_body);
+    const std::int64_t else_work = branch->else_body ? iteration_work(branch->else_body) : 0;
+    n += 1 + static_cast<std::int64_t>(ir::node_count(branch->cond)) + std::max(then_work, else_work);
+  }
+  return n;
+}
 
 void Emitter::innermost_loops(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
                               const std::function<void(llvm::Value*, llvm::MDNode*, const ir::Stmt&)>& iteration) {

@@ -113,6 +113,10 @@ struct Outline {
 /// the team costs more than it saves.
 constexpr std::int64_t kGrainWork = 32768;
 
+/// The size of one iteration of a parfor body, as ir::node_count, but an `if` counts its condition and its
+/// larger arm only: one arm runs (a stencil's body holds its interior and its border versions).
+std::int64_t iteration_work(const ir::Stmt& body);
+
 class Emitter {
  public:
   Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f);
