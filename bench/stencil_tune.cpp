@@ -1,5 +1,6 @@
 // A tuning harness for lowered stencils (the passes and CPU codegen half of issue 4), independent of the
-// stencil frontend: jacobi2d (4096^2, reflect border) and smooth1d (2*10^7, nearest border) built as IR,
+// stencil frontend: jacobi2d (4096^2, reflect border), smooth1d (2*10^7, nearest border) and heat3d (256^3,
+// nearest, as kiln-bench's row) built as IR (KILN_TUNE_LLVM=1 prints each optimized LLVM module),
 // run through the pipeline and the CPU JIT, against hand-written C++/OpenMP of the same work in the same
 // process. Both write into an existing array (no allocation in the timed region). Prints median times
 // and the ratio kiln / C++. Build (from the repository root, with a configured build directory B):
@@ -59,6 +60,46 @@ Function smooth1d() {
   return f;
 }
 
+/// The kiln-bench row heat3d: a 7-point step, nearest border.
+Function heat3d() {
+  const Type t = Type::array(DType::F64, 3, true);
+  const Var u = make_var("u", t, VarKind::Param), out = make_var("out", t, VarKind::Param);
+  std::vector<Var> ix;
+  for (const char* name : {"i", "j", "k"}) ix.push_back(make_var(name, Type::scalar(DType::I64), VarKind::Index));
+  auto at3 = [&](std::int64_t a, std::int64_t b, std::int64_t c) { return at(u, {off(ix[0], a), off(ix[1], b), off(ix[2], c)}); };
+  const Expr sum = add(add(add(add(add(at3(-1, 0, 0), at3(1, 0, 0)), at3(0, -1, 0)), at3(0, 1, 0)), at3(0, 0, -1)), at3(0, 0, 1));
+  const Expr v = add(at3(0, 0, 0), mul(make_float(DType::F64, 0.125),
+                                        make_binary(BinaryOp::Sub, sum, mul(make_float(DType::F64, 6.0), at3(0, 0, 0)))));
+  Function f;
+  f.name = "heat3d";
+  f.params = {u, out};
+  f.body = make_block({make_stencil(out, false, ix, {make_dim(u, 0), make_dim(u, 1), make_dim(u, 2)},
+                                    {make_ref(ix[0]), make_ref(ix[1]), make_ref(ix[2])}, v, {u}, {-1, -1, -1}, {1, 1, 1},
+                                    Border::nearest, nullptr, "heat3d")});
+  return f;
+}
+
+void ref_heat(const double* u, double* out, long n) {
+  const long plane = n * n;
+  const double c = 0.125;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (long i = 0; i < n; ++i)
+    for (long j = 0; j < n; ++j) {
+      const long im = std::max(i - 1, 0L), ip = std::min(i + 1, n - 1), jm = std::max(j - 1, 0L), jp = std::min(j + 1, n - 1);
+      const double *x = u + i * plane + j * n, *xim = u + im * plane + j * n, *xip = u + ip * plane + j * n;
+      const double *xjm = u + i * plane + jm * n, *xjp = u + i * plane + jp * n;
+      double* o = out + i * plane + j * n;
+      auto cell = [&](long k) {
+        const long km = std::max(k - 1, 0L), kp = std::min(k + 1, n - 1);
+        return x[k] + c * (xim[k] + xip[k] + xjm[k] + xjp[k] + x[km] + x[kp] - 6.0 * x[k]);
+      };
+      o[0] = cell(0);
+#pragma omp simd
+      for (long k = 1; k < n - 1; ++k) o[k] = x[k] + c * (xim[k] + xip[k] + xjm[k] + xjp[k] + x[k - 1] + x[k + 1] - 6.0 * x[k]);
+      o[n - 1] = cell(n - 1);
+    }
+}
+
 void ref_jacobi(const double* a, double* o, long n, long m) {
   auto r = [](long q, long e) { return q < 0 ? -q - 1 : q >= e ? 2 * e - q - 1 : q; };
   auto cell = [&](long i, long j) {
@@ -114,7 +155,10 @@ ArrayDesc desc(double* p, std::vector<std::int64_t> shape) {
 
 void row(const char* name, const Function& f, std::vector<std::int64_t> shape, const std::function<void(const double*, double*)>& ref,
          int reps) {
-  const auto k = codegen::cpu::compile(passes::run_pipeline(f), codegen::CodegenOptions{});
+  codegen::CodegenOptions opts;
+  opts.keep_llvm_ir = std::getenv("KILN_TUNE_LLVM") != nullptr;  // prints the optimized module
+  const auto k = codegen::cpu::compile(passes::run_pipeline(f), opts);
+  if (opts.keep_llvm_ir) std::fprintf(stderr, "%s\n", k.llvm_ir.c_str());
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   std::vector<double> a(static_cast<size_t>(n)), o1(a.size()), o2(a.size());
@@ -136,5 +180,6 @@ int main(int argc, char** argv) {
   std::printf("threads %d, median of %d\n", omp_get_max_threads(), reps);
   row("jacobi2d", jacobi2d(), {4096, 4096}, [](const double* a, double* o) { ref_jacobi(a, o, 4096, 4096); }, reps);
   row("smooth1d", smooth1d(), {20000000}, [](const double* a, double* o) { ref_smooth(a, o, 20000000); }, reps);
+  row("heat3d", heat3d(), {256, 256, 256}, [](const double* a, double* o) { ref_heat(a, o, 256); }, reps);
   return 0;
 }
