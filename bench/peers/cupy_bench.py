@@ -81,6 +81,13 @@ def main():
     report("pi", "ReductionKernel", timed(lambda: pi_kernel(idx, 1.0 / a.pi).item(), reps), 0)
     del idx
 
+    def pi_unfused():
+        step = 1.0 / a.pi
+        xs = (cp.arange(a.pi, dtype=cp.float64) + 0.5) * step
+        return (cp.sum(4.0 / (1.0 + xs * xs)) * step).item()
+
+    report("pi", "unfused", timed(pi_unfused, reps), 0)
+
     def softmax_unfused():
         e = cp.exp(x - x.max())
         cp.divide(e, e.sum(), out=out)

@@ -9,7 +9,9 @@ import sys
 
 
 def key(name):
-    return name.split(" (")[0].strip()
+    """The workload a row measures: kiln-bench-gpu appends sizes ("jacobi2d 16384^2", "pi (2e8 terms)")."""
+    name = re.sub(r"\s+\d+\^\d+$", "", name.split(" (")[0].strip())
+    return name
 
 
 def kiln_rows(path):
