@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Side-by-side tables of docs/performance.md (issue 8), one command each:
+#   bash tools/peers.sh cpu [run_cpu.py args]   kiln vs hand-written C++/OpenMP vs Numba on this machine:
+#                                                docs/perf/cpu.csv, cpu.png and cpu.md
+#   bash tools/peers.sh gpu                     on the GPU machine: kiln's CUDA target vs hand CUDA vs CuPy:
+#                                                builds with tools/gpu_check.sh (bench step), then
+#                                                bench/peers/run_gpu.sh; the table lands in $OUT (default
+#                                                /tmp/kiln-peers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-cpu}
+shift || true
+case "$what" in
+  cpu)
+    bash tools/setup.sh
+    bash tools/peers_setup.sh
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build -j "$(nproc)" --target kiln-bench
+    mkdir -p docs/perf
+    .venv-peers/bin/python bench/peers/run_cpu.py --build build "$@" | tee docs/perf/cpu.md
+    ;;
+  gpu)
+    bash tools/gpu_check.sh bench
+    bash bench/peers/run_gpu.sh "${KILN_GPU_BUILD:-/tmp/kiln-gpu-build}"
+    ;;
+  *)
+    echo "usage: tools/peers.sh cpu|gpu" >&2
+    exit 2
+    ;;
+esac
