@@ -1,5 +1,6 @@
-// The random program generator's state (internal to kiln-fuzz): expressions in gen_expr.cpp, statements and
-// the program in gen_stmt.cpp.
+// The random program generator's state (internal to kiln-fuzz): expressions in gen_expr.cpp, parfors and their
+// bodies in gen_parfor.cpp, array-level statements in gen_array.cpp, top-level statements and the program in
+// gen_stmt.cpp.
 //
 // Every generated program is well defined and deterministic, so the interpreter, the pass pipeline and the
 // JIT must agree exactly (or within a few ulps where a value went through libm):
@@ -121,6 +122,17 @@ class Generator {
   std::set<const ir::VarNode*> approx_ok_;  ///< outputs whose stores may be libm results
   std::vector<ReductionInfo> reductions_;
   std::vector<ir::ArrayReduction> array_reductions_;
+};
+
+/// Restores the visible arrays and scalars when a block ends.
+struct Scope {
+  Generator& g;
+  std::size_t arrays, scalars;
+  explicit Scope(Generator& gen) : g(gen), arrays(gen.arrays_.size()), scalars(gen.scalars_.size()) {}
+  ~Scope() {
+    g.arrays_.erase(g.arrays_.begin() + static_cast<std::ptrdiff_t>(arrays), g.arrays_.end());
+    g.scalars_.erase(g.scalars_.begin() + static_cast<std::ptrdiff_t>(scalars), g.scalars_.end());
+  }
 };
 
 }  // namespace kiln::fuzz::detail
