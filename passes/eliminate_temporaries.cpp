@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ir/builder.hpp"
+#include "ir/printer.hpp"
 #include "passes/loop_analysis.hpp"
 
 namespace kiln::passes {
@@ -89,6 +90,29 @@ bool stored_in_nested_parfor(const Stmt& body, const VarNode* array) {
   return f.found;
 }
 
+/// The body of a loop (parfor or for).
+const Stmt& loop_body(const Stmt& loop) {
+  return loop->kind == StmtKind::Parfor ? loop->as<ParforStmt>().body : loop->as<ForStmt>().body;
+}
+
+/// The innermost loop around every access of `array` in `loop`: `loop` itself, or, while one statement of
+/// its body holds all of them and that statement is a loop, that loop, and so on. After prefix fusion
+/// `x - mean` is stored and read in a parfor over the row nested in the parfor over rows: the temporary is
+/// then a scalar of each inner iteration.
+Stmt holder_of(const Stmt& loop, const VarNode* array) {
+  Stmt h = loop;
+  for (;;) {
+    Stmt only;
+    for (const auto& s : loops::statements(loop_body(h)))
+      if (touches(s, array)) {
+        if (only) return h;
+        only = s;
+      }
+    if (!only || (only->kind != StmtKind::Parfor && only->kind != StmtKind::For)) return h;
+    h = only;
+  }
+}
+
 /// Extents that evaluate the same anywhere after the allocation: no loads, no variable ever reassigned.
 bool stable(const std::vector<Expr>& shape, const VarSet& assigned) {
   for (const auto& e : shape) {
@@ -164,8 +188,15 @@ class Eliminator {
         ctx_.note(Topic::allocations, "kept " + a->array->name + ": an array binding may name it");
         continue;
       }
+      if (auto branch = only_branch_user(list, k)) {
+        if (in_branches(list, k, *branch)) {
+          list.erase(list.begin() + static_cast<std::ptrdiff_t>(k));
+          --k;
+        }
+        continue;
+      }
       if (auto user = single_user(list, k)) {
-        Stmt loop = list[*user];
+        const Stmt loop = holder_of(list[*user], a->array.get());
         const Var scalar = make_var(a->array->name, Type::scalar(a->array->type.elem), VarKind::Local, a->array->where);
         const StmtNode* first = first_store(loop, a->array.get());
         if (!first) continue;
@@ -180,6 +211,56 @@ class Eliminator {
       }
     }
     return list;
+  }
+
+  /// The position of the only statement after `k` that accesses the array allocated at `k`, if it is an
+  /// `if` (the rest may only read stable extents, as in single_user).
+  std::optional<size_t> only_branch_user(const std::vector<Stmt>& list, size_t k) const {
+    const auto& a = list[k]->as<AllocateStmt>();
+    std::optional<size_t> user;
+    bool dims_elsewhere = false;
+    for (size_t j = k + 1; j < list.size(); ++j) {
+      if (touches(list[j], a.array.get())) {
+        if (user) return std::nullopt;
+        user = j;
+      } else if (uses(list[j], a.array.get())) {
+        dims_elsewhere = true;
+      }
+    }
+    if (!user || list[*user]->kind != StmtKind::If) return std::nullopt;
+    if (dims_elsewhere && !stable(a.shape, assigned_)) return std::nullopt;
+    return user;
+  }
+
+  /// A temporary used only inside the branches of an `if` (branch fusion leaves them: each branch holds a
+  /// copy of the parfor that makes it). Each branch where it qualifies on its own, as if allocated at the
+  /// branch's start, gets a scalar of its own; returns true when no branch needs the array any more.
+  bool in_branches(std::vector<Stmt>& list, size_t k, size_t at) {
+    const auto& a = list[k]->as<AllocateStmt>();
+    const auto& branch = list[at]->as<IfStmt>();
+    bool all = true;
+    auto rewrite_branch = [&](const Stmt& body) -> Stmt {
+      if (!body || !touches(body, a.array.get())) return body;
+      std::vector<Stmt> l{list[k]};
+      for (const auto& x : loops::statements(body)) l.push_back(x);
+      const auto user = single_user(l, 0);
+      const Stmt loop = user ? holder_of(l[*user], a.array.get()) : nullptr;
+      const StmtNode* first = loop ? first_store(loop, a.array.get()) : nullptr;
+      if (!first) {
+        all = false;
+        return body;
+      }
+      const Var scalar = make_var(a.array->name, Type::scalar(a.array->type.elem), VarKind::Local, a.array->where);
+      ToScalar to_scalar(a, scalar, first);
+      std::vector<Stmt> out;
+      for (size_t j = 1; j < l.size(); ++j) out.push_back(to_scalar.mutate(l[j]));
+      ctx_.note(Topic::allocations, "removed " + a.array->name + " in a branch of `if " + to_string(branch.cond) +
+                                        "`: a temporary of " + where(loop) + " written and read at one index per iteration, now a scalar");
+      return make_block(std::move(out));
+    };
+    const Stmt then_body = rewrite_branch(branch.then_body), else_body = rewrite_branch(branch.else_body);
+    list[at] = make_if(branch.cond, then_body, else_body);
+    return all;
   }
 
   static std::string where(const Stmt& s) {
@@ -209,7 +290,7 @@ class Eliminator {
     if (const auto* p = dyn<ParforStmt>(s))
       for (const auto& r : p->array_reductions)
         if (r.array.get() == v) return std::nullopt;
-    const Stmt& body = s->kind == StmtKind::Parfor ? s->as<ParforStmt>().body : s->as<ForStmt>().body;
+    const Stmt& body = loop_body(holder_of(s, v));
     if (stored_in_nested_parfor(body, v)) return std::nullopt;
     const auto acc = accesses_of(body, v);
     const VarSet variant = assigned_vars(body);
@@ -227,8 +308,7 @@ class Eliminator {
   /// The statement directly in the loop's body that is the first access of `array` in an iteration, if
   /// that first access is a store.
   static const StmtNode* first_store(const Stmt& loop, const VarNode* array) {
-    const Stmt& body = loop->kind == StmtKind::Parfor ? loop->as<ParforStmt>().body : loop->as<ForStmt>().body;
-    for (const auto& s : loops::statements(body)) {
+    for (const auto& s : loops::statements(loop_body(loop))) {
       const auto* st = dyn<StoreStmt>(s);
       if (st && st->array.get() == array) {
         for (const auto& e : st->indices)

@@ -107,6 +107,56 @@ class SqueezeUnitDims : public IRMutator {
   }
 };
 
+/// A copy of `s` whose own variables (indices, lets, allocations) are new ones: a statement placed twice in
+/// a function must not define a variable twice.
+Stmt fresh_copy(const Stmt& s) {
+  struct Definitions : IRVisitor {
+    std::vector<Var> vars;
+    void visit(const LetStmt& l) override {
+      vars.push_back(l.var);
+      IRVisitor::visit(l);
+    }
+    void visit(const ForStmt& f) override {
+      vars.push_back(f.index);
+      IRVisitor::visit(f);
+    }
+    void visit(const ParforStmt& p) override {
+      vars.insert(vars.end(), p.indices.begin(), p.indices.end());
+      IRVisitor::visit(p);
+    }
+    void visit(const AllocateStmt& a) override {
+      vars.push_back(a.array);
+      IRVisitor::visit(a);
+    }
+    void visit(const BindStmt& b) override {
+      if (b.declare) vars.push_back(b.target);
+      IRVisitor::visit(b);
+    }
+  } defs;
+  defs.walk(s);
+  struct Fresh : loops::Renamer {
+    using loops::Renamer::visit;
+    Stmt visit(const LetStmt& l, const Stmt&) override { return make_let(map(l.var), mutate(l.init)); }
+    Stmt visit(const ForStmt& f, const Stmt&) override {
+      return make_for(map(f.index), mutate(f.begin), mutate(f.end), mutate(f.body));
+    }
+    Stmt visit(const ParforStmt& p, const Stmt& self) override {
+      const Stmt r = loops::Renamer::visit(p, self);
+      const auto& q = r->as<ParforStmt>();
+      std::vector<Var> idx;
+      for (const auto& i : q.indices) idx.push_back(map(i));
+      return make_parfor(std::move(idx), q.begins, q.ends, q.body, q.reductions, q.array_reductions, q.origin);
+    }
+    Stmt visit(const AllocateStmt& a, const Stmt&) override {
+      std::vector<Expr> shape;
+      mutate_all(a.shape, shape);
+      return make_allocate(map(a.array), std::move(shape));
+    }
+  } fresh;
+  for (const Var& v : defs.vars) fresh.vars[v.get()] = make_var(v->name, v->type, v->kind, v->where);
+  return fresh.mutate(s);
+}
+
 class Fuser {
  public:
   explicit Fuser(PassContext& ctx) : ctx_(ctx) {}
@@ -254,26 +304,107 @@ class Fuser {
   }
 
   /// Fuses each parfor of a block with the nearest earlier one over the same space (the parfors and other
-  /// statements between them moving out of the way); a nearer parfor over another space is noted.
+  /// statements between them moving out of the way), then, in a second sweep, with the nearest earlier one
+  /// over a leading part of its space (prefix fusion, see split). Same spaces go first so that an (i, j)
+  /// parfor fuses with the (i, j) ones after it before it becomes rows of an (i) parfor, where their
+  /// subscripts would no longer pick one element per iteration. A nearer parfor over another space is
+  /// noted.
   std::vector<Stmt> fuse_list(std::vector<Stmt> list) {
+    return into_branches(sweep(sweep(std::move(list), false), true));
+  }
+
+  /// Branch fusion: `P; if c { A } else { B }`, where c and the statements between do not depend on P,
+  /// becomes `if c { P; A } else { P; B }` when P then fuses with a parfor of A or of B (see absorb); P
+  /// still runs once. lower_array_ops leaves such ifs where it picks a schedule from the shapes at run
+  /// time: the gradient dot(z, X) of logistic regression is one, and P, the parfor over the rows of X that
+  /// computes z, fuses into its else branch, so each iteration is one parallel region and one pass over X.
+  std::vector<Stmt> into_branches(std::vector<Stmt> list) {
+    for (size_t q = 0; q < list.size(); ++q) {
+      if (list[q]->kind != StmtKind::If) continue;
+      std::optional<size_t> at;
+      for (size_t k = q; k-- > 0 && !at;)
+        if (list[k]->kind == StmtKind::Parfor) at = k;
+      if (!at) continue;
+      const Stmt& ps = list[*at];
+      const Effects pe = loops::effects_of(ps);
+      const auto& branch = list[q]->as<IfStmt>();
+      bool free = !loops::conflict(loops::effects_of(make_if(branch.cond, make_block({}))), pe);
+      for (size_t k = *at + 1; k < q && free; ++k) free = !loops::conflict(loops::effects_of(list[k]), pe);
+      if (!free) continue;
+      // The else branch gets a copy of P with variables of its own: a variable is defined once in a
+      // function, and P may end up in both branches, fused or as it is.
+      const Stmt ps_else = fresh_copy(ps);
+      remember(ps_else, ids_[ps.get()]);
+      auto then_fused = absorb(ps, branch.then_body);
+      auto else_fused = absorb(ps_else, branch.else_body);
+      if (!then_fused && !else_fused) continue;
+      auto with_p = [&](const Stmt& p_copy, const Stmt& body) {
+        std::vector<Stmt> l{p_copy};
+        if (body)
+          for (const auto& x : loops::statements(body)) l.push_back(x);
+        return l;
+      };
+      const Stmt merged = make_if(branch.cond, make_block(then_fused ? *then_fused : with_p(ps, branch.then_body)),
+                                  make_block(else_fused ? *else_fused : with_p(ps_else, branch.else_body)));
+      ctx_.note(Topic::fusion, label(ps) + ": moved into both branches of `if " + to_string(branch.cond) +
+                                   "` (it fuses in the " + (then_fused ? "first" : "second") + ")");
+      std::vector<Stmt> out(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(*at));
+      out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(*at) + 1, list.begin() + static_cast<std::ptrdiff_t>(q));
+      out.push_back(merged);
+      const size_t next = out.size();
+      out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(q) + 1, list.end());
+      list = std::move(out);
+      q = next - 1;
+    }
+    return list;
+  }
+
+  /// `P; body` with P fused into the first parfor of `body` over its space or over a space it is a prefix
+  /// of (statements before that parfor moving out of the way), or nothing when that fusion is refused.
+  std::optional<std::vector<Stmt>> absorb(const Stmt& ps, const Stmt& body) {
+    if (!body) return std::nullopt;
+    const auto& p = ps->as<ParforStmt>();
+    const std::vector<Stmt> stmts = loops::statements(body);
+    for (size_t k = 0; k < stmts.size(); ++k) {
+      if (stmts[k]->kind != StmtKind::Parfor) continue;
+      const auto& c = stmts[k]->as<ParforStmt>();
+      const bool same = same_space(p, c);
+      if (!same && !(splittable(c) && prefix_space(p, c))) continue;
+      const std::vector<Stmt> between(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(k));
+      auto fused = try_fuse(ps, between, same ? stmts[k] : split(stmts[k], p.indices.size()));
+      if (!fused) return std::nullopt;
+      std::vector<Stmt> out = fused->up;
+      out.push_back(fused->parfor);
+      out.insert(out.end(), fused->down.begin(), fused->down.end());
+      out.insert(out.end(), stmts.begin() + static_cast<std::ptrdiff_t>(k) + 1, stmts.end());
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<Stmt> sweep(std::vector<Stmt> list, bool prefixes) {
     std::vector<Stmt> out;
     for (auto& s : list) {
       if (s->kind == StmtKind::Parfor) {
-        std::optional<size_t> nearest, same;
-        for (size_t k = out.size(); k-- > 0 && !same;) {
+        const auto& c = s->as<ParforStmt>();
+        std::optional<size_t> nearest, target;
+        for (size_t k = out.size(); k-- > 0 && !target;) {
           if (out[k]->kind != StmtKind::Parfor) continue;
+          const auto& p = out[k]->as<ParforStmt>();
           if (!nearest) nearest = k;
-          if (same_space(out[k]->as<ParforStmt>(), s->as<ParforStmt>())) same = k;
+          if (prefixes ? splittable(c) && prefix_space(p, c) : same_space(p, c)) target = k;
         }
-        if (nearest && nearest != same) {
-          const auto &a = out[*nearest]->as<ParforStmt>(), &b = s->as<ParforStmt>();
+        // Noted once, in the last sweep, unless the nearest is over the same space (its refusal is noted).
+        if (prefixes && nearest && nearest != target && !same_space(out[*nearest]->as<ParforStmt>(), c)) {
+          const auto& a = out[*nearest]->as<ParforStmt>();
           ctx_.note(Topic::fusion, label(out[*nearest]) + " + " + label(s) + ": refused: different index spaces " +
-                                       loops::space_text(a) + " and " + loops::space_text(b));
+                                       loops::space_text(a) + " and " + loops::space_text(c));
         }
-        if (same) {
-          std::vector<Stmt> between(out.begin() + static_cast<std::ptrdiff_t>(*same) + 1, out.end());
-          if (auto fused = try_fuse(out[*same], between, s)) {
-            out.resize(*same);
+        if (target) {
+          std::vector<Stmt> between(out.begin() + static_cast<std::ptrdiff_t>(*target) + 1, out.end());
+          const Stmt cs = prefixes ? split(s, out[*target]->as<ParforStmt>().indices.size()) : s;
+          if (auto fused = try_fuse(out[*target], between, cs)) {
+            out.resize(*target);
             out.insert(out.end(), fused->up.begin(), fused->up.end());
             out.push_back(fused->parfor);
             out.insert(out.end(), fused->down.begin(), fused->down.end());
@@ -291,6 +422,45 @@ class Fuser {
     for (size_t d = 0; d < p.indices.size(); ++d)
       if (!equal(p.begins[d], c.begins[d]) || !equal(p.ends[d], c.ends[d])) return false;
     return true;
+  }
+
+  /// P's space is the leading dimensions of C's, and C has more: (i) and (i, j).
+  static bool prefix_space(const ParforStmt& p, const ParforStmt& c) {
+    if (p.indices.size() >= c.indices.size()) return false;
+    for (size_t d = 0; d < p.indices.size(); ++d)
+      if (!equal(p.begins[d], c.begins[d]) || !equal(p.ends[d], c.ends[d])) return false;
+    return true;
+  }
+
+  /// Scalar reductions run over the whole space: split, they would be reductions of both loops.
+  static bool splittable(const ParforStmt& c) { return c.reductions.empty(); }
+
+  /// Prefix fusion. C over (i, j) becomes `parfor (i) { parfor (j) { body } }`, which then fuses with P over
+  /// (i) by the ordinary rules: P's iteration i and C's row i run together, so what P computes per row
+  /// (statistics of row i stored at [i, 0]) is still in registers or cache when C uses it, and becomes a
+  /// scalar (eliminate_temporaries); `(x - mean(x, axis=1)) / std(x, axis=1)` reads each row of x from
+  /// memory once. The inner loops are a parfor, whose iterations are as independent as C's were (the
+  /// backend runs a nested parfor inline, vectorized); with array reductions, which the outer parfor then
+  /// declares, they are plain `for` loops, because two iterations of a row may update one element.
+  Stmt split(const Stmt& cs, size_t outer) {
+    const auto& c = cs->as<ParforStmt>();
+    const auto n = static_cast<std::ptrdiff_t>(outer);
+    const std::vector<Var> inner_idx(c.indices.begin() + n, c.indices.end());
+    const std::vector<Expr> inner_begins(c.begins.begin() + n, c.begins.end()),
+        inner_ends(c.ends.begin() + n, c.ends.end());
+    Stmt inner;
+    if (c.array_reductions.empty()) {
+      inner = make_parfor(inner_idx, inner_begins, inner_ends, c.body, {}, c.origin);
+    } else {
+      inner = c.body;
+      for (size_t d = inner_idx.size(); d-- > 0;) inner = make_for(inner_idx[d], inner_begins[d], inner_ends[d], inner);
+    }
+    Stmt r = make_parfor(std::vector<Var>(c.indices.begin(), c.indices.begin() + n),
+                         std::vector<Expr>(c.begins.begin(), c.begins.begin() + n),
+                         std::vector<Expr>(c.ends.begin(), c.ends.begin() + n), make_block({inner}), {},
+                         c.array_reductions, c.origin);
+    remember(r, ids_[cs.get()]);
+    return r;
   }
 
   struct Fused {

@@ -138,7 +138,9 @@ class Lowering : public IRMutator {
                          std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction");
     } else {
       out.push_back(by_rows(x));
-      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor with a sequential loop along it");
+      note(x.origin, "reduce along axis " + std::to_string(x.axis) +
+                         (is_arg_reduction(x.op) ? " -> parfor with a sequential loop along it"
+                                                 : " -> parfor with a nested reduction parfor along it"));
     }
     return splice(std::move(out));
   }
@@ -166,7 +168,13 @@ class Lowering : public IRMutator {
     return o;
   }
 
-  /// parfor over the kept dimensions { acc = identity; for k along the axis { acc = acc op value }; store }.
+  /// parfor over the kept dimensions { acc = identity; parfor k along the axis reduce(op acc) { acc = acc op
+  /// value }; store }. (Only ArgMin/ArgMax come here for other axes than the last.) A sequential `for`
+  /// accumulating into acc would pin the sum to one order, and LLVM cannot vectorize that chain without
+  /// reassociating it; the nested parfor declares the accumulation a reduction, which the backend may
+  /// reassociate (it runs inline in the enclosing chunk, with vector accumulators, the same way whatever the
+  /// thread count, so results stay deterministic). ArgMin/ArgMax keep the sequential loop: their first-index
+  /// rule is an order.
   static Stmt by_rows(const ReduceAxisStmt& x) {
     const DType t = x.value->type;
     const size_t axis = static_cast<size_t>(x.axis);
@@ -191,8 +199,9 @@ class Lowering : public IRMutator {
     } else {
       const Var acc = local(x.target->name + "_acc", t);
       body.push_back(make_let(acc, identity_of(x.op, t)));
-      body.push_back(make_for(k, i64c(0), x.shape[axis],
-                              make_block({make_assign(acc, bin(combiner(x.op), make_ref(acc), x.value))})));
+      body.push_back(make_parfor({k}, {i64c(0)}, {x.shape[axis]},
+                                 make_block({make_assign(acc, bin(combiner(x.op), make_ref(acc), x.value))}),
+                                 {{acc, x.op, nullptr}}, x.origin));
       body.push_back(make_store(x.target, at, make_ref(acc)));
     }
     // A 1-d space with keepdims keeps no dimension: its one element is computed once, without a parfor.

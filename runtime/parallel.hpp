@@ -68,6 +68,9 @@ void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* mes
 /// returns null; it never throws.
 void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) noexcept;
 void kiln_rt_free(void* p) noexcept;
+/// Hands an array from kiln_rt_alloc to the kernel's caller, who frees it: it leaves the runtime's
+/// allocation statistics (kiln::allocation_stats) without being freed.
+void kiln_rt_release(void* p) noexcept;
 }
 
 namespace kiln::runtime {

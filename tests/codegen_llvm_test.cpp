@@ -296,6 +296,50 @@ TEST(Codegen, ParforInsideParfor) {
   }
 }
 
+TEST(Codegen, NestedReductionParforRunsInlineAndVectorized) {
+  // Row sums as lower_array_ops writes them: a reduction parfor per row inside the parfor over rows. The
+  // inner parfor runs inline in the chunk (no runtime call, context or partials per row) and its sum is
+  // vectorized with several accumulators; being the same code for any thread count, it gives bitwise the
+  // same sums whatever the number of threads.
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 2, true), out = array_param("out", t), s = local("s", t);
+  Var i = index("i"), j = index("j");
+  const ir::Function f = function(
+      "row_sums", {x, out},
+      {parfor({i}, {dim(x, 0)},
+              block({let(s, num(t, -0.0)), parfor({j}, {dim(x, 1)}, assign(s, val(s) + at(x, {val(i), val(j)})), {{s, ReduceOp::Add}}),
+                     store(out, {val(i)}, val(s))}))});
+  codegen::CodegenOptions opts;
+  opts.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, opts);
+  EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex("fadd reassoc <[0-9]+ x double>"))) << k.llvm_ir;
+  EXPECT_EQ(k.llvm_ir.find("kiln_rt_parfor_reduce"), std::string::npos) << k.llvm_ir;
+  std::ptrdiff_t parfor_calls = 0;
+  for (size_t at = k.llvm_ir.find("call void @kiln_rt_parfor("); at != std::string::npos;
+       at = k.llvm_ir.find("call void @kiln_rt_parfor(", at + 1))
+    ++parfor_calls;
+  EXPECT_EQ(parfor_calls, 1) << k.llvm_ir;
+  // Reassociated sums: within a few ulp of the interpreter's sequential ones (positive terms, no cancellation).
+  for (auto [n, m] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 5}, {3, 0}, {1, 1}, {5, 1001}, {1000, 7}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m));
+    check_kernel(k, f, {array_arg(random_array(t, {n, m}, Layout::RowGaps, 1, 2)), array_arg(random_array(t, {n}))},
+                 {.ulps = 1024});
+  }
+  TestArray xs = random_array(t, {64, 4099}, Layout::RowMajor, -1e3, 1e3);
+  std::vector<std::uint64_t> first;
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadCount tc(threads);
+    TestArray o = random_array(t, {64});
+    void* args[] = {&xs.desc(), &o.desc()};
+    KernelStatus st;
+    ASSERT_EQ(k(args, nullptr, &st), 0);
+    std::vector<std::uint64_t> bits;
+    for (std::int64_t r = 0; r < 64; ++r) bits.push_back(std::bit_cast<std::uint64_t>(o.get<double>(r)));
+    if (first.empty()) first = bits;
+    EXPECT_EQ(bits, first) << threads << " threads";
+  }
+}
+
 TEST(Codegen, ParforBoundsOffsetFromZero) {
   // A stencil over [1, n-1) x [|lo|, m + |lo|) and a reduction over [lo, hi) inside a sequential loop, with bounds
   // that may be negative or empty.

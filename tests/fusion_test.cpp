@@ -373,6 +373,146 @@ TEST(Fuse, TwoDimensionalSpaces) {
   EXPECT_CONTAINS(notes(ctx2), "refused: cross-iteration dependence: #2 reads b[j, i] but #1 writes b[i, j]");
 }
 
+/// A parfor over the rows of `a` storing each row's maximum into m[i] (a nested max reduction), then
+/// out = a - m over (rows, columns) with m read as `m_at(i)`, as lower_array_ops produces for
+/// `a - max(a, axis=1, keepdims)`; `with_sum` adds a scalar sum over the 2-d space to the second parfor.
+ir::Function row_statistic_then_map(const std::function<Expr(const Expr&)>& m_at, bool with_sum = false) {
+  const Var a = array_param("a", 2), m = local_array("m"), out = local_array("out", 2), acc = local("acc"), s = local("s");
+  const Var i = index("i"), k = index("k"), i2 = index("i2"), j = index("j");
+  const Stmt row_max = ir::make_parfor(
+      {i}, {i64c(0)}, {dim(a, 0)},
+      block({let(acc, ir::identity_of(ReduceOp::Max, DType::F64)),
+             ir::make_parfor({k}, {i64c(0)}, {dim(a, 1)},
+                             block({assign(acc, bin(BinaryOp::Max, val(acc), load(a, {val(i), val(k)})))}),
+                             {{acc, ReduceOp::Max}}, "rowmax"),
+             store(m, {val(i)}, val(acc))}),
+      {}, "rowmax");
+  std::vector<Stmt> map_body{store(out, {val(i2), val(j)}, sub(load(a, {val(i2), val(j)}), load(m, {m_at(val(i2))})))};
+  std::vector<ir::Reduction> reds;
+  if (with_sum) {
+    map_body.push_back(assign(s, add(val(s), load(a, {val(i2), val(j)}))));
+    reds.push_back({s, ReduceOp::Add});
+  }
+  const Stmt map = ir::make_parfor({i2, j}, {i64c(0), i64c(0)}, {dim(a, 0), dim(a, 1)}, block(std::move(map_body)),
+                                   std::move(reds), "subtract");
+  return function("rowstat", {a},
+                  {let(s, f64c(0)), alloc(m, {dim(a, 0)}), row_max, alloc(out, {dim(a, 0), dim(a, 1)}), map,
+                   store(out, {i64c(0), i64c(0)}, add(load(out, {i64c(0), i64c(0)}), val(s)))},
+                  nullptr, out);
+}
+
+TEST(Fuse, RowStatisticsFuseWithTheRowsOfATwoDimensionalParfor) {
+  // Prefix fusion: the (i2, j) parfor becomes rows (i2) of columns (j) and fuses with the (i) parfor, so m[i]
+  // is used in the iteration that computes it, and then is a scalar.
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, row_statistic_then_map([](const Expr& i) { return i; }), ctx);
+  EXPECT_EQ(regions(g.body), 1) << ir::to_string(g);
+  EXPECT_EQ(body_text(g),
+            "  let s: f64 = 0.0\n"
+            "  alloc m: f64[::1] (dim(a, 0))\n"
+            "  alloc out: f64[:, ::1] (dim(a, 0), dim(a, 1))\n"
+            "  parfor (i in 0 .. dim(a, 0)) {  # rowmax | subtract\n"
+            "    let acc: f64 = -inf\n"
+            "    parfor (k in 0 .. dim(a, 1)) reduce(max acc) {  # rowmax\n"
+            "      acc = max(acc, a[i, k])\n"
+            "    }\n"
+            "    m[i] = acc\n"
+            "    parfor (j in 0 .. dim(a, 1)) {  # subtract\n"
+            "      out[i, j] = (a[i, j] - m[i])\n"
+            "    }\n"
+            "  }\n"
+            "  out[0, 0] = (out[0, 0] + s)\n"
+            "  return out");
+  EXPECT_EQ(notes(ctx), "#1 + #3: fused (moved above: alloc out: f64[:, ::1] (dim(a, 0), dim(a, 1)))\n");
+  PassContext tctx;
+  const ir::Function h = apply(passes::eliminate_temporaries, g, tctx);
+  EXPECT_EQ(allocations(h), 1) << ir::to_string(h);
+  EXPECT_CONTAINS(notes(tctx), "removed m: a temporary of rowmax | subtract written and read at one index per iteration");
+}
+
+TEST(Fuse, RowStatisticsReadAtAnotherRowOrUnderAReductionStaySeparate) {
+  {
+    // out[i2, j] = a[i2, j] - m[0]: row 0's maximum is needed by every row.
+    PassContext ctx;
+    const ir::Function g = apply(passes::fuse_parfors, row_statistic_then_map([](const Expr&) { return i64c(0); }), ctx);
+    EXPECT_EQ(regions(g.body), 2);
+    EXPECT_EQ(notes(ctx), "#1 + #3: refused: cross-iteration dependence: #3 reads m[0] but #1 writes m[i]\n");
+  }
+  {
+    // A scalar reduction over the whole 2-d space is not split into rows.
+    PassContext ctx;
+    const ir::Function g =
+        apply(passes::fuse_parfors, row_statistic_then_map([](const Expr& i) { return i; }, true), ctx);
+    EXPECT_EQ(regions(g.body), 2);
+    EXPECT_CONTAINS(notes(ctx), "#1 + #3: refused: different index spaces (i in 0 .. dim(a, 0)) and (i2 in 0 .. dim(a, 0), j in 0 .. dim(a, 1))");
+  }
+}
+
+TEST(Fuse, AProducerMovesIntoTheBranchesOfAScheduleChoice) {
+  // t = 2a, then `if (n > 3) { out = t + 1 } else { out = t - 1; out[0] = t[0] }`: t's parfor runs inside
+  // each branch, fused with the branch's parfor, and t becomes a scalar there.
+  const Var a = array_param("a"), out = array_param("out"), t = local_array("t");
+  const Var i = index("i"), j = index("j"), k = index("k");
+  const Stmt branches = ir::make_if(
+      bin(BinaryOp::Gt, dim(a), i64c(3)),
+      block({parfor(j, dim(a), {store(out, {val(j)}, add(load(t, {val(j)}), f64c(1)))}, {}, "plus")}),
+      block({parfor(k, dim(a), {store(out, {val(k)}, sub(load(t, {val(k)}), f64c(1)))}, {}, "minus")}));
+  const ir::Function f = function("branches", {a, out},
+                                  {alloc(t, {dim(a)}), parfor(i, dim(a), {store(t, {val(i)}, mul(load(a, {val(i)}), f64c(2)))}, {}, "double"),
+                                   branches});
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, f, ctx);
+  EXPECT_TRUE(ir::verify(g).empty()) << joined(ir::verify(g));
+  EXPECT_EQ(regions(g.body), 2);  // one per branch; one of them runs
+  EXPECT_CONTAINS(notes(ctx), "#1: moved into both branches of `if (dim(a, 0) > 3)` (it fuses in the first)");
+  EXPECT_EQ(body_text(g),
+            "  alloc t: f64[::1] (dim(a, 0))\n"
+            "  if (dim(a, 0) > 3) {\n"
+            "    parfor (i in 0 .. dim(a, 0)) {  # double | plus\n"
+            "      t[i] = (a[i] * 2.0)\n"
+            "      out[i] = (t[i] + 1.0)\n"
+            "    }\n"
+            "  } else {\n"
+            "    parfor (i.1 in 0 .. dim(a, 0)) {  # double | minus\n"
+            "      t[i.1] = (a[i.1] * 2.0)\n"
+            "      out[i.1] = (t[i.1] - 1.0)\n"
+            "    }\n"
+            "  }");
+  PassContext tctx;
+  const ir::Function h = apply(passes::eliminate_temporaries, g, tctx);
+  EXPECT_EQ(allocations(h), 0) << ir::to_string(h);
+  EXPECT_CONTAINS(notes(tctx), "removed t in a branch of `if (dim(a, 0) > 3)`");
+}
+
+TEST(Fuse, AProducerMovedIntoBranchesIsCopiedWhereItDoesNotFuse) {
+  // The else branch has no parfor to fuse with: it gets a copy of the producer with variables of its own
+  // (a variable is defined once in a function), and keeps t as an array.
+  const Var a = array_param("a"), out = array_param("out"), t = local_array("t");
+  const Var i = index("i"), j = index("j");
+  const Stmt branches = ir::make_if(bin(BinaryOp::Gt, dim(a), i64c(3)),
+                                    block({parfor(j, dim(a), {store(out, {val(j)}, add(load(t, {val(j)}), f64c(1)))}, {}, "plus")}),
+                                    block({store(out, {i64c(0)}, load(t, {i64c(0)}))}));
+  const ir::Function f = function("copied", {a, out},
+                                  {alloc(t, {dim(a)}), parfor(i, dim(a), {store(t, {val(i)}, mul(load(a, {val(i)}), f64c(2)))}, {}, "double"),
+                                   branches});
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, f, ctx);
+  EXPECT_TRUE(ir::verify(g).empty()) << joined(ir::verify(g));
+  EXPECT_CONTAINS(notes(ctx), "(it fuses in the first)");
+  const std::string text = body_text(g);
+  EXPECT_CONTAINS(text, "  } else {\n    parfor (i.1 in 0 .. dim(a, 0)) {  # double\n      t[i.1] = (a[i.1] * 2.0)\n    }\n"
+                        "    out[0] = t[0]\n  }");
+  // Where the condition depends on the producer nothing moves.
+  const Stmt on_t = ir::make_if(bin(BinaryOp::Gt, load(t, {i64c(0)}), f64c(0)),
+                                block({parfor(j, dim(a), {store(out, {val(j)}, load(t, {val(j)}))}, {}, "copy")}));
+  const ir::Function f2 = function("cond_on_t", {a, out},
+                                   {alloc(t, {dim(a)}), parfor(i, dim(a), {store(t, {val(i)}, load(a, {val(i)}))}, {}, "fill"), on_t});
+  PassContext ctx2;
+  const ir::Function g2 = apply(passes::fuse_parfors, f2, ctx2);
+  EXPECT_EQ(body_text(g2).find("if ((t[0] > 0.0))"), std::string::npos);
+  EXPECT_EQ(notes(ctx2).find("moved into both branches"), std::string::npos) << notes(ctx2);
+}
+
 // =========================================================================================================
 // eliminate_temporaries and reuse_buffers
 // =========================================================================================================
@@ -1043,7 +1183,7 @@ TEST(ArrayDsl, BlackScholesIsOneRegion) {
   EXPECT_EQ(allocations(ir), 1) << ir;  // the result; every intermediate is a scalar
 }
 
-TEST(ArrayDsl, RowNormalizationIsTwoRegions) {
+TEST(ArrayDsl, RowNormalizationIsOneRegion) {
   auto normalize = jit("normalize", [](Array<double, 2> x) {
     return (x - kiln::mean(x, 1, keepdims)) / kiln::std(x, 1, keepdims);
   }, interp());
@@ -1062,11 +1202,46 @@ TEST(ArrayDsl, RowNormalizationIsTwoRegions) {
   }
   expect_close(normalize(x).to_vector(), want, 1e-13);
   const std::string ir = normalize.lowered_ir();
-  // Row statistics in one row-parallel region (the (n, 1) keepdims spaces squeezed to (n)), then the
-  // elementwise 2-d region; the statistics' intermediates are scalars, mean and std stay arrays.
-  EXPECT_EQ(top_level_parfors(ir), 2) << ir;
-  EXPECT_EQ(allocations(ir), 3) << ir;
+  // Row statistics in one row-parallel region (the (n, 1) keepdims spaces squeezed to (n)), and the
+  // elementwise (n, m) region fused into it row by row (prefix fusion): x is read row by row, and every
+  // intermediate, mean and std included, is a scalar of its row; only the result is allocated.
+  EXPECT_EQ(top_level_parfors(ir), 1) << ir;
+  EXPECT_EQ(allocations(ir), 1) << ir;
+  EXPECT_CONTAINS(ir, "    parfor (j.2 in 0 .. dim(x, 1)) {");
   EXPECT_CONTAINS(normalize.diagnostics(), "dropped the dimension j of extent 1");
+}
+
+TEST(ArrayDsl, LogisticRegressionStepFusesIntoTheChosenSchedule) {
+  // dot(z, X) picks its schedule at run time (blocks of columns for wide X, else an array reduction over
+  // the rows); the parfor computing z over the rows of X moves into both branches, so each schedule is one
+  // pass over X where it can be, and z is a scalar in the branch where it fuses.
+  auto step = jit("logistic_step", [](Array<double, 2> X, Array<double, 1> Y, Array<double, 1> w) {
+    w -= kiln::dot(((1.0 / (1.0 + kiln::exp(-Y * kiln::dot(X, w)))) - 1.0) * Y, X);
+  }, interp());
+  for (auto [n, d] : std::vector<std::pair<size_t, size_t>>{{1, 1}, {7, 3}, {3, 8000}}) {
+    SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(d));
+    NDArray<double> X({static_cast<std::int64_t>(n), static_cast<std::int64_t>(d)});
+    const auto xv = values(n * d, 21, -1, 1), yv = values(n, 22, -1, 1);
+    for (size_t k = 0; k < xv.size(); ++k) X[static_cast<std::int64_t>(k)] = xv[k];
+    std::vector<double> Y(yv.begin(), yv.end()), w = values(d, 23, -1, 1);
+    std::vector<double> want = w, grad(d, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      double s = 0;
+      for (size_t j = 0; j < d; ++j) s += xv[i * d + j] * w[j];
+      const double z = (1.0 / (1.0 + std::exp(-Y[i] * s)) - 1.0) * Y[i];
+      for (size_t j = 0; j < d; ++j) grad[j] += z * xv[i * d + j];
+    }
+    for (size_t j = 0; j < d; ++j) want[j] -= grad[j];
+    step(X, Y, w);
+    expect_close(w, want, 1e-13);
+  }
+  const std::string ir = step.lowered_ir();
+  EXPECT_CONTAINS(step.diagnostics(), "moved into both branches of `if ");
+  EXPECT_CONTAINS(step.diagnostics(), "(it fuses in the second)");
+  // The row parfor appears once per branch, and in the else branch z's array is gone (the gradient is
+  // accumulated from a scalar); the then branch still hands z to the column-block parfor.
+  EXPECT_CONTAINS(ir, "reduce(add dot[*])");
+  EXPECT_EQ(allocations(ir), 2) << ir;  // z for the column-block schedule, and the gradient
 }
 
 // =========================================================================================================

@@ -45,6 +45,8 @@ void Emitter::emit_entry() {
       b_.CreateStore(k < rank ? a.stride[k] : i64(0),
                      b_.CreateInBoundsGEP(desc, result, {b_.getInt32(0), b_.getInt32(2), b_.getInt32(k)}));
     }
+    // The caller frees it from now on: it leaves the runtime's allocation statistics here.
+    b_.CreateCall(rt_release(), {a.data});
   }
 
   finish_function(

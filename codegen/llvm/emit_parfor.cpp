@@ -6,6 +6,7 @@
 // use to find their private copies (emit_array_reductions.cpp).
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <unordered_set>
 
 #include "codegen/llvm/emitter.hpp"
@@ -53,19 +54,17 @@ bool can_fail(const ir::Stmt& s) {
   return f.found;
 }
 
-/// True if `body` stores to one of the array reductions outside nested loops: the innermost parfor loop then
+/// True if `body` stores to one of the arrays `reduced` outside nested loops: the innermost parfor loop then
 /// updates memory at data-dependent indices and cannot vectorize.
-bool updates_arrays_directly(const ir::Stmt& body, const std::vector<ir::ArrayReduction>& arrays) {
+bool updates_arrays_directly(const ir::Stmt& body, const std::unordered_set<const ir::VarNode*>& reduced) {
   struct Finder : ir::IRVisitor {
-    const std::vector<ir::ArrayReduction>& arrays;
+    const std::unordered_set<const ir::VarNode*>& reduced;
     bool found = false;
-    explicit Finder(const std::vector<ir::ArrayReduction>& a) : arrays(a) {}
-    void visit(const ir::StoreStmt& s) override {
-      for (const auto& r : arrays) found |= r.array == s.array;
-    }
+    explicit Finder(const std::unordered_set<const ir::VarNode*>& r) : reduced(r) {}
+    void visit(const ir::StoreStmt& s) override { found |= reduced.count(s.array.get()) > 0; }
     void visit(const ir::ForStmt&) override {}
     void visit(const ir::ParforStmt&) override {}
-  } f(arrays);
+  } f(reduced);
   f.walk(body);
   return f.found;
 }
@@ -130,6 +129,7 @@ llvm::Value* Emitter::combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value*
 }
 
 void Emitter::parfor(const ir::ParforStmt& p) {
+  if (fs_->in_chunk && p.array_reductions.empty()) return inline_parfor(p);
   Outline o;
   for (size_t d = 0; d < p.indices.size(); ++d) {
     o.begins.push_back(expr(p.begins[d]));
@@ -206,6 +206,113 @@ void Emitter::parfor(const ir::ParforStmt& p) {
   if (by_pieces) combine_array_copies(o, pieces);
 }
 
+// A parfor nested in another's chunk runs inline, as a loop nest on the chunk's thread. The team is busy
+// with the enclosing parfor (the runtime would run a nested parfor on the calling thread too), and inline
+// code costs no runtime call, context or partials per enclosing iteration, which would dominate short
+// inner loops (a row of 10 elements, the dot products of logistic regression). The innermost loop is
+// marked parallel, and the updates of scalar reductions carry `reassoc` (as in a chunk), so the vectorizer
+// keeps several partial accumulators; ArgMin/ArgMax update their (value, index) in order, which is their
+// sequential meaning. The same code runs whatever the number of threads, so results do not depend on it.
+// (Nested parfors with array reductions keep the runtime path: their pieces plan private copies.)
+void Emitter::inline_parfor(const ir::ParforStmt& p) {
+  const size_t rank = p.indices.size();
+  std::vector<llvm::Value*> begins, ends;
+  for (size_t d = 0; d < rank; ++d) {
+    begins.push_back(expr(p.begins[d]));
+    ends.push_back(expr(p.ends[d]));
+  }
+  // The reduction variables are the enclosing body's (or its chunk's accumulators): updated in place.
+  std::vector<std::pair<const ir::VarNode*, std::optional<ReduceOp>>> saved;
+  for (const auto& r : p.reductions) {
+    if (!scalar(r.var.get()).in_slot || (r.index && !scalar(r.index.get()).in_slot))
+      internal_error("reduction variable " + r.var->name + " of a nested parfor is not assignable here");
+    if (ir::is_arg_reduction(r.op)) continue;
+    auto it = fs_->reductions.find(r.var.get());
+    saved.emplace_back(r.var.get(), it == fs_->reductions.end() ? std::nullopt : std::optional<ReduceOp>(it->second));
+    fs_->reductions[r.var.get()] = r.op;
+  }
+  llvm::MDNode* outer_group = fs_->access_group;
+  const bool outer_scalar = fs_->scalar_loop;
+  // The innermost loop is split where its body branches on the index, as a chunk's (emit_split.cpp): a
+  // stencil's row fused into a parfor over rows keeps its vectorized interior.
+  std::function<void(size_t)> nest = [&](size_t d) {
+    if (d + 1 < rank)
+      return loop(begins[d], ends[d], p.indices[d]->name, nullptr, [&](llvm::Value* i) {
+        fs_->scalars[p.indices[d].get()] = ScalarValue{i, false};
+        nest(d + 1);
+      });
+    innermost_loops(p.indices[d], begins[d], ends[d], p.body, [&](llvm::Value* i, llvm::MDNode* group, const ir::Stmt& body) {
+      fs_->scalars[p.indices[d].get()] = ScalarValue{i, false};
+      fs_->access_group = group;
+      fs_->scalar_loop = updates_arrays_directly(body, fs_->reduced_arrays);
+      stmt(body);
+      fs_->access_group = outer_group;
+      fs_->scalar_loop = outer_scalar;
+    });
+  };
+  nest(0);
+  for (const auto& [var, op] : saved) {
+    if (op) fs_->reductions[var] = *op;
+    else fs_->reductions.erase(var);
+  }
+}
+
+llvm::Value* Emitter::try_expr(const ir::Expr& e) {
+  if (ir::has_load(e)) return nullptr;
+  struct Dims : ir::IRVisitor {
+    std::vector<const ir::DimExpr*> dims;
+    void visit(const ir::DimExpr& d) override { dims.push_back(&d); }
+  } dims;
+  dims.walk(e);
+  for (const ir::DimExpr* d : dims.dims) {
+    auto it = fs_->arrays.find(d->array.get());
+    if (it == fs_->arrays.end() || !it->second.shape[d->axis]) return nullptr;
+  }
+  for (const ir::Var& v : ir::free_vars(e))
+    if (!v->type.is_array() && !fs_->scalars.count(v.get())) return nullptr;
+  return expr(e);
+}
+
+llvm::Value* Emitter::work_estimate(const ir::Stmt& s) {
+  auto clamp = [&](llvm::Value* v) { return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, i64(kGrainWork)); };
+  // Trips of a loop over [begin, end) when both are computable here, else 1.
+  auto trips = [&](const ir::Expr& begin, const ir::Expr& end) -> llvm::Value* {
+    llvm::Value* b = try_expr(begin);
+    llvm::Value* e = b ? try_expr(end) : nullptr;
+    if (!e) return i64(1);
+    // Clamped before any product: each factor is at most kGrainWork, so products of two fit in int64.
+    llvm::Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(e, b), i64(1));
+    return clamp(n);
+  };
+  switch (s->kind) {
+    case ir::StmtKind::Block: {
+      llvm::Value* sum = i64(0);
+      for (const auto& x : s->as<ir::BlockStmt>().stmts) sum = clamp(b_.CreateAdd(sum, work_estimate(x)));
+      return sum;
+    }
+    case ir::StmtKind::For: {
+      const auto& f = s->as<ir::ForStmt>();
+      return clamp(b_.CreateAdd(i64(1), b_.CreateMul(trips(f.begin, f.end), work_estimate(f.body))));
+    }
+    case ir::StmtKind::Parfor: {
+      const auto& p = s->as<ir::ParforStmt>();
+      llvm::Value* w = work_estimate(p.body);
+      for (size_t d = 0; d < p.indices.size(); ++d) w = clamp(b_.CreateMul(trips(p.begins[d], p.ends[d]), w));
+      return w;
+    }
+    case ir::StmtKind::If: {
+      // The condition and the larger arm: one arm runs (a stencil's body holds its interior and border
+      // versions), as iteration_work counts.
+      const auto& i = s->as<ir::IfStmt>();
+      llvm::Value* w = work_estimate(i.then_body);
+      if (i.else_body) w = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, w, work_estimate(i.else_body));
+      const auto cond = static_cast<std::int64_t>(1 + ir::node_count(i.cond));
+      return clamp(b_.CreateAdd(i64(std::min(cond, kGrainWork)), w));
+    }
+    default: return i64(std::min<std::int64_t>(kGrainWork, iteration_work(s)));
+  }
+}
+
 void Emitter::capture_context(const ir::ParforStmt& p, Outline& o) {
   FunctionState& cs = o.chunk;
   auto capture = [&](llvm::Value* v, std::function<void(llvm::Value*)> bind) {
@@ -279,6 +386,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
   if (mode == ChunkMode::Atomic)
     for (const ArrayPlan& a : o.arrays) cs.atomic_arrays[a.reduction->array.get()] = a.reduction->op;
   begin_function(chunk, cs);
+  cs.in_chunk = true;
   llvm::Argument* ctx = chunk->getArg(0);
   llvm::Argument* partial = chunk->getArg(3);
 
@@ -318,7 +426,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
     innermost_loops(p.indices[d], lo, hi, p.body, [&](llvm::Value* i, llvm::MDNode* group, const ir::Stmt& body) {
       cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
       cs.access_group = group;
-      cs.scalar_loop = updates_arrays_directly(body, p.array_reductions);
+      cs.scalar_loop = updates_arrays_directly(body, cs.reduced_arrays);
       stmt(body);
       cs.scalar_loop = false;
       cs.access_group = nullptr;
@@ -336,9 +444,10 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
 }
 
 // The fewest outer iterations worth a thread: kGrainWork divided by the work of one outer iteration (the
-// body's size times the inner extents).
+// body's work, nested loops included, times the inner extents). Nested loops matter: a parfor over a few
+// hundred rows whose body reduces a long row (now inline) still deserves every thread.
 llvm::Value* Emitter::parfor_grain(const ir::ParforStmt& p, const Outline& o) {
-  llvm::Value* work = i64(std::min<std::int64_t>(kGrainWork, 1 + iteration_work(p.body)));
+  llvm::Value* work = b_.CreateAdd(i64(1), work_estimate(p.body));
   for (size_t d = 1; d < p.indices.size(); ++d) {
     llvm::Value* extent = b_.CreateSub(o.ends[d], o.begins[d]);
     extent = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, extent, i64(1));

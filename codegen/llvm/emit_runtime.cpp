@@ -46,6 +46,10 @@ llvm::FunctionCallee Emitter::rt_free() {
   return declare(mod_, "kiln_rt_free", b_.getVoidTy(), {b_.getPtrTy()});
 }
 
+llvm::FunctionCallee Emitter::rt_release() {
+  return declare(mod_, "kiln_rt_release", b_.getVoidTy(), {b_.getPtrTy()});
+}
+
 llvm::FunctionCallee Emitter::rt_parfor_width() {
   llvm::Type* i64t = b_.getInt64Ty();
   llvm::Function* f = declare(mod_, "kiln_rt_parfor_width", i64t, {i64t, i64t, i64t});

@@ -67,6 +67,7 @@ struct FunctionState {
   /// vectorize: scalar instruction sequences that would block vectorization are the faster choice here.
   bool scalar_loop = false;
   int loop_depth = 0;                 ///< > 0: an Allocate may run again, so it frees its previous array
+  bool in_chunk = false;              ///< a parfor's chunk: parfors nested in it run inline
   llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
 };
 
@@ -200,6 +201,14 @@ class Emitter {
 
   // ---- emit_parfor.cpp: outlining and scalar reductions ----
   void parfor(const ir::ParforStmt& p);
+  /// A parfor nested in a chunk, as a loop nest in that chunk (see emit_parfor.cpp).
+  void inline_parfor(const ir::ParforStmt& p);
+  /// Roughly how many expression evaluations one run of `s` costs, counting the trips of nested loops
+  /// whose bounds the current function can compute; at most kGrainWork.
+  llvm::Value* work_estimate(const ir::Stmt& s);
+  /// The value of `e` in the current function when it can be computed here without side effects or
+  /// faults (no loads; every variable it reads bound here), else null.
+  llvm::Value* try_expr(const ir::Expr& e);
   void capture_context(const ir::ParforStmt& p, Outline& o);
   /// Emits the chunk function; with `pieces` it takes the piece number as a fifth argument (kiln_piece_fn).
   llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces);
@@ -238,6 +247,7 @@ class Emitter {
   llvm::FunctionCallee rt_parfor_reduce();
   llvm::FunctionCallee rt_alloc();
   llvm::FunctionCallee rt_free();
+  llvm::FunctionCallee rt_release();
   llvm::FunctionCallee rt_parfor_width();
   llvm::FunctionCallee rt_parfor_pieces();
   llvm::FunctionCallee rt_parfor_reduce_pieces();

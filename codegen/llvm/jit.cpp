@@ -77,6 +77,7 @@ class Jit {
     define("kiln_rt_parfor_reduce", &kiln_rt_parfor_reduce);
     define("kiln_rt_alloc", &kiln_rt_alloc);
     define("kiln_rt_free", &kiln_rt_free);
+    define("kiln_rt_release", &kiln_rt_release);
     define("kiln_rt_parfor_width", &kiln_rt_parfor_width);
     define("kiln_rt_parfor_pieces", &kiln_rt_parfor_pieces);
     define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
