@@ -25,6 +25,9 @@ struct Case {
   std::function<void()> empty_call;
   /// Compares the last kiln and reference results; returns "" or a message.
   std::function<std::string()> check;
+  /// Optional measurements of the row's own, run after the timings: JSON members without braces
+  /// (`"peak_extra_bytes":123`), printed with the row.
+  std::function<std::string()> extra;
 };
 
 /// Registers the maker of a case; bench files call it from a static initializer (see KILN_BENCH). Makers

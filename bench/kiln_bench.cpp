@@ -41,10 +41,11 @@ struct Row {
   std::string name;
   double kiln_s, ref_s, gbps, compile_ms, dispatch_ns;
   std::string error;
+  std::string extra;
 };
 
 Row run(bench::Case& c, int reps) {
-  Row r{c.name, 0, 0, 0, 0, 0, {}};
+  Row r{c.name, 0, 0, 0, 0, 0, {}, {}};
   c.setup();
   for (int w = 0; w < 2; ++w) {  // warm-up: compiles, faults pages in, wakes the thread team
     c.kiln();
@@ -69,6 +70,7 @@ Row run(bench::Case& c, int reps) {
   r.ref_s = bench::median(tr);
   r.gbps = c.bytes > 0 ? c.bytes / r.kiln_s / 1e9 : 0;
   if (c.check) r.error = c.check();
+  if (c.extra) r.extra = c.extra();
   if (c.teardown) c.teardown();
 
   // A cold compile: with the disk cache off, and a fresh kernel object each time (the in-memory table
@@ -148,14 +150,14 @@ int main(int argc, char** argv) {
     if (!r.error.empty()) status = 1;
     if (json) {
       std::printf("{\"name\":\"%s\",\"kiln_s\":%.6g,\"ref_s\":%.6g,\"ratio\":%.4f,\"GBps\":%.3f,\"compile_ms\":%.3f,"
-                  "\"dispatch_ns\":%.1f,\"threads\":%d,\"n\":%lld%s%s%s}\n",
+                  "\"dispatch_ns\":%.1f,\"threads\":%d,\"n\":%lld%s%s%s%s%s}\n",
                   r.name.c_str(), r.kiln_s, r.ref_s, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns,
-                  kiln::num_threads(), bench::g_n, r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(),
-                  r.error.empty() ? "" : "\"");
+                  kiln::num_threads(), bench::g_n, r.extra.empty() ? "" : ",", r.extra.c_str(),
+                  r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
     } else {
-      std::printf("%-20s %12.3f %12.3f %7.3f %8.2f %11.2f %12.1f%s%s\n", r.name.c_str(), r.kiln_s * 1e3,
-                  r.ref_s * 1e3, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns,
-                  r.error.empty() ? "" : "  RESULT MISMATCH: ", r.error.c_str());
+      std::printf("%-20s %12.3f %12.3f %7.3f %8.2f %11.2f %12.1f%s%s%s%s\n", r.name.c_str(), r.kiln_s * 1e3,
+                  r.ref_s * 1e3, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns, r.extra.empty() ? "" : "  ",
+                  r.extra.c_str(), r.error.empty() ? "" : "  RESULT MISMATCH: ", r.error.c_str());
     }
     std::fflush(stdout);
   }

@@ -10,4 +10,14 @@ double pi(long n, int threads);
 /// combined at the end.
 void histogram(const double* x, long n, long* hist, long bins, int threads);
 
+/// softmax(a) into out: the max, exp stored and summed, then out /= sum.
+void softmax(const double* a, double* out, long n, int threads);
+/// `iterations` steps of w -= dot(((1 / (1 + exp(-Y * dot(X, w)))) - 1) * Y, X), X row-major n x d.
+void logistic_regression(const double* X, const double* Y, double* w, long n, long d, long iterations, int threads);
+/// Black-Scholes call prices with erf.
+void black_scholes(const double* S, const double* K, const double* T, double r, double v, double* out, long n,
+                   int threads);
+/// (x - mean(x, axis=1)) / std(x, axis=1) of a row-major rows x cols matrix, into out.
+void normalize(const double* x, double* out, long rows, long cols, int threads);
+
 }  // namespace ref
