@@ -9,7 +9,7 @@
 //  - a parfor writes arrays only at its own index, reads an array it writes only there, and never reads an
 //    array it reduces into; a new local array is written everywhere before anything reads it;
 //  - float Add/Mul reductions only combine values whose sums/products are exact in any order (small integers,
-//    ±1, ±2, ±0, ±inf, NaN), because reassociation is allowed to round differently; spaces stay small enough
+//    ±1, ±0, ±inf, NaN), because reassociation is allowed to round differently; spaces stay small enough
 //    (about 45 000 elements at most) for the sums to stay exact;
 //  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again;
 //  - maps, reductions and stencils run over S too; a stencil reads its windows only at offsets inside its

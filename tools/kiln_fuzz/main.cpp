@@ -1,14 +1,14 @@
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
 //   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass] [--[no-]shrink]
-//             [--no-libm] [--no-array-ops] [--small]
+//             [--shrink-tries T] [--no-libm] [--no-array-ops] [--small]
 //
 // Checks the programs of seeds S .. S+N-1 (defaults 1 and 1000). Every failure prints its seed, stage, the
 // differences, the IR and the command that reproduces it; a crash or a hang (over 120 s) prints the same from a
 // signal handler. A failure is shrunk (statements removed, ifs replaced by a branch, expressions by an operand or
-// zero while it fails at the same stage) when a single seed is checked, or with --shrink. With --jobs J, J
-// worker processes take every J-th seed, and a worker that dies is replaced from the next seed on. Exits 0 when
-// every program passed.
+// zero while it fails at the same stage; each candidate checked up to T times for failures that depend on thread
+// timing) when a single seed is checked, or with --shrink. With --jobs J, J worker processes take every J-th
+// seed, and a worker that dies is replaced from the next seed on. Exits 0 when every program passed.
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +35,7 @@ struct Config {
   std::uint64_t progress = 0;
   bool print = false;
   bool every_pass = false;
+  int shrink_tries = 1;  ///< checks of each shrinking candidate (a failure that depends on thread timing needs several)
   int shrink = -1;  ///< -1: only when checking a single seed
   kiln::fuzz::GeneratorOptions gen;
 };
@@ -105,8 +106,9 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
       auto kind = [](const std::string& stage) { return stage.rfind("jit", 0) == 0 ? std::string("jit") : stage; };
       alarm(0);
       const kiln::fuzz::Program small = kiln::fuzz::shrink(p, [&](const kiln::fuzz::Program& c) {
-        auto g = kiln::fuzz::check(c, seed, cfg.every_pass);
-        return g && kind(g->stage) == kind(f->stage);
+        for (int k = 0; k < cfg.shrink_tries; ++k)
+          if (auto g = kiln::fuzz::check(c, seed, cfg.every_pass); g && kind(g->stage) == kind(f->stage)) return true;
+        return false;
       }, 4000);
       text += "--- shrunk (still fails at " + kind(f->stage) + "; the arguments are the seed's) ---\n" +
               kiln::ir::to_string(small.function);
@@ -131,7 +133,7 @@ bool parse(int argc, char** argv, Config& cfg) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (a == "--seed" || a == "--count" || a == "--jobs" || a == "--progress") {
+    if (a == "--seed" || a == "--count" || a == "--jobs" || a == "--progress" || a == "--shrink-tries") {
       const char* v = value();
       char* endp = nullptr;
       if (!v) return false;
@@ -140,6 +142,7 @@ bool parse(int argc, char** argv, Config& cfg) {
       if (a == "--seed") cfg.seed = x;
       else if (a == "--count") cfg.count = x;
       else if (a == "--jobs") cfg.jobs = static_cast<int>(x < 1 ? 1 : x > 64 ? 64 : x);
+      else if (a == "--shrink-tries") cfg.shrink_tries = static_cast<int>(x < 1 ? 1 : x > 100 ? 100 : x);
       else cfg.progress = x;
     } else if (a == "--shrink" || a == "--no-shrink") {
       cfg.shrink = a == "--shrink";
@@ -170,7 +173,7 @@ int main(int argc, char** argv) {
   Config cfg;
   if (!parse(argc, argv, cfg)) {
     std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass]\n"
-                         "                 [--[no-]shrink] [--no-libm] [--no-array-ops] [--small]\n");
+                         "                 [--[no-]shrink] [--shrink-tries T] [--no-libm] [--no-array-ops] [--small]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
