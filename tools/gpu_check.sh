@@ -160,13 +160,17 @@ fi
 # also stays below 85 % of the copy ceiling: the compute sections show whether the math pipes bound it.
 if want bench && enough 60; then
   note "== ncu (kiln and hand kernels of jacobi2d, smooth1d and black_scholes; clocks as found)"
-  timeout $(tmo 150) ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-    --section ComputeWorkloadAnalysis \
-    -k 'regex:^(jacobi2d_k0|ref_jacobi2d|smooth1d_k0|ref_smooth1d|black_scholes_k0|ref_black_scholes)$' --launch-count 6 \
-    "$BUILD/bench/gpu/kiln-bench-gpu" --filter jacobi2d,smooth1d,black_scholes --profile >"$LOGS/ncu.log" 2>&1
-  note "ncu exit $?"
-  grep -E "^  [a-z_0-9]+(_k0|jacobi2d|smooth1d|black_scholes)|Duration|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|L1/TEX Hit|L2 Hit|Registers Per" "$LOGS/ncu.log" |
-    head -80 | tee -a "$summary"
+  : >"$LOGS/ncu.log"
+  # One ncu run per workload: a shared --launch-count would be spent on the first workload's launches.
+  for w in jacobi2d smooth1d black_scholes; do
+    enough 30 || break
+    timeout $(tmo 60) ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section ComputeWorkloadAnalysis -k "regex:^(${w}_k0|ref_${w})\$" --launch-count 4 \
+      "$BUILD/bench/gpu/kiln-bench-gpu" --filter "$w" --profile >>"$LOGS/ncu.log" 2>&1
+    note "ncu $w: exit $?"
+  done
+  grep -E "^  [a-z_0-9]+(_k0|jacobi2d|smooth1d|black_scholes) \(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|L1/TEX Hit|L2 Hit|Registers Per" "$LOGS/ncu.log" |
+    head -120 | tee -a "$summary"
 fi
 
 note "total: $(( $(date +%s) - start_s )) s"
