@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "codegen/llvm/cpu_backend.hpp"
+#include "codegen/llvm/host_target.hpp"
 #include "ir/builder.hpp"
 #include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
@@ -216,6 +217,28 @@ TEST(Codegen, SaxpyIsVectorized) {
   const cpu::ObjectCode obj = cpu::compile_to_object(saxpy(DType::F64, true), {});
   EXPECT_TRUE(obj.llvm_ir.empty());  // only kept on request
   EXPECT_EQ(obj.object.substr(0, 4), "\x7f" "ELF");
+}
+
+TEST(Codegen, ErfTanhAndAtan2LoopsCallLibmvec) {
+  // glibc 2.35's vector erf, tanh and atan2, which LLVM 19's libmvec table lacks: without them such a loop
+  // (Black-Scholes' normal CDF) is not vectorized at all.
+  if (!cpu::detail::libmvec_235_available()) GTEST_SKIP() << "libmvec without the glibc 2.35 functions";
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i");
+  Expr xi = at(x, {val(i)}), yi = at(y, {val(i)});
+  const ir::Function f = function(
+      "erf_tanh_atan2", {x, y, out},
+      {parfor({i}, {dim(x)},
+              store(out, {val(i)}, call(Intrinsic::Erf, {xi}) + call(Intrinsic::Tanh, {yi}) + call(Intrinsic::Atan2, {xi, yi})))});
+  codegen::CodegenOptions opts;
+  opts.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, opts);
+  for (const char* variant : {"@_ZGV[bd]N[24]v_erf\\(", "@_ZGV[bd]N[24]v_tanh\\(", "@_ZGV[bd]N[24]vv_atan2\\("})
+    EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex(variant))) << variant << "\n" << k.llvm_ir;
+  check_kernel(k, f, {array_arg(random_array(t, {1001}, Layout::RowMajor, -3, 3)), array_arg(random_array(t, {1001}, Layout::RowMajor, -3, 3)),
+                      array_arg(random_array(t, {1001}))},
+               {.ulps = 8, .abs = 1e-14});  // terms of size 1 that may cancel: a few ulp of each, absolute
 }
 
 TEST(Codegen, Strided2D) {

@@ -31,7 +31,8 @@ std::string module_text(const llvm::Module& m) {
 std::string host_target_description() {
   const detail::HostTarget& h = detail::host_target();
   // Objects built with libmvec call its functions, so its availability is part of the description too.
-  return h.triple + ";" + h.cpu + ";" + h.features + (detail::libmvec_available() ? ";libmvec" : "");
+  return h.triple + ";" + h.cpu + ";" + h.features + (detail::libmvec_available() ? ";libmvec" : "") +
+         (detail::libmvec_235_available() ? ";libmvec-2.35" : "");
 }
 
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) {

@@ -77,4 +77,14 @@ bool libmvec_available() {
   return available;
 }
 
+bool libmvec_235_available() {
+  static const bool available = [] {
+    if (!libmvec_available()) return false;
+    for (const char* name : {"_ZGVbN2v_erf", "_ZGVdN4v_erf", "_ZGVbN4v_erff", "_ZGVdN8v_erff"})
+      if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name)) return false;
+    return true;
+  }();
+  return available;
+}
+
 }  // namespace kiln::codegen::cpu::detail

@@ -27,5 +27,8 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level);
 /// Loads glibc's vector math library (libmvec) into the process once. True if it is available, in which
 /// case the vectorizer may call its functions and the JIT resolves them.
 bool libmvec_available();
+/// True if libmvec also has the variants glibc 2.35 added (erf, tanh, asin, acos, atan, atan2, sinh, cosh),
+/// which LLVM 19's libmvec table does not list (optimize.cpp adds them).
+bool libmvec_235_available();
 
 }  // namespace kiln::codegen::cpu::detail

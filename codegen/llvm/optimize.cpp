@@ -10,6 +10,28 @@
 
 namespace kiln::codegen::cpu::detail {
 
+namespace {
+
+// Vector variants glibc 2.35 added to libmvec that LLVM 19's table lacks, at the SSE (b) and AVX2 (d) widths
+// of LLVM's own libmvec entries. String literals: VecDesc keeps StringRefs.
+#define KILN_LIBMVEC_1(f, ff)                                                                              \
+  llvm::VecDesc(#f, "_ZGVbN2v_" #f, llvm::ElementCount::getFixed(2), false, "_ZGV_LLVM_N2v"),             \
+      llvm::VecDesc(#f, "_ZGVdN4v_" #f, llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"),         \
+      llvm::VecDesc(#ff, "_ZGVbN4v_" #ff, llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"),       \
+      llvm::VecDesc(#ff, "_ZGVdN8v_" #ff, llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8v")
+const llvm::VecDesc kLibmvec235[] = {
+    KILN_LIBMVEC_1(erf, erff),   KILN_LIBMVEC_1(tanh, tanhf), KILN_LIBMVEC_1(asin, asinf),
+    KILN_LIBMVEC_1(acos, acosf), KILN_LIBMVEC_1(atan, atanf), KILN_LIBMVEC_1(sinh, sinhf),
+    KILN_LIBMVEC_1(cosh, coshf),
+    llvm::VecDesc("atan2", "_ZGVbN2vv_atan2", llvm::ElementCount::getFixed(2), false, "_ZGV_LLVM_N2vv"),
+    llvm::VecDesc("atan2", "_ZGVdN4vv_atan2", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4vv"),
+    llvm::VecDesc("atan2f", "_ZGVbN4vv_atan2f", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4vv"),
+    llvm::VecDesc("atan2f", "_ZGVdN8vv_atan2f", llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8vv"),
+};
+#undef KILN_LIBMVEC_1
+
+}  // namespace
+
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -29,6 +51,9 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   const llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
   if (libmvec_available()) tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  // glibc 2.35 added vector erf, tanh, inverse and hyperbolic trigonometry; without them a loop calling erf
+  // (Black-Scholes' normal CDF) stayed scalar.
+  if (libmvec_235_available()) tlii.addVectorizableFunctions(kLibmvec235);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
 
   pb.registerModuleAnalyses(mam);
