@@ -109,7 +109,9 @@ def main():
     first = kiln_first_calls(bench, a)
 
     names = list(kiln_runs[0].keys())
-    # The ceiling: the hand-written parallel copy's bandwidth (kiln-bench's copy row), in this run.
+    # The reference line: the hand-written parallel copy's bandwidth (kiln-bench's copy row), in this run. It
+    # counts two streams, but a store to a line not in cache also reads it (write-allocate), so rows that
+    # update in place (saxpy) can go past it: it is a yardstick, not a bound.
     ceiling = med([r["copy"]["GBps"] * r["copy"]["kiln_s"] / r["copy"]["ref_s"] for r in kiln_runs if "copy" in r])
     rows = []
     for name in names:
@@ -145,7 +147,7 @@ def main():
 
     threads = kiln_runs[0][names[0]].get("threads") if names else "?"
     print(f"threads {threads}, n {a.n}, medians of {a.runs} runs x {a.reps} reps; copy ceiling "
-          f"{fmt(ceiling, '.2f')} GB/s\n")
+          f"{fmt(ceiling, '.2f')} GB/s (two streams counted)\n")
     print("| workload | kiln ms | C++/OpenMP ms | Numba ms | kiln/C++ | kiln/Numba | kiln GB/s | kiln compile ms "
           "| Numba first call ms | kiln fresh-process ms | Numba fresh-process ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -175,7 +177,7 @@ def plot(rows, ceiling, path, threads):
     ax.bar(list(x), [r["ref_GBps"] for r in shown], width, label="C++/OpenMP")
     ax.bar([i + width for i in x], [r["numba_GBps"] or 0 for r in shown], width, label="Numba parallel")
     if ceiling:
-        ax.axhline(ceiling, color="k", linestyle="--", linewidth=1, label=f"copy ceiling {ceiling:.1f} GB/s")
+        ax.axhline(ceiling, color="k", linestyle="--", linewidth=1, label=f"parallel copy {ceiling:.1f} GB/s")
     ax.set_xticks(list(x), [r["workload"] for r in shown], rotation=30, ha="right")
     ax.set_ylabel("GB/s (minimum traffic / time)")
     ax.set_title(f"CPU, {threads} threads, f64")
