@@ -2,7 +2,7 @@
 # Builds kiln with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) and runs every test
 # that does not need the LLVM backend: IR, interpreter, passes, tracing, arrays, fusion, errors, cache
 # library. (Kernels JIT-compiled by LLVM are not instrumented, so the CPU backend is left out to keep the
-# build small; its own C++ was checked the same way by hand: see docs/testing.md.)
+# build small; its own C++ runs under the thread-safety and fuzz campaigns instead: see docs/hardening.md.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
