@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/error_test_util.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -39,12 +41,6 @@ inline Options cpu() {
   o.target = Target::cpu;
   return o;
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                                           \
-  do {                                                                                              \
-    const std::string h_ = (haystack);                                                              \
-    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_;     \
-  } while (0)
 
 /// The message of the exception of type E that fn throws ("" and a failure otherwise).
 template <class E>

@@ -2,6 +2,8 @@
 // C++. Every kernel runs on the interpreter (the reference semantics) and is compared with plain C++.
 #include <gtest/gtest.h>
 
+#include "tests/error_test_util.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -23,12 +25,6 @@ Options interp() {
   o.target = Target::interpreter;
   return o;
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                                  \
-  do {                                                                                     \
-    const std::string h_ = (haystack);                                                     \
-    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_; \
-  } while (0)
 
 // =========================================================================================================
 // Value semantics and snapshots

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/error_test_util.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -286,11 +288,5 @@ inline void expect_golden(const std::string& name, const std::string& text) {
   ss << in.rdbuf();
   EXPECT_EQ(ss.str(), text) << "golden file " << path << " differs";
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                                        \
-  do {                                                                                           \
-    const std::string h_ = (haystack);                                                           \
-    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_; \
-  } while (0)
 
 }  // namespace kiln::looptest

@@ -3,6 +3,8 @@
 // for the example kernels.
 #include <gtest/gtest.h>
 
+#include "tests/error_test_util.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -151,12 +153,6 @@ std::string trace_error(const std::function<void()>& fn) {
   ADD_FAILURE() << "expected TraceError, nothing was thrown";
   return "";
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                                  \
-  do {                                                                                     \
-    const std::string h_ = (haystack);                                                     \
-    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_; \
-  } while (0)
 
 // Source lines recorded by the kernels below (set while tracing, read by the tests).
 int g_decl_line = 0;

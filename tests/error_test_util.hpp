@@ -1,0 +1,37 @@
+// What the error tests share: catching exactly one kiln::Error class, and checking that a message holds a
+// piece of context.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <exception>
+#include <functional>
+#include <string>
+#include <typeinfo>
+
+/// Fails (without stopping the test) unless `needle` occurs in the string `haystack`, printing both.
+#define EXPECT_CONTAINS(haystack, needle)                                                        \
+  do {                                                                                           \
+    const std::string h_ = (haystack);                                                           \
+    EXPECT_NE(h_.find(needle), std::string::npos) << "missing: " << (needle) << "\nin:\n" << h_; \
+  } while (0)
+
+namespace kiln_tests {
+
+/// Runs `fn`, expecting exactly the error class E (not just a base of it); returns the message.
+template <class E>
+std::string exact_error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    EXPECT_EQ(typeid(e), typeid(E)) << "caught a subclass " << typeid(e).name() << ": " << e.what();
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected " << typeid(E).name() << ", got " << typeid(e).name() << ": " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected " << typeid(E).name() << ", nothing was thrown";
+  return "";
+}
+
+}  // namespace kiln_tests
