@@ -25,6 +25,11 @@ struct Case {
   std::function<void()> empty_call;
   /// Compares the last kiln and reference results; returns "" or a message.
   std::function<std::string()> check;
+  /// Optional: runs kiln and the reference once more, each into its own output, for `check`. Rows whose
+  /// timed `kiln` and `ref` write into one shared output set it, so that where each side writes is not part
+  /// of the comparison: timed against itself (`kiln-bench --aa`), the reference writing into two equally
+  /// made 134 MB buffers differed by 3-14 % on the shared 2-core VM, always the same buffer slower.
+  std::function<void()> verify;
   /// Optional measurements of the row's own, run after the timings: JSON members without braces
   /// (`"peak_extra_bytes":123`), printed with the row.
   std::function<std::string()> extra;

@@ -1,6 +1,8 @@
 // kiln-bench: every registered row runs kiln and its hand-written reference in this process, interleaved,
 // and prints medians, the ratio, GB/s, the cold compile time and the dispatch overhead.
-//   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T]
+//   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T] [--first-call] [--aa]
+// --aa is an A/A run: the reference is timed against itself in kiln's place, so the ratios show the
+// harness's own noise and bias on this machine (they should be 1 within the noise).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,7 @@ namespace bench {
 namespace {
 long long g_n = 20'000'000;
 }
+bool g_aa = false;
 
 std::vector<Case (*)()>& makers() {
   static std::vector<Case (*)()> all;
@@ -51,6 +54,7 @@ Row run(bench::Case& c, int reps) {
     c.kiln();
     c.ref();
   }
+  const std::function<void()>& kiln_side = bench::g_aa ? c.ref : c.kiln;  // --aa: the reference twice
   std::vector<double> tk, tr;
   for (int i = 0; i < reps; ++i) {  // interleaved, alternating which goes first, to share drift fairly
     auto time = [](const std::function<void()>& f) {
@@ -59,16 +63,17 @@ Row run(bench::Case& c, int reps) {
       return bench::now_s() - t0;
     };
     if (i % 2 == 0) {
-      tk.push_back(time(c.kiln));
+      tk.push_back(time(kiln_side));
       tr.push_back(time(c.ref));
     } else {
       tr.push_back(time(c.ref));
-      tk.push_back(time(c.kiln));
+      tk.push_back(time(kiln_side));
     }
   }
   r.kiln_s = bench::median(tk);
   r.ref_s = bench::median(tr);
   r.gbps = c.bytes > 0 ? c.bytes / r.kiln_s / 1e9 : 0;
+  if (c.verify) c.verify();
   if (c.check) r.error = c.check();
   if (c.extra) r.extra = c.extra();
   if (c.teardown) c.teardown();
@@ -122,9 +127,10 @@ int main(int argc, char** argv) {
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
     else if (a == "--first-call") first_call = true;
+    else if (a == "--aa") bench::g_aa = true;
     else {
       std::fprintf(stderr,
-                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call]\n");
+                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call] [--aa]\n");
       return 2;
     }
   }

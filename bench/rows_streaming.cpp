@@ -58,7 +58,11 @@ KILN_BENCH(copy_case) {
     s->yr.assign(static_cast<std::size_t>(n), 0.0);
   };
   c.kiln = [s] { s->k(s->x, s->y); };
-  c.ref = [s, n] { ref::copy(s->x.data(), s->yr.data(), n, kiln::num_threads()); };
+  c.ref = [s, n] { ref::copy(s->x.data(), s->y.data(), n, kiln::num_threads()); };
+  c.verify = [s, n] {
+    s->k(s->x, s->y);
+    ref::copy(s->x.data(), s->yr.data(), n, kiln::num_threads());
+  };
   c.check = [s] { return first_difference(s->y, s->yr, 0.0); };
   c.teardown = [s] { s->x = s->y = s->yr = {}; };
   c.cold_compile = [] {
@@ -88,7 +92,11 @@ KILN_BENCH(triad_case) {
     s->out_ref.assign(static_cast<std::size_t>(n), 0.0);
   };
   c.kiln = [s] { s->k(s->a, s->b, s->c, s->out); };
-  c.ref = [s, n] { ref::triad(s->a.data(), s->b.data(), s->c.data(), s->out_ref.data(), n, kiln::num_threads()); };
+  c.ref = [s, n] { ref::triad(s->a.data(), s->b.data(), s->c.data(), s->out.data(), n, kiln::num_threads()); };
+  c.verify = [s, n] {
+    s->k(s->a, s->b, s->c, s->out);
+    ref::triad(s->a.data(), s->b.data(), s->c.data(), s->out_ref.data(), n, kiln::num_threads());
+  };
   // Equal up to fma contraction (either side may contract a * b + c).
   c.check = [s] { return first_difference(s->out, s->out_ref, 1e-15); };
   c.teardown = [s] { s->a = s->b = s->c = s->out = s->out_ref = {}; };
