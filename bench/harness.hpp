@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -52,6 +55,41 @@ inline double median(std::vector<double> v) {
 
 /// The default problem size for streaming rows (overridable with --n).
 long long problem_size();
+
+/// Where the streaming rows' arrays start (--offset B): B bytes past a 64-byte boundary, or, when negative
+/// (the default), wherever operator new puts them (glibc: 16 bytes past a page boundary for large blocks).
+/// Loops over data that is not 64-byte aligned split some vector loads and stores across cache lines.
+int data_offset();
+
+/// std::allocator, unless --offset is given: then blocks start data_offset() bytes past a 64-byte boundary.
+template <class T>
+struct OffsetAllocator {
+  using value_type = T;
+  OffsetAllocator() = default;
+  template <class U>
+  OffsetAllocator(const OffsetAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    const int off = data_offset();
+    if (off < 0) return std::allocator<T>().allocate(n);
+    const std::size_t bytes = (n * sizeof(T) + 64 + 63) / 64 * 64;
+    char* block = static_cast<char*>(std::aligned_alloc(64, bytes));
+    if (!block) throw std::bad_alloc();
+    return reinterpret_cast<T*>(block + off);
+  }
+  void deallocate(T* p, std::size_t n) {
+    const int off = data_offset();
+    if (off < 0) return std::allocator<T>().deallocate(p, n);
+    std::free(reinterpret_cast<char*>(p) - off);
+  }
+  template <class U>
+  bool operator==(const OffsetAllocator<U>&) const { return true; }
+};
+
+/// The streaming rows' arrays.
+using Vector = std::vector<double, OffsetAllocator<double>>;
+
+/// n values uniform in [lo, hi) from `seed`.
+Vector random_vector(std::size_t n, unsigned seed, double lo = -1, double hi = 1);
 
 }  // namespace bench
 

@@ -1,11 +1,14 @@
 // kiln-bench: every registered row runs kiln and its hand-written reference in this process, interleaved,
 // and prints medians, the ratio, GB/s, the cold compile time and the dispatch overhead.
 //   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T] [--first-call] [--aa]
+//   [--offset B]
+// --offset B starts the streaming rows' arrays B bytes (a multiple of 8) past a 64-byte boundary.
 // --aa is an A/A run: the reference is timed against itself in kiln's place, so the ratios show the
 // harness's own noise and bias on this machine (they should be 1 within the noise).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -19,6 +22,7 @@ namespace {
 long long g_n = 20'000'000;
 }
 bool g_aa = false;
+int g_offset = -1;
 
 std::vector<Case (*)()>& makers() {
   static std::vector<Case (*)()> all;
@@ -35,6 +39,15 @@ std::vector<Case>& cases() {
 }
 void add(Case (*make)()) { makers().push_back(make); }
 long long problem_size() { return g_n; }
+int data_offset() { return g_offset; }
+
+Vector random_vector(std::size_t n, unsigned seed, double lo, double hi) {
+  Vector v(n);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
 
 }  // namespace bench
 
@@ -128,9 +141,10 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
     else if (a == "--first-call") first_call = true;
     else if (a == "--aa") bench::g_aa = true;
+    else if (a == "--offset" && i + 1 < argc) bench::g_offset = std::clamp(std::atoi(argv[++i]) / 8 * 8, 0, 56);
     else {
       std::fprintf(stderr,
-                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call] [--aa]\n");
+                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call] [--aa] [--offset B]\n");
       return 2;
     }
   }

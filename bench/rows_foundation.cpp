@@ -1,7 +1,6 @@
 // Rows saxpy, dot and pi: the foundation kernels, f64.
 #include <cmath>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include <kiln/kiln.hpp>
@@ -36,14 +35,6 @@ auto make_pi() {
   });
 }
 
-std::vector<double> random_vector(std::size_t n, unsigned seed) {
-  std::vector<double> v(n);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> d(-1, 1);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
 std::string relative_check(double got, double want, double tol) {
   const double err = std::fabs(got - want) / std::fmax(1e-300, std::fabs(want));
   return err <= tol ? "" : "relative error " + std::to_string(err);
@@ -53,7 +44,7 @@ std::string relative_check(double got, double want, double tol) {
 
 KILN_BENCH(saxpy_case) {
   struct State {
-    std::vector<double> x, y0, y, yr;
+    bench::Vector x, y0, y, yr;
     decltype(make_saxpy()) k = make_saxpy();
     std::vector<double> empty;
   };
@@ -63,8 +54,8 @@ KILN_BENCH(saxpy_case) {
   c.name = "saxpy";
   c.bytes = 3.0 * 8 * static_cast<double>(n);
   c.setup = [s, n] {
-    s->x = random_vector(n, 1);
-    s->y0 = random_vector(n, 2);
+    s->x = bench::random_vector(n, 1);
+    s->y0 = bench::random_vector(n, 2);
     s->y = s->yr = s->y0;
   };
   // Both update `y` in place in the timed runs (see Case::verify); the check starts both from y0 again.
@@ -93,7 +84,7 @@ KILN_BENCH(saxpy_case) {
 
 KILN_BENCH(dot_case) {
   struct State {
-    std::vector<double> x, y;
+    bench::Vector x, y;
     double got = 0, want = 0;
     decltype(make_dot()) k = make_dot();
     std::vector<double> empty;
@@ -104,8 +95,8 @@ KILN_BENCH(dot_case) {
   c.name = "dot";
   c.bytes = 2.0 * 8 * static_cast<double>(n);
   c.setup = [s, n] {
-    s->x = random_vector(n, 3);
-    s->y = random_vector(n, 4);
+    s->x = bench::random_vector(n, 3);
+    s->y = bench::random_vector(n, 4);
   };
   c.kiln = [s] { s->got = s->k(s->x, s->y); };
   c.ref = [s, n] { s->want = ref::dot(s->x.data(), s->y.data(), n, kiln::num_threads()); };

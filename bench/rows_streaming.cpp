@@ -3,7 +3,6 @@
 // a * b + c written into an existing output, one pass over memory.
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -25,15 +24,7 @@ auto make_triad() {
                                kiln::Array<double, 1> out) { out(kiln::all) = a * b + c; });
 }
 
-std::vector<double> uniform(std::size_t n, unsigned seed) {
-  std::vector<double> v(n);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> d(-1, 1);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-std::string first_difference(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+std::string first_difference(const bench::Vector& got, const bench::Vector& want, double tol) {
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!(std::fabs(got[i] - want[i]) <= tol * std::fmax(1.0, std::fabs(want[i]))))
       return "differs at " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " + std::to_string(want[i]);
@@ -44,7 +35,8 @@ std::string first_difference(const std::vector<double>& got, const std::vector<d
 
 KILN_BENCH(copy_case) {
   struct State {
-    std::vector<double> x, y, yr, empty;
+    bench::Vector x, y, yr;
+    std::vector<double> empty;
     decltype(make_copy()) k = make_copy();
   };
   auto s = std::make_shared<State>();
@@ -53,7 +45,7 @@ KILN_BENCH(copy_case) {
   c.name = "copy";
   c.bytes = 2.0 * 8 * static_cast<double>(n);
   c.setup = [s, n] {
-    s->x = uniform(static_cast<std::size_t>(n), 21);
+    s->x = bench::random_vector(static_cast<std::size_t>(n), 21);
     s->y.assign(static_cast<std::size_t>(n), 0.0);
     s->yr.assign(static_cast<std::size_t>(n), 0.0);
   };
@@ -76,7 +68,8 @@ KILN_BENCH(copy_case) {
 
 KILN_BENCH(triad_case) {
   struct State {
-    std::vector<double> a, b, c, out, out_ref, empty;
+    bench::Vector a, b, c, out, out_ref;
+    std::vector<double> empty;
     decltype(make_triad()) k = make_triad();
   };
   auto s = std::make_shared<State>();
@@ -85,9 +78,9 @@ KILN_BENCH(triad_case) {
   c.name = "triad";
   c.bytes = 4.0 * 8 * static_cast<double>(n);
   c.setup = [s, n] {
-    s->a = uniform(static_cast<std::size_t>(n), 22);
-    s->b = uniform(static_cast<std::size_t>(n), 23);
-    s->c = uniform(static_cast<std::size_t>(n), 24);
+    s->a = bench::random_vector(static_cast<std::size_t>(n), 22);
+    s->b = bench::random_vector(static_cast<std::size_t>(n), 23);
+    s->c = bench::random_vector(static_cast<std::size_t>(n), 24);
     s->out.assign(static_cast<std::size_t>(n), 0.0);
     s->out_ref.assign(static_cast<std::size_t>(n), 0.0);
   };

@@ -4,11 +4,12 @@ workloads, sizes and machine, in one run. Writes docs/perf/cpu.csv, docs/perf/cp
 table (docs/performance.md quotes it).
 
   bench/peers/run_cpu.py [--build build] [--n 20000000] [--reps 7] [--filter a,b] [--threads T] [--runs 3]
+                         [--python PY] [--out DIR] [--name cpu]
 
 kiln and its reference come from `kiln-bench --json` (same process, interleaved, medians); each row's first
 call is measured by `kiln-bench --first-call` in fresh processes, once with an empty kernel cache (compile)
 and once with the cache that run wrote (load). Numba's figures come from numba_bench.py in .venv-peers
-(tools/peers_setup.sh makes it). With --runs R every system is measured R times, alternating, and the
+(tools/peers_setup.sh makes it) or --python (the GPU machine's own Numba: bench/peers/run_cpu_prebuilt.sh). With --runs R every system is measured R times, alternating, and the
 median is reported: the machine is shared and noisy.
 """
 import argparse
@@ -63,9 +64,9 @@ def kiln_first_calls(bench, a):
 
 
 def numba_rows(a, latency):
-    py = os.path.join(ROOT, ".venv-peers", "bin", "python")
+    py = a.python or os.path.join(ROOT, ".venv-peers", "bin", "python")
     if not os.path.exists(py):
-        sys.stderr.write("run_cpu: no .venv-peers (run tools/peers_setup.sh): Numba column left empty\n")
+        sys.stderr.write(f"run_cpu: no {py} (run tools/peers_setup.sh): Numba column left empty\n")
         return {}
     cmd = [py, os.path.join(HERE, "numba_bench.py"), "--n", str(a.n), "--reps", str(a.reps)]
     if a.filter:
@@ -75,6 +76,19 @@ def numba_rows(a, latency):
     if not latency:
         cmd += ["--no-latency"]
     return {r["name"]: r for r in json_lines(run(cmd))}
+
+
+def machine_line(a):
+    """The CPU and the Numba the table was measured with."""
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+    except OSError:
+        pass
+    py = a.python or os.path.join(ROOT, ".venv-peers", "bin", "python")
+    numba = run([py, "-c", "import numba; print(numba.__version__)"]).strip() if os.path.exists(py) else "absent"
+    return f"{model}, {os.cpu_count()} logical CPUs; Numba {numba or '?'}"
 
 
 def med(values):
@@ -99,6 +113,8 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
+    ap.add_argument("--name", default="cpu", help="file names in --out: NAME.csv, NAME.png")
+    ap.add_argument("--python", default="", help="the Python with Numba (default .venv-peers/bin/python)")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "kiln-bench")
 
@@ -139,13 +155,14 @@ def main():
         })
 
     os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "cpu.csv"), "w", newline="") as f:
+    with open(os.path.join(a.out, a.name + ".csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         for r in rows:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
 
     threads = kiln_runs[0][names[0]].get("threads") if names else "?"
+    print(f"{machine_line(a)}\n")
     print(f"threads {threads}, n {a.n}, medians of {a.runs} runs x {a.reps} reps; copy ceiling "
           f"{fmt(ceiling, '.2f')} GB/s (two streams counted)\n")
     print("| workload | kiln ms | C++/OpenMP ms | Numba ms | kiln/C++ | kiln/Numba | kiln GB/s | kiln compile ms "
@@ -156,7 +173,7 @@ def main():
               f"{r['kiln_vs_ref']:.3f} | {fmt(r['kiln_vs_numba'], '.3f')} | {r['kiln_GBps']:.2f} | "
               f"{fmt(r['kiln_compile_ms'], '.1f')} | {fmt(r['numba_first_call_ms'], '.0f')} | "
               f"{fmt(r['kiln_fresh_ms'], '.2f')} | {fmt(r['numba_fresh_ms'], '.0f')} |")
-    plot(rows, ceiling, os.path.join(a.out, "cpu.png"), threads)
+    plot(rows, ceiling, os.path.join(a.out, a.name + ".png"), threads)
 
 
 def plot(rows, ceiling, path, threads):

@@ -32,7 +32,8 @@ std::string host_target_description() {
   const detail::HostTarget& h = detail::host_target();
   // Objects built with libmvec call its functions, so its availability is part of the description too.
   return h.triple + ";" + h.cpu + ";" + h.features + (detail::libmvec_available() ? ";libmvec" : "") +
-         (detail::libmvec_235_available() ? ";libmvec-2.35" : "");
+         (detail::libmvec_235_available() ? ";libmvec-2.35" : "") +
+         (h.llvm_options.empty() ? "" : ";llvm-options=" + h.llvm_options);
 }
 
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) {

@@ -15,6 +15,10 @@ struct HostTarget {
   std::string triple;
   std::string cpu;
   std::string features;  ///< "+avx2,+fma,-avx512f,...", sorted so it is stable across runs
+  /// Developer knobs, for measuring code-generation choices on a given CPU (both are part of the cache key):
+  /// KILN_CPU_FEATURES is appended to `features` (e.g. "-prefer-256-bit"), KILN_LLVM_OPTIONS holds LLVM
+  /// command-line options applied once per process (e.g. "-force-vector-interleave=1").
+  std::string llvm_options;
 };
 
 /// Registers the native target with LLVM (once, thread-safe) and describes the host.
