@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <kiln/ndarray.hpp>
+
 namespace bench {
 
 /// One row of the table. `setup` allocates and fills inputs (and warms up: first calls compile);
@@ -56,12 +58,14 @@ inline double median(std::vector<double> v) {
 /// The default problem size for streaming rows (overridable with --n).
 long long problem_size();
 
-/// Where the streaming rows' arrays start (--offset B): B bytes past a 64-byte boundary, or, when negative
-/// (the default), wherever operator new puts them (glibc: 16 bytes past a page boundary for large blocks).
+/// Where the streaming rows' arrays start (--offset B): B bytes past a 64-byte boundary (default 0).
 /// Loops over data that is not 64-byte aligned split some vector loads and stores across cache lines.
 int data_offset();
 
-/// std::allocator, unless --offset is given: then blocks start data_offset() bytes past a 64-byte boundary.
+/// Memory for the streaming rows' arrays: allocated as kiln allocates arrays (64-byte aligned, and from
+/// 4 MiB up with transparent-huge-page advice, as NumPy does for the arrays Numba's side of the peers table
+/// works on: on the 2-core VM, whose THP mode is `madvise`, Numba's triad ran 15 % faster than kiln's and
+/// the reference's on plain std::vector memory), then offset by data_offset() bytes when --offset is given.
 template <class T>
 struct OffsetAllocator {
   using value_type = T;
@@ -69,18 +73,12 @@ struct OffsetAllocator {
   template <class U>
   OffsetAllocator(const OffsetAllocator<U>&) {}
   T* allocate(std::size_t n) {
-    const int off = data_offset();
-    if (off < 0) return std::allocator<T>().allocate(n);
-    const std::size_t bytes = (n * sizeof(T) + 64 + 63) / 64 * 64;
-    char* block = static_cast<char*>(std::aligned_alloc(64, bytes));
+    const std::size_t off = static_cast<std::size_t>(std::max(0, data_offset()));
+    char* block = static_cast<char*>(kiln::detail::allocate_array_memory(n * sizeof(T) + off));
     if (!block) throw std::bad_alloc();
     return reinterpret_cast<T*>(block + off);
   }
-  void deallocate(T* p, std::size_t n) {
-    const int off = data_offset();
-    if (off < 0) return std::allocator<T>().deallocate(p, n);
-    std::free(reinterpret_cast<char*>(p) - off);
-  }
+  void deallocate(T* p, std::size_t) { std::free(reinterpret_cast<char*>(p) - std::max(0, data_offset())); }
   template <class U>
   bool operator==(const OffsetAllocator<U>&) const { return true; }
 };

@@ -22,7 +22,7 @@ namespace {
 long long g_n = 20'000'000;
 }
 bool g_aa = false;
-int g_offset = -1;
+int g_offset = 0;
 
 std::vector<Case (*)()>& makers() {
   static std::vector<Case (*)()> all;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kiln/ndarray.hpp"
 #include "kiln/runtime.hpp"
 
 namespace {
@@ -175,6 +176,17 @@ AllocationStats allocation_stats() {
 }
 
 void reset_allocation_peak() { g_peak.store(g_in_use.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
+namespace detail {
+// NDArray's memory: not counted in allocation_stats(), which tracks what kernels allocate.
+void* allocate_array_memory(std::size_t bytes) noexcept {
+  if (bytes > static_cast<std::size_t>(PTRDIFF_MAX) - 64) return nullptr;
+  const std::size_t rounded = std::max<std::size_t>(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, rounded);
+  if (p && rounded >= kHugePageAdviceBytes) advise_huge_pages(p, rounded);
+  return p;
+}
+}  // namespace detail
 
 }  // namespace kiln
 

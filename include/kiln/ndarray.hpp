@@ -27,6 +27,9 @@ inline void row_major_strides(int rank, const std::int64_t* shape, std::int64_t*
   }
 }
 [[noreturn]] void throw_bad_shape(int rank, const std::int64_t* shape, const char* what);
+/// `bytes` of 64-byte aligned memory for an array, to be freed with std::free; from 4 MiB up it asks for
+/// transparent huge pages, as kernel results and NumPy arrays do. Null when out of memory.
+void* allocate_array_memory(std::size_t bytes) noexcept;
 }  // namespace detail
 
 /// A non-owning view of user memory: pointer, shape and strides in elements (row-major if omitted).
@@ -79,7 +82,7 @@ class NDArray {
       if (shape_[d] < 0) detail::throw_bad_shape(rank_, shape_, "NDArray extents must be non-negative");
     detail::row_major_strides(rank_, shape_, strides_);
     const std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
-    void* p = std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64));
+    void* p = detail::allocate_array_memory(bytes);
     if (!p) throw std::bad_alloc();
     std::memset(p, 0, bytes);
     data_.reset(static_cast<T*>(p), &std::free);
