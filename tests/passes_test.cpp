@@ -111,13 +111,6 @@ ir::Function simplified(const ir::Function& f) {
   return g;
 }
 
-/// The body of a printed function (the lines between the header and the closing brace).
-std::string body_text(const ir::Function& f) {
-  std::string s = ir::to_string(f);
-  const size_t open = s.find("{\n");
-  return s.substr(open + 2, s.size() - open - 2 - 2);
-}
-
 std::string normalize_lines(std::string s) {
   return std::regex_replace(s, std::regex(R"((passes_test\.cpp):\d+)"), "$1:LINE");
 }
@@ -265,7 +258,7 @@ TEST(DetectReductions, NestedPrangeInheritsTheReduction) {
   // A nested prange plus a direct update of the same operator in the outer one.
   auto k2 = jit("nested_mixed", [](Int n) {
     Double s = 0.0;
-    prange(n, [&](Int i) {
+    prange(n, [&](Int) {
       s += 1.0;
       prange(n, [&](Int j) { s -= to_double(j); });
     });

@@ -160,7 +160,7 @@ ArrayValue Emitter::load_array_desc(llvm::Value* desc, const ir::Type& type) {
 }
 
 void Emitter::loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
-                   const std::function<void(llvm::Value*)>& body) {
+                   const std::function<void(llvm::Value*)>& body, bool no_interleave) {
   llvm::Function* fn = fs_->fn;
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx_, name + ".header", fn);
@@ -184,9 +184,12 @@ void Emitter::loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name
 
   // The trip count is fixed before the loop starts, so it always terminates (mustprogress). A parfor's
   // iterations are independent by definition: parallel_accesses spares the vectorizer alias checks.
-  llvm::SmallVector<llvm::Metadata*, 3> md{nullptr, llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.mustprogress"))};
+  llvm::SmallVector<llvm::Metadata*, 4> md{nullptr, llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.mustprogress"))};
   if (access_group)
     md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.parallel_accesses"), access_group}));
+  if (no_interleave)
+    md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                                          llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
   llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, md);
   loop_id->replaceOperandWith(0, loop_id);
   latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);

@@ -157,8 +157,9 @@ class Emitter {
   /// Loads an ArrayDesc's fields once, in the entry block.
   ArrayValue load_array_desc(llvm::Value* desc, const ir::Type& type);
   /// Emits `for (i = begin; i < end; ++i) body(i)`; with an access group the loop is marked parallel.
+  /// `no_interleave` asks the vectorizer for one vector per stream and iteration (see emit_split.cpp).
   void loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
-            const std::function<void(llvm::Value*)>& body);
+            const std::function<void(llvm::Value*)>& body, bool no_interleave = false);
 
   // ---- emit_expr.cpp: expressions ----
   llvm::Value* expr(const ir::Expr& e);
