@@ -12,4 +12,4 @@ py=python3
 [ -x .venv-peers/bin/python ] && py=.venv-peers/bin/python
 "$build/bench/gpu/kiln-bench-gpu" --reps 20 >"$OUT/gpu_kiln.txt" 2>&1 || echo "kiln-bench-gpu failed" >&2
 "$py" bench/peers/cupy_bench.py --reps 20 >"$OUT/gpu_cupy.jsonl" 2>"$OUT/gpu_cupy.err" || echo "cupy_bench failed" >&2
-"$py" bench/peers/gpu_table.py "$OUT/gpu_kiln.txt" "$OUT/gpu_cupy.jsonl" | tee "$OUT/gpu_table.md"
+"$py" bench/peers/gpu_table.py "$OUT/gpu_kiln.txt" "$OUT/gpu_cupy.jsonl" "$OUT/gpu.png" | tee "$OUT/gpu_table.md"
