@@ -219,6 +219,33 @@ TEST(Codegen, SaxpyIsVectorized) {
   EXPECT_EQ(obj.object.substr(0, 4), "\x7f" "ELF");
 }
 
+/// How many times `pattern` matches in `text`.
+std::ptrdiff_t count_matches(const std::string& text, const char* pattern) {
+  const std::regex re(pattern);
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+}
+
+TEST(Codegen, StreamingLoopsRunOneVectorAnIterationReductionsSeveral) {
+  codegen::CodegenOptions opts;
+  opts.keep_llvm_ir = true;
+  // A stream (no value carried between iterations): one vector store in the main loop and at most one in
+  // its vector remainder; LLVM's interleaving would put two or four in the main loop.
+  const codegen::CompiledKernel stream = cpu::compile(saxpy(DType::F64, true), opts);
+  const std::ptrdiff_t stores = count_matches(stream.llvm_ir, "store <[0-9]+ x double>");
+  EXPECT_GE(stores, 1) << stream.llvm_ir;
+  EXPECT_LE(stores, 2) << stream.llvm_ir;
+  // A reduction keeps several partial sums (an add each in the loop, then adds that combine them).
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), s = local("s", t);
+  Var i = index("i");
+  const ir::Function dot = function(
+      "dot", {x, y},
+      {let(s, num(t, -0.0)), parfor({i}, {dim(x)}, assign(s, val(s) + at(x, {val(i)}) * at(y, {val(i)})), {{s, ReduceOp::Add}})},
+      val(s));
+  const codegen::CompiledKernel reduction = cpu::compile(dot, opts);
+  EXPECT_GE(count_matches(reduction.llvm_ir, "fadd reassoc <[0-9]+ x double>"), 3) << reduction.llvm_ir;
+}
+
 TEST(Codegen, ErfTanhAndAtan2LoopsCallLibmvec) {
   // glibc 2.35's vector erf, tanh and atan2, which LLVM 19's libmvec table lacks: without them such a loop
   // (Black-Scholes' normal CDF) is not vectorized at all.
