@@ -10,6 +10,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -48,21 +49,6 @@ bool touches(const Stmt& s, const VarNode* array) {
   } f;
   f.v = array;
   f.walk(s);
-  return f.found;
-}
-
-/// True if evaluating `e` reads an element of `array`.
-bool loads(const Expr& e, const VarNode* array) {
-  struct Finder : IRVisitor {
-    const VarNode* v;
-    bool found = false;
-    void visit(const LoadExpr& l) override {
-      found |= l.array.get() == v;
-      IRVisitor::visit(l);
-    }
-  } f;
-  f.v = array;
-  f.walk(e);
   return f.found;
 }
 
@@ -113,16 +99,6 @@ Stmt holder_of(const Stmt& loop, const VarNode* array) {
   }
 }
 
-/// Extents that evaluate the same anywhere after the allocation: no loads, no variable ever reassigned.
-bool stable(const std::vector<Expr>& shape, const VarSet& assigned) {
-  for (const auto& e : shape) {
-    if (has_load(e)) return false;
-    for (const Var& v : free_vars(e))
-      if (assigned.count(v.get())) return false;
-  }
-  return true;
-}
-
 /// Rewrites the one user of a temporary: its first store declares the scalar, later stores assign it,
 /// loads read it, and Dims become the allocated extents.
 class ToScalar : public IRMutator {
@@ -153,25 +129,9 @@ class Eliminator {
   Eliminator(const Function& f, PassContext& ctx)
       : fn_(f), ctx_(ctx), assigned_(assigned_vars(f.body)), bound_(loops::bound_arrays(f.body)) {}
 
+  /// Every block, innermost first: a temporary and the loop that uses it are statements of one block.
   Stmt rewrite(const Stmt& s) {
-    if (!s) return s;
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> list;
-        for (const auto& x : s->as<BlockStmt>().stmts) list.push_back(rewrite(x));
-        return make_block(eliminate(std::move(list)));
-      }
-      case StmtKind::For: {
-        const auto& f = s->as<ForStmt>();
-        return make_for(f.index, f.begin, f.end, rewrite(f.body));
-      }
-      case StmtKind::Parfor: return with_body(s->as<ParforStmt>(), rewrite(s->as<ParforStmt>().body));
-      case StmtKind::If: {
-        const auto& i = s->as<IfStmt>();
-        return make_if(i.cond, rewrite(i.then_body), rewrite(i.else_body));
-      }
-      default: return s;
-    }
+    return rewrite_statement_lists(s, [this](std::vector<Stmt> list) { return eliminate(std::move(list)); });
   }
 
  private:
@@ -228,7 +188,7 @@ class Eliminator {
       }
     }
     if (!user || list[*user]->kind != StmtKind::If) return std::nullopt;
-    if (dims_elsewhere && !stable(a.shape, assigned_)) return std::nullopt;
+    if (dims_elsewhere && !loops::stable_extents(a.shape, assigned_)) return std::nullopt;
     return user;
   }
 
@@ -286,7 +246,7 @@ class Eliminator {
     if (!user) return std::nullopt;  // dead: simplify removes it
     const Stmt& s = list[*user];
     if (s->kind != StmtKind::Parfor && s->kind != StmtKind::For) return std::nullopt;
-    if ((dims_elsewhere || has_dim(s, v)) && !stable(a.shape, assigned_)) return std::nullopt;
+    if ((dims_elsewhere || has_dim(s, v)) && !loops::stable_extents(a.shape, assigned_)) return std::nullopt;
     if (const auto* p = dyn<ParforStmt>(s))
       for (const auto& r : p->array_reductions)
         if (r.array.get() == v) return std::nullopt;
@@ -312,8 +272,8 @@ class Eliminator {
       const auto* st = dyn<StoreStmt>(s);
       if (st && st->array.get() == array) {
         for (const auto& e : st->indices)
-          if (loads(e, array)) return nullptr;
-        return loads(st->value, array) ? nullptr : st;
+          if (loops::loads_from(e, array)) return nullptr;
+        return loops::loads_from(st->value, array) ? nullptr : st;
       }
       if (!accesses_of(s, array).empty()) return nullptr;
     }

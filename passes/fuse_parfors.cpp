@@ -18,6 +18,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -274,33 +275,12 @@ class Fuser {
   // ---- rewriting, innermost blocks first --------------------------------------------------------------
 
   Stmt rewrite(const Stmt& s) {
-    if (!s) return s;
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> list;
-        for (const auto& x : s->as<BlockStmt>().stmts) list.push_back(rewrite(x));
-        return make_block(fuse_list(std::move(list)));
-      }
-      case StmtKind::For: {
-        const auto& f = s->as<ForStmt>();
-        Stmt body = rewrite(f.body);
-        return body == f.body ? s : make_for(f.index, f.begin, f.end, body);
-      }
-      case StmtKind::If: {
-        const auto& i = s->as<IfStmt>();
-        Stmt t = rewrite(i.then_body), e = rewrite(i.else_body);
-        return t == i.then_body && e == i.else_body ? s : make_if(i.cond, t, e);
-      }
-      case StmtKind::Parfor: {
-        const auto& p = s->as<ParforStmt>();
-        Stmt body = rewrite(p.body);
-        if (body == p.body) return s;
-        Stmt r = with_body(p, body);
-        remember(r, ids_[s.get()]);
-        return r;
-      }
-      default: return s;
-    }
+    return rewrite_statement_lists(
+        s, [this](std::vector<Stmt> list) { return fuse_list(std::move(list)); },
+        // A parfor rebuilt around its fused body still holds the parfors it held (the report's numbering).
+        [this](const Stmt& before, const Stmt& after) {
+          if (after->kind == StmtKind::Parfor) remember(after, ids_[before.get()]);
+        });
   }
 
   /// Fuses each parfor of a block with the nearest earlier one over the same space (the parfors and other

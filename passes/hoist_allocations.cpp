@@ -6,6 +6,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -34,33 +35,19 @@ class Hoister {
  public:
   explicit Hoister(PassContext& ctx) : ctx_(ctx) {}
 
-  Stmt body(const Stmt& s) {
-    if (!s) return s;
-    std::vector<Stmt> list;
-    for (const auto& x : loops::statements(s))
-      for (auto& y : process(x)) list.push_back(std::move(y));
-    if (s->kind != StmtKind::Block && list.size() == 1) return list.front();
-    return make_block(std::move(list));
+  /// The statements that replace `loop` (its body already done): the allocations hoisted out of a For,
+  /// then the loop. A parfor keeps its allocations.
+  std::vector<Stmt> hoist(const Stmt& loop) {
+    const auto* f = dyn<ForStmt>(loop);
+    if (!f) return {loop};
+    return hoist(loop, *f);
   }
 
  private:
   PassContext& ctx_;
 
-  std::vector<Stmt> process(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Block: return {body(s)};
-      case StmtKind::If: {
-        const auto& i = s->as<IfStmt>();
-        return {make_if(i.cond, body(i.then_body), body(i.else_body))};
-      }
-      case StmtKind::Parfor: return {with_body(s->as<ParforStmt>(), body(s->as<ParforStmt>().body))};
-      case StmtKind::For: return hoist(s->as<ForStmt>());
-      default: return {s};
-    }
-  }
-
-  std::vector<Stmt> hoist(const ForStmt& f) {
-    const Stmt b = body(f.body);
+  std::vector<Stmt> hoist(const Stmt& loop, const ForStmt& f) {
+    const Stmt& b = f.body;
     VarSet variant = loops::variant_in(b);
     variant.insert(f.index.get());
     std::vector<Stmt> out, kept;
@@ -84,7 +71,7 @@ class Hoister {
                                         (a->shape.size() > 1 ? ", ..." : "") + ") out of for " + f.index->name +
                                         ": one buffer for all iterations");
     }
-    out.push_back(out.empty() ? make_for(f.index, f.begin, f.end, b) : make_for(f.index, f.begin, f.end, make_block(std::move(kept))));
+    out.push_back(out.empty() ? loop : make_for(f.index, f.begin, f.end, make_block(std::move(kept))));
     return out;
   }
 };
@@ -94,7 +81,7 @@ class Hoister {
 ir::Function hoist_allocations(const ir::Function& f, PassContext& ctx) {
   Hoister h(ctx);
   ir::Function out = f;
-  out.body = h.body(f.body);
+  out.body = expand_loops(f.body, [&h](const ir::Stmt& loop) { return h.hoist(loop); });
   return out;
 }
 

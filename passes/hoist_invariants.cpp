@@ -11,6 +11,7 @@
 #include "ir/printer.hpp"
 #include "ir/reductions.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -25,23 +26,9 @@ struct LoopFacts {
   bool invariant(const Expr& e) const {
     for (const Var& v : free_vars(e)) {
       if (variant.count(v.get())) return false;
-      if (v->type.is_array() && loads_of(e, v.get()) && loops::may_alias_any(v.get(), stored)) return false;
+      if (v->type.is_array() && loops::loads_from(e, v.get()) && loops::may_alias_any(v.get(), stored)) return false;
     }
     return true;
-  }
-
-  static bool loads_of(const Expr& e, const VarNode* array) {
-    struct Finder : IRVisitor {
-      const VarNode* v;
-      bool found = false;
-      void visit(const LoadExpr& l) override {
-        found |= l.array.get() == v;
-        IRVisitor::visit(l);
-      }
-    } f;
-    f.v = array;
-    f.walk(e);
-    return f.found;
   }
 };
 
@@ -112,46 +99,22 @@ class Hoister {
  public:
   Hoister(const Function& f, PassContext& ctx) : ctx_(ctx), args_(arg_reductions(f)) {}
 
-  Stmt body(const Stmt& s) {
-    if (!s) return s;
-    std::vector<Stmt> list;
-    for (const auto& x : loops::statements(s))
-      for (auto& y : process(x)) list.push_back(std::move(y));
-    if (s->kind != StmtKind::Block && list.size() == 1) return list.front();
-    return make_block(std::move(list));
+  /// The statements that replace `loop` (its body already done): what was hoisted out of it, then the loop.
+  std::vector<Stmt> hoist(const Stmt& loop) {
+    if (const auto* f = dyn<ForStmt>(loop))
+      return hoist(loop, {f->index}, make_binary(BinaryOp::Lt, f->begin, f->end), "for " + f->index->name);
+    const auto& p = loop->as<ParforStmt>();
+    Expr nonempty;
+    for (size_t d = 0; d < p.indices.size(); ++d) {
+      Expr c = make_binary(BinaryOp::Lt, p.begins[d], p.ends[d]);
+      nonempty = nonempty ? make_binary(BinaryOp::And, nonempty, c) : c;
+    }
+    return hoist(loop, p.indices, nonempty, loops::origin_text(p));
   }
 
  private:
   PassContext& ctx_;
   std::vector<Reduction> args_;
-
-  /// The statements that replace `s`: what was hoisted out of it, then `s` itself.
-  std::vector<Stmt> process(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Block: return {body(s)};
-      case StmtKind::If: {
-        const auto& i = s->as<IfStmt>();
-        return {make_if(i.cond, body(i.then_body), body(i.else_body))};
-      }
-      case StmtKind::For: {
-        const auto& f = s->as<ForStmt>();
-        const Stmt b = body(f.body);
-        return hoist(make_for(f.index, f.begin, f.end, b), {f.index}, make_binary(BinaryOp::Lt, f.begin, f.end),
-                     "for " + f.index->name);
-      }
-      case StmtKind::Parfor: {
-        const auto& p = s->as<ParforStmt>();
-        const Stmt b = body(p.body);
-        Expr nonempty;
-        for (size_t d = 0; d < p.indices.size(); ++d) {
-          Expr c = make_binary(BinaryOp::Lt, p.begins[d], p.ends[d]);
-          nonempty = nonempty ? make_binary(BinaryOp::And, nonempty, c) : c;
-        }
-        return hoist(with_body(p, b), p.indices, nonempty, loops::origin_text(p));
-      }
-      default: return {s};
-    }
-  }
 
   static const Stmt& body_of(const Stmt& loop) {
     return loop->kind == StmtKind::For ? loop->as<ForStmt>().body : loop->as<ParforStmt>().body;
@@ -205,7 +168,7 @@ class Hoister {
 ir::Function hoist_invariants(const ir::Function& f, PassContext& ctx) {
   Hoister h(f, ctx);
   ir::Function out = f;
-  out.body = h.body(f.body);
+  out.body = expand_loops(f.body, [&h](const ir::Stmt& loop) { return h.hoist(loop); });
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "ir/builder.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -19,15 +20,6 @@ using namespace kiln::ir;
 bool touches(const Stmt& s, const VarNode* array) {
   const loops::Effects e = loops::effects_of(s);
   return e.loaded.count(array) || e.stored.count(array);
-}
-
-bool stable(const std::vector<Expr>& shape, const VarSet& assigned) {
-  for (const auto& e : shape) {
-    if (has_load(e)) return false;
-    for (const Var& v : free_vars(e))
-      if (assigned.count(v.get())) return false;
-  }
-  return true;
 }
 
 bool same_extents(const AllocateStmt& a, const AllocateStmt& b) { return loops::equal_all(a.shape, b.shape); }
@@ -91,31 +83,15 @@ class Reuser {
     return (it == renamed_.end() ? fn_.result_array.get() : it->second.get()) == v;
   }
 
+  /// Every block, innermost first: an array dead in a block gives its buffer to a later allocation there.
   Stmt rewrite(const Stmt& s) {
-    if (!s) return s;
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> list;
-        for (const auto& x : s->as<BlockStmt>().stmts) list.push_back(rewrite(x));
-        return make_block(reuse(std::move(list)));
-      }
-      case StmtKind::For: {
-        const auto& f = s->as<ForStmt>();
-        return make_for(f.index, f.begin, f.end, rewrite(f.body));
-      }
-      case StmtKind::Parfor: return with_body(s->as<ParforStmt>(), rewrite(s->as<ParforStmt>().body));
-      case StmtKind::If: {
-        const auto& i = s->as<IfStmt>();
-        return make_if(i.cond, rewrite(i.then_body), rewrite(i.else_body));
-      }
-      default: return s;
-    }
+    return rewrite_statement_lists(s, [this](std::vector<Stmt> list) { return reuse(std::move(list)); });
   }
 
   std::vector<Stmt> reuse(std::vector<Stmt> list) {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* b = dyn<AllocateStmt>(list[k]);
-      if (!b || !stable(b->shape, assigned_) || bound_.count(b->array.get())) continue;
+      if (!b || !loops::stable_extents(b->shape, assigned_) || bound_.count(b->array.get())) continue;
       for (size_t m = 0; m < k; ++m) {
         const auto* a = dyn<AllocateStmt>(list[m]);
         if (!a || a->array->type != b->array->type || !same_extents(*a, *b) || is_result(a->array.get()) ||
