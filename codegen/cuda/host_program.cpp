@@ -506,7 +506,10 @@ StmtFn HostProgram::Impl::parfor(const ir::ParforStmt& p) {
     const gpu::DeviceInfo& info = c.dev.info();
     const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
     // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
-    const Geometry g = geometry(gk->strategy, rank, n, main.block_size, shape, waves(gk->unroll),
+    // Plain 1-d elementwise kernels take the compact block (runtime/cuda/module.hpp); tiled stencils and
+    // 2-d/3-d kernels keep the occupancy API's, whose rows their tiles are shaped from.
+    const bool compact = rank == 1 && gk->strategy == Strategy::Elementwise && !gk->stencil_columns;
+    const Geometry g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, waves(gk->unroll),
                                 gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
     c.pending.push_back(main.name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -19,6 +20,21 @@ int block_size_override() {
     return (n >= 32 && n <= 1024 && n % 32 == 0) ? n : 0;
   }();
   return v;
+}
+
+/// The smallest block size from 128 up (in steps of 32) whose resident threads per SM equal those of
+/// `block` (the occupancy API's choice); `block` itself if none is smaller.
+int compact_block_size(CUfunction fn, int block, const std::string& name) {
+  const DriverApi& d = driver();
+  auto resident_threads = [&](int threads) {
+    int blocks = 0;
+    check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, 0), "occupancy of kernel " + name);
+    return blocks * threads;
+  };
+  const int target = resident_threads(block);
+  for (int threads = 128; threads < block; threads += 32)
+    if (resident_threads(threads) >= target) return threads;
+  return block;
 }
 
 }  // namespace
@@ -53,6 +69,7 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
     const int o = block_size_override();
     f.block_size = o ? std::min(o, max_block) : block;
     f.block_size = std::max(32, f.block_size / 32 * 32);
+    f.compact_block_size = o ? f.block_size : compact_block_size(f.fn, f.block_size, n);
     functions_.push_back(f);
   }
   if (load_us) *load_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
