@@ -1,7 +1,5 @@
 #include "tools/kiln_fuzz/buffers.hpp"
 
-#include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,83 +8,9 @@
 #include <random>
 
 #include "ir/semantics.hpp"
+#include "tools/test_support/compare.hpp"
 
 namespace kiln::fuzz {
-
-HostArray::HostArray(DType t, const std::vector<std::int64_t>& shape, Layout layout) : elem_(t), shape_(shape) {
-  const int rank = static_cast<int>(shape_.size());
-  std::int64_t dense = 1, padded = layout == Layout::Padded ? 2 : 1;
-  for (int k = rank; k-- > 0;) {
-    desc_.shape[k] = shape_[k];
-    if (layout == Layout::Padded || layout == Layout::RowGaps) {
-      desc_.strides[k] = padded;
-      padded *= shape_[k] + 1;
-    } else {
-      desc_.strides[k] = dense;
-    }
-    dense *= shape_[k];
-  }
-  if (layout == Layout::ColumnMajor) {
-    std::int64_t s = 1;
-    for (int k = 0; k < rank; ++k) desc_.strides[k] = s, s *= shape_[k];
-  }
-  if (layout == Layout::Reversed && rank > 0) desc_.strides[0] = -desc_.strides[0];
-  // The extreme offsets decide the storage size and where element 0 sits in it.
-  std::int64_t lo = 0, hi = 0;
-  for (int k = 0; k < rank; ++k) {
-    const std::int64_t reach = (std::max<std::int64_t>(shape_[k], 1) - 1) * desc_.strides[k];
-    (reach < 0 ? lo : hi) += reach;
-  }
-  const std::size_t bytes = static_cast<std::size_t>(hi - lo + 2) * static_cast<std::size_t>(size_of(t));
-  storage_.assign((bytes + 7) / 8, 0xA5A5A5A5A5A5A5A5ULL);
-  offset_ = -lo * size_of(t);
-  desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
-}
-
-HostArray::HostArray(const HostArray& o)
-    : elem_(o.elem_), shape_(o.shape_), desc_(o.desc_), storage_(o.storage_), offset_(o.offset_) {
-  desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
-}
-
-HostArray& HostArray::operator=(const HostArray& o) {
-  elem_ = o.elem_;
-  shape_ = o.shape_;
-  desc_ = o.desc_;
-  storage_ = o.storage_;
-  offset_ = o.offset_;
-  desc_.data = reinterpret_cast<char*>(storage_.data()) + offset_;
-  return *this;
-}
-
-std::int64_t HostArray::size() const {
-  std::int64_t n = 1;
-  for (auto s : shape_) n *= s;
-  return n;
-}
-
-void* HostArray::element(std::int64_t linear) const {
-  std::int64_t offset = 0;
-  for (std::size_t k = shape_.size(); k-- > 0;) {
-    offset += (linear % shape_[k]) * desc_.strides[k];
-    linear /= shape_[k];
-  }
-  return static_cast<char*>(desc_.data) + offset * size_of(elem_);
-}
-
-std::vector<unsigned char> HostArray::gaps() const {
-  const auto* base = reinterpret_cast<const unsigned char*>(storage_.data());
-  std::vector<unsigned char> bytes(base, base + storage_.size() * 8);
-  for (std::int64_t i = 0; i < size(); ++i)
-    std::memset(bytes.data() + (static_cast<const unsigned char*>(element(i)) - base), 0, static_cast<std::size_t>(size_of(elem_)));
-  return bytes;
-}
-
-std::vector<void*> Args::pointers() {
-  std::vector<void*> p;
-  for (std::size_t i = 0; i < scalars.size(); ++i)
-    p.push_back(arrays[i] ? static_cast<void*>(&arrays[i]->desc()) : static_cast<void*>(&scalars[i]));
-  return p;
-}
 
 Outcome::~Outcome() { std::free(result_array.data); }
 
@@ -121,14 +45,6 @@ void random_value(DType t, std::mt19937_64& rng, bool integral, void* out) {
   ir::sem::with_type(t, [&](auto x) { random_value<decltype(x)>(rng, integral, out); });
 }
 
-/// Floats as integers in the same order (so adjacent floats are adjacent integers, ±0 both 0, inf next to max).
-template <class T>
-__int128 ordered(T x) {
-  using Bits = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
-  const Bits bits = std::bit_cast<Bits>(x);
-  return bits < 0 ? static_cast<__int128>(std::numeric_limits<Bits>::min()) - bits : static_cast<__int128>(bits);
-}
-
 /// Whether `got` may stand for `ref` (sizeof(T) bytes each).
 template <class T>
 bool same(const void* ref, const void* got, Precision precision) {
@@ -138,8 +54,7 @@ bool same(const void* ref, const void* got, Precision precision) {
     std::memcpy(&g, got, sizeof g);
     if (std::isnan(r) || std::isnan(g)) return std::isnan(r) && std::isnan(g);  // any payload, any sign
     if (precision == Precision::Exact) return std::memcmp(&r, &g, sizeof r) == 0;
-    const __int128 d = ordered(r) - ordered(g);
-    return (d < 0 ? -d : d) <= 16;  // libm, libmvec and LLVM's constant folding are each within a few ulps
+    return test_support::ulp_distance(r, g) <= 16;  // libm, libmvec and LLVM's constant folding are each within a few ulps
   } else {
     (void)precision;
     return std::memcmp(ref, got, sizeof(T)) == 0;  // bool too: the byte must be exactly 0 or 1, like the reference's
@@ -162,7 +77,7 @@ bool same_value(DType t, const void* ref, const void* got, Precision precision) 
   return ir::sem::with_type(t, [&](auto x) { return same<decltype(x)>(ref, got, precision); });
 }
 
-void compare_elements(const std::string& what, const HostArray& ref, const HostArray& got, Precision precision,
+void compare_elements(const std::string& what, const TestArray& ref, const TestArray& got, Precision precision,
                       std::string& out) {
   int shown = 0;
   for (std::int64_t i = 0; i < ref.size() && shown < 4; ++i)
@@ -182,14 +97,14 @@ Args make_args(const Program& p, std::uint64_t seed) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     const DType t = params[i]->type.elem;
     const ParamSpec& spec = p.params[i];
-    args.scalars.push_back(ScalarSlot{});
     if (params[i]->type.is_array()) {
-      HostArray a(t, spec.shape, spec.layout);
+      TestArray a(t, spec.shape, spec.layout);
       for (std::int64_t k = 0; k < a.size(); ++k) random_value(t, rng, spec.integral, a.element(k));
-      args.arrays.emplace_back(std::move(a));
+      args.push_back(test_support::array_arg(std::move(a)));
     } else {
-      args.arrays.emplace_back(std::nullopt);
-      random_value(t, rng, false, &args.scalars.back());
+      test_support::Arg arg{t, {}, std::nullopt};
+      random_value(t, rng, false, &arg.scalar);
+      args.push_back(std::move(arg));
     }
   }
   return args;
@@ -203,9 +118,10 @@ std::string compare(const Program& p, const Outcome& ref, const Outcome& got) {
   std::string out;
   const auto& f = p.function;
   for (std::size_t i = 0; i < f.params.size(); ++i) {
-    if (!ref.args.arrays[i]) continue;
-    compare_elements("argument " + f.params[i]->name, *ref.args.arrays[i], *got.args.arrays[i], p.params[i].precision, out);
-    if (ref.args.arrays[i]->gaps() != got.args.arrays[i]->gaps())
+    const auto& ref_array = ref.args[i].array;
+    if (!ref_array) continue;
+    compare_elements("argument " + f.params[i]->name, *ref_array, *got.args[i].array, p.params[i].precision, out);
+    if (ref_array->gap_bytes() != got.args[i].array->gap_bytes())
       out += "argument " + f.params[i]->name + ": bytes outside its elements changed\n";
   }
   if (f.returns_scalar() && !same_value(f.result->type, &ref.result, &got.result, p.result_precision))
@@ -219,7 +135,7 @@ std::string compare(const Program& p, const Outcome& ref, const Outcome& got) {
       shape.push_back(ref.result_array.shape[k]);
     }
     // Wrap both results (row-major, as every backend returns them) to compare them element by element.
-    HostArray r(f.result_array->type.elem, shape, Layout::RowMajor), g(f.result_array->type.elem, shape, Layout::RowMajor);
+    TestArray r(f.result_array->type.elem, shape), g(f.result_array->type.elem, shape);
     const auto bytes = static_cast<std::size_t>(r.size() * size_of(r.elem()));
     if (bytes) {
       std::memcpy(r.desc().data, ref.result_array.data, bytes);

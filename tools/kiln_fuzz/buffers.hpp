@@ -1,46 +1,18 @@
-// Kernel arguments for kiln-fuzz: arrays in any layout (with gaps that must come back untouched), scalars, and
-// the comparison of two runs' results.
+// Kernel arguments for kiln-fuzz: random contents for each parameter of a program, and the comparison of two runs'
+// results. The arrays themselves (any layout, gaps that must come back untouched) are tools/test_support's.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "kiln/abi.hpp"
 #include "tools/kiln_fuzz/program.hpp"
+#include "tools/test_support/buffers.hpp"
 
 namespace kiln::fuzz {
 
-class HostArray {
- public:
-  HostArray(DType t, const std::vector<std::int64_t>& shape, Layout layout);
-  HostArray(const HostArray& o);
-  HostArray& operator=(const HostArray& o);
-
-  DType elem() const { return elem_; }
-  ArrayDesc& desc() { return desc_; }
-  std::int64_t size() const;
-  /// The address of the element with row-major number `linear`.
-  void* element(std::int64_t linear) const;
-  /// The storage bytes outside the elements (a known pattern that nothing may overwrite).
-  std::vector<unsigned char> gaps() const;
-
- private:
-  DType elem_;
-  std::vector<std::int64_t> shape_;
-  ArrayDesc desc_;
-  std::vector<std::uint64_t> storage_;
-  std::int64_t offset_ = 0;  ///< bytes from the storage's start to element 0
-};
-
-/// One set of kernel arguments (deep-copied for every run, since kernels write them).
-struct Args {
-  std::vector<std::optional<HostArray>> arrays;  ///< per parameter; empty for scalars
-  std::vector<ScalarSlot> scalars;               ///< per parameter
-  std::vector<void*> pointers();
-};
+using test_support::Args;
+using test_support::TestArray;
 
 /// What one run left behind.
 struct Outcome {

@@ -6,17 +6,12 @@
 #include <vector>
 
 #include "ir/stmt.hpp"
+#include "tools/test_support/buffers.hpp"
 
 namespace kiln::fuzz {
 
 /// How the elements of an array argument are laid out in memory.
-enum class Layout : std::uint8_t {
-  RowMajor,
-  RowGaps,      ///< innermost stride 1, a gap after every row (allowed for unit_stride parameters)
-  Padded,       ///< stride 2 along the innermost axis
-  Reversed,     ///< row-major with a negative stride on the first axis
-  ColumnMajor,  ///< the first axis has stride 1
-};
+using test_support::Layout;
 
 /// How far a compiled or optimized result may be from the reference.
 enum class Precision : std::uint8_t {

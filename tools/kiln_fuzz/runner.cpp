@@ -17,7 +17,7 @@ namespace {
 std::unique_ptr<Outcome> interpret(const ir::Function& f, const Args& inputs) {
   auto out = std::make_unique<Outcome>();
   out->args = inputs;
-  auto p = out->args.pointers();
+  auto p = test_support::pointers(out->args);
   void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
   try {
     ir::interpret(f, p.data(), result);
@@ -30,7 +30,7 @@ std::unique_ptr<Outcome> interpret(const ir::Function& f, const Args& inputs) {
 std::unique_ptr<Outcome> execute(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs) {
   auto out = std::make_unique<Outcome>();
   out->args = inputs;
-  auto p = out->args.pointers();
+  auto p = test_support::pointers(out->args);
   void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
   KernelStatus status;
   if (k(p.data(), result, &status) != 0) out->error = status.message;
