@@ -33,7 +33,7 @@ struct Case {
   /// Optional: runs kiln and the reference once more, each into its own output, for `check`. Rows whose
   /// timed `kiln` and `ref` write into one shared output set it, so that where each side writes is not part
   /// of the comparison: timed against itself (`kiln-bench --aa`), the reference writing into two equally
-  /// made 134 MB buffers differed by 3-14 % on the shared 2-core VM, always the same buffer slower.
+  /// made 134 MB buffers differed by up to 16 % on the shared 2-core VM (heat3d: median 1.11 over nine runs).
   std::function<void()> verify;
   /// Optional measurements of the row's own, run after the timings: JSON members without braces
   /// (`"peak_extra_bytes":123`), printed with the row.
