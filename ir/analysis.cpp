@@ -225,6 +225,20 @@ bool has_load(const Expr& e) {
   return h.found;
 }
 
+bool loads_from(const Expr& e, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* array;
+    bool found = false;
+    void visit(const LoadExpr& l) override {
+      found |= l.array.get() == array;
+      IRVisitor::visit(l);
+    }
+  } f;
+  f.array = array;
+  f.walk(e);
+  return f.found;
+}
+
 std::vector<Var> free_vars(const Stmt& s) {
   FreeVars f;
   f.walk(s);

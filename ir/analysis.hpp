@@ -15,6 +15,8 @@ bool uses(const Expr& e, const VarNode* v);
 bool uses(const Stmt& s, const VarNode* v);
 /// True if evaluating `e` reads any array element.
 bool has_load(const Expr& e);
+/// True if evaluating `e` loads an element of `array` (reading its extents is no load).
+bool loads_from(const Expr& e, const VarNode* array);
 /// True if evaluating `e` can fault or trap when executed speculatively (loads; nothing else can, since
 /// integer division is total in kiln).
 inline bool is_speculatable(const Expr& e) { return !has_load(e); }

@@ -30,21 +30,6 @@ void disjuncts(const Expr& e, std::vector<Expr>& out) {
   out.push_back(e);
 }
 
-/// True if evaluating `e` loads an element of `a` (reading its extents is fine).
-bool loads_from(const Expr& e, const VarNode* a) {
-  struct Finder : IRVisitor {
-    const VarNode* a;
-    bool found = false;
-    void visit(const LoadExpr& l) override {
-      found |= l.array.get() == a;
-      IRVisitor::visit(l);
-    }
-  } f;
-  f.a = a;
-  f.walk(e);
-  return f.found;
-}
-
 bool is_isnan_of(const Expr& e, const std::function<bool(const Expr&)>& arg) {
   const auto* c = dyn<CallExpr>(e);
   return c && c->fn == Intrinsic::IsNan && arg(c->args[0]);

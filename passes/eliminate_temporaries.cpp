@@ -9,6 +9,7 @@
 
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/analysis.hpp"
 #include "passes/loop_analysis.hpp"
 #include "passes/statement_lists.hpp"
 
@@ -272,8 +273,8 @@ class Eliminator {
       const auto* st = dyn<StoreStmt>(s);
       if (st && st->array.get() == array) {
         for (const auto& e : st->indices)
-          if (loops::loads_from(e, array)) return nullptr;
-        return loops::loads_from(st->value, array) ? nullptr : st;
+          if (ir::loads_from(e, array)) return nullptr;
+        return ir::loads_from(st->value, array) ? nullptr : st;
       }
       if (!accesses_of(s, array).empty()) return nullptr;
     }

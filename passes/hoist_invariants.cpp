@@ -10,6 +10,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/reductions.hpp"
+#include "ir/analysis.hpp"
 #include "passes/loop_analysis.hpp"
 #include "passes/statement_lists.hpp"
 
@@ -26,7 +27,7 @@ struct LoopFacts {
   bool invariant(const Expr& e) const {
     for (const Var& v : free_vars(e)) {
       if (variant.count(v.get())) return false;
-      if (v->type.is_array() && loops::loads_from(e, v.get()) && loops::may_alias_any(v.get(), stored)) return false;
+      if (v->type.is_array() && ir::loads_from(e, v.get()) && loops::may_alias_any(v.get(), stored)) return false;
     }
     return true;
   }

@@ -208,20 +208,6 @@ bool one_element_per_iteration(const std::vector<Expr>& index, const std::vector
   return true;
 }
 
-bool loads_from(const Expr& e, const VarNode* array) {
-  struct Finder : IRVisitor {
-    const VarNode* array;
-    bool found = false;
-    void visit(const LoadExpr& l) override {
-      found |= l.array.get() == array;
-      IRVisitor::visit(l);
-    }
-  } f;
-  f.array = array;
-  f.walk(e);
-  return f.found;
-}
-
 bool stable_extents(const std::vector<Expr>& shape, const VarSet& assigned) {
   for (const auto& e : shape) {
     if (has_load(e)) return false;

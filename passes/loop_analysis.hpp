@@ -59,9 +59,6 @@ bool one_element_per_iteration(const std::vector<ir::Expr>& index, const std::ve
 
 bool equal_all(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
 
-/// True if evaluating `e` loads an element of `array` (reading its extents is no load).
-bool loads_from(const ir::Expr& e, const ir::VarNode* array);
-
 /// True if the extents evaluate the same anywhere after the allocation that declares them: they load
 /// nothing and read no variable in `assigned` (the variables ever reassigned).
 bool stable_extents(const std::vector<ir::Expr>& shape, const ir::VarSet& assigned);
