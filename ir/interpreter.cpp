@@ -543,7 +543,7 @@ class Compiler {
         throw IRError("interpreter: reduction of bools");
       } else {
         return [this, sp, value, slot, op, axis, keepdims, out_type, name, identity](Frame& fr) {
-          std::int64_t ext[kMaxRank], out_ext[kMaxRank];
+          std::int64_t ext[kMaxRank], out_ext[kMaxRank] = {};
           sp.extents(fr, ext);
           const int rank = static_cast<int>(sp.idx.size());
           int out_rank = 0;

@@ -100,11 +100,7 @@ class Generator {
   DType any_type();
   DType numeric_type();
   std::int64_t extent();
-  std::string name(const char* prefix) {
-    // Appended rather than `prefix + std::to_string(...)`, which trips GCC 12's false -Wrestrict (PR 105329).
-    std::string n(prefix);
-    return n += std::to_string(counter_++);
-  }
+  std::string name(const char* prefix) { return prefix + std::to_string(counter_++); }
   Var add_param(const std::string& name, ir::Type type, ParamSpec spec);
 
   std::mt19937_64 rng_;
