@@ -20,6 +20,7 @@
 #include "ir/verifier.hpp"
 #include "kiln/abi.hpp"
 #include "kiln/error.hpp"
+#include "tools/test_support/ir_shorthands.hpp"
 
 namespace kiln {
 namespace {
@@ -33,48 +34,26 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInff = std::numeric_limits<float>::infinity();
 
-// ---- IR construction shorthands ------------------------------------------------------------------------
+// ---- IR construction shorthands: the shared ones (tools/test_support), then those only these tests use ------
 
-Var param(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Param); }
-Var array_param(const std::string& name, DType t, int rank = 1, bool unit = false) {
-  return ir::make_var(name, ir::Type::array(t, rank, unit), ir::VarKind::Param);
-}
-Var local(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Local); }
-Var local_array(const std::string& name, DType t, int rank) {
-  return ir::make_var(name, ir::Type::array(t, rank, true), ir::VarKind::Local);
-}
-Var index(const std::string& name) { return ir::make_var(name, ir::Type::scalar(DType::I64), ir::VarKind::Index); }
+using namespace test_support;  // NOLINT(google-build-using-namespace): the shared test vocabulary
 
-Expr val(const Var& v) { return ir::make_ref(v); }
-Expr i64c(std::int64_t v) { return ir::make_i64(v); }
 Expr f64c(double v) { return ir::make_float(DType::F64, v); }
-Expr bin(BinaryOp op, Expr a, Expr b) { return ir::make_binary(op, std::move(a), std::move(b)); }
 Expr add(Expr a, Expr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
 Expr mul(Expr a, Expr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
 Expr load(const Var& a, std::vector<Expr> idx) { return ir::make_load(a, std::move(idx)); }
-Expr dim(const Var& a, int axis = 0) { return ir::make_dim(a, axis); }
-
-Stmt let(const Var& v, Expr e) { return ir::make_let(v, std::move(e)); }
-Stmt assign(const Var& v, Expr e) { return ir::make_assign(v, std::move(e)); }
-Stmt store(const Var& a, std::vector<Expr> idx, Expr v) { return ir::make_store(a, std::move(idx), std::move(v)); }
-Stmt block(std::vector<Stmt> s) { return ir::make_block(std::move(s)); }
+// Explicit begins, unlike test_support::parfor (which starts every index at 0).
 Stmt parfor(std::vector<Var> idx, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
             std::vector<ir::Reduction> red = {}) {
   return ir::make_parfor(std::move(idx), std::move(begins), std::move(ends), std::move(body), std::move(red), "test");
 }
-Stmt for_loop(const Var& i, Expr begin, Expr end, Stmt body) {
-  return ir::make_for(i, std::move(begin), std::move(end), std::move(body));
-}
 
+/// test_support::function, then verified: every function the tests run is well formed (the interpreter does
+/// not verify).
 ir::Function function(std::string name, std::vector<Var> params, std::vector<Stmt> body, Expr result = nullptr,
                       Var result_array = nullptr) {
-  ir::Function f;
-  f.name = std::move(name);
-  f.params = std::move(params);
-  f.body = block(std::move(body));
-  f.result = std::move(result);
-  f.result_array = std::move(result_array);
-  // Every function the tests run is well formed (the interpreter does not verify).
+  ir::Function f = test_support::function(std::move(name), std::move(params), std::move(body), std::move(result),
+                                          std::move(result_array));
   const auto problems = ir::verify(f);
   EXPECT_TRUE(problems.empty()) << problems.front() << "\n" << ir::to_string(f);
   return f;

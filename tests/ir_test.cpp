@@ -23,6 +23,7 @@
 #include "ir/semantics.hpp"
 #include "ir/verifier.hpp"
 #include "kiln/error.hpp"
+#include "tools/test_support/ir_shorthands.hpp"
 
 #ifndef KILN_GOLDEN_DIR
 #error "KILN_GOLDEN_DIR must be defined by the build (tests/CMakeLists.txt)"
@@ -38,48 +39,20 @@ using ir::Var;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// ---- IR construction shorthands ------------------------------------------------------------------------
+// ---- IR construction shorthands: the shared ones (tools/test_support), then those only these tests use ------
 
-Var param(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Param); }
+using namespace test_support;  // NOLINT(google-build-using-namespace): the shared test vocabulary
+
+// Unit-stride by default, unlike test_support::array_param: most arrays here are contiguous.
 Var array_param(const std::string& name, DType t, int rank = 1, bool unit = true) {
   return ir::make_var(name, ir::Type::array(t, rank, unit), ir::VarKind::Param);
 }
-Var local(const std::string& name, DType t, const std::string& where = {}) {
-  return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Local, where);
-}
-Var local_array(const std::string& name, DType t, int rank) {
-  return ir::make_var(name, ir::Type::array(t, rank, true), ir::VarKind::Local);
-}
-Var index(const std::string& name) { return ir::make_var(name, ir::Type::scalar(DType::I64), ir::VarKind::Index); }
-
-Expr val(const Var& v) { return ir::make_ref(v); }
-Expr i64c(std::int64_t v) { return ir::make_i64(v); }
 Expr i32c(std::int32_t v) { return ir::make_int(DType::I32, v); }
 Expr f64c(double v) { return ir::make_float(DType::F64, v); }
 Expr f32c(double v) { return ir::make_float(DType::F32, v); }
-Expr bin(BinaryOp op, Expr a, Expr b) { return ir::make_binary(op, std::move(a), std::move(b)); }
 Expr add(Expr a, Expr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
 Expr mul(Expr a, Expr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
 Expr load(const Var& a, std::vector<Expr> idx) { return ir::make_load(a, std::move(idx)); }
-
-Stmt let(const Var& v, Expr e) { return ir::make_let(v, std::move(e)); }
-Stmt assign(const Var& v, Expr e) { return ir::make_assign(v, std::move(e)); }
-Stmt store(const Var& a, std::vector<Expr> idx, Expr v) { return ir::make_store(a, std::move(idx), std::move(v)); }
-Stmt block(std::vector<Stmt> s) { return ir::make_block(std::move(s)); }
-Stmt parfor1(const Var& i, Expr end, Stmt body, std::vector<ir::Reduction> red = {}, std::string origin = "test") {
-  return ir::make_parfor({i}, {i64c(0)}, {std::move(end)}, std::move(body), std::move(red), std::move(origin));
-}
-
-ir::Function function(std::string name, std::vector<Var> params, std::vector<Stmt> body, Expr result = nullptr,
-                      Var result_array = nullptr) {
-  ir::Function f;
-  f.name = std::move(name);
-  f.params = std::move(params);
-  f.body = block(std::move(body));
-  f.result = std::move(result);
-  f.result_array = std::move(result_array);
-  return f;
-}
 
 std::string canonical(const ir::Function& f) { return ir::to_string(f, ir::PrintOptions{.canonical = true}); }
 

@@ -25,6 +25,7 @@
 #include "ir/visitor.hpp"
 #include "kiln/abi.hpp"
 #include "kiln/error.hpp"
+#include "tools/test_support/ir_shorthands.hpp"
 
 #ifndef KILN_GOLDEN_DIR
 #error "KILN_GOLDEN_DIR must be defined by the build (tests/CMakeLists.txt)"
@@ -36,9 +37,11 @@ using ir::Expr;
 using ir::Stmt;
 using ir::Var;
 
-// ---- IR shorthands ---------------------------------------------------------------------------------------
+// ---- IR shorthands: the shared ones (tools/test_support), and the F64-by-default ones of the loop tests ----
 
-inline Var param(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Param); }
+using namespace test_support;  // NOLINT(google-build-using-namespace): the shared test vocabulary
+
+// The loop tests work on F64 arrays and locals, so these default the element type (test_support's take it).
 inline Var array_param(const std::string& name, int rank = 1) {
   return ir::make_var(name, ir::Type::array(DType::F64, rank, true), ir::VarKind::Param);
 }
@@ -48,42 +51,23 @@ inline Var local(const std::string& name, DType t = DType::F64) {
 inline Var local_array(const std::string& name, int rank = 1) {
   return ir::make_var(name, ir::Type::array(DType::F64, rank, true), ir::VarKind::Local);
 }
-inline Var index(const std::string& name) { return ir::make_var(name, ir::Type::scalar(DType::I64), ir::VarKind::Index); }
 
-inline Expr val(const Var& v) { return ir::make_ref(v); }
-inline Expr i64c(std::int64_t v) { return ir::make_i64(v); }
 inline Expr f64c(double v) { return ir::make_float(DType::F64, v); }
-inline Expr bin(BinaryOp op, Expr a, Expr b) { return ir::make_binary(op, std::move(a), std::move(b)); }
 inline Expr add(Expr a, Expr b) { return bin(BinaryOp::Add, std::move(a), std::move(b)); }
 inline Expr sub(Expr a, Expr b) { return bin(BinaryOp::Sub, std::move(a), std::move(b)); }
 inline Expr mul(Expr a, Expr b) { return bin(BinaryOp::Mul, std::move(a), std::move(b)); }
 inline Expr div(Expr a, Expr b) { return bin(BinaryOp::Div, std::move(a), std::move(b)); }
-inline Expr call(Intrinsic fn, Expr a) { return ir::make_call(fn, {std::move(a)}); }
+inline Expr call(Intrinsic fn, Expr a) { return ir::make_call(fn, {std::move(a)}); }  // one-argument intrinsics
 inline Expr load(const Var& a, std::vector<Expr> idx) { return ir::make_load(a, std::move(idx)); }
-inline Expr dim(const Var& a, int axis = 0) { return ir::make_dim(a, axis); }
 
-inline Stmt let(const Var& v, Expr e) { return ir::make_let(v, std::move(e)); }
-inline Stmt assign(const Var& v, Expr e) { return ir::make_assign(v, std::move(e)); }
-inline Stmt store(const Var& a, std::vector<Expr> idx, Expr v) { return ir::make_store(a, std::move(idx), std::move(v)); }
-inline Stmt block(std::vector<Stmt> s) { return ir::make_block(std::move(s)); }
 inline Stmt alloc(const Var& a, std::vector<Expr> shape) { return ir::make_allocate(a, std::move(shape)); }
+// 1-d loops over a list of statements (test_support's parfor1 and for_loop take one body statement).
 inline Stmt parfor(const Var& i, Expr end, std::vector<Stmt> body, std::vector<ir::Reduction> red = {},
                    std::string origin = "test") {
   return ir::make_parfor({i}, {i64c(0)}, {std::move(end)}, block(std::move(body)), std::move(red), std::move(origin));
 }
 inline Stmt for_loop(const Var& i, Expr begin, Expr end, std::vector<Stmt> body) {
   return ir::make_for(i, std::move(begin), std::move(end), block(std::move(body)));
-}
-
-inline ir::Function function(std::string name, std::vector<Var> params, std::vector<Stmt> body, Expr result = nullptr,
-                             Var result_array = nullptr) {
-  ir::Function f;
-  f.name = std::move(name);
-  f.params = std::move(params);
-  f.body = block(std::move(body));
-  f.result = std::move(result);
-  f.result_array = std::move(result_array);
-  return f;
 }
 
 inline std::string joined(const std::vector<std::string>& v) {

@@ -18,7 +18,10 @@ inline Var param(const std::string& name, DType t) { return ir::make_var(name, i
 inline Var array_param(const std::string& name, DType t, int rank = 1, bool unit_stride = false) {
   return ir::make_var(name, ir::Type::array(t, rank, unit_stride), ir::VarKind::Param);
 }
-inline Var local(const std::string& name, DType t) { return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Local); }
+/// `where`: where the user declared it ("file.cpp:12"), for diagnostics; may be empty.
+inline Var local(const std::string& name, DType t, const std::string& where = {}) {
+  return ir::make_var(name, ir::Type::scalar(t), ir::VarKind::Local, where);
+}
 inline Var local_array(const std::string& name, DType t, int rank) {
   return ir::make_var(name, ir::Type::array(t, rank, true), ir::VarKind::Local);
 }
@@ -45,6 +48,11 @@ inline Stmt block(std::vector<Stmt> s) { return ir::make_block(std::move(s)); }
 inline Stmt parfor(std::vector<Var> idx, std::vector<Expr> ends, Stmt body, std::vector<ir::Reduction> red = {}) {
   std::vector<Expr> begins(idx.size(), i64c(0));
   return ir::make_parfor(std::move(idx), std::move(begins), std::move(ends), std::move(body), std::move(red), "test");
+}
+/// 1-d parfor over [0, end).
+inline Stmt parfor1(const Var& i, Expr end, Stmt body, std::vector<ir::Reduction> red = {},
+                    std::string origin = "test") {
+  return ir::make_parfor({i}, {i64c(0)}, {std::move(end)}, std::move(body), std::move(red), std::move(origin));
 }
 inline Stmt for_loop(const Var& i, Expr begin, Expr end, Stmt body) {
   return ir::make_for(i, std::move(begin), std::move(end), std::move(body));
