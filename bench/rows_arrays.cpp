@@ -2,11 +2,9 @@
 // written exactly as in examples/, against a hand-written C++/OpenMP reference (bench/reference.cpp).
 //
 // Kernels that return an array allocate it on every call (their result is a fresh NDArray, and the
-// previous one is freed when it is replaced). The references do the same, the way kiln's runtime
-// allocates (std::aligned_alloc, transparent huge pages asked for from 4 MiB up: runtime/parallel.cpp), so
-// both pay the same for the pages of a new result and neither gets a warm output buffer the other lacks.
-#include <sys/mman.h>
-
+// previous one is freed when it is replaced). The references do the same, with the allocator kiln's arrays
+// use (kiln::detail::allocate_array_memory: 64-byte aligned, transparent huge pages from 4 MiB up), so both
+// pay the same for the pages of a new result and neither gets a warm output buffer the other lacks.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -59,18 +57,12 @@ auto make_normalize() {
   });
 }
 
-/// A result buffer for the references, allocated per call as kiln_rt_alloc allocates kernel results.
+/// A result buffer for the references, allocated per call as kernel results are.
 struct Buffer {
   std::unique_ptr<double, decltype(&std::free)> p{nullptr, &std::free};
   void fresh(std::size_t n) {
-    const std::size_t bytes = std::max<std::size_t>(64, (n * sizeof(double) + 63) / 64 * 64);
-    p.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
+    p.reset(static_cast<double*>(kiln::detail::allocate_array_memory(n * sizeof(double))));
     if (!p) throw std::bad_alloc();
-    if (bytes >= (std::size_t{4} << 20)) {
-      const auto start = reinterpret_cast<std::uintptr_t>(p.get());
-      const std::uintptr_t first = (start + 4095) & ~std::uintptr_t{4095};
-      (void)madvise(reinterpret_cast<void*>(first), bytes - (first - start), MADV_HUGEPAGE);
-    }
   }
   double* get() const { return p.get(); }
 };
@@ -116,7 +108,7 @@ constexpr double r = 0.02, v = 0.30;
 
 KILN_BENCH(softmax_case) {
   struct State {
-    std::vector<double> a;
+    bench::Vector a;
     kiln::NDArray<double> got;
     Buffer want;
     decltype(make_softmax()) k = make_softmax();
@@ -128,10 +120,7 @@ KILN_BENCH(softmax_case) {
   c.name = "softmax";
   c.bytes = 2.0 * 8 * static_cast<double>(n);  // a read, the result written
   c.setup = [s, n] {
-    s->a.resize(static_cast<std::size_t>(n));
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> d(-20.0, 20.0);
-    for (auto& v : s->a) v = d(rng);
+    s->a = bench::random_vector(static_cast<std::size_t>(n), 3, -20.0, 20.0);
   };
   c.kiln = [s] { s->got = s->k(s->a); };
   c.ref = [s, n] {

@@ -3,7 +3,6 @@
 // as the reference does by hand.
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -25,7 +24,7 @@ auto make_histogram() {
 
 KILN_BENCH(histogram_case) {
   struct State {
-    std::vector<double> x;
+    bench::Vector x;
     std::vector<std::int64_t> hist, hist_ref;
     decltype(make_histogram()) k = make_histogram();
     std::vector<double> empty;
@@ -38,10 +37,7 @@ KILN_BENCH(histogram_case) {
   c.name = "histogram";
   c.bytes = 8.0 * static_cast<double>(n);
   c.setup = [s, n] {
-    s->x.resize(static_cast<std::size_t>(n));
-    std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> d(0, 1);
-    for (auto& v : s->x) v = d(rng);
+    s->x = bench::random_vector(static_cast<std::size_t>(n), 5, 0.0, 1.0);
     s->hist.assign(kBins, 0);
     s->hist_ref.assign(kBins, 0);
   };
