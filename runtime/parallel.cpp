@@ -178,9 +178,10 @@ AllocationStats allocation_stats() {
 void reset_allocation_peak() { g_peak.store(g_in_use.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 namespace detail {
-// NDArray's memory: not counted in allocation_stats(), which tracks what kernels allocate.
+// Kernel results (kiln_rt_alloc, which also counts them in allocation_stats()) and NDArrays.
 void* allocate_array_memory(std::size_t bytes) noexcept {
   if (bytes > static_cast<std::size_t>(PTRDIFF_MAX) - 64) return nullptr;
+  // aligned_alloc needs a size that is a multiple of the alignment; a zero-size array still gets a block.
   const std::size_t rounded = std::max<std::size_t>(64, (bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, rounded);
   if (p && rounded >= kHugePageAdviceBytes) advise_huge_pages(p, rounded);
@@ -357,14 +358,10 @@ void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::
            ShapeText(shape, rank).text);
     return nullptr;
   }
-  // aligned_alloc needs a size that is a multiple of the alignment; a zero-size array still gets a block.
-  const std::uint64_t rounded = std::max<std::uint64_t>(64, (bytes + 63) / 64 * 64);
-  void* p = std::aligned_alloc(64, static_cast<std::size_t>(rounded));
+  void* p = kiln::detail::allocate_array_memory(static_cast<std::size_t>(bytes));
   if (!p)
     report(status, kiln::kOutOfMemory, "out of memory allocating an array of shape %s (%llu bytes)",
            ShapeText(shape, rank).text, static_cast<unsigned long long>(bytes));
-  else if (rounded >= kHugePageAdviceBytes)
-    advise_huge_pages(p, rounded);
   account(p, +1);
   return p;
 }
