@@ -190,7 +190,7 @@ int KernelCore::options_id(const Options& o) {
   auto& all = impl_->options;
   for (std::size_t i = 0; i < all.size(); ++i)
     if (all[i].target == o.target && all[i].opt_level == o.opt_level && all[i].fast_math == o.fast_math &&
-        all[i].keep_llvm_ir == o.keep_llvm_ir)
+        all[i].keep_llvm_ir == o.keep_llvm_ir && all[i].boundscheck == o.boundscheck && all[i].check == o.check)
       return static_cast<int>(i);
   if (o.opt_level < 0 || o.opt_level > 3)
     throw ValueError("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));

@@ -34,6 +34,28 @@ Target default_target() {
   return target;
 }
 
+namespace {
+bool env_flag_once(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return false;
+  const std::string s = v;
+  if (s == "0") return false;
+  if (s == "1") return true;
+  std::fprintf(stderr, "kiln: warning: ignoring %s=%s (expected 0 or 1)\n", name, v);
+  return false;
+}
+}  // namespace
+
+bool default_boundscheck() {
+  static const bool on = env_flag_once("KILN_BOUNDSCHECK");
+  return on;
+}
+
+bool default_check() {
+  static const bool on = env_flag_once("KILN_CHECK");
+  return on;
+}
+
 int num_threads() { return runtime::num_threads(); }
 void set_num_threads(int n) { runtime::set_num_threads(n); }
 bool has_cpu_backend() { return KILN_HAVE_LLVM; }
