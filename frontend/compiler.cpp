@@ -117,6 +117,10 @@ std::string encode_variant(const VariantCode& v) {
   cache::ByteWriter w;
   w.u32(v.written);
   w.u32(static_cast<std::uint32_t>(v.result_rank));
+  w.u32(v.access.loaded);
+  w.u32(v.access.stored);
+  for (std::uint32_t bits : v.access.before) w.u32(bits);
+  for (std::uint32_t bits : v.access.same_view) w.u32(bits);
   return std::move(w.bytes());
 }
 
@@ -124,6 +128,10 @@ bool decode_variant(std::string_view data, VariantCode& v) {
   cache::ByteReader r(data);
   v.written = r.u32();
   v.result_rank = static_cast<int>(r.u32());
+  v.access.loaded = r.u32();
+  v.access.stored = r.u32();
+  for (std::uint32_t& bits : v.access.before) bits = r.u32();
+  for (std::uint32_t& bits : v.access.same_view) bits = r.u32();
   return r.ok() && r.at_end();
 }
 
@@ -241,6 +249,7 @@ std::shared_ptr<VariantCode> from_compiled(CompiledVariant& c) {
     for (std::size_t i = 0; i < c.lowered.params.size(); ++i)
       if (c.lowered.params[i].get() == a) v->written |= 1u << i;
   v->result_rank = c.lowered.result_array ? c.lowered.result_array->type.rank : 0;
+  v->access = ir::argument_access(c.lowered);
   return v;
 }
 

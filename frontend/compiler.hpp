@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/backend.hpp"
+#include "ir/argument_access.hpp"
 #include "ir/stmt.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/options.hpp"
@@ -37,6 +38,7 @@ struct VariantCode {
   codegen::CompiledKernel code;
   std::uint32_t written = 0;  ///< bit i: the kernel stores to (array) parameter i
   int result_rank = 0;        ///< rank of an array result, 0 otherwise
+  ir::ArgumentAccess access;  ///< which overlaps of array arguments the kernel could observe (call-time check)
 };
 
 /// The lowered IR and what the passes did, in the kernel's own names, for diagnostics.

@@ -11,6 +11,7 @@
 
 #include "codegen/backend.hpp"
 #include "codegen/cuda/arg_memory.hpp"
+#include "frontend/argument_overlap.hpp"
 #include "frontend/compiler.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
@@ -143,6 +144,17 @@ struct KernelCore::Impl {
   std::atomic<std::size_t> nfast{0};
   std::atomic<const Variant*> last{nullptr};
 
+  // Calls whose overlapping array arguments were copied first (frontend/argument_overlap.hpp).
+  std::atomic<std::uint64_t> overlap_copies{0};
+  mutable std::mutex overlap_mutex;
+  std::string overlap_note;  ///< the last such call's note
+
+  void note_overlap(std::string note) {
+    overlap_copies.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(overlap_mutex);
+    overlap_note = std::move(note);
+  }
+
   const Variant* find(const SigKey& k) {
     const std::size_t n = nfast.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < n; ++i) {
@@ -213,12 +225,14 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   std::array<void*, kMaxParams + 1> argv;  // + 1: where the array arguments live (codegen/cuda/arg_memory.hpp)
   codegen::cuda::ArgMemory memory;
   std::uint32_t read_only = 0;
+  int arrays = 0;
   for (std::size_t i = 0; i < nargs; ++i) {
     const ParamSpec& p = m.params[i];
     ArgValue& a = args[i];
     if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
       m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
     if (p.is_array) {
+      ++arrays;
       key.codes[i] = array_code(a);
       argv[i] = &a.array;
       if (!a.writable) read_only |= 1u << i;
@@ -254,6 +268,11 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     for (std::size_t i = 0; i < nargs; ++i)
       if ((v->written & read_only) & (1u << i))
         m.type_error(i, "is written by the kernel but was passed read-only (const " + std::string(args[i].cpp_type) + ")");
+  }
+  OverlapCopies copies;  // outlives the call
+  if (arrays > 1 && v->shared->access.stored) {
+    separate_overlapping_arguments(m.name, v->shared->access, args, nargs, m.names, copies);
+    if (!copies.note.empty()) m.note_overlap(std::move(copies.note));
   }
   KernelStatus status;
   if (v->code(argv.data(), result, &status) != 0)
@@ -325,7 +344,12 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
 
 std::string KernelCore::diagnostics() const {
   const Variant* v = impl_->last.load(std::memory_order_acquire);
-  return v ? v->report() : "kernel '" + impl_->name + "' has not been compiled yet\n";
+  std::string out = v ? v->report() : "kernel '" + impl_->name + "' has not been compiled yet\n";
+  if (const std::uint64_t n = impl_->overlap_copies.load(std::memory_order_relaxed)) {
+    std::lock_guard lock(impl_->overlap_mutex);
+    out += "argument overlap: " + std::to_string(n) + " call(s) copied an argument first; the last: " + impl_->overlap_note + "\n";
+  }
+  return out;
 }
 
 std::string KernelCore::lowered_ir() const {

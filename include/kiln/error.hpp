@@ -42,6 +42,14 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+/// Array arguments that share memory in a way the kernel cannot be given a correct meaning for: two written
+/// arguments overlap, or a GPU array overlaps a written one. (An overlapping read-only host argument is
+/// copied instead; see docs/aliasing.md.)
+class AliasError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Code generation or compilation failed. Carries the offending IR or source and the compiler's log.
 class CompileError : public Error {
  public:
