@@ -41,6 +41,7 @@ struct Variant {
   std::uint32_t written = 0;  ///< bit i: the kernel stores to array parameter i
   int result_rank = 0;
   std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
+  std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
 
   // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
   // run again only if the lowered IR or the report is asked for.
@@ -180,7 +181,59 @@ struct KernelCore::Impl {
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
+  ir::Function trace(const SigKey& key, const ArgValue* args) const;
+  void check_trace(const Variant& v, const ArgValue* args) const;
 };
+
+/// Runs the lambda on traced parameters of this call signature.
+ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args) const {
+  std::vector<ParamInstance> inst;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    ParamInstance pi{params[i], 0, false, 0};
+    if (params[i].is_array) {
+      pi.rank = args[i].rank;
+      pi.unit_stride = (key.codes[i] >> 2) & 1;
+      pi.unit_dims = static_cast<std::uint8_t>((key.codes[i] >> 3) & 0xF);
+    }
+    inst.push_back(pi);
+  }
+  TraceContext ctx(name, inst, names);
+  try {
+    tracer(fn.get());
+  } catch (const ir::IRError& e) {
+    ctx.fail(e.what());
+  }
+  return ctx.finish();
+}
+
+/// Check mode: the lambda must still trace to the IR that was compiled. A `[&]`-captured host value is a
+/// constant of the traced IR, so a changed value shows up here instead of being silently ignored.
+void KernelCore::Impl::check_trace(const Variant& v, const ArgValue* args) const {
+  const std::string now = ir::to_string(trace(v.key, args), ir::PrintOptions{.canonical = true});
+  if (now == v.checked_ir) return;
+  auto lines = [](const std::string& s) {
+    std::vector<std::string> out;
+    for (std::size_t b = 0, e; b < s.size(); b = e + 1) {
+      e = s.find('\n', b);
+      if (e == std::string::npos) e = s.size();
+      out.push_back(s.substr(b, e - b));
+    }
+    return out;
+  };
+  const std::vector<std::string> was = lines(v.checked_ir), is = lines(now);
+  std::size_t i = 0;
+  while (i < was.size() && i < is.size() && was[i] == is[i]) ++i;
+  auto trimmed = [](const std::vector<std::string>& l, std::size_t k) {
+    if (k >= l.size()) return std::string("(nothing)");
+    const std::size_t b = l[k].find_first_not_of(' ');
+    return b == std::string::npos ? l[k] : l[k].substr(b);
+  };
+  throw TraceError("kernel '" + name + "': check mode (Options::check, KILN_CHECK=1): the lambda now traces to other IR "
+                   "than the code compiled at its first call, so that code would compute something else. A value it "
+                   "captured (e.g. by [&]) or other host state it reads has changed since. Pass such values as kernel "
+                   "parameters (kiln::Double, kiln::Int, ...): their values are read at every call. First difference, "
+                   "line " + std::to_string(i + 1) + ": compiled `" + trimmed(was, i) + "`, now `" + trimmed(is, i) + "`");
+}
 
 KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer tracer, std::shared_ptr<const void> fn,
                        std::vector<std::string> arg_names, Where where)
@@ -264,6 +317,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   argv[nargs] = &memory;
   const Variant* v = m.find(key);
   if (!v) v = m.compile(key, args);
+  else if (!v->checked_ir.empty()) m.check_trace(*v, args);
   if (v->written & read_only) {
     for (std::size_t i = 0; i < nargs; ++i)
       if ((v->written & read_only) & (1u << i))
@@ -289,29 +343,10 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   auto v = std::make_unique<Variant>();
   v->key = key;
 
-  std::vector<ParamInstance> inst;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    ParamInstance pi{params[i], 0, false, 0};
-    if (params[i].is_array) {
-      pi.rank = args[i].rank;
-      pi.unit_stride = (key.codes[i] >> 2) & 1;
-      pi.unit_dims = static_cast<std::uint8_t>((key.codes[i] >> 3) & 0xF);
-    }
-    inst.push_back(pi);
-  }
-
   auto t0 = std::chrono::steady_clock::now();
-  ir::Function traced;
-  {
-    TraceContext ctx(name, inst, names);
-    try {
-      tracer(fn.get());
-    } catch (const ir::IRError& e) {
-      ctx.fail(e.what());
-    }
-    traced = ctx.finish();
-  }
+  ir::Function traced = trace(key, args);
   const double trace_ms = ms_since(t0);
+  if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
 
   // From this process's loaded kernels, the disk cache or the compiler (frontend/compiler.cpp).
   const BuiltVariant built = build_variant(traced, opts, trace_ms * 1e3);
