@@ -1,6 +1,8 @@
 #include "frontend/compiler.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,10 +91,12 @@ codegen::CompiledKernel compile_interpreter(const ir::Function& f) {
 
 }  // namespace
 
+passes::PipelineOptions pipeline_options(const Options& opts) { return passes::PipelineOptions{opts.boundscheck}; }
+
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts) {
   CompiledVariant out;
   const auto t0 = std::chrono::steady_clock::now();
-  out.lowered = passes::run_pipeline(traced, &out.report);
+  out.lowered = passes::run_pipeline(traced, &out.report, pipeline_options(opts));
   out.passes_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   switch (opts.target) {
     case Target::cpu: out.code = compile_cpu(out.lowered, opts, out.payloads); break;
@@ -180,7 +184,7 @@ codegen::CompiledKernel load_cached(const cache::Entry& e, const ir::Function& t
     const cache::Blob *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
     if (!arch || !ptx || !cubin) throw CacheError("the entry lacks one of the payloads \"arch\", \"ptx\" and \"cubin\"");
     const auto t0 = Clock::now();
-    const ir::Function lowered = passes::run_pipeline(traced);
+    const ir::Function lowered = passes::run_pipeline(traced, nullptr, pipeline_options(opts));
     passes_us = us_since(t0);
     codegen::CodegenOptions cg;
     cg.opt_level = opts.opt_level;
@@ -195,22 +199,34 @@ codegen::CompiledKernel load_cached(const cache::Entry& e, const ir::Function& t
 }
 
 /// Code loaded in this process, by cache key: a second kernel object (or signature) whose traced IR is the
-/// same shares it instead of reading the disk again. Weak, so code is freed with the last kernel using it.
+/// same shares it instead of reading the disk again. Slots are weak, so code is freed with the last kernel
+/// using it — except the most recently used few, held here, so that a kernel re-created at each call of a
+/// user's function (a `kiln::jit` in a loop) costs a trace and a hash, not a disk read and a link. They are
+/// let go when the cache settings change (a fresh directory means fresh code, as tests expect).
 class LoadedCode {
  public:
-  std::shared_ptr<const VariantCode> find(const cache::Key& key, const std::string& canonical_ir) {
+  static constexpr std::size_t kKeptAlive = 64;
+
+  std::shared_ptr<const VariantCode> find(const cache::Key& key, const std::string& canonical_ir,
+                                          const std::shared_ptr<cache::DiskStore>& store) {
     std::lock_guard lock(mutex_);
+    forget_recent_unless(store);
     const auto it = slots_.find({key.lo, key.hi});
     if (it == slots_.end() || it->second.canonical_ir != canonical_ir) return nullptr;
-    return it->second.code.lock();
+    std::shared_ptr<const VariantCode> code = it->second.code.lock();
+    if (code) keep_alive(code);
+    return code;
   }
 
-  void add(const cache::Key& key, const std::string& canonical_ir, std::shared_ptr<const VariantCode> code) {
+  void add(const cache::Key& key, const std::string& canonical_ir, std::shared_ptr<const VariantCode> code,
+           const std::shared_ptr<cache::DiskStore>& store) {
     std::lock_guard lock(mutex_);
+    forget_recent_unless(store);
     if (slots_.size() >= sweep_at_) {  // drop the slots of freed code now and then
       std::erase_if(slots_, [](const auto& s) { return s.second.code.expired(); });
       sweep_at_ = 2 * slots_.size() + 64;
     }
+    keep_alive(code);
     slots_[{key.lo, key.hi}] = Slot{canonical_ir, std::move(code)};
   }
 
@@ -219,9 +235,25 @@ class LoadedCode {
     std::string canonical_ir;
     std::weak_ptr<const VariantCode> code;
   };
+
+  void keep_alive(const std::shared_ptr<const VariantCode>& code) {
+    const auto it = std::find(recent_.begin(), recent_.end(), code);
+    if (it != recent_.end()) recent_.erase(it);
+    else if (recent_.size() == kKeptAlive) recent_.pop_back();
+    recent_.push_front(code);
+  }
+
+  void forget_recent_unless(const std::shared_ptr<cache::DiskStore>& store) {
+    if (store_.lock() == store) return;  // (an expired store_ is never equal: no reuse of its address)
+    store_ = store;
+    recent_.clear();
+  }
+
   std::mutex mutex_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, Slot> slots_;
   std::size_t sweep_at_ = 64;
+  std::deque<std::shared_ptr<const VariantCode>> recent_;  ///< most recently used first
+  std::weak_ptr<cache::DiskStore> store_;                  ///< the settings `recent_` belongs to
 };
 
 LoadedCode& loaded_code() {
@@ -276,9 +308,9 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
 
 }  // namespace
 
-LoweringReport describe_lowering(const ir::Function& traced) {
+LoweringReport describe_lowering(const ir::Function& traced, const passes::PipelineOptions& popts) {
   passes::PipelineReport report;
-  const ir::Function lowered = passes::run_pipeline(traced, &report);
+  const ir::Function lowered = passes::run_pipeline(traced, &report, popts);
   return lowering_report(lowered, report);
 }
 
@@ -300,7 +332,8 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
     rec.cache = CacheSource::miss;
     canonical = ir::to_string(traced, ir::PrintOptions{.canonical = true});
     const std::string options =
-        "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0);
+        "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0) +
+        (opts.boundscheck ? ";boundscheck=1" : "");  // absent when off, so the keys of before stay valid
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
                            target->nvrtc_version});
     rec.key = key.hex();
@@ -308,7 +341,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
     const bool wants_compiler_output = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM") || env_flag("KILN_DUMP_IR");
     if (!wants_compiler_output) {
       const auto t0 = Clock::now();
-      if ((out.code = loaded_code().find(key, canonical))) {
+      if ((out.code = loaded_code().find(key, canonical, store))) {
         cache::bump(counters.memory_hits);
         rec.cache = CacheSource::memory;
         rec.load_us = us_since(t0);
@@ -318,7 +351,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
       if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
         if ((out.code = restore(*e, traced, opts, *store, rec.passes_us))) {
           cache::bump(counters.disk_hits);
-          loaded_code().add(key, canonical, out.code);
+          loaded_code().add(key, canonical, out.code, store);
           rec.cache = CacheSource::disk;
           rec.load_us = us_since(t0);
           cache::log_compile(rec);
@@ -337,7 +370,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
   rec.codegen_ms = code->code.codegen_ms;
   rec.load_us = code->code.load_us;
   if (target && !payloads.empty()) {
-    loaded_code().add(key, canonical, code);
+    loaded_code().add(key, canonical, code, store);
     if (store->writable()) {
       cache::Entry e;
       e.key = key;

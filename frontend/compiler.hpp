@@ -27,6 +27,9 @@ struct CompiledVariant {
   std::vector<cache::Blob> payloads;
 };
 
+/// What the options ask of the pass pipeline (bounds-checked mode).
+passes::PipelineOptions pipeline_options(const Options& opts);
+
 /// Lowers `traced` through the pipeline and compiles it for `opts.target`. Throws TraceError for user
 /// errors found by passes, CompileError/DeviceError for backend failures.
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts);
@@ -53,8 +56,9 @@ struct BuiltVariant {
   std::optional<LoweringReport> lowering;  ///< when the passes ran (a miss); else see describe_lowering
 };
 
-/// Runs the passes on `traced` only to describe them: diagnostics of code that came from a cache.
-LoweringReport describe_lowering(const ir::Function& traced);
+/// Runs the passes on `traced` only to describe them: diagnostics of code that came from a cache. Pass
+/// pipeline_options(opts) of the kernel's options, so that the description is of the code that runs.
+LoweringReport describe_lowering(const ir::Function& traced, const passes::PipelineOptions& popts = {});
 
 /// Code for `traced` (traced in `trace_us`): this process's loaded kernels, else the disk cache, else
 /// compile_traced (whose result is then stored). Records the compilation in kiln::compile_history() and

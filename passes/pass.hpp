@@ -61,6 +61,7 @@ struct Pass {
   const char* name;
   PassFn run;
   Topic topic = Topic::other;  ///< where its notes without a section of their own go
+  bool boundscheck_only = false;  ///< runs only in bounds-checked mode (PipelineOptions::boundscheck)
 };
 
 }  // namespace kiln::passes

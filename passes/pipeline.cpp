@@ -16,6 +16,7 @@
 #include "passes/fuse_stencils.hpp"
 #include "passes/hoist_allocations.hpp"
 #include "passes/hoist_invariants.hpp"
+#include "passes/insert_bounds_checks.hpp"
 #include "passes/lower_array_ops.hpp"
 #include "passes/lower_stencils.hpp"
 #include "passes/report.hpp"
@@ -28,6 +29,9 @@ const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> passes = {
       // prange scalar writes -> reductions, or TraceError
       {"detect_reductions", detect_reductions, Topic::reductions},
+      // bounds-checked mode: a check before each element access the user wrote, before lowering adds the
+      // accesses of array operations (which index their own spaces) and before fusion and hoisting see them
+      {"insert_bounds_checks", insert_bounds_checks, Topic::other, /*boundscheck_only=*/true},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
       {"array_analysis", array_analysis},    // equal extents made syntactically equal; shape checks proven
       // pointwise maps around a stencil folded into it (a consumer) or recomputed per read (a producer)
@@ -70,12 +74,13 @@ void dump(const char* stage, const ir::Function& f) {
 
 }  // namespace
 
-ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report) {
+ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, const PipelineOptions& opts) {
   const bool dumping = dump_enabled();
   if (dumping) dump("trace", traced);
   PassContext ctx;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
+    if (p.boundscheck_only && !opts.boundscheck) continue;
     ctx.pass = p.name;
     ctx.topic = p.topic;
     const auto t0 = std::chrono::steady_clock::now();
