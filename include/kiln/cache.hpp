@@ -71,7 +71,8 @@ struct CompileRecord {
   double load_us = 0;     ///< reading the entry and linking or loading the code
 };
 
-/// Every record of this process so far, oldest first. Thread-safe.
+/// The records of this process, oldest first: all of them up to the last 4096 (older ones are dropped, so
+/// that kernels created in a loop do not grow memory without bound). Thread-safe.
 std::vector<CompileRecord> compile_history();
 
 /// Entries are written to disk by a background thread, so that a kernel's first call does not wait for the

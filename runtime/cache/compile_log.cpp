@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -9,10 +10,14 @@
 namespace kiln {
 namespace {
 
+/// The most recent records; older ones are dropped, so that a program creating kernels in a loop for hours
+/// does not grow (kiln::compile_history).
+constexpr std::size_t kHistoryLimit = 4096;
+
 std::mutex history_mutex;
-std::vector<CompileRecord>& history() {
-  static std::vector<CompileRecord> h;
-  return h;
+std::deque<CompileRecord>& history() {
+  static auto* h = new std::deque<CompileRecord>();  // never destroyed: kernels may compile during exit
+  return *h;
 }
 
 /// KILN_LOG is a comma-separated list of topics; "compile" and "all" enable this log.
@@ -42,7 +47,7 @@ std::string_view name_of(CacheSource s) {
 
 std::vector<CompileRecord> compile_history() {
   std::lock_guard lock(history_mutex);
-  return history();
+  return {history().begin(), history().end()};
 }
 
 std::string cache::format_record(const CompileRecord& r) {
@@ -58,6 +63,7 @@ std::string cache::format_record(const CompileRecord& r) {
 void cache::log_compile(const CompileRecord& r) {
   {
     std::lock_guard lock(history_mutex);
+    if (history().size() == kHistoryLimit) history().pop_front();
     history().push_back(r);
   }
   if (log_enabled()) std::fprintf(stderr, "%s\n", format_record(r).c_str());
