@@ -178,6 +178,13 @@ TEST(ErrorPaths, BadEnvironmentValuesAreReportedAndIgnored) {
       // The options are applied when LLVM first compiles: with the cache off, so that a kernel loaded from an
       // earlier run's cache entry cannot skip that.
       {"KILN_CACHE=off KILN_LLVM_OPTIONS=-no-such-kiln-option=3", "ignoring what LLVM rejected in KILN_LLVM_OPTIONS", true},
+      // Options with which LLVM prints and ends the process (status 0, before the kernel computes) are refused;
+      // the others still apply.
+      {"KILN_CACHE=off KILN_LLVM_OPTIONS=-help", "ignoring -help in KILN_LLVM_OPTIONS", true},
+      {"KILN_CACHE=off 'KILN_LLVM_OPTIONS=-force-vector-width=2 --version -help-list-hidden=true'",
+       "ignoring --version -help-list-hidden=true in KILN_LLVM_OPTIONS", true},
+      {"KILN_CACHE=off 'KILN_LLVM_OPTIONS=-print-all-options -h -no-such-kiln-option'",
+       "ignoring -print-all-options -h in KILN_LLVM_OPTIONS", true},
   };
   for (const auto& c : cases) {
     if (c.compiles && !kiln::has_cpu_backend()) continue;
@@ -185,6 +192,7 @@ TEST(ErrorPaths, BadEnvironmentValuesAreReportedAndIgnored) {
     const auto [status, out] = run_child(c.env);
     EXPECT_EQ(status, 0) << out;
     EXPECT_CONTAINS(out, c.warning);
+    EXPECT_CONTAINS(out, "[  PASSED  ] 1 test");  // the child computed its kernel's answer
   }
   fs::remove(file);
 }

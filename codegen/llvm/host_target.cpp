@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "kiln/error.hpp"
@@ -75,11 +77,43 @@ void vectorize_remainders() {
   if (auto* vf = static_cast<llvm::cl::opt<unsigned>*>(it->second); vf->getValue() > 8) vf->setValue(8);
 }
 
+// LLVM's "Generic Options" (-help, -help-list, -help-hidden, -help-list-hidden, -version, -print-options,
+// -print-all-options and the -h alias) print and then end the process with status 0 from inside
+// ParseCommandLineOptions: in a user's program that would exit before it computes anything. A word starting
+// with '@' names a response file, whose contents LLVM reads as more options, so it could hide one of them.
+bool ends_the_program(const std::string& word) {
+  if (word.empty()) return false;
+  if (word[0] == '@') return true;
+  if (word[0] != '-') return false;
+  const std::size_t start = word.find_first_not_of('-');
+  if (start == std::string::npos) return false;
+  const std::size_t end = word.find('=', start);  // "-help=true" asks for help too
+  const std::string name = word.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  static const char* const kGeneric[] = {"help",    "help-list",     "help-hidden",       "help-list-hidden",
+                                         "version", "print-options", "print-all-options", "h"};
+  if (std::find(std::begin(kGeneric), std::end(kGeneric), name) != std::end(kGeneric)) return true;
+  // Any other option LLVM files under the same category (aliases carry their target's categories).
+  const auto& registered = llvm::cl::getRegisteredOptions();
+  const auto it = registered.find(name);
+  if (it == registered.end()) return false;
+  for (const llvm::cl::OptionCategory* c : it->second->Categories)
+    if (c && c->getName() == "Generic Options") return true;
+  return false;
+}
+
 void apply_llvm_options(const std::string& options) {
   if (options.empty()) return;
   std::vector<std::string> words{"kiln"};
+  std::string refused;
   std::istringstream in(options);
-  for (std::string w; in >> w;) words.push_back(w);
+  for (std::string w; in >> w;) {
+    if (!ends_the_program(w)) words.push_back(w);
+    else refused += (refused.empty() ? "" : " ") + w;
+  }
+  if (!refused.empty())
+    std::fprintf(stderr, "kiln: warning: ignoring %s in KILN_LLVM_OPTIONS: LLVM would print and end the program there\n",
+                 refused.c_str());
+  if (words.size() == 1) return;
   std::vector<const char*> argv;
   for (const auto& w : words) argv.push_back(w.c_str());
   std::string errors;
