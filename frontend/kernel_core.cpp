@@ -42,6 +42,7 @@ struct Variant {
   int result_rank = 0;
   std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
   std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
+  std::vector<std::string> locations;  ///< this kernel's source positions, for `{@k}` in check messages
 
   // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
   // run again only if the lowered IR or the report is asked for.
@@ -330,7 +331,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   }
   KernelStatus status;
   if (v->code(argv.data(), result, &status) != 0)
-    ir::throw_status(status.code, "kernel '" + m.name + "': " + status.message);
+    ir::throw_status(status.code, "kernel '" + m.name + "': " + ir::resolve_locations(status.message, v->locations));
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
   m.last.store(v, std::memory_order_release);
   return v->result_rank;
@@ -347,6 +348,7 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   ir::Function traced = trace(key, args);
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
+  v->locations = traced.locations;
 
   // From this process's loaded kernels, the disk cache or the compiler (frontend/compiler.cpp).
   const BuiltVariant built = build_variant(traced, opts, trace_ms * 1e3);

@@ -1,4 +1,5 @@
 #include "frontend/source_names.hpp"
+#include "frontend/trace_context.hpp"
 
 #include <cctype>
 #include <fstream>
@@ -13,8 +14,9 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 
 /// The lines of a source file, read once per process.
 const std::vector<std::string>* source_lines(const char* file) {
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<std::string>> cache;
+  // Never destroyed: a kernel may be traced while the process exits (docs/architecture.md, "Exit").
+  static std::mutex& mutex = *new std::mutex;
+  static auto& cache = *new std::map<std::string, std::vector<std::string>>;
   if (!file || !*file) return nullptr;
   std::lock_guard lock(mutex);
   auto [it, fresh] = cache.try_emplace(file);
@@ -47,7 +49,9 @@ std::string Where::str() const {
   if (!file || !*file) return "";
   std::string f = file;
   if (const size_t slash = f.find_last_of('/'); slash != std::string::npos) f = f.substr(slash + 1);
-  return f + ":" + std::to_string(line);
+  std::string text = f + ":" + std::to_string(line);
+  if (TraceContext* ctx = TraceContext::current()) ctx->note_location(text);
+  return text;
 }
 
 std::string declared_name(const Where& where) {

@@ -1,6 +1,7 @@
 #include "frontend/trace_context.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 
 #include "frontend/source_names.hpp"
@@ -225,6 +226,45 @@ std::string TraceContext::name_of(const TracedValue& v) const {
   return "t";
 }
 
+void TraceContext::note_location(const std::string& where) {
+  if (std::find(locations_.begin(), locations_.end(), where) == locations_.end()) locations_.push_back(where);
+}
+
+namespace {
+
+/// Check messages with the source positions they name replaced by `{@k}` references to `locations`.
+class LocationReferences final : public ir::IRMutator {
+ public:
+  explicit LocationReferences(const std::vector<std::string>& locations) : locations_(locations) {}
+
+ protected:
+  ir::Stmt visit(const ir::CheckStmt& c, const ir::Stmt& self) override {
+    std::string m = c.message;
+    bool changed = false;
+    // Longest first, so that "k.cpp:12" is not taken for "k.cpp:1" followed by a digit.
+    std::vector<std::size_t> order(locations_.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return locations_[a].size() > locations_[b].size(); });
+    for (const std::size_t k : order) {
+      const std::string& l = locations_[k];
+      for (std::size_t at = m.find(l); at != std::string::npos; at = m.find(l, at + 1)) {
+        const std::size_t end = at + l.size();
+        if (end < m.size() && std::isdigit(static_cast<unsigned char>(m[end]))) continue;
+        const std::string ref = "{@" + std::to_string(k) + "}";
+        m.replace(at, l.size(), ref);
+        changed = true;
+      }
+    }
+    if (!changed) return self;
+    return ir::make_check(c.cond, c.code, m, c.args);
+  }
+
+ private:
+  const std::vector<std::string>& locations_;
+};
+
+}  // namespace
+
 ir::Function TraceContext::finish() {
   if (scopes_.size() != 1) fail("internal: trace finished inside a loop or branch");
   flush(scopes_.front());
@@ -234,6 +274,8 @@ ir::Function TraceContext::finish() {
   f.body = ir::make_block(std::move(scopes_.front().stmts));
   f.result = result_;
   f.result_array = result_array_;
+  f.locations = locations_;
+  if (!f.locations.empty()) f.body = LocationReferences(f.locations).mutate(f.body);
   return f;
 }
 

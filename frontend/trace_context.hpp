@@ -49,6 +49,9 @@ class TraceContext {
   static TraceContext& active(const char* what);
 
   const std::string& kernel() const { return kernel_; }
+  /// A source position made into text while tracing (Where::str): check messages get it as a `{@k}`
+  /// reference to Function::locations instead (see finish).
+  void note_location(const std::string& where);
   [[noreturn]] void fail(const std::string& what, const Where& where = {}) const;
 
   // ---- scopes
@@ -112,6 +115,7 @@ class TraceContext {
   TraceContext* previous_;
 
   void flush(Scope& s);
+  std::vector<std::string> locations_;  ///< note_location, in order of first use
 };
 
 /// Sets/restores the thread's current trace.

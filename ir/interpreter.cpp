@@ -220,29 +220,39 @@ class Compiler {
     throw IRError("interpreter: unknown statement kind");
   }
 
-  /// A new row-major array owned by the frame (freed when the call ends unless returned).
+  /// A new row-major array owned by the frame (freed when the call ends unless returned). The shape follows
+  /// kiln::array_size's rule, with the compiled code's messages and status codes (kiln_rt_alloc).
   ArrayDesc new_array(Frame& fr, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
     ArrayDesc d;
-    std::int64_t count = 1;
-    for (int k = 0; k < rank; ++k) {
-      d.shape[k] = extents[k];
-      if (d.shape[k] < 0)
-        throw ShapeError("kernel '" + fn_.name + "': allocation of array '" + name + "' with negative extent " +
-                         std::to_string(d.shape[k]));
-      count *= d.shape[k];
-    }
+    for (int k = 0; k < rank; ++k) d.shape[k] = extents[k];
+    std::string shape = "(";
+    for (int k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
+    shape += rank == 1 ? ",)" : ")";
+    const std::string what = "kernel '" + fn_.name + "': ";
+    const ArraySize size = array_size(d.shape, rank, size_of(elem));
+    if (size.negative_axis >= 0)
+      throw ShapeError(what + "cannot allocate array '" + name + "' of shape " + shape + ": negative extent on axis " +
+                       std::to_string(size.negative_axis));
+    if (size.too_large)
+      throw ShapeError(what + "cannot allocate array '" + name + "' of shape " + shape + " with " +
+                       std::to_string(size_of(elem)) + "-byte elements: its size in bytes exceeds " +
+                       std::to_string(kMaxArrayBytes));
     for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
-    d.data = allocate(elem, count);
+    d.data = allocate(elem, size.bytes);
+    if (!d.data)
+      throw Error(what + "out of memory allocating array '" + name + "' of shape " + shape + " (" +
+                  std::to_string(size.bytes) + " bytes)");
     fr.owned.emplace_back(d.data, &std::free);
     return d;
   }
 
-  /// Allocates `count` elements, 64-byte aligned, filled with the poison pattern.
-  static void* allocate(DType elem, std::int64_t count) {
-    const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(size_of(elem));
-    const size_t rounded = (bytes + 63) / 64 * 64;
+  /// Allocates `bytes` (a whole number of `elem`s), 64-byte aligned, filled with the poison pattern; null when
+  /// memory is short.
+  static void* allocate(DType elem, std::int64_t bytes) {
+    const std::int64_t count = bytes / size_of(elem);
+    const size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-    if (!p) throw ShapeError("out of memory allocating " + std::to_string(bytes) + " bytes");
+    if (!p) return nullptr;
     sem::with_type(elem, [&](auto t) {
       using T = decltype(t);
       T poison;
@@ -413,11 +423,13 @@ class Compiler {
     for (const auto& a : c.args) args.push_back(expr(a));
     const std::int32_t code = c.code;
     const std::string message = c.message, kernel = fn_.name;
-    return [cond, args, code, message, kernel](Frame& fr) {
+    const std::vector<std::string> locations = fn_.locations;
+    return [cond, args, code, message, kernel, locations](Frame& fr) {
       if (cond(fr).b) return;
       std::vector<std::int64_t> values;
       for (const auto& a : args) values.push_back(a(fr).i64);
-      throw_status(code, "kernel '" + kernel + "': " + format_message(message, values.data(), values.size()));
+      throw_status(code, "kernel '" + kernel + "': " +
+                             resolve_locations(format_message(message, values.data(), values.size()), locations));
     };
   }
 

@@ -1,5 +1,7 @@
 #include "ir/printer.hpp"
 
+#include "ir/status.hpp"
+
 #include "kiln/abi.hpp"
 
 #include <charconv>
@@ -19,6 +21,7 @@ class Printer {
   std::string out;
 
   void function(const Function& f) {
+    if (!canonical_) locations_ = &f.locations;  // the canonical text keeps `{@k}`: positions stay out of keys
     out += "kernel " + (canonical_ ? std::string("k") : f.name) + "(";
     for (size_t i = 0; i < f.params.size(); ++i) {
       if (i) out += ", ";
@@ -111,7 +114,8 @@ class Printer {
       }
       case StmtKind::Check: {
         const auto& c = s->as<CheckStmt>();
-        std::string text = "check " + expr(c.cond) + " else " + status_name(c.code) + " " + quoted(c.message);
+        const std::string message = locations_ ? resolve_locations(c.message, *locations_) : c.message;
+        std::string text = "check " + expr(c.cond) + " else " + status_name(c.code) + " " + quoted(message);
         if (!c.args.empty()) text += " (" + exprs(c.args) + ")";
         line(depth, text);
         break;
@@ -246,6 +250,7 @@ class Printer {
 
  private:
   bool canonical_;
+  const std::vector<std::string>* locations_ = nullptr;
   bool fragment_;
   std::unordered_map<const VarNode*, std::string> names_;
   std::unordered_map<std::string, int> used_;

@@ -19,6 +19,23 @@ std::string format_message(std::string_view message, const std::int64_t* values,
   return out;
 }
 
+std::string resolve_locations(std::string_view message, const std::vector<std::string>& locations) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (message[i] == '{' && i + 2 < message.size() && message[i + 1] == '@') {
+      std::size_t end = i + 2, k = 0;
+      while (end < message.size() && message[end] >= '0' && message[end] <= '9') k = 10 * k + (message[end++] - '0');
+      if (end > i + 2 && end < message.size() && message[end] == '}' && k < locations.size()) {
+        out += locations[k];
+        i = end;
+        continue;
+      }
+    }
+    out += message[i];
+  }
+  return out;
+}
+
 void throw_status(std::int32_t code, const std::string& message) {
   switch (code) {
     case kShapeMismatch: throw ShapeError(message);

@@ -272,6 +272,10 @@ struct Function {
   Stmt body;
   Expr result;       ///< scalar result, or null
   Var result_array;  ///< array result, or null
+  /// Source positions ("file.cpp:12") that check messages name as `{@k}` (k indexes this list). They stay out
+  /// of the messages themselves, so that code compiled for a kernel serves the same kernel written on another
+  /// line (the cache key ignores positions) and its errors still point at the caller's own source.
+  std::vector<std::string> locations;
 
   bool returns_array() const { return result_array != nullptr; }
   bool returns_scalar() const { return result != nullptr; }

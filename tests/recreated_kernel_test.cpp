@@ -72,3 +72,44 @@ TEST_F(RecreatedKernel, HistoryIsBounded) {
 
 }  // namespace
 }  // namespace kiln
+
+// ---- source positions stay out of the cache key ------------------------------------------------------------
+
+namespace kiln {
+namespace {
+
+// The same kernel written on two lines (a comment added above a kernel moves it): one cache key, and each
+// kernel's errors name its own line.
+const int kLineA = __LINE__ + 1;
+auto make_max_a() { return jit("max_moved", [](Array<double> x) { return max(x); }); }
+
+const int kLineB = __LINE__ + 1;
+auto make_max_b() { return jit("max_moved", [](Array<double> x) { return max(x); }); }
+
+TEST_F(RecreatedKernel, SourcePositionsAreNotInTheKeyButInTheErrors) {
+  const std::vector<double> x(4, 2.0), empty;
+  auto a = make_max_a();
+  auto b = make_max_b();
+  ASSERT_EQ(a(x), 2.0);
+  const std::string key_a = compile_history().back().key;
+  const CacheStats before = cache_stats();
+  ASSERT_EQ(b(x), 2.0);
+  EXPECT_EQ(compile_history().back().key, key_a);
+  EXPECT_EQ(cache_stats().compiles, before.compiles);  // b reused a's code
+  auto message_of = [&](auto& k) -> std::string {
+    try {
+      k(empty);
+    } catch (const ValueError& e) {
+      return e.what();
+    }
+    return "no ValueError";
+  };
+  const std::string ma = message_of(a), mb = message_of(b);
+  EXPECT_NE(ma.find("recreated_kernel_test.cpp:" + std::to_string(kLineA)), std::string::npos) << ma;
+  EXPECT_NE(mb.find("recreated_kernel_test.cpp:" + std::to_string(kLineB)), std::string::npos) << mb;
+  EXPECT_EQ(mb.find("{@"), std::string::npos) << mb;
+  EXPECT_NE(b.lowered_ir().find("recreated_kernel_test.cpp:" + std::to_string(kLineB)), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
