@@ -6,6 +6,31 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(fmt REQUIRED)
 target_link_libraries(kiln_private_deps INTERFACE OpenMP::OpenMP_CXX fmt::fmt Threads::Threads ${CMAKE_DL_LIBS})
 
+# libsodium: the keyed BLAKE2b that seals cache entries (runtime/cache/secret.hpp). The system's (pkg-config),
+# else a copy unpacked into .deps/sodium by tools/fetch_gpu_deps.sh for machines without apt; the build tree's
+# RPATH then finds its shared library at run time.
+add_library(kiln_sodium INTERFACE)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(KILN_SODIUM QUIET IMPORTED_TARGET libsodium)
+endif()
+if(KILN_SODIUM_FOUND)
+  target_link_libraries(kiln_sodium INTERFACE PkgConfig::KILN_SODIUM)
+  message(STATUS "kiln: libsodium ${KILN_SODIUM_VERSION}")
+else()
+  set(carried ${PROJECT_SOURCE_DIR}/.deps/sodium/usr)
+  find_path(KILN_SODIUM_INCLUDE_DIR sodium.h HINTS ${carried}/include)
+  find_library(KILN_SODIUM_LIBRARY NAMES sodium libsodium.so.23 HINTS ${carried}/lib/x86_64-linux-gnu ${carried}/lib)
+  if(NOT KILN_SODIUM_INCLUDE_DIR OR NOT KILN_SODIUM_LIBRARY)
+    message(FATAL_ERROR "libsodium not found: install libsodium-dev (tools/setup.sh), or unpack it into .deps/sodium "
+                        "(tools/fetch_gpu_deps.sh)")
+  endif()
+  target_include_directories(kiln_sodium SYSTEM INTERFACE ${KILN_SODIUM_INCLUDE_DIR})
+  target_link_libraries(kiln_sodium INTERFACE ${KILN_SODIUM_LIBRARY})
+  message(STATUS "kiln: libsodium at ${KILN_SODIUM_LIBRARY}")
+endif()
+target_link_libraries(kiln_private_deps INTERFACE kiln_sodium)
+
 set(KILN_HAVE_LLVM OFF)
 if(KILN_ENABLE_LLVM)
   find_package(LLVM 19.1 CONFIG REQUIRED HINTS /usr/lib/llvm-19/lib/cmake/llvm)

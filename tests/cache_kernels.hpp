@@ -36,9 +36,30 @@ inline auto make_dot(kiln::Options o = {}) {
   }, o);
 }
 
-/// Runs kernel `name` ("pi", "saxpy" or "dot") on a small input and compares it with plain C++; returns ""
-/// or what differs.
+/// A family of kernels of one shape whose keys differ: the sum of x[i] * (1.25 + k).
+inline auto make_scaled(int k, kiln::Options o = {}) {
+  const double factor = 1.25 + k;  // no constant LLVM folds away (x * 1.0) or rewrites (x * 2.0)
+  return kiln::jit("scaled", [factor](kiln::Array<double> x) {
+    kiln::Double s = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * factor; });
+    return s;
+  }, o);
+}
+
+/// Runs kernel `name` ("pi", "saxpy", "dot" or "scaled:<k>") on a small input and compares it with plain C++;
+/// returns "" or what differs.
 inline std::string run_and_check(const std::string& name) {
+  if (name.rfind("scaled:", 0) == 0) {
+    const int k = std::stoi(name.substr(7));
+    std::vector<double> x(101);
+    double want = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<double>(i);
+      want += x[i] * (1.25 + k);
+    }
+    const double got = make_scaled(k)(x);
+    return got == want ? "" : name + ": " + std::to_string(got) + " vs " + std::to_string(want);
+  }
   if (name == "pi") {
     const std::int64_t n = 10007;
     const double got = make_pi()(n);

@@ -26,7 +26,9 @@
 #include "runtime/cache/entry.hpp"
 #include "runtime/cache/inspect.hpp"
 #include "runtime/cache/key.hpp"
+#include "runtime/cache/secret.hpp"
 #include "runtime/cache/store.hpp"
+#include "runtime/cache/trust.hpp"
 
 namespace kiln {
 namespace {
@@ -35,6 +37,7 @@ namespace fs = std::filesystem;
 using cache_kernels::make_dot;
 using cache_kernels::make_pi;
 using cache_kernels::make_saxpy;
+using cache_kernels::make_scaled;
 using cache_kernels::run_and_check;
 
 /// A fresh cache directory in effect for the test's scope; the previous settings come back afterwards.
@@ -53,6 +56,12 @@ class CacheScope {
     fs::remove_all(root_);
   }
   void set(CacheMode mode, std::uint64_t max_bytes = 1ull << 30) { set_cache_settings({mode, dir_, max_bytes}); }
+  /// Lets go of the code this process keeps loaded (it does when the settings change), so that the next kernel
+  /// object reads the disk, as a new process would.
+  void forget_loaded_code() {
+    cache_flush();
+    set_cache_settings(cache_settings());
+  }
   void set_directory(const std::string& d) { set_cache_settings({CacheMode::on, d, 1ull << 30}); }
   const std::string& dir() const { return dir_; }
   const std::string& root() const { return root_; }
@@ -102,10 +111,29 @@ std::string read_file(const std::string& path) {
 
 void write_file(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
+/// The secret of cache directory `dir` (which must have one).
+cache::Secret secret_of(const std::string& dir) {
+  cache_flush();  // the first store creates it
+  const cache::Fd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const cache::SecretResult r = cache::read_secret(fd.get());
+  EXPECT_TRUE(r.ok) << dir << ": " << r.problem;
+  return r.secret;
+}
+
+/// The entry file `path` of cache directory `dir`, judged as the loader and `kiln-cache verify` judge it.
+cache::Inspection inspect_file(const std::string& dir, const std::string& path) {
+  cache::DirFile f;
+  f.path = path;
+  f.name = fs::path(path).filename().string();
+  return cache::Inspector(dir).inspect(f);
+}
+
 /// The path of the one entry of kernel `name`, found by its metadata.
 std::string entry_of(const CacheScope& c, const std::string& name) {
+  cache_flush();  // the first store also writes the secret
+  const cache::Inspector inspector(c.dir());
   for (const auto& f : c.entries()) {
-    const cache::Inspection i = cache::inspect(f);
+    const cache::Inspection i = inspector.inspect(f);
     if (i.ok && i.entry.meta.kernel == name) return f.path;
   }
   return "";
@@ -145,7 +173,8 @@ TEST(CacheFlow, CompilesThenSharesLoadedCodeThenLoadsFromDisk) {
     EXPECT_EQ((flushed_stats() - s0).memory_hits, 1u);
     EXPECT_EQ((flushed_stats() - s0).compiles, 0u);
   }
-  // Code freed with its kernels: the next kernel object reads the disk, without LLVM.
+  // Code let go: the next kernel object reads the disk, without LLVM.
+  c.forget_loaded_code();
   s0 = flushed_stats();
   const std::size_t records = compile_history().size();
   auto k3 = make_pi();
@@ -175,7 +204,7 @@ TEST(CacheFlow, DiagnosticsAfterAHitUseTheKernelsOwnNames) {
     });
     EXPECT_EQ(first(std::int64_t{4}), 6.0);
   }
-  cache_flush();  // on disk: `first`'s code is freed, so `second` must read it
+  c.forget_loaded_code();  // on disk, and `first`'s code let go: `second` must read it
   auto second = jit("second", [](Int n) {
     Double total = 0.0;
     prange(n, [&](Int j) { total += to_double(j); });
@@ -209,7 +238,7 @@ TEST(CacheFlow, WrittenArgumentsAndArrayResultsSurviveTheDisk) {
   std::vector<double> x{1, 2, 3}, y(3);
   make_scale()(x, y);
   (void)make_doubled()(x);
-  cache_flush();
+  c.forget_loaded_code();
   auto scale = make_scale();
   const std::vector<double>& frozen = y;
   EXPECT_THROW(scale(x, frozen), TypeError);  // the written-parameter mask came from the entry
@@ -285,7 +314,7 @@ TEST(CacheKey, TheFrontendKeysByTheTracedIRTheHostDescriptionOptionsAndVersions)
   o.fast_math = true;
   make_dot(o)(std::vector<double>{1, 2}, std::vector<double>{3, 4});
   const std::string key = last_record().key;
-  const cache::Decoded d = cache::decode(read_file(entry_of(c, "dot")));
+  const cache::Decoded d = cache::decode(read_file(entry_of(c, "dot")), secret_of(c.dir()));
   ASSERT_EQ(d.status, cache::DecodeStatus::ok);
   EXPECT_EQ(d.entry.meta.target_description, codegen::cpu::host_target_description());
   // Recomputed from the parts, the key is the one the frontend used: so a CPU with another feature string
@@ -302,7 +331,18 @@ TEST(CacheKey, TheFrontendKeysByTheTracedIRTheHostDescriptionOptionsAndVersions)
 struct Corruption {
   const char* name;
   void (*apply)(const std::string& path, const std::string& other_entry);
+  bool needs_root = false;  ///< gives a file to another uid
 };
+
+/// `file` with its seal recomputed as version 1 did, without a key: what anyone could do after changing it.
+std::string reseal_unkeyed(std::string file) {
+  file.resize(file.size() - cache::kSealSize);
+  ir::Blake2b h(cache::kSealSize);
+  h.update(file);
+  const auto d = h.finish();
+  file.append(reinterpret_cast<const char*>(d.data()), cache::kSealSize);
+  return file;
+}
 
 void PrintTo(const Corruption& c, std::ostream* os) { *os << c.name; }  // test names without addresses
 
@@ -327,17 +367,42 @@ const Corruption kCorruptions[] = {
     {"empty_file", [](const std::string& p, const std::string&) { write_file(p, ""); }},
     {"garbage", [](const std::string& p, const std::string&) { write_file(p, std::string(5000, '\x90')); }},
     {"another_kernels_entry", [](const std::string& p, const std::string& other) { write_file(p, read_file(other)); }},
+    // Attacks on the seal and on the file itself: each would be loaded by a reader without the secret or the checks.
+    {"resealed_without_the_secret",
+     [](const std::string& p, const std::string&) {
+       std::string b = read_file(p);
+       b[b.size() / 2] = static_cast<char>(b[b.size() / 2] ^ 0x20);
+       write_file(p, reseal_unkeyed(b));
+     }},
+    {"sealed_with_another_secret",
+     [](const std::string& p, const std::string&) {
+       cache::Decoded d = cache::decode(read_file(p), secret_of(fs::path(p).parent_path().string()));
+       cache::Secret forger;
+       forger.bytes.fill(0x42);
+       write_file(p, cache::encode(d.entry, forger));
+     }},
+    {"symlink_to_a_valid_entry",
+     [](const std::string& p, const std::string&) {
+       const std::string outside = fs::path(p).parent_path().parent_path().string() + "/outside.kce";
+       fs::rename(p, outside);
+       fs::create_symlink(outside, p);
+     }},
+    {"writable_by_others", [](const std::string& p, const std::string&) { chmod(p.c_str(), 0666); }},
+    {"owned_by_another_user", [](const std::string& p, const std::string&) { ASSERT_EQ(chown(p.c_str(), 65534, 65534), 0); },
+     true},
 };
 
 class CacheRecovery : public testing::TestWithParam<Corruption> {};
 
 TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
+  if (GetParam().needs_root && geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another uid (chown)";
   CacheScope c;
   ASSERT_EQ(run_and_check("dot"), "");
   ASSERT_EQ(run_and_check("pi"), "");
   const std::string dot = entry_of(c, "dot");
   ASSERT_FALSE(dot.empty());
   GetParam().apply(dot, entry_of(c, "pi"));
+  c.forget_loaded_code();
 
   CacheStats s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");
@@ -346,9 +411,10 @@ TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
   EXPECT_EQ(d.disk_hits, 0u);
   EXPECT_EQ(d.compiles, 1u);
   EXPECT_EQ(d.stores, 1u);
-  const cache::Inspection fixed = cache::inspect({dot, fs::path(dot).filename().string(), false, 0, {}});
+  const cache::Inspection fixed = inspect_file(c.dir(), dot);
   EXPECT_TRUE(fixed.ok) << fixed.problem;
 
+  c.forget_loaded_code();
   s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");
   d = flushed_stats() - s0;
@@ -359,16 +425,106 @@ TEST_P(CacheRecovery, BadEntryIsRejectedRecompiledAndRewritten) {
 INSTANTIATE_TEST_SUITE_P(Corruptions, CacheRecovery, testing::ValuesIn(kCorruptions),
                          [](const testing::TestParamInfo<Corruption>& i) { return std::string(i.param.name); });
 
+TEST(CacheRecovery, PlantedObjectCodeIsNeverRun) {
+  // Forge what an attacker who can write the directory would plant: scaled(1)'s entry (its IR, key and
+  // variant) carrying scaled(2)'s object code, resealed without the secret, or with a secret of their own.
+  // Loaded, it would return the sum times 3.25 instead of 2.25.
+  CacheScope c;
+  std::vector<double> v{1, 2, 3};
+  ASSERT_EQ(make_scaled(1)(v), 2.25 * 6);
+  const std::string one = c.entries().at(0).path;
+  ASSERT_EQ(make_scaled(2)(v), 3.25 * 6);
+  cache_flush();
+  std::string two;
+  for (const auto& f : c.entries())
+    if (f.path != one) two = f.path;
+  const cache::Secret secret = secret_of(c.dir());
+  cache::Decoded forged = cache::decode(read_file(one), secret);
+  const cache::Decoded donor = cache::decode(read_file(two), secret);
+  ASSERT_EQ(forged.status, cache::DecodeStatus::ok);
+  ASSERT_EQ(donor.status, cache::DecodeStatus::ok);
+  for (cache::Blob& b : forged.entry.payloads)
+    if (b.name == "object") b = *donor.entry.payload("object");
+  cache::Secret forger;
+  forger.bytes.fill(1);
+  for (const std::string& planted : {reseal_unkeyed(cache::encode(forged.entry, forger)), cache::encode(forged.entry, forger)}) {
+    write_file(one, planted);
+    c.forget_loaded_code();
+    const CacheStats s0 = flushed_stats();
+    EXPECT_EQ(make_scaled(1)(v), 2.25 * 6);  // its own code, compiled again
+    EXPECT_EQ(last_record().cache, CacheSource::miss);
+    EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
+    EXPECT_TRUE(inspect_file(c.dir(), one).ok);  // rewritten by the compile
+  }
+  // The real secret makes the forgery load: the seal, not some other check, is what stopped it.
+  write_file(one, cache::encode(forged.entry, secret));
+  c.forget_loaded_code();
+  EXPECT_EQ(make_scaled(1)(v), 3.25 * 6);
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+}
+
+TEST(CacheRecovery, AnEntryCopiedFromAnotherCacheIsRejected) {
+  CacheScope a, b;
+  a.set(CacheMode::on);
+  ASSERT_EQ(run_and_check("pi"), "");
+  const std::string from = entry_of(a, "pi");
+  b.set(CacheMode::on);
+  ASSERT_EQ(run_and_check("dot"), "");  // b has a directory and a secret of its own
+  cache_flush();
+  const std::string to = b.dir() + "/" + fs::path(from).filename().string();
+  fs::copy_file(from, to);
+  b.forget_loaded_code();
+  const CacheStats s0 = flushed_stats();
+  ASSERT_EQ(run_and_check("pi"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::miss);
+  EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
+}
+
+/// Bytes this process has read through read(2)/pread(2) so far (/proc/self/io, rchar).
+std::uint64_t bytes_read() {
+  std::ifstream in("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (in >> key >> value)
+    if (key == "rchar:") return value;
+  return 0;
+}
+
+TEST(CacheRecovery, LargeJunkIsRejectedWithoutBeingRead) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");
+  const std::string pi = entry_of(c, "pi");
+  const std::string header = read_file(pi).substr(0, cache::kHeaderSize);
+  cache::DiskStore store({CacheMode::read_only, c.dir(), 1ull << 30});
+  cache::Key key;
+  ASSERT_TRUE(cache::parse_key(fs::path(pi).filename().string().substr(0, 32), key));
+  // 200 MB past the size limit, a header followed by 20 MB its body size does not account for, and 20 MB
+  // without a header: sparse files, so that only reading them would cost anything.
+  const std::pair<std::string, std::uint64_t> junk[] = {{std::string(40, 'j'), 200ull << 20}, {header, 20ull << 20},
+                                                        {std::string(40, 'j'), 20ull << 20}};
+  for (const auto& [start, size] : junk) {
+    write_file(pi, start);
+    ASSERT_EQ(truncate(pi.c_str(), static_cast<off_t>(size)), 0);
+    const std::uint64_t before = bytes_read();
+    const CacheStats s0 = flushed_stats();
+    EXPECT_FALSE(store.lookup(key, "").has_value());
+    EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
+    EXPECT_LT(bytes_read() - before, 1u << 20) << "a " << size << "-byte junk entry was read";
+  }
+}
+
 TEST(CacheRecovery, AKeyCollisionNeverRunsTheWrongCode) {
   CacheScope c;
   ASSERT_EQ(run_and_check("pi"), "");
   ASSERT_EQ(run_and_check("dot"), "");
   // Forge what a 128-bit collision would look like: pi's code and IR, valid checksum, under dot's key.
   const std::string dot_path = entry_of(c, "dot");
-  cache::Decoded pi = cache::decode(read_file(entry_of(c, "pi")));
+  const cache::Secret secret = secret_of(c.dir());
+  cache::Decoded pi = cache::decode(read_file(entry_of(c, "pi")), secret);
   ASSERT_EQ(pi.status, cache::DecodeStatus::ok);
   ASSERT_TRUE(cache::parse_key(fs::path(dot_path).filename().string().substr(0, 32), pi.entry.key));
-  write_file(dot_path, cache::encode(pi.entry));
+  write_file(dot_path, cache::encode(pi.entry, secret));
+  c.forget_loaded_code();
 
   const CacheStats s0 = flushed_stats();
   EXPECT_EQ(run_and_check("dot"), "");  // computed by dot's code, not pi's
@@ -401,6 +557,7 @@ TEST(CacheModes, ReadOnlyUsesEntriesButNeverWritesTouchesOrDeletes) {
   EXPECT_EQ(st.st_mtim.tv_sec, 1000000000);  // not touched
 
   write_file(pi, "corrupt");
+  c.forget_loaded_code();
   s0 = flushed_stats();
   ASSERT_EQ(run_and_check("pi"), "");
   EXPECT_EQ((flushed_stats() - s0).rejected_entries, 1u);
@@ -448,19 +605,19 @@ TEST(CacheModes, AnUnusableDirectoryOnlyCostsTheCache) {
   c.set_directory(c.root() + "/a_file/kiln");  // cannot exist: its parent is a file
   CacheStats s0 = flushed_stats();
   ASSERT_EQ(run_and_check("pi"), "");
-  cache_flush();  // the failed store no longer keeps the code loaded: the second kernel compiles again
+  c.forget_loaded_code();  // the second kernel compiles again
   ASSERT_EQ(run_and_check("pi"), "");
   CacheStats d = flushed_stats() - s0;
   EXPECT_EQ(d.compiles, 2u);
   EXPECT_EQ(d.store_failures, 2u);
   EXPECT_EQ(d.stores, 0u);
 
-  // A directory that exists but cannot be written: permissions, or for root (whom permissions do not
-  // stop) a directory of /proc.
+  // A directory of the user that exists but cannot be written: permissions, or for root (whom permissions do
+  // not stop) this process's directory of /proc (/proc/self is a link, which kiln does not follow).
   std::string readonly = c.root() + "/readonly";
   fs::create_directory(readonly);
   chmod(readonly.c_str(), 0500);
-  if (geteuid() == 0) readonly = "/proc/self";
+  if (geteuid() == 0) readonly = "/proc/" + std::to_string(getpid());
   c.set_directory(readonly);
   s0 = flushed_stats();
   ASSERT_EQ(run_and_check("saxpy"), "");
@@ -469,17 +626,46 @@ TEST(CacheModes, AnUnusableDirectoryOnlyCostsTheCache) {
   EXPECT_EQ(d.store_failures, 1u);
 }
 
-// ---- eviction -----------------------------------------------------------------------------------------------
-
-/// Kernels of identical shape and entry size, with different constants (so different keys).
-auto make_scaled(int n) {
-  const double factor = 1.25 + n;  // no constant LLVM folds away (x * 1.0) or rewrites (x * 2.0)
-  return jit("scaled", [factor](Array<double> x) {
-    Double s = 0.0;
-    prange(x.shape(0), [&](Int i) { s += x[i] * factor; });
-    return s;
-  });
+TEST(CacheModes, ADirectoryOthersCanWriteIsNotUsed) {
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");  // a valid entry: only the directory's mode can keep it from being loaded
+  cache_flush();
+  const std::size_t files = c.entries().size();
+  for (const mode_t mode : {0777, 01777, 0770}) {
+    ASSERT_EQ(chmod(c.dir().c_str(), mode), 0);
+    c.set(CacheMode::on);  // a fresh store judges the directory again
+    const CacheStats s0 = flushed_stats();
+    ASSERT_EQ(run_and_check("pi"), "");
+    EXPECT_EQ(last_record().cache, CacheSource::off) << std::oct << mode;  // as if the cache were off
+    EXPECT_EQ(last_record().key, "");
+    const CacheStats d = flushed_stats() - s0;
+    EXPECT_EQ(d.compiles, 1u);
+    EXPECT_EQ(d.disk_hits + d.disk_misses + d.stores + d.store_failures + d.rejected_entries, 0u);
+    EXPECT_EQ(cache_settings().mode, CacheMode::on);  // the settings stand; the directory is what is refused
+  }
+  ASSERT_EQ(chmod(c.dir().c_str(), 0700), 0);
+  c.set(CacheMode::on);
+  ASSERT_EQ(run_and_check("pi"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::disk);
+  EXPECT_EQ(c.entries().size(), files);
 }
+
+TEST(CacheModes, ADirectoryOfAnotherUserIsNotUsed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the directory to another uid (chown)";
+  CacheScope c;
+  ASSERT_EQ(run_and_check("pi"), "");
+  cache_flush();
+  ASSERT_EQ(chown(c.dir().c_str(), 65534, 65534), 0);  // as if that user had created it first
+  c.set(CacheMode::on);
+  const CacheStats s0 = flushed_stats();
+  ASSERT_EQ(run_and_check("pi"), "");
+  EXPECT_EQ(last_record().cache, CacheSource::off);
+  EXPECT_EQ((flushed_stats() - s0).disk_hits, 0u);
+  EXPECT_EQ((flushed_stats() - s0).stores, 0u);
+  ASSERT_EQ(chown(c.dir().c_str(), 0, 0), 0);
+}
+
+// ---- eviction -----------------------------------------------------------------------------------------------
 
 /// ext4 stamps files with a clock of a few milliseconds' resolution: space out uses that LRU must order.
 void next_tick() {
@@ -499,6 +685,7 @@ TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
   next_tick();
   make_scaled(2)(v);
   next_tick();
+  c.forget_loaded_code();
   make_scaled(1)(v);  // a disk hit: entry 1 is now more recent than entry 2
   EXPECT_EQ(last_record().cache, CacheSource::disk);
   next_tick();
@@ -508,6 +695,7 @@ TEST(CacheEviction, KeepsTheCapAndEvictsTheLeastRecentlyUsed) {
   EXPECT_LE(c.bytes(), cap);
   EXPECT_EQ(c.entries().size(), 2u);
   EXPECT_TRUE(fs::exists(a)) << "the recently used entry was evicted";
+  c.forget_loaded_code();
   make_scaled(1)(v);
   EXPECT_EQ(last_record().cache, CacheSource::disk);
   make_scaled(2)(v);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -18,6 +19,8 @@
 #include "runtime/cache/entry.hpp"
 #include "runtime/cache/inspect.hpp"
 #include "runtime/cache/key.hpp"
+#include "runtime/cache/secret.hpp"
+#include "runtime/cache/trust.hpp"
 
 namespace kiln::cache {
 namespace {
@@ -38,6 +41,13 @@ class TempDir {
   std::string path_;
 };
 
+/// A fixed secret: entries are sealed with it unless a test says otherwise.
+Secret test_secret(unsigned char fill = 7) {
+  Secret s;
+  s.bytes.fill(fill);
+  return s;
+}
+
 Entry sample_entry() {
   Entry e;
   e.key = ir::hash128("sample");
@@ -51,9 +61,14 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 TEST(CacheEntry, RoundTrips) {
   const Entry e = sample_entry();
-  const Decoded d = decode(encode(e));
+  const Decoded d = decode(encode(e, test_secret()), test_secret());
   ASSERT_EQ(d.status, DecodeStatus::ok);
   EXPECT_EQ(d.version, kFormatVersion);
   EXPECT_EQ(d.entry.key, e.key);
@@ -72,45 +87,45 @@ TEST(CacheEntry, RoundTrips) {
 }
 
 TEST(CacheEntry, HeaderLayoutIsAsDocumented) {
-  const std::string bytes = encode(sample_entry());
+  const std::string bytes = encode(sample_entry(), test_secret());
   EXPECT_EQ(bytes.substr(0, 8), kMagic);
   EXPECT_EQ(static_cast<unsigned char>(bytes[8]), kFormatVersion);  // little-endian u32 at offset 8
   EXPECT_EQ(static_cast<unsigned char>(bytes[12]), 4);              // 2 payloads + IR + metadata
   std::uint64_t body = 0;
   for (int i = 7; i >= 0; --i) body = (body << 8) | static_cast<unsigned char>(bytes[32 + i]);
-  EXPECT_EQ(bytes.size(), kHeaderSize + body + kChecksumSize);
+  EXPECT_EQ(bytes.size(), kHeaderSize + body + kSealSize);
 }
 
 TEST(CacheEntry, EveryFlippedByteIsDetected) {
-  const std::string good = encode(sample_entry());
+  const std::string good = encode(sample_entry(), test_secret());
   for (std::size_t i = 0; i < good.size(); ++i) {
     for (const unsigned char mask : {0x01, 0x80}) {
       std::string bad = good;
       bad[i] = static_cast<char>(bad[i] ^ mask);
-      const Decoded d = decode(bad);
+      const Decoded d = decode(bad, test_secret());
       EXPECT_NE(d.status, DecodeStatus::ok) << "flipping byte " << i << " with mask " << int(mask) << " went unnoticed";
     }
   }
 }
 
 TEST(CacheEntry, EveryTruncationIsDetected) {
-  const std::string good = encode(sample_entry());
+  const std::string good = encode(sample_entry(), test_secret());
   for (std::size_t n = 0; n < good.size(); ++n) {
-    const Decoded d = decode(std::string_view(good).substr(0, n));
+    const Decoded d = decode(std::string_view(good).substr(0, n), test_secret());
     EXPECT_NE(d.status, DecodeStatus::ok) << "truncated to " << n << " bytes";
   }
-  EXPECT_EQ(decode(std::string_view(good).substr(0, good.size() - 1)).status, DecodeStatus::truncated);
-  EXPECT_EQ(decode(good + "x").status, DecodeStatus::malformed);
+  EXPECT_EQ(decode(std::string_view(good).substr(0, good.size() - 1), test_secret()).status, DecodeStatus::truncated);
+  EXPECT_EQ(decode(good + "x", test_secret()).status, DecodeStatus::malformed);
 }
 
 TEST(CacheEntry, ForeignVersionAndForeignFilesAreNamed) {
-  std::string other = encode(sample_entry());
+  std::string other = encode(sample_entry(), test_secret());
   other[8] = static_cast<char>(kFormatVersion + 1);
-  const Decoded d = decode(other);
+  const Decoded d = decode(other, test_secret());
   EXPECT_EQ(d.status, DecodeStatus::foreign_version);
   EXPECT_EQ(d.version, kFormatVersion + 1);
-  EXPECT_EQ(decode("#!/bin/sh\necho not an entry\n").status, DecodeStatus::not_an_entry);
-  EXPECT_EQ(decode("").status, DecodeStatus::truncated);
+  EXPECT_EQ(decode("#!/bin/sh\necho not an entry\n", test_secret()).status, DecodeStatus::not_an_entry);
+  EXPECT_EQ(decode("", test_secret()).status, DecodeStatus::truncated);
 }
 
 TEST(CacheKey, EveryInputChangesTheKey) {
@@ -227,6 +242,19 @@ TEST(CacheSettings, DirectoryComesFromKilnCacheDirThenXdgThenHome) {
   EXPECT_EQ(s.max_bytes, 1ull << 30);
 }
 
+TEST(CacheSettings, ARelativeDirectoryIsRefused) {
+  ScopedEnv env;
+  env.set("KILN_CACHE", nullptr);
+  env.set("KILN_CACHE_DIR", "checkout/.kiln-cache");  // a checkout would carry its entries
+  const CacheSettings s = settings_from_environment();
+  EXPECT_EQ(s.mode, CacheMode::off);
+  EXPECT_EQ(s.directory, "");
+  env.set("KILN_CACHE_DIR", nullptr);
+  env.set("XDG_CACHE_HOME", nullptr);
+  env.set("HOME", ".");
+  EXPECT_EQ(settings_from_environment().mode, CacheMode::off);
+}
+
 TEST(CacheDirectory, CreatesMissingParentsPrivately) {
   TempDir t;
   const std::string dir = t.path() + "/a/b/kiln";
@@ -300,14 +328,25 @@ TEST(CacheDirectory, ClearRemovesOnlyCacheFiles) {
   EXPECT_EQ(clear(t.path() + "/missing"), 0u);
 }
 
+/// The secret of directory `dir`, created if it has none.
+Secret secret_of(const std::string& dir) {
+  const Fd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const SecretResult r = read_or_create_secret(fd.get());
+  EXPECT_TRUE(r.ok) << r.problem << r.error;
+  return r.secret;
+}
+
 TEST(CacheInspect, ChecksTheKeyAgainstTheFileName) {
   TempDir t;
   const Entry e = sample_entry();
-  write_file(entry_path(t.path(), e.key), encode(e));
-  write_file(entry_path(t.path(), ir::hash128("elsewhere")), encode(e));  // renamed: wrong key for its name
+  const Secret secret = secret_of(t.path());
+  write_file(entry_path(t.path(), e.key), encode(e, secret));
+  write_file(entry_path(t.path(), ir::hash128("elsewhere")), encode(e, secret));  // renamed: wrong key for its name
+  const Inspector inspector(t.path());
+  ASSERT_EQ(inspector.problem(), "");
   int good = 0, bad = 0;
   for (const DirFile& f : list_directory(t.path())) {
-    const Inspection i = inspect(f);
+    const Inspection i = inspector.inspect(f);
     (i.ok ? good : bad) += 1;
     if (!i.ok) {
       EXPECT_NE(i.problem.find("differs from its file name"), std::string::npos) << i.problem;
@@ -315,6 +354,165 @@ TEST(CacheInspect, ChecksTheKeyAgainstTheFileName) {
   }
   EXPECT_EQ(good, 1);
   EXPECT_EQ(bad, 1);
+}
+
+// ---- the seal ---------------------------------------------------------------------------------------------------
+
+/// Version 1's seal: an unkeyed BLAKE2b over the entry, which anyone can recompute after changing the bytes.
+std::string reseal_unkeyed(std::string file) {
+  file.resize(file.size() - kSealSize);
+  ir::Blake2b h(kSealSize);
+  h.update(file);
+  const auto d = h.finish();
+  file.append(reinterpret_cast<const char*>(d.data()), kSealSize);
+  return file;
+}
+
+TEST(CacheSeal, AChangedEntryResealedWithoutTheSecretIsRejected) {
+  const std::string good = encode(sample_entry(), test_secret());
+  std::string changed = good;
+  const std::size_t at = changed.find("ELF object bytes");
+  ASSERT_NE(at, std::string::npos);
+  changed[at] = 'X';  // "planted code"
+  EXPECT_EQ(decode(reseal_unkeyed(changed), test_secret()).status, DecodeStatus::bad_seal);
+  // Sealed properly, but under another secret: a forger's own key, or another user's cache.
+  Entry e = sample_entry();
+  e.payloads[0].data[1] = 'X';
+  EXPECT_EQ(decode(encode(e, test_secret(8)), test_secret()).status, DecodeStatus::bad_seal);
+  EXPECT_EQ(decode(encode(sample_entry(), test_secret(8)), test_secret()).status, DecodeStatus::bad_seal);
+  EXPECT_EQ(decode(good, test_secret()).status, DecodeStatus::ok);
+}
+
+TEST(CacheSeal, TheHeaderIsJudgedAgainstTheFileSizeBeforeAnythingElseIsRead) {
+  const std::string good = encode(sample_entry(), test_secret());
+  const std::string_view header = std::string_view(good).substr(0, kHeaderSize);
+  EXPECT_EQ(check_header(header, good.size()).status, DecodeStatus::ok);
+  EXPECT_EQ(check_header(header, 200ull << 20).status, DecodeStatus::malformed);  // a body of junk after the header
+  EXPECT_EQ(check_header(header, good.size() - 1).status, DecodeStatus::truncated);
+  EXPECT_EQ(check_header(std::string(kHeaderSize, 'j'), 200ull << 20).status, DecodeStatus::not_an_entry);
+  EXPECT_EQ(check_header(header.substr(0, 20), 20).status, DecodeStatus::truncated);
+}
+
+TEST(CacheSecret, IsCreatedOncePrivateAndChecked) {
+  TempDir t;
+  const Fd dir(open(t.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_TRUE(read_secret(dir.get()).missing);
+  const SecretResult first = read_or_create_secret(dir.get());
+  ASSERT_TRUE(first.ok) << first.problem;
+  const SecretResult again = read_or_create_secret(dir.get());
+  ASSERT_TRUE(again.ok);
+  EXPECT_EQ(first.secret.bytes, again.secret.bytes);  // created once
+  EXPECT_NE(first.secret.bytes, Secret{}.bytes);
+  const std::string path = t.path() + "/secret";
+  struct stat st;
+  ASSERT_EQ(lstat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_size, 32);
+  EXPECT_EQ(list_directory(t.path()).size(), 0u);  // no temporary left behind, and not listed as an entry
+
+  // Readable by others: anyone who reads it can seal entries. Refused.
+  chmod(path.c_str(), 0640);
+  EXPECT_NE(read_secret(dir.get()).problem.find("mode 0640"), std::string::npos);
+  chmod(path.c_str(), 0600);
+  // A link in its place is not followed, even to a good secret.
+  ASSERT_EQ(rename(path.c_str(), (t.path() + "/real").c_str()), 0);
+  ASSERT_EQ(symlink((t.path() + "/real").c_str(), path.c_str()), 0);
+  EXPECT_NE(read_secret(dir.get()).problem.find("symbolic link"), std::string::npos);
+  unlink(path.c_str());
+  write_file(path, "short");
+  chmod(path.c_str(), 0600);
+  EXPECT_NE(read_secret(dir.get()).problem.find("5 bytes"), std::string::npos);
+}
+
+// ---- ownership and mode rules -----------------------------------------------------------------------------------
+
+TEST(CacheTrust, OnlyAPrivateDirectoryOfTheUserIsUsed) {
+  TempDir t;
+  const std::string d = t.path() + "/cache";
+  Opened o = open_cache_directory(d, /*create=*/false);
+  EXPECT_EQ(o.error, ENOENT);
+  o = open_cache_directory(d, /*create=*/true);
+  ASSERT_TRUE(o.fd) << o.problem;
+  EXPECT_EQ(o.st.st_mode & 07777, 0700u);
+  for (const mode_t bad : {0777, 01777, 0770, 0720, 0702}) {
+    chmod(d.c_str(), bad);
+    o = open_cache_directory(d, false);
+    EXPECT_FALSE(o.fd) << std::oct << bad;
+    EXPECT_NE(o.problem.find("writable by"), std::string::npos) << o.problem;
+    EXPECT_NE(o.problem.find("chmod go-w " + d), std::string::npos) << o.problem;
+  }
+  for (const mode_t fine : {0700, 0755, 0500}) {
+    chmod(d.c_str(), fine);
+    EXPECT_TRUE(open_cache_directory(d, false).fd) << std::oct << fine;
+  }
+  chmod(d.c_str(), 0700);
+  ASSERT_EQ(symlink(d.c_str(), (t.path() + "/link").c_str()), 0);
+  o = open_cache_directory(t.path() + "/link", true);
+  EXPECT_FALSE(o.fd);
+  EXPECT_NE(o.problem.find("symbolic link"), std::string::npos) << o.problem;
+  write_file(t.path() + "/file", "x");
+  EXPECT_NE(open_cache_directory(t.path() + "/file", true).problem.find("not a directory"), std::string::npos);
+  o = open_cache_directory("relative/cache", true);
+  EXPECT_FALSE(o.fd);
+  EXPECT_NE(o.problem.find("not an absolute path"), std::string::npos) << o.problem;
+  EXPECT_FALSE(fs::exists("relative"));
+}
+
+TEST(CacheTrust, ADirectoryOfAnotherUserIsNotUsed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a directory to another uid (chown)";
+  TempDir t;
+  const std::string d = t.path() + "/cache";
+  ASSERT_EQ(mkdir(d.c_str(), 0700), 0);
+  ASSERT_EQ(chown(d.c_str(), 65534, 65534), 0);
+  const Opened o = open_cache_directory(d, true);
+  EXPECT_FALSE(o.fd);
+  EXPECT_NE(o.problem.find("owned by uid 65534"), std::string::npos) << o.problem;
+}
+
+TEST(CacheTrust, FilesAreOpenedWithoutFollowingLinksOrBlocking) {
+  TempDir t;
+  const Fd dir(open(t.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  write_file(t.path() + "/plain", "x");
+  EXPECT_TRUE(open_cache_file(dir.get(), "plain", false).fd);
+  ASSERT_EQ(symlink((t.path() + "/plain").c_str(), (t.path() + "/link").c_str()), 0);
+  Opened o = open_cache_file(dir.get(), "link", false);
+  EXPECT_FALSE(o.fd);
+  EXPECT_NE(o.problem.find("symbolic link"), std::string::npos) << o.problem;
+  ASSERT_EQ(mkfifo((t.path() + "/fifo").c_str(), 0600), 0);
+  o = open_cache_file(dir.get(), "fifo", false);  // O_NONBLOCK: returns at once although no writer exists
+  EXPECT_FALSE(o.fd);
+  EXPECT_NE(o.problem.find("FIFO"), std::string::npos) << o.problem;
+  chmod((t.path() + "/plain").c_str(), 0666);
+  EXPECT_NE(open_cache_file(dir.get(), "plain", false).problem.find("writable by group or others"), std::string::npos);
+  chmod((t.path() + "/plain").c_str(), 0644);
+  EXPECT_TRUE(open_cache_file(dir.get(), "plain", false).fd);
+  EXPECT_NE(open_cache_file(dir.get(), "plain", /*secret=*/true).problem.find("accessible"), std::string::npos);
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown((t.path() + "/plain").c_str(), 65534, 65534), 0);
+    EXPECT_NE(open_cache_file(dir.get(), "plain", false).problem.find("owned by uid 65534"), std::string::npos);
+  }
+}
+
+TEST(CacheDirectory, ListingShowsLinksAndOddFilesAndClearRemovesThemWithoutFollowing) {
+  TempDir t;
+  const std::string target = t.path() + "/outside";
+  write_file(target, "must survive");
+  const std::string link = entry_path(t.path(), ir::hash128("link"));
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  ASSERT_EQ(mkfifo(entry_path(t.path(), ir::hash128("fifo")).c_str(), 0600), 0);
+  write_file(t.path() + "/secret", std::string(32, 's'));
+  int links = 0, others = 0;
+  for (const DirFile& f : list_directory(t.path())) {
+    links += f.kind == FileKind::symlink;
+    others += f.kind == FileKind::other;
+  }
+  EXPECT_EQ(links, 1);
+  EXPECT_EQ(others, 1);
+  EXPECT_EQ(prune(t.path(), 0).bytes_left, 0u);  // links and FIFOs have no bytes of ours
+  EXPECT_EQ(clear(t.path()), 2u);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(link)));
+  EXPECT_EQ(read_file_text(target), "must survive");
+  EXPECT_TRUE(fs::exists(t.path() + "/secret"));  // clear removes entries, not the secret
 }
 
 }  // namespace

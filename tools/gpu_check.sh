@@ -6,8 +6,9 @@
 # A compact summary is printed last; $OUT (or /tmp/kiln-gpu) receives it and logs.tgz with every log.
 # Every step has a timeout; the whole run is meant to fit in 10 minutes.
 #
-# The machine may lack fmt and GoogleTest: a prefix with fmt's CMake package and GoogleTest's sources can
-# be carried in .deps/ (fmt/ and googletest/); they are used only when the system has none.
+# The machine may lack fmt, GoogleTest and libsodium: a prefix with fmt's CMake package, GoogleTest's sources and
+# libsodium unpacked by tools/fetch_gpu_deps.sh can be carried in .deps/ (fmt/, googletest/, sodium/); they are
+# used only when the system has none.
 #   bash tools/gpu_check.sh [all|tests|examples|bench]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,17 @@ if ! printf '#include <gtest/gtest.h>\n' | g++ -E -x c++ - >/dev/null 2>&1 && [ 
   fi
   prefix+=(/tmp/gtest-prefix)
   note "googletest: built from the carried sources"
+fi
+# libsodium (the disk cache's keyed seal): cmake finds a copy unpacked into .deps/sodium by
+# tools/fetch_gpu_deps.sh by itself; its library must be found at run time too.
+if ! printf '#include <sodium.h>\n' | g++ -E -x c++ - >/dev/null 2>&1; then
+  sodium_lib=$(ls -d "$PWD"/.deps/sodium/usr/lib/*/ 2>/dev/null | head -1)
+  if [ -n "$sodium_lib" ]; then
+    export LD_LIBRARY_PATH="$sodium_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    note "libsodium: the carried copy (.deps/sodium)"
+  else
+    note "libsodium: none on this machine and none carried (run tools/fetch_gpu_deps.sh and carry .deps)"
+  fi
 fi
 prefix_path=$(IFS=';'; echo "${prefix[*]:-}")
 

@@ -75,7 +75,16 @@ CacheSettings settings_from_environment() {
     else warn_once(Warning::bad_setting, "ignoring KILN_CACHE_MAX_BYTES=" + b + " (expected a byte count such as 512M)");
   }
   s.directory = default_directory();
-  if (s.directory.empty() && s.mode != CacheMode::off) {
+  if (!s.directory.empty() && s.directory[0] != '/') {
+    // A relative directory follows the working directory: run in a checkout, it would use entries the checkout
+    // carries. It is refused rather than resolved.
+    if (s.mode != CacheMode::off)
+      warn_once(Warning::untrusted_directory, "ignoring the cache directory " + s.directory +
+                                                  ": not an absolute path (a checkout could carry its entries); set "
+                                                  "KILN_CACHE_DIR to an absolute path; the disk cache is off");
+    s.directory.clear();
+    s.mode = CacheMode::off;
+  } else if (s.directory.empty() && s.mode != CacheMode::off) {
     warn_once(Warning::unusable_directory, "no cache directory (KILN_CACHE_DIR, XDG_CACHE_HOME and HOME are unset); "
                                            "the disk cache is off");
     s.mode = CacheMode::off;

@@ -9,7 +9,8 @@
 namespace kiln::cache {
 
 /// The settings the environment asks for: KILN_CACHE, KILN_CACHE_DIR / XDG_CACHE_HOME / HOME,
-/// KILN_CACHE_MAX_BYTES. Unparseable values are warned about and replaced by defaults.
+/// KILN_CACHE_MAX_BYTES. Unparseable values are warned about and replaced by defaults. A relative directory is
+/// refused with a warning (the cache is then off, with no directory): it would follow the working directory.
 CacheSettings settings_from_environment();
 
 /// "on", "read-only" (also "readonly", "ro"), "off" (also "0", "false", "no"); nullopt otherwise.

@@ -1,5 +1,7 @@
 #include "runtime/cache/entry.hpp"
 
+#include <sodium.h>
+
 #include <cstdlib>
 
 #include "runtime/cache/bytes.hpp"
@@ -48,11 +50,15 @@ bool decode_metadata(std::string_view data, Metadata& m) {
   return r.ok();
 }
 
-std::string checksum(std::string_view bytes) {
-  ir::Blake2b h(16);
-  h.update(bytes);
-  const auto d = h.finish();
-  return std::string(reinterpret_cast<const char*>(d.data()), kChecksumSize);
+/// The seal of `bytes` under `secret`: keyed BLAKE2b-256 (libsodium).
+std::array<unsigned char, kSealSize> seal(std::string_view bytes, const Secret& secret) {
+  static_assert(kSealSize == crypto_generichash_BYTES && kSecretSize == crypto_generichash_KEYBYTES);
+  static const bool initialized = sodium_init() >= 0;  // picks the fastest implementation; idempotent
+  (void)initialized;
+  std::array<unsigned char, kSealSize> out;
+  crypto_generichash(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                     secret.bytes.data(), secret.bytes.size());
+  return out;
 }
 
 }  // namespace
@@ -63,7 +69,7 @@ const Blob* Entry::payload(std::string_view name) const {
   return nullptr;
 }
 
-std::string encode(const Entry& e) {
+std::string encode(const Entry& e, const Secret& secret) {
   ByteWriter body;
   for (const Blob& b : e.payloads) section(body, kPayload, b.name, b.data);
   section(body, kCanonicalIr, "", e.canonical_ir);
@@ -77,7 +83,8 @@ std::string encode(const Entry& e) {
   w.u64(e.key.hi);
   w.u64(body.bytes().size());
   w.raw(body.bytes());
-  w.raw(checksum(w.bytes()));
+  const auto s = seal(w.bytes(), secret);
+  w.raw(std::string_view(reinterpret_cast<const char*>(s.data()), s.size()));
   return std::move(w.bytes());
 }
 
@@ -87,50 +94,55 @@ std::string_view describe(DecodeStatus s) {
     case DecodeStatus::truncated: return "truncated";
     case DecodeStatus::not_an_entry: return "not a kiln cache entry";
     case DecodeStatus::foreign_version: return "written by another entry format version";
-    case DecodeStatus::bad_checksum: return "checksum mismatch (corrupted)";
+    case DecodeStatus::bad_seal: return "its seal does not match this cache's secret (changed after it was written, or written by another user or cache)";
     case DecodeStatus::malformed: return "malformed";
   }
   return "?";
 }
 
-Decoded decode(std::string_view bytes) {
+Decoded check_header(std::string_view header, std::uint64_t file_size) {
   Decoded out;
-  if (bytes.size() < kMagic.size()) {
-    out.status = DecodeStatus::truncated;
-    return out;
-  }
-  if (bytes.substr(0, kMagic.size()) != kMagic) {
+  out.status = DecodeStatus::truncated;
+  if (header.size() < kMagic.size()) return out;
+  if (header.substr(0, kMagic.size()) != kMagic) {
     out.status = DecodeStatus::not_an_entry;
     return out;
   }
-  ByteReader header(bytes);
-  header.raw(kMagic.size());
-  out.version = header.u32();
-  const std::uint32_t sections = header.u32();
-  Entry& e = out.entry;
-  e.key.lo = header.u64();
-  e.key.hi = header.u64();
-  const std::uint64_t body_size = header.u64();
-  if (!header.ok()) {
-    out.status = DecodeStatus::truncated;
-    return out;
-  }
+  ByteReader r(header.substr(0, kHeaderSize));
+  r.raw(kMagic.size());
+  out.version = r.u32();
+  r.u32();  // sections
+  out.entry.key.lo = r.u64();
+  out.entry.key.hi = r.u64();
+  const std::uint64_t body_size = r.u64();
+  if (!r.ok()) return out;
   if (out.version != kFormatVersion) {
     out.status = DecodeStatus::foreign_version;
     return out;
   }
-  const std::uint64_t available = bytes.size() - kHeaderSize;
-  if (body_size > available || available - body_size < kChecksumSize) {
-    out.status = DecodeStatus::truncated;
+  const std::uint64_t available = file_size - kHeaderSize;  // file_size >= kHeaderSize: the header was read
+  if (body_size > available || available - body_size < kSealSize) return out;
+  // Trailing bytes: not what any writer produces.
+  out.status = available - body_size > kSealSize ? DecodeStatus::malformed : DecodeStatus::ok;
+  return out;
+}
+
+Decoded decode(std::string_view bytes, const Secret& secret) {
+  Decoded out = check_header(bytes, bytes.size());
+  if (out.status != DecodeStatus::ok) {
+    out.entry = Entry{};
     return out;
   }
-  if (available - body_size > kChecksumSize) {
-    out.status = DecodeStatus::malformed;  // trailing bytes: not what any writer produces
-    return out;
-  }
-  const std::string_view covered = bytes.substr(0, kHeaderSize + body_size);
-  if (checksum(covered) != bytes.substr(kHeaderSize + body_size)) {
-    out.status = DecodeStatus::bad_checksum;
+  out.status = DecodeStatus::malformed;
+  Entry& e = out.entry;
+  ByteReader header(bytes.substr(kMagic.size() + 4));
+  const std::uint32_t sections = header.u32();
+  header.raw(16);
+  const std::uint64_t body_size = header.u64();
+  const auto expected = seal(bytes.substr(0, kHeaderSize + body_size), secret);
+  if (crypto_verify_32(expected.data(), reinterpret_cast<const unsigned char*>(bytes.data() + kHeaderSize + body_size)) != 0) {
+    out.status = DecodeStatus::bad_seal;
+    e = Entry{};
     return out;
   }
   ByteReader r(bytes.substr(kHeaderSize, body_size));

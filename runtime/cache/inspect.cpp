@@ -1,39 +1,60 @@
 #include "runtime/cache/inspect.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
+#include "runtime/cache/entry_file.hpp"
 #include "runtime/cache/key.hpp"
 
 namespace kiln::cache {
 
-Inspection inspect(const DirFile& f) {
+Inspector::Inspector(const std::string& dir) {
+  Opened d = open_cache_directory(dir, /*create=*/false);
+  if (!d.problem.empty()) {
+    problem_ = "kiln does not use " + dir + ": " + d.problem;
+    return;
+  }
+  if (!d.fd) {
+    problem_ = "cannot open " + dir + ": " + std::strerror(d.error);
+    return;
+  }
+  dir_ = std::move(d.fd);
+  const SecretResult s = read_secret(dir_.get());
+  if (s.ok) secret_ = s.secret;
+  else if (!s.problem.empty()) problem_ = "kiln does not use " + dir + ": its secret " + kSecretName + ": " + s.problem;
+  else if (s.missing) secret_problem_ = "the directory has no secret, so no entry can be authenticated";
+  else secret_problem_ = std::string("cannot read the directory's secret: ") + std::strerror(s.error);
+}
+
+Inspection Inspector::inspect(const DirFile& f) const {
   Inspection out;
-  std::ifstream in(f.path, std::ios::binary);
-  std::ostringstream bytes;
-  if (!in || !(bytes << in.rdbuf())) {
-    out.problem = "unreadable";
+  if (!problem_.empty()) {
+    out.problem = problem_;
     return out;
   }
-  Decoded d = decode(bytes.view());
-  if (d.status != DecodeStatus::ok) {
-    out.problem = std::string(describe(d.status));
-    if (d.status == DecodeStatus::foreign_version) out.problem += " (" + std::to_string(d.version) + ")";
+  if (!secret_) {
+    out.problem = secret_problem_;
     return out;
   }
+  EntryFile file = read_entry_file(dir_.get(), f.name, *secret_);
+  if (file.status != FileStatus::ok) {
+    out.problem = file.status == FileStatus::missing ? "gone" : file.problem;
+    return out;
+  }
+  Entry& e = file.decoded.entry;
   Key named;
-  if (!parse_key(std::string_view(f.name).substr(0, 32), named) || named != d.entry.key) {
-    out.problem = "its header's key " + d.entry.key.hex() + " differs from its file name";
+  if (!parse_key(std::string_view(f.name).substr(0, 32), named) || named != e.key) {
+    out.problem = "its header's key " + e.key.hex() + " differs from its file name";
     return out;
   }
   bool code = false;
-  for (const Blob& b : d.entry.payloads) code = code || (b.name != "kiln.variant" && !b.data.empty());
-  if (!code || d.entry.canonical_ir.empty()) {
+  for (const Blob& b : e.payloads) code = code || (b.name != "kiln.variant" && !b.data.empty());
+  if (!code || e.canonical_ir.empty()) {
     out.problem = "no code or no canonical IR";
     return out;
   }
   out.ok = true;
-  out.entry = std::move(d.entry);
+  out.entry = std::move(e);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -15,28 +16,7 @@
 namespace kiln::cache {
 namespace {
 
-/// No writer produces entries this large; a file that is must not be read into memory.
-constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
-
-/// Rescan the directory after this many stores even below the cap: other processes store too.
-constexpr std::uint32_t kStoresPerScan = 64;
-
 std::string errno_text(int err) { return std::strerror(err); }
-
-/// Reads the whole file behind `fd`; false on a read error.
-bool read_all(int fd, std::uint64_t size, std::string& out) {
-  out.resize(size);
-  std::uint64_t done = 0;
-  while (done < size) {
-    const ssize_t n = read(fd, out.data() + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;  // shorter than fstat said: decode reports it as truncated
-    done += static_cast<std::uint64_t>(n);
-  }
-  out.resize(done);
-  return true;
-}
 
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -50,120 +30,172 @@ bool write_all(int fd, std::string_view bytes) {
 
 }  // namespace
 
+DiskStore::Access DiskStore::access(bool create) const {
+  std::lock_guard lock(mutex_);
+  Access a;
+  if (refused_ || settings_.mode == CacheMode::off) return a;
+  const std::string& dir = settings_.directory;
+  auto refuse = [&](const std::string& what) {
+    refused_ = true;
+    dir_ = Fd();
+    warn_once(Warning::untrusted_directory, "not using " + what + "; kernels are compiled without the disk cache");
+    return Access{};
+  };
+  if (!dir_) {
+    Opened d = open_cache_directory(dir, create);
+    if (!d.problem.empty()) return refuse("the cache directory " + dir + ": " + d.problem);
+    if (!d.fd) {
+      a.error = d.error;  // missing (or not creatable): tried again next time
+      return a;
+    }
+    dir_ = std::move(d.fd);
+  }
+  a.dirfd = dir_.get();
+  if (!secret_) {
+    const SecretResult s = create ? read_or_create_secret(dir_.get()) : read_secret(dir_.get());
+    if (!s.problem.empty())
+      return refuse(dir + "/" + kSecretName + ": " + s.problem + "; remove it (kiln then writes a new one; entries "
+                    "sealed with the old one are recompiled)");
+    if (s.ok) secret_ = s.secret;
+    else a.error = s.error;
+  }
+  a.secret = secret_;
+  return a;
+}
+
+bool DiskStore::readable() const {
+  if (settings_.mode == CacheMode::off) return false;
+  access(false);  // the first call judges the directory, if it exists yet
+  std::lock_guard lock(mutex_);
+  return !refused_;
+}
+
+bool DiskStore::writable() const { return settings_.mode == CacheMode::on && readable(); }
+
 std::optional<Entry> DiskStore::lookup(const ir::Hash128& key, std::string_view canonical_ir) {
   Counters& c = counters();
-  const std::string path = entry_path(settings_.directory, key);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno != ENOENT && errno != ENOTDIR)
-      warn_once(Warning::unusable_directory, "cannot read " + path + " (" + errno_text(errno) + "); kernels are compiled");
+  const Access a = access(false);
+  if (a.dirfd < 0 || !a.secret) {  // no directory or no secret yet: nothing was stored
     bump(c.disk_misses);
     return std::nullopt;
   }
-  struct stat st;
-  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (regular && static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes) {
-    reject(path, fd, Warning::corrupt_entry, "larger than any entry");
+  const std::string name = entry_name(key);
+  EntryFile f = read_entry_file(a.dirfd, name, *a.secret);
+  switch (f.status) {
+    case FileStatus::missing:
+      bump(c.disk_misses);
+      return std::nullopt;
+    case FileStatus::unreadable:
+      warn_once(Warning::unusable_directory,
+                "cannot read " + entry_path(settings_.directory, key) + " (" + f.problem + "); kernels are compiled");
+      bump(c.disk_misses);
+      return std::nullopt;
+    case FileStatus::untrusted:
+      reject(a.dirfd, name, f.st, Warning::untrusted_entry, f.problem);
+      return std::nullopt;
+    case FileStatus::too_large:
+      reject(a.dirfd, name, f.st, Warning::corrupt_entry, f.problem);
+      return std::nullopt;
+    case FileStatus::bad: {
+      const DecodeStatus d = f.decoded.status;
+      reject(a.dirfd, name, f.st,
+             d == DecodeStatus::foreign_version ? Warning::foreign_version
+             : d == DecodeStatus::bad_seal      ? Warning::unsealed_entry
+                                                : Warning::corrupt_entry,
+             f.problem);
+      return std::nullopt;
+    }
+    case FileStatus::ok: break;
+  }
+  Entry& e = f.decoded.entry;
+  if (e.key != key) {
+    reject(a.dirfd, name, f.st, Warning::mismatch, "its header has key " + e.key.hex());
     return std::nullopt;
   }
-  std::string bytes;
-  if (!regular || !read_all(fd, static_cast<std::uint64_t>(st.st_size), bytes)) {
-    warn_once(Warning::unusable_directory, "cannot read " + path + "; kernels are compiled");
-    close(fd);
-    bump(c.disk_misses);
-    return std::nullopt;
-  }
-  Decoded d = decode(bytes);
-  if (d.status == DecodeStatus::foreign_version) {
-    reject(path, fd, Warning::foreign_version,
-           "entry format version " + std::to_string(d.version) + ", this kiln reads " + std::to_string(kFormatVersion));
-    return std::nullopt;
-  }
-  if (d.status != DecodeStatus::ok) {
-    reject(path, fd, Warning::corrupt_entry, std::string(describe(d.status)));
-    return std::nullopt;
-  }
-  if (d.entry.key != key) {
-    reject(path, fd, Warning::mismatch, "its header has key " + d.entry.key.hex());
-    return std::nullopt;
-  }
-  if (d.entry.canonical_ir != canonical_ir) {
-    reject(path, fd, Warning::mismatch, "it was compiled from different IR (a key collision)");
+  if (e.canonical_ir != canonical_ir) {
+    reject(a.dirfd, name, f.st, Warning::mismatch, "it was compiled from different IR (a key collision)");
     return std::nullopt;
   }
   // Last use is the file's mtime, which LRU eviction sorts by. Setting it costs one system call and keeps
-  // the checksummed bytes unchanged. Failure (someone else's file in a shared directory) only skews LRU.
-  if (writable()) futimens(fd, nullptr);
-  close(fd);
-  return std::move(d.entry);
+  // the sealed bytes unchanged.
+  if (writable()) futimens(f.fd.get(), nullptr);
+  return std::move(e);
 }
 
-void DiskStore::reject(const std::string& path, int fd, Warning kind, const std::string& why) {
+void DiskStore::reject(int dirfd, const std::string& name, const struct stat& seen, Warning kind, const std::string& why) {
   Counters& c = counters();
   bump(c.rejected_entries);
   bump(c.disk_misses);
-  warn_once(kind, "discarding " + path + ": " + why + "; the kernel is recompiled");
-  if (writable()) {
-    // Delete only the file we read: a concurrent writer may have renamed a good entry into its place.
-    struct stat ours, now;
-    if (fstat(fd, &ours) == 0 && stat(path.c_str(), &now) == 0 && ours.st_ino == now.st_ino && ours.st_dev == now.st_dev)
-      unlink(path.c_str());
-  }
-  close(fd);
+  const bool deleting = writable();
+  const std::string path = settings_.directory + "/" + name;
+  warn_once(kind, deleting ? "discarding " + path + ": " + why + "; the kernel is recompiled"
+                           : "ignoring " + path + ": " + why + "; the kernel is compiled (the cache is read-only: "
+                                                               "nothing is deleted)");
+  if (!deleting) return;
+  // Delete only the file we judged (a link itself, never its target): a concurrent writer may have renamed a
+  // good entry into its place.
+  struct stat now;
+  if (fstatat(dirfd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_ino == seen.st_ino &&
+      now.st_dev == seen.st_dev)
+    unlinkat(dirfd, name.c_str(), 0);
 }
 
 void DiskStore::discard(const ir::Hash128& key, const std::string& why) {
   const std::string path = entry_path(settings_.directory, key);
   bump(counters().rejected_entries);
   bump(counters().disk_misses);
-  warn_once(Warning::load_failed, "discarding " + path + ": " + why + "; the kernel is recompiled");
-  if (writable()) unlink(path.c_str());
+  const bool deleting = writable();
+  warn_once(Warning::load_failed, (deleting ? "discarding " : "ignoring ") + path + ": " + why +
+                                      (deleting ? "; the kernel is recompiled" : "; the kernel is compiled"));
+  const Access a = access(false);
+  if (deleting && a.dirfd >= 0) unlinkat(a.dirfd, entry_name(key).c_str(), 0);
 }
 
 bool DiskStore::store(const Entry& e) {
   if (!writable()) return false;
   Counters& c = counters();
   const std::string& dir = settings_.directory;
-  const std::string path = entry_path(dir, e.key);
   auto fail = [&](const std::string& what, int err) {
     bump(c.store_failures);
-    warn_once(Warning::store_failed, "cannot " + what + " (" + errno_text(err) + "); kernels are compiled but not cached");
+    warn_once(Warning::store_failed, "cannot " + what + (err ? " (" + errno_text(err) + ")" : std::string()) +
+                                         "; kernels are compiled but not cached");
     return false;
   };
-  if (const int err = make_directory(dir)) return fail("create the directory " + dir, err);
+  const Access a = access(/*create=*/true);
+  if (a.dirfd < 0) {
+    if (!writable()) return false;  // refused just now, and warned about
+    return fail("create the directory " + dir, a.error);
+  }
+  if (!a.secret) return fail("create " + dir + "/" + kSecretName, a.error);
 
-  const std::string bytes = encode(e);
-  const std::string temp = dir + "/." + e.key.hex() + "." + std::to_string(getpid()) + "." +
-                           std::to_string(temp_counter_.fetch_add(1)) + ".tmp";
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  const std::string bytes = encode(e, *a.secret);
+  if (bytes.size() > kMaxEntryBytes)
+    return fail("store the entry of " + e.meta.kernel + ": " + std::to_string(bytes.size()) +
+                    " bytes, more than the entry size limit of " + std::to_string(kMaxEntryBytes >> 20) + " MiB",
+                0);
+  static std::atomic<std::uint64_t> temp_counter{0};
+  const std::string temp =
+      "." + e.key.hex() + "." + std::to_string(getpid()) + "." + std::to_string(temp_counter.fetch_add(1)) + ".tmp";
+  const int fd = openat(a.dirfd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return fail("write to " + dir, errno);
-  // fsync before rename: after a crash the entry is either complete or absent (the checksum would catch a
-  // torn file too, but then the work is lost).
+  // fsync before rename: after a crash the entry is either complete or absent (the seal would catch a torn
+  // file too, but then the work is lost).
   if (!write_all(fd, bytes) || fsync(fd) != 0) {
     const int err = errno;
     close(fd);
-    unlink(temp.c_str());
-    return fail("write " + temp, err);
+    unlinkat(a.dirfd, temp.c_str(), 0);
+    return fail("write " + dir + "/" + temp, err);
   }
-  if (close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
+  if (close(fd) != 0 || renameat(a.dirfd, temp.c_str(), a.dirfd, entry_name(e.key).c_str()) != 0) {
     const int err = errno;
-    unlink(temp.c_str());
-    return fail("write " + path, err);
+    unlinkat(a.dirfd, temp.c_str(), 0);
+    return fail("write " + entry_path(dir, e.key), err);
   }
   bump(c.stores);
-  evict_after_store(bytes.size());
+  // Every store rescans under the directory's lock (directory.hpp): a size estimate kept per process would
+  // not see the other processes' stores, and 16 racing processes then left several times the cap.
+  bump(c.evictions, prune_at(a.dirfd, dir, settings_.max_bytes).entries_removed);
   return true;
-}
-
-void DiskStore::evict_after_store(std::uint64_t bytes) {
-  const std::int64_t before = estimated_bytes_.fetch_add(static_cast<std::int64_t>(bytes));
-  const bool known = before >= 0;
-  const bool periodic = stores_since_scan_.fetch_add(1) + 1 >= kStoresPerScan;
-  if (known && !periodic && static_cast<std::uint64_t>(before) + bytes <= settings_.max_bytes) return;
-  stores_since_scan_.store(0);
-  const PruneResult r = prune(settings_.directory, settings_.max_bytes);
-  bump(counters().evictions, r.entries_removed);
-  estimated_bytes_.store(static_cast<std::int64_t>(r.bytes_left));
 }
 
 namespace {

@@ -1,4 +1,8 @@
-// The disk store: a directory of entries, one file per key, shared by any number of processes without locks.
+// The disk store: a directory of entries, one file per key, shared by any number of processes of one user.
+//
+// The directory is used only if it passes the ownership and mode rules of trust.hpp (else one warning, and
+// kernels compile as if the cache were off); it is opened once and then used through that descriptor, so a
+// path swapped afterwards changes nothing. Entries are sealed with the directory's secret (secret.hpp).
 //
 // Writers write a private temporary file in the same directory, fsync it and rename it over the entry, so
 // a reader sees either no file, the old one or the new one, never a partial one. Readers read through one
@@ -6,13 +10,15 @@
 // Every problem is a warning (once per kind) and a miss, never an error: see warnings.hpp.
 #pragma once
 
-#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "kiln/cache.hpp"
 #include "runtime/cache/entry.hpp"
+#include "runtime/cache/entry_file.hpp"
+#include "runtime/cache/trust.hpp"
 #include "runtime/cache/warnings.hpp"
 
 namespace kiln::cache {
@@ -22,8 +28,10 @@ class DiskStore {
   explicit DiskStore(CacheSettings settings) : settings_(std::move(settings)) {}
 
   const CacheSettings& settings() const { return settings_; }
-  bool readable() const { return settings_.mode != CacheMode::off; }
-  bool writable() const { return settings_.mode == CacheMode::on; }
+  /// Whether kernels consult the cache: not off, and the directory (if it exists yet) passed the rules.
+  bool readable() const;
+  /// Whether compiled kernels are stored: mode on, and the directory not refused.
+  bool writable() const;
 
   /// The entry stored under `key` if there is a valid one for exactly `canonical_ir` (so a hash collision
   /// is a miss). A miss is counted; the caller counts the hit once it has loaded the code (or calls
@@ -41,13 +49,23 @@ class DiskStore {
   void discard(const ir::Hash128& key, const std::string& why);
 
  private:
-  void reject(const std::string& path, int fd, Warning kind, const std::string& why);
-  void evict_after_store(std::uint64_t bytes);
+  /// The open directory and its secret, as far as they exist.
+  struct Access {
+    int dirfd = -1;                ///< -1: no usable directory (refused, missing or an error: see error)
+    std::optional<Secret> secret;  ///< none yet, or none usable
+    int error = 0;                 ///< errno of a failed creation or open
+  };
+  /// Opens the directory on first use (creating it and the secret when `create`); refuses it for good, with
+  /// one warning, if it or its secret breaks the rules.
+  Access access(bool create) const;
+
+  void reject(int dirfd, const std::string& name, const struct stat& seen, Warning kind, const std::string& why);
 
   const CacheSettings settings_;
-  std::atomic<std::int64_t> estimated_bytes_{-1};  ///< directory size as of the last scan plus our stores since
-  std::atomic<std::uint32_t> stores_since_scan_{0};
-  std::atomic<std::uint64_t> temp_counter_{0};
+  mutable std::mutex mutex_;
+  mutable bool refused_ = false;
+  mutable Fd dir_;
+  mutable std::optional<Secret> secret_;
 };
 
 /// The store for the settings in effect (kiln::cache_settings()); replaced by kiln::set_cache_settings.

@@ -1,8 +1,12 @@
 // kiln-cache: the on-disk kernel cache from the command line.
 //   kiln-cache [--dir D] stats | list | verify | prune --max-bytes N | clear
 // The directory is D, else the one kiln would use (KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <map>
 #include <string>
@@ -21,9 +25,10 @@ int usage(FILE* out) {
                "usage: kiln-cache [--dir D] COMMAND\n"
                "  stats                 entries, bytes and entries per target\n"
                "  list                  one line per entry: key, kernel, target, bytes, created, last used\n"
-               "  verify                check every entry (header, checksum, key); exit 1 if any is bad\n"
+               "  verify                check every entry as kiln would load it (directory and file owner and mode,\n"
+               "                        header, seal under the directory's secret, key); exit 1 if any is bad\n"
                "  prune --max-bytes N   remove least-recently-used entries until at most N bytes (K/M/G ok)\n"
-               "  clear                 remove every entry\n"
+               "  clear                 remove every entry and temporary (links are removed, never followed)\n"
                "The directory is D, else KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.\n");
   return out == stdout ? 0 : 2;
 }
@@ -37,24 +42,48 @@ std::string time_text(std::time_t t) {
   return buf;
 }
 
-std::vector<kc::DirFile> files_or_fail(const std::string& dir, bool& failed) {
+/// What a non-regular file or another user's file in an entry's name is, for the listings; "" for a plain file.
+std::string odd_text(const kc::DirFile& f) {
+  if (f.kind == kc::FileKind::symlink) return "a symbolic link (never followed)";
+  if (f.kind == kc::FileKind::other) return S_ISFIFO(f.mode) ? "a FIFO" : S_ISDIR(f.mode) ? "a directory" : "not a regular file";
+  if (f.owner != geteuid()) return "owned by uid " + std::to_string(f.owner);
+  return "";
+}
+
+/// The directory's files, read as the loader reads them; fails (printing why) if kiln would not use it.
+struct Listing {
+  std::vector<kc::DirFile> files;
+  bool failed = false;
+};
+
+Listing files_or_fail(const std::string& dir, const kc::Inspector& inspector) {
+  Listing out;
+  if (!inspector.usable()) {
+    std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
+    out.failed = true;
+    return out;
+  }
   int err = 0;
-  std::vector<kc::DirFile> files = kc::list_directory(dir, &err);
-  failed = err != 0;
-  if (failed) std::fprintf(stderr, "kiln-cache: cannot read %s: %s\n", dir.c_str(), std::strerror(err));
-  return files;
+  out.files = kc::list_directory_at(inspector.dirfd(), dir, &err);
+  out.failed = err != 0;
+  if (out.failed) std::fprintf(stderr, "kiln-cache: cannot read %s: %s\n", dir.c_str(), std::strerror(err));
+  return out;
 }
 
 int stats(const std::string& dir) {
-  bool failed = false;
-  const auto files = files_or_fail(dir, failed);
-  if (failed) return 1;
+  const kc::Inspector inspector(dir);
+  const Listing l = files_or_fail(dir, inspector);
+  if (l.failed) return 1;
   struct Sum {
     std::uint64_t entries = 0, bytes = 0;
   };
   std::map<std::string, Sum> per_target;
-  Sum all, bad, temporaries;
-  for (const kc::DirFile& f : files) {
+  Sum all, bad, temporaries, odd;
+  for (const kc::DirFile& f : l.files) {
+    if (f.kind != kc::FileKind::regular) {
+      ++odd.entries;
+      continue;
+    }
     if (f.temporary) {
       ++temporaries.entries;
       temporaries.bytes += f.bytes;
@@ -62,12 +91,13 @@ int stats(const std::string& dir) {
     }
     ++all.entries;
     all.bytes += f.bytes;
-    const kc::Inspection i = kc::inspect(f);
+    const kc::Inspection i = inspector.inspect(f);
     Sum& s = i.ok ? per_target[i.entry.meta.target] : bad;
     ++s.entries;
     s.bytes += f.bytes;
   }
   std::printf("directory    %s\n", dir.c_str());
+  if (!inspector.problem().empty()) std::printf("NOT USED     %s\n", inspector.problem().c_str());
   std::printf("entries      %llu (%llu bytes)\n", static_cast<unsigned long long>(all.entries),
               static_cast<unsigned long long>(all.bytes));
   for (const auto& [target, s] : per_target)
@@ -79,18 +109,22 @@ int stats(const std::string& dir) {
   if (temporaries.entries)
     std::printf("temporaries  %llu (%llu bytes; being written, or left by a crashed writer)\n",
                 static_cast<unsigned long long>(temporaries.entries), static_cast<unsigned long long>(temporaries.bytes));
+  if (odd.entries)
+    std::printf("not files    %llu (links, FIFOs or directories under cache names; `kiln-cache verify` names them, "
+                "`kiln-cache clear` removes them)\n",
+                static_cast<unsigned long long>(odd.entries));
   return 0;
 }
 
 int list(const std::string& dir) {
-  bool failed = false;
-  const auto files = files_or_fail(dir, failed);
-  if (failed) return 1;
+  const kc::Inspector inspector(dir);
+  const Listing l = files_or_fail(dir, inspector);
+  if (l.failed) return 1;
   std::printf("%-32s  %-20s %-6s %10s  %-19s  %-19s\n", "key", "kernel", "target", "bytes", "created", "last used");
-  for (const kc::DirFile& f : files) {
-    if (f.temporary) continue;
-    const kc::Inspection i = kc::inspect(f);
-    const std::string key = f.name.substr(0, 32);
+  for (const kc::DirFile& f : l.files) {
+    if (f.temporary && f.kind == kc::FileKind::regular) continue;
+    const std::string key = f.temporary ? f.name : f.name.substr(0, 32);
+    const kc::Inspection i = f.temporary ? kc::Inspection{false, odd_text(f), {}} : inspector.inspect(f);
     if (!i.ok) {
       std::printf("%-32s  BAD: %s\n", key.c_str(), i.problem.c_str());
       continue;
@@ -103,13 +137,14 @@ int list(const std::string& dir) {
 }
 
 int verify(const std::string& dir) {
-  bool failed = false;
-  const auto files = files_or_fail(dir, failed);
-  if (failed) return 1;
+  const kc::Inspector inspector(dir);
+  const Listing l = files_or_fail(dir, inspector);
+  if (l.failed) return 1;
+  if (!inspector.problem().empty()) std::printf("NOT USED %s\n", inspector.problem().c_str());
   std::uint64_t good = 0, bad = 0;
-  for (const kc::DirFile& f : files) {
-    if (f.temporary) continue;
-    const kc::Inspection i = kc::inspect(f);
+  for (const kc::DirFile& f : l.files) {
+    if (f.temporary && f.kind == kc::FileKind::regular) continue;
+    const kc::Inspection i = f.temporary ? kc::Inspection{false, odd_text(f), {}} : inspector.inspect(f);
     if (i.ok) {
       ++good;
     } else {
@@ -118,7 +153,15 @@ int verify(const std::string& dir) {
     }
   }
   std::printf("%llu entries ok, %llu bad\n", static_cast<unsigned long long>(good), static_cast<unsigned long long>(bad));
-  return bad ? 1 : 0;
+  return bad || !inspector.problem().empty() ? 1 : 0;
+}
+
+/// clear and prune change only a directory kiln would use.
+bool usable_or_fail(const std::string& dir) {
+  const kc::Inspector inspector(dir);
+  if (inspector.usable() && inspector.problem().empty()) return true;
+  std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
+  return false;
 }
 
 }  // namespace
@@ -129,7 +172,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") return usage(stdout);
-    if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+    // A relative --dir is the user's explicit choice on the command line: made absolute here (kiln itself refuses a
+    // relative KILN_CACHE_DIR, which a checkout could steer).
+    if (a == "--dir" && i + 1 < argc) dir = std::filesystem::absolute(argv[++i]).string();
     else if (a == "--max-bytes" && i + 1 < argc) max_bytes = argv[++i];
     else if (command.empty() && a[0] != '-') command = a;
     else return usage(stderr);
@@ -143,6 +188,7 @@ int main(int argc, char** argv) {
   if (command == "stats") return stats(dir);
   if (command == "list") return list(dir);
   if (command == "verify") return verify(dir);
+  if ((command == "clear" || command == "prune") && !usable_or_fail(dir)) return 1;
   if (command == "clear") {
     std::printf("removed %llu files from %s\n", static_cast<unsigned long long>(kc::clear(dir)), dir.c_str());
     return 0;
