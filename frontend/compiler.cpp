@@ -17,6 +17,7 @@
 #include "ir/printer.hpp"
 #include "kiln/config.hpp"
 #include "kiln/error.hpp"
+#include "passes/insert_bounds_checks.hpp"
 #include "passes/report.hpp"
 #include "runtime/cache/background.hpp"
 #include "runtime/cache/bytes.hpp"
@@ -333,7 +334,9 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
     canonical = ir::to_string(traced, ir::PrintOptions{.canonical = true});
     const std::string options =
         "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0) +
-        (opts.boundscheck ? ";boundscheck=1" : "");  // absent when off, so the keys of before stay valid
+        // Absent when off, so the keys of before stay valid. The checks' messages name arrays, which the
+        // canonical IR does not.
+        (opts.boundscheck ? ";boundscheck=1;names=" + passes::check_message_names(traced) : "");
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
                            target->nvrtc_version});
     rec.key = key.hex();

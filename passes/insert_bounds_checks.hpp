@@ -1,4 +1,6 @@
 #pragma once
+#include <string>
+
 #include "passes/pass.hpp"
 
 namespace kiln::passes {
@@ -19,5 +21,10 @@ namespace kiln::passes {
 ///   against the operands' shapes; only their fixed indices (a view such as `x(i, kiln::all)`) are checked,
 ///   once before the operation when its space is not empty.
 ir::Function insert_bounds_checks(const ir::Function& f, PassContext& ctx);
+
+/// The array names the checks of `f` would write into their messages, in a fixed order of the IR's
+/// structure. The cache key of a bounds-checked kernel includes it: the key's canonical IR leaves names out,
+/// and two kernels that differ only in names must not share code whose messages name the other's arrays.
+std::string check_message_names(const ir::Function& f);
 
 }  // namespace kiln::passes

@@ -340,5 +340,17 @@ TEST(BoundsCheck, TheModeIsPartOfTheCacheKey) {
   EXPECT_THROW(again(x, y, 5), IndexError);
 }
 
+TEST(BoundsCheck, KernelsDifferingOnlyInNamesShareNoMessages) {
+  // The cache key leaves names out; the checks' messages do not. Each kernel must name its own arrays, also
+  // when another kernel of the same structure was compiled (and cached) first.
+  auto first = jit("same_shape", [](Array<double> alpha, Int n) { return alpha[n]; }, mode(targets().front(), true));
+  auto second = jit("same_shape", [](Array<double> beta, Int n) { return beta[n]; }, mode(targets().front(), true));
+  std::vector<double> x(3, 1.0);
+  EXPECT_EQ(exact_error_of<IndexError>([&] { first(x, 3); }),
+            "kernel 'same_shape': index 3 out of range for axis 0 of array 'alpha' with extent 3");
+  EXPECT_EQ(exact_error_of<IndexError>([&] { second(x, 3); }),
+            "kernel 'same_shape': index 3 out of range for axis 0 of array 'beta' with extent 3");
+}
+
 }  // namespace
 }  // namespace kiln
