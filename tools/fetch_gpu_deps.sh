@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dest=.deps/sodium
 tmp=$(mktemp -d)
+chmod 755 "$tmp"  # apt-get download writes as the _apt user when it can
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && apt-get download libsodium-dev libsodium23)
 rm -rf "$dest"

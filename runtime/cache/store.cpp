@@ -35,9 +35,9 @@ DiskStore::Access DiskStore::access(bool create) const {
   Access a;
   if (refused_ || settings_.mode == CacheMode::off) return a;
   const std::string& dir = settings_.directory;
+  // The descriptor stays open once opened, refused or not: another thread may still be using it.
   auto refuse = [&](const std::string& what) {
     refused_ = true;
-    dir_ = Fd();
     warn_once(Warning::untrusted_directory, "not using " + what + "; kernels are compiled without the disk cache");
     return Access{};
   };

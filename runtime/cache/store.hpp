@@ -64,7 +64,7 @@ class DiskStore {
   const CacheSettings settings_;
   mutable std::mutex mutex_;
   mutable bool refused_ = false;
-  mutable Fd dir_;
+  mutable Fd dir_;  ///< once open, open until the store is destroyed (callers hold its number without the lock)
   mutable std::optional<Secret> secret_;
 };
 
