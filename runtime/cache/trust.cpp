@@ -36,6 +36,7 @@ std::string kind_text(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
   if (S_ISDIR(mode)) return "a directory";
+  if (S_ISREG(mode)) return "a file";
   return "not a regular file";
 }
 
