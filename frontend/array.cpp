@@ -4,6 +4,7 @@
 
 #include "frontend/array_info.hpp"
 #include "frontend/index_math.hpp"
+#include "frontend/per_thread.hpp"
 #include "frontend/source_names.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -82,7 +83,7 @@ struct WriteCounts {
 };
 
 WriteCounts& write_counts(const TraceContext& ctx) {
-  thread_local WriteCounts w;
+  WriteCounts& w = per_thread<WriteCounts>();
   if (w.trace != ctx.root_scope()) {
     w.trace = ctx.root_scope();
     ++w.generation;
@@ -189,6 +190,75 @@ Node size(const ArrayHandle& a) {
 
 namespace {
 
+/// The extent of an existing array that `e` cannot exceed, by its form (dim, dim - k for k >= 0, max(dim - k, 0),
+/// min with such a form), or null.
+const ir::DimExpr* bounding_dim(const ir::Expr& e) {
+  if (const auto* d = ir::dyn<ir::DimExpr>(e)) return d;
+  const auto* b = ir::dyn<ir::BinaryExpr>(e);
+  if (!b) return nullptr;
+  const auto kb = ix::value(b->b);
+  switch (b->op) {
+    case BinaryOp::Sub: return kb && *kb >= 0 ? bounding_dim(b->a) : nullptr;
+    case BinaryOp::Max: return kb && *kb == 0 ? bounding_dim(b->a) : nullptr;  // an extent is >= 0 too
+    case BinaryOp::Min: {
+      const ir::DimExpr* d = bounding_dim(b->a);
+      return d ? d : bounding_dim(b->b);
+    }
+    default: return nullptr;
+  }
+}
+
+/// True if a new array of `shape` and `elem_size`-byte elements is within kMaxArrayBytes by its form: each extent is
+/// bounded by a different axis of one existing array (which follows the rule: arguments are checked at the call)
+/// with elements at least as large.
+bool fits_by_form(const std::vector<ir::Expr>& shape, std::int64_t elem_size) {
+  const ir::VarNode* source = nullptr;
+  unsigned axes = 0;
+  for (const ir::Expr& e : shape) {
+    const ir::DimExpr* d = bounding_dim(e);
+    if (!d || (source && d->array.get() != source) || (axes >> d->axis & 1u)) return false;
+    source = d->array.get();
+    axes |= 1u << d->axis;
+  }
+  return source && size_of(source->type.elem) >= elem_size;
+}
+
+}  // namespace
+
+void check_new_array(TraceContext& ctx, const ir::Var& array, const std::vector<ir::Expr>& shape, const Where& w) {
+  const std::int64_t elem_size = size_of(array->type.elem);
+  // kiln::array_size's rule in i64 arithmetic that cannot overflow while the rule holds: extent k fits when
+  // it is at most kMaxArrayBytes / (element size * the non-zero extents before it).
+  ir::Expr nonnegative, fits;  // null or constant true: known to hold
+  ir::Expr bytes = ix::c(elem_size);
+  // An array's extent, or max(x, k >= 0) as arange's and a view's lengths are, is never negative.
+  auto never_negative = [](const ir::Expr& e) {
+    if (ir::dyn<ir::DimExpr>(e)) return true;
+    const auto* b = ir::dyn<ir::BinaryExpr>(e);
+    if (!b || b->op != BinaryOp::Max) return false;
+    const auto ka = ix::value(b->a), kb = ix::value(b->b);
+    return (ka && *ka >= 0) || (kb && *kb >= 0);
+  };
+  for (const ir::Expr& e : shape) {
+    if (!never_negative(e)) nonnegative = ix::both(nonnegative, ix::lt(ix::c(-1), e));
+    fits = ix::both(fits, ix::lt(e, ix::add(ix::div(ix::c(kMaxArrayBytes), bytes), ix::c(1))));
+    bytes = ix::mul(bytes, ix::max(e, ix::c(1)));
+  }
+  if (fits_by_form(shape, elem_size)) fits = nullptr;
+  const std::string made = w.str().empty() ? "" : " (made at " + w.str() + ")";
+  auto check = [&](const ir::Expr& cond, const std::string& message) {
+    if (!cond) return;
+    if (const auto* k = ir::dyn<ir::ConstExpr>(cond); k && k->i) return;
+    // Also when known false: the statement may sit in a branch or loop that never runs.
+    ctx.emit(ir::make_check(cond, kShapeMismatch, message + made, shape));
+  };
+  check(nonnegative, "array '" + array->name + "' has a negative extent: shape " + shape_holes(shape.size()));
+  check(fits, "array '" + array->name + "' is too large: shape " + shape_holes(shape.size()) + " of " +
+                  std::to_string(elem_size) + "-byte elements exceeds " + std::to_string(kMaxArrayBytes) + " bytes");
+}
+
+namespace {
+
 /// The name of an array made at `where`: the variable it initializes, else `fallback`.
 std::string array_name(const Where& where, const char* fallback) {
   std::string n = declared_name(where);
@@ -199,6 +269,7 @@ ArrayHandle allocate_exprs(TraceContext& ctx, DType t, std::vector<ir::Expr> sha
                            const Where& where) {
   const int rank = static_cast<int>(shape.size());
   const ir::Var var = ctx.new_array(t, rank, array_name(where, fill ? "filled" : "array"), where);
+  check_new_array(ctx, var, shape, where);
   // An extent that reads mutable state is referred to through the array afterwards.
   auto keeps_meaning = [](const ir::Expr& e) {
     if (ir::has_load(e)) return false;

@@ -51,6 +51,13 @@ void note_write(const TraceContext& ctx, const ir::VarNode* array);
 /// Changes whenever the counts start over: counts taken under another generation mean nothing.
 std::uint64_t write_generation(const TraceContext& ctx);
 
+/// Emits the run-time checks that a new array `array` of `shape` (made at `w`) follows kiln::array_size's
+/// rule: a ShapeError naming the array and its extents for a negative extent or a size beyond
+/// kMaxArrayBytes. Emitted before the statement that makes the array, they stay where fusion removes the
+/// allocation (`sum(zeros<double>(n, m))` then refuses n = -1 instead of summing nothing, and m = 2^62
+/// instead of looping for ever). Nothing is emitted for constant extents that pass.
+void check_new_array(TraceContext& ctx, const ir::Var& array, const std::vector<ir::Expr>& shape, const Where& w);
+
 /// "at f.cpp:12" or "" when unknown.
 std::string at(const Where& w);
 /// A shape as a message template: "({}, {})" with one placeholder per extent (the values come at run time).

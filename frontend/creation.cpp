@@ -23,6 +23,7 @@ std::string where_text(const Where& w) { return w.str().empty() ? "" : " (at " +
 ArrayHandle emit_range(TraceContext& ctx, DType t, const ir::Expr& length, const ir::Var& i, const ir::Expr& value,
                        const std::string& what, const Where& w, const char* fallback) {
   const ir::Var var = ctx.new_array(t, 1, name_at(w, fallback), w);
+  check_new_array(ctx, var, {length}, w);
   ctx.emit(ir::make_map(var, {i}, {length}, value, what + at(w)));
   return new_handle(ctx, var, {length}, what);
 }

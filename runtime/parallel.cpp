@@ -335,33 +335,30 @@ void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* mes
   out[len] = '\0';
 }
 
-void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) noexcept {
+void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size,
+                    const char* name) noexcept {
+  if (!name) name = "array";
   if (rank < 0 || rank > kiln::kMaxRank || elem_size <= 0) {
-    report(status, kiln::kShapeMismatch, "cannot allocate an array of rank %d with %lld-byte elements", rank,
+    report(status, kiln::kShapeMismatch, "cannot allocate array '%s' of rank %d with %lld-byte elements", name, rank,
            static_cast<long long>(elem_size));
     return nullptr;
   }
-  std::uint64_t count = 1;
-  bool overflow = false;
-  for (std::int32_t k = 0; k < rank; ++k) {
-    if (shape[k] < 0) {
-      report(status, kiln::kShapeMismatch, "cannot allocate an array of shape %s: negative extent on axis %d",
-             ShapeText(shape, rank).text, k);
-      return nullptr;
-    }
-    overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(shape[k]), &count);
-  }
-  std::uint64_t bytes = 0;
-  overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(elem_size), &bytes);
-  if (overflow || bytes > static_cast<std::uint64_t>(PTRDIFF_MAX) - 64) {
-    report(status, kiln::kOutOfMemory, "cannot allocate an array of shape %s: its size in bytes overflows",
-           ShapeText(shape, rank).text);
+  const kiln::ArraySize size = kiln::array_size(shape, rank, elem_size);
+  if (size.negative_axis >= 0) {
+    report(status, kiln::kShapeMismatch, "cannot allocate array '%s' of shape %s: negative extent on axis %d", name,
+           ShapeText(shape, rank).text, size.negative_axis);
     return nullptr;
   }
-  void* p = kiln::detail::allocate_array_memory(static_cast<std::size_t>(bytes));
+  if (size.too_large) {
+    report(status, kiln::kShapeMismatch,
+           "cannot allocate array '%s' of shape %s with %lld-byte elements: its size in bytes exceeds %lld", name,
+           ShapeText(shape, rank).text, static_cast<long long>(elem_size), static_cast<long long>(kiln::kMaxArrayBytes));
+    return nullptr;
+  }
+  void* p = kiln::detail::allocate_array_memory(static_cast<std::size_t>(size.bytes));
   if (!p)
-    report(status, kiln::kOutOfMemory, "out of memory allocating an array of shape %s (%llu bytes)",
-           ShapeText(shape, rank).text, static_cast<unsigned long long>(bytes));
+    report(status, kiln::kOutOfMemory, "out of memory allocating array '%s' of shape %s (%lld bytes)", name,
+           ShapeText(shape, rank).text, static_cast<long long>(size.bytes));
   account(p, +1);
   return p;
 }

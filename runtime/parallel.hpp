@@ -64,9 +64,11 @@ void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* mes
                   std::int32_t n) noexcept;
 
 /// Allocates a row-major array of `rank` extents of `elem_size` bytes each, 64-byte aligned (free it with
-/// kiln_rt_free or std::free). On a negative extent, overflow or exhausted memory it fills `status` and
-/// returns null; it never throws.
-void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size) noexcept;
+/// kiln_rt_free or std::free). When kiln::array_size's rule refuses the shape (a negative extent, a size beyond
+/// kMaxArrayBytes: kShapeMismatch) or memory is exhausted (kOutOfMemory) it fills `status`, naming the array
+/// `name` (the kernel's variable), and returns null; it never throws.
+void* kiln_rt_alloc(kiln::KernelStatus* status, const std::int64_t* shape, std::int32_t rank, std::int64_t elem_size,
+                    const char* name) noexcept;
 void kiln_rt_free(void* p) noexcept;
 /// Hands an array from kiln_rt_alloc to the kernel's caller, who frees it: it leaves the runtime's
 /// allocation statistics (kiln::allocation_stats) without being freed.

@@ -204,8 +204,16 @@ TEST(ArrayAnalysisTraced, InteriorOfAnArrayIntoAnArrayOfNMinus2) {
     const ir::Function f = trace_ir("interior", {"a"}, fn, x);
     const ir::Function g = differential(passes::array_analysis, differential(passes::lower_array_ops, f, x), x);
     if (n == 1) continue;  // a's extent is the constant 1 in this signature: the allocation of -1 fails first
-    EXPECT_NE(ir::to_string(f).find("check"), std::string::npos);  // traced with a check ...
-    EXPECT_EQ(ir::to_string(g).find("check"), std::string::npos) << ir::to_string(g);  // ... which is proven
+    // The slice assignment's shape check is proven; out's own check that a.shape(0) - 2 is not negative stays.
+    auto shape_checks = [](const ir::Function& h) {
+      std::istringstream in(ir::to_string(h));
+      int count = 0;
+      for (std::string line; std::getline(in, line);)
+        count += line.find("check ") != std::string::npos && line.find("has a negative extent") == std::string::npos;
+      return count;
+    };
+    EXPECT_GT(shape_checks(f), 0) << ir::to_string(f);  // traced with a check ...
+    EXPECT_EQ(shape_checks(g), 0) << ir::to_string(g);  // ... which is proven
   }
 }
 

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -146,31 +147,44 @@ TEST(Runtime, ParforReduceCallsEveryBlockWithItsPartial) {
 TEST(Runtime, AllocChecksShapes) {
   KernelStatus st;
   const std::int64_t good[2] = {3, 5};
-  void* p = kiln_rt_alloc(&st, good, 2, 8);
+  void* p = kiln_rt_alloc(&st, good, 2, 8, "good");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
   EXPECT_EQ(st.code, 0);
   kiln_rt_free(p);
 
   const std::int64_t empty[1] = {0};
-  p = kiln_rt_alloc(&st, empty, 1, 4);
+  p = kiln_rt_alloc(&st, empty, 1, 4, "empty");
   EXPECT_NE(p, nullptr);
   kiln_rt_free(p);
 
   const std::int64_t negative[2] = {3, -1};
-  EXPECT_EQ(kiln_rt_alloc(&st, negative, 2, 8), nullptr);
+  EXPECT_EQ(kiln_rt_alloc(&st, negative, 2, 8, "w"), nullptr);
   EXPECT_EQ(st.code, kShapeMismatch);
-  EXPECT_NE(std::string(st.message).find("(3, -1)"), std::string::npos) << st.message;
+  EXPECT_NE(std::string(st.message).find("array 'w' of shape (3, -1)"), std::string::npos) << st.message;
 
   // The first failure of a call is the one reported.
   const std::int64_t huge[2] = {std::int64_t(1) << 40, std::int64_t(1) << 40};
-  EXPECT_EQ(kiln_rt_alloc(&st, huge, 2, 8), nullptr);
+  EXPECT_EQ(kiln_rt_alloc(&st, huge, 2, 8, "huge"), nullptr);
   EXPECT_EQ(st.code, kShapeMismatch);
+  EXPECT_NE(std::string(st.message).find("'w'"), std::string::npos) << st.message;
 
-  KernelStatus st2;
-  EXPECT_EQ(kiln_rt_alloc(&st2, huge, 2, 8), nullptr);
-  EXPECT_EQ(st2.code, kOutOfMemory);
-  EXPECT_NE(std::string(st2.message).find("1099511627776"), std::string::npos) << st2.message;
+  // Sizes beyond kMaxArrayBytes are shape errors, whatever the order of the axes and even with a zero extent.
+  for (const auto& shape : {std::array<std::int64_t, 3>{std::int64_t(1) << 40, std::int64_t(1) << 40, 1},
+                            std::array<std::int64_t, 3>{std::int64_t(1) << 62, 4, 1},
+                            std::array<std::int64_t, 3>{0, std::int64_t(1) << 62, 4},
+                            std::array<std::int64_t, 3>{std::int64_t(1) << 60, 1, 8}}) {
+    KernelStatus s2;
+    EXPECT_EQ(kiln_rt_alloc(&s2, shape.data(), 3, 8, "big"), nullptr);
+    EXPECT_EQ(s2.code, kShapeMismatch) << s2.message;
+    EXPECT_NE(std::string(s2.message).find("array 'big'"), std::string::npos) << s2.message;
+  }
+  // A size within the rule that no address space holds (2^60 bytes) is out of memory, named.
+  KernelStatus st3;
+  const std::int64_t vast[1] = {std::int64_t(1) << 57};
+  EXPECT_EQ(kiln_rt_alloc(&st3, vast, 1, 8, "vast"), nullptr);
+  EXPECT_EQ(st3.code, kOutOfMemory);
+  EXPECT_NE(std::string(st3.message).find("array 'vast' of shape (144115188075855872,)"), std::string::npos) << st3.message;
 }
 
 // =====================================================================================================

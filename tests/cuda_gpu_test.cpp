@@ -391,6 +391,38 @@ TEST_F(Gpu, OutOfDeviceMemoryIsADeviceErrorAndLeaksNothing) {
   EXPECT_EQ(huge(1000).size(), 1000);  // the device is fine afterwards
 }
 
+TEST_F(Gpu, ArraysMadeInKernelsCheckTheirExtents) {
+  // Fusion turns the zeros into a scalar, so only the kernel's own check can refuse the shape.
+  auto summed = kiln::jit("gpu_sum_of_zeros", [](kiln::Int n, kiln::Int m) { return kiln::sum(kiln::zeros<double>(n, m)); },
+                          kiln::Options().on(kiln::Target::cuda));
+  auto message = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const ShapeError& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("wrong error: ") + e.what();
+    }
+    return "no error";
+  };
+  std::string m = message([&] { summed(-1, -1); });
+  EXPECT_NE(m.find("kernel 'gpu_sum_of_zeros'"), std::string::npos) << m;
+  EXPECT_NE(m.find("negative extent: shape (-1, -1)"), std::string::npos) << m;
+  m = message([&] { summed(std::int64_t{1} << 62, 4); });
+  EXPECT_NE(m.find("too large: shape (4611686018427387904, 4)"), std::string::npos) << m;
+  EXPECT_EQ(summed(3, 4), 0.0);
+  auto made = kiln::jit("gpu_made", [](kiln::Int n) {
+    auto buffer = kiln::empty<float>(n);
+    kiln::prange(n, [&](kiln::Int i) { buffer[i] = 1.0f; });
+    return buffer;
+  }, kiln::Options().on(kiln::Target::cuda));
+  m = message([&] { made(-5); });
+  EXPECT_NE(m.find("array 'buffer' has a negative extent"), std::string::npos) << m;
+  m = message([&] { made(std::int64_t{1} << 61); });
+  EXPECT_NE(m.find("array 'buffer' is too large"), std::string::npos) << m;
+  EXPECT_EQ(made(7).size(), 7);
+}
+
 TEST_F(Gpu, IllegalAddressIsADeviceErrorNamingTheKernel) {
   // An illegal address poisons the CUDA context for the rest of the process, so it happens in a child.
   GTEST_FLAG_SET(death_test_style, "threadsafe");

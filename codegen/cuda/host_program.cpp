@@ -389,18 +389,17 @@ StmtFn HostProgram::Impl::allocate(const ir::AllocateStmt& a) {
     CallState& c = *fr.call;
     const int rank = static_cast<int>(shape.size());
     ArrayDesc d;
-    std::uint64_t count = 1;
-    bool overflow = false;
     for (int k = 0; k < rank; ++k) d.shape[k] = shape[static_cast<std::size_t>(k)](fr).i64;
-    for (int k = 0; k < rank; ++k) {
-      if (d.shape[k] < 0)
-        fail(c, kShapeMismatch,
-             "cannot allocate an array of shape " + shape_text(d.shape, rank) + ": negative extent on axis " + std::to_string(k));
-      overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(d.shape[k]), &count);
-    }
-    std::uint64_t bytes = 0;
-    overflow |= __builtin_mul_overflow(count, static_cast<std::uint64_t>(esize), &bytes);
-    if (overflow) fail(c, kOutOfMemory, "cannot allocate an array of shape " + shape_text(d.shape, rank) + ": its size in bytes overflows");
+    // kiln::array_size's rule, with kiln_rt_alloc's messages and status codes.
+    const ArraySize size = array_size(d.shape, rank, esize);
+    if (size.negative_axis >= 0)
+      fail(c, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape_text(d.shape, rank) +
+                                  ": negative extent on axis " + std::to_string(size.negative_axis));
+    if (size.too_large)
+      fail(c, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape_text(d.shape, rank) + " with " +
+                                  std::to_string(esize) + "-byte elements: its size in bytes exceeds " +
+                                  std::to_string(kMaxArrayBytes));
+    const auto bytes = static_cast<std::size_t>(size.bytes);
     CUdeviceptr& current = fr.sites[static_cast<std::size_t>(site)];
     if (current) c.release(current);  // the site runs again: its previous array's scope has ended
     current = 0;

@@ -35,7 +35,7 @@ llvm::FunctionCallee Emitter::rt_parfor_reduce() {
 
 llvm::FunctionCallee Emitter::rt_alloc() {
   llvm::Type* ptr = b_.getPtrTy();
-  llvm::Function* f = declare(mod_, "kiln_rt_alloc", ptr, {ptr, ptr, b_.getInt32Ty(), b_.getInt64Ty()});
+  llvm::Function* f = declare(mod_, "kiln_rt_alloc", ptr, {ptr, ptr, b_.getInt32Ty(), b_.getInt64Ty(), ptr});
   // A fresh 64-byte aligned block: it aliases no parameter, which keeps alias analysis precise.
   f->addRetAttr(llvm::Attribute::NoAlias);
   f->addRetAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));

@@ -129,7 +129,9 @@ void Emitter::allocate(const ir::AllocateStmt& a) {
   for (int k = 0; k < rank; ++k)
     b_.CreateStore(extents[k], b_.CreateConstInBoundsGEP2_32(fs_->shape_scratch->getAllocatedType(), fs_->shape_scratch, 0, k));
   llvm::Value* data = b_.CreateCall(rt_alloc(), {fs_->status, fs_->shape_scratch, b_.getInt32(rank),
-                                                 i64(size_of(a.array->type.elem))}, a.array->name);
+                                                 i64(size_of(a.array->type.elem)),
+                                                 b_.CreateGlobalString(a.array->name, "alloc.name")},
+                                    a.array->name);
   b_.CreateStore(data, slot);  // null on failure, which the failure path frees harmlessly
   fail_if(b_.CreateIsNull(data));
 

@@ -110,10 +110,8 @@ class DeviceArray {
   explicit DeviceArray(const std::vector<std::int64_t>& shape, int device = cuda::current_device()) : device_(device) {
     rank_ = static_cast<int>(shape.size());
     if (rank_ < 1 || rank_ > kMaxRank) kiln::detail::throw_bad_shape(rank_, shape.data(), "DeviceArray rank must be 1..4");
-    for (int d = 0; d < rank_; ++d) {
-      shape_[d] = shape[static_cast<std::size_t>(d)];
-      if (shape_[d] < 0) kiln::detail::throw_bad_shape(rank_, shape_, "DeviceArray extents must be non-negative");
-    }
+    for (int d = 0; d < rank_; ++d) shape_[d] = shape[static_cast<std::size_t>(d)];
+    kiln::detail::new_array_bytes(rank_, shape_, sizeof(T), "DeviceArray");
     kiln::detail::row_major_strides(rank_, shape_, strides_);
     const int dev = device_;
     data_ = std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc(bytes(), dev)),

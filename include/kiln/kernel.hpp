@@ -284,6 +284,11 @@ ArgValue array_arg(T* data, int rank, const std::int64_t* shape, const std::int6
     a.array.shape[d] = shape[d];
     a.array.strides[d] = strides[d];
   }
+  // Arguments follow the rule of the arrays kiln makes (a std::span of more than INT64_MAX elements arrives
+  // with a negative extent; a view with zero strides may claim any size), so arrays shaped like them do too.
+  if (!array_size(shape, rank, static_cast<std::int64_t>(sizeof(T))).ok())
+    throw_bad_shape(rank, shape, (std::string(type_name) + " argument with a negative extent or more than "
+                                                           "kiln::kMaxArrayBytes bytes of elements").c_str());
   return a;
 }
 

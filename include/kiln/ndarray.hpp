@@ -27,6 +27,11 @@ inline void row_major_strides(int rank, const std::int64_t* shape, std::int64_t*
   }
 }
 [[noreturn]] void throw_bad_shape(int rank, const std::int64_t* shape, const char* what);
+/// The size in bytes of a new `what` ("NDArray") of this shape and element size, by kiln::array_size's rule:
+/// a ShapeError for a negative extent or a size beyond kMaxArrayBytes.
+std::size_t new_array_bytes(int rank, const std::int64_t* shape, std::size_t elem_size, const char* what);
+/// A kiln::Error for a new `what` of this shape that memory cannot hold.
+[[noreturn]] void throw_out_of_memory(int rank, const std::int64_t* shape, std::size_t bytes, const char* what);
 /// `bytes` of 64-byte aligned memory for an array, to be freed with std::free; from 4 MiB up it asks for
 /// transparent huge pages, as kernel results and NumPy arrays do. Null when out of memory.
 void* allocate_array_memory(std::size_t bytes) noexcept;
@@ -78,12 +83,10 @@ class NDArray {
     rank_ = static_cast<int>(shape.size());
     if (rank_ < 1 || rank_ > kMaxRank) detail::throw_bad_shape(rank_, shape.data(), "NDArray rank must be 1..4");
     std::copy(shape.begin(), shape.end(), shape_);
-    for (int d = 0; d < rank_; ++d)
-      if (shape_[d] < 0) detail::throw_bad_shape(rank_, shape_, "NDArray extents must be non-negative");
+    const std::size_t bytes = detail::new_array_bytes(rank_, shape_, sizeof(T), "NDArray");
     detail::row_major_strides(rank_, shape_, strides_);
-    const std::size_t bytes = static_cast<std::size_t>(size()) * sizeof(T);
     void* p = detail::allocate_array_memory(bytes);
-    if (!p) throw std::bad_alloc();
+    if (!p) detail::throw_out_of_memory(rank_, shape_, bytes, "NDArray");
     std::memset(p, 0, bytes);
     data_.reset(static_cast<T*>(p), &std::free);
   }
