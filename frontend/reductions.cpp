@@ -2,6 +2,7 @@
 // with elementwise maps; dot is a reduction of products.
 #include "frontend/broadcast.hpp"
 #include "frontend/index_math.hpp"
+#include "frontend/per_thread.hpp"
 #include "frontend/source_names.hpp"
 #include "ir/builder.hpp"
 #include "ir/ops.hpp"
@@ -93,10 +94,7 @@ struct Reused {
   ArrayHandle result;  ///< an axis reduction's result
 };
 
-std::vector<Reused>& reused() {
-  thread_local std::vector<Reused> r;
-  return r;
-}
+std::vector<Reused>& reused() { return per_thread<std::vector<Reused>>(); }
 
 /// The earlier result of this reduction of `in`, if it can stand in for a new one.
 const Reused* find_reused(TraceContext& ctx, const Input& in, ReduceOp op, DType t, int axis, bool keepdims) {

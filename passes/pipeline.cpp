@@ -26,7 +26,8 @@
 namespace kiln::passes {
 
 const std::vector<Pass>& pipeline() {
-  static const std::vector<Pass> passes = {
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const std::vector<Pass>& passes = *new std::vector<Pass>{
       // prange scalar writes -> reductions, or TraceError
       {"detect_reductions", detect_reductions, Topic::reductions},
       // bounds-checked mode: a check before each element access the user wrote, before lowering adds the

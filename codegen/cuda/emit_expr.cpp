@@ -20,7 +20,8 @@ namespace {
 // Identifiers a user variable must not take: C++ and CUDA keywords and built-ins, and the functions the
 // generated code calls (a local named `exp` would hide expf's double twin `exp`).
 const std::unordered_set<std::string>& reserved() {
-  static const std::unordered_set<std::string> words = {
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const auto& words = *new std::unordered_set<std::string>{
       "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr",
       "continue", "decltype", "default", "delete", "do", "double", "else", "enum", "explicit", "extern", "false", "float",
       "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr",

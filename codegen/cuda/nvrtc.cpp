@@ -106,8 +106,9 @@ Nvrtc load() {
 }
 
 const Nvrtc& nvrtc() {
-  static const Nvrtc n = [] {
-    Nvrtc loaded = load();
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const Nvrtc& n = *[] {
+    auto* loaded = new Nvrtc(load());
     g_loaded = true;
     return loaded;
   }();

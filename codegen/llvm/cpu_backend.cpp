@@ -37,6 +37,7 @@ std::string host_target_description() {
 }
 
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) {
+  const detail::LlvmUse use(f.name);
   const auto start = std::chrono::steady_clock::now();
   const int opt_level = std::clamp(opts.opt_level, 0, 3);
   std::unique_ptr<llvm::TargetMachine> tm = detail::make_host_target_machine(opt_level);
@@ -62,6 +63,7 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) 
 }
 
 CompiledKernel load_object(const std::string& object, std::string_view debug_name) {
+  const detail::LlvmUse use(debug_name);
   return detail::jit_load(object, debug_name);
 }
 

@@ -12,6 +12,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -59,7 +60,8 @@ HostTarget describe_host() {
 }  // namespace
 
 const HostTarget& host_target() {
-  static const HostTarget host = describe_host();
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const HostTarget& host = *new HostTarget(describe_host());
   return host;
 }
 
@@ -153,6 +155,24 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level) {
       host.triple, host.cpu, host.features, llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
   if (!tm) throw CompileError("kiln CPU backend: cannot create a target machine for " + host.cpu, "");
   return tm;
+}
+
+namespace {
+std::atomic<bool> g_llvm_state_destroyed{false};
+}  // namespace
+
+void after_llvm_use() {
+  std::atexit([] { g_llvm_state_destroyed.store(true); });
+}
+
+void require_llvm_usable(std::string_view kernel) {
+  if (!g_llvm_state_destroyed.load())
+    return;
+  throw CompileError("kernel '" + std::string(kernel) +
+                         "': cannot compile or load CPU code while the process exits: this exit handler or static "
+                         "destructor was registered before LLVM made state that exit has since destroyed. Call the "
+                         "kernel once before registering the handler, or run it with kiln::Target::interpreter",
+                     "");
 }
 
 bool libmvec_available() {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace llvm {
 class TargetMachine;
@@ -27,6 +28,28 @@ const HostTarget& host_target();
 /// A fresh TargetMachine for the host. TargetMachines are not shared between threads, so every
 /// compilation makes its own.
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level);
+
+/// Exit-time compilation. LLVM makes some of its process-wide state lazily, in function-local statics of its
+/// code generator and JIT linker, and exit() destroys such state in reverse order of its making, interleaved
+/// with atexit handlers and static destructors. So an exit handler (or a static destructor) registered before
+/// LLVM first made that state runs after it is gone, and compiling there crashes or reports garbage. kiln's own
+/// process-wide objects are never destroyed; LLVM's can only be avoided.
+///
+/// after_llvm_use() is called after each compilation and each link: it registers an atexit marker, which exit
+/// runs before the destructors of anything that use made (they were registered earlier) and before every
+/// handler registered earlier. require_llvm_usable() throws a CompileError naming the kernel when a marker has
+/// run, i.e. when exit has begun and LLVM was used after the running handler was registered. Handlers
+/// registered after the last use of LLVM compile as usual. One marker costs one atexit entry (~32 bytes).
+void after_llvm_use();
+void require_llvm_usable(std::string_view kernel);
+/// Both around one use of LLVM for `kernel`, the marker also when the use throws.
+class LlvmUse {
+ public:
+  explicit LlvmUse(std::string_view kernel) { require_llvm_usable(kernel); }
+  ~LlvmUse() { after_llvm_use(); }
+  LlvmUse(const LlvmUse&) = delete;
+  LlvmUse& operator=(const LlvmUse&) = delete;
+};
 
 /// Loads glibc's vector math library (libmvec) into the process once. True if it is available, in which
 /// case the vectorizer may call its functions and the JIT resolves them.

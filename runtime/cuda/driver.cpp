@@ -58,7 +58,8 @@ Loaded load() {
 }
 
 const Loaded& loaded() {
-  static const Loaded l = load();
+  // Never destroyed: a kernel may run while the process exits (docs/architecture.md, "Exit").
+  static const Loaded& l = *new Loaded(load());
   return l;
 }
 
