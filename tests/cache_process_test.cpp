@@ -259,6 +259,13 @@ TEST(CacheProcess, AnUnwritableDirectoryWarnsOnceAndChangesNoResult) {
 
 TEST(CacheProcess, TheToolListsVerifiesPrunesAndClears) {
   Workspace w;
+  // No directory yet: nothing to list, nothing wrong.
+  for (const char* command : {"stats", "list", "verify", "clear"}) {
+    const Result r = w.tool({command});
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.out << r.err;
+  }
+  EXPECT_NE(w.tool({"verify"}).out.find("0 entries ok, 0 bad"), std::string::npos);
+  EXPECT_FALSE(fs::exists(w.dir()));
   ASSERT_EQ(w.helper(kAll).exit_code, 0);
   Result r = w.tool({"list"});
   EXPECT_EQ(r.exit_code, 0);

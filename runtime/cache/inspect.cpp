@@ -15,7 +15,8 @@ Inspector::Inspector(const std::string& dir) {
     return;
   }
   if (!d.fd) {
-    problem_ = "cannot open " + dir + ": " + std::strerror(d.error);
+    missing_ = d.error == ENOENT;
+    if (!missing_) problem_ = "cannot open " + dir + ": " + std::strerror(d.error);
     return;
   }
   dir_ = std::move(d.fd);

@@ -28,6 +28,8 @@ class Inspector {
   const std::string& problem() const { return problem_; }
   /// The directory is open (it may still have no secret: then no entry is good).
   bool usable() const { return static_cast<bool>(dir_); }
+  /// The directory does not exist (yet): no entries, nothing wrong.
+  bool missing() const { return missing_; }
   int dirfd() const { return dir_.get(); }
 
   /// Reads and fully checks the entry file `f` of this directory: owner and mode, header, size limit, seal,
@@ -37,6 +39,7 @@ class Inspector {
 
  private:
   std::string problem_;
+  bool missing_ = false;
   Fd dir_;
   std::optional<Secret> secret_;
   std::string secret_problem_;

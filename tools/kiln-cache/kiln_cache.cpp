@@ -58,6 +58,7 @@ struct Listing {
 
 Listing files_or_fail(const std::string& dir, const kc::Inspector& inspector) {
   Listing out;
+  if (inspector.missing()) return out;  // no directory yet: no entries
   if (!inspector.usable()) {
     std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
     out.failed = true;
@@ -156,10 +157,10 @@ int verify(const std::string& dir) {
   return bad || !inspector.problem().empty() ? 1 : 0;
 }
 
-/// clear and prune change only a directory kiln would use.
+/// clear and prune change only a directory kiln would use (a missing one has nothing to change).
 bool usable_or_fail(const std::string& dir) {
   const kc::Inspector inspector(dir);
-  if (inspector.usable() && inspector.problem().empty()) return true;
+  if (inspector.missing() || (inspector.usable() && inspector.problem().empty())) return true;
   std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
   return false;
 }
