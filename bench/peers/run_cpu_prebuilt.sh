@@ -15,6 +15,8 @@ OUT=${OUT:-/tmp/kiln-peers}
 build="$OUT/kiln-bench-prebuilt"
 mkdir -p "$build/bench" "$build/obj"
 [ -e "$libdir/libkiln.so" ] || ln -sf libkiln.so.0 "$libdir/libkiln.so"
+# libkiln's own shared dependencies that tools/static_dist.sh put next to it (libsodium).
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 common=(-std=c++20 -fopenmp -Iinclude -Ibench -Wall -Wextra)
 objs=()
