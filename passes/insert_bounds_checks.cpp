@@ -109,6 +109,8 @@ class Inserter {
   std::unordered_set<const StmtNode*> mine_;  ///< the checks this pass made
   std::unordered_map<const StmtNode*, RangeForm> range_form_;
   std::vector<Expr> known_;  ///< conditions checked on the way here whose inputs never change
+  VarSet reduction_vars_;    ///< scalar reductions of the enclosing parfors (and argmin/argmax indices)
+  VarSet arg_reduction_vars_;  ///< those of argmin/argmax reductions
   int depth_now_ = 0;
   int inserted_ = 0, hoisted_ = 0, proven_ = 0;
 
@@ -179,12 +181,34 @@ class Inserter {
     Expr term;
     if (lower) term = make_binary(BinaryOp::Ge, idx, make_i64(0));
     if (upper) term = both(term, lt(idx, extent));
-    const Expr cond = a.guard ? either(negate(a.guard), term) : term;
-    if (is_known(cond)) return nullptr;
+    const Expr guard = without_reduction_state(a.guard);
+    const Expr cond = guard ? either(negate(guard), term) : term;
+    if (is_known(cond) || is_known(term)) return nullptr;
     if (remember && stable(cond)) known_.push_back(cond);
     Stmt check = make_check(cond, kIndexOutOfRange, message(a.array, axis), {idx, extent});
     if (form && aff && !a.guard) *form = RangeForm{a.array, axis, aff->first, aff->second, lower, upper};
     return check;
+  }
+
+  /// `guard` without its conjuncts that read a reduction variable. Only an argmin/argmax update reads one
+  /// (`at < 0 || x < best`), and its candidate x is evaluated whenever its condition is or its update runs, so
+  /// the candidate's accesses are checked unconditionally; a check may not read the reduction state anyway.
+  Expr without_reduction_state(const Expr& guard) const {
+    if (!guard || reduction_vars_.empty()) return guard;
+    if (const auto* b = dyn<BinaryExpr>(guard); b && b->op == BinaryOp::And)
+      return both(without_reduction_state(b->a), without_reduction_state(b->b));
+    for (const Var& v : free_vars(guard))
+      if (reduction_vars_.count(v.get())) return nullptr;
+    return guard;
+  }
+
+  /// True if `s` assigns an argmin/argmax reduction variable: the body of its update, whose shape the
+  /// verifier and the backends rely on.
+  bool updates_arg_reduction(const Stmt& s) const {
+    if (!s || arg_reduction_vars_.empty()) return false;
+    for (const VarNode* v : assigned_vars(s))
+      if (arg_reduction_vars_.count(v)) return true;
+    return false;
   }
 
   static std::string message(const Var& array, int axis) {
@@ -286,8 +310,9 @@ class Inserter {
       const auto& c = s->as<CheckStmt>();
       bool moves = !has_load(c.cond);
       for (const Var& v : free_vars(s)) moves = moves && invariant(v);
+      Stmt moved;
       if (moves) {  // the same condition for every iteration
-        before.push_back(make_check(either(empty, c.cond), c.code, c.message, c.args));
+        moved = make_check(either(empty, c.cond), c.code, c.message, c.args);
       } else if (const auto it = range_form_.find(s.get()); it != range_form_.end() && invariant(it->second.array)) {
         const RangeForm& r = it->second;
         size_t k = 0;
@@ -305,13 +330,21 @@ class Inserter {
         if (r.upper) term = both(term, lt(hi, extent));
         const Expr first_bad =
             make_select(lt(lo, make_i64(0)), lo, make_binary(BinaryOp::Max, lo, extent));
-        before.push_back(make_check(either(empty, term), c.code, c.message, {first_bad, extent}));
+        moved = make_check(either(empty, term), c.code, c.message, {first_bad, extent});
       } else {
         kept.push_back(s);
         continue;
       }
-      mine_.insert(before.back().get());
+      // Made before the loop, it holds for what follows the loop too (an earlier loop may have made it).
+      const Expr& cond = moved->as<CheckStmt>().cond;
+      if (is_known(cond)) {
+        --inserted_;
+        continue;
+      }
       ++hoisted_;
+      if (stable(cond)) known_.push_back(cond);
+      mine_.insert(moved.get());
+      before.push_back(std::move(moved));
     }
     return make_block(std::move(kept));
   }
@@ -361,7 +394,17 @@ class Inserter {
         for (const Expr& e : p.begins) statement_level(e, nullptr, out);
         for (const Expr& e : p.ends) statement_level(e, nullptr, out);
         std::vector<Stmt> before;
+        const VarSet outer_reductions = reduction_vars_, outer_arg_reductions = arg_reduction_vars_;
+        for (const Reduction& r : p.reductions) {
+          reduction_vars_.insert(r.var.get());
+          if (!r.index) continue;
+          reduction_vars_.insert(r.index.get());
+          arg_reduction_vars_.insert(r.var.get());
+          arg_reduction_vars_.insert(r.index.get());
+        }
         Stmt body = loop_body(p.body, p.indices, p.begins, p.ends, before);
+        reduction_vars_ = outer_reductions;
+        arg_reduction_vars_ = outer_arg_reductions;
         out.insert(out.end(), before.begin(), before.end());
         out.push_back(with_body(p, std::move(body)));
         return;
@@ -369,6 +412,16 @@ class Inserter {
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         statement_level(i.cond, nullptr, out);
+        if (updates_arg_reduction(i.then_body) || updates_arg_reduction(i.else_body)) {
+          // An argmin/argmax update stays as it is; its accesses are checked before it.
+          for (const Stmt& b : {i.then_body, i.else_body}) {
+            if (!b) continue;
+            for (const Stmt& x : as_list(b))
+              if (const auto* a = dyn<AssignStmt>(x)) statement_level(a->value, nullptr, out);
+          }
+          out.push_back(s);
+          return;
+        }
         const Stmt t = make_block(list(as_list(i.then_body)));
         const Stmt e = i.else_body ? make_block(list(as_list(i.else_body))) : nullptr;
         out.push_back(make_if(i.cond, t, e));

@@ -7,6 +7,7 @@
 #include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
+#include "kiln/options.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/parallel.hpp"
 #include "tools/kiln_fuzz/buffers.hpp"
@@ -71,7 +72,8 @@ std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pa
 
   ir::Function opt;
   try {
-    opt = passes::run_pipeline(f);
+    // KILN_BOUNDSCHECK=1 fuzzes the bounds-checked mode: its checks must never fire on these in-bounds programs.
+    opt = passes::run_pipeline(f, nullptr, passes::PipelineOptions{kiln::default_boundscheck()});
   } catch (const std::exception& e) {
     return fail("pipeline", std::string("the pass pipeline threw: ") + e.what());
   }
