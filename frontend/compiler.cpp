@@ -144,6 +144,9 @@ bool decode_variant(std::string_view data, VariantCode& v) {
 /// that generate it (all hashed into the key). nullopt: the target's code is not cached.
 struct CacheTarget {
   std::string description, llvm_version, nvrtc_version;
+  /// The stored code names its functions after the kernel (CUDA's `<kernel>_k0`, which a load checks and
+  /// profilers show), so the kernel's name is part of the key.
+  bool code_names_kernel = false;
 };
 
 std::optional<CacheTarget> cache_target(Target t) {
@@ -155,7 +158,7 @@ std::optional<CacheTarget> cache_target(Target t) {
   // a hit never opens NVRTC). No NVRTC: nothing compiles here, and the call fails in compile_cuda.
   if (t == Target::cuda) {
     try {
-      return CacheTarget{codegen::cuda::cache_description(), "", codegen::cuda::nvrtc_identity()};
+      return CacheTarget{codegen::cuda::cache_description(), "", codegen::cuda::nvrtc_identity(), true};
     } catch (const DeviceError&) {
       return std::nullopt;
     }
@@ -336,7 +339,8 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0) +
         // Absent when off, so the keys of before stay valid. The checks' messages name arrays, which the
         // canonical IR does not.
-        (opts.boundscheck ? ";boundscheck=1;names=" + passes::check_message_names(traced) : "");
+        (opts.boundscheck ? ";boundscheck=1;names=" + passes::check_message_names(traced) : "") +
+        (target->code_names_kernel ? ";kernel=" + traced.name : "");
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
                            target->nvrtc_version});
     rec.key = key.hex();
