@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <kiln/ndarray.hpp>
+#include <kiln/options.hpp>
+#include <kiln/stencil.hpp>
 
 namespace bench {
 
@@ -44,6 +46,8 @@ struct Case {
 /// run when cases() is first called, after the command line is read, so that they see --n.
 void add(Case (*make)());
 std::vector<Case>& cases();
+/// Every row made afresh, its kernels with Options::boundscheck set to `on` (kiln-bench --boundscheck).
+std::vector<Case> cases_with_boundscheck(bool on);
 
 inline double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -53,6 +57,16 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+/// The options every row compiles its kernels with: kiln's defaults, except that `kiln-bench --boundscheck`
+/// builds each row twice, once with Options::boundscheck off and once on, to time the mode's cost.
+kiln::Options kernel_options();
+/// kernel_options() for a stencil's stand-alone calls.
+inline kiln::StencilOptions stencil_kernel_options() {
+  kiln::StencilOptions o;
+  o.kernel = kernel_options();
+  return o;
 }
 
 /// The default problem size for streaming rows (overridable with --n).

@@ -1,13 +1,16 @@
 // kiln-bench: every registered row runs kiln and its hand-written reference in this process, interleaved,
 // and prints medians, the ratio, GB/s, the cold compile time and the dispatch overhead.
 //   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T] [--first-call] [--aa]
-//   [--offset B]
+//   [--offset B] [--boundscheck]
 // --offset B starts the streaming rows' arrays B bytes (a multiple of 8) past a 64-byte boundary.
 // --aa is an A/A run: the reference is timed against itself in kiln's place, so the ratios show the
 // harness's own noise and bias on this machine (they should be 1 within the noise).
+// --boundscheck times each row's kiln kernel against the same kernel compiled in bounds-checked mode
+// (Options::boundscheck), interleaved, and prints the cost of the mode as the ratio checked / unchecked.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +23,7 @@ namespace bench {
 
 namespace {
 long long g_n = 20'000'000;
+std::optional<bool> g_boundscheck;  ///< Options::boundscheck of the kernels rows make now (unset: kiln's default)
 }
 bool g_aa = false;
 int g_offset = 0;
@@ -29,13 +33,29 @@ std::vector<Case (*)()>& makers() {
   return all;
 }
 
+std::vector<Case> make_cases() {
+  std::vector<Case> made;
+  for (auto make : makers()) made.push_back(make());
+  return made;
+}
+
 std::vector<Case>& cases() {
-  static std::vector<Case> all = [] {
-    std::vector<Case> made;
-    for (auto make : makers()) made.push_back(make());
-    return made;
-  }();
+  static std::vector<Case> all = make_cases();
   return all;
+}
+
+/// The rows made with their kernels in bounds-checked mode or not (for --boundscheck).
+std::vector<Case> cases_with_boundscheck(bool on) {
+  g_boundscheck = on;
+  std::vector<Case> made = make_cases();
+  g_boundscheck.reset();
+  return made;
+}
+
+kiln::Options kernel_options() {
+  kiln::Options o;
+  if (g_boundscheck) o.boundscheck = *g_boundscheck;
+  return o;
 }
 void add(Case (*make)()) { makers().push_back(make); }
 long long problem_size() { return g_n; }
@@ -118,6 +138,54 @@ Row run(bench::Case& c, int reps) {
   return r;
 }
 
+/// --boundscheck: one row's kiln kernel without (`plain`) and with (`checked`) the mode, interleaved as run()
+/// does. The checked kernel's result is compared with the reference.
+struct CheckedRow {
+  std::string name;
+  double plain_s, checked_s;
+  std::string error;
+};
+
+CheckedRow run_checked(bench::Case& plain, bench::Case& checked, int reps) {
+  CheckedRow r{plain.name, 0, 0, {}};
+  plain.setup();
+  checked.setup();
+  for (int w = 0; w < 2; ++w) {
+    plain.kiln();
+    checked.kiln();
+  }
+  std::vector<double> tp, tc;
+  auto time = [](const std::function<void()>& f) {
+    const double t0 = bench::now_s();
+    f();
+    return bench::now_s() - t0;
+  };
+  for (int i = 0; i < reps; ++i) {
+    if (i % 2 == 0) {
+      tp.push_back(time(plain.kiln));
+      tc.push_back(time(checked.kiln));
+    } else {
+      tc.push_back(time(checked.kiln));
+      tp.push_back(time(plain.kiln));
+    }
+  }
+  r.plain_s = bench::median(tp);
+  r.checked_s = bench::median(tc);
+  if (plain.teardown) plain.teardown();
+  // The checked kernel's result against the reference, each run once from fresh inputs (rows without
+  // `verify` compare their last runs, and some count how often each side ran).
+  checked.setup();
+  if (checked.verify) {
+    checked.verify();
+  } else {
+    checked.kiln();
+    checked.ref();
+  }
+  if (checked.check) r.error = checked.check();
+  if (checked.teardown) checked.teardown();
+  return r;
+}
+
 bool selected(const std::string& name, const std::string& filter) {
   if (filter.empty()) return true;
   std::stringstream ss(filter);
@@ -129,7 +197,7 @@ bool selected(const std::string& name, const std::string& filter) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false, first_call = false;
+  bool json = false, first_call = false, boundscheck = false;
   int reps = 7;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
@@ -141,10 +209,11 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
     else if (a == "--first-call") first_call = true;
     else if (a == "--aa") bench::g_aa = true;
+    else if (a == "--boundscheck") boundscheck = true;
     else if (a == "--offset" && i + 1 < argc) bench::g_offset = std::clamp(std::atoi(argv[++i]) / 8 * 8, 0, 56);
     else {
       std::fprintf(stderr,
-                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call] [--aa] [--offset B]\n");
+                   "usage: kiln-bench [--json] [--n N] [--reps R>=5] [--filter a,b] [--threads T] [--first-call] [--aa] [--offset B] [--boundscheck]\n");
       return 2;
     }
   }
@@ -159,6 +228,27 @@ int main(int argc, char** argv) {
       std::printf("{\"name\":\"%s\",\"first_call_s\":%.6g}\n", c.name.c_str(), bench::now_s() - t0);
     }
     return 0;
+  }
+  if (boundscheck) {
+    std::vector<bench::Case> plain = bench::cases_with_boundscheck(false), checked = bench::cases_with_boundscheck(true);
+    if (!json)
+      std::printf("%-20s %12s %12s %7s  (threads %d, n %lld, median of %d; ratio = checked / unchecked)\n", "row",
+                  "kiln ms", "checked ms", "ratio", kiln::num_threads(), bench::g_n, reps);
+    int status = 0;
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      if (!selected(plain[i].name, filter)) continue;
+      const CheckedRow r = run_checked(plain[i], checked[i], reps);
+      if (!r.error.empty()) status = 1;
+      if (json)
+        std::printf("{\"name\":\"%s\",\"kiln_s\":%.6g,\"checked_s\":%.6g,\"ratio\":%.4f,\"threads\":%d,\"n\":%lld%s%s%s}\n",
+                    r.name.c_str(), r.plain_s, r.checked_s, r.checked_s / r.plain_s, kiln::num_threads(), bench::g_n,
+                    r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
+      else
+        std::printf("%-20s %12.3f %12.3f %7.3f%s%s\n", r.name.c_str(), r.plain_s * 1e3, r.checked_s * 1e3,
+                    r.checked_s / r.plain_s, r.error.empty() ? "" : "  RESULT MISMATCH: ", r.error.c_str());
+      std::fflush(stdout);
+    }
+    return status;
   }
   if (!json)
     std::printf("%-20s %12s %12s %7s %8s %11s %12s  (threads %d, n %lld, median of %d)\n", "row", "kiln ms", "ref ms",

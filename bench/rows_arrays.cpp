@@ -27,7 +27,7 @@ auto make_softmax() {
   return kiln::jit("softmax", [](kiln::Array<double, 1> a) {
     auto e = kiln::exp(a - kiln::max(a));
     return e / kiln::sum(e);
-  });
+  }, bench::kernel_options());
 }
 
 auto make_logistic_regression() {
@@ -36,7 +36,7 @@ auto make_logistic_regression() {
     kiln::range(iterations, [&](kiln::Int) {
       w -= kiln::dot(((1.0 / (1.0 + kiln::exp(-Y * kiln::dot(X, w)))) - 1.0) * Y, X);
     });
-  });
+  }, bench::kernel_options());
 }
 
 auto make_black_scholes() {
@@ -48,13 +48,13 @@ auto make_black_scholes() {
     auto cnd1 = 0.5 * (1.0 + kiln::erf(d1 * 0.7071067811865476));
     auto cnd2 = 0.5 * (1.0 + kiln::erf(d2 * 0.7071067811865476));
     return S * cnd1 - K * kiln::exp(-r * T) * cnd2;
-  });
+  }, bench::kernel_options());
 }
 
 auto make_normalize() {
   return kiln::jit("normalize", [](kiln::Array<double, 2> x) {
     return (x - kiln::mean(x, 1, kiln::keepdims)) / kiln::std(x, 1, kiln::keepdims);
-  });
+  }, bench::kernel_options());
 }
 
 /// A result buffer for the references, allocated per call as kernel results are.

@@ -13,7 +13,7 @@ namespace {
 auto make_saxpy() {
   return kiln::jit("saxpy", [](kiln::Double a, kiln::Array<double> x, kiln::Array<double> y) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
-  });
+  }, bench::kernel_options());
 }
 
 auto make_dot() {
@@ -21,7 +21,7 @@ auto make_dot() {
     kiln::Double s = 0.0;
     kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * y[i]; });
     return s;
-  });
+  }, bench::kernel_options());
 }
 
 auto make_pi() {
@@ -32,7 +32,7 @@ auto make_pi() {
       sum += 4.0 / (1.0 + x * x);
     });
     return sum * step;
-  });
+  }, bench::kernel_options());
 }
 
 std::string relative_check(double got, double want, double tol) {

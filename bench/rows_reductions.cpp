@@ -17,7 +17,7 @@ auto make_histogram() {
   return kiln::jit("histogram", [](kiln::Array<double> x, kiln::Array<std::int64_t> hist) {
     const auto bins = kiln::to_double(hist.shape(0));
     kiln::prange(x.shape(0), [&](kiln::Int i) { hist[kiln::to_int(x[i] * bins)] += 1; });
-  });
+  }, bench::kernel_options());
 }
 
 }  // namespace

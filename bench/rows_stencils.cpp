@@ -21,19 +21,19 @@ constexpr double kHeatC = 0.125;
 auto make_jacobi() {
   return kiln::stencil("jacobi2d", [](kiln::Window<double, 2> a) {
     return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0));
-  }, kiln::border(kiln::Border::skip));
+  }, kiln::border(kiln::Border::skip) | bench::stencil_kernel_options());
 }
 
 auto make_heat() {
   return kiln::stencil("heat3d", [](kiln::Window<double, 3> u) {
     return u(0, 0, 0) + kHeatC * (u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) -
                                   6.0 * u(0, 0, 0));
-  }, kiln::border(kiln::Border::nearest));
+  }, kiln::border(kiln::Border::nearest) | bench::stencil_kernel_options());
 }
 
 auto make_smooth() {
   return kiln::stencil("smooth1d", [](kiln::Window<double, 1> a) { return 0.25 * a(-1) + 0.5 * a(0) + 0.25 * a(1); },
-                       kiln::border(kiln::Border::nearest));
+                       kiln::border(kiln::Border::nearest) | bench::stencil_kernel_options());
 }
 
 /// The seed's Ramba "general stencil": loops over the offsets with run-time weights.
@@ -44,7 +44,7 @@ auto make_conv() {
       kiln::range(-2, 3, [&](kiln::Int dj) { acc += w(di + 2, dj + 2) * a(di, dj); });
     });
     return acc;
-  }, kiln::neighborhood({-2, 2}, {-2, 2}) | kiln::border(kiln::Border::nearest));
+  }, kiln::neighborhood({-2, 2}, {-2, 2}) | kiln::border(kiln::Border::nearest) | bench::stencil_kernel_options());
 }
 
 /// Element counts scale with --n (2*10^7 by default).

@@ -16,12 +16,12 @@ namespace {
 auto make_copy() {
   return kiln::jit("copy", [](kiln::Array<double> x, kiln::Array<double> y) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = x[i]; });
-  });
+  }, bench::kernel_options());
 }
 
 auto make_triad() {
   return kiln::jit("triad", [](kiln::Array<double, 1> a, kiln::Array<double, 1> b, kiln::Array<double, 1> c,
-                               kiln::Array<double, 1> out) { out(kiln::all) = a * b + c; });
+                               kiln::Array<double, 1> out) { out(kiln::all) = a * b + c; }, bench::kernel_options());
 }
 
 std::string first_difference(const bench::Vector& got, const bench::Vector& want, double tol) {
