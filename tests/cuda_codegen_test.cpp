@@ -18,6 +18,7 @@
 #include "codegen/cuda/nvrtc.hpp"
 #include "cuda_kernels.hpp"
 #include "frontend/trace_context.hpp"
+#include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 #include "kiln/kiln.hpp"
 #include "passes/pipeline.hpp"
@@ -30,7 +31,8 @@ using namespace cudatest;
 
 /// Traces a kernel lambda as kiln::jit would for arrays of `rank` with unit stride, then runs the passes.
 template <class F>
-ir::Function lower(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1) {
+ir::Function lower(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
+                   const passes::PipelineOptions& popts = {}) {
   std::vector<detail::ParamInstance> inst;
   for (const detail::ParamSpec& s : detail::param_specs<F>()) {
     detail::ParamInstance p;
@@ -47,7 +49,7 @@ ir::Function lower(const std::string& name, const F& fn, std::vector<std::string
     detail::trace_erased<F>(&fn);
     traced = ctx.finish();
   }
-  return passes::run_pipeline(traced);
+  return passes::run_pipeline(traced, nullptr, popts);
 }
 
 void require_nvrtc() {
@@ -87,6 +89,25 @@ TEST(CudaCodegen, FastMathAndOptLevelsCompile) {
   codegen::CodegenOptions o1;
   o1.opt_level = 1;
   compile_for_sm90(f, o1);
+}
+
+TEST(CudaCodegen, BoundsCheckedKernelsCompile) {
+  // Bounds-checked mode: checks before a parfor run on the host, checks inside one (data-dependent indices)
+  // in the GPU kernel, which then reports failures through its status.
+  require_nvrtc();
+  const passes::PipelineOptions checked{true};
+  const ir::Function hist = lower("histogram", [](Array<std::int64_t> bins, Array<std::int64_t> hist) {
+    prange(bins.shape(0), [&](Int i) { hist[bins[i]] += 1; });
+  }, {"bins", "hist"}, 1, checked);
+  const cu::Program p = compile_for_sm90(hist);
+  EXPECT_NE(p.kernels.find("kiln_fail(kiln_status, 3, \"index {} out of range for axis 0 of array 'hist' with extent {}\""),
+            std::string::npos) << p.kernels;
+  const ir::Function shifted = lower("shifted", [](Array<double, 2> a, Array<double, 2> out) {
+    prange(shape(a.shape(0), a.shape(1)), [&](Int i, Int j) { out(i, j) = a(i, j + 1) + a(i + 1, j); });
+  }, {"a", "out"}, 2, checked);
+  const std::string text = ir::to_string(shifted);
+  EXPECT_NE(text.find("array 'a' with extent"), std::string::npos) << text;
+  compile_for_sm90(shifted);
 }
 
 TEST(CudaCodegen, ExampleAndBenchmarkKernelsCompile) {

@@ -228,9 +228,9 @@ TEST_F(Gpu, KernelsRunOnDeviceArraysWithoutCopies) {
   for (std::size_t i = 0; i < x.size(); i += 4099) ASSERT_EQ(y[i], static_cast<float>(i % 13) + x[i]) << i;
 }
 
-TEST_F(Gpu, OverlappingArgumentsAreNotRestrict) {
-  // One buffer passed as both arguments: within an iteration the read must see the write before it, which
-  // the __restrict__ variant of the kernel would not promise.
+TEST_F(Gpu, OverlappingArgumentsGetTheDistinctArrayMeaning) {
+  // One buffer passed as y and x: the kernel reads x after writing y in the same iteration, so aliasing would
+  // be observable. Host memory is copied first (out = 2, as with distinct arrays); GPU memory is an AliasError.
   auto k = kiln::jit("overlap", [](kiln::Array<float> y, kiln::Array<float> x, kiln::Array<float> out) {
     kiln::prange(y.shape(0), [&](kiln::Int i) {
       y[i] = 7.0f;
@@ -239,13 +239,14 @@ TEST_F(Gpu, OverlappingArgumentsAreNotRestrict) {
   }, kiln::Options().on(kiln::Target::cuda));
   std::vector<float> init(1 << 20, 1.0f);
   kiln::DeviceArray<float> a = kiln::to_device(init), b = kiln::to_device(init), out({1 << 20});
-  k(a, a, out);  // x is y: out = 14
-  for (float v : out.to_vector()) ASSERT_EQ(v, 14.0f);
+  EXPECT_THROW(k(a, a, out), kiln::AliasError);
   k(a, b, out);  // distinct: out = 2
   for (float v : out.to_vector()) ASSERT_EQ(v, 2.0f);
   std::vector<float> h = init, o(1 << 20);
-  k(h, h, o);  // one host array passed twice gets one device copy
-  for (float v : o) ASSERT_EQ(v, 14.0f);
+  k(h, h, o);
+  for (float v : o) ASSERT_EQ(v, 2.0f);
+  for (float v : h) ASSERT_EQ(v, 7.0f);
+  // The same view read and written pointwise is legal and runs the kernel variant without __restrict__.
   auto saxpy = saxpy_kernel();
   kiln::DeviceArray<float> x = kiln::to_device(init);
   saxpy(2.0f, x, x);  // y = 2 x + x
@@ -459,6 +460,47 @@ TEST_F(Gpu, DumpPrintsTheCudaSource) {
   EXPECT_EQ(v[9], 2.0f);
 }
 
+TEST_F(Gpu, BoundsCheckedModeThrowsIndexErrorAndKeepsResults) {
+  kiln::Options checked = kiln::Options().on(kiln::Target::cuda), plain = checked;
+  checked.boundscheck = true;
+  plain.boundscheck = false;
+  auto shifted = [](const kiln::Options& o) {
+    return kiln::jit("shifted", [](kiln::Array<double> x, kiln::Array<double> y, kiln::Int n) {
+      kiln::prange(n, [&](kiln::Int i) { y[i] = x[i] + 1.0; });
+    }, o);
+  };
+  auto histogram = [](const kiln::Options& o) {
+    return kiln::jit("histogram", [](kiln::Array<std::int64_t> bins, kiln::Array<std::int64_t> hist) {
+      kiln::prange(bins.shape(0), [&](kiln::Int i) { hist[bins[i]] += 1; });
+    }, o);
+  };
+  std::vector<double> x(1000, 1.0), y(2000, 0.0);
+  try {
+    shifted(checked)(x, y, 1001);
+    ADD_FAILURE() << "no IndexError";
+  } catch (const kiln::IndexError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'shifted': index 1000 out of range for axis 0 of array 'x' with extent 1000");
+  }
+  // Inside the GPU kernel: a data-dependent index, in a parfor of 100 000 iterations.
+  std::vector<std::int64_t> bins(100000), hist(16, 0), hist_plain(16, 0);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = static_cast<std::int64_t>((i * 7) % 16);
+  histogram(checked)(bins, hist);
+  histogram(plain)(bins, hist_plain);
+  EXPECT_EQ(hist, hist_plain);
+  bins[77777] = 16;
+  try {
+    histogram(checked)(bins, hist);
+    ADD_FAILURE() << "no IndexError";
+  } catch (const kiln::IndexError& e) {
+    EXPECT_STREQ(e.what(), "kernel 'histogram': index 16 out of range for axis 0 of array 'hist' with extent 16");
+  }
+  // In range, the same answer with and without the mode, and the context is still usable.
+  std::vector<double> y2(2000, 0.0);
+  shifted(checked)(x, y, 1000);
+  shifted(plain)(x, y2, 1000);
+  EXPECT_EQ(y, y2);
+}
+
 TEST_F(Gpu, CompileTimeAndCallOverhead) {
   // Reported, and bounded loosely so that a pathological path shows up as a failure.
   // Cold: the disk cache off (each kernel object traces, lowers, emits, runs NVRTC and loads the module).
@@ -482,6 +524,7 @@ TEST_F(Gpu, CompileTimeAndCallOverhead) {
     k(1.0f, x, y);
     kiln::cache_flush();
   }
+  kiln::set_cache_settings(kiln::cache_settings());  // lets go of the loaded code: the next kernel reads the disk
   double hit_ms = 0;
   {
     auto t0 = std::chrono::steady_clock::now();
@@ -504,6 +547,53 @@ TEST_F(Gpu, CompileTimeAndCallOverhead) {
               compile_ms[0], compile_ms[1], compile_ms[2], hit_ms, us);
   EXPECT_LT(compile_ms[2], 5000.0);
   EXPECT_LT(us, 1000.0);
+}
+
+
+// ---- overlapping arguments and check mode on the CUDA target (docs/aliasing.md) ----------------------------
+
+TEST_F(Gpu, OverlappingHostArgumentsGetTheDistinctArrayAnswer) {
+  auto shift = kiln::jit("gpu_shift", [](kiln::Array<double> x, kiln::Array<double> y) {
+    kiln::prange(1, x.shape(0), [&](kiln::Int i) { y[i] = x[i - 1]; });
+  }, kiln::Options{}.on(kiln::Target::cuda));
+  std::vector<double> buf(100003), want(buf.size());
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<double>(i % 89);
+  want = buf;
+  for (std::size_t i = 1; i < buf.size(); ++i) want[i] = buf[i - 1];
+  shift(buf, buf);
+  EXPECT_EQ(buf, want);
+}
+
+TEST_F(Gpu, OverlappingDeviceArraysAreAnAliasErrorUnlessPointwise) {
+  auto shift = kiln::jit("gpu_shift_dev", [](kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(1, x.shape(0), [&](kiln::Int i) { y[i] = x[i - 1]; });
+  }, kiln::Options{}.on(kiln::Target::cuda));
+  kiln::DeviceArray<float> d({1000});
+  EXPECT_THROW(shift(d, d), kiln::AliasError);
+  auto axpy = kiln::jit("gpu_axpy_inplace", [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
+  }, kiln::Options{}.on(kiln::Target::cuda));
+  std::vector<float> h(1000, 1.0f);
+  d.copy_from(h);
+  axpy(2.0f, d, d);  // the same view, pointwise: legal
+  d.copy_to(h);
+  EXPECT_EQ(h[999], 3.0f);
+  std::vector<float> host(1000, 1.0f);
+  axpy(2.0f, host, host);  // host memory passed twice: copied to the device per argument, written back once
+  EXPECT_EQ(host[0], 3.0f);
+  EXPECT_EQ(host[999], 3.0f);
+}
+
+TEST_F(Gpu, CheckModeCatchesAChangedCapture) {
+  float c = 1.0f;
+  kiln::Options o = kiln::Options{}.on(kiln::Target::cuda);
+  o.check = true;
+  auto k = kiln::jit("gpu_checked", [&](kiln::Array<float> x) { kiln::prange(x.shape(0), [&](kiln::Int i) { x[i] = c; }); }, o);
+  std::vector<float> v(64);
+  k(v);
+  EXPECT_EQ(v[63], 1.0f);
+  c = 2.0f;
+  EXPECT_THROW(k(v), kiln::TraceError);
 }
 
 }  // namespace
