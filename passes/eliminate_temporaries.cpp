@@ -145,6 +145,10 @@ class Eliminator {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* a = dyn<AllocateStmt>(list[k]);
       if (!a || a->array == fn_.result_array) continue;
+      if (fn_.result && uses(fn_.result, a->array.get())) {  // read after the body, by the scalar result
+        ctx_.note(Topic::allocations, "kept " + a->array->name + ": the kernel's result reads it");
+        continue;
+      }
       if (bound_.count(a->array.get())) {
         ctx_.note(Topic::allocations, "kept " + a->array->name + ": an array binding may name it");
         continue;

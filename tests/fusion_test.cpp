@@ -1028,6 +1028,21 @@ Options interp() {
   return o;
 }
 
+TEST(Jit, ATemporaryTheResultReadsIsKept) {
+  // eliminate_temporaries turned `t` into a scalar of the fused loop although the scalar result reads
+  // t[n - 1] after it: the verifier rejected the pipeline's output.
+  auto k = jit("last_of_temporary", [](Array<double> a) {
+    auto t = empty<double>(a.shape(0));
+    prange(a.shape(0), [&](Int i) { t[i] = 2.0 * a[i]; });
+    auto u = empty<double>(a.shape(0));
+    prange(a.shape(0), [&](Int i) { u[i] = t[i] + 1.0; });
+    return t[a.shape(0) - 1] + u[0];
+  }, interp());
+  std::vector<double> a = {0.5, -1.0, 2.0};
+  EXPECT_EQ(k(a), 4.0 + 2.0);
+  EXPECT_CONTAINS(k.diagnostics(), "kept t: the kernel's result reads it");
+}
+
 TEST(Jit, ConsecutivePrangesFuseAndTheTemporaryDisappears) {
   auto k = jit("exp_sum", [](Array<double> a) {
     auto t = empty<double>(a.shape(0));
