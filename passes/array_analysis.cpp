@@ -370,16 +370,19 @@ class Analysis {
     }
   }
 
-  /// True if a check reading `reads` may run before s instead of after it: s defines and assigns nothing
-  /// the check reads, writes no array the caller can see, checks nothing itself, and allocates only
+  /// True if a check reading `reads` (and the elements of `loaded`) may run before s instead of after it:
+  /// s defines and assigns nothing the check reads, writes no array the caller can see nor one whose
+  /// elements the check reads (a bounds check's data-dependent index), checks nothing itself, and allocates only
   /// extents that cannot be negative. (Its loads stay in bounds: the frontend checks shapes before it
   /// reads arrays of those shapes.) Nothing outside the kernel can tell the difference, and the facts of
   /// the check then hold for s too, which lets fusion see s's space as equal to the others.
-  static bool check_may_precede(const Stmt& s, const VarSet& reads) {
+  static bool check_may_precede(const Stmt& s, const VarSet& reads, const VarSet& loaded) {
     struct Scan : IRVisitor {
       const VarSet& reads;
+      const VarSet& loaded;
       bool ok = true;
-      explicit Scan(const VarSet& r) : reads(r) {}
+      Scan(const VarSet& r, const VarSet& l) : reads(r), loaded(l) {}
+      void write(const Var& array) { ok &= array->kind == VarKind::Local && !loaded.count(array.get()); }
       void define(const Var& v) { ok &= !reads.count(v.get()); }
       void extents(const std::vector<Expr>& shape) {
         for (const Expr& e : shape) ok &= nonnegative(e);
@@ -394,7 +397,7 @@ class Analysis {
         IRVisitor::visit(a);
       }
       void visit(const StoreStmt& st) override {
-        ok &= st.array->kind == VarKind::Local;
+        write(st.array);
         IRVisitor::visit(st);
       }
       void visit(const AllocateStmt& a) override {
@@ -403,7 +406,7 @@ class Analysis {
         IRVisitor::visit(a);
       }
       void visit(const MapStmt& m) override {
-        ok &= m.target->kind == VarKind::Local;
+        write(m.target);
         if (m.allocate) {
           define(m.target);
           extents(m.shape);
@@ -420,7 +423,7 @@ class Analysis {
         IRVisitor::visit(r);
       }
       void visit(const StencilStmt& st) override {
-        ok &= st.target->kind == VarKind::Local;
+        write(st.target);
         if (st.allocate) {
           define(st.target);
           extents(st.shape);
@@ -428,7 +431,7 @@ class Analysis {
         IRVisitor::visit(st);
       }
       void visit(const BindStmt& b) override { define(b.target); }
-    } scan(reads);
+    } scan(reads, loaded);
     scan.walk(s);
     return scan.ok;
   }
@@ -439,9 +442,18 @@ class Analysis {
     for (const Stmt& s : in) {
       size_t at = out.size();
       if (const auto* c = dyn<CheckStmt>(s)) {
-        VarSet reads;
+        VarSet reads, loaded;
         for (const Var& v : free_vars(s)) reads.insert(v.get());
-        while (at > 0 && check_may_precede(out[at - 1], reads)) --at;
+        struct Loads : IRVisitor {
+          VarSet& loaded;
+          explicit Loads(VarSet& l) : loaded(l) {}
+          void visit(const LoadExpr& e) override {
+            loaded.insert(e.array.get());
+            IRVisitor::visit(e);
+          }
+        } loads(loaded);
+        loads.walk(s);
+        while (at > 0 && check_may_precede(out[at - 1], reads, loaded)) --at;
         if (at < out.size())
           ctx_.note("array_analysis: moved check `" + c->message.substr(0, c->message.find(':')) + "` before " +
                     std::to_string(out.size() - at) + " statement(s) nobody outside the kernel can observe");

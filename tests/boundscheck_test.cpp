@@ -340,6 +340,42 @@ TEST(BoundsCheck, TheModeIsPartOfTheCacheKey) {
   EXPECT_THROW(again(x, y, 5), IndexError);
 }
 
+TEST(BoundsCheck, AnIndexReadFromAnArrayIsCheckedAfterTheArrayIsWritten) {
+  // The check of x[idx[n - 1]] reads idx: no pass may move it above the loop that fills idx.
+  auto make = [](const Options& o) {
+    return jit("indirect", [](Array<double> x, Int n) {
+      auto idx = empty<std::int64_t>(n);
+      prange(n, [&](Int i) { idx[i] = 2 * i; });
+      auto twice = empty<double>(n);
+      prange(n, [&](Int i) { twice[i] = 2.0 * x[idx[i] / 2]; });
+      return x[idx[n - 1]] + twice[n - 1];
+    }, o);
+  };
+  std::vector<double> five = {0, 1, 2, 3, 4}, four = {0, 1, 2, 3};
+  for (const Target t : targets())
+    for (const bool checked : {false, true}) {
+      SCOPED_TRACE(std::string(name_of(t)) + (checked ? ", checked" : ""));
+      EXPECT_EQ(make(mode(t, checked))(five, 3), 4.0 + 4.0);
+    }
+  expect_index_error(make, [&](auto& k) { k(four, 3); },
+                     "kernel 'indirect': index 4 out of range for axis 0 of array 'x' with extent 4");
+  // The same with nothing else in the loop that fills idx.
+  auto only = [](const Options& o) {
+    return jit("indirect_only", [](Array<double> x, Int n) {
+      auto idx = empty<std::int64_t>(n);
+      prange(n, [&](Int i) { idx[i] = 2 * i; });
+      return x[idx[n - 1]];
+    }, o);
+  };
+  for (const Target t : targets()) {
+    SCOPED_TRACE(std::string(name_of(t)));
+    EXPECT_EQ(only(mode(t, true))(five, 3), 4.0);
+    for (int rep = 0; rep < 20; ++rep) EXPECT_EQ(only(mode(t, true))(five, 1 + rep % 3), 2.0 * (rep % 3));
+  }
+  expect_index_error(only, [&](auto& k) { k(four, 3); },
+                     "kernel 'indirect_only': index 4 out of range for axis 0 of array 'x' with extent 4");
+}
+
 TEST(BoundsCheck, KernelsDifferingOnlyInNamesShareNoMessages) {
   // The cache key leaves names out; the checks' messages do not. Each kernel must name its own arrays, also
   // when another kernel of the same structure was compiled (and cached) first.
