@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kiln/kiln.hpp"
@@ -211,6 +212,114 @@ TEST(BoundsCheck, ReadsTheProgramDoesNotMakeAreNotChecked) {
     }, o);
   };
   for (const Target t : targets()) EXPECT_EQ(empty(mode(t, true))(x, 0), 0.0);
+}
+
+// ---- the mode raises exactly where the interpreter does -------------------------------------------------
+
+/// Runs `call` and returns "IndexError" if it threw one, else the result as text.
+template <class Call>
+std::string outcome(Call call) {
+  try {
+    return call();
+  } catch (const IndexError&) {
+    return "IndexError";
+  }
+}
+
+std::string text(const std::vector<double>& v) {
+  std::string s;
+  for (double x : v) s += std::to_string(x) + ",";
+  return s;
+}
+
+TEST(BoundsCheck, FailsExactlyWhenTheInterpreterDoes) {
+  // Each kernel reads and writes with the shapes of its arguments and a few integer parameters, swept over
+  // values in and out of range. The interpreter checks every access it makes (without the mode); the mode
+  // must raise IndexError for exactly the same arguments, and otherwise give the same answer.
+  auto kernels = [](const Options& o) {
+    return std::make_tuple(
+        jit("offsets", [](Array<double> x, Array<double> y, Int lo, Int hi, Int d) {
+          prange(lo, hi, [&](Int i) { y[i] = x[i + d] - x[i]; });
+        }, o),
+        jit("nested", [](Array<double, 2> a, Array<double> out, Int rows, Int cols) {
+          prange(rows, [&](Int i) {
+            Double s = 0.0;
+            range(cols, [&](Int j) { s += a(i, j) * a(j, i); });
+            out[i] = s;
+          });
+        }, o),
+        jit("guarded", [](Array<double> x, Array<double> y, Int n, Int k) {
+          prange(n, [&](Int i) {
+            y[i] = select(i < k, x[i], 0.0);
+            if_(i + 1 < k && x[i + 1] > 0.0, [&] { y[i] = y[i] + 1.0; });
+          });
+        }, o),
+        jit("argmax_at", [](Array<double> x, Int n, Int d) {
+          Double best = -1e300;
+          Int at = -1;
+          prange(n, [&](Int i) {
+            if_(x[i + d] > best, [&] {
+              best = x[i + d];
+              at = i;
+            });
+          });
+          return at;
+        }, o),
+        jit("sequential", [](Array<double> x, Array<double> y, Int n, Int k) {
+          range(n, [&](Int i) {
+            y[i] = x[i];
+            range(k, [&](Int j) { y[i] = y[i] + x[j]; });
+          });
+        }, o),
+        jit("row_view", [](Array<double, 2> a, Array<double, 1> out, Int r) { out(all) = a(r, all) + 1.0; }, o));
+  };
+  auto reference = kernels(mode(Target::interpreter, false));
+  std::vector<decltype(kernels(mode(Target::interpreter, true)))> checked;
+  for (const Target t : targets()) checked.push_back(kernels(mode(t, true)));
+  const std::vector<std::int64_t> values = {-2, -1, 0, 1, 3, 5, 6, 7};
+  std::vector<double> x = {0.5, -1.5, 2.5, 3.5, -4.5, 5.5};
+  NDArray<double> a({5, 5});
+  for (std::int64_t k = 0; k < 25; ++k) a.data()[k] = static_cast<double>(k % 7) - 3.0;
+  int raised = 0, ran = 0;
+  auto compare = [&](const std::string& what, auto run) {
+    const std::string want = outcome([&] { return run(reference); });
+    for (auto& ks : checked) EXPECT_EQ(outcome([&] { return run(ks); }), want) << what;
+    (want == "IndexError" ? raised : ran)++;
+  };
+  for (const std::int64_t p : values)
+    for (const std::int64_t q : values) {
+      const std::string at = std::to_string(p) + ", " + std::to_string(q);
+      for (const std::int64_t d : {-1, 0, 2})
+        compare("offsets(" + at + ", " + std::to_string(d) + ")", [&](auto& ks) {
+          std::vector<double> y(6, 0.0);
+          std::get<0>(ks)(x, y, p, q, d);
+          return text(y);
+        });
+      compare("nested(" + at + ")", [&](auto& ks) {
+        std::vector<double> out(5, 0.0);
+        std::get<1>(ks)(a, out, p, q);
+        return text(out);
+      });
+      compare("guarded(" + at + ")", [&](auto& ks) {
+        std::vector<double> y(6, 0.0);
+        std::get<2>(ks)(x, y, p, q);
+        return text(y);
+      });
+      compare("argmax_at(" + at + ")", [&](auto& ks) { return std::to_string(std::get<3>(ks)(x, p, q)); });
+      compare("sequential(" + at + ")", [&](auto& ks) {
+        std::vector<double> y(6, 0.0);
+        std::get<4>(ks)(x, y, p, q);
+        return text(y);
+      });
+    }
+  for (const std::int64_t r : values)
+    compare("row_view(" + std::to_string(r) + ")", [&](auto& ks) {
+      NDArray<double> out({5});
+      std::get<5>(ks)(a, out, r);
+      return text(std::vector<double>(out.data(), out.data() + 5));
+    });
+  EXPECT_GT(raised, 50);
+  EXPECT_GT(ran, 50);
 }
 
 // ---- same answers --------------------------------------------------------------------------------------
