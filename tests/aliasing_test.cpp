@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/test_support/child_tests.hpp"
 
 namespace kiln {
 namespace {
 
-std::vector<Target> targets() {
-  std::vector<Target> t{Target::interpreter};
-  if (has_cpu_backend()) t.push_back(Target::cpu);
-  return t;
-}
+using kiln_tests::host_targets;
 
 std::vector<double> ramp(std::size_t n) {
   std::vector<double> v(n);
@@ -172,7 +169,7 @@ TEST_P(Aliasing, DisjointArgumentsAreNotCopied) {
   EXPECT_FALSE(copied(shift.diagnostics()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, Aliasing, ::testing::ValuesIn(targets()),
+INSTANTIATE_TEST_SUITE_P(Targets, Aliasing, ::testing::ValuesIn(host_targets()),
                          [](const auto& info) { return std::string(name_of(info.param)); });
 
 }  // namespace

@@ -3,24 +3,18 @@
 // stale answer.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/test_support/child_tests.hpp"
 
 namespace kiln {
 namespace {
 
-std::vector<Target> targets() {
-  std::vector<Target> t{Target::interpreter};
-  if (has_cpu_backend()) t.push_back(Target::cpu);
-  return t;
-}
+using kiln_tests::host_targets;
 
 class CheckMode : public ::testing::TestWithParam<Target> {
  protected:
@@ -91,7 +85,7 @@ TEST_P(CheckMode, AChangedTraceTimeBoundIsCaught) {
   EXPECT_THROW(k(v), TraceError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, CheckMode, ::testing::ValuesIn(targets()),
+INSTANTIATE_TEST_SUITE_P(Targets, CheckMode, ::testing::ValuesIn(host_targets()),
                          [](const auto& info) { return std::string(name_of(info.param)); });
 
 // KILN_CHECK=1 turns the mode on for kernels made without explicit options (a child process: the variable is
@@ -109,20 +103,10 @@ TEST(CheckModeChild, StaleCaptureThrows) {
 
 TEST(CheckModeEnvironment, KilnCheckTurnsItOn) {
   EXPECT_FALSE(Options{}.check) << "this test expects KILN_CHECK unset";
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  ASSERT_GT(n, 0);
-  exe[n] = 0;
-  const std::string cmd = "env KILN_CHECK_MODE_CHILD=1 KILN_CHECK=1 '" + std::string(exe) +
-                          "' --gtest_filter=CheckModeChild.StaleCaptureThrows 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t got = std::fread(buf, 1, sizeof buf, p)) out.append(buf, got);
-  const int status = pclose(p);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
-  EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
+  const kiln_tests::ChildRun c =
+      kiln_tests::run_this_binary("KILN_CHECK_MODE_CHILD=1 KILN_CHECK=1", "CheckModeChild.StaleCaptureThrows");
+  EXPECT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("[  PASSED  ] 1 test"), std::string::npos) << c.out;
 }
 
 }  // namespace

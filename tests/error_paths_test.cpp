@@ -17,6 +17,7 @@
 
 #include "kiln/kiln.hpp"
 #include "tests/error_test_util.hpp"
+#include "tools/test_support/child_tests.hpp"
 
 namespace kiln {
 namespace {
@@ -142,22 +143,6 @@ TEST(ErrorPathsChild, RunsAKernel) {
   EXPECT_GE(kiln::num_threads(), 1);
 }
 
-/// Runs the child test with `env` prepended; returns its exit status and what it printed.
-std::pair<int, std::string> run_child(const std::string& env) {
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return {-1, "no /proc/self/exe"};
-  exe[n] = 0;
-  const std::string cmd = "env KILN_ERROR_PATHS_CHILD=1 " + env + " '" + exe + "' --gtest_filter=ErrorPathsChild.RunsAKernel 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  while (std::size_t got = std::fread(buf, 1, sizeof buf, p)) out.append(buf, got);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 TEST(ErrorPaths, BadEnvironmentValuesAreReportedAndIgnored) {
   namespace fs = std::filesystem;
   const std::string file = (fs::temp_directory_path() / ("kiln-error-paths-" + std::to_string(getpid()))).string();
@@ -189,7 +174,7 @@ TEST(ErrorPaths, BadEnvironmentValuesAreReportedAndIgnored) {
   for (const auto& c : cases) {
     if (c.compiles && !kiln::has_cpu_backend()) continue;
     SCOPED_TRACE(c.env);
-    const auto [status, out] = run_child(c.env);
+    const auto [status, out] = kiln_tests::run_this_binary("KILN_ERROR_PATHS_CHILD=1 " + c.env, "ErrorPathsChild.RunsAKernel");
     EXPECT_EQ(status, 0) << out;
     EXPECT_CONTAINS(out, c.warning);
     EXPECT_CONTAINS(out, "[  PASSED  ] 1 test");  // the child computed its kernel's answer

@@ -17,6 +17,7 @@
 
 #include "kiln/kiln.hpp"
 #include "tests/error_test_util.hpp"
+#include "tools/test_support/child_tests.hpp"
 
 namespace kiln {
 namespace {
@@ -71,26 +72,9 @@ TEST(ExitCompileChild, RegistersTheExitTimeCall) {
 
 // ---- the parent -----------------------------------------------------------------------------------------------
 
-struct Child {
-  int status = -1;  ///< exit status, or -1 when killed by a signal
-  std::string out;
-};
+using Child = kiln_tests::ChildRun;
 
-Child run_child(const std::string& env) {
-  char exe[4096];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return {-1, "no /proc/self/exe"};
-  exe[n] = 0;
-  const std::string cmd = "env " + env + " '" + exe + "' --gtest_filter=ExitCompileChild.* 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  Child c;
-  char buf[4096];
-  while (std::size_t got = std::fread(buf, 1, sizeof buf, p)) c.out.append(buf, got);
-  const int status = pclose(p);
-  c.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return c;
-}
+Child run_child(const std::string& env) { return kiln_tests::run_this_binary(env, "ExitCompileChild.*"); }
 
 class ExitCompile : public ::testing::Test {
  protected:

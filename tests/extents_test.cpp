@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/test_support/child_tests.hpp"
 #include "tests/error_test_util.hpp"
 
 namespace kiln {
@@ -25,11 +26,7 @@ Options on(Target t) {
   return o;
 }
 
-std::vector<Target> targets() {
-  std::vector<Target> t{Target::interpreter};
-  if (default_target() == Target::cpu) t.push_back(Target::cpu);  // a build with LLVM
-  return t;
-}
+std::vector<Target> targets() { return kiln_tests::host_targets(); }
 
 // ---- host arrays and arguments ----------------------------------------------------------------------------------
 
