@@ -108,6 +108,7 @@ class Inserter {
   std::unordered_map<const VarNode*, LoopIndex> loop_index_;
   std::unordered_set<const StmtNode*> mine_;  ///< the checks this pass made
   std::unordered_map<const StmtNode*, RangeForm> range_form_;
+  std::vector<Stmt> made_;  ///< keeps every check made alive, so that no address above is reused
   std::vector<Expr> known_;  ///< conditions checked on the way here whose inputs never change
   VarSet reduction_vars_;    ///< scalar reductions of the enclosing parfors (and argmin/argmax indices)
   VarSet arg_reduction_vars_;  ///< those of argmin/argmax reductions
@@ -202,13 +203,16 @@ class Inserter {
     return guard;
   }
 
-  /// True if `s` assigns an argmin/argmax reduction variable: the body of its update, whose shape the
-  /// verifier and the backends rely on.
-  bool updates_arg_reduction(const Stmt& s) const {
-    if (!s || arg_reduction_vars_.empty()) return false;
-    for (const VarNode* v : assigned_vars(s))
-      if (arg_reduction_vars_.count(v)) return true;
-    return false;
+  /// True if `i` is an argmin/argmax update, `if better(x, var) { var = x; index = k }`, whose shape the
+  /// verifier and the backends rely on: no else, and a body of assignments to such reduction variables.
+  bool is_arg_update(const IfStmt& i) const {
+    if (i.else_body || arg_reduction_vars_.empty()) return false;
+    const std::vector<Stmt> body = as_list(i.then_body);
+    for (const Stmt& s : body) {
+      const auto* a = dyn<AssignStmt>(s);
+      if (!a || !arg_reduction_vars_.count(a->var.get())) return false;
+    }
+    return !body.empty();
   }
 
   static std::string message(const Var& array, int axis) {
@@ -217,6 +221,7 @@ class Inserter {
 
   void add(Stmt check, const RangeForm* form, std::vector<Stmt>& out) {
     ++inserted_;
+    made_.push_back(check);
     mine_.insert(check.get());
     if (form) range_form_[check.get()] = *form;
     out.push_back(std::move(check));
@@ -343,6 +348,7 @@ class Inserter {
       }
       ++hoisted_;
       if (stable(cond)) known_.push_back(cond);
+      made_.push_back(moved);
       mine_.insert(moved.get());
       before.push_back(std::move(moved));
     }
@@ -412,13 +418,8 @@ class Inserter {
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         statement_level(i.cond, nullptr, out);
-        if (updates_arg_reduction(i.then_body) || updates_arg_reduction(i.else_body)) {
-          // An argmin/argmax update stays as it is; its accesses are checked before it.
-          for (const Stmt& b : {i.then_body, i.else_body}) {
-            if (!b) continue;
-            for (const Stmt& x : as_list(b))
-              if (const auto* a = dyn<AssignStmt>(x)) statement_level(a->value, nullptr, out);
-          }
+        if (is_arg_update(i)) {  // it stays as it is; its accesses are checked before it
+          for (const Stmt& x : as_list(i.then_body)) statement_level(x->as<AssignStmt>().value, nullptr, out);
           out.push_back(s);
           return;
         }

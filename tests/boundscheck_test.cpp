@@ -163,6 +163,28 @@ TEST(BoundsCheck, Reductions) {
   bins[7777] = -2;
   expect_index_error(histogram, [&](auto& k) { k(bins, hist); },
                      "kernel 'histogram': index -2 out of range for axis 0 of array 'hist' with extent 10");
+  // A branch holding an argmax update and other accesses: only the update itself keeps its shape (found by
+  // kiln-fuzz --out-of-bounds, seed 1930: w[i] went unchecked).
+  auto branch = [](const Options& o) {
+    return jit("branch_argmax", [](Array<double> x, Array<double> w, Array<double> out, Double c) {
+      Double best = -1e300;
+      Int at = -1;
+      prange(x.shape(0), [&](Int i) {
+        if_(c > 0.0, [&] {
+          if_(x[i] > best, [&] {
+            best = x[i];
+            at = i;
+          });
+          out[i] = w[i];
+        });
+      });
+      return at;
+    }, o);
+  };
+  std::vector<double> xs = {1, 5, 2, 4}, w3(3, 1.0), w4(4, 1.0), out(4, 0.0);
+  expect_index_error(branch, [&](auto& k) { k(xs, w3, out, 1.0); },
+                     "kernel 'branch_argmax': index 3 out of range for axis 0 of array 'w' with extent 3");
+  for (const Target t : targets()) EXPECT_EQ(branch(mode(t, true))(xs, w4, out, 1.0), 1);
 }
 
 TEST(BoundsCheck, FixedIndexOfAnArrayOperation) {

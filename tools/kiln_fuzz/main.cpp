@@ -1,7 +1,10 @@
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
 //   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass] [--[no-]shrink]
-//             [--shrink-tries T] [--no-libm] [--no-array-ops] [--small]
+//             [--shrink-tries T] [--no-libm] [--no-array-ops] [--small] [--out-of-bounds]
+//
+// --out-of-bounds passes each program one array argument one element short and checks the bounds-checked
+// mode against the interpreter (runner.hpp, check_out_of_bounds); it turns array operations off.
 //
 // Checks the programs of seeds S .. S+N-1 (defaults 1 and 1000). Every failure prints its seed, stage, the
 // differences, the IR and the command that reproduces it; a crash or a hang (over 120 s) prints the same from a
@@ -35,6 +38,7 @@ struct Config {
   std::uint64_t progress = 0;
   bool print = false;
   bool every_pass = false;
+  bool out_of_bounds = false;  ///< check_out_of_bounds instead of check
   int shrink_tries = 1;  ///< checks of each shrinking candidate (a failure that depends on thread timing needs several)
   int shrink = -1;  ///< -1: only when checking a single seed
   kiln::fuzz::GeneratorOptions gen;
@@ -97,7 +101,10 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
   const kiln::fuzz::Program p = kiln::fuzz::generate(seed, cfg.gen);
   if (cfg.print) std::printf("seed %llu (O%d, %d threads):\n%s", static_cast<unsigned long long>(seed), p.opt_level, p.threads,
                              kiln::ir::to_string(p.function).c_str());
-  if (auto f = kiln::fuzz::check(p, seed, cfg.every_pass)) {
+  auto checked = [&](const kiln::fuzz::Program& q) {
+    return cfg.out_of_bounds ? kiln::fuzz::check_out_of_bounds(q, seed) : kiln::fuzz::check(q, seed, cfg.every_pass);
+  };
+  if (auto f = checked(p)) {
     std::string text = "kiln-fuzz: FAILURE seed " + std::to_string(seed) + " at " + f->stage + "\n" + f->message +
                        "--- IR as generated ---\n" + f->ir;
     if (!f->ir_at_fault.empty()) text += "--- IR at the failing stage ---\n" + f->ir_at_fault;
@@ -107,7 +114,7 @@ void run_seed(const Config& cfg, std::uint64_t seed) {
       alarm(0);
       const kiln::fuzz::Program small = kiln::fuzz::shrink(p, [&](const kiln::fuzz::Program& c) {
         for (int k = 0; k < cfg.shrink_tries; ++k)
-          if (auto g = kiln::fuzz::check(c, seed, cfg.every_pass); g && kind(g->stage) == kind(f->stage)) return true;
+          if (auto g = checked(c); g && kind(g->stage) == kind(f->stage)) return true;
         return false;
       }, 4000);
       text += "--- shrunk (still fails at " + kind(f->stage) + "; the arguments are the seed's) ---\n" +
@@ -149,6 +156,10 @@ bool parse(int argc, char** argv, Config& cfg) {
     } else if (a == "--every-pass") {
       cfg.every_pass = true;
       std::strcat(g_flags, " --every-pass");
+    } else if (a == "--out-of-bounds") {
+      cfg.out_of_bounds = true;
+      cfg.gen.array_operations = false;
+      std::strcat(g_flags, " --out-of-bounds");
     } else if (a == "--print") {
       cfg.print = true;
     } else if (a == "--no-libm") {
@@ -173,7 +184,8 @@ int main(int argc, char** argv) {
   Config cfg;
   if (!parse(argc, argv, cfg)) {
     std::fprintf(stderr, "usage: kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass]\n"
-                         "                 [--[no-]shrink] [--shrink-tries T] [--no-libm] [--no-array-ops] [--small]\n");
+                         "                 [--[no-]shrink] [--shrink-tries T] [--no-libm] [--no-array-ops] [--small]\n"
+                         "                 [--out-of-bounds]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -23,4 +23,11 @@ struct Failure {
 /// always with `every_pass` (a pass whose mistake a later pass undoes shows up only then).
 std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pass = false);
 
+/// Bounds-checked mode on arguments `p` indexes out of range (one array argument one element short along axis
+/// 0): the CPU code of the pipeline in that mode must fail with kIndexOutOfRange exactly when the interpreter on
+/// the IR as generated raises IndexError (values are not compared: arrays may be read where nothing was
+/// written). Programs the interpreter fails in another way are skipped. Array operations must be off in the generator: their index spaces are checked
+/// against the operands' shapes by the frontend, which generated programs do not go through.
+std::optional<Failure> check_out_of_bounds(const Program& p, std::uint64_t seed);
+
 }  // namespace kiln::fuzz
