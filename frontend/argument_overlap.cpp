@@ -10,7 +10,7 @@ namespace {
 
 /// The bytes [lo, hi) an array argument's elements may occupy (strides of any sign); lo == hi when empty.
 struct ByteRange {
-  std::uintptr_t lo = 0, hi = 0;
+  std::uintptr_t lo, hi;
   bool overlaps(const ByteRange& o) const { return lo < hi && o.lo < o.hi && lo < o.hi && o.lo < hi; }
 };
 
@@ -19,7 +19,7 @@ ByteRange byte_range(const ArgValue& a) {
   std::int64_t lo = 0, hi = size;
   for (int d = 0; d < a.rank; ++d) {
     const std::int64_t n = a.array.shape[d];
-    if (n <= 0) return {};
+    if (n <= 0) return {0, 0};
     const std::int64_t reach = (n - 1) * a.array.strides[d] * size;
     (reach < 0 ? lo : hi) += reach;
   }
@@ -76,19 +76,26 @@ void copy_to_new_buffer(ArgValue& a, OverlapCopies& copies) {
 
 void separate_overlapping_arguments(const std::string& kernel, const ir::ArgumentAccess& access, ArgValue* args,
                                     std::size_t nargs, const std::vector<std::string>& arg_names, OverlapCopies& copies) {
+  // Called on every call of a kernel that writes an array: the common case (nothing overlaps) stays a few
+  // comparisons per pair, with no strings built.
+  ByteRange range[ir::ArgumentAccess::kMaxParams];
+  std::uint32_t arrays = 0;
+  for (std::size_t i = 0; i < nargs; ++i)
+    if (args[i].is_array) {
+      range[i] = byte_range(args[i]);
+      arrays |= 1u << i;
+    }
+  std::uint32_t copy = 0;
+  std::string why;
   auto name = [&](std::size_t i) {
     return "argument " + std::to_string(i + 1) + " ('" + (i < arg_names.size() ? arg_names[i] : "arg" + std::to_string(i)) +
            "')";
   };
-  ByteRange range[ir::ArgumentAccess::kMaxParams];
-  for (std::size_t i = 0; i < nargs; ++i)
-    if (args[i].is_array) range[i] = byte_range(args[i]);
-  std::uint32_t copy = 0;
-  std::string why;
-  for (std::size_t w = 0; w < nargs; ++w) {
-    if (!((access.stored >> w) & 1u)) continue;
-    for (std::size_t r = 0; r < nargs; ++r) {
-      if (r == w || !args[r].is_array || !range[w].overlaps(range[r])) continue;
+  for (std::uint32_t ws = access.stored & arrays; ws; ws &= ws - 1) {
+    const auto w = static_cast<std::size_t>(__builtin_ctz(ws));
+    for (std::uint32_t rs = arrays & ~(1u << w); rs; rs &= rs - 1) {
+      const auto r = static_cast<std::size_t>(__builtin_ctz(rs));
+      if (!range[w].overlaps(range[r])) continue;
       if ((access.stored >> r) & 1u)
         throw AliasError("kernel '" + kernel + "': " + name(w) + " and " + name(r) +
                          " share memory, and the kernel writes both: pass distinct arrays");
@@ -97,7 +104,7 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       if (args[r].on_device || args[w].on_device)
         throw AliasError("kernel '" + kernel + "': " + name(r) + " shares GPU memory with " + name(w) +
                          ", which the kernel writes while reading " + name(r) +
-                         " at other elements: pass a copy (e.g. kiln::DeviceArray::copy) or a distinct array");
+                         " at other elements: pass a distinct kiln::DeviceArray holding a copy of its data");
       if (!((copy >> r) & 1u))
         why += (why.empty() ? "" : "; ") + name(r) + " overlaps " + name(w) + ", which the kernel writes while reading it";
       copy |= 1u << r;
@@ -107,8 +114,8 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
   std::size_t bytes = 0;
   for (std::size_t r = 0; r < nargs; ++r)
     if ((copy >> r) & 1u) {
-      copy_to_new_buffer(args[r], copies);
       bytes += static_cast<std::size_t>(range[r].hi - range[r].lo);
+      copy_to_new_buffer(args[r], copies);
     }
   copies.note = "copied before the call (" + std::to_string(bytes) + " bytes), so that the answer is the one distinct "
                 "arrays give: " + why;
