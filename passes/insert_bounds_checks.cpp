@@ -75,6 +75,8 @@ struct RangeForm {
   const VarNode* index;
   std::int64_t offset;
   bool lower, upper;  ///< which bounds still need checking
+  /// When true, the access is not made (an inner loop the check was moved out of is empty); null: always made.
+  Expr skipped = nullptr;
 };
 
 /// A loop index: where it runs, and what its loop's body assigns (rebound arrays included).
@@ -316,13 +318,22 @@ class Inserter {
       bool moves = !has_load(c.cond);
       for (const Var& v : free_vars(s)) moves = moves && invariant(v);
       Stmt moved;
+      std::optional<RangeForm> carried;  // an outer loop's index: the range form moves along
+      const auto form = range_form_.find(s.get());
       if (moves) {  // the same condition for every iteration
         moved = make_check(either(empty, c.cond), c.code, c.message, c.args);
-      } else if (const auto it = range_form_.find(s.get()); it != range_form_.end() && invariant(it->second.array)) {
-        const RangeForm& r = it->second;
+        if (form != range_form_.end()) {
+          carried = form->second;
+          carried->skipped = carried->skipped ? either(empty, carried->skipped) : empty;
+        }
+      } else if (form != range_form_.end() && invariant(form->second.array)) {
+        const RangeForm& r = form->second;
         size_t k = 0;
         while (k < indices.size() && indices[k].get() != r.index) ++k;
-        if (k == indices.size()) {
+        bool skipped_invariant = !r.skipped || !has_load(r.skipped);
+        if (r.skipped)
+          for (const Var& v : free_vars(r.skipped)) skipped_invariant = skipped_invariant && invariant(v);
+        if (k == indices.size() || !skipped_invariant) {
           kept.push_back(s);
           continue;
         }
@@ -335,7 +346,8 @@ class Inserter {
         if (r.upper) term = both(term, lt(hi, extent));
         const Expr first_bad =
             make_select(lt(lo, make_i64(0)), lo, make_binary(BinaryOp::Max, lo, extent));
-        moved = make_check(either(empty, term), c.code, c.message, {first_bad, extent});
+        moved = make_check(either(r.skipped ? either(empty, r.skipped) : empty, term), c.code, c.message,
+                           {first_bad, extent});
       } else {
         kept.push_back(s);
         continue;
@@ -350,6 +362,7 @@ class Inserter {
       if (stable(cond)) known_.push_back(cond);
       made_.push_back(moved);
       mine_.insert(moved.get());
+      if (carried) range_form_[moved.get()] = *carried;
       before.push_back(std::move(moved));
     }
     return make_block(std::move(kept));

@@ -15,8 +15,10 @@ namespace kiln::passes {
 ///   negative, and one running to dim(x, d) indexes x along d (x not rebound in the loop).
 /// - A check at the top level of a loop body (no branch in between) whose index is a loop index plus a
 ///   constant, or does not change in the loop, is made once before the loop for its whole range, guarded by
-///   the loop being non-empty: bodies stay free of checks and vectorize. A failing kernel then stops before
-///   that loop runs rather than part-way through it.
+///   the loop being non-empty: bodies stay free of checks and vectorize. Moved out of an inner loop, a check
+///   of an outer loop's index moves on out of that one too (guarded by both loops being non-empty, when the
+///   inner loop's extent does not depend on the outer index), so nested pranges still collapse. A failing
+///   kernel then stops before the loop runs rather than part-way through it.
 /// - Array-level operations (maps, reductions, stencils) index their own spaces, which the frontend checks
 ///   against the operands' shapes; only their fixed indices (a view such as `x(i, kiln::all)`) are checked,
 ///   once before the operation when its space is not empty.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -429,6 +430,23 @@ TEST(BoundsCheck, ProvenAccessesAreNotCheckedAndLoopChecksMoveBeforeTheLoop) {
   EXPECT_LT(check, loop) << ir;
   EXPECT_EQ(ir.find("check ", loop), std::string::npos) << ir;
   EXPECT_CONTAINS(ir, "for axis 0 of array 'y' with extent {}");
+
+  // Nested pranges: the check of out's rows moves out of the inner loop and then out of the outer one, so
+  // the nest still collapses into one 2-d parfor without checks.
+  auto nested = jit("twice", [](Array<double, 2> a, Array<double, 2> out) {
+    prange(a.shape(0), [&](Int i) { prange(a.shape(1), [&](Int j) { out(i, j) = a(i, j) * 2.0; }); });
+  }, mode(Target::interpreter, true));
+  NDArray<double> a({3, 4}), out({3, 4}), short_out({2, 4});
+  nested(a, out);
+  const std::string nested_ir = nested.lowered_ir();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(nested_ir, m, std::regex(R"(parfor \(i in 0 \.\. dim\(a, 0\), [\w.]+ in 0 \.\. dim\(a, 1\)\) \{)")))
+      << nested_ir;
+  const size_t nest = static_cast<size_t>(m.position(0));
+  EXPECT_EQ(nested_ir.find("parfor"), nested_ir.rfind("parfor")) << nested_ir;
+  EXPECT_EQ(nested_ir.find("check ", nest), std::string::npos) << nested_ir;
+  EXPECT_EQ(exact_error_of<IndexError>([&] { nested(a, short_out); }),
+            "kernel 'twice': index 2 out of range for axis 0 of array 'out' with extent 2");
 
   // Without the mode, no check at all.
   auto plain = jit("placement", [](Array<double> x, Array<double> y) {
