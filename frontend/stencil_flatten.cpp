@@ -7,6 +7,7 @@
 
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::detail {
@@ -89,32 +90,14 @@ class Folder : public ir::IRMutator {
   }
 };
 
-/// Replaces variables by their current expressions, then folds.
-class Substitute : public ir::IRMutator {
- public:
-  explicit Substitute(const std::unordered_map<const ir::VarNode*, ir::Expr>& env) : env_(env) {}
-
- protected:
-  using ir::IRMutator::visit;
-  ir::Expr visit(const ir::VarRefExpr& e, const ir::Expr& self) override {
-    const auto it = env_.find(e.var.get());
-    return it == env_.end() ? self : it->second;
-  }
-
- private:
-  const std::unordered_map<const ir::VarNode*, ir::Expr>& env_;
-};
-
 class Flattener {
  public:
   Flattener(const std::function<void(const std::string&)>& fail, std::int64_t budget) : fail_(fail), budget_(budget) {}
 
-  using Env = std::unordered_map<const ir::VarNode*, ir::Expr>;
+  using Env = ir::Replacements;
 
-  ir::Expr value(const ir::Expr& e, const Env& env) const {
-    Substitute s(env);
-    return fold_constants(s.mutate(e));
-  }
+  /// `e` with the variables replaced by their current expressions, folded.
+  ir::Expr value(const ir::Expr& e, const Env& env) const { return fold_constants(ir::substitute(e, env)); }
 
   void run(const ir::Stmt& s, Env& env) {
     if (!s) return;

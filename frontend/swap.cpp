@@ -4,74 +4,16 @@
 // before the open loop or branch in the handle's own scope, and the statements and values already traced
 // inside are rewritten to read the binding instead of the array (they were traced before the swap, but on
 // later iterations they run after it). The swap itself rebinds the bindings at run time.
-#include <algorithm>
 #include <utility>
 
 #include "frontend/array_info.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::detail {
 namespace {
-
-/// Replaces every use of array variable `from` by `to` (same element type and rank).
-class RenameArray : public ir::IRMutator {
- public:
-  RenameArray(ir::Var from, ir::Var to) : from_(std::move(from)), to_(std::move(to)) {}
-
- protected:
-  using ir::IRMutator::visit;
-
-  ir::Var swap_in(const ir::Var& v) const { return v == from_ ? to_ : v; }
-
-  ir::Expr visit(const ir::LoadExpr& e, const ir::Expr& self) override {
-    ir::Expr r = ir::IRMutator::visit(e, self);
-    const auto& l = r->as<ir::LoadExpr>();
-    return l.array == from_ ? ir::make_load(to_, l.indices) : r;
-  }
-  ir::Expr visit(const ir::DimExpr& e, const ir::Expr& self) override {
-    return e.array == from_ ? ir::make_dim(to_, e.axis) : self;
-  }
-  ir::Stmt visit(const ir::StoreStmt& s, const ir::Stmt& self) override {
-    ir::Stmt r = ir::IRMutator::visit(s, self);
-    const auto& t = r->as<ir::StoreStmt>();
-    return t.array == from_ ? ir::make_store(to_, t.indices, t.value) : r;
-  }
-  ir::Stmt visit(const ir::MapStmt& s, const ir::Stmt& self) override {
-    ir::Stmt r = ir::IRMutator::visit(s, self);
-    const auto& m = r->as<ir::MapStmt>();
-    if (m.allocate || m.target != from_) return r;
-    return ir::make_map_into(to_, m.indices, m.shape, m.target_index, m.value, m.origin);
-  }
-  ir::Stmt visit(const ir::StencilStmt& s, const ir::Stmt& self) override {
-    ir::Stmt r = ir::IRMutator::visit(s, self);
-    const auto& t = r->as<ir::StencilStmt>();
-    const bool windows = std::find(t.windows.begin(), t.windows.end(), from_) != t.windows.end();
-    if (!windows && t.target != from_) return r;
-    std::vector<ir::Var> w;
-    for (const auto& x : t.windows) w.push_back(swap_in(x));
-    return ir::make_stencil(swap_in(t.target), t.allocate, t.indices, t.shape, t.target_index, t.value, w, t.lo,
-                            t.hi, t.border, t.cval, t.origin);
-  }
-  ir::Stmt visit(const ir::ParforStmt& s, const ir::Stmt& self) override {
-    ir::Stmt r = ir::IRMutator::visit(s, self);
-    const auto& p = r->as<ir::ParforStmt>();
-    bool changed = false;
-    std::vector<ir::ArrayReduction> ar = p.array_reductions;
-    for (auto& a : ar) {
-      changed |= a.array == from_;
-      a.array = swap_in(a.array);
-    }
-    return changed ? ir::with_array_reductions(p, std::move(ar)) : r;
-  }
-  ir::Stmt visit(const ir::BindStmt& s, const ir::Stmt& self) override {
-    return s.source == from_ ? ir::make_bind(s.target, to_, s.declare) : self;
-  }
-
- private:
-  ir::Var from_, to_;
-};
 
 /// The layout every array a binding may name has: what both types promise.
 ir::Type meet(const ir::Type& a, const ir::Type& b) {
@@ -109,7 +51,8 @@ struct Swap {
     const ir::Var to = ir::make_var(from->name, meet(from->type, partner.var->type), ir::VarKind::Binding);
     // Declared in the handle's own scope, before the loop or branch being traced (which is not emitted yet).
     ctx.scope(home).stmts.push_back(ir::make_bind(to, from, true));
-    RenameArray rename(from, to);
+    ir::Renamer rename;  // every use of `from` -> `to` (same element type and rank)
+    rename.vars[from.get()] = to;
     const std::vector<Scope*> inside = ctx.scopes_inside(home);
     for (Scope* s : inside) {
       // The bounds of a loop opened inside are evaluated each time the enclosing body runs (those of the

@@ -251,6 +251,65 @@ std::vector<Var> free_vars(const Expr& e) {
   return std::move(f.out);
 }
 
+std::vector<Var> declared_by(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::Let: return {s->as<LetStmt>().var};
+    case StmtKind::Allocate: return {s->as<AllocateStmt>().array};
+    case StmtKind::Map:
+      if (s->as<MapStmt>().allocate) return {s->as<MapStmt>().target};
+      return {};
+    case StmtKind::Reduce: return {s->as<ReduceStmt>().result};
+    case StmtKind::ReduceAxis: return {s->as<ReduceAxisStmt>().target};
+    case StmtKind::Stencil:
+      if (s->as<StencilStmt>().allocate) return {s->as<StencilStmt>().target};
+      return {};
+    case StmtKind::Bind:
+      if (s->as<BindStmt>().declare) return {s->as<BindStmt>().target};
+      return {};
+    default: return {};
+  }
+}
+
+std::vector<Var> indices_of(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::For: return {s->as<ForStmt>().index};
+    case StmtKind::Parfor: return s->as<ParforStmt>().indices;
+    case StmtKind::Map: return s->as<MapStmt>().indices;
+    case StmtKind::Reduce: return s->as<ReduceStmt>().indices;
+    case StmtKind::ReduceAxis: return s->as<ReduceAxisStmt>().indices;
+    case StmtKind::Stencil: return s->as<StencilStmt>().indices;
+    default: return {};
+  }
+}
+
+namespace {
+
+void collect_declared(const Stmt& s, VarSet& out) {
+  if (!s) return;
+  for (const Var& v : declared_by(s)) out.insert(v.get());
+  for (const Var& i : indices_of(s)) out.insert(i.get());
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const auto& x : s->as<BlockStmt>().stmts) collect_declared(x, out);
+      break;
+    case StmtKind::For: collect_declared(s->as<ForStmt>().body, out); break;
+    case StmtKind::Parfor: collect_declared(s->as<ParforStmt>().body, out); break;
+    case StmtKind::If:
+      collect_declared(s->as<IfStmt>().then_body, out);
+      collect_declared(s->as<IfStmt>().else_body, out);
+      break;
+    default: break;  // the other statements hold only expressions
+  }
+}
+
+}  // namespace
+
+VarSet declared_in(const Stmt& s) {
+  VarSet out;
+  collect_declared(s, out);
+  return out;
+}
+
 VarSet assigned_vars(const Stmt& s) {
   Writes w;
   w.walk(s);

@@ -25,6 +25,16 @@ inline bool is_speculatable(const Expr& e) { return !has_load(e); }
 std::vector<Var> free_vars(const Stmt& s);
 std::vector<Var> free_vars(const Expr& e);
 
+/// The variables `s` itself declares for the statements after it in its block: a Let's variable, an array it
+/// allocates (Allocate, an allocating Map or Stencil, ReduceAxis's target), a Reduce's result, a declaring
+/// Bind's binding. A loop's index, and what its body declares, are not visible after it: none.
+std::vector<Var> declared_by(const Stmt& s);
+/// The indices `s` declares for its own body or index space: a For's index, the indices of a Parfor, Map,
+/// Reduce, ReduceAxis or Stencil; none for other statements.
+std::vector<Var> indices_of(const Stmt& s);
+/// Every variable declared anywhere inside `s`: declared_by and indices_of of each statement in it.
+VarSet declared_in(const Stmt& s);
+
 /// Scalars assigned (and array bindings rebound) and arrays stored to inside `s`.
 VarSet assigned_vars(const Stmt& s);
 VarSet stored_arrays(const Stmt& s);

@@ -13,41 +13,20 @@
 #include "ir/builder.hpp"
 #include "ir/visitor.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
 
 using namespace kiln::ir;
 
-class Collapser : public IRMutator {
+class Collapser : public SplicingMutator {
  public:
   explicit Collapser(PassContext& ctx) : ctx_(ctx) {}
 
  protected:
-  using IRMutator::visit;
+  using SplicingMutator::visit;
   PassContext& ctx_;
-  /// Blocks made here (hoisted lets and a collapsed parfor) that belong spliced into their parent block.
-  std::unordered_set<const StmtNode*> splice_;
-  std::vector<Stmt> alive_;  ///< keeps those blocks alive so that their addresses stay unique
-
-  Stmt visit(const BlockStmt& b, const Stmt& self) override {
-    Stmt r = IRMutator::visit(b, self);
-    const auto& x = r->as<BlockStmt>();
-    bool any = false;
-    for (const auto& s : x.stmts) any |= splice_.count(s.get()) > 0;
-    if (!any) return r;
-    std::vector<Stmt> flat;
-    for (const auto& s : x.stmts) {
-      if (splice_.count(s.get())) {
-        const auto& inner = s->as<BlockStmt>().stmts;
-        flat.insert(flat.end(), inner.begin(), inner.end());
-      } else {
-        flat.push_back(s);
-      }
-    }
-    return make_block(std::move(flat));
-  }
-
   /// The lets at the start of `body` that may run once before the loop with `indices`: they read no array,
   /// no index and nothing the body assigns.
   static size_t invariant_prefix(const std::vector<Stmt>& body, const std::vector<Var>& indices) {
@@ -126,10 +105,7 @@ class Collapser : public IRMutator {
     if (hoisted.empty()) return collapsed;
     std::vector<Stmt> out = hoisted;
     out.push_back(collapsed);
-    Stmt b = make_block(std::move(out));
-    splice_.insert(b.get());
-    alive_.push_back(b);
-    return b;
+    return splice(std::move(out));  // the hoisted lets stay visible to the statements after the parfor
   }
 };
 

@@ -65,12 +65,19 @@ struct BodyFacts {
 
   void walk(const ir::Stmt& s) {
     if (!s) return;
+    // What it declares, for the statements after it or for its own body, is not a variable from outside.
+    for (const auto& v : ir::declared_by(s)) defined.insert(v.get());
+    for (const auto& i : ir::indices_of(s)) defined.insert(i.get());
     switch (s->kind) {
       case ir::StmtKind::Block:
         for (const auto& x : s->as<ir::BlockStmt>().stmts) walk(x);
         break;
-      case ir::StmtKind::Let: defined.insert(s->as<ir::LetStmt>().var.get()); break;
-      case ir::StmtKind::Allocate: defined.insert(s->as<ir::AllocateStmt>().array.get()); break;
+      case ir::StmtKind::Let:
+      case ir::StmtKind::Allocate:
+      case ir::StmtKind::Reduce:
+      case ir::StmtKind::ReduceAxis:
+      case ir::StmtKind::Bind:
+      case ir::StmtKind::Check: break;
       case ir::StmtKind::Assign: {
         const auto& a = s->as<ir::AssignStmt>();
         if (!outer(a.var)) break;
@@ -87,29 +94,13 @@ struct BodyFacts {
       }
       case ir::StmtKind::Map: {
         const auto& m = s->as<ir::MapStmt>();
-        for (const auto& i : m.indices) defined.insert(i.get());
-        if (m.allocate) {
-          defined.insert(m.target.get());
-        } else if (outer(m.target)) {
+        if (!m.allocate && outer(m.target)) {
           note_array(m.target);
           writes[m.target.get()].push_back({m.target, m.target_index, m.value});
         }
         break;
       }
-      case ir::StmtKind::Reduce:
-        for (const auto& i : s->as<ir::ReduceStmt>().indices) defined.insert(i.get());
-        defined.insert(s->as<ir::ReduceStmt>().result.get());
-        break;
-      case ir::StmtKind::ReduceAxis:
-        for (const auto& i : s->as<ir::ReduceAxisStmt>().indices) defined.insert(i.get());
-        defined.insert(s->as<ir::ReduceAxisStmt>().target.get());
-        break;
-      case ir::StmtKind::For: {
-        const auto& f = s->as<ir::ForStmt>();
-        defined.insert(f.index.get());
-        walk(f.body);
-        break;
-      }
+      case ir::StmtKind::For: walk(s->as<ir::ForStmt>().body); break;
       case ir::StmtKind::If: {
         const auto& i = s->as<ir::IfStmt>();
         if (looks_like_arg_update(i)) arg_candidates.push_back(&i);
@@ -120,19 +111,12 @@ struct BodyFacts {
       case ir::StmtKind::Parfor: nested_parfor(s->as<ir::ParforStmt>()); break;
       case ir::StmtKind::Stencil: {
         const auto& st = s->as<ir::StencilStmt>();
-        for (const auto& i : st.indices) defined.insert(i.get());
-        if (st.allocate) {
-          defined.insert(st.target.get());
-        } else if (outer(st.target)) {
+        if (!st.allocate && outer(st.target)) {
           note_array(st.target);
           writes[st.target.get()].push_back({st.target, st.target_index, st.value});
         }
         break;
       }
-      case ir::StmtKind::Bind:
-        if (s->as<ir::BindStmt>().declare) defined.insert(s->as<ir::BindStmt>().target.get());
-        break;
-      case ir::StmtKind::Check: break;
     }
   }
 

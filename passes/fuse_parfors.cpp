@@ -13,11 +13,13 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/substitute.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/parfor_numbering.hpp"
+#include "passes/squeeze_unit_dims.hpp"
 #include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
@@ -35,242 +37,26 @@ std::string subscripts(const std::vector<Expr>& idx) {
 
 std::string element(const Access& a) { return a.array->name + "[" + subscripts(a.index) + "]"; }
 
-/// The reduction of `p` that declares scalar `v`, or null.
-const Reduction* reduction_of(const ParforStmt& p, const VarNode* v) {
-  for (const auto& r : p.reductions)
-    if (r.var.get() == v || r.index.get() == v) return &r;
-  return nullptr;
-}
-
-/// `m (max, identity -inf), k @i (argmin, identity inf), hist[*] (add)`
-std::string reductions_text(const ParforStmt& p) {
-  std::string s;
-  for (const auto& r : p.reductions)
-    s += (s.empty() ? "" : ", ") + r.var->name + (r.index ? " @" + r.index->name : "") + " (" +
-         std::string(name_of(r.op)) + ", identity " + to_string(identity_of(r.op, r.var->type.elem)) + ")";
-  for (const auto& r : p.array_reductions)
-    s += (s.empty() ? "" : ", ") + r.array->name + "[*] (" + std::string(name_of(r.op)) + ")";
-  return s;
-}
-
-/// Replaces references to scalar variables by expressions.
-class Substitute : public IRMutator {
- public:
-  std::unordered_map<const VarNode*, Expr> with;
-
- protected:
-  using IRMutator::visit;
-  Expr visit(const VarRefExpr& e, const Expr& self) override {
-    auto it = with.find(e.var.get());
-    return it == with.end() ? self : it->second;
-  }
-};
-
-/// Drops the dimensions `0 .. 1` of n-d parfors, whose index is always 0: a keepdims reduction makes
-/// (n, 1) spaces that are really the (n) space of the loops around them.
-class SqueezeUnitDims : public IRMutator {
- public:
-  std::unordered_map<const StmtNode*, std::string> dropped;  ///< new parfor -> the indices it lost
-  std::vector<Stmt> alive;
-
- protected:
-  using IRMutator::visit;
-  Stmt visit(const ParforStmt& s, const Stmt& self) override {
-    Stmt r = IRMutator::visit(s, self);
-    const auto& p = r->as<ParforStmt>();
-    std::vector<size_t> keep;
-    Substitute zero;
-    std::string names;
-    auto unit = [&](size_t d) { return is_const_value(p.begins[d], 0) && is_const_value(p.ends[d], 1); };
-    bool all_unit = true;
-    for (size_t d = 0; d < p.indices.size(); ++d) all_unit = all_unit && unit(d);
-    for (size_t d = 0; d < p.indices.size(); ++d) {
-      if (unit(d) && !(all_unit && d == 0)) {  // one dimension stays
-        zero.with[p.indices[d].get()] = p.begins[d];
-        names += (names.empty() ? "" : ", ") + p.indices[d]->name;
-      } else {
-        keep.push_back(d);
-      }
-    }
-    if (keep.size() == p.indices.size()) return r;
-    std::vector<Var> idx;
-    std::vector<Expr> begins, ends;
-    for (size_t d : keep) {
-      idx.push_back(p.indices[d]);
-      begins.push_back(p.begins[d]);
-      ends.push_back(p.ends[d]);
-    }
-    Stmt q = make_parfor(std::move(idx), std::move(begins), std::move(ends), zero.mutate(p.body), p.reductions,
-                         p.array_reductions, p.origin);
-    alive.push_back(q);
-    dropped[q.get()] = names;
-    return q;
-  }
-};
-
-/// A copy of `s` whose own variables (indices, lets, allocations) are new ones: a statement placed twice in
-/// a function must not define a variable twice.
-Stmt fresh_copy(const Stmt& s) {
-  struct Definitions : IRVisitor {
-    std::vector<Var> vars;
-    void visit(const LetStmt& l) override {
-      vars.push_back(l.var);
-      IRVisitor::visit(l);
-    }
-    void visit(const ForStmt& f) override {
-      vars.push_back(f.index);
-      IRVisitor::visit(f);
-    }
-    void visit(const ParforStmt& p) override {
-      vars.insert(vars.end(), p.indices.begin(), p.indices.end());
-      IRVisitor::visit(p);
-    }
-    void visit(const AllocateStmt& a) override {
-      vars.push_back(a.array);
-      IRVisitor::visit(a);
-    }
-    void visit(const BindStmt& b) override {
-      if (b.declare) vars.push_back(b.target);
-      IRVisitor::visit(b);
-    }
-  } defs;
-  defs.walk(s);
-  struct Fresh : loops::Renamer {
-    using loops::Renamer::visit;
-    Stmt visit(const LetStmt& l, const Stmt&) override { return make_let(map(l.var), mutate(l.init)); }
-    Stmt visit(const ForStmt& f, const Stmt&) override {
-      return make_for(map(f.index), mutate(f.begin), mutate(f.end), mutate(f.body));
-    }
-    Stmt visit(const ParforStmt& p, const Stmt& self) override {
-      const Stmt r = loops::Renamer::visit(p, self);
-      const auto& q = r->as<ParforStmt>();
-      std::vector<Var> idx;
-      for (const auto& i : q.indices) idx.push_back(map(i));
-      return make_parfor(std::move(idx), q.begins, q.ends, q.body, q.reductions, q.array_reductions, q.origin);
-    }
-    Stmt visit(const AllocateStmt& a, const Stmt&) override {
-      std::vector<Expr> shape;
-      mutate_all(a.shape, shape);
-      return make_allocate(map(a.array), std::move(shape));
-    }
-  } fresh;
-  for (const Var& v : defs.vars) fresh.vars[v.get()] = make_var(v->name, v->type, v->kind, v->where);
-  return fresh.mutate(s);
-}
-
 class Fuser {
  public:
   explicit Fuser(PassContext& ctx) : ctx_(ctx) {}
 
   Function run(const Function& f) {
-    Function out = squeeze_.mutate(f);
-    number(out.body);
+    SqueezedParfors squeezed;
+    Function out = squeeze_unit_dims(f, squeezed);
+    numbering_.number(out.body, squeezed);
     out.body = rewrite(out.body);
-    record_after(out.body);
+    numbering_.record_after(out.body);
     return out;
   }
 
  private:
   PassContext& ctx_;
-  SqueezeUnitDims squeeze_;
-  /// The original parfors each parfor node holds. Nodes are kept alive in alive_ so that no address in
-  /// the map is ever reused by a new node.
-  std::unordered_map<const StmtNode*, std::vector<int>> ids_;
-  std::vector<Stmt> alive_;
+  ParforNumbering numbering_{ctx_};
 
-  void remember(const Stmt& s, std::vector<int> ids) {
-    alive_.push_back(s);
-    ids_[s.get()] = std::move(ids);
-  }
-
-  std::string label(const Stmt& s) const {
-    auto it = ids_.find(s.get());
-    if (it == ids_.end()) return "#?";
-    std::string t;
-    for (int id : it->second) t += (t.empty() ? "#" : "+#") + std::to_string(id);
-    return t;
-  }
-
-  // ---- numbering and the dataflow graph of the parfors as they enter ----------------------------------
-
-  void number(const Stmt& body) {
-    struct Walk : IRVisitor {
-      Fuser& self;
-      std::vector<Stmt> order;
-      std::vector<std::vector<int>> ancestors;
-      std::vector<int> stack;
-      explicit Walk(Fuser& f) : self(f) {}
-      void walk_parfor(const Stmt& s) {
-        const auto& p = s->as<ParforStmt>();
-        const int id = static_cast<int>(order.size()) + 1;
-        order.push_back(s);
-        ancestors.push_back(stack);
-        self.remember(s, {id});
-        self.ctx_.parfors.before.push_back({id, loops::origin_text(p), loops::space_text(p), reductions_text(p)});
-        if (auto it = self.squeeze_.dropped.find(s.get()); it != self.squeeze_.dropped.end())
-          self.ctx_.note(Topic::fusion, self.label(s) + ": dropped the dimension " + it->second +
-                                            " of extent 1 (its index is always 0)");
-        stack.push_back(id);
-        for (const auto& x : loops::statements(p.body)) walk_stmt(x);
-        stack.pop_back();
-      }
-      void walk_stmt(const Stmt& s) {
-        if (s->kind == StmtKind::Parfor) return walk_parfor(s);
-        switch (s->kind) {
-          case StmtKind::Block:
-            for (const auto& x : s->as<BlockStmt>().stmts) walk_stmt(x);
-            break;
-          case StmtKind::For: walk_stmt(s->as<ForStmt>().body); break;
-          case StmtKind::If:
-            walk_stmt(s->as<IfStmt>().then_body);
-            if (s->as<IfStmt>().else_body) walk_stmt(s->as<IfStmt>().else_body);
-            break;
-          default: break;
-        }
-      }
-    } w(*this);
-    w.walk_stmt(body);
-
-    std::vector<Effects> fx;
-    for (const auto& s : w.order) fx.push_back(loops::effects_of(s));
-    auto related = [&](size_t i, size_t j) {
-      const auto& a = w.ancestors[j];
-      return std::find(a.begin(), a.end(), static_cast<int>(i) + 1) != a.end();
-    };
-    for (size_t j = 0; j < w.order.size(); ++j) {
-      // Each value read comes from the last parfor before j that produced it.
-      auto from = [&](auto produced) -> int {
-        for (size_t i = j; i-- > 0;)
-          if (!related(i, j) && produced(i)) return static_cast<int>(i);
-        return -1;
-      };
-      for (const VarNode* a : fx[j].loaded) {
-        const int i = from([&](size_t k) { return fx[k].stored.count(a) > 0; });
-        if (i >= 0) ctx_.parfors.edges.push_back({i + 1, static_cast<int>(j) + 1, a->name, false});
-      }
-      for (const VarNode* v : fx[j].uses) {
-        const int i = from([&](size_t k) { return reduction_of(w.order[k]->as<ParforStmt>(), v) != nullptr; });
-        if (i >= 0) ctx_.parfors.edges.push_back({i + 1, static_cast<int>(j) + 1, v->name, true});
-      }
-    }
-    // Deterministic order for the report and the graph file (sets iterate in no particular order).
-    std::sort(ctx_.parfors.edges.begin(), ctx_.parfors.edges.end(), [](const auto& x, const auto& y) {
-      return std::tie(x.from, x.to, x.scalar, x.var) < std::tie(y.from, y.to, y.scalar, y.var);
-    });
-  }
-
-  void record_after(const Stmt& body) {
-    struct Walk : IRVisitor {
-      Fuser& self;
-      explicit Walk(Fuser& f) : self(f) {}
-      void visit(const ParforStmt& p) override {
-        auto it = self.ids_.find(&p);
-        if (it != self.ids_.end()) self.ctx_.parfors.after.push_back(it->second);
-        IRVisitor::visit(p);
-      }
-    } w(*this);
-    w.walk(body);
-  }
+  void remember(const Stmt& s, std::vector<int> ids) { numbering_.remember(s, std::move(ids)); }
+  std::string label(const Stmt& s) const { return numbering_.label(s); }
+  const std::vector<int>& ids(const Stmt& s) { return numbering_.ids(s); }
 
   // ---- rewriting, innermost blocks first --------------------------------------------------------------
 
@@ -279,7 +65,7 @@ class Fuser {
         s, [this](std::vector<Stmt> list) { return fuse_list(std::move(list)); },
         // A parfor rebuilt around its fused body still holds the parfors it held (the report's numbering).
         [this](const Stmt& before, const Stmt& after) {
-          if (after->kind == StmtKind::Parfor) remember(after, ids_[before.get()]);
+          if (after->kind == StmtKind::Parfor) remember(after, ids(before));
         });
   }
 
@@ -313,8 +99,8 @@ class Fuser {
       if (!free) continue;
       // The else branch gets a copy of P with variables of its own: a variable is defined once in a
       // function, and P may end up in both branches, fused or as it is.
-      const Stmt ps_else = fresh_copy(ps);
-      remember(ps_else, ids_[ps.get()]);
+      const Stmt ps_else = ir::fresh_copy(ps);
+      remember(ps_else, ids(ps));
       auto then_fused = absorb(ps, branch.then_body);
       auto else_fused = absorb(ps_else, branch.else_body);
       if (!then_fused && !else_fused) continue;
@@ -439,7 +225,7 @@ class Fuser {
                          std::vector<Expr>(c.begins.begin(), c.begins.begin() + n),
                          std::vector<Expr>(c.ends.begin(), c.ends.begin() + n), make_block({inner}), {},
                          c.array_reductions, c.origin);
-    remember(r, ids_[cs.get()]);
+    remember(r, ids(cs));
     return r;
   }
 
@@ -459,7 +245,7 @@ class Fuser {
     };
 
     // C with P's indices, so that subscripts compare structurally.
-    loops::Renamer rename;
+    Renamer rename;
     for (size_t d = 0; d < p.indices.size(); ++d) rename.vars[c.indices[d].get()] = p.indices[d];
     const Stmt c_body = rename.mutate(c.body);
     const Stmt renamed = with_body(c, c_body);
@@ -532,9 +318,9 @@ class Fuser {
     ars.insert(ars.end(), c.array_reductions.begin(), c.array_reductions.end());
     out.parfor = make_parfor(p.indices, p.begins, p.ends, make_block(std::move(body)), std::move(reds), std::move(ars),
                              joined_origin(p.origin, c.origin));
-    std::vector<int> ids = ids_[ps.get()];
-    for (int id : ids_[cs.get()]) ids.push_back(id);
-    remember(out.parfor, std::move(ids));
+    std::vector<int> both = ids(ps);
+    for (int id : ids(cs)) both.push_back(id);
+    remember(out.parfor, std::move(both));
 
     std::string text = P + " + " + C + ": fused";
     for (size_t k = 0; k < moved.size(); ++k) text += (k ? "; moved " : " (moved ") + moved[k];

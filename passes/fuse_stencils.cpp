@@ -10,6 +10,7 @@
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/ops.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 #include "passes/extent_facts.hpp"
 #include "passes/loop_analysis.hpp"
@@ -210,7 +211,7 @@ class Fuser : public IRMutator {
     if (used_after(list, c, s.get())) return refuse(s->name + " is used after it");
     for (const auto& w : st.windows)
       if (may_alias(r.get(), w.get())) return refuse(r->name + " may be the window " + w->name);
-    loops::Renamer rename;
+    Renamer rename;
     for (size_t d = 0; d < p.indices.size(); ++d) rename.vars[p.indices[d].get()] = st.indices[d];
     const Expr g = rename.mutate(pw->store->value);
     if (count_loads(g, s.get()) > 1) return refuse("it reads " + s->name + " more than once: the stencil would run twice");

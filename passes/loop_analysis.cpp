@@ -85,22 +85,7 @@ Effects effects_of(const Stmt& s) {
   for (const Var& v : free_vars(s)) e.uses.insert(v.get());
   Collect c(e);
   c.walk(s);
-  switch (s->kind) {
-    case StmtKind::Let: e.defines.insert(s->as<LetStmt>().var.get()); break;
-    case StmtKind::Allocate: e.defines.insert(s->as<AllocateStmt>().array.get()); break;
-    case StmtKind::Map:
-      if (s->as<MapStmt>().allocate) e.defines.insert(s->as<MapStmt>().target.get());
-      break;
-    case StmtKind::Reduce: e.defines.insert(s->as<ReduceStmt>().result.get()); break;
-    case StmtKind::ReduceAxis: e.defines.insert(s->as<ReduceAxisStmt>().target.get()); break;
-    case StmtKind::Stencil:
-      if (s->as<StencilStmt>().allocate) e.defines.insert(s->as<StencilStmt>().target.get());
-      break;
-    case StmtKind::Bind:
-      if (s->as<BindStmt>().declare) e.defines.insert(s->as<BindStmt>().target.get());
-      break;
-    default: break;
-  }
+  for (const Var& v : declared_by(s)) e.defines.insert(v.get());
   return e;
 }
 
@@ -131,37 +116,9 @@ bool conflict(const Effects& a, const Effects& b) {
 bool needs(const Effects& user, const Effects& e) { return intersects(user.uses, e.defines); }
 
 VarSet variant_in(const Stmt& body) {
-  struct Defs : IRVisitor {
-    VarSet out;
-    void visit(const LetStmt& s) override {
-      out.insert(s.var.get());
-      IRVisitor::visit(s);
-    }
-    void visit(const AllocateStmt& s) override {
-      out.insert(s.array.get());
-      IRVisitor::visit(s);
-    }
-    void visit(const ForStmt& s) override {
-      out.insert(s.index.get());
-      IRVisitor::visit(s);
-    }
-    void visit(const ParforStmt& s) override {
-      for (const auto& i : s.indices) out.insert(i.get());
-      IRVisitor::visit(s);
-    }
-    void visit(const AssignStmt& s) override {
-      out.insert(s.var.get());
-      IRVisitor::visit(s);
-    }
-    void visit(const BindStmt& s) override { out.insert(s.target.get()); }
-    void visit(const StencilStmt& s) override {
-      for (const auto& i : s.indices) out.insert(i.get());
-      if (s.allocate) out.insert(s.target.get());
-      IRVisitor::visit(s);
-    }
-  } d;
-  d.walk(body);
-  return std::move(d.out);
+  VarSet out = declared_in(body);
+  for (const VarNode* v : assigned_vars(body)) out.insert(v);
+  return out;
 }
 
 namespace {
@@ -222,73 +179,6 @@ bool equal_all(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   for (size_t k = 0; k < a.size(); ++k)
     if (!equal(a[k], b[k])) return false;
   return true;
-}
-
-// ---- Renamer ---------------------------------------------------------------------------------------------
-
-const Var& Renamer::map(const Var& v) const {
-  auto it = vars.find(v.get());
-  return it == vars.end() ? v : it->second;
-}
-
-Expr Renamer::visit(const VarRefExpr& e, const Expr& self) {
-  const Var& v = map(e.var);
-  return v == e.var ? self : make_ref(v);
-}
-
-Expr Renamer::visit(const LoadExpr& e, const Expr& self) {
-  std::vector<Expr> idx;
-  const bool changed = mutate_all(e.indices, idx);
-  const Var& a = map(e.array);
-  if (!changed && a == e.array) return self;
-  return make_load(a, std::move(idx));
-}
-
-Expr Renamer::visit(const DimExpr& e, const Expr& self) {
-  const Var& a = map(e.array);
-  return a == e.array ? self : make_dim(a, e.axis);
-}
-
-Stmt Renamer::visit(const AssignStmt& s, const Stmt& self) {
-  Expr v = mutate(s.value);
-  const Var& target = map(s.var);
-  if (v == s.value && target == s.var) return self;
-  return make_assign(target, v);
-}
-
-Stmt Renamer::visit(const StoreStmt& s, const Stmt& self) {
-  std::vector<Expr> idx;
-  bool changed = mutate_all(s.indices, idx);
-  Expr v = mutate(s.value);
-  const Var& a = map(s.array);
-  if (!changed && v == s.value && a == s.array) return self;
-  return make_store(a, std::move(idx), v);
-}
-
-Stmt Renamer::visit(const BindStmt& s, const Stmt& self) {
-  const Var& target = map(s.target);
-  const Var& source = map(s.source);
-  if (target == s.target && source == s.source) return self;
-  return make_bind(target, source, s.declare);
-}
-
-Stmt Renamer::visit(const ParforStmt& s, const Stmt& self) {
-  Stmt r = IRMutator::visit(s, self);
-  const auto& p = r->as<ParforStmt>();
-  bool changed = false;
-  std::vector<Reduction> reds = p.reductions;
-  for (auto& red : reds) {
-    changed |= map(red.var) != red.var || (red.index && map(red.index) != red.index);
-    red.var = map(red.var);
-    if (red.index) red.index = map(red.index);
-  }
-  std::vector<ArrayReduction> ars = p.array_reductions;
-  for (auto& ar : ars) {
-    changed |= map(ar.array) != ar.array;
-    ar.array = map(ar.array);
-  }
-  if (!changed) return r;
-  return make_parfor(p.indices, p.begins, p.ends, p.body, std::move(reds), std::move(ars), p.origin);
 }
 
 // ---- text ------------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/analysis.hpp"
@@ -33,7 +32,7 @@ struct Access {
 struct Effects {
   ir::VarSet uses;     ///< variables defined outside it that it mentions (scalars and arrays, Dim included)
   ir::VarSet writes;   ///< scalars it assigns (reduction variables of a parfor included)
-  ir::VarSet defines;  ///< variables it declares for the statements after it (a Let or Allocate)
+  ir::VarSet defines;  ///< variables it declares for the statements after it (ir::declared_by)
   ir::VarSet loaded;   ///< arrays whose elements it reads
   ir::VarSet stored;   ///< arrays whose elements it writes
   std::vector<Access> accesses;  ///< element accesses, loads and stores
@@ -48,7 +47,7 @@ bool conflict(const Effects& a, const Effects& b);
 bool needs(const Effects& user, const Effects& e);
 
 /// Variables whose value may differ between two iterations of a loop body: those it declares (lets, inner
-/// indices, allocations) and those it assigns.
+/// indices, allocations: ir::declared_in) and those it assigns (ir::assigned_vars).
 ir::VarSet variant_in(const ir::Stmt& body);
 
 /// True if subscripts `index` address a different element at every point of the space of `indices`
@@ -62,24 +61,6 @@ bool equal_all(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
 /// True if the extents evaluate the same anywhere after the allocation that declares them: they load
 /// nothing and read no variable in `assigned` (the variables ever reassigned).
 bool stable_extents(const std::vector<ir::Expr>& shape, const ir::VarSet& assigned);
-
-/// Renames variables: scalar references (and assignments) to other variables, and arrays in loads,
-/// stores, dims and reduction clauses to other arrays.
-class Renamer : public ir::IRMutator {
- public:
-  std::unordered_map<const ir::VarNode*, ir::Var> vars;
-
- protected:
-  using ir::IRMutator::visit;
-  const ir::Var& map(const ir::Var& v) const;
-  ir::Expr visit(const ir::VarRefExpr& e, const ir::Expr& self) override;
-  ir::Expr visit(const ir::LoadExpr& e, const ir::Expr& self) override;
-  ir::Expr visit(const ir::DimExpr& e, const ir::Expr& self) override;
-  ir::Stmt visit(const ir::AssignStmt& s, const ir::Stmt& self) override;
-  ir::Stmt visit(const ir::StoreStmt& s, const ir::Stmt& self) override;
-  ir::Stmt visit(const ir::ParforStmt& s, const ir::Stmt& self) override;
-  ir::Stmt visit(const ir::BindStmt& s, const ir::Stmt& self) override;
-};
 
 /// The statements of a body (a block's list, or the statement itself).
 std::vector<ir::Stmt> statements(const ir::Stmt& body);

@@ -5,7 +5,9 @@
 
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -54,32 +56,16 @@ Stmt arg_update(ReduceOp op, const Var& best, const Var& pos, const Var& x, cons
   return make_if(cond, make_block({make_assign(best, xv), make_assign(pos, k)}));
 }
 
-class Lowering : public IRMutator {
+class Lowering : public SplicingMutator {
  public:
   explicit Lowering(PassContext& ctx) : ctx_(ctx) {}
 
  protected:
-  using IRMutator::visit;
+  using SplicingMutator::visit;
 
-  // Lowered statements are blocks spliced into the enclosing block: what they declare (the target array,
-  // the result variable) must stay visible to the statements after them.
-  Stmt visit(const BlockStmt& b, const Stmt& self) override {
-    std::vector<Stmt> out;
-    bool changed = false;
-    for (const Stmt& s : b.stmts) {
-      Stmt m = mutate(s);
-      changed |= m != s;
-      if (!m) continue;
-      if (splices_.count(m.get())) {
-        for (const Stmt& x : m->as<BlockStmt>().stmts) out.push_back(x);
-      } else {
-        out.push_back(m);
-      }
-    }
-    return changed ? make_block(std::move(out)) : self;
-  }
-
-  // Array statements hold only expressions: nothing inside them needs lowering.
+  // Array statements hold only expressions: nothing inside them needs lowering. Each is lowered to
+  // statements spliced into its block: what they declare (the target array, the result variable) must stay
+  // visible to the statements after them.
   Stmt visit(const MapStmt& x, const Stmt&) override {
     std::vector<Stmt> out;
     if (x.allocate) out.push_back(make_allocate(x.target, x.shape));
@@ -147,13 +133,6 @@ class Lowering : public IRMutator {
 
  private:
   PassContext& ctx_;
-  std::unordered_set<const StmtNode*> splices_;
-
-  Stmt splice(std::vector<Stmt> stmts) {
-    Stmt b = make_block(std::move(stmts));
-    splices_.insert(b.get());
-    return b;
-  }
 
   void note(const std::string& origin, const std::string& what) {
     ctx_.note("lower_array_ops: " + (origin.empty() ? std::string("array operation") : "`" + origin + "`") + ": " + what);
@@ -216,26 +195,17 @@ class Lowering : public IRMutator {
     const DType t = x.value->type;
     // Fresh index variables: the blocked schedule in the other branch keeps the statement's own.
     std::vector<Var> idx;
-    std::unordered_map<const VarNode*, Expr> renamed;
+    Replacements renamed;
     for (const Var& i : x.indices) {
       idx.push_back(make_var(i->name, i->type, VarKind::Index));
       renamed[i.get()] = make_ref(idx.back());
     }
-    struct Rename : IRMutator {
-      const std::unordered_map<const VarNode*, Expr>& to;
-      explicit Rename(const std::unordered_map<const VarNode*, Expr>& m) : to(m) {}
-      using IRMutator::visit;
-      Expr visit(const VarRefExpr& r, const Expr& self) override {
-        const auto it = to.find(r.var.get());
-        return it == to.end() ? self : it->second;
-      }
-    } rename(renamed);
     std::vector<Var> init_idx;
     for (size_t d = 0; d < out_shape.size(); ++d) init_idx.push_back(make_var(std::string(1, "ijkl"[d]) + "_init", Type::scalar(DType::I64), VarKind::Index));
     const Stmt init = make_parfor(init_idx, zeros(init_idx.size()), out_shape,
                                   make_block({make_store(x.target, refs(init_idx), identity_of(x.op, t))}), {}, x.origin);
     const std::vector<Expr> at = target_index(x, refs(idx));
-    const Stmt update = make_store(x.target, at, bin(combiner(x.op), make_load(x.target, at), rename.mutate(x.value)));
+    const Stmt update = make_store(x.target, at, bin(combiner(x.op), make_load(x.target, at), substitute(x.value, renamed)));
     const Stmt reduce = make_parfor(idx, zeros(idx.size()), x.shape, make_block({update}), {}, {{x.target, x.op}}, x.origin);
     return make_block({init, reduce});
   }

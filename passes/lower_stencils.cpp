@@ -15,9 +15,11 @@
 #include "ir/builder.hpp"
 #include "ir/ops.hpp"
 #include "ir/printer.hpp"
+#include "ir/substitute.hpp"
 #include "kiln/abi.hpp"
 #include "passes/extent_facts.hpp"
 #include "passes/loop_analysis.hpp"
+#include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -137,36 +139,25 @@ class WindowReads : public IRMutator {
 /// True if `e` is cheap and has no effects: it may be repeated in every parfor bound.
 bool trivial(const Expr& e) { return dyn<ConstExpr>(e) || dyn<VarRefExpr>(e) || dyn<DimExpr>(e); }
 
-class Lowering : public IRMutator {
+class Lowering : public SplicingMutator {
  public:
   explicit Lowering(PassContext& ctx) : ctx_(ctx) {}
 
  protected:
-  using IRMutator::visit;
+  using SplicingMutator::visit;
   PassContext& ctx_;
-  std::unordered_set<const StmtNode*> splices_;
   int count_ = 0;
   ExtentFacts facts_;  ///< what the statements before the one being lowered established
 
-  // What a lowered stencil declares (its target) must stay visible to the statements after it.
+  // A lowered stencil is spliced into its block: what it declares (its target) must stay visible to the
+  // statements after it. The facts of a block hold only inside it.
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
-    std::vector<Stmt> out;
-    bool changed = false;
     const ExtentFacts outer = facts_;
-    for (const Stmt& s : b.stmts) {
-      Stmt m = mutate(s);
-      facts_.learn(s);
-      changed |= m != s;
-      if (!m) continue;
-      if (splices_.count(m.get())) {
-        for (const Stmt& x : m->as<BlockStmt>().stmts) out.push_back(x);
-      } else {
-        out.push_back(m);
-      }
-    }
+    Stmt r = SplicingMutator::visit(b, self);
     facts_ = outer;
-    return changed ? make_block(std::move(out)) : self;
+    return r;
   }
+  void mutated(const Stmt& s) override { facts_.learn(s); }
 
   Stmt visit(const StencilStmt& st, const Stmt&) override {
     const size_t rank = st.indices.size();
@@ -207,15 +198,13 @@ class Lowering : public IRMutator {
                                   st.target->name + ") -> one parfor, interior tested per axis" +
                                   (skip ? " copying " + st.windows[0]->name + " on the border" : ""));
     }
-    Stmt r = make_block(std::move(out));
-    splices_.insert(r.get());
-    return r;
+    return splice(std::move(out));
   }
 
   /// The store of one element of the stencil at `at` (variables standing for its indices), its window reads
   /// rewritten for positions where axes with `interior` set are inside the interior.
   static Stmt element(const StencilStmt& st, const std::vector<Var>& at, const std::vector<bool>& interior, bool copy_first) {
-    loops::Renamer rename;
+    Renamer rename;
     for (size_t k = 0; k < at.size(); ++k) rename.vars[st.indices[k].get()] = at[k];
     Expr value;
     if (copy_first) {

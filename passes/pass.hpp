@@ -42,17 +42,13 @@ struct ParforGraph {
 
 /// Shared by the passes of one pipeline run: decisions go to `notes` for kernel.diagnostics().
 struct PassContext {
-  std::vector<std::string> notes;  ///< every note's text, in order
-  std::vector<Note> entries;       ///< the same notes with their pass and section
+  std::vector<Note> notes;         ///< every note, in order, with its pass and section
   ParforGraph parfors;             ///< filled by fuse_parfors
   std::string pass;                ///< the running pass (set by the pipeline)
   Topic topic = Topic::other;      ///< the section of notes recorded without one (set by the pipeline)
 
   void note(std::string s) { note(topic, std::move(s)); }
-  void note(Topic t, std::string s) {
-    entries.push_back(Note{pass, t, s});
-    notes.push_back(std::move(s));
-  }
+  void note(Topic t, std::string s) { notes.push_back(Note{pass, t, std::move(s)}); }
 };
 
 using PassFn = ir::Function (*)(const ir::Function&, PassContext&);

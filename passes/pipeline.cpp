@@ -94,7 +94,6 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   if (const std::string dir = dot_dir(); !dir.empty()) write_parfor_dot(dir, f.name, ctx.parfors);
   if (report) {
     report->notes = std::move(ctx.notes);
-    report->entries = std::move(ctx.entries);
     report->parfors = std::move(ctx.parfors);
   }
   return f;

@@ -5,20 +5,9 @@
 #include <vector>
 
 #include "passes/pass.hpp"
+#include "passes/report.hpp"
 
 namespace kiln::passes {
-
-struct PassTiming {
-  std::string pass;
-  double us = 0;
-};
-
-struct PipelineReport {
-  std::vector<PassTiming> timings;
-  std::vector<std::string> notes;  ///< every pass's decisions, in order
-  std::vector<Note> entries;       ///< the same decisions with their pass and report section
-  ParforGraph parfors;             ///< the parfors entering fusion and the fusion groups (fuse_parfors)
-};
 
 /// What kiln::Options asks of the passes (the rest of the options concern code generation).
 struct PipelineOptions {

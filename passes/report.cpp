@@ -46,7 +46,7 @@ std::string group_origin(const std::vector<int>& ids, const ParforGraph& g) {
 
 void section(std::string& out, const PipelineReport& r, Topic t) {
   std::string items;
-  for (const auto& n : r.entries)
+  for (const auto& n : r.notes)
     if (n.topic == t) items += "  " + n.text + "\n";
   if (!items.empty()) out += std::string(title(t)) + ":\n" + items;
 }
@@ -55,12 +55,12 @@ void section(std::string& out, const PipelineReport& r, Topic t) {
 /// dropped as redundant).
 void other_sections(std::string& out, const PipelineReport& r) {
   std::vector<std::string> passes;
-  for (const auto& n : r.entries)
+  for (const auto& n : r.notes)
     if (n.topic == Topic::other && std::find(passes.begin(), passes.end(), n.pass) == passes.end()) passes.push_back(n.pass);
   for (const auto& p : passes) {
     out += (p.empty() ? std::string("other") : p) + ":\n";
     const std::string prefix = p + ": ";
-    for (const auto& n : r.entries)
+    for (const auto& n : r.notes)
       if (n.topic == Topic::other && n.pass == p)
         out += "  " + (n.text.rfind(prefix, 0) == 0 ? n.text.substr(prefix.size()) : n.text) + "\n";
   }

@@ -3,10 +3,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "passes/pipeline.hpp"
+#include "passes/pass.hpp"
 
 namespace kiln::passes {
+
+struct PassTiming {
+  std::string pass;
+  double us = 0;
+};
+
+/// What one run of the pipeline did (passes/pipeline.hpp fills it).
+struct PipelineReport {
+  std::vector<PassTiming> timings;
+  std::vector<Note> notes;  ///< every pass's decisions, in order, with their pass and report section
+  ParforGraph parfors;      ///< the parfors entering fusion and the fusion groups (fuse_parfors)
+};
 
 /// The pass timings line ("passes: <pass> <us> us; ...") followed by one section per topic with notes
 /// (reductions found, nested parfors, parfors before fusion, fusion attempts, parfors after fusion,

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ir/builder.hpp"
+#include "ir/substitute.hpp"
 #include "passes/loop_analysis.hpp"
 #include "passes/statement_lists.hpp"
 
@@ -99,7 +100,7 @@ class Reuser {
           continue;
         const std::optional<std::string> how = dead_at(list, k, a->array.get(), b->array.get());
         if (!how) continue;
-        loops::Renamer rename;
+        Renamer rename;
         rename.vars[b->array.get()] = a->array;
         for (size_t j = k + 1; j < list.size(); ++j) list[j] = rename.mutate(list[j]);
         for (auto& [from, to] : renamed_)

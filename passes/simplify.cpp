@@ -6,6 +6,7 @@
 #include "ir/builder.hpp"
 #include "ir/reductions.hpp"
 #include "ir/semantics.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::passes {
@@ -191,25 +192,7 @@ class Folder : public IRMutator {
   }
 };
 
-// ---- substitution of variables (copy propagation and CSE share it) ---------------------------------------
-
-class Substitute : public IRMutator {
- public:
-  std::unordered_map<const VarNode*, Expr> replace;  // VarRef(v) -> expr; Let v is deleted
-
- protected:
-  using IRMutator::visit;
-  Expr resolve(const Var& v, const Expr& self) {
-    auto it = replace.find(v.get());
-    if (it == replace.end()) return self;
-    return mutate(it->second);  // the replacement may itself mention replaced variables
-  }
-  Expr visit(const VarRefExpr& e, const Expr& self) override { return resolve(e.var, self); }
-  Stmt visit(const LetStmt& s, const Stmt& self) override {
-    if (replace.count(s.var.get())) return nullptr;
-    return IRMutator::visit(s, self);
-  }
-};
+// ---- copy propagation and CSE: the replacements, applied by ir::substitute -------------------------------
 
 bool immutable(const Var& v, const VarSet& assigned) { return v->kind != VarKind::Local || !assigned.count(v.get()); }
 
@@ -225,15 +208,15 @@ bool stable(const Expr& e, const VarSet& assigned) {
 }
 
 /// Lets never reassigned whose value is a constant or another immutable variable.
-void collect_copies(const Stmt& body, const VarSet& assigned, Substitute& sub) {
+void collect_copies(const Stmt& body, const VarSet& assigned, Replacements& sub) {
   struct Copies : IRVisitor {
     const VarSet& assigned;
-    Substitute& sub;
-    Copies(const VarSet& a, Substitute& s) : assigned(a), sub(s) {}
+    Replacements& sub;
+    Copies(const VarSet& a, Replacements& s) : assigned(a), sub(s) {}
     void visit(const LetStmt& s) override {
       if (assigned.count(s.var.get())) return;
       const auto* ref = dyn<VarRefExpr>(s.init);
-      if (is_const(s.init) || (ref && immutable(ref->var, assigned))) sub.replace[s.var.get()] = s.init;
+      if (is_const(s.init) || (ref && immutable(ref->var, assigned))) sub[s.var.get()] = s.init;
     }
   } c(assigned, sub);
   c.walk(body);
@@ -241,7 +224,7 @@ void collect_copies(const Stmt& body, const VarSet& assigned, Substitute& sub) {
 
 /// A later let with the same stable initializer as an earlier visible one reuses the earlier variable.
 void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std::pair<Var, Expr>>& available,
-                         Substitute& sub) {
+                         Replacements& sub) {
   if (!s) return;
   auto nested = [&](const Stmt& body) {
     const size_t mark = available.size();
@@ -260,7 +243,7 @@ void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std:
       if (assigned.count(l.var.get()) || !stable(l.init, assigned) || node_count(l.init) < 2) break;
       for (const auto& [v, init] : available)
         if (equal(init, l.init)) {
-          sub.replace[l.var.get()] = make_ref(v);
+          sub[l.var.get()] = make_ref(v);
           return;
         }
       available.emplace_back(l.var, l.init);
@@ -409,11 +392,12 @@ Function simplify_once(const Function& in) {
   f = prune.mutate(f);
 
   const VarSet assigned = assigned_vars(f.body);
-  Substitute copies;
+  Replacements copies;  // VarRef(v) -> expr; Let v is deleted
   collect_copies(f.body, assigned, copies);
   std::vector<std::pair<Var, Expr>> available;
   collect_common_lets(f.body, assigned, available, copies);
-  if (!copies.replace.empty()) f = copies.mutate(f);
+  // A replacement may itself mention replaced variables.
+  if (!copies.empty()) f = substitute(f, copies, {.transitive = true, .drop_lets = true});
 
   DeadCode dce(used_vars(f));
   f = dce.mutate(f);

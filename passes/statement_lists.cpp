@@ -78,4 +78,29 @@ Stmt rewrite_statement_lists(const Stmt& s, const StatementListRewrite& rewrite_
   }
 }
 
+Stmt SplicingMutator::splice(std::vector<Stmt> stmts) {
+  Stmt b = make_block(std::move(stmts));
+  spliced_.insert(b.get());
+  alive_.push_back(b);
+  return b;
+}
+
+Stmt SplicingMutator::visit(const BlockStmt& b, const Stmt& self) {
+  std::vector<Stmt> out;
+  bool changed = false;
+  for (const Stmt& s : b.stmts) {
+    Stmt m = mutate(s);
+    mutated(s);
+    changed |= m != s;
+    if (!m) continue;  // deleted
+    if (spliced_.count(m.get())) {
+      const auto& inner = m->as<BlockStmt>().stmts;
+      out.insert(out.end(), inner.begin(), inner.end());
+    } else {
+      out.push_back(std::move(m));
+    }
+  }
+  return changed ? make_block(std::move(out)) : self;
+}
+
 }  // namespace kiln::passes

@@ -63,7 +63,7 @@ std::string notes_of(const ir::Function& f) {
   passes::PassContext ctx;
   passes::array_analysis(f, ctx);
   std::string s;
-  for (const auto& n : ctx.notes) s += n + "\n";
+  for (const auto& n : ctx.notes) s += n.text + "\n";
   return s;
 }
 

@@ -66,7 +66,11 @@ int allocations(const ir::Function& f) {
   return c.n;
 }
 
-std::string notes(const PassContext& ctx) { return joined(ctx.notes); }
+std::string notes(const PassContext& ctx) {
+  std::vector<std::string> texts;
+  for (const auto& n : ctx.notes) texts.push_back(n.text);
+  return joined(texts);
+}
 
 /// The body of a printed function (between the header line and the closing brace).
 std::string body_text(const ir::Function& f) {
@@ -971,7 +975,7 @@ TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
 std::string report_sections(passes::PipelineReport r) {
   static const std::vector<std::string> mine = {"detect_reductions", "collapse_parfors", "fuse_parfors", "eliminate_temporaries",
                                                 "reuse_buffers", "hoist_invariants", "hoist_allocations"};
-  std::erase_if(r.entries, [](const passes::Note& n) { return std::find(mine.begin(), mine.end(), n.pass) == mine.end(); });
+  std::erase_if(r.notes, [](const passes::Note& n) { return std::find(mine.begin(), mine.end(), n.pass) == mine.end(); });
   const std::string text = passes::report_text(r);
   return text.substr(text.find('\n') + 1);
 }
@@ -1000,8 +1004,10 @@ TEST(Diagnostics, SectionsAppearOnlyWithContent) {
             "parfors after fusion: 1\n"
             "  #1 sum\n");
   // Notes of other passes keep their text and are filed by the pass that made them.
-  ASSERT_EQ(report.entries.size(), report.notes.size());
-  for (size_t k = 0; k < report.entries.size(); ++k) EXPECT_EQ(report.entries[k].text, report.notes[k]);
+  for (const auto& n : report.notes) {
+    const auto& all = passes::pipeline();
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const passes::Pass& p) { return n.pass == p.name; })) << n.pass;
+  }
 }
 
 TEST(Diagnostics, DotFileOfTheFusedGraph) {
@@ -1476,8 +1482,8 @@ TEST(RandomPrograms, NestsCollapseAndHoistWithoutChangingResults) {
       if (testing::Test::HasFatalFailure()) return;
     }
     for (const auto& n : ctx.notes) {
-      collapsed += n.rfind("collapsed ", 0) == 0;
-      hoisted += n.rfind("hoisted ", 0) == 0;
+      collapsed += n.text.rfind("collapsed ", 0) == 0;
+      hoisted += n.text.rfind("hoisted ", 0) == 0;
     }
   }
   EXPECT_GT(collapsed, 50);
@@ -1500,10 +1506,10 @@ TEST(RandomPrograms, WholePipelineAndEveryPassPreserveResults) {
       if (testing::Test::HasFatalFailure()) return;
     }
     for (const auto& n : ctx.notes) {
-      fused += n.find(": fused") != std::string::npos;
-      refused += n.find(": refused") != std::string::npos;
-      removed += n.rfind("removed ", 0) == 0;
-      reused += n.rfind("reused ", 0) == 0;
+      fused += n.text.find(": fused") != std::string::npos;
+      refused += n.text.find(": refused") != std::string::npos;
+      removed += n.text.rfind("removed ", 0) == 0;
+      reused += n.text.rfind("reused ", 0) == 0;
     }
   }
   // The generator reaches every kind of decision.

@@ -181,7 +181,7 @@ TEST(LowerArrayOps, NotesAndOrigins) {
   passes::PassContext ctx;
   const ir::Function g = passes::lower_array_ops(f, ctx);
   std::string notes;
-  for (const auto& n : ctx.notes) notes += n + "\n";
+  for (const auto& n : ctx.notes) notes += n.text + "\n";
   EXPECT_CONTAINS(notes, "lower_array_ops: `sum(x, 0) at lower_array_ops_test.cpp:");
   EXPECT_CONTAINS(notes, "reduce along axis 0 -> parfor over blocks of 256");
   EXPECT_CONTAINS(notes, "reduce -> parfor with a max reduction");

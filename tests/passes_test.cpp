@@ -401,8 +401,8 @@ TEST(DetectReductions, HandBuiltIR) {
   EXPECT_TRUE(ir::verify(g).empty()) << joined(ir::verify(g)) << ir::to_string(g);
   EXPECT_CONTAINS(ir::to_string(g), "parfor (i in 0 .. dim(x, 0)) reduce(add s, min t) {  # test");
   ASSERT_EQ(ctx.notes.size(), 2u);
-  EXPECT_EQ(ctx.notes[0], "reduction: s (add, identity -0.0) in test");
-  EXPECT_EQ(ctx.notes[1], "reduction: t (min, identity inf) in test");
+  EXPECT_EQ(ctx.notes[0].text, "reduction: s (add, identity -0.0) in test");
+  EXPECT_EQ(ctx.notes[1].text, "reduction: t (min, identity inf) in test");
   // A function without outer writes comes back unchanged (the same nodes).
   const Var y = array_param("y", DType::F64), j = index("j");
   const ir::Function h = function("noop", {y}, {parfor1(j, dim(y), block({store(y, {val(j)}, f64c(1))}))});
@@ -778,7 +778,7 @@ TEST(Pipeline, OutputVerifiesAndReportsTimingsAndNotes) {
   EXPECT_EQ(report.timings.back().pass, "simplify");
   EXPECT_GE(report.timings[0].us, 0.0);
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_EQ(report.notes[0], "reduction: s (add, identity -0.0) in test");
+  EXPECT_EQ(report.notes[0].text, "reduction: s (add, identity -0.0) in test");
   // The input is not modified.
   EXPECT_EQ(ir::to_string(f).find("reduce"), std::string::npos);
   // Without a report it works the same.

@@ -76,7 +76,8 @@ struct Lowered {
 
 Lowered lower(const ir::Function& f) {
   passes::PipelineReport report;
-  Lowered out{passes::run_pipeline(f, &report), report.notes, ""};
+  Lowered out{passes::run_pipeline(f, &report), {}, ""};
+  for (const auto& n : report.notes) out.notes.push_back(n.text);
   out.text = ir::to_string(out.f);
   return out;
 }
@@ -147,7 +148,7 @@ TEST(StencilFusion, DiagnosticsNameTheDecisions) {
   passes::PipelineReport report;
   passes::run_pipeline(relu_stencil({2, Border::constant}), &report);
   bool found = false;
-  for (const auto& e : report.entries)
+  for (const auto& e : report.notes)
     found |= e.pass == std::string("fuse_stencils") && e.topic == passes::Topic::fusion &&
              e.text.find("constant border") != std::string::npos;
   EXPECT_TRUE(found);

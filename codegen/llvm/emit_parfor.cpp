@@ -13,6 +13,7 @@
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/reductions.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 #include "runtime/parallel.hpp"
 
@@ -69,31 +70,6 @@ bool updates_arrays_directly(const ir::Stmt& body, const std::unordered_set<cons
   return f.found;
 }
 
-/// Replaces every occurrence of the expression `from` (structurally) by `to`.
-class Substitute : public ir::IRMutator {
- public:
-  Substitute(ir::Expr from, ir::Expr to) : from_(std::move(from)), to_(std::move(to)) {}
-
- protected:
-  using ir::IRMutator::visit;
-  template <class Node>
-  ir::Expr replace(const Node& n, const ir::Expr& self) {
-    return ir::equal(self, from_) ? to_ : ir::IRMutator::visit(n, self);
-  }
-  ir::Expr visit(const ir::ConstExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::VarRefExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::LoadExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::DimExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::UnaryExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::BinaryExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::SelectExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::CastExpr& n, const ir::Expr& self) override { return replace(n, self); }
-  ir::Expr visit(const ir::CallExpr& n, const ir::Expr& self) override { return replace(n, self); }
-
- private:
-  ir::Expr from_, to_;
-};
-
 /// The condition that folds a later block's partial `x` into the running (var, index) of ArgMin/ArgMax r:
 /// the body's own update condition with x := `partial`. Updates whose conditions differ (say one with the
 /// NaN clause, one without) are or-ed together, so any way a sequential run could take the partial counts.
@@ -110,7 +86,7 @@ ir::Expr arg_fold_condition(const ir::Stmt& body, const ir::Reduction& r, const 
   finder.walk(body);
   std::vector<ir::Expr> conds;
   for (const auto& u : finder.updates) {
-    ir::Expr c = Substitute(u.value, ir::make_ref(partial)).mutate(u.cond);
+    ir::Expr c = ir::substitute(u.value, ir::make_ref(partial), u.cond);
     if (std::none_of(conds.begin(), conds.end(), [&](const ir::Expr& e) { return ir::equal(e, c); })) conds.push_back(c);
   }
   ir::Expr cond;
