@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codegen/llvm/cpu_backend.hpp"
+#include "frontend/settings.hpp"
 #include "ir/builder.hpp"
 #include "passes/pipeline.hpp"
 
@@ -155,10 +156,10 @@ ArrayDesc desc(double* p, std::vector<std::int64_t> shape) {
 
 void row(const char* name, const Function& f, std::vector<std::int64_t> shape, const std::function<void(const double*, double*)>& ref,
          int reps) {
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = std::getenv("KILN_TUNE_LLVM") != nullptr;  // prints the optimized module
-  const auto k = codegen::cpu::compile(passes::run_pipeline(f), opts);
-  if (opts.keep_llvm_ir) std::fprintf(stderr, "%s\n", k.llvm_ir.c_str());
+  codegen::cpu::CpuOptions cpu = kiln::detail::target_options(kiln::Options()).cpu;  // KILN_CPU_FEATURES, ...
+  cpu.keep_llvm_ir = std::getenv("KILN_TUNE_LLVM") != nullptr;  // prints the optimized module
+  const auto k = codegen::cpu::compile(passes::run_pipeline(f), {}, cpu);
+  if (cpu.keep_llvm_ir) std::fprintf(stderr, "%s\n", k.llvm_ir.c_str());
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   std::vector<double> a(static_cast<size_t>(n)), o1(a.size()), o2(a.size());

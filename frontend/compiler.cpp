@@ -3,19 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 
+#include "codegen/target_options.hpp"
+#include "frontend/settings.hpp"
 #include "ir/analysis.hpp"
-#include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
-#include "kiln/config.hpp"
 #include "kiln/error.hpp"
 #include "passes/insert_bounds_checks.hpp"
 #include "passes/report.hpp"
@@ -25,85 +22,17 @@
 #include "runtime/cache/key.hpp"
 #include "runtime/cache/stats.hpp"
 #include "runtime/cache/store.hpp"
-#if KILN_HAVE_LLVM
-#include "codegen/llvm/cpu_backend.hpp"
-#endif
-#if KILN_HAVE_CUDA
-#include "codegen/cuda/cuda_backend.hpp"
-#endif
 
 namespace kiln::detail {
-namespace {
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
-codegen::CompiledKernel compile_cpu(const ir::Function& f, const Options& opts, std::vector<cache::Blob>& payloads) {
-#if KILN_HAVE_LLVM
-  codegen::CodegenOptions cg;
-  cg.opt_level = opts.opt_level;
-  cg.fast_math = opts.fast_math;
-  cg.keep_llvm_ir = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM");
-  // Object and load separately (what codegen::cpu::compile does), keeping the object for the disk cache.
-  codegen::cpu::ObjectCode obj = codegen::cpu::compile_to_object(f, cg);
-  codegen::CompiledKernel code = codegen::cpu::load_object(obj.object, f.name);
-  code.llvm_ir = std::move(obj.llvm_ir);
-  code.codegen_ms = obj.codegen_ms;
-  payloads.push_back(cache::Blob{"object", std::move(obj.object)});
-  if (env_flag("KILN_DUMP_LLVM"))
-    std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", f.name.c_str(), code.llvm_ir.c_str());
-  return code;
-#else
-  (void)opts;
-  (void)payloads;
-  throw Error("kernel '" + f.name + "': the CPU target is unavailable: this kiln was built without LLVM "
-              "(KILN_ENABLE_LLVM=OFF); use kiln::Target::interpreter");
-#endif
-}
-
-codegen::CompiledKernel compile_cuda(const ir::Function& f, const Options& opts, std::vector<cache::Blob>& payloads) {
-#if KILN_HAVE_CUDA
-  codegen::CodegenOptions cg;
-  cg.opt_level = opts.opt_level;
-  cg.fast_math = opts.fast_math;
-  codegen::cuda::Compiled c = codegen::cuda::compile(f, cg);
-  payloads.push_back(cache::Blob{"arch", c.binary.arch});
-  payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
-  payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
-  return std::move(c.kernel);
-#else
-  (void)opts;
-  (void)payloads;
-  throw DeviceError("no CUDA driver/GPU: kernel '" + f.name + "': this kiln was built without the CUDA toolkit headers");
-#endif
-}
-
-codegen::CompiledKernel compile_interpreter(const ir::Function& f) {
-  codegen::CompiledKernel code;
-  auto fn = std::make_shared<const ir::Function>(f);
-  code.call = [fn](void* const* argv, void* result, KernelStatus*) {
-    ir::interpret(*fn, argv, result);
-    return 0;
-  };
-  return code;
-}
-
-}  // namespace
 
 passes::PipelineOptions pipeline_options(const Options& opts) { return passes::PipelineOptions{opts.boundscheck}; }
 
-CompiledVariant compile_traced(const ir::Function& traced, const Options& opts) {
+CompiledVariant compile_traced(const ir::Function& traced, const Options& opts, const codegen::TargetOptions& topts) {
   CompiledVariant out;
   const auto t0 = std::chrono::steady_clock::now();
   out.lowered = passes::run_pipeline(traced, &out.report, pipeline_options(opts));
   out.passes_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  switch (opts.target) {
-    case Target::cpu: out.code = compile_cpu(out.lowered, opts, out.payloads); break;
-    case Target::interpreter: out.code = compile_interpreter(out.lowered); break;
-    case Target::cuda: out.code = compile_cuda(out.lowered, opts, out.payloads); break;
-  }
+  out.code = codegen::backend_for(opts.target).compile(out.lowered, topts, out.payloads);
   return out;
 }
 
@@ -138,68 +67,6 @@ bool decode_variant(std::string_view data, VariantCode& v) {
   for (std::uint32_t& bits : v.access.before) bits = r.u32();
   for (std::uint32_t& bits : v.access.same_view) bits = r.u32();
   return r.ok() && r.at_end();
-}
-
-/// What the cache needs to know about a target: the machine its code is for and the versions of the tools
-/// that generate it (all hashed into the key). nullopt: the target's code is not cached.
-struct CacheTarget {
-  std::string description, llvm_version, nvrtc_version;
-  /// The stored code names its functions after the kernel (CUDA's `<kernel>_k0`, which a load checks and
-  /// profilers show), so the kernel's name is part of the key.
-  bool code_names_kernel = false;
-};
-
-std::optional<CacheTarget> cache_target(Target t) {
-#if KILN_HAVE_LLVM
-  if (t == Target::cpu) return CacheTarget{codegen::cpu::host_target_description(), KILN_LLVM_VERSION, ""};
-#endif
-#if KILN_HAVE_CUDA
-  // The architecture, every emission setting and the NVRTC library (identified without loading it, so that
-  // a hit never opens NVRTC). No NVRTC: nothing compiles here, and the call fails in compile_cuda.
-  if (t == Target::cuda) {
-    try {
-      return CacheTarget{codegen::cuda::cache_description(), "", codegen::cuda::nvrtc_identity(), true};
-    } catch (const DeviceError&) {
-      return std::nullopt;
-    }
-  }
-#endif
-  // The interpreter compiles nothing.
-  (void)t;
-  return std::nullopt;
-}
-
-/// Loads the code of an entry found on disk. Throws CacheError (or another kiln::Error) if the entry is
-/// unusable; DeviceError when the entry may be fine but this process has no GPU to load it on.
-codegen::CompiledKernel load_cached(const cache::Entry& e, const ir::Function& traced, const Options& opts, double& passes_us) {
-  const Target t = opts.target;
-#if KILN_HAVE_LLVM
-  if (t == Target::cpu) {
-    const cache::Blob* obj = e.payload("object");
-    if (!obj) throw CacheError("the entry has no \"object\" payload");
-    return codegen::cpu::load_object(obj->data, traced.name);
-  }
-#endif
-#if KILN_HAVE_CUDA
-  if (t == Target::cuda) {
-    // The host executor and the launch parameters come from the emitted program, which the entry does not
-    // hold (emission is deterministic and takes microseconds): the passes and the emitter run again, NVRTC
-    // does not.
-    const cache::Blob *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
-    if (!arch || !ptx || !cubin) throw CacheError("the entry lacks one of the payloads \"arch\", \"ptx\" and \"cubin\"");
-    const auto t0 = Clock::now();
-    const ir::Function lowered = passes::run_pipeline(traced, nullptr, pipeline_options(opts));
-    passes_us = us_since(t0);
-    codegen::CodegenOptions cg;
-    cg.opt_level = opts.opt_level;
-    cg.fast_math = opts.fast_math;
-    return codegen::cuda::load_binary(lowered, codegen::cuda::Binary{arch->data, ptx->data, cubin->data, {}, 0}, cg);
-  }
-#endif
-  (void)e;
-  (void)traced;
-  (void)passes_us;
-  throw CacheError("no loader for target " + std::string(name_of(t)));
 }
 
 /// Code loaded in this process, by cache key: a second kernel object (or signature) whose traced IR is the
@@ -292,7 +159,8 @@ std::shared_ptr<VariantCode> from_compiled(CompiledVariant& c) {
 /// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded). A DeviceError (no
 /// GPU here for a CUDA entry) propagates: the entry is not at fault, and compiling would fail the same way.
 std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Function& traced, const Options& opts,
-                                           cache::DiskStore& store, double& passes_us) {
+                                           const codegen::TargetOptions& topts, cache::DiskStore& store,
+                                           double& passes_us) {
   auto v = std::make_shared<VariantCode>();
   const cache::Blob* variant = e.payload(kVariantPayload);
   if (!variant || !decode_variant(variant->data, *v)) {
@@ -300,7 +168,13 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
     return nullptr;
   }
   try {
-    v->code = load_cached(e, traced, opts, passes_us);
+    const codegen::LowerFn lower = [&] {
+      const auto t0 = Clock::now();
+      ir::Function lowered = passes::run_pipeline(traced, nullptr, pipeline_options(opts));
+      passes_us = us_since(t0);
+      return lowered;
+    };
+    v->code = codegen::backend_for(opts.target).load(e, traced.name, lower, topts);
   } catch (const DeviceError&) {
     throw;
   } catch (const Error& err) {
@@ -327,8 +201,11 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
   rec.trace_us = trace_us;
   cache::Counters& counters = cache::counters();
 
+  const codegen::TargetOptions topts = target_options(opts);
+  const codegen::Backend& backend = codegen::backend_for(opts.target);
   const std::shared_ptr<cache::DiskStore> store = cache::current_store();
-  const std::optional<CacheTarget> target = store->readable() ? cache_target(opts.target) : std::nullopt;
+  const std::optional<codegen::CacheIdentity> target =
+      store->readable() ? backend.cache_identity(topts) : std::nullopt;
   std::string canonical;
   cache::Key key;
   rec.cache = CacheSource::off;
@@ -345,8 +222,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
                            target->nvrtc_version});
     rec.key = key.hex();
     // LLVM IR and IR dumps exist only when the compiler runs, so asking for them skips the lookups.
-    const bool wants_compiler_output = opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM") || env_flag("KILN_DUMP_IR");
-    if (!wants_compiler_output) {
+    if (!wants_compiler_output(opts)) {
       const auto t0 = Clock::now();
       if ((out.code = loaded_code().find(key, canonical, store))) {
         cache::bump(counters.memory_hits);
@@ -356,7 +232,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         return out;
       }
       if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
-        if ((out.code = restore(*e, traced, opts, *store, rec.passes_us))) {
+        if ((out.code = restore(*e, traced, opts, topts, *store, rec.passes_us))) {
           cache::bump(counters.disk_hits);
           loaded_code().add(key, canonical, out.code, store);
           rec.cache = CacheSource::disk;
@@ -368,7 +244,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
     }
   }
 
-  CompiledVariant compiled = compile_traced(traced, opts);
+  CompiledVariant compiled = compile_traced(traced, opts, topts);
   if (opts.target != Target::interpreter) cache::bump(counters.compiles);
   std::vector<cache::Blob> payloads = std::move(compiled.payloads);
   const std::shared_ptr<VariantCode> code = from_compiled(compiled);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/backend.hpp"
+#include "codegen/target_options.hpp"
 #include "ir/argument_access.hpp"
 #include "ir/stmt.hpp"
 #include "kiln/cache.hpp"
@@ -30,9 +31,10 @@ struct CompiledVariant {
 /// What the options ask of the pass pipeline (bounds-checked mode).
 passes::PipelineOptions pipeline_options(const Options& opts);
 
-/// Lowers `traced` through the pipeline and compiles it for `opts.target`. Throws TraceError for user
-/// errors found by passes, CompileError/DeviceError for backend failures.
-CompiledVariant compile_traced(const ir::Function& traced, const Options& opts);
+/// Lowers `traced` through the pipeline and compiles it with the backend of `opts.target`, told `topts`
+/// (target_options(opts)). Throws TraceError for user errors found by passes, CompileError/DeviceError for
+/// backend failures.
+CompiledVariant compile_traced(const ir::Function& traced, const Options& opts, const codegen::TargetOptions& topts);
 
 /// What dispatch needs of a compiled signature, restorable from the disk cache without running passes.
 /// Shared: kernels and signatures of this process with the same cache key use one loaded copy, so nothing

@@ -13,6 +13,7 @@
 #include "codegen/cuda/arg_memory.hpp"
 #include "frontend/argument_overlap.hpp"
 #include "frontend/compiler.hpp"
+#include "frontend/settings.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 #include "ir/analysis.hpp"
@@ -71,11 +72,6 @@ struct Variant {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
 }
 
 std::string type_text(const ParamSpec& p) {
@@ -366,7 +362,7 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->report_timing = "compile: " + std::string(timing);
   if (built.lowering) v->lowering = built.lowering;
   else v->traced = std::move(traced);
-  if (env_flag("KILN_DIAGNOSTICS")) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report().c_str());
+  if (print_diagnostics()) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report().c_str());
 
   const Variant* out = v.get();
   all.push_back(std::move(v));

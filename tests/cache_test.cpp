@@ -14,11 +14,15 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "cache_kernels.hpp"
 #include "codegen/llvm/cpu_backend.hpp"
+#include "codegen/target_options.hpp"
+#include "frontend/settings.hpp"
 #include "kiln/config.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cache/background.hpp"
@@ -324,6 +328,50 @@ TEST(CacheKey, TheFrontendKeysByTheTracedIRTheHostDescriptionOptionsAndVersions)
   EXPECT_EQ(expect.hex(), key);
   EXPECT_EQ(d.entry.key.hex(), key);
   EXPECT_EQ(d.entry.canonical_ir.find("dot"), std::string::npos) << "names are not part of the canonical IR";
+}
+
+// ---- the backends' part: what the driver asks a target --------------------------------------------------------
+
+TEST(Backends, EachTargetSaysWhatItsCodeDependsOn) {
+  const codegen::TargetOptions t = detail::target_options(Options());
+  const std::optional<codegen::CacheIdentity> cpu = codegen::backend_for(Target::cpu).cache_identity(t);
+  ASSERT_TRUE(cpu.has_value());
+  EXPECT_EQ(cpu->description, codegen::cpu::host_target_description(t.cpu));
+  EXPECT_EQ(cpu->llvm_version, KILN_LLVM_VERSION);
+  EXPECT_EQ(cpu->nvrtc_version, "");
+  EXPECT_FALSE(cpu->code_names_kernel);
+  codegen::TargetOptions other = t;
+  other.cpu.features = "-prefer-256-bit";  // another code generation, another identity
+  EXPECT_NE(codegen::backend_for(Target::cpu).cache_identity(other)->description, cpu->description);
+  // The interpreter compiles nothing: nothing to cache, and nothing to load.
+  EXPECT_FALSE(codegen::backend_for(Target::interpreter).cache_identity(t).has_value());
+  cache::Entry empty;
+  const codegen::LowerFn lower = []() -> ir::Function { throw std::logic_error("the CPU loader lowers nothing"); };
+  EXPECT_THROW(codegen::backend_for(Target::interpreter).load(empty, "k", lower, t), CacheError);
+  EXPECT_THROW(codegen::backend_for(Target::cpu).load(empty, "k", lower, t), CacheError);  // no "object"
+}
+
+TEST(Settings, DumpsAndTheCudaArchitectureAreReadAtEachCompilation) {
+  ::setenv("KILN_DUMP_LLVM", "1", 1);
+  EXPECT_TRUE(detail::target_options(Options()).cpu.dump_llvm);
+  ::setenv("KILN_DUMP_LLVM", "0", 1);  // "0" means off
+  EXPECT_FALSE(detail::target_options(Options()).cpu.dump_llvm);
+  ::unsetenv("KILN_DUMP_LLVM");
+  Options keep;
+  keep.keep_llvm_ir = true;
+  keep.opt_level = 1;
+  keep.fast_math = true;
+  const codegen::TargetOptions t = detail::target_options(keep);
+  EXPECT_TRUE(t.cpu.keep_llvm_ir);
+  EXPECT_FALSE(t.cpu.dump_llvm);
+  EXPECT_EQ(t.common.opt_level, 1);
+  EXPECT_TRUE(t.common.fast_math);
+  EXPECT_TRUE(detail::wants_compiler_output(keep));
+  ::setenv("KILN_CUDA_ARCH", "sm_80", 1);
+  EXPECT_EQ(detail::cuda_options().arch, "sm_80");
+  ::setenv("KILN_CUDA_ARCH", "ampere", 1);  // not an sm_ name: the device's, as before
+  EXPECT_EQ(detail::cuda_options().arch, "");
+  ::unsetenv("KILN_CUDA_ARCH");
 }
 
 // ---- bad entries -------------------------------------------------------------------------------------------

@@ -843,9 +843,9 @@ TEST(ArrayReductions, ConversionsInScatterLoopsSaturate) {
 TEST(ArrayReductions, TheChosenStrategyIsInTheCode) {
   // Both chunk variants exist: plain stores into private copies, and atomic updates (atomicrmw for sums and
   // integer min/max, compare-exchange loops for products and float min/max).
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = true;
-  auto ir_of = [&](ReduceOp op, DType t) { return cpu::compile(scatter_kernel(op, t, Form::Left, 1), opts).llvm_ir; };
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  auto ir_of = [&](ReduceOp op, DType t) { return cpu::compile(scatter_kernel(op, t, Form::Left, 1), {}, keep_ir).llvm_ir; };
   const std::string add_i64 = ir_of(ReduceOp::Add, DType::I64);
   EXPECT_NE(add_i64.find("kiln_rt_private_copies"), std::string::npos);
   EXPECT_NE(add_i64.find("atomicrmw add"), std::string::npos);

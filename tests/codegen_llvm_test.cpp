@@ -221,9 +221,9 @@ TEST(Codegen, SaxpyMatchesInterpreter) {
 }
 
 TEST(Codegen, SaxpyIsVectorized) {
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = true;
-  const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), opts);
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), {}, keep_ir);
   EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex("<[0-9]+ x double>"))) << k.llvm_ir;
   // parfor iterations are independent: the vectorizer needs no runtime alias checks.
   EXPECT_EQ(k.llvm_ir.find("vector.memcheck"), std::string::npos) << k.llvm_ir;
@@ -240,11 +240,11 @@ std::ptrdiff_t count_matches(const std::string& text, const char* pattern) {
 }
 
 TEST(Codegen, StreamingLoopsRunOneVectorAnIterationReductionsSeveral) {
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = true;
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
   // A stream (no value carried between iterations): one vector store in the main loop and at most one in
   // its vector remainder; LLVM's interleaving would put two or four in the main loop.
-  const codegen::CompiledKernel stream = cpu::compile(saxpy(DType::F64, true), opts);
+  const codegen::CompiledKernel stream = cpu::compile(saxpy(DType::F64, true), {}, keep_ir);
   const std::ptrdiff_t stores = count_matches(stream.llvm_ir, "store <[0-9]+ x double>");
   EXPECT_GE(stores, 1) << stream.llvm_ir;
   EXPECT_LE(stores, 2) << stream.llvm_ir;
@@ -256,7 +256,7 @@ TEST(Codegen, StreamingLoopsRunOneVectorAnIterationReductionsSeveral) {
       "dot", {x, y},
       {let(s, num(t, -0.0)), parfor({i}, {dim(x)}, assign(s, val(s) + at(x, {val(i)}) * at(y, {val(i)})), {{s, ReduceOp::Add}})},
       val(s));
-  const codegen::CompiledKernel reduction = cpu::compile(dot, opts);
+  const codegen::CompiledKernel reduction = cpu::compile(dot, {}, keep_ir);
   EXPECT_GE(count_matches(reduction.llvm_ir, "fadd reassoc <[0-9]+ x double>"), 3) << reduction.llvm_ir;
 }
 
@@ -272,9 +272,9 @@ TEST(Codegen, ErfTanhAndAtan2LoopsCallLibmvec) {
       "erf_tanh_atan2", {x, y, out},
       {parfor({i}, {dim(x)},
               store(out, {val(i)}, call(Intrinsic::Erf, {xi}) + call(Intrinsic::Tanh, {yi}) + call(Intrinsic::Atan2, {xi, yi})))});
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = true;
-  const codegen::CompiledKernel k = cpu::compile(f, opts);
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
   for (const char* variant : {"@_ZGV[bd]N[24]v_erf\\(", "@_ZGV[bd]N[24]v_tanh\\(", "@_ZGV[bd]N[24]vv_atan2\\("})
     EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex(variant))) << variant << "\n" << k.llvm_ir;
   check_kernel(k, f, {array_arg(random_array(t, {1001}, Layout::RowMajor, -3, 3)), array_arg(random_array(t, {1001}, Layout::RowMajor, -3, 3)),
@@ -373,9 +373,9 @@ TEST(Codegen, NestedReductionParforRunsInlineAndVectorized) {
       {parfor({i}, {dim(x, 0)},
               block({let(s, num(t, -0.0)), parfor({j}, {dim(x, 1)}, assign(s, val(s) + at(x, {val(i), val(j)})), {{s, ReduceOp::Add}}),
                      store(out, {val(i)}, val(s))}))});
-  codegen::CodegenOptions opts;
-  opts.keep_llvm_ir = true;
-  const codegen::CompiledKernel k = cpu::compile(f, opts);
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
   EXPECT_TRUE(std::regex_search(k.llvm_ir, std::regex("fadd reassoc <[0-9]+ x double>"))) << k.llvm_ir;
   EXPECT_EQ(k.llvm_ir.find("kiln_rt_parfor_reduce"), std::string::npos) << k.llvm_ir;
   std::ptrdiff_t parfor_calls = 0;
@@ -1015,6 +1015,25 @@ TEST(Codegen, ObjectsLoadIndependently) {
   EXPECT_EQ(r1, r2);
   EXPECT_THROW(cpu::load_object("not an object", "bad"), CompileError);
   EXPECT_FALSE(cpu::host_target_description().empty());
+}
+
+TEST(Codegen, CpuOptionsAreInTheHostDescription) {
+  // KILN_CPU_FEATURES and KILN_LLVM_OPTIONS reach the backend as CpuOptions; both change the code, so both
+  // are in the description that the cache key holds.
+  const std::string& host_features = cpu::detail::host_target().features;
+  cpu::CpuOptions o;
+  EXPECT_EQ(cpu::detail::target_features(o), host_features);
+  o.features = "-prefer-256-bit";
+  EXPECT_EQ(cpu::detail::target_features(o), host_features + ",-prefer-256-bit");
+  const std::string with_features = cpu::host_target_description(o);
+  EXPECT_NE(with_features.find(";" + host_features + ",-prefer-256-bit"), std::string::npos) << with_features;
+  EXPECT_NE(with_features, cpu::host_target_description());
+  o.llvm_options = "-force-vector-interleave=1";
+  EXPECT_EQ(cpu::host_target_description(o), with_features + ";llvm-options=-force-vector-interleave=1");
+  // The features are the target machine's: a kernel compiled with them still runs.
+  o.llvm_options.clear();  // process-wide in LLVM: not for a test to set
+  const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), {}, o);
+  EXPECT_TRUE(k.entry);
 }
 
 TEST(Codegen, KernelsCanBeReleasedAndRecompiled) {

@@ -13,6 +13,7 @@
 
 #include "bench/gpu/kiln_kernels.hpp"
 #include "codegen/cuda/cuda_backend.hpp"
+#include "frontend/settings.hpp"
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
@@ -57,9 +58,18 @@ void require_nvrtc() {
   if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
 }
 
-/// Emits and compiles for sm_90; checks that every entry is in the PTX and that the CUBIN is an ELF image.
-cu::Program compile_for_sm90(const ir::Function& f, codegen::CodegenOptions opts = {}) {
-  cu::Program prog = cu::emit_program(f);
+/// The emission options kiln's driver uses in this process (KILN_CUDA_UNROLL and KILN_CUDA_STENCIL* as the
+/// environment sets them).
+cu::EmitOptions emit_options() { return kiln::detail::cuda_options().emit; }
+
+/// Emits `f` with emit_options().
+cu::Program emit(const ir::Function& f) { return cu::emit_program(f, emit_options()); }
+
+/// Emits (with `emission`) and compiles for sm_90; checks that every entry is in the PTX and that the CUBIN
+/// is an ELF image.
+cu::Program compile_for_sm90(const ir::Function& f, codegen::CodegenOptions opts = {},
+                             const cu::EmitOptions& emission = emit_options()) {
+  cu::Program prog = cu::emit_program(f, emission);
   const cu::Binary bin = cu::compile_source(prog.source(), f.name, "sm_90", opts);
   EXPECT_EQ(bin.arch, "sm_90");
   EXPECT_NE(bin.ptx.find(".target sm_90"), std::string::npos) << f.name;
@@ -163,7 +173,7 @@ TEST(CudaCodegen, GoldenSaxpy) {
   auto saxpy = [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
   };
-  expect_golden("saxpy.cu", cu::emit_program(lower("saxpy", saxpy, {"a", "x", "y"})).kernels);
+  expect_golden("saxpy.cu", emit(lower("saxpy", saxpy, {"a", "x", "y"})).kernels);
 }
 
 TEST(CudaCodegen, GoldenDot) {
@@ -172,16 +182,16 @@ TEST(CudaCodegen, GoldenDot) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { s += x[i] * y[i]; });
     return s;
   };
-  expect_golden("dot.cu", cu::emit_program(lower("dot", dot, {"x", "y"})).kernels);
+  expect_golden("dot.cu", emit(lower("dot", dot, {"x", "y"})).kernels);
 }
 
 TEST(CudaCodegen, GoldenJacobi2d) {
-  expect_golden("jacobi2d.cu", cu::emit_program(lower("jacobi2d", benchgpu::jacobi2d, {"a", "out"})).kernels);
+  expect_golden("jacobi2d.cu", emit(lower("jacobi2d", benchgpu::jacobi2d, {"a", "out"})).kernels);
 }
 
 TEST(CudaCodegen, GoldenArgmin) {
   for (const KernelCase& c : kernel_catalogue())
-    if (c.name == "argmin_f64_nan_empty_1d") expect_golden("argmin.cu", cu::emit_program(c.f).kernels);
+    if (c.name == "argmin_f64_nan_empty_1d") expect_golden("argmin.cu", emit(c.f).kernels);
 }
 
 // ---- emitted code properties ------------------------------------------------------------------------------
@@ -190,7 +200,7 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
   auto saxpy = [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
   };
-  const cu::Program p = cu::emit_program(lower("saxpy", saxpy, {"a", "x", "y"}));
+  const cu::Program p = emit(lower("saxpy", saxpy, {"a", "x", "y"}));
   EXPECT_NE(p.kernels.find("y[i] = ((a * x[i]) + y[i]);"), std::string::npos) << p.kernels;
   EXPECT_NE(p.kernels.find("const float* x"), std::string::npos) << p.kernels;  // read-only arrays are const
   EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Elementwise);
@@ -201,7 +211,7 @@ TEST(CudaCodegen, NamesThatCollideWithCudaAreRenamed) {
   Var i = index("i");
   const ir::Function f = function("names", {exp, x, kiln_n0},
                                   {parfor({i}, {dim(x)}, store(x, {val(i)}, call(Intrinsic::Exp, {val(exp)}) + val(kiln_n0)))});
-  const cu::Program p = cu::emit_program(f);
+  const cu::Program p = emit(f);
   EXPECT_NE(p.kernels.find("v_threadIdx[i] = (exp(v_exp) + v_kiln_n0);"), std::string::npos) << p.kernels;
   require_nvrtc();
   compile_for_sm90(f);
@@ -219,7 +229,7 @@ TEST(CudaCodegen, RepeatedValuesReuseLetsOnlyWhereNothingChanged) {
                      store(x, {val(i)}, x2 + num(t, 3)),                     // after a store: recomputed
                      let(first, at(x, {i64c(0)})),
                      for_loop(k, i64c(0), i64c(3), store(x, {i64c(0)}, at(x, {i64c(0)}) + num(t, 1)))}))});  // a loop body: recomputed
-  const std::string src = cu::emit_program(f).kernels;
+  const std::string src = emit(f).kernels;
   EXPECT_NE(src.find("out[i] = (twice + 1.0f);"), std::string::npos) << src;
   EXPECT_NE(src.find("x[i] = ((x[i] * 2.0f) + 3.0f);"), std::string::npos) << src;
   EXPECT_NE(src.find("x[0LL] = (x[0LL] + 1.0f);"), std::string::npos) << src;
@@ -229,7 +239,7 @@ TEST(CudaCodegen, RepeatedValuesReuseLetsOnlyWhereNothingChanged) {
 
 TEST(CudaCodegen, RepeatedMathCallsInLetsAreComputedOnce) {
   // Black-Scholes: d1 (with its logarithm) is part of both erf arguments.
-  const cu::Program bs = cu::emit_program(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
+  const cu::Program bs = emit(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
   const std::string main = bs.kernels.substr(0, bs.kernels.find(bs.gpu_kernels.at(0).alias_name + "("));
   auto count = [](const std::string& text, const std::string& what) {
     int n = 0;
@@ -249,7 +259,7 @@ TEST(CudaCodegen, RepeatedMathCallsInLetsAreComputedOnce) {
       "guarded", {x, out},
       {parfor({i}, {dim(x)}, block({let(a, ir::make_select(first, far, num(t, 0))), let(b, ir::make_select(first, far, num(t, 1))),
                                     store(out, {val(i)}, val(a) + val(b))}))});
-  const std::string src = cu::emit_program(guarded).kernels;
+  const std::string src = emit(guarded).kernels;
   EXPECT_EQ(src.find("cse"), std::string::npos) << src;
   EXPECT_EQ(count(src, "exp("), 8) << src;  // twice in each loop of the kernel and of its alias variant
 }
@@ -257,7 +267,7 @@ TEST(CudaCodegen, RepeatedMathCallsInLetsAreComputedOnce) {
 TEST(CudaCodegen, ReductionStrategies) {
   for (const KernelCase& c : kernel_catalogue()) {
     if (c.name != "argmin_f64_nan_empty_1d" && c.name != "reduce_add_f32" && c.name != "saxpy_f32_unit") continue;
-    const cu::Program p = cu::emit_program(c.f);
+    const cu::Program p = emit(c.f);
     ASSERT_EQ(p.gpu_kernels.size(), 1u);
     const cu::GpuKernel& k = p.gpu_kernels[0];
     if (c.name == "saxpy_f32_unit") {
@@ -276,9 +286,9 @@ TEST(CudaCodegen, UnloweredStatementsAreCompileErrors) {
   Var i = index("i"), j = index("j");
   // A map at the top level and one inside a parfor: both must have been lowered to parfors.
   const ir::Function top = function("map_top", {x}, {ir::make_map(y, {i}, {dim(x)}, at(x, {val(i)}))});
-  EXPECT_THROW(cu::emit_program(top), CompileError);
+  EXPECT_THROW(emit(top), CompileError);
   const ir::Function inner = function("map_inner", {x}, {parfor({j}, {dim(x)}, ir::make_map(y, {i}, {dim(x)}, at(x, {val(i)})))});
-  EXPECT_THROW(cu::emit_program(inner), CompileError);
+  EXPECT_THROW(emit(inner), CompileError);
 }
 
 TEST(CudaCodegen, NvrtcFailureIsACompileErrorWithSourceAndLog) {
@@ -297,27 +307,21 @@ TEST(CudaCodegen, NvrtcFailureIsACompileErrorWithSourceAndLog) {
 
 // ---- stencils ---------------------------------------------------------------------------------------------
 
-/// Restores the process's stencil settings when a test that changes them ends.
-struct StencilSettingsGuard {
-  cu::StencilSettings saved = cu::stencil_settings();
-  ~StencilSettingsGuard() { cu::set_stencil_settings(saved); }
-};
-
 bool is_stencil_case(const std::string& name) { return name.rfind("stencil_", 0) == 0 || name == "time_steps" || name == "bindings"; }
 
 TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
   require_nvrtc();
-  if (cu::unroll_factor() == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
-  StencilSettingsGuard guard;
+  if (emit_options().unroll == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
   using M = cu::StencilMode;
   for (const cu::StencilSettings form : {cu::StencilSettings{M::Shuffle, 4, 4}, cu::StencilSettings{M::Shuffle, 3, 1},
                                          cu::StencilSettings{M::Shared, 2, 4}, cu::StencilSettings{M::Shared, 1, 3},
                                          cu::StencilSettings{M::Off, 4, 4}}) {
-    cu::set_stencil_settings(form);
+    cu::EmitOptions emission = emit_options();
+    emission.stencil = form;
     for (const KernelCase& c : kernel_catalogue()) {
       if (!is_stencil_case(c.name)) continue;
-      SCOPED_TRACE(c.name + " in form " + cu::emission_settings());
-      const cu::Program prog = compile_for_sm90(c.f);
+      SCOPED_TRACE(c.name + " in form " + cu::emission_settings(emission));
+      const cu::Program prog = compile_for_sm90(c.f, {}, emission);
       const cu::GpuKernel& k = prog.gpu_kernels.at(0);
       const bool across_rows = c.name == "stencil_jacobi2d" || c.name == "stencil_rows" || c.name == "stencil_3d";
       if (form.mode == M::Off) {
@@ -348,8 +352,9 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
       }
     }
   }
-  EXPECT_THROW(cu::set_stencil_settings({M::Shuffle, 0, 4}), ValueError);
-  EXPECT_THROW(cu::set_stencil_settings({M::Shuffle, 4, 17}), ValueError);
+  const ir::Function& stencil = kernel_catalogue().front().f;  // any kernel: the settings are checked first
+  EXPECT_THROW(cu::emit_program(stencil, {4, {M::Shuffle, 0, 4}}), ValueError);
+  EXPECT_THROW(cu::emit_program(stencil, {4, {M::Shuffle, 4, 17}}), ValueError);
 }
 
 TEST(CudaStencil, KilnStencilKernelsCompile) {
@@ -382,12 +387,10 @@ TEST(CudaStencil, KilnStencilKernelsCompile) {
 }
 
 TEST(CudaStencil, EmissionSettingsNameTheForm) {
-  StencilSettingsGuard guard;
-  cu::set_stencil_settings({cu::StencilMode::Shared, 3, 2});
-  const std::string shared = cu::emission_settings();
-  EXPECT_NE(shared.find("stencil=shared;rows=3;rounds=2"), std::string::npos) << shared;
-  cu::set_stencil_settings({cu::StencilMode::Shuffle, 3, 2});
-  EXPECT_NE(cu::emission_settings(), shared);
+  const std::string shared = cu::emission_settings({4, {cu::StencilMode::Shared, 3, 2}});
+  EXPECT_EQ(shared, "unroll=4;stencil=shared;rows=3;rounds=2");
+  EXPECT_NE(cu::emission_settings({4, {cu::StencilMode::Shuffle, 3, 2}}), shared);
+  EXPECT_NE(cu::emission_settings({2, {cu::StencilMode::Shared, 3, 2}}), shared);
 }
 
 TEST(CudaStencil, WhatIsNotAStencil) {
@@ -395,7 +398,7 @@ TEST(CudaStencil, WhatIsNotAStencil) {
   Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), z = array_param("z", t, 1, false);
   Var i = index("i");
   Expr n = dim(x) - i64c(1);
-  auto first_kernel = [](const ir::Function& f) { return cu::emit_program(f).gpu_kernels.at(0); };
+  auto first_kernel = [](const ir::Function& f) { return emit(f).gpu_kernels.at(0); };
   auto interior = [&](Stmt body) { return ir::make_parfor({i}, {i64c(1)}, {n}, std::move(body), {}, "t"); };
   // Reads of the array the parfor writes are loads where they are.
   EXPECT_EQ(first_kernel(function("inplace", {x}, {interior(store(x, {val(i)}, at(x, {val(i) - i64c(1)}) + at(x, {val(i) + i64c(1)})))})).stencil_columns, 0);
@@ -418,7 +421,7 @@ TEST(CudaBindings, KernelsTakeWhatTheBindingsName) {
   for (const KernelCase& c : kernel_catalogue()) {
     if (c.name != "bindings") continue;
     ir::verify_or_throw(c.f, "bindings");
-    const cu::Program prog = cu::emit_program(c.f);
+    const cu::Program prog = emit(c.f);
     ASSERT_EQ(prog.gpu_kernels.size(), 2u);
     // The step kernel's arrays are the bindings themselves, bound at each launch; they may name one buffer,
     // so the kernel has a variant for overlapping arrays.
@@ -470,21 +473,24 @@ TEST(CudaBindings, TheVerifierFollowsWhatABindingMayName) {
 // ---- the disk cache's CUDA arm ------------------------------------------------------------------------------
 
 TEST(CudaCache, TheDescriptionNamesArchitectureAndEmission) {
-  StencilSettingsGuard guard;
+  // Through the driver's settings, as a kernel's key is made: KILN_CUDA_ARCH and KILN_CUDA_LINEINFO are read
+  // at each compilation.
   setenv("KILN_CUDA_ARCH", "sm_80", 1);
-  const std::string sm80 = cu::cache_description();
+  const std::string sm80 = cu::cache_description(kiln::detail::cuda_options());
   setenv("KILN_CUDA_ARCH", "sm_90", 1);
-  const std::string sm90 = cu::cache_description();
+  const cu::CudaOptions opts = kiln::detail::cuda_options();
+  const std::string sm90 = cu::cache_description(opts);
   EXPECT_EQ(sm90.rfind("sm_90;", 0), 0u) << sm90;
   EXPECT_NE(sm80, sm90);
-  EXPECT_NE(sm90.find(cu::emission_settings()), std::string::npos) << sm90;
-  cu::set_stencil_settings({cu::StencilMode::Off, 4, 4});
-  EXPECT_NE(cu::cache_description(), sm90);  // another emission, another binary
-  cu::set_stencil_settings(guard.saved);
+  EXPECT_NE(sm90.find(cu::emission_settings(opts.emit)), std::string::npos) << sm90;
+  cu::CudaOptions off = opts;
+  off.emit.stencil = {cu::StencilMode::Off, 4, 4};
+  EXPECT_NE(cu::cache_description(off), sm90);  // another emission, another binary
   setenv("KILN_CUDA_LINEINFO", "1", 1);
-  EXPECT_EQ(cu::cache_description(), sm90 + ";lineinfo");
+  EXPECT_EQ(cu::cache_description(kiln::detail::cuda_options()), sm90 + ";lineinfo");
   unsetenv("KILN_CUDA_LINEINFO");
   unsetenv("KILN_CUDA_ARCH");
+  EXPECT_TRUE(kiln::detail::cuda_options().arch.empty());  // the device's (or sm_90 without one)
 }
 
 TEST(CudaCache, NvrtcIsIdentifiedByItsFile) {
@@ -505,11 +511,12 @@ TEST(CudaCache, EntriesAreCheckedAgainstTheEmittedProgram) {
   for (const KernelCase& c : kernel_catalogue()) {
     if (c.name == "stencil_jacobi2d") jacobi = c;
   }
-  const cu::Program prog = cu::emit_program(jacobi.f);
-  const cu::Binary good = cu::compile_source(prog.source(), jacobi.f.name, cu::target_arch(), {});
+  const cu::CudaOptions opts = kiln::detail::cuda_options();
+  const cu::Program prog = cu::emit_program(jacobi.f, opts.emit);
+  const cu::Binary good = cu::compile_source(prog.source(), jacobi.f.name, cu::target_arch(opts), {});
   auto expect_cache_error = [&](cu::Binary b, const std::string& why) {
     try {
-      cu::load_binary(jacobi.f, std::move(b), {});
+      cu::load_binary(jacobi.f, std::move(b), {}, opts);
       FAIL() << "accepted a binary with " << why;
     } catch (const CacheError& e) {
       SUCCEED() << e.what();
@@ -532,9 +539,9 @@ TEST(CudaCache, EntriesAreCheckedAgainstTheEmittedProgram) {
   expect_cache_error(other_program, "a missing __global__ function");
   // A good entry loads where there is a device; without one the call fails as a compilation would.
   if (!kiln::cuda::available()) {
-    EXPECT_THROW(cu::load_binary(jacobi.f, good, {}), DeviceError);
+    EXPECT_THROW(cu::load_binary(jacobi.f, good, {}, opts), DeviceError);
   } else {
-    EXPECT_TRUE(static_cast<bool>(cu::load_binary(jacobi.f, good, {}).call));
+    EXPECT_TRUE(static_cast<bool>(cu::load_binary(jacobi.f, good, {}, opts).call));
   }
 }
 

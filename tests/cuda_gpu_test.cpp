@@ -17,6 +17,7 @@
 
 #include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/cuda_backend.hpp"
+#include "frontend/settings.hpp"
 #include "cuda_kernels.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -55,7 +56,7 @@ std::vector<std::string> case_names() {
 TEST_P(Differential, MatchesTheInterpreter) {
   for (const KernelCase& c : kernel_catalogue()) {
     if (c.name != GetParam()) continue;
-    const cu::Compiled compiled = cu::compile(c.f, {});
+    const cu::Compiled compiled = cu::compile(c.f, {}, kiln::detail::cuda_options());
     int set = 0;
     for (const Args& in : c.inputs()) {
       SCOPED_TRACE(c.name + " input set " + std::to_string(set++));
@@ -78,33 +79,32 @@ TEST_F(Gpu, StencilFormsMatchTheInterpreter) {
   // The differential suite runs the default form (shared-memory tiles, 4 rows, 4 rounds); these are the
   // others (warp shuffles, rows and rounds that divide nothing evenly, one round, plain loads), bit for bit
   // against the interpreter.
-  if (cu::unroll_factor() == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
-  const cu::StencilSettings saved = cu::stencil_settings();
+  if (kiln::detail::cuda_options().emit.unroll == 1) GTEST_SKIP() << "KILN_CUDA_UNROLL=1 turns the stencil form off";
   using M = cu::StencilMode;
   for (const cu::StencilSettings form : {cu::StencilSettings{M::Shuffle, 4, 4}, cu::StencilSettings{M::Shuffle, 3, 1},
                                          cu::StencilSettings{M::Shuffle, 5, 8}, cu::StencilSettings{M::Shared, 1, 3},
                                          cu::StencilSettings{M::Shared, 2, 8}, cu::StencilSettings{M::Off, 4, 4}}) {
-    cu::set_stencil_settings(form);
+    cu::CudaOptions opts = kiln::detail::cuda_options();
+    opts.emit.stencil = form;
     for (const KernelCase& c : kernel_catalogue()) {
       if (c.name.rfind("stencil_", 0) != 0 && c.name != "time_steps" && c.name != "bindings") continue;
-      const cu::Compiled compiled = cu::compile(c.f, {});
+      const cu::Compiled compiled = cu::compile(c.f, {}, opts);
       int set = 0;
       for (const Args& in : c.inputs()) {
-        SCOPED_TRACE(c.name + " in form " + cu::emission_settings() + ", input set " + std::to_string(set++));
+        SCOPED_TRACE(c.name + " in form " + cu::emission_settings(opts.emit) + ", input set " + std::to_string(set++));
         expect_same(c.f, *run_interpreter(c.f, in), *run_kernel(compiled.kernel, c.f, in), c.tol);
       }
     }
   }
-  cu::set_stencil_settings(saved);
 }
 
 // ---- the disk cache across processes ------------------------------------------------------------------------
 
 /// One kernel call in a fresh process (this binary re-run with a filter): prints where the code came from
 /// and what loading it cost, and exits 0 when the result is right.
-int run_child(const std::string& dir, const std::string& tag) {
+int run_child(const std::string& dir, const std::string& tag, const std::string& env = "") {
   const std::string self = "/proc/" + std::to_string(getpid()) + "/exe";
-  const std::string cmd = "KILN_TEST_CACHE_CHILD=1 KILN_CACHE_DIR='" + dir + "' '" + self +
+  const std::string cmd = env + " KILN_TEST_CACHE_CHILD=1 KILN_CACHE_DIR='" + dir + "' '" + self +
                           "' --gtest_filter=GpuCacheChild.OneCall --gtest_brief=1 > '" + dir + "/" + tag + ".log' 2>&1";
   return std::system(cmd.c_str());
 }
@@ -153,38 +153,33 @@ TEST_F(Gpu, FreshProcessLoadsPtxAndCubinFromTheCache) {
 }
 
 TEST_F(Gpu, CacheKeysFollowTheEmissionSettings) {
+  // The emission settings are read once per process (KILN_CUDA_STENCIL), so each setting is a process of its
+  // own: a second process with the same settings loads the first one's entry, one with another emission
+  // compiles under another key.
   char tmpl[] = "/tmp/kiln-cuda-keys-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const kiln::CacheSettings before = kiln::cache_settings();
-  kiln::set_cache_settings({kiln::CacheMode::on, tmpl, 1ull << 30});
-  const cu::StencilSettings saved = cu::stencil_settings();
-  auto make = [] {
-    return kiln::jit("keyed", [](kiln::Array<float> x, kiln::Array<float> out) {
-      kiln::prange(x.shape(0) - 2, [&](kiln::Int i) { out[i + 1] = x[i] + x[i + 2]; });
-    }, kiln::Options().on(kiln::Target::cuda));
+  const std::string dir = tmpl;
+  ASSERT_EQ(run_child(dir, "first"), 0);
+  ASSERT_EQ(run_child(dir, "same"), 0);
+  ASSERT_EQ(run_child(dir, "off", "KILN_CUDA_STENCIL=off"), 0);
+  auto log = [&](const std::string& tag) {
+    std::ifstream in(dir + "/" + tag + ".log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
   };
-  std::vector<float> x(100, 1.0f), out(100, 0.0f);
-  auto k1 = make();
-  k1(x, out);
-  const kiln::CompileRecord r1 = kiln::compile_history().back();
-  auto k2 = make();
-  k2(x, out);
-  const kiln::CompileRecord r2 = kiln::compile_history().back();
-  cu::set_stencil_settings({cu::StencilMode::Off, saved.rows, saved.rounds});
-  auto k3 = make();
-  k3(x, out);
-  const kiln::CompileRecord r3 = kiln::compile_history().back();
-  cu::set_stencil_settings(saved);
-  EXPECT_EQ(r1.target, "cuda");
-  EXPECT_EQ(r1.cache, kiln::CacheSource::miss);
-  EXPECT_EQ(r2.cache, kiln::CacheSource::memory);  // same kernel, same settings: the loaded code
-  EXPECT_EQ(r2.key, r1.key);
-  EXPECT_EQ(r3.cache, kiln::CacheSource::miss);  // another emission: another key
-  EXPECT_NE(r3.key, r1.key);
-  EXPECT_EQ(out[50], 2.0f);
-  kiln::cache_flush();
-  kiln::set_cache_settings(before);
-  std::system(("rm -rf '" + std::string(tmpl) + "'").c_str());
+  auto key = [](const std::string& log) {
+    const std::size_t at = log.find("key=");
+    return at == std::string::npos ? std::string() : log.substr(at + 4, log.find_first_of(" \n", at) - at - 4);
+  };
+  const std::string first = log("first"), same = log("same"), off = log("off");
+  EXPECT_NE(first.find("cache=miss"), std::string::npos) << first;
+  EXPECT_NE(same.find("cache=disk"), std::string::npos) << same;  // same kernel, same settings
+  EXPECT_EQ(key(same), key(first));
+  EXPECT_NE(off.find("cache=miss"), std::string::npos) << off;  // another emission: another key
+  EXPECT_FALSE(key(first).empty()) << first;
+  EXPECT_NE(key(off), key(first));
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // ---- through kiln::jit: device arrays, results, argument checking -----------------------------------------
@@ -432,7 +427,7 @@ TEST_F(Gpu, IllegalAddressIsADeviceErrorNamingTheKernel) {
         Var x = array_param("x", DType::F32, 1, true);
         Var i = index("i");
         const ir::Function f = function("wild", {x}, {parfor({i}, {dim(x)}, store(x, {val(i) * i64c(std::int64_t{1} << 40)}, num(DType::F32, 1)))});
-        const cu::Compiled c = cu::compile(f, {});
+        const cu::Compiled c = cu::compile(f, {}, kiln::detail::cuda_options());
         TestArray a(DType::F32, {1000});
         Args in = {array_arg(a)};
         try {

@@ -178,9 +178,9 @@ TEST(StencilLowering, InteriorIsVectorized) {
     for (int rank : {1, 2}) {
       StencilSpec s{std::vector<std::int64_t>(static_cast<size_t>(rank), -1), std::vector<std::int64_t>(static_cast<size_t>(rank), 1),
                     Border::nearest, t};
-      codegen::CodegenOptions opts;
-      opts.keep_llvm_ir = true;
-      const auto k = cpu::compile(passes::run_pipeline(stencil_function(s, "vec")), opts);
+      cpu::CpuOptions keep_ir;
+      keep_ir.keep_llvm_ir = true;
+      const auto k = cpu::compile(passes::run_pipeline(stencil_function(s, "vec")), {}, keep_ir);
       const std::string interior = llvm_function(k.llvm_ir, "vec.parfor0");
       ASSERT_FALSE(interior.empty()) << k.llvm_ir;
       const std::string elem = t == DType::F64 ? "double" : "float";

@@ -6,6 +6,7 @@
 #include "bench/gpu/reference.hpp"
 
 #include "codegen/cuda/nvrtc.hpp"
+#include "frontend/settings.hpp"
 #include "runtime/cuda/driver.hpp"
 
 namespace benchgpu {
@@ -138,7 +139,8 @@ const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref
 }  // namespace
 
 Reference::Reference(kiln::gpu::Device& dev, bool contract) : dev_(dev) {
-  const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference", dev.info().arch(), {}, !contract);
+  const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference", dev.info().arch(), {}, !contract,
+                                                       kiln::detail::cuda_options().lineinfo);
   compile_ms_ = bin.compile_ms;
   module_ = std::make_unique<kiln::gpu::Module>(dev, bin.arch, bin.cubin, bin.ptx, kNames);
   partial_ = kiln::DeviceArray<double>({kBlocks + 2});

@@ -2,28 +2,26 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/executable.hpp"
+#include "codegen/target_options.hpp"
 #include "kiln/error.hpp"
+#include "runtime/cache/entry.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/driver.hpp"
 
 namespace kiln::codegen::cuda {
 
-std::string target_arch() {
-  if (const char* a = std::getenv("KILN_CUDA_ARCH"); a && std::string(a).rfind("sm_", 0) == 0) return a;
+std::string target_arch(const CudaOptions& opts) {
+  if (!opts.arch.empty()) return opts.arch;
   if (gpu::device_count() > 0) return gpu::device(gpu::current_device()).info().arch();
   return "sm_90";
 }
 
-std::string cache_description() {
-  const char* l = std::getenv("KILN_CUDA_LINEINFO");
-  const bool lineinfo = l && *l && *l != '0';  // as compile_source reads it
-  return target_arch() + ";" + emission_settings() + (lineinfo ? ";lineinfo" : "");
+std::string cache_description(const CudaOptions& opts) {
+  return target_arch(opts) + ";" + emission_settings(opts.emit) + (opts.lineinfo ? ";lineinfo" : "");
 }
 
 bool available(std::string* why) {
@@ -36,30 +34,31 @@ bool available(std::string* why) {
   return true;
 }
 
-Compiled compile(const ir::Function& f, const CodegenOptions& opts) {
+Compiled compile(const ir::Function& f, const CodegenOptions& opts, const CudaOptions& cuda) {
   gpu::Device& dev = gpu::device(gpu::current_device());  // DeviceError("no CUDA driver/GPU: ...") without one
   const auto t0 = std::chrono::steady_clock::now();
   Compiled out;
-  out.program = std::make_shared<const Program>(emit_program(f));
-  const std::string arch = std::getenv("KILN_CUDA_ARCH") ? target_arch() : dev.info().arch();
-  if (const char* dump = std::getenv("KILN_DUMP_CUDA"); dump && *dump && std::strcmp(dump, "0") != 0)
+  out.program = std::make_shared<const Program>(emit_program(f, cuda.emit));
+  const std::string arch = cuda.arch.empty() ? dev.info().arch() : cuda.arch;
+  if (cuda.dump_source)
     std::fprintf(stderr, "=== kiln: %s: CUDA C for %s ===\n%s", f.name.c_str(), arch.c_str(), out.program->source().c_str());
-  out.binary = compile_source(out.program->source(), f.name, arch, opts);
+  out.binary = compile_source(out.program->source(), f.name, arch, opts, true, cuda.lineinfo);
   // KILN_CUDA_KEEP=dir keeps <kernel>.cu, .ptx and .cubin there, for cuobjdump and profilers.
-  if (const char* keep = std::getenv("KILN_CUDA_KEEP"); keep && *keep) {
-    const std::string base = std::string(keep) + "/" + f.name;
+  if (!cuda.keep_dir.empty()) {
+    const std::string base = cuda.keep_dir + "/" + f.name;
     std::ofstream(base + ".cu") << out.program->source();
     std::ofstream(base + ".ptx") << out.binary.ptx;
     std::ofstream(base + ".cubin", std::ios::binary) << out.binary.cubin;
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  out.kernel = load(out.program, out.binary, opts);
+  out.kernel = load(out.program, out.binary, opts, cuda);
   out.kernel.codegen_ms = ms;
   return out;
 }
 
-CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts) {
-  auto exe = std::make_shared<Executable>(std::move(program), std::move(binary), opts);
+CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts,
+                    const CudaOptions& cuda) {
+  auto exe = std::make_shared<Executable>(std::move(program), std::move(binary), opts, cuda);
   CompiledKernel k;
   // Loading on the current device now keeps the module load out of the first call's run time.
   exe->module_for(gpu::device(gpu::current_device()), &k.load_us);
@@ -68,12 +67,13 @@ CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const
   return k;
 }
 
-CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const CodegenOptions& opts) {
+CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const CodegenOptions& opts,
+                           const CudaOptions& cuda) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto program = std::make_shared<const Program>(emit_program(lowered));
+  auto program = std::make_shared<const Program>(emit_program(lowered, cuda.emit));
   const double emit_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  if (binary.arch != target_arch())
-    throw CacheError("the entry holds code for " + binary.arch + ", this process compiles for " + target_arch());
+  const std::string arch = target_arch(cuda);
+  if (binary.arch != arch) throw CacheError("the entry holds code for " + binary.arch + ", this process compiles for " + arch);
   if (binary.ptx.find(".target " + binary.arch) == std::string::npos)
     throw CacheError("the entry's PTX is not for " + binary.arch);
   if (binary.cubin.size() < 4 || binary.cubin.compare(0, 4, "\x7f" "ELF") != 0) throw CacheError("the entry's CUBIN is not an ELF image");
@@ -82,9 +82,56 @@ CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const Cod
       throw CacheError("the entry's PTX lacks the __global__ function " + entry + " of the emitted program");
   // The entry is checked first, so that a bad one is discarded on any machine; without a device the call
   // then fails as compile() would (load() asks for the device).
-  CompiledKernel k = load(std::move(program), std::move(binary), opts);
+  CompiledKernel k = load(std::move(program), std::move(binary), opts, cuda);
   k.load_us += emit_us;
   return k;
 }
 
+namespace {
+
+/// The CUDA target: PTX and CUBIN are what the disk cache stores ("arch", "ptx", "cubin").
+class CudaBackend final : public Backend {
+ public:
+  std::optional<CacheIdentity> cache_identity(const TargetOptions& opts) const override {
+    // The architecture, every emission setting and the NVRTC library (identified without loading it, so that
+    // a hit never opens NVRTC). No NVRTC: nothing compiles here, and the call fails in compile().
+    try {
+      return CacheIdentity{cache_description(opts.cuda), "", nvrtc_identity(), true};
+    } catch (const DeviceError&) {
+      return std::nullopt;
+    }
+  }
+
+  CompiledKernel compile(const ir::Function& f, const TargetOptions& opts,
+                         std::vector<cache::Blob>& payloads) const override {
+    Compiled c = cuda::compile(f, opts.common, opts.cuda);
+    payloads.push_back(cache::Blob{"arch", c.binary.arch});
+    payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
+    payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
+    return std::move(c.kernel);
+  }
+
+  CompiledKernel load(const cache::Entry& e, std::string_view, const LowerFn& lower,
+                      const TargetOptions& opts) const override {
+    // The host executor and the launch parameters come from the emitted program, which the entry does not
+    // hold (emission is deterministic and takes microseconds): the passes and the emitter run again, NVRTC
+    // does not.
+    const cache::Blob *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
+    if (!arch || !ptx || !cubin) throw CacheError("the entry lacks one of the payloads \"arch\", \"ptx\" and \"cubin\"");
+    return load_binary(lower(), Binary{arch->data, ptx->data, cubin->data, {}, 0}, opts.common, opts.cuda);
+  }
+};
+
+}  // namespace
+
 }  // namespace kiln::codegen::cuda
+
+namespace kiln::codegen::detail {
+
+const Backend& cuda_backend() {
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const Backend& backend = *new cuda::CudaBackend();
+  return backend;
+}
+
+}  // namespace kiln::codegen::detail

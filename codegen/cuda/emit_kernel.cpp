@@ -100,7 +100,8 @@ Strategy strategy_of(const ir::ParforStmt& p) {
   return Strategy::Reduce;
 }
 
-Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name) : fn_(f), p_(p) {
+Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name, const EmitOptions& opts)
+    : fn_(f), p_(p), opts_(opts) {
   k_.name = std::move(name);
   k_.parfor = &p;
   k_.rank = static_cast<int>(p.indices.size());
@@ -112,7 +113,7 @@ Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string nam
 
 GpuKernel Emitter::emit(std::string& out) {
   written_ = arrays_written(p_.body);
-  if (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) k_.unroll = unroll_factor();
+  if (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) k_.unroll = opts_.unroll;
   plan_stencil();
   capture();
 

@@ -3,7 +3,6 @@
 #include "codegen/cuda/emit_program.hpp"
 
 #include <cctype>
-#include <cstdlib>
 
 #include "codegen/cuda/emitter.hpp"
 #include "codegen/cuda/prelude.hpp"
@@ -23,7 +22,7 @@ std::string identifier(const std::string& s) {
 
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(Program& prog) : prog_(prog) {}
+  ProgramBuilder(Program& prog, const EmitOptions& opts) : prog_(prog), opts_(opts) {}
 
   void skeleton(const ir::Stmt& s) {
     if (!s) return;
@@ -38,7 +37,7 @@ class ProgramBuilder {
       case ir::StmtKind::Parfor: {
         const auto& p = s->as<ir::ParforStmt>();
         const std::string name = identifier(prog_.function->name) + "_k" + std::to_string(prog_.gpu_kernels.size());
-        Emitter e(*prog_.function, p, name);
+        Emitter e(*prog_.function, p, name, opts_);
         prog_.kernel_of[&p] = prog_.gpu_kernels.size();
         GpuKernel k = e.emit(prog_.kernels);
         k.entry = entries_++;
@@ -64,59 +63,16 @@ class ProgramBuilder {
 
  private:
   Program& prog_;
+  const EmitOptions& opts_;
   int entries_ = 0;
 };
 
 }  // namespace
 
-int unroll_factor() {
-  static const int u = [] {
-    const char* s = std::getenv("KILN_CUDA_UNROLL");
-    const int v = s && *s ? std::atoi(s) : 4;
-    return v == 1 || v == 2 || v == 4 || v == 8 ? v : 4;
-  }();
-  return u;
-}
-
-namespace {
-
-StencilSettings& current_stencil_settings() {
-  static StencilSettings settings = [] {
-    StencilSettings st;
-    st.rounds = unroll_factor();
-    if (const char* m = std::getenv("KILN_CUDA_STENCIL"); m && *m) {
-      const std::string v = m;
-      if (v == "off" || v == "0") st.mode = StencilMode::Off;
-      else if (v == "shuffle") st.mode = StencilMode::Shuffle;
-      else if (v == "shared") st.mode = StencilMode::Shared;  // anything else: the default
-    }
-    auto number = [](const char* name, int fallback) {
-      const char* s = std::getenv(name);
-      const int v = s && *s ? std::atoi(s) : fallback;
-      return v >= 1 && v <= 16 ? v : fallback;
-    };
-    st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
-    st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
-    return st;
-  }();
-  return settings;
-}
-
-}  // namespace
-
-const StencilSettings& stencil_settings() { return current_stencil_settings(); }
-
-void set_stencil_settings(const StencilSettings& st) {
-  if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16)
-    throw ValueError("stencil settings: rows and rounds must be in [1, 16], got rows=" + std::to_string(st.rows) +
-                     " rounds=" + std::to_string(st.rounds));
-  current_stencil_settings() = st;
-}
-
-std::string emission_settings() {
-  const StencilSettings& st = stencil_settings();
+std::string emission_settings(const EmitOptions& opts) {
+  const StencilSettings& st = opts.stencil;
   const char* mode = st.mode == StencilMode::Off ? "off" : st.mode == StencilMode::Shared ? "shared" : "shuffle";
-  return "unroll=" + std::to_string(unroll_factor()) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
+  return "unroll=" + std::to_string(opts.unroll) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
          ";rounds=" + std::to_string(st.rounds);
 }
 
@@ -143,12 +99,16 @@ std::vector<std::string> Program::entries() const {
   return names;
 }
 
-Program emit_program(const ir::Function& f) {
+Program emit_program(const ir::Function& f, const EmitOptions& opts) {
+  const StencilSettings& st = opts.stencil;
+  if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16)
+    throw ValueError("stencil settings: rows and rounds must be in [1, 16], got rows=" + std::to_string(st.rows) +
+                     " rounds=" + std::to_string(st.rounds));
   Program prog;
   prog.function = std::make_shared<const ir::Function>(f);  // shares the nodes: ParforStmt pointers stay valid
   prog.prelude = prelude();
   prog.kernels = "\n// ---- kiln kernel '" + f.name + "': one __global__ function per top-level parfor ----\n";
-  ProgramBuilder(prog).skeleton(prog.function->body);
+  ProgramBuilder(prog, opts).skeleton(prog.function->body);
   return prog;
 }
 

@@ -6,7 +6,8 @@
 namespace kiln::codegen::cuda {
 
 /// Emits one __global__ function per top-level parfor (and a fold kernel per reducing one). Throws
-/// CompileError for constructs the GPU backend does not support.
-Program emit_program(const ir::Function& f);
+/// CompileError for constructs the GPU backend does not support, ValueError for stencil rows or rounds
+/// outside [1, 16].
+Program emit_program(const ir::Function& f, const EmitOptions& opts = {});
 
 }  // namespace kiln::codegen::cuda

@@ -128,7 +128,7 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 }  // namespace
 
 void Emitter::plan_stencil() {
-  const StencilSettings& st = stencil_settings();
+  const StencilSettings& st = opts_.stencil;
   // Windows are loaded ahead of the body, which is right only where the arrays read do not overlap the
   // arrays written: the __restrict__ kernels (unroll > 1), whose host checks that at each launch.
   if (st.mode == StencilMode::Off || k_.strategy != Strategy::Elementwise || k_.unroll <= 1 || !p_.array_reductions.empty()) return;

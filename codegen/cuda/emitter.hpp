@@ -53,7 +53,7 @@ struct StencilPlan {
 
 class Emitter {
  public:
-  Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name);
+  Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name, const EmitOptions& opts);
 
   /// Emits the kernel(s); returns their metadata and appends their source to `out`.
   GpuKernel emit(std::string& out);
@@ -118,6 +118,7 @@ class Emitter {
 
   const ir::Function& fn_;
   const ir::ParforStmt& p_;
+  const EmitOptions& opts_;
   GpuKernel k_;
   std::string body_;  ///< the __global__ function's body as it is built
   int depth_ = 1;

@@ -75,8 +75,9 @@ struct HostCopy {
 
 }  // namespace
 
-Executable::Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts)
-    : program_(std::move(program)), binary_(std::move(binary)), opts_(opts), host_(program_) {
+Executable::Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts,
+                       const CudaOptions& cuda)
+    : program_(std::move(program)), binary_(std::move(binary)), opts_(opts), cuda_(cuda), host_(program_, cuda) {
   const ir::Function& f = *program_->function;
   const auto stored = arrays_written(f.body);  // through array bindings too
   for (std::size_t i = 0; i < f.params.size(); ++i)
@@ -92,10 +93,10 @@ const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
     const std::vector<std::string> names = program_->entries();
     // PTX for compute_XY runs on XY and newer; an older device needs its own compilation.
     if (arch != binary_.arch && std::atoi(arch.c_str() + 3) < std::atoi(binary_.arch.c_str() + 3)) {
-      const Binary own = compile_source(program_->source(), program_->function->name, arch, opts_);
-      slot = std::make_unique<gpu::Module>(dev, own.arch, own.cubin, own.ptx, names, load_us);
+      const Binary own = compile_source(program_->source(), program_->function->name, arch, opts_, true, cuda_.lineinfo);
+      slot = std::make_unique<gpu::Module>(dev, own.arch, own.cubin, own.ptx, names, load_us, cuda_.block_size);
     } else {
-      slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us);
+      slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us, cuda_.block_size);
     }
   }
   return *slot;

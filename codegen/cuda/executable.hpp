@@ -17,7 +17,7 @@ namespace kiln::codegen::cuda {
 
 class Executable {
  public:
-  Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts);
+  Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts, const CudaOptions& cuda);
 
   /// kiln's calling convention; argv[nparams] is a `const ArgMemory*` or null. Returns the status code.
   std::int32_t call(void* const* args, void* result, KernelStatus* status);
@@ -30,6 +30,7 @@ class Executable {
   std::shared_ptr<const Program> program_;
   Binary binary_;
   CodegenOptions opts_;
+  CudaOptions cuda_;
   HostProgram host_;
   std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
   std::mutex mutex_;           // guards modules_

@@ -46,21 +46,10 @@ struct Frame {
 using ExprFn = std::function<Value(Frame&)>;
 using StmtFn = std::function<void(Frame&)>;
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
-/// KILN_CUDA_WAVES: cap 1-d elementwise grids at this many device-filling waves (0: no cap). Measured on an
-/// H200 (docs/gpu.md): unrolled kernels stream fastest uncapped (4 iterations per thread), kernels without
-/// unrolling (KILN_CUDA_UNROLL=1) with 8 waves of long-lived blocks.
-int waves(int unroll) {
-  static const int w = [] {
-    const char* s = std::getenv("KILN_CUDA_WAVES");
-    return s && *s ? std::max(0, std::atoi(s)) : -1;
-  }();
-  return w >= 0 ? w : unroll > 1 ? 0 : 8;
-}
+/// The cap on 1-d elementwise grids in device-filling waves (0: no cap): CudaOptions::waves if set. Measured
+/// on an H200 (docs/gpu.md): unrolled kernels stream fastest uncapped (4 iterations per thread), kernels
+/// without unrolling (KILN_CUDA_UNROLL=1) with 8 waves of long-lived blocks.
+int wave_cap(int setting, int unroll) { return setting >= 0 ? setting : unroll > 1 ? 0 : 8; }
 
 [[noreturn]] void fail(CallState& c, std::int32_t code, const std::string& message) {
   c.status->code = code;
@@ -164,7 +153,8 @@ struct HostProgram::Impl {
   StmtFn body;
   ExprFn result;
   int result_array = -1;
-  bool sync_each = env_flag("KILN_CUDA_SYNC");
+  bool sync_each = false;  ///< CudaOptions::sync_each_launch
+  int waves = -1;          ///< CudaOptions::waves
 
   const std::string& kernel_name() const { return prog->function->name; }
 
@@ -508,7 +498,7 @@ StmtFn HostProgram::Impl::parfor(const ir::ParforStmt& p) {
     // Plain 1-d elementwise kernels take the compact block (runtime/cuda/module.hpp); tiled stencils and
     // 2-d/3-d kernels keep the occupancy API's, whose rows their tiles are shaped from.
     const bool compact = rank == 1 && gk->strategy == Strategy::Elementwise && !gk->stencil_columns;
-    const Geometry g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, waves(gk->unroll),
+    const Geometry g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves, gk->unroll),
                                 gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
     c.pending.push_back(main.name);
@@ -564,9 +554,12 @@ StmtFn HostProgram::Impl::parfor(const ir::ParforStmt& p) {
 
 // ---- HostProgram --------------------------------------------------------------------------------------
 
-HostProgram::HostProgram(std::shared_ptr<const Program> program) : impl_(std::make_unique<Impl>()) {
+HostProgram::HostProgram(std::shared_ptr<const Program> program, const CudaOptions& opts)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.prog = std::move(program);
+  m.sync_each = opts.sync_each_launch;
+  m.waves = opts.waves;
   const ir::Function& f = *m.prog->function;
   for (const auto& p : f.params) m.param_slots.push_back(p->type.is_array() ? m.array_slot(p.get()) : m.scalar_slot(p.get()));
   m.body = m.stmt(f.body);

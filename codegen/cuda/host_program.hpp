@@ -53,7 +53,7 @@ struct KernelFailed {
 class HostProgram {
  public:
   /// Throws CompileError for statements the host cannot run.
-  explicit HostProgram(std::shared_ptr<const Program> program);
+  HostProgram(std::shared_ptr<const Program> program, const CudaOptions& opts);
   ~HostProgram();
   HostProgram(const HostProgram&) = delete;
   HostProgram& operator=(const HostProgram&) = delete;

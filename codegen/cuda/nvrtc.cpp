@@ -46,6 +46,8 @@ std::string file_identity(const std::string& file) {
 
 /// The identity of the NVRTC that load() would open, found as the dynamic loader would look (without its
 /// cache file): LD_LIBRARY_PATH, then the usual directories. Empty when not found.
+/// (KILN_NVRTC and LD_LIBRARY_PATH are read here and in load(), not with the code-generation settings in
+/// frontend/settings.cpp: they say where a library is, not what code to make.)
 std::string locate() {
   std::vector<std::string> dirs;
   if (const char* p = std::getenv("LD_LIBRARY_PATH")) {
@@ -167,7 +169,7 @@ std::string nvrtc_identity() {
 }
 
 Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                      bool kiln_float_rules) {
+                      bool kiln_float_rules, bool lineinfo) {
   const Nvrtc& api = nvrtc();
   const auto t0 = std::chrono::steady_clock::now();
   ProgramGuard guard{api};
@@ -182,7 +184,7 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
     options.push_back("--fmad=false");  // a*b+c rounds twice, as written and as the interpreter does
   }
   if (opts.opt_level < 3) options.push_back("--ptxas-options=-O" + std::to_string(std::max(0, opts.opt_level)));
-  if (const char* l = std::getenv("KILN_CUDA_LINEINFO"); l && *l && *l != '0') options.push_back("-lineinfo");
+  if (lineinfo) options.push_back("-lineinfo");
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
   const nvrtcResult r = api.nvrtcCompileProgram(guard.prog, static_cast<int>(argv.size()), argv.data());

@@ -18,10 +18,11 @@ struct Binary {
 
 /// Compiles `source` for `arch` ("sm_90"). With kiln_float_rules, fast_math selects --use_fast_math and
 /// otherwise floats are not contracted (--fmad=false), so results round as the interpreter's do; without,
-/// NVRTC's defaults apply (for hand-written code). Throws CompileError carrying the numbered source and
-/// NVRTC's log on failure, DeviceError when NVRTC cannot be loaded.
+/// NVRTC's defaults apply (for hand-written code). `lineinfo` adds -lineinfo (CudaOptions::lineinfo).
+/// Throws CompileError carrying the numbered source and NVRTC's log on failure, DeviceError when NVRTC
+/// cannot be loaded.
 Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                      bool kiln_float_rules = true);
+                      bool kiln_float_rules = true, bool lineinfo = false);
 
 /// "13.0"; throws DeviceError when NVRTC cannot be loaded.
 std::string nvrtc_version();

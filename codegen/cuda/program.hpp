@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codegen/cuda/cuda_options.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cuda {
@@ -23,35 +24,9 @@ inline constexpr int kMaxReduceBlocks = 1024;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
-/// Iterations of the innermost grid-stride loop a thread runs per round (KILN_CUDA_UNROLL, default 4): with
-/// __restrict__ pointers their loads are in flight together, which a memory-bound kernel needs to reach
-/// the bandwidth of the device. 1 turns unrolling and __restrict__ off.
-int unroll_factor();
-
-/// How elementwise parfors that read arrays at the index plus small constant offsets (stencils) are emitted
-/// (emit_stencil.cpp). Each warp takes `rounds` runs of 32 consecutive elements of the contiguous axis
-/// (lane l computes element 32 u + l of its warp's strip) and, in 2-d and higher parfors, `rows` consecutive
-/// rows; every window element is loaded once into a register and neighbours come from other lanes.
-enum class StencilMode : std::uint8_t {
-  Off,      ///< plain grid-stride loops (every neighbour is a load of its own)
-  Shuffle,  ///< neighbours through warp shuffles (slower than plain loads on an H200: kept to compare)
-  Shared,   ///< neighbours through a per-warp shared-memory tile (the default)
-};
-struct StencilSettings {
-  /// Shared: measured on an H200 (docs/gpu.md), jacobi2d 16384^2 0.563 ms against 0.868 ms with plain loads
-  /// and 1.401 ms with shuffles; smooth1d 0.296 / 0.316 / 0.338 ms.
-  StencilMode mode = StencilMode::Shared;
-  int rows = 4;    ///< KILN_CUDA_STENCIL_ROWS (1-16): rows per thread when the stencil reaches across rows
-  int rounds = 4;  ///< KILN_CUDA_STENCIL_ROUNDS (1-16, default the unroll factor): 32-element runs per warp
-};
-/// KILN_CUDA_STENCIL=shuffle|shared|off, KILN_CUDA_STENCIL_ROWS, KILN_CUDA_STENCIL_ROUNDS (read once).
-const StencilSettings& stencil_settings();
-/// Replaces them for later emissions (tests and benchmarks compare the forms in one process; not meant to
-/// race with a compilation on another thread). ValueError for rows or rounds outside [1, 16].
-void set_stencil_settings(const StencilSettings& settings);
 /// Every setting that changes the emitted CUDA ("unroll=4;stencil=shuffle;rows=4;rounds=4"): a cached binary
 /// is only valid for the emission that produced it, so the disk cache keys on this.
-std::string emission_settings();
+std::string emission_settings(const EmitOptions& opts);
 
 /// The arrays `s` may write: those it stores to, and every array a binding it stores through may name
 /// (followed through every bind in `s`, wherever it is: a time loop's buffers are written through

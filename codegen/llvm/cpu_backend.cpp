@@ -9,12 +9,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "codegen/llvm/emitter.hpp"
 #include "codegen/llvm/host_target.hpp"
 #include "codegen/llvm/jit.hpp"
 #include "codegen/llvm/optimize.hpp"
+#include "codegen/target_options.hpp"
+#include "kiln/config.hpp"
 #include "kiln/error.hpp"
+#include "runtime/cache/entry.hpp"
 
 namespace kiln::codegen::cpu {
 namespace {
@@ -28,19 +32,19 @@ std::string module_text(const llvm::Module& m) {
 
 }  // namespace
 
-std::string host_target_description() {
+std::string host_target_description(const CpuOptions& opts) {
   const detail::HostTarget& h = detail::host_target();
   // Objects built with libmvec call its functions, so its availability is part of the description too.
-  return h.triple + ";" + h.cpu + ";" + h.features + (detail::libmvec_available() ? ";libmvec" : "") +
+  return h.triple + ";" + h.cpu + ";" + detail::target_features(opts) + (detail::libmvec_available() ? ";libmvec" : "") +
          (detail::libmvec_235_available() ? ";libmvec-2.35" : "") +
-         (h.llvm_options.empty() ? "" : ";llvm-options=" + h.llvm_options);
+         (opts.llvm_options.empty() ? "" : ";llvm-options=" + opts.llvm_options);
 }
 
-ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) {
+ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu) {
   const detail::LlvmUse use(f.name);
   const auto start = std::chrono::steady_clock::now();
   const int opt_level = std::clamp(opts.opt_level, 0, 3);
-  std::unique_ptr<llvm::TargetMachine> tm = detail::make_host_target_machine(opt_level);
+  std::unique_ptr<llvm::TargetMachine> tm = detail::make_host_target_machine(opt_level, cpu);
   // A context per compilation: LLVM contexts are not thread-safe, and this keeps compilations independent.
   llvm::LLVMContext context;
   llvm::Module m(f.name.empty() ? "kiln_kernel" : f.name, context);
@@ -56,7 +60,7 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts) 
 
   detail::optimize(m, *tm, opt_level);
   ObjectCode out;
-  if (opts.keep_llvm_ir) out.llvm_ir = module_text(m);
+  if (cpu.keep_llvm_ir || cpu.dump_llvm) out.llvm_ir = module_text(m);
   out.object = detail::emit_object(m, *tm);
   out.codegen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -67,12 +71,54 @@ CompiledKernel load_object(const std::string& object, std::string_view debug_nam
   return detail::jit_load(object, debug_name);
 }
 
-CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts) {
-  ObjectCode obj = compile_to_object(f, opts);
+CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu) {
+  ObjectCode obj = compile_to_object(f, opts, cpu);
   CompiledKernel k = load_object(obj.object, f.name);
   k.llvm_ir = std::move(obj.llvm_ir);
   k.codegen_ms = obj.codegen_ms;
   return k;
 }
 
+namespace {
+
+/// The CPU target: a relocatable object per kernel, which is what the disk cache stores ("object").
+class CpuBackend final : public Backend {
+ public:
+  std::optional<CacheIdentity> cache_identity(const TargetOptions& opts) const override {
+    return CacheIdentity{host_target_description(opts.cpu), KILN_LLVM_VERSION, "", false};
+  }
+
+  CompiledKernel compile(const ir::Function& f, const TargetOptions& opts,
+                         std::vector<cache::Blob>& payloads) const override {
+    // Object and load separately (what cpu::compile does), keeping the object for the disk cache.
+    ObjectCode obj = compile_to_object(f, opts.common, opts.cpu);
+    CompiledKernel code = load_object(obj.object, f.name);
+    code.llvm_ir = std::move(obj.llvm_ir);
+    code.codegen_ms = obj.codegen_ms;
+    payloads.push_back(cache::Blob{"object", std::move(obj.object)});
+    if (opts.cpu.dump_llvm)
+      std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", f.name.c_str(), code.llvm_ir.c_str());
+    return code;
+  }
+
+  CompiledKernel load(const cache::Entry& e, std::string_view kernel, const LowerFn&,
+                      const TargetOptions&) const override {
+    const cache::Blob* obj = e.payload("object");
+    if (!obj) throw CacheError("the entry has no \"object\" payload");
+    return load_object(obj->data, kernel);
+  }
+};
+
+}  // namespace
+
 }  // namespace kiln::codegen::cpu
+
+namespace kiln::codegen::detail {
+
+const Backend& cpu_backend() {
+  // Never destroyed: a kernel may be compiled while the process exits (docs/architecture.md, "Exit").
+  static const Backend& backend = *new cpu::CpuBackend();
+  return backend;
+}
+
+}  // namespace kiln::codegen::detail

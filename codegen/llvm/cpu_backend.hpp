@@ -6,29 +6,31 @@
 #include <string_view>
 
 #include "codegen/backend.hpp"
+#include "codegen/llvm/cpu_options.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cpu {
 
-/// The host as code generation sees it: target triple, CPU name and feature string. Part of cache keys.
-std::string host_target_description();
+/// The host as code generation with `opts` sees it: target triple, CPU name, feature string (with
+/// opts.features) and LLVM options. Part of cache keys.
+std::string host_target_description(const CpuOptions& opts = {});
 
 /// A relocatable object for the host, exporting one symbol `kiln_entry` with kiln's calling convention.
 struct ObjectCode {
   std::string object;    ///< ELF relocatable bytes
-  std::string llvm_ir;   ///< optimized LLVM IR, if CodegenOptions::keep_llvm_ir
+  std::string llvm_ir;   ///< optimized LLVM IR, if CpuOptions::keep_llvm_ir
   double codegen_ms = 0; ///< emission + optimization + machine-code generation
 };
 
 /// Emits, optimizes (new pass manager, O0..O3, host CPU and features) and compiles `f`.
 /// Throws CompileError carrying the LLVM IR if the LLVM verifier rejects the module.
-ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts);
+ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu = {});
 
 /// Links an object produced by compile_to_object into the process-wide JIT, in a JITDylib of its own that
 /// is released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
 CompiledKernel load_object(const std::string& object, std::string_view debug_name);
 
 /// compile_to_object followed by load_object.
-CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts);
+CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu = {});
 
 }  // namespace kiln::codegen::cpu

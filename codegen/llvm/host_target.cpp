@@ -51,9 +51,6 @@ HostTarget describe_host() {
   const bool avx512 = h.features.find("+avx512f") != std::string::npos;
   if (avx512 && std::find(std::begin(kClockDropping), std::end(kClockDropping), h.cpu) == std::end(kClockDropping))
     h.features.append(",-prefer-256-bit");
-  // Later entries win in LLVM's feature strings, so these override what the host reported.
-  if (const char* extra = std::getenv("KILN_CPU_FEATURES"); extra && *extra) h.features.append(",").append(extra);
-  if (const char* options = std::getenv("KILN_LLVM_OPTIONS")) h.llvm_options = options;
   return h;
 }
 
@@ -130,14 +127,19 @@ void apply_llvm_options(const std::string& options) {
 
 }  // namespace
 
-std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level) {
+std::string target_features(const CpuOptions& opts) {
+  const std::string& host = host_target().features;
+  return opts.features.empty() ? host : host + "," + opts.features;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts) {
   // Registered only here: describing the host and linking cached objects need no target (a cache hit's
   // start-up stays small).
-  static const bool registered = [] {
+  static const bool registered = [&opts] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     vectorize_remainders();
-    apply_llvm_options(host_target().llvm_options);
+    apply_llvm_options(opts.llvm_options);
     return true;
   }();
   (void)registered;
@@ -152,7 +154,7 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level) {
   // Position-independent small-model code: the JIT linker builds GOT/PLT stubs for calls into libm, libmvec
   // and the runtime, which may be mapped anywhere in the address space.
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      host.triple, host.cpu, host.features, llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
+      host.triple, host.cpu, target_features(opts), llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
   if (!tm) throw CompileError("kiln CPU backend: cannot create a target machine for " + host.cpu, "");
   return tm;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/llvm/cpu_options.hpp"
+
 namespace llvm {
 class TargetMachine;
 }
@@ -16,18 +18,19 @@ struct HostTarget {
   std::string triple;
   std::string cpu;
   std::string features;  ///< "+avx2,+fma,-avx512f,...", sorted so it is stable across runs
-  /// Developer knobs, for measuring code-generation choices on a given CPU (both are part of the cache key):
-  /// KILN_CPU_FEATURES is appended to `features` (e.g. "-prefer-256-bit"), KILN_LLVM_OPTIONS holds LLVM
-  /// command-line options applied once per process (e.g. "-force-vector-interleave=1").
-  std::string llvm_options;
 };
 
 /// Registers the native target with LLVM (once, thread-safe) and describes the host.
 const HostTarget& host_target();
 
-/// A fresh TargetMachine for the host. TargetMachines are not shared between threads, so every
-/// compilation makes its own.
-std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level);
+/// The host's feature string with CpuOptions::features appended (later entries win in LLVM's feature strings,
+/// so these override what the host reported).
+std::string target_features(const CpuOptions& opts);
+
+/// A fresh TargetMachine for the host with `opts`' features. TargetMachines are not shared between threads,
+/// so every compilation makes its own. The first call applies opts.llvm_options, which LLVM keeps for the
+/// whole process.
+std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts);
 
 /// Exit-time compilation. LLVM makes some of its process-wide state lazily, in function-local statics of its
 /// code generator and JIT linker, and exit() destroys such state in reverse order of its making, interleaved

@@ -21,7 +21,8 @@ struct Loaded {
 Loaded load() {
   Loaded l;
   // KILN_CUDA_DRIVER names a libcuda explicitly (for tests and unusual installs); the soname is what the
-  // driver package installs.
+  // driver package installs. (Read here, where the library is opened, not with the code-generation settings
+  // in frontend/settings.cpp: it says where a library is, not what code to make.)
   const char* names[] = {std::getenv("KILN_CUDA_DRIVER"), "libcuda.so.1", "libcuda.so"};
   void* lib = nullptr;
   std::string tried;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include "kiln/error.hpp"
@@ -10,17 +9,6 @@
 
 namespace kiln::gpu {
 namespace {
-
-/// KILN_CUDA_BLOCK_SIZE: a multiple of 32 in [32, 1024], or 0 (use the occupancy API).
-int block_size_override() {
-  static const int v = [] {
-    const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE");
-    if (!s || !*s) return 0;
-    const int n = std::atoi(s);
-    return (n >= 32 && n <= 1024 && n % 32 == 0) ? n : 0;
-  }();
-  return v;
-}
 
 /// The smallest block size from 128 up (in steps of 32) whose resident threads per SM equal those of
 /// `block` (the occupancy API's choice); `block` itself if none is smaller.
@@ -40,7 +28,7 @@ int compact_block_size(CUfunction fn, int block, const std::string& name) {
 }  // namespace
 
 Module::Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
-               const std::vector<std::string>& names, double* load_us)
+               const std::vector<std::string>& names, double* load_us, int block_size)
     : dev_(&dev) {
   const auto t0 = std::chrono::steady_clock::now();
   const DriverApi& d = driver();
@@ -66,7 +54,7 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
     int max_block = 0;
     check(d.cuFuncGetAttribute(&max_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn), "attributes of kernel " + n);
     f.max_block_size = max_block;
-    const int o = block_size_override();
+    const int o = block_size;
     f.block_size = o ? std::min(o, max_block) : block;
     f.block_size = std::max(32, f.block_size / 32 * 32);
     f.compact_block_size = o ? f.block_size : compact_block_size(f.fn, f.block_size, n);

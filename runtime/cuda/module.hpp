@@ -28,8 +28,10 @@ class Module {
  public:
   /// Loads the CUBIN when it was built for this device's architecture, else JIT-compiles the PTX (a newer
   /// device than the compiler knew). `names` are the kernels to look up. `load_us` receives the time spent.
+  /// `block_size` (a multiple of 32, else 0): the block size of every function instead of the occupancy
+  /// API's choice (codegen's CudaOptions::block_size, KILN_CUDA_BLOCK_SIZE).
   Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
-         const std::vector<std::string>& names, double* load_us = nullptr);
+         const std::vector<std::string>& names, double* load_us = nullptr, int block_size = 0);
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   ~Module();

@@ -1,0 +1,56 @@
+// Settings of the CUDA backend that only it understands (docs/gpu.md lists the KILN_CUDA_* variables that
+// frontend/settings.cpp reads into them). No CUDA header: the driver builds them in every build.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::codegen::cuda {
+
+/// How elementwise parfors that read arrays at the index plus small constant offsets (stencils) are emitted
+/// (emit_stencil.cpp). Each warp takes `rounds` runs of 32 consecutive elements of the contiguous axis
+/// (lane l computes element 32 u + l of its warp's strip) and, in 2-d and higher parfors, `rows` consecutive
+/// rows; every window element is loaded once into a register and neighbours come from other lanes.
+enum class StencilMode : std::uint8_t {
+  Off,      ///< plain grid-stride loops (every neighbour is a load of its own)
+  Shuffle,  ///< neighbours through warp shuffles (slower than plain loads on an H200: kept to compare)
+  Shared,   ///< neighbours through a per-warp shared-memory tile (the default)
+};
+struct StencilSettings {
+  /// Shared: measured on an H200 (docs/gpu.md), jacobi2d 16384^2 0.563 ms against 0.868 ms with plain loads
+  /// and 1.401 ms with shuffles; smooth1d 0.296 / 0.316 / 0.338 ms.
+  StencilMode mode = StencilMode::Shared;
+  int rows = 4;    ///< KILN_CUDA_STENCIL_ROWS (1-16): rows per thread when the stencil reaches across rows
+  int rounds = 4;  ///< KILN_CUDA_STENCIL_ROUNDS (1-16, default the unroll factor): 32-element runs per warp
+};
+
+/// What changes the emitted CUDA C (emit_program): a cached binary is only valid for the emission that
+/// produced it, so all of it is in the disk cache's key (emission_settings()).
+struct EmitOptions {
+  /// Iterations of the innermost grid-stride loop a thread runs per round (KILN_CUDA_UNROLL: 1, 2, 4 or 8):
+  /// with __restrict__ pointers their loads are in flight together, which a memory-bound kernel needs to
+  /// reach the bandwidth of the device. 1 turns unrolling, __restrict__ and the stencil forms off.
+  int unroll = 4;
+  /// KILN_CUDA_STENCIL=shuffle|shared|off, KILN_CUDA_STENCIL_ROWS, KILN_CUDA_STENCIL_ROUNDS. Rows and rounds
+  /// outside [1, 16] are a ValueError of emit_program.
+  StencilSettings stencil;
+};
+
+struct CudaOptions {
+  EmitOptions emit;
+  /// KILN_CUDA_ARCH ("sm_80"): the architecture to compile for; empty: the current device's (sm_90 without
+  /// one, for compile-only use as in CI).
+  std::string arch;
+  bool lineinfo = false;     ///< KILN_CUDA_LINEINFO: compile with -lineinfo (part of the cache key)
+  bool dump_source = false;  ///< KILN_DUMP_CUDA: print each compiled kernel's CUDA C to stderr
+  std::string keep_dir;      ///< KILN_CUDA_KEEP: keep <kernel>.cu, .ptx and .cubin in this directory
+  bool sync_each_launch = false;  ///< KILN_CUDA_SYNC: synchronize after every launch (errors name the kernel)
+  /// KILN_CUDA_WAVES: cap 1-d elementwise grids at this many device-filling waves (0: no cap); negative: the
+  /// default (no cap when unrolled, else 8).
+  int waves = -1;
+  /// KILN_CUDA_BLOCK_SIZE: threads per block of elementwise kernels, a multiple of 32 in [32, 1024]; 0: the
+  /// occupancy API's choice.
+  int block_size = 0;
+};
+
+}  // namespace kiln::codegen::cuda

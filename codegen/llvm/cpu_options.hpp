@@ -1,0 +1,19 @@
+// Settings of the CPU (LLVM) backend that only it understands. LLVM-free: the driver builds them.
+#pragma once
+
+#include <string>
+
+namespace kiln::codegen::cpu {
+
+struct CpuOptions {
+  bool keep_llvm_ir = false;  ///< keep the optimized LLVM IR text in the result (for tests and dumps)
+  bool dump_llvm = false;     ///< print the optimized LLVM IR to stderr (KILN_DUMP_LLVM)
+  /// Developer knobs, for measuring code-generation choices on a given CPU (both are part of the cache key):
+  /// `features` is appended to the host's feature string (KILN_CPU_FEATURES, e.g. "-prefer-256-bit");
+  /// `llvm_options` holds LLVM command-line options (KILN_LLVM_OPTIONS, e.g. "-force-vector-interleave=1"),
+  /// which LLVM keeps process-wide: the first compilation's apply to the whole process.
+  std::string features;
+  std::string llvm_options;
+};
+
+}  // namespace kiln::codegen::cpu

@@ -1,0 +1,154 @@
+// Every KILN_* variable that steers compilation is read here (frontend/settings.hpp says which are not).
+// Bad values are ignored as they always were: with a warning here (KILN_TARGET, KILN_BOUNDSCHECK,
+// KILN_CHECK) or where LLVM parses them (KILN_LLVM_OPTIONS, codegen/llvm/host_target.cpp), and the CUDA
+// tuning switches by falling back to their defaults (docs/gpu.md).
+#include "frontend/settings.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "kiln/config.hpp"
+
+namespace kiln {
+
+Target default_target() {
+  static const Target target = [] {
+    const Target fallback = KILN_HAVE_LLVM ? Target::cpu : Target::interpreter;
+    const char* v = std::getenv("KILN_TARGET");
+    if (!v || !*v) return fallback;
+    const std::string s = v;
+    if (s == "cpu") return Target::cpu;
+    if (s == "cuda") return Target::cuda;
+    if (s == "interpreter") return Target::interpreter;
+    std::fprintf(stderr, "kiln: warning: ignoring KILN_TARGET=%s (expected cpu, cuda or interpreter)\n", v);
+    return fallback;
+  }();
+  return target;
+}
+
+namespace {
+bool env_flag_once(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return false;
+  const std::string s = v;
+  if (s == "0") return false;
+  if (s == "1") return true;
+  std::fprintf(stderr, "kiln: warning: ignoring %s=%s (expected 0 or 1)\n", name, v);
+  return false;
+}
+}  // namespace
+
+bool default_boundscheck() {
+  static const bool on = env_flag_once("KILN_BOUNDSCHECK");
+  return on;
+}
+
+bool default_check() {
+  static const bool on = env_flag_once("KILN_CHECK");
+  return on;
+}
+
+}  // namespace kiln
+
+namespace kiln::detail {
+namespace {
+
+/// Set and neither empty nor "0" (the dump switches, read at each compilation so that a program may turn
+/// them on for one kernel).
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+std::string env_text(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+/// The environment's part of the CPU options that hold for the whole process.
+const codegen::cpu::CpuOptions& process_cpu_options() {
+  // Never destroyed (nor the CUDA options below): a kernel may be compiled while the process exits
+  // (docs/architecture.md, "Exit").
+  static const codegen::cpu::CpuOptions& options = *new codegen::cpu::CpuOptions([] {
+    codegen::cpu::CpuOptions o;
+    o.features = env_text("KILN_CPU_FEATURES");
+    o.llvm_options = env_text("KILN_LLVM_OPTIONS");
+    return o;
+  }());
+  return options;
+}
+
+/// Flags that compare the first character with '0', as the CUDA backend always read them ("0..." is off).
+bool env_flag_first_char(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && *v != '0';
+}
+
+/// The environment's part of the CUDA options that hold for the whole process: emission and launch tuning
+/// (docs/gpu.md). A value out of range falls back to the default.
+const codegen::cuda::CudaOptions& process_cuda_options() {
+  static const codegen::cuda::CudaOptions& options = *new codegen::cuda::CudaOptions([] {
+    codegen::cuda::CudaOptions o;
+    codegen::cuda::EmitOptions& e = o.emit;
+    if (const char* s = std::getenv("KILN_CUDA_UNROLL"); s && *s) {
+      const int v = std::atoi(s);
+      e.unroll = v == 1 || v == 2 || v == 4 || v == 8 ? v : 4;
+    }
+    codegen::cuda::StencilSettings& st = e.stencil;
+    st.rounds = e.unroll;
+    if (const char* m = std::getenv("KILN_CUDA_STENCIL"); m && *m) {
+      const std::string v = m;
+      if (v == "off" || v == "0") st.mode = codegen::cuda::StencilMode::Off;
+      else if (v == "shuffle") st.mode = codegen::cuda::StencilMode::Shuffle;
+      else if (v == "shared") st.mode = codegen::cuda::StencilMode::Shared;  // anything else: the default
+    }
+    auto number = [](const char* name, int fallback) {
+      const char* s = std::getenv(name);
+      const int v = s && *s ? std::atoi(s) : fallback;
+      return v >= 1 && v <= 16 ? v : fallback;
+    };
+    st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
+    st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
+    if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
+    if (const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE"); s && *s) {
+      const int n = std::atoi(s);
+      o.block_size = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
+    }
+    return o;
+  }());
+  return options;
+}
+
+}  // namespace
+
+codegen::cuda::CudaOptions cuda_options() {
+  codegen::cuda::CudaOptions o = process_cuda_options();
+  if (const char* a = std::getenv("KILN_CUDA_ARCH"); a && std::string(a).rfind("sm_", 0) == 0) o.arch = a;
+  o.lineinfo = env_flag_first_char("KILN_CUDA_LINEINFO");
+  o.dump_source = env_flag("KILN_DUMP_CUDA");
+  o.keep_dir = env_text("KILN_CUDA_KEEP");
+  o.sync_each_launch = env_flag("KILN_CUDA_SYNC");
+  return o;
+}
+
+codegen::TargetOptions target_options(const Options& opts) {
+  codegen::TargetOptions t;
+  t.common.opt_level = opts.opt_level;
+  t.common.fast_math = opts.fast_math;
+  t.cpu = process_cpu_options();
+  t.cpu.keep_llvm_ir = opts.keep_llvm_ir;
+  t.cpu.dump_llvm = env_flag("KILN_DUMP_LLVM");
+  t.cuda = cuda_options();
+  return t;
+}
+
+bool wants_compiler_output(const Options& opts) {
+  return opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM") || env_flag("KILN_DUMP_IR");
+}
+
+bool print_diagnostics() { return env_flag("KILN_DIAGNOSTICS"); }
+
+}  // namespace kiln::detail

@@ -1,0 +1,33 @@
+// The KILN_* environment variables that steer compilation, read here (frontend/settings.cpp) and nowhere
+// else; below the frontend, code generation gets them through codegen::TargetOptions. Not here: the disk
+// cache's own (runtime/cache/config.cpp, and KILN_LOG in runtime/cache/compile_log.cpp), the runtime's
+// (KILN_NUM_THREADS in runtime/parallel.cpp; KILN_CUDA_DEVICE and KILN_CUDA_HEAP_MB in runtime/cuda/context.cpp,
+// read when the device context is made), the variables that say where libraries are (KILN_NVRTC,
+// KILN_CUDA_DRIVER: finding a library is not a code-generation setting), and the pass pipeline's dumps
+// (KILN_DUMP_IR, KILN_DUMP_DOT in passes/pipeline.cpp).
+#pragma once
+
+#include "codegen/target_options.hpp"
+#include "kiln/options.hpp"
+
+namespace kiln::detail {
+
+/// What the backend of `opts.target` is told: `opts`' code-generation options and the environment's. Read
+/// once per process: KILN_CPU_FEATURES and KILN_LLVM_OPTIONS (LLVM keeps its options for the process), and
+/// the CUDA tuning switches (KILN_CUDA_UNROLL, KILN_CUDA_STENCIL, _ROWS, _ROUNDS, KILN_CUDA_WAVES,
+/// KILN_CUDA_BLOCK_SIZE). Read at each call, so that a program (or a test) may change them between
+/// compilations: the dumps (KILN_DUMP_LLVM, KILN_DUMP_CUDA), KILN_CUDA_ARCH, KILN_CUDA_LINEINFO,
+/// KILN_CUDA_KEEP and KILN_CUDA_SYNC.
+codegen::TargetOptions target_options(const Options& opts);
+
+/// The CUDA part of target_options() (also for tools that compile CUDA without a kiln::Options).
+codegen::cuda::CudaOptions cuda_options();
+
+/// Whether a compilation must run the compiler even if the code is cached: its output was asked for
+/// (Options::keep_llvm_ir, KILN_DUMP_LLVM, KILN_DUMP_IR), and only a compilation produces it.
+bool wants_compiler_output(const Options& opts);
+
+/// KILN_DIAGNOSTICS: print each compiled signature's report to stderr.
+bool print_diagnostics();
+
+}  // namespace kiln::detail
