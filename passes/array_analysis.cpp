@@ -377,61 +377,41 @@ class Analysis {
   /// reads arrays of those shapes.) Nothing outside the kernel can tell the difference, and the facts of
   /// the check then hold for s too, which lets fusion see s's space as equal to the others.
   static bool check_may_precede(const Stmt& s, const VarSet& reads, const VarSet& loaded) {
+    for (const VarSet& changed : {declared_in(s), assigned_vars(s)})
+      for (const VarNode* v : changed)
+        if (reads.count(v)) return false;
     struct Scan : IRVisitor {
-      const VarSet& reads;
       const VarSet& loaded;
       bool ok = true;
-      Scan(const VarSet& r, const VarSet& l) : reads(r), loaded(l) {}
+      explicit Scan(const VarSet& l) : loaded(l) {}
       void write(const Var& array) { ok &= array->kind == VarKind::Local && !loaded.count(array.get()); }
-      void define(const Var& v) { ok &= !reads.count(v.get()); }
       void extents(const std::vector<Expr>& shape) {
         for (const Expr& e : shape) ok &= nonnegative(e);
       }
       void visit(const CheckStmt&) override { ok = false; }
-      void visit(const LetStmt& l) override {
-        define(l.var);
-        IRVisitor::visit(l);
-      }
-      void visit(const AssignStmt& a) override {
-        define(a.var);
-        IRVisitor::visit(a);
-      }
       void visit(const StoreStmt& st) override {
         write(st.array);
         IRVisitor::visit(st);
       }
       void visit(const AllocateStmt& a) override {
-        define(a.array);
         extents(a.shape);
         IRVisitor::visit(a);
       }
       void visit(const MapStmt& m) override {
         write(m.target);
-        if (m.allocate) {
-          define(m.target);
-          extents(m.shape);
-        }
+        if (m.allocate) extents(m.shape);
         IRVisitor::visit(m);
       }
-      void visit(const ReduceStmt& r) override {
-        define(r.result);
-        IRVisitor::visit(r);
-      }
       void visit(const ReduceAxisStmt& r) override {
-        define(r.target);
         extents(r.shape);
         IRVisitor::visit(r);
       }
       void visit(const StencilStmt& st) override {
         write(st.target);
-        if (st.allocate) {
-          define(st.target);
-          extents(st.shape);
-        }
+        if (st.allocate) extents(st.shape);
         IRVisitor::visit(st);
       }
-      void visit(const BindStmt& b) override { define(b.target); }
-    } scan(reads, loaded);
+    } scan(loaded);
     scan.walk(s);
     return scan.ok;
   }
