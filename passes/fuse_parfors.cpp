@@ -317,7 +317,7 @@ class Fuser {
     std::vector<ArrayReduction> ars = p.array_reductions;
     ars.insert(ars.end(), c.array_reductions.begin(), c.array_reductions.end());
     out.parfor = make_parfor(p.indices, p.begins, p.ends, make_block(std::move(body)), std::move(reds), std::move(ars),
-                             joined_origin(p.origin, c.origin));
+                             loops::joined_origin(p.origin, c.origin));
     std::vector<int> both = ids(ps);
     for (int id : ids(cs)) both.push_back(id);
     remember(out.parfor, std::move(both));
@@ -327,21 +327,6 @@ class Fuser {
     if (!moved.empty()) text += ")";
     ctx_.note(Topic::fusion, text);
     return out;
-  }
-
-  /// "exp at f.cpp:3 | sum at f.cpp:3", each origin once (" + " would be ambiguous: "a + b" is an origin).
-  static std::string joined_origin(const std::string& a, const std::string& b) {
-    if (b.empty() || a == b) return a;
-    if (a.empty()) return b;
-    const std::string sep = loops::kOriginSeparator;
-    size_t start = 0;
-    while (start <= a.size()) {
-      size_t end = a.find(sep, start);
-      if (end == std::string::npos) end = a.size();
-      if (a.compare(start, end - start, b) == 0) return a;
-      start = end + sep.size();
-    }
-    return a + sep + b;
   }
 };
 

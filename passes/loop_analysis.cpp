@@ -198,6 +198,20 @@ std::string origin_text(const ParforStmt& p) {
   return p.origin.substr(0, p.origin.find(sep)) + " and " + std::to_string(parts - 1) + " more fused with it";
 }
 
+std::string joined_origin(const std::string& a, const std::string& b) {
+  if (b.empty() || a == b) return a;
+  if (a.empty()) return b;
+  const std::string sep = kOriginSeparator;
+  size_t start = 0;
+  while (start <= a.size()) {
+    size_t end = a.find(sep, start);
+    if (end == std::string::npos) end = a.size();
+    if (a.compare(start, end - start, b) == 0) return a;
+    start = end + sep.size();
+  }
+  return a + sep + b;
+}
+
 std::string space_text(const ParforStmt& p) {
   std::string s = "(";
   for (size_t d = 0; d < p.indices.size(); ++d)

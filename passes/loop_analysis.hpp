@@ -68,6 +68,9 @@ std::vector<ir::Stmt> statements(const ir::Stmt& body);
 /// Separates the origins of fused parfors in their origin ("exp at f.cpp:3 | sum at f.cpp:3").
 inline constexpr const char* kOriginSeparator = " | ";
 
+/// The origin of a parfor fused from parfors of origins `a` and `b`: "exp at f.cpp:3 | sum at f.cpp:3", each
+/// origin once (" + " would be ambiguous: "a + b" is an origin).
+std::string joined_origin(const std::string& a, const std::string& b);
 /// A parfor's origin for notes: "prange at f.cpp:3", or "a parfor" when it has none; for a parfor fused
 /// from more than two, the first origin and how many more.
 std::string origin_text(const ir::ParforStmt& p);
