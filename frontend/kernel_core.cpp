@@ -49,6 +49,7 @@ struct Variant {
   // run again only if the lowered IR or the report is asked for.
   std::string report_head, report_timing;
   ir::Function traced;  ///< kept until `lowering` is known
+  passes::PipelineOptions pipeline;  ///< the passes that made this code (e.g. bounds checks), to describe them
   mutable std::once_flag lowering_once;
   mutable std::optional<LoweringReport> lowering;
 
@@ -56,7 +57,7 @@ struct Variant {
     std::call_once(lowering_once, [this] {
       if (lowering) return;
       try {
-        lowering = describe_lowering(traced);
+        lowering = describe_lowering(traced, pipeline);
       } catch (const std::exception& e) {
         lowering = LoweringReport{"", std::string("passes: not available: ") + e.what() + "\n"};
       }
@@ -361,7 +362,10 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->report_head = "kernel " + r.signature + " on " + std::string(name_of(opts.target)) + "\n";
   v->report_timing = "compile: " + std::string(timing);
   if (built.lowering) v->lowering = built.lowering;
-  else v->traced = std::move(traced);
+  else {
+    v->traced = std::move(traced);
+    v->pipeline = pipeline_options(opts);
+  }
   if (print_diagnostics()) std::fprintf(stderr, "=== kiln diagnostics ===\n%s", v->report().c_str());
 
   const Variant* out = v.get();

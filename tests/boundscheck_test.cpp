@@ -489,6 +489,25 @@ TEST(BoundsCheck, TheModeIsPartOfTheCacheKey) {
   EXPECT_THROW(again(x, y, 5), IndexError);
 }
 
+// A checked kernel whose code came from the cache (a second kernel object) describes the checked code: its
+// diagnostics run the passes again with the kernel's own options.
+TEST(BoundsCheck, DiagnosticsOfCachedCheckedCodeShowTheChecks) {
+  if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend: nothing is cached";
+  auto make = [] {
+    return jit("described", [](Array<double> x, Array<double> y, Array<std::int64_t> k) {
+      prange(k.shape(0), [&](Int i) { y[i] = x[k[i]]; });
+    }, mode(Target::cpu, true));
+  };
+  std::vector<double> x(4, 1.0), y(4);
+  std::vector<std::int64_t> k{0, 1, 2, 3};
+  auto first = make();
+  first(x, y, k);
+  auto second = make();
+  second(x, y, k);
+  ASSERT_NE(compile_history().back().cache, CacheSource::miss);
+  EXPECT_CONTAINS(second.lowered_ir(), "out of range for axis 0 of array 'x'");
+}
+
 TEST(BoundsCheck, AnIndexReadFromAnArrayIsCheckedAfterTheArrayIsWritten) {
   // The check of x[idx[n - 1]] reads idx: no pass may move it above the loop that fills idx.
   auto make = [](const Options& o) {
