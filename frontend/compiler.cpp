@@ -30,7 +30,7 @@ passes::PipelineOptions pipeline_options(const Options& opts) { return passes::P
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts, const codegen::TargetOptions& topts) {
   CompiledVariant out;
   const auto t0 = std::chrono::steady_clock::now();
-  out.lowered = passes::run_pipeline(traced, &out.report, pipeline_options(opts));
+  out.lowered = passes::run_pipeline(traced, &out.report, with_pipeline_dumps(pipeline_options(opts)));
   out.passes_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.code = codegen::backend_for(opts.target).compile(out.lowered, topts, out.payloads);
   return out;
@@ -170,7 +170,7 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
   try {
     const codegen::LowerFn lower = [&] {
       const auto t0 = Clock::now();
-      ir::Function lowered = passes::run_pipeline(traced, nullptr, pipeline_options(opts));
+      ir::Function lowered = passes::run_pipeline(traced, nullptr, with_pipeline_dumps(pipeline_options(opts)));
       passes_us = us_since(t0);
       return lowered;
     };
@@ -188,7 +188,7 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
 
 LoweringReport describe_lowering(const ir::Function& traced, const passes::PipelineOptions& popts) {
   passes::PipelineReport report;
-  const ir::Function lowered = passes::run_pipeline(traced, &report, popts);
+  const ir::Function lowered = passes::run_pipeline(traced, &report, with_pipeline_dumps(popts));
   return lowering_report(lowered, report);
 }
 

@@ -145,6 +145,12 @@ codegen::TargetOptions target_options(const Options& opts) {
   return t;
 }
 
+passes::PipelineOptions with_pipeline_dumps(passes::PipelineOptions popts) {
+  popts.dump_ir = env_flag("KILN_DUMP_IR");
+  popts.dot_dir = env_flag("KILN_DUMP_DOT") ? env_text("KILN_DUMP_DOT") : "";
+  return popts;
+}
+
 bool wants_compiler_output(const Options& opts) {
   return opts.keep_llvm_ir || env_flag("KILN_DUMP_LLVM") || env_flag("KILN_DUMP_IR");
 }

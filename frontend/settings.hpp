@@ -1,14 +1,15 @@
 // The KILN_* environment variables that steer compilation, read here (frontend/settings.cpp) and nowhere
-// else; below the frontend, code generation gets them through codegen::TargetOptions. Not here: the disk
-// cache's own (runtime/cache/config.cpp, and KILN_LOG in runtime/cache/compile_log.cpp), the runtime's
-// (KILN_NUM_THREADS in runtime/parallel.cpp; KILN_CUDA_DEVICE and KILN_CUDA_HEAP_MB in runtime/cuda/context.cpp,
-// read when the device context is made), the variables that say where libraries are (KILN_NVRTC,
-// KILN_CUDA_DRIVER: finding a library is not a code-generation setting), and the pass pipeline's dumps
-// (KILN_DUMP_IR, KILN_DUMP_DOT in passes/pipeline.cpp).
+// else; below the frontend, code generation gets them through codegen::TargetOptions and the passes through
+// passes::PipelineOptions. Not here: the disk cache's own (runtime/cache/config.cpp, and KILN_LOG in
+// runtime/cache/compile_log.cpp), the runtime's (KILN_NUM_THREADS in runtime/parallel.cpp; KILN_CUDA_DEVICE
+// and KILN_CUDA_HEAP_MB in runtime/cuda/context.cpp, read when the device context is made), and the variables
+// that say where libraries are (KILN_NVRTC in codegen/cuda/nvrtc.cpp, KILN_CUDA_DRIVER in
+// runtime/cuda/driver.cpp: finding a library is not a code-generation setting).
 #pragma once
 
 #include "codegen/target_options.hpp"
 #include "kiln/options.hpp"
+#include "passes/pipeline.hpp"
 
 namespace kiln::detail {
 
@@ -22,6 +23,11 @@ codegen::TargetOptions target_options(const Options& opts);
 
 /// The CUDA part of target_options() (also for tools that compile CUDA without a kiln::Options).
 codegen::cuda::CudaOptions cuda_options();
+
+/// `popts` with the dumps the environment asks for: KILN_DUMP_IR (set and not "0": the IR after each pass)
+/// and KILN_DUMP_DOT (a directory, not "0": the fused parfor graph). Read at each call, so that a program
+/// may turn them on for one kernel.
+passes::PipelineOptions with_pipeline_dumps(passes::PipelineOptions popts);
 
 /// Whether a compilation must run the compiler even if the code is cached: its output was asked for
 /// (Options::keep_llvm_ir, KILN_DUMP_LLVM, KILN_DUMP_IR), and only a compilation produces it.

@@ -9,112 +9,17 @@
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "kiln/abi.hpp"
+#include "passes/early_checks.hpp"
+#include "passes/extent_classes.hpp"
 
 namespace kiln::passes {
 namespace {
 
 using namespace kiln::ir;
 
-/// An extent in canonical form: value(atom) + k. Atom 0 is the constant 0, so {0, k} is the constant k.
-struct Lin {
-  int atom;
-  std::int64_t k;
-};
-
-Lin shifted(Lin l, std::int64_t d) { return {l.atom, l.k + d}; }
-
-/// Union-find over atoms with offsets: value(x) == value(parent[x]) + offset[x]; each class root carries a
-/// lower bound of its value. Copyable: a scope takes a snapshot and restores it when its facts expire.
-class Classes {
- public:
-  Classes() { add(nullptr); }
-
-  /// The atom for `e` (structurally equal expressions share one).
-  int atom(const Expr& e) {
-    for (size_t a = 1; a < atoms_.size(); ++a)
-      if (equal(atoms_[a], e)) return static_cast<int>(a);
-    const int a = add(e);
-    if (const auto* d = dyn<DimExpr>(e)) {
-      lower_[static_cast<size_t>(a)] = 0;  // extents are never negative
-      if (d->array->type.unit_dim(d->axis)) unite({a, 0}, {0, 1});  // the signature fixes it at 1
-    }
-    return a;
-  }
-  const Expr& expr(int a) const { return atoms_[static_cast<size_t>(a)]; }
-  int size() const { return static_cast<int>(atoms_.size()); }
-
-  /// l in terms of its class root.
-  Lin root(Lin l) {
-    const size_t a = static_cast<size_t>(l.atom);
-    if (parent_[a] == l.atom) return l;
-    const Lin r = root({parent_[a], offset_[a]});
-    parent_[a] = r.atom;
-    offset_[a] = r.k;
-    return {r.atom, r.k + l.k};
-  }
-
-  bool same(Lin a, Lin b) {
-    const Lin ra = root(a), rb = root(b);
-    return ra.atom == rb.atom && ra.k == rb.k;
-  }
-  std::optional<std::int64_t> exact(Lin l) {
-    const Lin r = root(l);
-    if (r.atom == 0) return r.k;
-    return std::nullopt;
-  }
-  std::optional<std::int64_t> lower(Lin l) {
-    const Lin r = root(l);
-    if (r.atom == 0) return r.k;
-    const auto& lb = lower_[static_cast<size_t>(r.atom)];
-    if (!lb) return std::nullopt;
-    return *lb + r.k;
-  }
-  void at_least(Lin l, std::int64_t c) {
-    const Lin r = root(l);
-    if (r.atom == 0) return;
-    auto& lb = lower_[static_cast<size_t>(r.atom)];
-    lb = std::max(lb.value_or(c - r.k), c - r.k);
-  }
-
-  /// Records value(a) == value(b). Returns false when the classes already say otherwise.
-  bool unite(Lin a, Lin b) {
-    Lin ra = root(a), rb = root(b);
-    if (ra.atom == rb.atom) return ra.k == rb.k;
-    if (rb.atom == 0 || (ra.atom != 0 && rb.atom < ra.atom)) std::swap(ra, rb);  // the constant, or the older, roots
-    // value(ra.atom) + ra.k == value(rb.atom) + rb.k: hang rb.atom below ra.atom.
-    const size_t child = static_cast<size_t>(rb.atom);
-    parent_[child] = ra.atom;
-    offset_[child] = ra.k - rb.k;
-    if (const auto lb = lower_[child]) at_least({ra.atom, ra.k - rb.k}, *lb);
-    return true;
-  }
-
-  /// The members of l's class as (atom, offset such that value(l) == value(atom) + offset).
-  std::vector<std::pair<int, std::int64_t>> members(Lin l) {
-    const Lin r = root(l);
-    std::vector<std::pair<int, std::int64_t>> out;
-    for (int a = 0; a < size(); ++a) {
-      const Lin ra = root({a, 0});
-      if (ra.atom == r.atom) out.emplace_back(a, r.k - ra.k);
-    }
-    return out;
-  }
-
- private:
-  std::vector<Expr> atoms_;
-  std::vector<int> parent_;
-  std::vector<std::int64_t> offset_;
-  std::vector<std::optional<std::int64_t>> lower_;
-
-  int add(const Expr& e) {
-    const int a = static_cast<int>(atoms_.size());
-    atoms_.push_back(e);
-    parent_.push_back(a);
-    offset_.push_back(0);
-    lower_.push_back(std::nullopt);
-    return a;
-  }
-};
+using extents::Classes;
+using extents::Lin;
+using extents::shifted;
 
 /// e + k, folded.
 Expr plus(const Expr& e, std::int64_t k) {
@@ -152,6 +57,8 @@ class Analysis {
     else out.body = stmt(f_.body);
     if (!out.body) out.body = make_block({});
     if (out.result) out.result = rewrite(out.result, false);
+    for (auto& m : out.tuple)
+      if (m.scalar) m.scalar = rewrite(m.scalar, false);
     report_classes();
     return out;
   }
@@ -352,94 +259,8 @@ class Analysis {
 
   std::vector<Stmt> stmts(const std::vector<Stmt>& in) {
     std::vector<Stmt> out;
-    for (const Stmt& s : checks_early(in))
+    for (const Stmt& s : checks_early(in, ctx_))
       if (Stmt r = stmt(s)) out.push_back(std::move(r));
-    return out;
-  }
-
-  /// True if an extent is never negative by its form (so allocating it cannot fail).
-  static bool nonnegative(const Expr& e) {
-    if (dyn<DimExpr>(e)) return true;
-    if (const auto k = constant(e)) return *k >= 0;
-    const auto* b = dyn<BinaryExpr>(e);
-    if (!b) return false;
-    switch (b->op) {
-      case BinaryOp::Max: return nonnegative(b->a) || nonnegative(b->b);
-      case BinaryOp::Min: case BinaryOp::Add: case BinaryOp::Mul: return nonnegative(b->a) && nonnegative(b->b);
-      default: return false;
-    }
-  }
-
-  /// True if a check reading `reads` (and the elements of `loaded`) may run before s instead of after it:
-  /// s defines and assigns nothing the check reads, writes no array the caller can see nor one whose
-  /// elements the check reads (a bounds check's data-dependent index), checks nothing itself, and allocates only
-  /// extents that cannot be negative. (Its loads stay in bounds: the frontend checks shapes before it
-  /// reads arrays of those shapes.) Nothing outside the kernel can tell the difference, and the facts of
-  /// the check then hold for s too, which lets fusion see s's space as equal to the others.
-  static bool check_may_precede(const Stmt& s, const VarSet& reads, const VarSet& loaded) {
-    for (const VarSet& changed : {declared_in(s), assigned_vars(s)})
-      for (const VarNode* v : changed)
-        if (reads.count(v)) return false;
-    struct Scan : IRVisitor {
-      const VarSet& loaded;
-      bool ok = true;
-      explicit Scan(const VarSet& l) : loaded(l) {}
-      void write(const Var& array) { ok &= array->kind == VarKind::Local && !loaded.count(array.get()); }
-      void extents(const std::vector<Expr>& shape) {
-        for (const Expr& e : shape) ok &= nonnegative(e);
-      }
-      void visit(const CheckStmt&) override { ok = false; }
-      void visit(const StoreStmt& st) override {
-        write(st.array);
-        IRVisitor::visit(st);
-      }
-      void visit(const AllocateStmt& a) override {
-        extents(a.shape);
-        IRVisitor::visit(a);
-      }
-      void visit(const MapStmt& m) override {
-        write(m.target);
-        if (m.allocate) extents(m.shape);
-        IRVisitor::visit(m);
-      }
-      void visit(const ReduceAxisStmt& r) override {
-        extents(r.shape);
-        IRVisitor::visit(r);
-      }
-      void visit(const StencilStmt& st) override {
-        write(st.target);
-        if (st.allocate) extents(st.shape);
-        IRVisitor::visit(st);
-      }
-    } scan(loaded);
-    scan.walk(s);
-    return scan.ok;
-  }
-
-  /// The statements with each check moved up as far as check_may_precede allows (checks keep their order).
-  std::vector<Stmt> checks_early(const std::vector<Stmt>& in) {
-    std::vector<Stmt> out;
-    for (const Stmt& s : in) {
-      size_t at = out.size();
-      if (const auto* c = dyn<CheckStmt>(s)) {
-        VarSet reads, loaded;
-        for (const Var& v : free_vars(s)) reads.insert(v.get());
-        struct Loads : IRVisitor {
-          VarSet& loaded;
-          explicit Loads(VarSet& l) : loaded(l) {}
-          void visit(const LoadExpr& e) override {
-            loaded.insert(e.array.get());
-            IRVisitor::visit(e);
-          }
-        } loads(loaded);
-        loads.walk(s);
-        while (at > 0 && check_may_precede(out[at - 1], reads, loaded)) --at;
-        if (at < out.size())
-          ctx_.note("array_analysis: moved check `" + c->message.substr(0, c->message.find(':')) + "` before " +
-                    std::to_string(out.size() - at) + " statement(s) nobody outside the kernel can observe");
-      }
-      out.insert(out.begin() + static_cast<long>(at), s);
-    }
     return out;
   }
 

@@ -11,61 +11,23 @@
 #include "ir/builder.hpp"
 #include "ir/visitor.hpp"
 #include "kiln/abi.hpp"
+#include "passes/element_accesses.hpp"
 
 namespace kiln::passes {
 namespace {
 
 using namespace kiln::ir;
 
-Expr both(const Expr& a, const Expr& b) { return a ? (b ? make_binary(BinaryOp::And, a, b) : a) : b; }
+using bounds::Access;
+using bounds::accesses;
+using bounds::both;
+using bounds::negate;
+
 Expr either(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Or, a, b); }
-Expr negate(const Expr& a) { return make_unary(UnaryOp::Not, a); }
 Expr lt(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Lt, a, b); }
 Expr plus(const Expr& e, std::int64_t k) {
   if (k == 0) return e;
   return make_binary(BinaryOp::Add, e, make_i64(k));
-}
-
-/// An element access found in an expression: `array[indices]`, evaluated only when `guard` holds (null:
-/// always).
-struct Access {
-  Var array;
-  std::vector<Expr> indices;
-  Expr guard;
-};
-
-/// Accesses of `e` in evaluation order (an index's own loads before the load it indexes), each with the
-/// condition under which `&&`, `||` and select evaluate it.
-void accesses(const Expr& e, const Expr& guard, std::vector<Access>& out) {
-  switch (e->kind) {
-    case ExprKind::Load: {
-      const auto& l = e->as<LoadExpr>();
-      for (const Expr& i : l.indices) accesses(i, guard, out);
-      out.push_back({l.array, l.indices, guard});
-      return;
-    }
-    case ExprKind::Unary: return accesses(e->as<UnaryExpr>().a, guard, out);
-    case ExprKind::Cast: return accesses(e->as<CastExpr>().a, guard, out);
-    case ExprKind::Binary: {
-      const auto& b = e->as<BinaryExpr>();
-      accesses(b.a, guard, out);
-      if (b.op == BinaryOp::And) return accesses(b.b, both(guard, b.a), out);
-      if (b.op == BinaryOp::Or) return accesses(b.b, both(guard, negate(b.a)), out);
-      return accesses(b.b, guard, out);
-    }
-    case ExprKind::Select: {
-      const auto& s = e->as<SelectExpr>();
-      accesses(s.cond, guard, out);
-      accesses(s.a, both(guard, s.cond), out);
-      return accesses(s.b, both(guard, negate(s.cond)), out);
-    }
-    case ExprKind::Call:
-      for (const Expr& a : e->as<CallExpr>().args) accesses(a, guard, out);
-      return;
-    case ExprKind::Const:
-    case ExprKind::VarRef:
-    case ExprKind::Dim: return;
-  }
 }
 
 /// What makes a check movable before its loop: `index + offset` indexes `array` along `axis`.
@@ -93,7 +55,8 @@ class Inserter {
     Function out = f_;
     for (const Var& p : f_.params) depth_[p.get()] = 0;
     std::vector<Stmt> body = list(as_list(f_.body));
-    if (f_.result) statement_level(f_.result, nullptr, body);  // the result is evaluated after the body
+    // The result is evaluated after the body.
+    for (const Expr& e : f_.result_exprs()) statement_level(e, nullptr, body);
     out.body = make_block(std::move(body));
     ctx_.note("insert_bounds_checks: " + std::to_string(inserted_) + " index check(s) inserted, " +
               std::to_string(hoisted_) + " of them made once before their loop; " + std::to_string(proven_) +
@@ -520,36 +483,5 @@ class Inserter {
 }  // namespace
 
 ir::Function insert_bounds_checks(const ir::Function& f, PassContext& ctx) { return Inserter(f, ctx).run(); }
-
-std::string check_message_names(const ir::Function& f) {
-  // Every array variable the IR mentions, in the visitor's order (parameters first), each once.
-  struct Arrays : IRVisitor {
-    using IRVisitor::visit;
-    std::unordered_set<const VarNode*> seen;
-    std::string names;
-    void add(const Var& v) {
-      if (v->type.is_array() && seen.insert(v.get()).second) names += v->name + '\n';
-    }
-    void visit(const LoadExpr& e) override {
-      add(e.array);
-      IRVisitor::visit(e);
-    }
-    void visit(const StoreStmt& s) override {
-      add(s.array);
-      IRVisitor::visit(s);
-    }
-    void visit(const MapStmt& s) override {
-      add(s.target);
-      IRVisitor::visit(s);
-    }
-    void visit(const StencilStmt& s) override {
-      add(s.target);
-      IRVisitor::visit(s);
-    }
-  } arrays;
-  for (const Var& p : f.params) arrays.add(p);
-  arrays.walk(f);
-  return arrays.names;
-}
 
 }  // namespace kiln::passes

@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 
 #include "ir/printer.hpp"
@@ -58,17 +56,6 @@ const std::vector<Pass>& pipeline() {
 
 namespace {
 
-bool dump_enabled() {
-  const char* v = std::getenv("KILN_DUMP_IR");
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
-/// The directory KILN_DUMP_DOT names, or "".
-std::string dot_dir() {
-  const char* v = std::getenv("KILN_DUMP_DOT");
-  return v && *v && std::strcmp(v, "0") != 0 ? v : "";
-}
-
 void dump(const char* stage, const ir::Function& f) {
   std::fprintf(stderr, "=== kiln: %s: IR after %s ===\n%s", f.name.c_str(), stage, ir::to_string(f).c_str());
 }
@@ -76,8 +63,7 @@ void dump(const char* stage, const ir::Function& f) {
 }  // namespace
 
 ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, const PipelineOptions& opts) {
-  const bool dumping = dump_enabled();
-  if (dumping) dump("trace", traced);
+  if (opts.dump_ir) dump("trace", traced);
   PassContext ctx;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
@@ -89,9 +75,9 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
     ir::verify_or_throw(f, std::string("after pass ") + p.name);
     const auto t1 = std::chrono::steady_clock::now();
     if (report) report->timings.push_back({p.name, std::chrono::duration<double, std::micro>(t1 - t0).count()});
-    if (dumping) dump(p.name, f);
+    if (opts.dump_ir) dump(p.name, f);
   }
-  if (const std::string dir = dot_dir(); !dir.empty()) write_parfor_dot(dir, f.name, ctx.parfors);
+  if (!opts.dot_dir.empty()) write_parfor_dot(opts.dot_dir, f.name, ctx.parfors);
   if (report) {
     report->notes = std::move(ctx.notes);
     report->parfors = std::move(ctx.parfors);

@@ -9,17 +9,19 @@
 
 namespace kiln::passes {
 
-/// What kiln::Options asks of the passes (the rest of the options concern code generation).
+/// What the passes are asked: by kiln::Options (the rest of the options concern code generation) and by
+/// the dump switches, which the frontend reads from the environment (frontend/settings.hpp).
 struct PipelineOptions {
   bool boundscheck = false;  ///< insert_bounds_checks runs: every element access of the kernel is checked
+  bool dump_ir = false;      ///< print the IR before the first pass and after each pass to stderr
+  std::string dot_dir{};     ///< not empty: write the fused parfor graph to dot_dir/<kernel>.dot
 };
 
 /// The passes, in the order they run.
 const std::vector<Pass>& pipeline();
 
-/// Runs every pass, verifying the IR after each one; with KILN_DUMP_IR set, prints the IR before the
-/// first pass and after each pass to stderr; with KILN_DUMP_DOT=dir, writes the fused parfor graph to
-/// dir/<kernel>.dot (passes/report.hpp). Throws TraceError for user errors a pass finds (e.g. a racy
+/// Runs every pass, verifying the IR after each one, and dumps what `opts` asks for (the graph through
+/// passes/report.hpp). Throws TraceError for user errors a pass finds (e.g. a racy
 /// write in a prange) and ir::IRError if a pass produced malformed IR. Passes marked boundscheck_only run
 /// only when `opts.boundscheck` is set.
 ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report = nullptr, const PipelineOptions& opts = {});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -14,6 +15,8 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 #include "kiln/kiln.hpp"
 
@@ -894,6 +897,25 @@ TEST(Diagnostics, DumpIREnvironmentVariable) {
   k(std::int64_t{1});
   ::unsetenv("KILN_DUMP_IR");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// The dump switches are read by the frontend at each compilation and handed to the passes in their options.
+TEST(Diagnostics, DumpSwitchesReachThePassesAtEachCompilation) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kiln-dot-frontend-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto k = jit("dot_dumped", [](Int n) { return n + 1; }, interp());
+  ::setenv("KILN_DUMP_IR", "0", 1);  // "0" means off
+  ::setenv("KILN_DUMP_DOT", dir.c_str(), 1);
+  testing::internal::CaptureStderr();
+  const std::int64_t r = k(std::int64_t{1});
+  const std::string err = testing::internal::GetCapturedStderr();
+  ::unsetenv("KILN_DUMP_DOT");
+  ::unsetenv("KILN_DUMP_IR");
+  EXPECT_EQ(r, 2);
+  EXPECT_EQ(err, "");
+  EXPECT_TRUE(std::filesystem::exists(dir / "dot_dumped.dot")) << dir / "dot_dumped.dot";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

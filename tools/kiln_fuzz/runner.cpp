@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "codegen/llvm/cpu_backend.hpp"
+#include "frontend/settings.hpp"
 #include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
@@ -75,7 +76,7 @@ std::optional<Failure> check(const Program& p, std::uint64_t seed, bool every_pa
   ir::Function opt;
   try {
     // KILN_BOUNDSCHECK=1 fuzzes the bounds-checked mode: its checks must never fire on these in-bounds programs.
-    opt = passes::run_pipeline(f, nullptr, passes::PipelineOptions{kiln::default_boundscheck()});
+    opt = passes::run_pipeline(f, nullptr, detail::with_pipeline_dumps(passes::PipelineOptions{kiln::default_boundscheck()}));
   } catch (const std::exception& e) {
     return fail("pipeline", std::string("the pass pipeline threw: ") + e.what());
   }
@@ -157,7 +158,7 @@ std::optional<Failure> check_out_of_bounds(const Program& p, std::uint64_t seed)
 
   ir::Function checked;
   try {
-    checked = passes::run_pipeline(f, nullptr, passes::PipelineOptions{true});
+    checked = passes::run_pipeline(f, nullptr, detail::with_pipeline_dumps(passes::PipelineOptions{true}));
   } catch (const std::exception& e) {
     return fail(std::string("the pass pipeline threw: ") + e.what(), f);
   }
