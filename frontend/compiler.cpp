@@ -51,6 +51,8 @@ std::string encode_variant(const VariantCode& v) {
   cache::ByteWriter w;
   w.u32(v.written);
   w.u32(static_cast<std::uint32_t>(v.result_rank));
+  w.u32(static_cast<std::uint32_t>(v.member_ranks.size()));
+  for (int rank : v.member_ranks) w.u32(static_cast<std::uint32_t>(rank));
   w.u32(v.access.loaded);
   w.u32(v.access.stored);
   for (std::uint32_t bits : v.access.before) w.u32(bits);
@@ -62,6 +64,9 @@ bool decode_variant(std::string_view data, VariantCode& v) {
   cache::ByteReader r(data);
   v.written = r.u32();
   v.result_rank = static_cast<int>(r.u32());
+  const std::uint32_t members = r.u32();
+  if (members > static_cast<std::uint32_t>(ir::kMaxResults)) return false;
+  for (std::uint32_t i = 0; i < members; ++i) v.member_ranks.push_back(static_cast<int>(r.u32()));
   v.access.loaded = r.u32();
   v.access.stored = r.u32();
   for (std::uint32_t& bits : v.access.before) bits = r.u32();
@@ -152,8 +157,18 @@ std::shared_ptr<VariantCode> from_compiled(CompiledVariant& c) {
     for (std::size_t i = 0; i < c.lowered.params.size(); ++i)
       if (c.lowered.params[i].get() == a) v->written |= 1u << i;
   v->result_rank = c.lowered.result_array ? c.lowered.result_array->type.rank : 0;
+  for (const auto& m : c.lowered.tuple) v->member_ranks.push_back(m.array ? m.array->type.rank : 0);
   v->access = ir::argument_access(c.lowered);
   return v;
+}
+
+/// True if the payload's result ranks are the traced kernel's: the caller adopts arrays by these ranks.
+bool describes_results(const VariantCode& v, const ir::Function& traced) {
+  if (v.result_rank != (traced.result_array ? traced.result_array->type.rank : 0)) return false;
+  if (v.member_ranks.size() != traced.tuple.size()) return false;
+  for (std::size_t i = 0; i < traced.tuple.size(); ++i)
+    if (v.member_ranks[i] != (traced.tuple[i].array ? traced.tuple[i].array->type.rank : 0)) return false;
+  return true;
 }
 
 /// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded). A DeviceError (no
@@ -165,6 +180,10 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
   const cache::Blob* variant = e.payload(kVariantPayload);
   if (!variant || !decode_variant(variant->data, *v)) {
     store.discard(e.key, "no valid \"kiln.variant\" payload");
+    return nullptr;
+  }
+  if (!describes_results(*v, traced)) {
+    store.discard(e.key, "its \"kiln.variant\" payload describes other results than the kernel returns");
     return nullptr;
   }
   try {

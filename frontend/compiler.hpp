@@ -43,6 +43,7 @@ struct VariantCode {
   codegen::CompiledKernel code;
   std::uint32_t written = 0;  ///< bit i: the kernel stores to (array) parameter i
   int result_rank = 0;        ///< rank of an array result, 0 otherwise
+  std::vector<int> member_ranks;  ///< a tuple result: each member's rank (0: a scalar); empty otherwise
   ir::ArgumentAccess access;  ///< which overlaps of array arguments the kernel could observe (call-time check)
 };
 

@@ -1,5 +1,6 @@
 // The non-template half of kiln::Kernel: argument checking, the per-signature table, and compilation
 // (trace -> passes -> backend).
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -41,6 +42,7 @@ struct Variant {
   codegen::CompiledKernel code;  ///< a copy of shared->code, one indirection closer for dispatch
   std::uint32_t written = 0;  ///< bit i: the kernel stores to array parameter i
   int result_rank = 0;
+  std::vector<int> member_ranks;  ///< a tuple result: each member's rank (0: a scalar)
   std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
   std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
   std::vector<std::string> locations;  ///< this kernel's source positions, for `{@k}` in check messages
@@ -261,7 +263,7 @@ int KernelCore::options_id(const Options& o) {
   return static_cast<int>(all.size() - 1);
 }
 
-int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result) {
+int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks) {
   Impl& m = *impl_;
   if (nargs != m.params.size()) {
     std::string list;
@@ -331,6 +333,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     ir::throw_status(status.code, "kernel '" + m.name + "': " + ir::resolve_locations(status.message, v->locations));
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
   m.last.store(v, std::memory_order_release);
+  if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
   return v->result_rank;
 }
 
@@ -353,6 +356,7 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->code = built.code->code;
   v->written = built.code->written;
   v->result_rank = built.code->result_rank;
+  v->member_ranks = built.code->member_ranks;
 
   // Diagnostics: what the passes did and where the time went.
   const CompileRecord& r = built.record;
@@ -423,15 +427,14 @@ void set_result(const TracedValue& v) {
   ctx.set_result(v.read().expr);
 }
 
-void set_result_array(const ArrayHandle& a) {
-  TraceContext& ctx = TraceContext::active("a kernel result");
+namespace {
+
+/// The array a kernel hands to its caller for `a`: `a` itself if the kernel allocated it and does not
+/// return it already, else a copy (the caller's memory must not be handed over, nor one buffer twice).
+ir::Var returned_array(TraceContext& ctx, const ArrayHandle& a) {
   ctx.check_array(a, "return");
   ctx.begin_statement();
-  if (a.var->kind == ir::VarKind::Local) {
-    ctx.set_result_array(a.var);
-    return;
-  }
-  // Returning a parameter returns a copy: the caller's memory must not be handed over.
+  if (a.var->kind == ir::VarKind::Local && !ctx.returns_array(a.var.get())) return a.var;
   std::vector<ir::Expr> shape;
   std::vector<ir::Var> idx;
   std::vector<ir::Expr> lo, refs;
@@ -444,8 +447,27 @@ void set_result_array(const ArrayHandle& a) {
   const ir::Var copy = ctx.new_array(a.var->type.elem, a.rank, a.var->name + "_copy", {});
   ctx.emit(ir::make_allocate(copy, shape));
   ctx.emit(ir::make_parfor(idx, lo, shape, ir::make_block({ir::make_store(copy, refs, ir::make_load(a.var, refs))}), {},
-                           "copy of returned parameter " + a.var->name));
-  ctx.set_result_array(copy);
+                           "copy of returned " + std::string(a.var->kind == ir::VarKind::Local ? "array " : "parameter ") +
+                               a.var->name));
+  return copy;
+}
+
+}  // namespace
+
+void set_result_array(const ArrayHandle& a) {
+  TraceContext& ctx = TraceContext::active("a kernel result");
+  ctx.set_result_array(returned_array(ctx, a));
+}
+
+void add_result_member(const TracedValue& v) {
+  TraceContext& ctx = TraceContext::active("a kernel result");
+  ctx.begin_statement();
+  ctx.add_result_member({v.read().expr, nullptr});
+}
+
+void add_result_member_array(const ArrayHandle& a) {
+  TraceContext& ctx = TraceContext::active("a kernel result");
+  ctx.add_result_member({nullptr, returned_array(ctx, a)});
 }
 
 }  // namespace kiln::detail

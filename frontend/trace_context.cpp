@@ -274,6 +274,7 @@ ir::Function TraceContext::finish() {
   f.body = ir::make_block(std::move(scopes_.front().stmts));
   f.result = result_;
   f.result_array = result_array_;
+  f.tuple = tuple_;
   f.locations = locations_;
   if (!f.locations.empty()) f.body = LocationReferences(f.locations).mutate(f.body);
   return f;

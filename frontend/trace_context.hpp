@@ -100,6 +100,14 @@ class TraceContext {
   std::uint64_t root_scope() const { return scopes_.front().id; }
   void set_result(ir::Expr e) { result_ = std::move(e); }
   void set_result_array(ir::Var a) { result_array_ = std::move(a); }
+  /// Appends a member to a tuple result.
+  void add_result_member(ir::ResultMember m) { tuple_.push_back(std::move(m)); }
+  /// Whether the array `a` is already a member of the tuple result (the caller would own it twice).
+  bool returns_array(const ir::VarNode* a) const {
+    for (const auto& m : tuple_)
+      if (m.array.get() == a) return true;
+    return false;
+  }
 
   /// Completes the trace: the root block, the parameters and the result.
   ir::Function finish();
@@ -112,6 +120,7 @@ class TraceContext {
   TracedValue* live_ = nullptr;  ///< intrusive list of enrolled (volatile) values
   ir::Expr result_;
   ir::Var result_array_;
+  std::vector<ir::ResultMember> tuple_;
   TraceContext* previous_;
 
   void flush(Scope& s);

@@ -628,6 +628,12 @@ void interpret(const Function& f, void* const* args, void* result) {
   StmtFn body = c.stmt(f.body);
   ExprFn res = f.result ? c.expr(f.result) : ExprFn();
   const int res_array = f.result_array ? c.array_slot(f.result_array.get()) : -1;
+  std::vector<ExprFn> member_fns;
+  std::vector<int> member_arrays;
+  for (const auto& m : f.tuple) {
+    member_fns.push_back(m.scalar ? c.expr(m.scalar) : ExprFn());
+    member_arrays.push_back(m.array ? c.array_slot(m.array.get()) : -1);
+  }
 
   Frame fr;
   fr.scalars.resize(c.num_scalars());
@@ -643,14 +649,26 @@ void interpret(const Function& f, void* const* args, void* result) {
     }
   }
   body(fr);
+  auto give_array = [&](int slot, void* to) {
+    ArrayDesc& out = *static_cast<ArrayDesc*>(to);
+    out = fr.arrays[slot];
+    for (auto& o : fr.owned)
+      if (o.get() == out.data) o.release();  // ownership passes to the caller
+  };
   if (res) {
     const Value v = res(fr);
     std::memcpy(result, &v, static_cast<size_t>(size_of(f.result->type)));
   } else if (res_array >= 0) {
-    ArrayDesc& out = *static_cast<ArrayDesc*>(result);
-    out = fr.arrays[res_array];
-    for (auto& o : fr.owned)
-      if (o.get() == out.data) o.release();  // ownership passes to the caller
+    give_array(res_array, result);
+  }
+  // Every scalar member is evaluated before any array is handed over, so an evaluation error frees them all.
+  std::vector<Value> values(f.tuple.size());
+  for (size_t i = 0; i < f.tuple.size(); ++i)
+    if (member_fns[i]) values[i] = member_fns[i](fr);
+  void* const* outs = static_cast<void* const*>(result);
+  for (size_t i = 0; i < f.tuple.size(); ++i) {
+    if (member_fns[i]) std::memcpy(outs[i], &values[i], static_cast<size_t>(size_of(f.tuple[i].scalar->type)));
+    else give_array(member_arrays[i], outs[i]);
   }
 }
 

@@ -30,10 +30,22 @@ class Printer {
     out += ")";
     if (f.result) out += " -> " + std::string(name_of(f.result->type));
     if (f.result_array) out += " -> " + to_string(f.result_array->type);
+    if (f.returns_tuple()) {
+      out += " -> (";
+      for (size_t i = 0; i < f.tuple.size(); ++i)
+        out += (i ? ", " : "") + (f.tuple[i].scalar ? std::string(name_of(f.tuple[i].scalar->type)) : to_string(f.tuple[i].array->type));
+      out += ")";
+    }
     out += " {\n";
     block_body(f.body, 1);
     if (f.result) line(1, "return " + expr(f.result));
     if (f.result_array) line(1, "return " + name(f.result_array));
+    if (f.returns_tuple()) {
+      std::string members;
+      for (size_t i = 0; i < f.tuple.size(); ++i)
+        members += (i ? ", " : "") + (f.tuple[i].scalar ? expr(f.tuple[i].scalar) : name(f.tuple[i].array));
+      line(1, "return (" + members + ")");
+    }
     out += "}\n";
   }
 

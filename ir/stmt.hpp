@@ -264,14 +264,27 @@ const T* dyn(const Stmt& s) {
   return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;
 }
 
-/// A traced kernel: parameters, a body, and an optional result (a scalar expression evaluated after the
-/// body, or an array allocated by the body).
+/// One member of a tuple result: a scalar expression evaluated after the body, or an array the body
+/// allocated (exactly one of the two is set).
+struct ResultMember {
+  Expr scalar;
+  Var array;
+};
+
+/// The most members a tuple result may have (kiln/kernel.hpp checks it when the lambda is compiled).
+inline constexpr int kMaxResults = 8;
+
+/// A traced kernel: parameters, a body, and an optional result: a scalar expression evaluated after the
+/// body, an array allocated by the body, or a tuple of 2..kMaxResults such members. A tuple is returned
+/// through `result` pointing to `void* outs[n]`: member i is written to outs[i] (a scalar of
+/// its type, or an ArrayDesc the caller then owns), as a single result is written to `result` itself.
 struct Function {
   std::string name;
   std::vector<Var> params;
   Stmt body;
   Expr result;       ///< scalar result, or null
   Var result_array;  ///< array result, or null
+  std::vector<ResultMember> tuple;  ///< a tuple result (then result and result_array are null), or empty
   /// Source positions ("file.cpp:12") that check messages name as `{@k}` (k indexes this list). They stay out
   /// of the messages themselves, so that code compiled for a kernel serves the same kernel written on another
   /// line (the cache key ignores positions) and its errors still point at the caller's own source.
@@ -279,6 +292,22 @@ struct Function {
 
   bool returns_array() const { return result_array != nullptr; }
   bool returns_scalar() const { return result != nullptr; }
+  bool returns_tuple() const { return !tuple.empty(); }
+  /// Whether the caller receives the array `v`: the array result or an array member of the tuple.
+  bool returns(const VarNode* v) const {
+    if (v == result_array.get()) return v != nullptr;
+    for (const auto& m : tuple)
+      if (m.array.get() == v) return true;
+    return false;
+  }
+  /// The scalar result expressions the body's values must reach: the scalar result, the tuple's scalars.
+  std::vector<Expr> result_exprs() const {
+    std::vector<Expr> out;
+    if (result) out.push_back(result);
+    for (const auto& m : tuple)
+      if (m.scalar) out.push_back(m.scalar);
+    return out;
+  }
 };
 
 }  // namespace kiln::ir

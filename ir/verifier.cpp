@@ -36,10 +36,28 @@ class Verifier {
       if (f.result_array->kind != VarKind::Local) report("result array " + f.result_array->name + " is not allocated by the kernel");
     }
     if (f.result && f.result_array) report("function has both a scalar and an array result");
+    if (f.returns_tuple()) tuple(f);
     binding_lifetimes();
   }
 
  private:
+  void tuple(const Function& f) {
+    if (f.result || f.result_array) report("function has both a tuple and a single result");
+    if (f.tuple.size() < 2 || f.tuple.size() > static_cast<size_t>(kMaxResults))
+      report("a tuple result has " + std::to_string(f.tuple.size()) + " members (2.." + std::to_string(kMaxResults) + ")");
+    for (size_t i = 0; i < f.tuple.size(); ++i) {
+      const ResultMember& m = f.tuple[i];
+      const std::string what = "result member " + std::to_string(i);
+      if (!m.scalar == !m.array) report(what + " must be exactly one of a scalar and an array");
+      if (m.scalar) expr(m.scalar, "the " + what);
+      if (!m.array) continue;
+      if (!in_scope(m.array.get())) report(what + ": array " + m.array->name + " is not in scope");
+      if (m.array->kind != VarKind::Local) report(what + ": array " + m.array->name + " is not allocated by the kernel");
+      for (size_t j = 0; j < i; ++j)  // the caller owns each array once
+        if (f.tuple[j].array == m.array) report(what + ": array " + m.array->name + " is returned twice");
+    }
+  }
+
   struct ParforFrame {
     const ParforStmt* parfor;
     size_t scope_depth;  // variables defined at scopes below this depth are outside the parfor

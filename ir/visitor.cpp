@@ -44,6 +44,7 @@ void IRVisitor::walk(const Stmt& s) {
 void IRVisitor::walk(const Function& f) {
   walk(f.body);
   walk(f.result);
+  for (const auto& m : f.tuple) walk(m.scalar);
 }
 
 void IRVisitor::visit(const LoadExpr& e) {
@@ -157,6 +158,7 @@ Function IRMutator::mutate(const Function& f) {
   Function out = f;
   out.body = mutate(f.body);
   out.result = mutate(f.result);
+  for (auto& m : out.tuple) m.scalar = mutate(m.scalar);
   return out;
 }
 

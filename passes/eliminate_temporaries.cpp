@@ -141,11 +141,18 @@ class Eliminator {
   VarSet assigned_;
   VarSet bound_;  ///< arrays a binding may name: accessed through the binding too, so never a temporary
 
+  /// True if a scalar result (evaluated after the body) reads the array `v`.
+  bool reads_after_body(const VarNode* v) const {
+    for (const Expr& e : fn_.result_exprs())
+      if (uses(e, v)) return true;
+    return false;
+  }
+
   std::vector<Stmt> eliminate(std::vector<Stmt> list) {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* a = dyn<AllocateStmt>(list[k]);
-      if (!a || a->array == fn_.result_array) continue;
-      if (fn_.result && uses(fn_.result, a->array.get())) {  // read after the body, by the scalar result
+      if (!a || fn_.returns(a->array.get())) continue;
+      if (reads_after_body(a->array.get())) {
         ctx_.note(Topic::allocations, "kept " + a->array->name + ": the kernel's result reads it");
         continue;
       }

@@ -180,7 +180,7 @@ class Fuser : public IRMutator {
   }
 
   bool used_after(const std::vector<Stmt>& list, size_t from, const VarNode* v) const {
-    if (fn_.result_array.get() == v || bound_.count(v)) return true;
+    if (fn_.returns(v) || bound_.count(v)) return true;
     for (size_t j = from + 1; j < list.size(); ++j)
       if (uses(list[j], v)) return true;
     return false;

@@ -63,8 +63,12 @@ class Reuser {
   Function run() {
     Function out = fn_;
     out.body = rewrite(fn_.body);
-    if (out.result_array)
-      if (auto it = renamed_.find(out.result_array.get()); it != renamed_.end()) out.result_array = it->second;
+    auto renamed = [this](Var& a) {
+      if (a)
+        if (auto it = renamed_.find(a.get()); it != renamed_.end()) a = it->second;
+    };
+    renamed(out.result_array);
+    for (auto& m : out.tuple) renamed(m.array);
     return out;
   }
 
@@ -77,11 +81,25 @@ class Reuser {
   VarSet bound_;
   std::unordered_map<const VarNode*, Var> renamed_;  ///< arrays replaced by the array whose buffer they took
 
-  /// True if `v` holds the result: the result array or the array whose buffer the result took.
+  /// True if `v` holds a result: a result array (the single one or a tuple member) or the array whose
+  /// buffer it took.
   bool is_result(const VarNode* v) const {
-    if (!fn_.result_array) return false;
-    auto it = renamed_.find(fn_.result_array.get());
-    return (it == renamed_.end() ? fn_.result_array.get() : it->second.get()) == v;
+    auto holds = [&](const Var& a) {
+      if (!a) return false;
+      auto it = renamed_.find(a.get());
+      return (it == renamed_.end() ? a.get() : it->second.get()) == v;
+    };
+    if (holds(fn_.result_array)) return true;
+    for (const auto& m : fn_.tuple)
+      if (holds(m.array)) return true;
+    return false;
+  }
+
+  /// True if a scalar result, evaluated after the body (and not renamed here), reads the array `v`.
+  bool read_by_result(const VarNode* v) const {
+    for (const Expr& e : fn_.result_exprs())
+      if (uses(e, v)) return true;
+    return false;
   }
 
   /// Every block, innermost first: an array dead in a block gives its buffer to a later allocation there.
@@ -92,11 +110,12 @@ class Reuser {
   std::vector<Stmt> reuse(std::vector<Stmt> list) {
     for (size_t k = 0; k < list.size(); ++k) {
       const auto* b = dyn<AllocateStmt>(list[k]);
-      if (!b || !loops::stable_extents(b->shape, assigned_) || bound_.count(b->array.get())) continue;
+      if (!b || !loops::stable_extents(b->shape, assigned_) || bound_.count(b->array.get()) || read_by_result(b->array.get()))
+        continue;
       for (size_t m = 0; m < k; ++m) {
         const auto* a = dyn<AllocateStmt>(list[m]);
         if (!a || a->array->type != b->array->type || !same_extents(*a, *b) || is_result(a->array.get()) ||
-            bound_.count(a->array.get()))
+            read_by_result(a->array.get()) || bound_.count(a->array.get()))
           continue;
         const std::optional<std::string> how = dead_at(list, k, a->array.get(), b->array.get());
         if (!how) continue;

@@ -296,6 +296,8 @@ VarSet used_vars(const Function& f) {
   } u;
   u.walk(f);
   if (f.result_array) u.used.insert(f.result_array.get());
+  for (const auto& m : f.tuple)
+    if (m.array) u.used.insert(m.array.get());
   return std::move(u.used);
 }
 
@@ -411,7 +413,8 @@ ir::Function simplify(const ir::Function& f, PassContext&) {
   ir::Function cur = f;
   for (int i = 0; i < 8; ++i) {
     ir::Function next = simplify_once(cur);
-    const bool same = next.body == cur.body && next.result == cur.result;
+    bool same = next.body == cur.body && next.result == cur.result;
+    for (size_t m = 0; same && m < next.tuple.size(); ++m) same = next.tuple[m].scalar == cur.tuple[m].scalar;
     cur = std::move(next);
     if (same) break;
   }

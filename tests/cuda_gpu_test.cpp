@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <unistd.h>
 
 #include "codegen/cuda/arg_memory.hpp"
@@ -268,6 +270,33 @@ TEST_F(Gpu, ScalarAndArrayResultsComeBackToTheHost) {
     ASSERT_EQ(r.shape(), (std::vector<std::int64_t>{300, 7}));
     for (int i = 0; i < 2100; ++i) ASSERT_EQ(r[i], 2.0f * static_cast<float>(i));
   }
+}
+
+TEST_F(Gpu, TupleResultsComeBackToTheHost) {
+  auto stats = [](kiln::Array<double, 1> x) {
+    auto m = kiln::mean(x);
+    return std::tuple{m, kiln::sum(x * x) / x.size() - m * m, x - m, kiln::argmax(x), x > m};
+  };
+  auto gpu = kiln::jit("tuple_stats", stats, kiln::Options().on(kiln::Target::cuda));
+  auto ref = kiln::jit("tuple_stats", stats, kiln::Options().on(kiln::Target::interpreter));
+  std::vector<double> x(100003);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 7919) % 1009) * 0.25;
+  const auto [rm, rvar, rcentred, rat, rabove] = ref(x);
+  auto check = [&](const auto& got) {
+    const auto& [m, var, centred, at, above] = got;
+    EXPECT_NEAR(m, rm, 1e-9);
+    EXPECT_NEAR(var, rvar, 1e-6);
+    EXPECT_EQ(at, rat);
+    EXPECT_EQ(centred.to_vector(), rcentred.to_vector());
+    EXPECT_EQ(above.to_vector(), rabove.to_vector());
+  };
+  check(gpu(x));
+  check(gpu(kiln::to_device(x)));
+  auto range = kiln::jit("tuple_range", [](kiln::Array<float, 1> y) { return std::pair{kiln::min(y), kiln::max(y)}; },
+                         kiln::Options().on(kiln::Target::cuda));
+  const auto [lo, hi] = range(std::vector<float>{3.0f, -1.5f, 8.0f, 2.0f});
+  EXPECT_EQ(lo, -1.5f);
+  EXPECT_EQ(hi, 8.0f);
 }
 
 TEST_F(Gpu, DeviceArraysAreTypeChecked) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -153,9 +154,20 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     argv[i] = &device_descs[i];
   }
 
-  ArrayDesc device_result;
+  // The result's members (a single result is one; a tuple's `result` is `void* outs[n]`): scalars are
+  // written to the caller's outputs, arrays first to device descriptors and copied back below.
+  struct Returned {
+    ir::Var array;      ///< null for a scalar member
+    void* out;          ///< the caller's output
+    ArrayDesc device{};
+  };
+  std::vector<Returned> returned;
+  if (f.result || f.result_array) returned.push_back({f.result_array, result});
+  for (std::size_t i = 0; i < f.tuple.size(); ++i) returned.push_back({f.tuple[i].array, static_cast<void* const*>(result)[i]});
+  std::vector<void*> outs;
+  for (auto& r : returned) outs.push_back(r.array ? &r.device : r.out);
   try {
-    host_.run(call, argv.data(), f.returns_array() ? nullptr : result, &device_result);
+    host_.run(call, argv.data(), outs.data());
   } catch (const KernelFailed& failed) {
     call.synchronize(f.name);
     return failed.code;
@@ -184,18 +196,20 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     }
   }
 
-  std::unique_ptr<void, decltype(&std::free)> host_result(nullptr, &std::free);
-  ArrayDesc out_desc;
-  if (f.returns_array()) {
-    const int rank = f.result_array->type.rank;
-    const std::size_t bytes = static_cast<std::size_t>(element_count(device_result, rank) * size_of(f.result_array->type.elem));
+  using HostBuffer = std::unique_ptr<void, decltype(&std::free)>;
+  std::vector<HostBuffer> host_results;
+  std::vector<ArrayDesc> out_descs;
+  for (const auto& r : returned) {
+    if (!r.array) continue;
+    const int rank = r.array->type.rank;
+    const std::size_t bytes = static_cast<std::size_t>(element_count(r.device, rank) * size_of(r.array->type.elem));
     // Like kiln_rt_alloc: 64-byte aligned, at least one block, freed by the caller with std::free.
-    host_result.reset(std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64)));
-    if (!host_result) throw std::bad_alloc();
+    host_results.emplace_back(std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64)), &std::free);
+    if (!host_results.back()) throw std::bad_alloc();
     if (bytes > 0)
-      call.check(d.cuMemcpyDtoHAsync(host_result.get(), reinterpret_cast<CUdeviceptr>(device_result.data), bytes, stream),
-                 "copying the result array from the device");
-    out_desc = dense_like(device_result, rank, host_result.get());
+      call.check(d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream),
+                 "copying the result array " + r.array->name + " from the device");
+    out_descs.push_back(dense_like(r.device, rank, host_results.back().get()));
   }
   call.synchronize(f.name);
   for (const auto& [c, buf] : scatter) {
@@ -206,9 +220,11 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
       in += esize;
     });
   }
-  if (f.returns_array()) {
-    *static_cast<ArrayDesc*>(result) = out_desc;
-    host_result.release();
+  std::size_t next = 0;
+  for (const auto& r : returned) {
+    if (!r.array) continue;
+    *static_cast<ArrayDesc*>(r.out) = out_descs[next];
+    host_results[next++].release();
   }
   return 0;
 }

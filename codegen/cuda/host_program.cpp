@@ -151,8 +151,9 @@ struct HostProgram::Impl {
   int sites = 0;
   std::vector<int> param_slots;
   StmtFn body;
-  ExprFn result;
-  int result_array = -1;
+  /// The result's members in order (a single result is one): a scalar's function or an array's slot (-1).
+  std::vector<ExprFn> results;
+  std::vector<int> result_arrays;
   bool sync_each = false;  ///< CudaOptions::sync_each_launch
   int waves = -1;          ///< CudaOptions::waves
 
@@ -563,13 +564,17 @@ HostProgram::HostProgram(std::shared_ptr<const Program> program, const CudaOptio
   const ir::Function& f = *m.prog->function;
   for (const auto& p : f.params) m.param_slots.push_back(p->type.is_array() ? m.array_slot(p.get()) : m.scalar_slot(p.get()));
   m.body = m.stmt(f.body);
-  if (f.result) m.result = m.expr(f.result);
-  if (f.result_array) m.result_array = m.array_slot(f.result_array.get());
+  auto member = [&m](const ir::Expr& scalar, const ir::Var& array) {
+    m.results.push_back(scalar ? m.expr(scalar) : ExprFn());
+    m.result_arrays.push_back(array ? m.array_slot(array.get()) : -1);
+  };
+  if (f.result || f.result_array) member(f.result, f.result_array);
+  for (const auto& t : f.tuple) member(t.scalar, t.array);
 }
 
 HostProgram::~HostProgram() = default;
 
-void HostProgram::run(CallState& call, void* const* args, void* scalar_result, ArrayDesc* array_result) const {
+void HostProgram::run(CallState& call, void* const* args, void* const* outs) const {
   const Impl& m = *impl_;
   const ir::Function& f = *m.prog->function;
   Frame fr;
@@ -589,11 +594,14 @@ void HostProgram::run(CallState& call, void* const* args, void* scalar_result, A
     }
   }
   m.body(fr);
-  if (m.result) {
-    const Value v = m.result(fr);
-    std::memcpy(scalar_result, &v, static_cast<std::size_t>(size_of(f.result->type)));
-  } else if (m.result_array >= 0) {
-    *array_result = fr.arrays[static_cast<std::size_t>(m.result_array)];
+  for (std::size_t i = 0; i < m.results.size(); ++i) {
+    if (m.results[i]) {
+      const Value v = m.results[i](fr);
+      const DType t = f.result ? f.result->type : f.tuple[i].scalar->type;
+      std::memcpy(outs[i], &v, static_cast<std::size_t>(size_of(t)));
+    } else {
+      *static_cast<ArrayDesc*>(outs[i]) = fr.arrays[static_cast<std::size_t>(m.result_arrays[i])];
+    }
   }
 }
 

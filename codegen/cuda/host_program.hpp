@@ -59,9 +59,10 @@ class HostProgram {
   HostProgram& operator=(const HostProgram&) = delete;
 
   /// Runs the kernel with its arguments on the device (`args` as in kiln/abi.hpp, every array a device
-  /// ArrayDesc). Writes a scalar result to `scalar_result` or the device array result to `array_result`.
-  /// Throws KernelFailed (status filled in) or DeviceError.
-  void run(CallState& call, void* const* args, void* scalar_result, ArrayDesc* array_result) const;
+  /// ArrayDesc). Writes the result's members (a single result is one member; ir::Function::tuple) to
+  /// `outs[i]`: a scalar of its type, or the device ArrayDesc of an array. Throws KernelFailed (status
+  /// filled in) or DeviceError.
+  void run(CallState& call, void* const* args, void* const* outs) const;
 
   struct Impl;
 

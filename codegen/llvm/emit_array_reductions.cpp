@@ -193,7 +193,7 @@ void Emitter::combine_copies(const ArrayPlan& plan, llvm::Value* pieces) {
     });
   };
   nest(0);
-  finish_function(nullptr, [&] { b_.CreateRetVoid(); }, [&] { b_.CreateRetVoid(); });
+  finish_function({}, [&] { b_.CreateRetVoid(); }, [&] { b_.CreateRetVoid(); });
   fs_ = outer;
 }
 

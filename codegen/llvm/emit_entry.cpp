@@ -30,27 +30,46 @@ void Emitter::emit_entry() {
 
   stmt(fn_.body);
 
+  auto store_array = [&](const ir::Var& v, llvm::Value* to) {
+    // A row-major ArrayDesc; the axes past the rank are zeroed so the caller never sees garbage.
+    const ArrayValue& a = array(v.get());
+    const int rank = v->type.rank;
+    llvm::StructType* desc = array_desc_type();
+    b_.CreateStore(a.data, b_.CreateStructGEP(desc, to, 0));
+    for (int k = 0; k < kMaxRank; ++k) {
+      b_.CreateStore(k < rank ? a.shape[k] : i64(0),
+                     b_.CreateInBoundsGEP(desc, to, {b_.getInt32(0), b_.getInt32(1), b_.getInt32(k)}));
+      b_.CreateStore(k < rank ? a.stride[k] : i64(0),
+                     b_.CreateInBoundsGEP(desc, to, {b_.getInt32(0), b_.getInt32(2), b_.getInt32(k)}));
+    }
+    // The caller frees it from now on: it leaves the runtime's allocation statistics here.
+    b_.CreateCall(rt_release(), {a.data});
+  };
+  std::vector<const ir::VarNode*> returned;
   if (fn_.result) {
     const DType t = fn_.result->type;
     b_.CreateAlignedStore(to_memory(expr(fn_.result), t), result, llvm::Align(size_of(t)));
   } else if (fn_.result_array) {
-    // A row-major ArrayDesc; the axes past the rank are zeroed so the caller never sees garbage.
-    const ArrayValue& a = array(fn_.result_array.get());
-    const int rank = fn_.result_array->type.rank;
-    llvm::StructType* desc = array_desc_type();
-    b_.CreateStore(a.data, b_.CreateStructGEP(desc, result, 0));
-    for (int k = 0; k < kMaxRank; ++k) {
-      b_.CreateStore(k < rank ? a.shape[k] : i64(0),
-                     b_.CreateInBoundsGEP(desc, result, {b_.getInt32(0), b_.getInt32(1), b_.getInt32(k)}));
-      b_.CreateStore(k < rank ? a.stride[k] : i64(0),
-                     b_.CreateInBoundsGEP(desc, result, {b_.getInt32(0), b_.getInt32(2), b_.getInt32(k)}));
+    store_array(fn_.result_array, result);
+    returned.push_back(fn_.result_array.get());
+  }
+  // A tuple: `result` is `void* outs[n]`. Every scalar member is computed before anything is stored, so a
+  // member that fails (a checked operation) leaves the caller's outputs and the arrays untouched.
+  std::vector<llvm::Value*> values(fn_.tuple.size(), nullptr);
+  for (size_t i = 0; i < fn_.tuple.size(); ++i)
+    if (fn_.tuple[i].scalar) values[i] = to_memory(expr(fn_.tuple[i].scalar), fn_.tuple[i].scalar->type);
+  for (size_t i = 0; i < fn_.tuple.size(); ++i) {
+    llvm::Value* out = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, result, i), "result." + std::to_string(i));
+    if (values[i]) {
+      b_.CreateAlignedStore(values[i], out, llvm::Align(size_of(fn_.tuple[i].scalar->type)));
+    } else {
+      store_array(fn_.tuple[i].array, out);
+      returned.push_back(fn_.tuple[i].array.get());
     }
-    // The caller frees it from now on: it leaves the runtime's allocation statistics here.
-    b_.CreateCall(rt_release(), {a.data});
   }
 
   finish_function(
-      fn_.result_array.get(), [&] { b_.CreateRet(b_.getInt32(0)); },
+      returned, [&] { b_.CreateRet(b_.getInt32(0)); },
       [&] { b_.CreateRet(b_.CreateLoad(b_.getInt32Ty(), st.status)); });
   fs_ = nullptr;
 }

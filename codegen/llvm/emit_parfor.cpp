@@ -414,7 +414,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
   for (size_t k = 0; k < accumulators.size(); ++k)
     b_.CreateStore(b_.CreateLoad(o.partial_types[k], accumulators[k]),
                    b_.CreateStructGEP(o.partial_type, partial, static_cast<unsigned>(k)));
-  finish_function(nullptr, [&] { b_.CreateRetVoid(); }, [&] { b_.CreateRetVoid(); });
+  finish_function({}, [&] { b_.CreateRetVoid(); }, [&] { b_.CreateRetVoid(); });
   fs_ = outer;
   return chunk;
 }

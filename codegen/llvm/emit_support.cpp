@@ -2,6 +2,7 @@
 // free a function's allocations.
 #include <llvm/IR/MDBuilder.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "codegen/llvm/emitter.hpp"
@@ -77,24 +78,25 @@ void Emitter::begin_function(llvm::Function* fn, FunctionState& state) {
   b_.SetInsertPoint(state.body);
 }
 
-void Emitter::finish_function(const ir::VarNode* keep, const std::function<void()>& success_return,
+void Emitter::finish_function(const std::vector<const ir::VarNode*>& keep, const std::function<void()>& success_return,
                               const std::function<void()>& failure_return) {
   FunctionState& st = *fs_;
-  llvm::AllocaInst* kept = nullptr;
-  if (keep) {
-    auto it = st.slot_of.find(keep);
-    if (it == st.slot_of.end()) internal_error("the result array " + keep->name + " is not allocated by the kernel");
-    kept = it->second;
+  std::vector<llvm::AllocaInst*> kept;
+  for (const ir::VarNode* k : keep) {
+    auto it = st.slot_of.find(k);
+    if (it == st.slot_of.end()) internal_error("the result array " + k->name + " is not allocated by the kernel");
+    kept.push_back(it->second);
   }
-  auto free_all = [&](llvm::AllocaInst* except) {
+  auto free_all = [&](const std::vector<llvm::AllocaInst*>& except) {
     for (llvm::AllocaInst* slot : st.alloc_slots)
-      if (slot != except) b_.CreateCall(rt_free(), {b_.CreateLoad(b_.getPtrTy(), slot)});
+      if (std::find(except.begin(), except.end(), slot) == except.end())
+        b_.CreateCall(rt_free(), {b_.CreateLoad(b_.getPtrTy(), slot)});
   };
   free_all(kept);
   success_return();
   if (st.fail) {
     b_.SetInsertPoint(st.fail);
-    free_all(nullptr);
+    free_all({});
     failure_return();
   }
   // Slots start out null so that an exit before their Allocate ran frees nothing.

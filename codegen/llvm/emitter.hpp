@@ -146,7 +146,7 @@ class Emitter {
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name);
   void begin_function(llvm::Function* fn, FunctionState& state);
   /// Frees the state's allocations (except `keep`), makes the failure block, and closes the entry block.
-  void finish_function(const ir::VarNode* keep, const std::function<void()>& success_return,
+  void finish_function(const std::vector<const ir::VarNode*>& keep, const std::function<void()>& success_return,
                        const std::function<void()>& failure_return);
   llvm::BasicBlock* fail_block();
   /// Branches to the failure block when `failed` is true; continues in a new block otherwise.

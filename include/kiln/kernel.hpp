@@ -78,7 +78,8 @@ struct lambda_traits<R (C::*)(A...)> : lambda_traits<R (C::*)(A...) const> {};
 
 template <class R>
 struct host_result {
-  static_assert(sizeof(R) == 0, "a kernel returns nothing, a kiln::Scalar<T> or a kiln::Array<T>");
+  static_assert(sizeof(R) == 0,
+                "a kernel returns nothing, a kiln::Scalar<T>, a kiln::Array<T>, or a std::tuple / std::pair of them");
 };
 template <>
 struct host_result<void> {
@@ -97,11 +98,44 @@ struct host_result<Array<T, R>> {
   using type = NDArray<T>;
 };
 
+/// A member of a tuple result: a traced scalar or array (not void, not another tuple).
+template <class M>
+using host_member_t = typename host_result<std::remove_cvref_t<M>>::type;
+
+template <class R>
+struct is_result_tuple : std::false_type {};
+template <class... M>
+struct is_result_tuple<std::tuple<M...>> : std::true_type {};
+template <class A, class B>
+struct is_result_tuple<std::pair<A, B>> : std::true_type {};
+
+/// A kernel returning several values: std::tuple<host values...> (or std::pair), 2..ir::kMaxResults (8) members.
+template <class... M>
+struct host_result<std::tuple<M...>> {
+  static_assert(sizeof...(M) >= 2 && sizeof...(M) <= 8, "a kernel returns a std::tuple of 2 to 8 values");
+  static_assert((!is_result_tuple<std::remove_cvref_t<M>>::value && ...), "a kernel's std::tuple result cannot nest tuples");
+  using type = std::tuple<host_member_t<M>...>;
+};
+template <class A, class B>
+struct host_result<std::pair<A, B>> {
+  static_assert(!is_result_tuple<std::remove_cvref_t<A>>::value && !is_result_tuple<std::remove_cvref_t<B>>::value,
+                "a kernel's std::pair result cannot nest tuples");
+  using type = std::pair<host_member_t<A>, host_member_t<B>>;
+};
+
 // Trace-time hooks used by the Kernel template; they act on the trace in progress.
 Node scalar_param(int index);
 ArrayHandle array_param(int index);
 void set_result(const TracedValue& v);
 void set_result_array(const ArrayHandle& a);
+void add_result_member(const TracedValue& v);
+void add_result_member_array(const ArrayHandle& a);
+
+template <class M>
+void add_member(const M& m) {
+  if constexpr (requires { m.handle(); }) add_result_member_array(m.handle());
+  else add_result_member(Scalar<host_member_t<M>>(m));
+}
 
 /// The non-template part of a kernel: signature table, compilation, dispatch. frontend/kernel_core.cpp.
 class KernelCore {
@@ -116,8 +150,9 @@ class KernelCore {
   /// Interns a set of options; calls name the options by this id.
   int options_id(const Options& o);
   /// Checks the arguments, compiles on the first call of a signature, runs. Returns the result's rank
-  /// for array results (0 otherwise).
-  int call(int options_id, ArgValue* args, std::size_t nargs, void* result);
+  /// for array results (0 otherwise). A tuple result: `result` is `void* outs[n]` (ir::Function::tuple),
+  /// and `member_ranks[i]` receives member i's rank (0 for a scalar).
+  int call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks = nullptr);
 
   const std::string& name() const;
   /// Human-readable report of the last compiled signature: IR after the passes, decisions, timings.
@@ -148,6 +183,9 @@ void trace_lambda(const F& f, std::tuple<P...>*, std::index_sequence<I...>) {
   } else if constexpr (requires(R r) { r.handle(); }) {
     R r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
     set_result_array(r.handle());
+  } else if constexpr (is_result_tuple<std::remove_cvref_t<R>>::value) {
+    const auto r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    std::apply([](const auto&... m) { (add_member(m), ...); }, r);
   } else {
     const auto r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
     set_result(Scalar<typename host_result<std::remove_cvref_t<R>>::type>(r));
@@ -194,6 +232,8 @@ class Kernel {
       result_type r;
       std::memcpy(&r, &out, sizeof r);
       return r;
+    } else if constexpr (detail::is_result_tuple<result_type>::value) {
+      return call_tuple(av, std::make_index_sequence<std::tuple_size_v<result_type>>{});
     } else {
       ArrayDesc out{};
       const int rank = core_->call(options_id_, av.data(), av.size(), &out);
@@ -218,13 +258,37 @@ class Kernel {
   std::size_t compiled_variants() const { return core_->compiled_variants(); }
 
  private:
+  template <class AV, std::size_t... I>
+  result_type call_tuple(AV& av, std::index_sequence<I...>) const {
+    constexpr std::size_t n = sizeof...(I);
+    std::array<ScalarSlot, n> scalars{};
+    std::array<ArrayDesc, n> arrays{};
+    std::array<int, n> ranks{};
+    std::array<void*, n> outs{(std::is_arithmetic_v<std::tuple_element_t<I, result_type>> ? static_cast<void*>(&scalars[I])
+                                                                                          : static_cast<void*>(&arrays[I]))...};
+    core_->call(options_id_, av.data(), av.size(), outs.data(), ranks.data());
+    // Every array is adopted before anything else can throw, so none is leaked.
+    return result_type(member<std::tuple_element_t<I, result_type>>(scalars[I], arrays[I], ranks[I])...);
+  }
+  template <class M>
+  static M member(const ScalarSlot& s, const ArrayDesc& a, int rank) {
+    if constexpr (std::is_arithmetic_v<M>) {
+      M r;
+      std::memcpy(&r, &s, sizeof r);
+      return r;
+    } else {
+      return M::adopt(a, rank);
+    }
+  }
+
   std::shared_ptr<detail::KernelCore> core_;
   Options opts_;
   int options_id_;
 };
 
 /// Makes a kernel from a lambda whose parameters are kiln::Scalar<T> (Int, Double, ...) and
-/// kiln::Array<T, Rank> and which returns nothing, a traced scalar, or a traced array.
+/// kiln::Array<T, Rank> and which returns nothing, a traced scalar, a traced array, or a std::tuple or
+/// std::pair of 2..8 traced scalars and arrays (the call returns std::tuple<double, kiln::NDArray<float>, ...>).
 template <class F>
 Kernel<std::decay_t<F>> jit(std::string name, F&& fn, Options opts = {},
                             std::source_location where = std::source_location::current()) {
