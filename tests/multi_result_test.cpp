@@ -170,6 +170,33 @@ TEST(MultiResult, ResultsReadAfterTheBodyStayAlive) {
   }
 }
 
+/// An array a scalar result reads after the body keeps its buffer: a later array of the same extents may
+/// not take it over (reuse_buffers), in a single result as in a tuple.
+TEST(MultiResult, AnArrayTheResultReadsKeepsItsBuffer) {
+  const std::vector<double> v = sample(50);
+  const double total = std::accumulate(v.begin(), v.end(), 0.0) + static_cast<double>(v.size());
+  for (const Options& o : targets()) {
+    auto single = jit("keeps_single", [](Array<double, 1> x) {
+      auto u = x + 1.0;
+      kiln::Double s = kiln::sum(u);
+      auto w = x * s;  // after the sum: a second loop, whose array could take u's buffer
+      kiln::Double t = kiln::sum(w);
+      return u[1] + 0.0 * t;
+    }, o);
+    EXPECT_EQ(single(v), v[1] + 1.0) << name_of(o.target);
+    auto tuple = jit("keeps_tuple", [](Array<double, 1> x) {
+      auto u = x + 1.0;
+      auto s = kiln::sum(u);
+      auto w = x * s;
+      return std::tuple{u[1], s, w};
+    }, o);
+    auto [first, sum, scaled] = tuple(v);
+    EXPECT_EQ(first, v[1] + 1.0) << name_of(o.target) << "\n" << tuple.lowered_ir();
+    EXPECT_NEAR(sum, total, 1e-9);
+    EXPECT_NEAR(scaled.data()[1], sum * v[1], 1e-9);
+  }
+}
+
 /// An empty input: the mean is NaN as for a single result; a minimum is a ValueError naming the kernel.
 TEST(MultiResult, EmptyInput) {
   for (const Options& o : targets()) {
