@@ -25,7 +25,7 @@
 
 namespace kiln::detail {
 
-passes::PipelineOptions pipeline_options(const Options& opts) { return passes::PipelineOptions{opts.boundscheck}; }
+passes::PipelineOptions pipeline_options(const Options& opts) { return passes::PipelineOptions{opts.boundscheck, opts.target}; }
 
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts, const codegen::TargetOptions& topts) {
   CompiledVariant out;

@@ -188,9 +188,9 @@ class Lowering : public SplicingMutator {
       ctx_.note(Topic::other, "lower_stencils: " + origin + " (skip, into " + st.target->name + ") -> interior parfor (border skipped)");
     } else {
       // One parfor over the whole space, the band tests inside: one fork and join of the team per stencil,
-      // and each row's border elements are computed while the row is in cache. The CPU backend splits the
-      // innermost loop at the tests' bounds (codegen/llvm/emit_split.cpp), so the interior stays a loop of
-      // plain loads; the CUDA backend sees an elementwise parfor reading at index + constant offsets.
+      // and each row's border elements are computed while the row is in cache. For host targets
+      // partition_loops cuts the innermost loop at the tests' bounds, so the interior stays a loop of plain
+      // loads; the CUDA backend sees an elementwise parfor reading at index + constant offsets.
       std::vector<Var> idx;
       for (const auto& i : st.indices) idx.push_back(fresh(i));
       out.push_back(make_parfor(idx, std::vector<Expr>(rank, i64c(0)), n, banded(st, idx, a, b, 0, skip), {}, origin));

@@ -12,8 +12,8 @@ namespace kiln::passes {
 /// b_d = max(a_d, n_d - hi_d), so arrays smaller than the neighbourhood get an empty interior.
 ///   if (a_0 <= i_0 < b_0) { if (a_1 <= i_1 < b_1) { ... plain loads ... } else <remapped along axes >= 1> }
 ///   else <remapped along every axis>
-/// The CPU backend cuts the innermost loop at these bounds (codegen/llvm/emit_split.cpp), so each row runs
-/// its low band, a vectorized interior of plain loads and its high band in turn. A skip border into an
+/// For host targets partition_loops cuts the innermost loop at these bounds (passes/partition_loops.hpp),
+/// so each row runs its low band, a vectorized interior of plain loads and its high band in turn. A skip border into an
 /// existing target computes nothing on the border: a parfor over the interior alone.
 ir::Function lower_stencils(const ir::Function& f, PassContext& ctx);
 

@@ -17,6 +17,7 @@
 #include "passes/insert_bounds_checks.hpp"
 #include "passes/lower_array_ops.hpp"
 #include "passes/lower_stencils.hpp"
+#include "passes/partition_loops.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
 #include "passes/simplify.hpp"
@@ -48,6 +49,9 @@ const std::vector<Pass>& pipeline() {
       {"reuse_buffers", reuse_buffers, Topic::allocations},
       {"hoist_invariants", hoist_invariants, Topic::hoisting},
       {"hoist_allocations", hoist_allocations, Topic::allocations},
+      // host targets: a loop whose body tests its index (a stencil's band tests) cut into loops that test
+      // nothing, after fusion has put a stencil's rows where they run; the CUDA backend keeps the tests
+      {"partition_loops", partition_loops, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       // fold constants, propagate copies, CSE, remove dead code
       {"simplify", simplify},
   };
@@ -68,6 +72,7 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;
+    if (p.host_only && opts.target == Target::cuda) continue;
     ctx.pass = p.name;
     ctx.topic = p.topic;
     const auto t0 = std::chrono::steady_clock::now();

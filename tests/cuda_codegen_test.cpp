@@ -30,10 +30,19 @@ namespace {
 namespace cu = codegen::cuda;
 using namespace cudatest;
 
-/// Traces a kernel lambda as kiln::jit would for arrays of `rank` with unit stride, then runs the passes.
+/// The pipeline's options for the CUDA target: host-only passes (partition_loops) do not run.
+passes::PipelineOptions for_cuda(bool boundscheck = false) {
+  passes::PipelineOptions o;
+  o.boundscheck = boundscheck;
+  o.target = Target::cuda;
+  return o;
+}
+
+/// Traces a kernel lambda as kiln::jit would for arrays of `rank` with unit stride, then runs the passes
+/// for the CUDA target.
 template <class F>
 ir::Function lower(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
-                   const passes::PipelineOptions& popts = {}) {
+                   const passes::PipelineOptions& popts = for_cuda()) {
   std::vector<detail::ParamInstance> inst;
   for (const detail::ParamSpec& s : detail::param_specs<F>()) {
     detail::ParamInstance p;
@@ -105,7 +114,7 @@ TEST(CudaCodegen, BoundsCheckedKernelsCompile) {
   // Bounds-checked mode: checks before a parfor run on the host, checks inside one (data-dependent indices)
   // in the GPU kernel, which then reports failures through its status.
   require_nvrtc();
-  const passes::PipelineOptions checked{true};
+  const passes::PipelineOptions checked = for_cuda(true);
   const ir::Function hist = lower("histogram", [](Array<std::int64_t> bins, Array<std::int64_t> hist) {
     prange(bins.shape(0), [&](Int i) { hist[bins[i]] += 1; });
   }, {"bins", "hist"}, 1, checked);

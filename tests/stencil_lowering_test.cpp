@@ -90,16 +90,24 @@ TEST(StencilLowering, IntegerElements) {
   }
 }
 
+/// The shared pipeline's form, before partition_loops (a host-only pass) cuts loops at their tests: what
+/// the CUDA backend sees.
+ir::Function shared_form(const ir::Function& f) {
+  passes::PipelineOptions device;
+  device.target = Target::cuda;
+  return passes::run_pipeline(f, nullptr, device);
+}
+
 TEST(StencilLowering, OneParforPerStencil) {
   // Every mode, 3-d, neighbourhood reaching both sides of every axis: one parfor over the whole space (one
   // fork of the team), the interior tested per axis inside it; no stencil left.
   for (Border b : kBorders) {
-    const ir::Function lowered = passes::run_pipeline(stencil_function(StencilSpec{{-1, -1, -1}, {1, 1, 1}, b}));
+    const ir::Function lowered = shared_form(stencil_function(StencilSpec{{-1, -1, -1}, {1, 1, 1}, b}));
     EXPECT_EQ(count_parfors(lowered.body), 1) << ir::to_string(lowered);
     EXPECT_EQ(count_stencils(lowered.body), 0);
   }
   // One-sided neighbourhoods test one side only; skip into an existing array runs the interior alone.
-  const std::string one_sided = ir::to_string(passes::run_pipeline(stencil_function(StencilSpec{{0, -1}, {2, 0}, Border::wrap})));
+  const std::string one_sided = ir::to_string(shared_form(stencil_function(StencilSpec{{0, -1}, {2, 0}, Border::wrap})));
   EXPECT_NE(one_sided.find("if (i < s0_hi0)"), std::string::npos) << one_sided;
   EXPECT_NE(one_sided.find("if (s0_lo1 <= j)"), std::string::npos) << one_sided;
   StencilSpec skip{{-1, -1}, {1, 1}, Border::skip};
@@ -109,10 +117,52 @@ TEST(StencilLowering, OneParforPerStencil) {
   EXPECT_EQ(ir::to_string(interior).find("if "), std::string::npos) << ir::to_string(interior);
 }
 
+/// The parfors of `s` that hold no parfor, whose bodies hold an `if`: innermost loops that still test.
+int testing_loops(const Stmt& s) {
+  struct Finder : ir::IRVisitor {
+    int n = 0;
+    void visit(const ir::ParforStmt& p) override {
+      if (count_parfors(p.body) == 0) {
+        struct Ifs : ir::IRVisitor {
+          bool found = false;
+          void visit(const ir::IfStmt&) override { found = true; }
+        } ifs;
+        ifs.walk(p.body);
+        n += ifs.found ? 1 : 0;
+      }
+      ir::IRVisitor::visit(p);
+    }
+  } f;
+  f.walk(s);
+  return f.n;
+}
+
+TEST(StencilLowering, HostTargetsPartitionTheBandTests) {
+  // partition_loops cuts the innermost dimension at the band tests and decides the outer axes' tests
+  // around the loops: no innermost loop tests anything, a 1-d stencil becomes three parfors (low band,
+  // interior, high band), a 2-d one keeps its parfor over rows holding 4 loops (the else arm of the row's
+  // test, and 3 for the columns), a 3-d one 5 (an else arm for each outer axis), and the decisions are in
+  // the notes. The CUDA target keeps the shared form.
+  for (Border b : kBorders) {
+    SCOPED_TRACE(std::string(ir::name_of(b)));
+    for (size_t rank : {1, 2, 3}) {
+      const ir::Function f = stencil_function(StencilSpec{std::vector<std::int64_t>(rank, -1), std::vector<std::int64_t>(rank, 1), b});
+      passes::PipelineReport report;
+      const ir::Function cpu = passes::run_pipeline(f, &report);
+      EXPECT_EQ(testing_loops(cpu.body), 0) << ir::to_string(cpu);
+      EXPECT_EQ(count_parfors(cpu.body), rank == 1 ? 3 : rank == 2 ? 5 : 6) << ir::to_string(cpu);
+      bool noted = false;
+      for (const auto& n : report.notes) noted |= n.pass == "partition_loops" && n.text.find("loops over") != std::string::npos;
+      EXPECT_TRUE(noted);
+      EXPECT_EQ(testing_loops(shared_form(f).body), 1);
+    }
+  }
+}
+
 TEST(StencilLowering, SplitLoopsKeepTheBranchesMeaning) {
-  // The CPU backend cuts a chunk's innermost loop at the bounds of tests on its index and decides tests of
-  // loop-invariant values before the loop (codegen/llvm/emit_split.cpp). Bounds below, inside and beyond the
-  // range, crossed and equal, and a row test in 2-d, each against the interpreter.
+  // partition_loops cuts a parfor's innermost loop at the bounds of tests on its index and decides tests of
+  // loop-invariant values around the loops. Bounds below, inside and beyond the range, crossed and equal,
+  // and a row test in 2-d, each against the interpreter.
   const ir::Type t1 = ir::Type::array(DType::F64, 1, true), t2 = ir::Type::array(DType::F64, 2, true);
   const Var a = ir::make_var("a", t1, ir::VarKind::Param), m = ir::make_var("m", t2, ir::VarKind::Param);
   const Var lo = param("lo", DType::I64), hi = param("hi", DType::I64);
@@ -173,7 +223,8 @@ std::string llvm_function(const std::string& module, const std::string& name) {
 
 TEST(StencilLowering, InteriorIsVectorized) {
   // Jacobi's 5-point stencil in 2-d and a 3-point smoother in 1-d, double and float: the interior chunk
-  // (the first parfor) holds vector loads and arithmetic, with no run-time alias checks.
+  // (the first parfor in 2-d, whose rows run the interior loop inline; the second in 1-d, between the
+  // bands' parfors) holds vector loads and arithmetic, with no run-time alias checks.
   for (DType t : {DType::F64, DType::F32}) {
     for (int rank : {1, 2}) {
       StencilSpec s{std::vector<std::int64_t>(static_cast<size_t>(rank), -1), std::vector<std::int64_t>(static_cast<size_t>(rank), 1),
@@ -181,7 +232,7 @@ TEST(StencilLowering, InteriorIsVectorized) {
       cpu::CpuOptions keep_ir;
       keep_ir.keep_llvm_ir = true;
       const auto k = cpu::compile(passes::run_pipeline(stencil_function(s, "vec")), {}, keep_ir);
-      const std::string interior = llvm_function(k.llvm_ir, "vec.parfor0");
+      const std::string interior = llvm_function(k.llvm_ir, rank == 1 ? "vec.parfor1" : "vec.parfor0");
       ASSERT_FALSE(interior.empty()) << k.llvm_ir;
       const std::string elem = t == DType::F64 ? "double" : "float";
       EXPECT_TRUE(std::regex_search(interior, std::regex("load <[0-9]+ x " + elem + ">"))) << interior;

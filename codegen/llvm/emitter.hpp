@@ -114,10 +114,6 @@ struct Outline {
 /// the team costs more than it saves.
 constexpr std::int64_t kGrainWork = 32768;
 
-/// The size of one iteration of a parfor body, as ir::node_count, but an `if` counts its condition and its
-/// larger arm only: one arm runs (a stencil's body holds its interior and its border versions).
-std::int64_t iteration_work(const ir::Stmt& body);
-
 class Emitter {
  public:
   Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f);
@@ -157,7 +153,7 @@ class Emitter {
   /// Loads an ArrayDesc's fields once, in the entry block.
   ArrayValue load_array_desc(llvm::Value* desc, const ir::Type& type);
   /// Emits `for (i = begin; i < end; ++i) body(i)`; with an access group the loop is marked parallel.
-  /// `no_interleave` asks the vectorizer for one vector per stream and iteration (see emit_split.cpp).
+  /// `no_interleave` asks the vectorizer for one vector per stream and iteration (emit_parfor.cpp says when).
   void loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
             const std::function<void(llvm::Value*)>& body, bool no_interleave = false);
 
@@ -215,12 +211,11 @@ class Emitter {
   llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces);
   llvm::Value* parfor_grain(const ir::ParforStmt& p, const Outline& o);
 
-  // ---- emit_split.cpp: the innermost loop of a chunk, split where its body branches ----
-  /// Emits `for index in [lo, hi): body` as one or more loops over consecutive sub-ranges, in order, each
-  /// running a version of `body` with the branches on `index`'s range or on loop-invariant values decided;
-  /// `iteration(i, group, version)` emits one iteration (group: the loop's parallel access group).
-  void innermost_loops(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
-                       const std::function<void(llvm::Value*, llvm::MDNode*, const ir::Stmt&)>& iteration);
+  /// Emits the innermost loop of a parfor, `for index in [lo, hi): body`, marked parallel: `iteration(i,
+  /// group)` emits one iteration (group: the loop's parallel access group). Loops whose bodies test their
+  /// index were cut by passes/partition_loops.cpp already.
+  void innermost_loop(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
+                      const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration);
   void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
   /// Folds one ArgMin/ArgMax partial (value, index) into the reduction's variables, by the body's rule.
   void fold_arg_partial(const ir::ParforStmt& p, const ir::Reduction& r, llvm::Value* value, llvm::Value* index);

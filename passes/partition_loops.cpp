@@ -1,0 +1,193 @@
+// Loop partitioning. lower_stencils writes a stencil as one parfor over the whole space whose body tests
+// whether the position is inside the interior (`if (a <= j && j < b) plain else remapped`): a per-element
+// branch that would keep the loop from vectorizing, or make the vectorizer run both arms. Here the range
+// [begin, end) of the innermost index is cut at the bounds of such tests into loops whose bodies no longer
+// test anything, and a test of values that do not change in the loop (the row's own test) is decided once,
+// around the loops. The loops are parfors: their iterations are the original parfor's, independent, so the
+// CPU backend marks each one parallel (llvm.loop.parallel_accesses) and vectorizes it without alias checks.
+// The pass runs for the targets whose loops run on the host: the CUDA backend maps a stencil's parfor onto
+// a grid of threads (codegen/cuda/emit_stencil.cpp), where a per-element test costs little and a parfor per
+// band would cost a launch each.
+#include "passes/partition_loops.hpp"
+
+#include <unordered_set>
+
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/substitute.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+// A 4-d stencil needs 6 loops (an else-arm loop for each outer axis and 3 for the innermost); beyond this
+// the code growth is not worth it and the rest runs as one loop.
+constexpr int kMaxLoops = 8;
+
+/// The statements of `s` in order, nested blocks flattened.
+void flatten(const Stmt& s, std::vector<Stmt>& out) {
+  if (!s) return;
+  if (const auto* b = dyn<BlockStmt>(s)) {
+    for (const auto& x : b->stmts) flatten(x, out);
+    return;
+  }
+  out.push_back(s);
+}
+
+/// `stmts` with statement k replaced by `with` (dropped when null), as one block.
+Stmt replaced(const std::vector<Stmt>& stmts, size_t k, const Stmt& with) {
+  std::vector<Stmt> out;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    if (i != k) out.push_back(stmts[i]);
+    else if (with) out.push_back(with);
+  }
+  return make_block(std::move(out));
+}
+
+/// What a condition says about the loop index: `index >= lower[k]` for every k, `index < upper[k]` for every
+/// k, and `rest` (the terms that do not depend on the index; null when there are none).
+struct IndexRange {
+  std::vector<Expr> lower, upper;
+  Expr rest;
+};
+
+/// Cuts the innermost dimension of one parfor.
+class Partition {
+ public:
+  Partition(const ParforStmt& p, std::string& log) : p_(p), index_(p.indices.back()), log_(log) {
+    for (const Var& v : free_vars(p.body)) outside_.insert(v.get());
+    for (const VarNode* v : assigned_vars(p.body)) outside_.erase(v);
+    outside_.erase(index_.get());
+  }
+
+  /// The statements running `s` over [from, to) of the index, `room` loops at most (one if nothing splits);
+  /// `loops` counts the loops made.
+  Stmt run(const Stmt& s, const Expr& from, const Expr& to, int room) {
+    std::vector<Stmt> stmts;
+    flatten(s, stmts);
+    for (size_t k = 0; k < stmts.size() && room > 1; ++k) {
+      const auto* branch = dyn<IfStmt>(stmts[k]);
+      if (!branch) continue;
+      const Stmt then_version = replaced(stmts, k, branch->then_body);
+      const Stmt else_version = replaced(stmts, k, branch->else_body);
+      if (invariant(branch->cond)) {
+        // Decided once: the loops of each arm.
+        note("a test fixed in the loop decided around it");
+        Stmt then_loops = run(then_version, from, to, room - 1);
+        return make_if(branch->cond, then_loops, run(else_version, from, to, 1));
+      }
+      IndexRange r;
+      if (!range_of(branch->cond, r)) continue;
+      const int sides = (r.lower.empty() ? 0 : 1) + (r.upper.empty() ? 0 : 1);
+      if (sides == 0 || room < sides + 1) continue;
+      // [from, mid_lo) fails a lower bound, [mid_hi, to) an upper bound, [mid_lo, mid_hi) only tests `rest`;
+      // each range is empty or inside [from, to), whatever the bounds.
+      // The bounds are expressions, not variables: the CPU backend computes the work of a row from the
+      // nested loops' trip counts before the parfor (work_estimate), which needs bounds it can evaluate there.
+      std::vector<Stmt> out;
+      Expr mid_lo = from;
+      for (const auto& x : r.lower) mid_lo = make_binary(BinaryOp::Max, mid_lo, x);
+      mid_lo = make_binary(BinaryOp::Min, mid_lo, to);
+      Expr mid_hi = to;
+      for (const auto& y : r.upper) mid_hi = make_binary(BinaryOp::Min, mid_hi, y);
+      mid_hi = make_binary(BinaryOp::Max, mid_hi, mid_lo);
+      const Stmt middle = r.rest ? replaced(stmts, k, make_if(r.rest, branch->then_body, branch->else_body)) : then_version;
+      note("cut at a test of " + index_->name);
+      if (!r.lower.empty()) out.push_back(run(else_version, from, mid_lo, 1));
+      out.push_back(run(middle, mid_lo, mid_hi, room - sides));
+      if (!r.upper.empty()) out.push_back(run(else_version, mid_hi, to, 1));
+      return make_block(std::move(out));
+    }
+    ++loops;
+    // Each loop has its own index and its own copies of the body's variables: none is defined twice.
+    const Var j = make_var(index_->name, index_->type, VarKind::Index, index_->where);
+    Renamer rename;
+    rename.vars[index_.get()] = j;
+    return make_parfor({j}, {from}, {to}, fresh_copy(rename.mutate(s)), {}, p_.origin);
+  }
+
+  int loops = 0;
+
+ private:
+  const ParforStmt& p_;
+  Var index_;
+  std::unordered_set<const VarNode*> outside_;
+  std::string& log_;
+
+  void note(const std::string& what) {
+    if (log_.find(what) == std::string::npos) log_ += (log_.empty() ? "" : "; ") + what;
+  }
+
+  /// True if `e` can be evaluated before the loop with the value it has in every iteration: no loads, and
+  /// only variables defined outside the body and never assigned in it.
+  bool invariant(const Expr& e) const {
+    if (has_load(e)) return false;
+    for (const Var& v : free_vars(e))
+      if (!outside_.count(v.get())) return false;
+    return true;
+  }
+
+  /// Splits a conjunction into bounds on the index and invariant terms; false if some term is neither.
+  bool range_of(const Expr& cond, IndexRange& r) const {
+    if (const auto* b = dyn<BinaryExpr>(cond); b && b->op == BinaryOp::And && b->type == DType::Bool)
+      return range_of(b->a, r) && range_of(b->b, r);
+    if (invariant(cond)) {
+      r.rest = r.rest ? make_binary(BinaryOp::And, r.rest, cond) : cond;
+      return true;
+    }
+    const auto* b = dyn<BinaryExpr>(cond);
+    if (!b) return false;
+    auto is_index = [&](const Expr& x) {
+      const auto* v = dyn<VarRefExpr>(x);
+      return v && v->var.get() == index_.get();
+    };
+    // x <= i, i >= x: a lower bound; i < y, y > i: an upper bound.
+    if ((b->op == BinaryOp::Le && is_index(b->b) && invariant(b->a)) || (b->op == BinaryOp::Ge && is_index(b->a) && invariant(b->b))) {
+      r.lower.push_back(b->op == BinaryOp::Le ? b->a : b->b);
+      return true;
+    }
+    if ((b->op == BinaryOp::Lt && is_index(b->a) && invariant(b->b)) || (b->op == BinaryOp::Gt && is_index(b->b) && invariant(b->a))) {
+      r.upper.push_back(b->op == BinaryOp::Lt ? b->b : b->a);
+      return true;
+    }
+    return false;
+  }
+};
+
+class Partitioner : public IRMutator {
+ public:
+  explicit Partitioner(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  using IRMutator::visit;
+  PassContext& ctx_;
+
+  Stmt visit(const ParforStmt& s, const Stmt& self) override {
+    const Stmt inner = IRMutator::visit(s, self);  // nested parfors first
+    const auto& p = inner->as<ParforStmt>();
+    // A reduction's partial results would be folded per loop, in another order than the parfor's.
+    if (!p.reductions.empty() || !p.array_reductions.empty()) return inner;
+    std::string log;
+    Partition cut(p, log);
+    const size_t d = p.indices.size() - 1;
+    Stmt loops = cut.run(p.body, p.begins[d], p.ends[d], kMaxLoops);
+    if (cut.loops <= 1) return inner;
+    ctx_.note(Topic::other, "partition_loops: " + (p.origin.empty() ? std::string("parfor") : p.origin) + " -> " +
+                                std::to_string(cut.loops) + " loops over " + p.indices[d]->name + " (" + log + ")");
+    if (d == 0) return loops;
+    std::vector<Var> indices(p.indices.begin(), p.indices.end() - 1);
+    std::vector<Expr> begins(p.begins.begin(), p.begins.end() - 1), ends(p.ends.begin(), p.ends.end() - 1);
+    return make_parfor(std::move(indices), std::move(begins), std::move(ends), loops, {}, p.origin);
+  }
+};
+
+}  // namespace
+
+ir::Function partition_loops(const ir::Function& f, PassContext& ctx) {
+  Partitioner p(ctx);
+  return p.mutate(f);
+}
+
+}  // namespace kiln::passes
