@@ -20,6 +20,7 @@ struct Outcome {
   ScalarSlot result{};
   ArrayDesc result_array{};
   std::string error;  ///< an exception's text or the kernel's failure status; empty on success
+  bool index_error = false;  ///< the failure is an out-of-range access (IndexError, kIndexOutOfRange)
   Outcome() = default;
   Outcome(const Outcome&) = delete;
   ~Outcome();

@@ -25,6 +25,9 @@ std::unique_ptr<Outcome> interpret(const ir::Function& f, const Args& inputs) {
   void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
   try {
     ir::interpret(f, p.data(), result);
+  } catch (const IndexError& e) {
+    out->error = e.what();
+    out->index_error = true;
   } catch (const std::exception& e) {
     out->error = e.what();
   }
@@ -37,7 +40,10 @@ std::unique_ptr<Outcome> execute(const codegen::CompiledKernel& k, const ir::Fun
   auto p = test_support::pointers(out->args);
   void* result = f.returns_array() ? static_cast<void*>(&out->result_array) : static_cast<void*>(&out->result);
   KernelStatus status;
-  if (k(p.data(), result, &status) != 0) out->error = status.message;
+  if (k(p.data(), result, &status) != 0) {
+    out->error = status.message;
+    out->index_error = status.code == kIndexOutOfRange;
+  }
   return out;
 }
 
@@ -140,21 +146,9 @@ std::optional<Failure> check_out_of_bounds(const Program& p, std::uint64_t seed)
   const Args inputs = make_args(shrunk, seed);
 
   // The reference: the interpreter checks every access it makes.
-  bool ref_index_error = false;
-  auto ref = std::make_unique<Outcome>();
-  ref->args = inputs;
-  {
-    auto ptrs = test_support::pointers(ref->args);
-    void* result = f.returns_array() ? static_cast<void*>(&ref->result_array) : static_cast<void*>(&ref->result);
-    try {
-      ir::interpret(f, ptrs.data(), result);
-    } catch (const IndexError& e) {
-      ref_index_error = true;
-      ref->error = e.what();
-    } catch (const std::exception& e) {
-      return std::nullopt;  // another failure of the program itself: nothing to compare
-    }
-  }
+  const auto ref = interpret(f, inputs);
+  // Another failure of the program itself leaves nothing to compare.
+  if (!ref->error.empty() && !ref->index_error) return std::nullopt;
 
   ir::Function checked;
   try {
@@ -171,21 +165,13 @@ std::optional<Failure> check_out_of_bounds(const Program& p, std::uint64_t seed)
     return fail(std::string("the CPU backend threw: ") + e.what(), checked);
   }
   runtime::set_num_threads(p.threads);
-  auto got = std::make_unique<Outcome>();
-  got->args = inputs;
-  KernelStatus status;
-  {
-    auto ptrs = test_support::pointers(got->args);
-    void* result = f.returns_array() ? static_cast<void*>(&got->result_array) : static_cast<void*>(&got->result);
-    if (kernel(ptrs.data(), result, &status) != 0) got->error = status.message;
-  }
+  const auto got = execute(kernel, f, inputs);
   runtime::set_num_threads(0);
-  const bool got_index_error = !got->error.empty() && status.code == kIndexOutOfRange;
-  if (ref_index_error && !got_index_error)
+  if (ref->index_error && !got->index_error)
     return fail("the interpreter raised \"" + ref->error + "\" but the bounds-checked CPU code " +
                     (got->error.empty() ? std::string("ran to the end") : "failed with \"" + got->error + "\"") + "\n",
                 checked);
-  if (!ref_index_error && !got->error.empty())
+  if (!ref->index_error && !got->error.empty())
     return fail("the interpreter ran to the end but the bounds-checked CPU code failed with \"" + got->error + "\"\n",
                 checked);
   // Values are not compared: with one argument short, a new array may no longer be written everywhere before
