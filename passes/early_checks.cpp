@@ -30,25 +30,21 @@ bool check_may_precede(const Stmt& s, const VarSet& reads, const VarSet& loaded)
   for (const VarSet& changed : {declared_in(s), assigned_vars(s)})
     for (const VarNode* v : changed)
       if (reads.count(v)) return false;
+  // s may write only its own arrays, and none the check reads.
+  for (const VarNode* array : stored_arrays(s))
+    if (array->kind != VarKind::Local || loaded.count(array)) return false;
+  // Nor may it fail on its own: no check of its own, no allocation of a possibly negative extent.
   struct Scan : IRVisitor {
-    const VarSet& loaded;
     bool ok = true;
-    explicit Scan(const VarSet& l) : loaded(l) {}
-    void write(const Var& array) { ok &= array->kind == VarKind::Local && !loaded.count(array.get()); }
     void extents(const std::vector<Expr>& shape) {
       for (const Expr& e : shape) ok &= nonnegative(e);
     }
     void visit(const CheckStmt&) override { ok = false; }
-    void visit(const StoreStmt& st) override {
-      write(st.array);
-      IRVisitor::visit(st);
-    }
     void visit(const AllocateStmt& a) override {
       extents(a.shape);
       IRVisitor::visit(a);
     }
     void visit(const MapStmt& m) override {
-      write(m.target);
       if (m.allocate) extents(m.shape);
       IRVisitor::visit(m);
     }
@@ -57,11 +53,10 @@ bool check_may_precede(const Stmt& s, const VarSet& reads, const VarSet& loaded)
       IRVisitor::visit(r);
     }
     void visit(const StencilStmt& st) override {
-      write(st.target);
       if (st.allocate) extents(st.shape);
       IRVisitor::visit(st);
     }
-  } scan(loaded);
+  } scan;
   scan.walk(s);
   return scan.ok;
 }
