@@ -23,6 +23,17 @@ using bounds::accesses;
 using bounds::both;
 using bounds::negate;
 
+/// The element accesses of a Map's or Stencil's body: its index into the target, its value, and the write
+/// itself unless the statement allocates the target (its shape is then the space's, so the write is in bounds).
+std::vector<Access> body_accesses(const Var& target, const std::vector<Expr>& target_index, const Expr& value,
+                                  bool allocate) {
+  std::vector<Access> found;
+  for (const Expr& e : target_index) accesses(e, nullptr, found);
+  accesses(value, nullptr, found);
+  if (!allocate) found.push_back({target, target_index, nullptr});
+  return found;
+}
+
 Expr either(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Or, a, b); }
 Expr lt(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Lt, a, b); }
 Expr plus(const Expr& e, std::int64_t k) {
@@ -427,11 +438,7 @@ class Inserter {
       case StmtKind::Map: {
         const auto& m = s->as<MapStmt>();
         for (const Expr& e : m.shape) statement_level(e, nullptr, out);
-        std::vector<Access> found;
-        for (const Expr& e : m.target_index) accesses(e, nullptr, found);
-        accesses(m.value, nullptr, found);
-        if (!m.allocate) found.push_back({m.target, m.target_index, nullptr});
-        array_level(m.indices, m.shape, found, out);
+        array_level(m.indices, m.shape, body_accesses(m.target, m.target_index, m.value, m.allocate), out);
         if (m.allocate) define(m.target);
         out.push_back(s);
         return;
@@ -461,11 +468,8 @@ class Inserter {
         for (const Expr& e : st.shape) statement_level(e, nullptr, out);
         if (st.cval) statement_level(st.cval, nullptr, out);
         // Window reads are answered by the border rule; other arrays are read as written.
-        std::vector<Access> found, plain;
-        for (const Expr& e : st.target_index) accesses(e, nullptr, found);
-        accesses(st.value, nullptr, found);
-        if (!st.allocate) found.push_back({st.target, st.target_index, nullptr});
-        for (Access& a : found) {
+        std::vector<Access> plain;
+        for (Access& a : body_accesses(st.target, st.target_index, st.value, st.allocate)) {
           bool window = false;
           for (const Var& w : st.windows) window = window || w == a.array;
           if (!window) plain.push_back(std::move(a));
