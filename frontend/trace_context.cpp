@@ -235,17 +235,17 @@ namespace {
 /// Check messages with the source positions they name replaced by `{@k}` references to `locations`.
 class LocationReferences final : public ir::IRMutator {
  public:
-  explicit LocationReferences(const std::vector<std::string>& locations) : locations_(locations) {}
+  explicit LocationReferences(const std::vector<std::string>& locations) : locations_(locations), order_(locations.size()) {
+    // Longest first, so that "k.cpp:12" is not taken for "k.cpp:1" followed by a digit.
+    for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
+    std::sort(order_.begin(), order_.end(), [&](auto a, auto b) { return locations_[a].size() > locations_[b].size(); });
+  }
 
  protected:
   ir::Stmt visit(const ir::CheckStmt& c, const ir::Stmt& self) override {
     std::string m = c.message;
     bool changed = false;
-    // Longest first, so that "k.cpp:12" is not taken for "k.cpp:1" followed by a digit.
-    std::vector<std::size_t> order(locations_.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return locations_[a].size() > locations_[b].size(); });
-    for (const std::size_t k : order) {
+    for (const std::size_t k : order_) {
       const std::string& l = locations_[k];
       for (std::size_t at = m.find(l); at != std::string::npos; at = m.find(l, at + 1)) {
         const std::size_t end = at + l.size();
@@ -261,6 +261,7 @@ class LocationReferences final : public ir::IRMutator {
 
  private:
   const std::vector<std::string>& locations_;
+  std::vector<std::size_t> order_;  ///< indices into locations_, longest first
 };
 
 }  // namespace
