@@ -156,6 +156,7 @@ class Flattener {
       case ir::StmtKind::Store:
         fail("it stores into array '" + s->as<ir::StoreStmt>().array->name +
               "': a stencil body only computes the element's value (its result)");
+      case ir::StmtKind::Launch:
       case ir::StmtKind::Parfor: fail("it contains a kiln::prange: a stencil body is evaluated per element already");
       case ir::StmtKind::Check:
         fail("it contains a run-time check (" + s->as<ir::CheckStmt>().message +

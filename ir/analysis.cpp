@@ -294,6 +294,7 @@ void collect_declared(const Stmt& s, VarSet& out) {
       break;
     case StmtKind::For: collect_declared(s->as<ForStmt>().body, out); break;
     case StmtKind::Parfor: collect_declared(s->as<ParforStmt>().body, out); break;
+    case StmtKind::Launch: collect_declared(s->as<LaunchStmt>().body, out); break;
     case StmtKind::If:
       collect_declared(s->as<IfStmt>().then_body, out);
       collect_declared(s->as<IfStmt>().else_body, out);

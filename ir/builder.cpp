@@ -286,6 +286,12 @@ Stmt make_map_into(Var target, std::vector<Var> indices, std::vector<Expr> shape
                                    std::move(target_index), std::move(value), std::move(origin));
 }
 
+Stmt make_launch(int kernel, Stmt parfor) {
+  if (kernel < 0) fail("a launch needs a kernel number >= 0");
+  if (!parfor || parfor->kind != StmtKind::Parfor) fail("a launch runs a parfor");
+  return std::make_shared<LaunchStmt>(kernel, std::move(parfor));
+}
+
 Stmt make_bind(Var target, Var source, bool declare) {
   if (!target || target->kind != VarKind::Binding || !target->type.is_array())
     fail("bind needs an array variable of kind Binding as its target");

@@ -56,6 +56,8 @@ Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vec
                       std::vector<Expr> shape, Expr value, std::string origin = {});
 
 Stmt make_bind(Var target, Var source, bool declare);
+/// Kernel number `kernel` (>= 0) running `parfor` on the device.
+Stmt make_launch(int kernel, Stmt parfor);
 /// A stencil; `target_index` empty means an allocating one (the index itself).
 Stmt make_stencil(Var target, bool allocate, std::vector<Var> indices, std::vector<Expr> shape,
                   std::vector<Expr> target_index, Expr value, std::vector<Var> windows, std::vector<std::int64_t> lo,

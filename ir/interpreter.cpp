@@ -42,12 +42,6 @@ Value make(T x) {
   return v;
 }
 
-struct Frame {
-  std::vector<Value> scalars;
-  std::vector<ArrayDesc> arrays;
-  std::vector<std::unique_ptr<void, decltype(&std::free)>> owned;
-};
-
 using ExprFn = std::function<Value(Frame&)>;
 using StmtFn = std::function<void(Frame&)>;
 
@@ -58,10 +52,18 @@ struct ArraySlot {
   std::string name;
 };
 
-class Compiler {
+class Compiler final : public HostScope {
  public:
-  explicit Compiler(const Function& f) : fn_(f) {}
+  Compiler(Function f, const Machine* machine) : fn_(std::move(f)), machine_(machine) {}
+  Compiler(const Compiler&) = delete;
+  Compiler& operator=(const Compiler&) = delete;
 
+  const Function& function() const { return fn_; }
+  const Machine* machine() const { return machine_; }
+
+  int scalar(const VarNode* v) override { return scalar_slot(v); }
+  int array(const VarNode* v) override { return array_slot(v); }
+  std::function<ScalarSlot(Frame&)> value(const Expr& e) override { return expr(e); }
   int scalar_slot(const VarNode* v) {
     auto [it, fresh] = scalar_slots_.emplace(v, static_cast<int>(scalar_slots_.size()));
     return it->second;
@@ -69,6 +71,12 @@ class Compiler {
   int array_slot(const VarNode* v) {
     auto [it, fresh] = array_slots_.emplace(v, static_cast<int>(array_slots_.size()));
     return it->second;
+  }
+
+  /// Stops the run: the Machine's way, or the kiln::Error of the code naming the kernel.
+  [[noreturn]] void fail(Frame& fr, std::int32_t code, const std::string& message) const {
+    if (machine_) machine_->fail(fr, code, message);
+    throw_status(code, "kernel '" + fn_.name + "': " + resolve_locations(message, fn_.locations));
   }
   size_t num_scalars() const { return scalar_slots_.size(); }
   size_t num_arrays() const { return array_slots_.size(); }
@@ -92,6 +100,15 @@ class Compiler {
         const auto& l = e->as<LoadExpr>();
         if (windows_.count(l.array.get())) return window_load(l);
         auto addr = address(l.array, l.indices);
+        if (machine_) {
+          const std::size_t size = static_cast<std::size_t>(size_of(l.type));
+          return [addr, size, m = machine_](Frame& fr) {
+            Value v;
+            std::memset(&v, 0, sizeof v);
+            m->read(fr, addr(fr), &v, size);
+            return v;
+          };
+        }
         return sem::with_type(l.type, [&](auto t) -> ExprFn {
           using T = decltype(t);
           return [addr](Frame& fr) {
@@ -163,10 +180,15 @@ class Compiler {
         const auto& st = s->as<StoreStmt>();
         auto addr = address(st.array, st.indices);
         ExprFn value = expr(st.value);
-        const int size = size_of(st.array->type.elem);
+        const auto size = static_cast<size_t>(size_of(st.array->type.elem));
+        if (machine_)
+          return [addr, value, size, m = machine_](Frame& fr) {
+            const Value v = value(fr);  // evaluate the value before the address, as the backends do
+            m->write(fr, addr(fr), &v, size);
+          };
         return [addr, value, size](Frame& fr) {
           const Value v = value(fr);  // evaluate the value before the address, as the backends do
-          std::memcpy(addr(fr), &v, static_cast<size_t>(size));
+          std::memcpy(addr(fr), &v, size);
         };
       }
       case StmtKind::For: {
@@ -182,7 +204,12 @@ class Compiler {
           }
         };
       }
-      case StmtKind::Parfor: return parfor(s->as<ParforStmt>());
+      case StmtKind::Parfor:
+        host_only("a parfor outside every launch");
+        return parfor(s->as<ParforStmt>());
+      case StmtKind::Launch:
+        if (machine_) return machine_->launch(s->as<LaunchStmt>(), *this);
+        return parfor(s->as<LaunchStmt>().parfor());  // on host memory, a launch is its parfor
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         ExprFn cond = expr(i.cond);
@@ -200,17 +227,26 @@ class Compiler {
         const int slot = array_slot(a.array.get());
         const DType elem = a.array->type.elem;
         const std::string name = a.array->name;
-        return [this, shape, slot, elem, name](Frame& fr) {
+        const int site = sites_++;
+        return [this, shape, slot, elem, name, site](Frame& fr) {
           std::int64_t ext[kMaxRank];
           for (size_t k = 0; k < shape.size(); ++k) ext[k] = shape[k](fr).i64;
-          fr.arrays[slot] = new_array(fr, elem, ext, static_cast<int>(shape.size()), name);
+          fr.arrays[slot] = new_array(fr, site, elem, ext, static_cast<int>(shape.size()), name);
         };
       }
       case StmtKind::Check: return check(s->as<CheckStmt>());
-      case StmtKind::Map: return map(s->as<MapStmt>());
-      case StmtKind::Reduce: return reduce(s->as<ReduceStmt>());
-      case StmtKind::ReduceAxis: return reduce_axis(s->as<ReduceAxisStmt>());
-      case StmtKind::Stencil: return stencil(s->as<StencilStmt>());
+      case StmtKind::Map:
+        host_only("an array operation");
+        return map(s->as<MapStmt>());
+      case StmtKind::Reduce:
+        host_only("an array reduction");
+        return reduce(s->as<ReduceStmt>());
+      case StmtKind::ReduceAxis:
+        host_only("an array reduction");
+        return reduce_axis(s->as<ReduceAxisStmt>());
+      case StmtKind::Stencil:
+        host_only("a stencil");
+        return stencil(s->as<StencilStmt>());
       case StmtKind::Bind: {
         const auto& b = s->as<BindStmt>();
         const int target = array_slot(b.target.get()), source = array_slot(b.source.get());
@@ -220,27 +256,31 @@ class Compiler {
     throw IRError("interpreter: unknown statement kind");
   }
 
-  /// A new row-major array owned by the frame (freed when the call ends unless returned). The shape follows
-  /// kiln::array_size's rule, with the compiled code's messages and status codes (kiln_rt_alloc).
-  ArrayDesc new_array(Frame& fr, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
+  /// A new row-major array made at allocation site `site`: the Machine's, or host memory owned by the frame
+  /// (freed when the call ends unless returned). The shape follows kiln::array_size's rule, with the compiled
+  /// code's messages and status codes (kiln_rt_alloc).
+  ArrayDesc new_array(Frame& fr, int site, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
     ArrayDesc d;
     for (int k = 0; k < rank; ++k) d.shape[k] = extents[k];
     std::string shape = "(";
     for (int k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
     shape += rank == 1 ? ",)" : ")";
-    const std::string what = "kernel '" + fn_.name + "': ";
     const ArraySize size = array_size(d.shape, rank, size_of(elem));
     if (size.negative_axis >= 0)
-      throw ShapeError(what + "cannot allocate array '" + name + "' of shape " + shape + ": negative extent on axis " +
-                       std::to_string(size.negative_axis));
+      fail(fr, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape + ": negative extent on axis " +
+                                   std::to_string(size.negative_axis));
     if (size.too_large)
-      throw ShapeError(what + "cannot allocate array '" + name + "' of shape " + shape + " with " +
-                       std::to_string(size_of(elem)) + "-byte elements: its size in bytes exceeds " +
-                       std::to_string(kMaxArrayBytes));
+      fail(fr, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape + " with " +
+                                   std::to_string(size_of(elem)) + "-byte elements: its size in bytes exceeds " +
+                                   std::to_string(kMaxArrayBytes));
     for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
+    if (machine_) {
+      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes), "array " + name + " of shape " + shape);
+      return d;
+    }
     d.data = allocate(elem, size.bytes);
     if (!d.data)
-      throw Error(what + "out of memory allocating array '" + name + "' of shape " + shape + " (" +
+      throw Error("kernel '" + fn_.name + "': out of memory allocating array '" + name + "' of shape " + shape + " (" +
                   std::to_string(size.bytes) + " bytes)");
     fr.owned.emplace_back(d.data, &std::free);
     return d;
@@ -265,8 +305,16 @@ class Compiler {
   }
 
  private:
-  const Function& fn_;
+  const Function fn_;
+  const Machine* const machine_;
   std::unordered_map<const VarNode*, int> scalar_slots_, array_slots_;
+  int sites_ = 0;  ///< allocation sites so far
+
+  /// Statements that only run on host memory: the passes lower and offload them before a Machine sees them.
+  void host_only(const char* what) const {
+    if (machine_) throw IRError("interpreter: " + std::string(what) + " in kernel '" + fn_.name +
+                                "' cannot run with a Machine; lower and offload the function first");
+  }
   /// While compiling a stencil's value: its windows, whose out-of-range reads the border answers.
   struct WindowRule {
     Border border;
@@ -293,10 +341,10 @@ class Compiler {
     for (const auto& i : l.indices) idx.push_back(expr(i));
     const int slot = array_slot(l.array.get());
     const WindowRule rule = windows_.at(l.array.get());
-    const std::string name = l.array->name, kernel = fn_.name;
+    const std::string name = l.array->name;
     return sem::with_type(l.type, [&](auto t) -> ExprFn {
       using T = decltype(t);
-      return [idx, slot, rule, name, kernel](Frame& fr) {
+      return [this, idx, slot, rule, name](Frame& fr) {
         const ArrayDesc& d = fr.arrays[slot];
         std::int64_t offset = 0;
         for (size_t k = 0; k < idx.size(); ++k) {
@@ -305,7 +353,7 @@ class Compiler {
             const std::optional<std::int64_t> r = border_index(rule.border, q, d.shape[k]);
             if (!r) return rule.cval(fr);
             q = *r;
-            if (q < 0 || q >= d.shape[k]) throw_index_error(kernel, name, k, q, d, idx.size());
+            if (q < 0 || q >= d.shape[k]) index_error(fr, name, k, q, d, idx.size());
           }
           offset += q * d.strides[k];
         }
@@ -332,11 +380,12 @@ class Compiler {
     const DType elem = st.target->type.elem;
     const std::string name = st.target->name;
     const std::vector<std::int64_t> lo = st.lo, hi = st.hi;
-    return [this, sp, value, first, addr, size, allocate, skip, slot, elem, name, lo, hi](Frame& fr) {
+    const int site = sites_++;
+    return [this, sp, value, first, addr, size, allocate, skip, slot, elem, name, lo, hi, site](Frame& fr) {
       std::int64_t ext[kMaxRank];
       sp.extents(fr, ext);
       const int rank = static_cast<int>(sp.idx.size());
-      if (allocate) fr.arrays[slot] = new_array(fr, elem, ext, rank, name);
+      if (allocate) fr.arrays[slot] = new_array(fr, site, elem, ext, rank, name);
       sp.each(fr, ext, [&] {
         bool inside = true;
         for (int d = 0; d < rank && skip; ++d) {
@@ -357,25 +406,25 @@ class Compiler {
     for (const auto& i : indices) idx.push_back(expr(i));
     const int slot = array_slot(array.get());
     const int esize = size_of(array->type.elem);
-    const std::string name = array->name, kernel = fn_.name;
-    return [idx, slot, esize, name, kernel](Frame& fr) -> void* {
+    const std::string name = array->name;
+    return [this, idx, slot, esize, name](Frame& fr) -> void* {
       const ArrayDesc& d = fr.arrays[slot];
       std::int64_t offset = 0;
       for (size_t k = 0; k < idx.size(); ++k) {
         const std::int64_t i = idx[k](fr).i64;
-        if (i < 0 || i >= d.shape[k]) throw_index_error(kernel, name, k, i, d, idx.size());
+        if (i < 0 || i >= d.shape[k]) index_error(fr, name, k, i, d, idx.size());
         offset += i * d.strides[k];
       }
       return static_cast<char*>(d.data) + offset * esize;
     };
   }
 
-  [[noreturn]] static void throw_index_error(const std::string& kernel, const std::string& name, size_t axis,
-                                             std::int64_t i, const ArrayDesc& d, size_t rank) {
+  [[noreturn]] void index_error(Frame& fr, const std::string& name, size_t axis, std::int64_t i, const ArrayDesc& d,
+                                 size_t rank) const {
     std::string shape;
     for (size_t k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
-    throw IndexError("kernel '" + kernel + "': index " + std::to_string(i) + " out of range on axis " +
-                     std::to_string(axis) + " of " + name + " (shape (" + shape + "))");
+    fail(fr, kIndexOutOfRange, "index " + std::to_string(i) + " out of range on axis " + std::to_string(axis) + " of " +
+                                   name + " (shape (" + shape + "))");
   }
 
   ExprFn binary(const BinaryExpr& b) {
@@ -422,14 +471,12 @@ class Compiler {
     std::vector<ExprFn> args;
     for (const auto& a : c.args) args.push_back(expr(a));
     const std::int32_t code = c.code;
-    const std::string message = c.message, kernel = fn_.name;
-    const std::vector<std::string> locations = fn_.locations;
-    return [cond, args, code, message, kernel, locations](Frame& fr) {
+    const std::string message = c.message;
+    return [this, cond, args, code, message](Frame& fr) {
       if (cond(fr).b) return;
       std::vector<std::int64_t> values;
       for (const auto& a : args) values.push_back(a(fr).i64);
-      throw_status(code, "kernel '" + kernel + "': " +
-                             resolve_locations(format_message(message, values.data(), values.size()), locations));
+      fail(fr, code, format_message(message, values.data(), values.size()));
     };
   }
 
@@ -479,10 +526,11 @@ class Compiler {
     const int slot = array_slot(m.target.get());
     const DType elem = m.target->type.elem;
     const std::string name = m.target->name;
-    return [this, sp, addr, value, size, allocate, slot, elem, name](Frame& fr) {
+    const int site = sites_++;
+    return [this, sp, addr, value, size, allocate, slot, elem, name, site](Frame& fr) {
       std::int64_t ext[kMaxRank];
       sp.extents(fr, ext);
-      if (allocate) fr.arrays[slot] = new_array(fr, elem, ext, static_cast<int>(sp.idx.size()), name);
+      if (allocate) fr.arrays[slot] = new_array(fr, site, elem, ext, static_cast<int>(sp.idx.size()), name);
       sp.each(fr, ext, [&] {
         const Value v = value(fr);
         std::memcpy(addr(fr), &v, static_cast<size_t>(size));
@@ -554,7 +602,8 @@ class Compiler {
       if constexpr (std::is_same_v<T, bool>) {
         throw IRError("interpreter: reduction of bools");
       } else {
-        return [this, sp, value, slot, op, axis, keepdims, out_type, name, identity](Frame& fr) {
+        const int site = sites_++;
+        return [this, sp, value, slot, op, axis, keepdims, out_type, name, identity, site](Frame& fr) {
           std::int64_t ext[kMaxRank], out_ext[kMaxRank] = {};
           sp.extents(fr, ext);
           const int rank = static_cast<int>(sp.idx.size());
@@ -563,7 +612,7 @@ class Compiler {
             if (d != axis) out_ext[out_rank++] = ext[d];
             else if (keepdims) out_ext[out_rank++] = 1;
           }
-          ArrayDesc out = new_array(fr, out_type, out_ext, out_rank, name);
+          ArrayDesc out = new_array(fr, site, out_type, out_ext, out_rank, name);
           fr.arrays[slot] = out;
           // One fold per output element, fed in row-major order of the space (the axis varies within).
           std::int64_t out_count = 1;
@@ -620,56 +669,68 @@ class Compiler {
 
 }  // namespace
 
-void interpret(const Function& f, void* const* args, void* result) {
-  Compiler c(f);
+struct Executor::Impl {
+  Compiler c;
   std::vector<int> param_slots;
-  for (const auto& p : f.params)
-    param_slots.push_back(p->type.is_array() ? c.array_slot(p.get()) : c.scalar_slot(p.get()));
-  StmtFn body = c.stmt(f.body);
-  ExprFn res = f.result ? c.expr(f.result) : ExprFn();
-  const int res_array = f.result_array ? c.array_slot(f.result_array.get()) : -1;
+  StmtFn body;
+  /// The result's members in order (a single result is one member): a scalar's closure, or an array's slot.
   std::vector<ExprFn> member_fns;
   std::vector<int> member_arrays;
-  for (const auto& m : f.tuple) {
-    member_fns.push_back(m.scalar ? c.expr(m.scalar) : ExprFn());
-    member_arrays.push_back(m.array ? c.array_slot(m.array.get()) : -1);
-  }
 
+  Impl(const Function& f, const Machine* machine) : c(f, machine) {
+    for (const auto& p : f.params)
+      param_slots.push_back(p->type.is_array() ? c.array_slot(p.get()) : c.scalar_slot(p.get()));
+    body = c.stmt(f.body);
+    auto member = [&](const Expr& scalar, const Var& array) {
+      member_fns.push_back(scalar ? c.expr(scalar) : ExprFn());
+      member_arrays.push_back(array ? c.array_slot(array.get()) : -1);
+    };
+    if (f.result || f.result_array) member(f.result, f.result_array);
+    for (const auto& m : f.tuple) member(m.scalar, m.array);
+  }
+};
+
+Executor::Executor(const Function& f, const Machine* machine) : impl_(std::make_unique<Impl>(f, machine)) {}
+Executor::~Executor() = default;
+
+void Executor::run(void* const* args, void* result, void* machine_state) const {
+  const Impl& m = *impl_;
+  const Function& f = m.c.function();
   Frame fr;
-  fr.scalars.resize(c.num_scalars());
-  fr.arrays.resize(c.num_arrays());
+  fr.scalars.resize(m.c.num_scalars());
+  fr.arrays.resize(m.c.num_arrays());
+  fr.machine_state = machine_state;
   for (size_t i = 0; i < f.params.size(); ++i) {
     if (f.params[i]->type.is_array()) {
-      fr.arrays[param_slots[i]] = *static_cast<const ArrayDesc*>(args[i]);
+      fr.arrays[m.param_slots[i]] = *static_cast<const ArrayDesc*>(args[i]);
     } else {
       Value v;
       std::memset(&v, 0, sizeof v);
       std::memcpy(&v, args[i], static_cast<size_t>(size_of(f.params[i]->type.elem)));
-      fr.scalars[param_slots[i]] = v;
+      fr.scalars[m.param_slots[i]] = v;
     }
   }
-  body(fr);
-  auto give_array = [&](int slot, void* to) {
-    ArrayDesc& out = *static_cast<ArrayDesc*>(to);
-    out = fr.arrays[slot];
+  m.body(fr);
+  // Every scalar member is evaluated before any array is handed over, so an evaluation error frees them all.
+  const size_t n = m.member_fns.size();
+  std::vector<Value> values(n);
+  for (size_t i = 0; i < n; ++i)
+    if (m.member_fns[i]) values[i] = m.member_fns[i](fr);
+  void* const* outs = f.returns_tuple() ? static_cast<void* const*>(result) : &result;
+  for (size_t i = 0; i < n; ++i) {
+    if (m.member_fns[i]) {
+      const DType t = f.result ? f.result->type : f.tuple[i].scalar->type;
+      std::memcpy(outs[i], &values[i], static_cast<size_t>(size_of(t)));
+      continue;
+    }
+    ArrayDesc& out = *static_cast<ArrayDesc*>(outs[i]);
+    out = fr.arrays[m.member_arrays[i]];
+    if (m.c.machine()) continue;  // the Machine's memory stays the Machine's
     for (auto& o : fr.owned)
       if (o.get() == out.data) o.release();  // ownership passes to the caller
-  };
-  if (res) {
-    const Value v = res(fr);
-    std::memcpy(result, &v, static_cast<size_t>(size_of(f.result->type)));
-  } else if (res_array >= 0) {
-    give_array(res_array, result);
-  }
-  // Every scalar member is evaluated before any array is handed over, so an evaluation error frees them all.
-  std::vector<Value> values(f.tuple.size());
-  for (size_t i = 0; i < f.tuple.size(); ++i)
-    if (member_fns[i]) values[i] = member_fns[i](fr);
-  void* const* outs = static_cast<void* const*>(result);
-  for (size_t i = 0; i < f.tuple.size(); ++i) {
-    if (member_fns[i]) std::memcpy(outs[i], &values[i], static_cast<size_t>(size_of(f.tuple[i].scalar->type)));
-    else give_array(member_arrays[i], outs[i]);
   }
 }
+
+void interpret(const Function& f, void* const* args, void* result) { Executor(f).run(args, result); }
 
 }  // namespace kiln::ir

@@ -166,6 +166,13 @@ class Printer {
         else line(depth, "rebind " + name(b.target) + " = " + source);
         break;
       }
+      case StmtKind::Launch: {
+        const auto& l = s->as<LaunchStmt>();
+        line(depth, "launch kernel " + std::to_string(l.kernel) + " {");
+        stmt(l.body, depth + 1);
+        line(depth, "}");
+        break;
+      }
       case StmtKind::Stencil: {
         const auto& st = s->as<StencilStmt>();
         const std::string space = index_space(st.indices, st.shape);

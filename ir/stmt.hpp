@@ -14,6 +14,7 @@ enum class StmtKind : std::uint8_t {
   Block, Let, Assign, Store, For, Parfor, If, Allocate, Check, Bind,
   Map, Reduce, ReduceAxis,  // array-level operations, as traced; lower_array_ops turns them into parfors
   Stencil,                  // lower_stencils turns it into an interior parfor plus border parfors
+  Launch,                   // a parfor that runs on a device as one kernel (passes/offload.cpp)
 };
 
 struct StmtNode {
@@ -257,6 +258,18 @@ struct StencilStmt final : StmtNode {
         border(b),
         cval(std::move(c)),
         origin(std::move(o)) {}
+};
+
+/// Runs the parfor `body` on the device as kernel number `kernel` of the function (passes/offload.cpp makes
+/// these for device targets). Its meaning is the parfor's: host code around it sees the arrays it wrote and
+/// the reductions it combined, as after the parfor itself. Launches are not nested, in a parfor or another
+/// launch; the kernels of a function are numbered 0, 1, ... in the order the body lists them.
+struct LaunchStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Launch;
+  int kernel;
+  Stmt body;  ///< a ParforStmt
+  LaunchStmt(int k, Stmt b) : StmtNode(kKind), kernel(k), body(std::move(b)) {}
+  const ParforStmt& parfor() const { return body->as<ParforStmt>(); }
 };
 
 template <class T>

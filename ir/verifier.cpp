@@ -67,6 +67,8 @@ class Verifier {
   std::unordered_map<const VarNode*, size_t> def_depth_;  ///< scope depth of each definition
   std::vector<const BindStmt*> binds_;
   std::vector<ParforFrame> parfors_;
+  int launches_ = 0;        ///< launches seen so far: the next one's kernel number
+  bool in_launch_ = false;
 
   void report(std::string msg) { problems.push_back(std::move(msg)); }
 
@@ -220,6 +222,7 @@ class Verifier {
         break;
       }
       case StmtKind::Parfor: parfor(s->as<ParforStmt>()); break;
+      case StmtKind::Launch: launch(s->as<LaunchStmt>()); break;
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         expr(i.cond, "an if condition");
@@ -326,6 +329,16 @@ class Verifier {
     } f(m);
     f.walk(m.value);
     return f.found;
+  }
+
+  /// A launch is a parfor on the device: never inside another parfor or launch, numbered in order.
+  void launch(const LaunchStmt& l) {
+    if (!parfors_.empty() || in_launch_) report("launch of kernel " + std::to_string(l.kernel) + " is nested in a parfor or launch");
+    if (l.kernel != launches_) report("launch of kernel " + std::to_string(l.kernel) + " where kernel " + std::to_string(launches_) + " is next");
+    ++launches_;
+    in_launch_ = true;
+    parfor(l.parfor());
+    in_launch_ = false;
   }
 
   void parfor(const ParforStmt& p) {

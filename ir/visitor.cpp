@@ -38,6 +38,7 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>());
     case StmtKind::Bind: return visit(s->as<BindStmt>());
     case StmtKind::Stencil: return visit(s->as<StencilStmt>());
+    case StmtKind::Launch: return visit(s->as<LaunchStmt>());
   }
 }
 
@@ -108,6 +109,7 @@ void IRVisitor::visit(const ReduceAxisStmt& s) {
   for (const auto& e : s.shape) walk(e);
   walk(s.value);
 }
+void IRVisitor::visit(const LaunchStmt& s) { walk(s.body); }
 void IRVisitor::visit(const StencilStmt& s) {
   for (const auto& e : s.shape) walk(e);
   for (const auto& e : s.target_index) walk(e);
@@ -150,6 +152,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::ReduceAxis: return visit(s->as<ReduceAxisStmt>(), s);
     case StmtKind::Bind: return visit(s->as<BindStmt>(), s);
     case StmtKind::Stencil: return visit(s->as<StencilStmt>(), s);
+    case StmtKind::Launch: return visit(s->as<LaunchStmt>(), s);
   }
   return s;
 }
@@ -307,6 +310,12 @@ Stmt IRMutator::visit(const ReduceAxisStmt& s, const Stmt& self) {
   Expr v = mutate(s.value);
   if (!changed && v == s.value) return self;
   return make_reduce_axis(s.target, s.op, s.axis, s.keepdims, s.indices, std::move(shape), v, s.origin);
+}
+
+Stmt IRMutator::visit(const LaunchStmt& s, const Stmt& self) {
+  Stmt body = mutate(s.body);
+  if (body == s.body) return self;
+  return make_launch(s.kernel, body);
 }
 
 }  // namespace kiln::ir

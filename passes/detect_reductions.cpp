@@ -109,6 +109,7 @@ struct BodyFacts {
         break;
       }
       case ir::StmtKind::Parfor: nested_parfor(s->as<ir::ParforStmt>()); break;
+      case ir::StmtKind::Launch: nested_parfor(s->as<ir::LaunchStmt>().parfor()); break;
       case ir::StmtKind::Stencil: {
         const auto& st = s->as<ir::StencilStmt>();
         if (!st.allocate && outer(st.target)) {

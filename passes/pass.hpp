@@ -59,6 +59,7 @@ struct Pass {
   Topic topic = Topic::other;  ///< where its notes without a section of their own go
   bool boundscheck_only = false;  ///< runs only in bounds-checked mode (PipelineOptions::boundscheck)
   bool host_only = false;         ///< runs only for targets whose loops run on the host (not PipelineOptions::target cuda)
+  bool device_only = false;       ///< runs only for device targets (PipelineOptions::target cuda)
 };
 
 }  // namespace kiln::passes

@@ -17,6 +17,7 @@
 #include "passes/insert_bounds_checks.hpp"
 #include "passes/lower_array_ops.hpp"
 #include "passes/lower_stencils.hpp"
+#include "passes/offload.hpp"
 #include "passes/partition_loops.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
@@ -54,6 +55,9 @@ const std::vector<Pass>& pipeline() {
       {"partition_loops", partition_loops, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       // fold constants, propagate copies, CSE, remove dead code
       {"simplify", simplify},
+      // device targets: the function splits into host code and device kernels, each parfor outside parfors
+      // a launch; last, so that no pass needs to know launches
+      {"offload", offload, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
   };
   return passes;
 }
@@ -73,6 +77,7 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;
     if (p.host_only && opts.target == Target::cuda) continue;
+    if (p.device_only && opts.target != Target::cuda) continue;
     ctx.pass = p.name;
     ctx.topic = p.topic;
     const auto t0 = std::chrono::steady_clock::now();

@@ -14,7 +14,7 @@ namespace kiln::passes {
 /// the dump switches, which the frontend reads from the environment (frontend/settings.hpp).
 struct PipelineOptions {
   bool boundscheck = false;  ///< insert_bounds_checks runs: every element access of the kernel is checked
-  Target target = Target::cpu;  ///< passes marked host_only run unless it is cuda
+  Target target = Target::cpu;  ///< passes marked host_only run unless it is cuda, device_only ones only then
   bool dump_ir = false;      ///< print the IR before the first pass and after each pass to stderr
   std::string dot_dir{};     ///< not empty: write the fused parfor graph to dot_dir/<kernel>.dot
 };
@@ -25,7 +25,8 @@ const std::vector<Pass>& pipeline();
 /// Runs every pass, verifying the IR after each one, and dumps what `opts` asks for (the graph through
 /// passes/report.hpp). Throws TraceError for user errors a pass finds (e.g. a racy
 /// write in a prange) and ir::IRError if a pass produced malformed IR. Passes marked boundscheck_only run
-/// only when `opts.boundscheck` is set, those marked host_only only when `opts.target` is not cuda.
+/// only when `opts.boundscheck` is set, those marked host_only only when `opts.target` is not cuda, those marked
+/// device_only only when it is.
 ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report = nullptr, const PipelineOptions& opts = {});
 
 /// Runs one named pass (for tests); throws std::out_of_range for an unknown name.

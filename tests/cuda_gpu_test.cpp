@@ -455,7 +455,7 @@ TEST_F(Gpu, IllegalAddressIsADeviceErrorNamingTheKernel) {
       {
         Var x = array_param("x", DType::F32, 1, true);
         Var i = index("i");
-        const ir::Function f = function("wild", {x}, {parfor({i}, {dim(x)}, store(x, {val(i) * i64c(std::int64_t{1} << 40)}, num(DType::F32, 1)))});
+        const ir::Function f = offloaded(function("wild", {x}, {parfor({i}, {dim(x)}, store(x, {val(i) * i64c(std::int64_t{1} << 40)}, num(DType::F32, 1)))}));
         const cu::Compiled c = cu::compile(f, {}, kiln::detail::cuda_options());
         TestArray a(DType::F32, {1000});
         Args in = {array_arg(a)};

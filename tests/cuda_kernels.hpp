@@ -1,4 +1,4 @@
-// The kernels the CUDA tests run: built as IR (what the backend receives after the passes), each with the
+// The kernels the CUDA tests run: built as IR and offloaded (what the backend receives after the passes), each with the
 // inputs the differential test feeds it. The codegen test compiles every one of them with NVRTC; the GPU
 // test runs every one against the interpreter.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "passes/offload.hpp"
+
 namespace kiln::cudatest {
 namespace {
 
@@ -18,6 +20,11 @@ std::int32_t code_of(const Error& e) {
 }
 
 }  // namespace
+
+ir::Function offloaded(const ir::Function& f) {
+  passes::PassContext ctx;
+  return passes::offload(f, ctx);
+}
 
 double uniform(double lo, double hi) { return test_support::uniform(rng(), lo, hi); }
 std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) { return test_support::uniform_int(rng(), lo, hi); }

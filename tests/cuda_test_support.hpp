@@ -24,6 +24,9 @@ namespace kiln::cudatest {
 using namespace test_support;  // NOLINT(google-build-using-namespace): the shared test vocabulary
 
 /// Inputs drawn from this binary's own seed.
+/// What the CUDA backend receives: `f` after the CUDA pipeline's last pass, which makes its parfors launches.
+ir::Function offloaded(const ir::Function& f);
+
 double uniform(double lo, double hi);
 std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
 TestArray random_array(DType t, std::vector<std::int64_t> shape, Layout layout = Layout::RowMajor, double lo = -10, double hi = 10);

@@ -745,7 +745,10 @@ TEST(Pipeline, PassesInOrderAndRunPass) {
   const auto& p = passes::pipeline();
   ASSERT_GE(p.size(), 2u);  // the loop passes and others run in between (fusion_test checks their order)
   EXPECT_STREQ(p.front().name, "detect_reductions");
-  EXPECT_STREQ(p.back().name, "simplify");
+  // simplify is the last pass of every target; device targets then offload
+  EXPECT_STREQ(p.back().name, "offload");
+  EXPECT_TRUE(p.back().device_only);
+  EXPECT_STREQ(p[p.size() - 2].name, "simplify");
   const Var q = param("q", DType::F64), a = local("a", DType::F64);
   const ir::Function f = function("one", {q}, {let(a, val(q))}, val(a));
   passes::PassContext ctx;
@@ -770,10 +773,11 @@ TEST(Pipeline, OutputVerifiesAndReportsTimingsAndNotes) {
             "  }\n"
             "  return s\n"
             "}\n");
-  // Every pass but those of the bounds-checked mode (off here) ran.
+  // Every pass but those of the bounds-checked mode (off here) and of device targets ran.
   const auto& all = passes::pipeline();
-  ASSERT_EQ(report.timings.size(),
-            static_cast<size_t>(std::count_if(all.begin(), all.end(), [](const auto& p) { return !p.boundscheck_only; })));
+  ASSERT_EQ(report.timings.size(), static_cast<size_t>(std::count_if(all.begin(), all.end(), [](const auto& p) {
+              return !p.boundscheck_only && !p.device_only;
+            })));
   EXPECT_EQ(report.timings.front().pass, "detect_reductions");
   EXPECT_EQ(report.timings.back().pass, "simplify");
   EXPECT_GE(report.timings[0].us, 0.0);

@@ -1,5 +1,5 @@
-// A lowered kernel as a CUDA program: every parfor reached from the kernel body without passing through
-// another parfor becomes a kernel; what surrounds them stays on the host (host_program.cpp).
+// An offloaded kernel as a CUDA program: each launch (passes/offload.cpp) becomes a __global__ function; the
+// host function around the launches runs on the host executor (ir/interpreter.hpp with device_machine.hpp).
 #include "codegen/cuda/emit_program.hpp"
 
 #include <cctype>
@@ -34,11 +34,11 @@ class ProgramBuilder {
       case ir::StmtKind::If:
         skeleton(s->as<ir::IfStmt>().then_body);
         return skeleton(s->as<ir::IfStmt>().else_body);
-      case ir::StmtKind::Parfor: {
-        const auto& p = s->as<ir::ParforStmt>();
-        const std::string name = identifier(prog_.function->name) + "_k" + std::to_string(prog_.gpu_kernels.size());
-        Emitter e(*prog_.function, p, name, opts_);
-        prog_.kernel_of[&p] = prog_.gpu_kernels.size();
+      case ir::StmtKind::Launch: {
+        const auto& l = s->as<ir::LaunchStmt>();
+        // The verifier numbers launches in body order, so kernel k is gpu_kernels[k].
+        const std::string name = identifier(prog_.function->name) + "_k" + std::to_string(l.kernel);
+        Emitter e(*prog_.function, l.parfor(), name, opts_);
         GpuKernel k = e.emit(prog_.kernels);
         k.entry = entries_++;
         if (!k.alias_name.empty()) k.alias_entry = entries_++;
@@ -53,6 +53,9 @@ class ProgramBuilder {
       case ir::StmtKind::Allocate:
       case ir::StmtKind::Bind:
       case ir::StmtKind::Check: return;  // the host runs these
+      case ir::StmtKind::Parfor:
+        throw CompileError("kiln CUDA backend: kernel '" + prog_.function->name +
+                               "': a parfor outside every launch; the offload pass makes launches of them", {});
       default:
         // Array-level operations are lowered to parfors before code generation; anything else is new.
         throw CompileError("kiln CUDA backend: kernel '" + prog_.function->name + "': statement kind " +

@@ -10,6 +10,7 @@
 
 #include "codegen/cuda/arg_memory.hpp"
 #include "ir/analysis.hpp"
+#include "ir/builder.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
@@ -67,6 +68,15 @@ bool same_view(const ArrayDesc& a, const ArrayDesc& b, int rank) {
   return true;
 }
 
+/// The host function on the host executor; a statement it cannot run is the backend's CompileError.
+ir::Executor executor(const ir::Function& f, const DeviceMachine& machine) {
+  try {
+    return ir::Executor(f, &machine);
+  } catch (const ir::IRError& e) {
+    throw CompileError("kiln CUDA backend: " + std::string(e.what()), {});
+  }
+}
+
 /// A host array argument and its device copy.
 struct HostCopy {
   std::size_t param;
@@ -78,7 +88,12 @@ struct HostCopy {
 
 Executable::Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts,
                        const CudaOptions& cuda)
-    : program_(std::move(program)), binary_(std::move(binary)), opts_(opts), cuda_(cuda), host_(program_, cuda) {
+    : program_(std::move(program)),
+      binary_(std::move(binary)),
+      opts_(opts),
+      cuda_(cuda),
+      machine_(program_, cuda),
+      host_(executor(*program_->function, machine_)) {
   const ir::Function& f = *program_->function;
   const auto stored = arrays_written(f.body);  // through array bindings too
   for (std::size_t i = 0; i < f.params.size(); ++i)
@@ -167,7 +182,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   std::vector<void*> outs;
   for (auto& r : returned) outs.push_back(r.array ? &r.device : r.out);
   try {
-    host_.run(call, argv.data(), outs.data());
+    host_.run(argv.data(), f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0], &call);
   } catch (const KernelFailed& failed) {
     call.synchronize(f.name);
     return failed.code;

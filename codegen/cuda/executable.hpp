@@ -1,6 +1,6 @@
-// A compiled CUDA kernel: the program, its binary, a module per device it ran on, and the host executor.
-// One call: arguments to the device (host arrays copied in), the skeleton with its launches, written host
-// arrays and the result back.
+// A compiled CUDA kernel: the program, its binary, a module per device it ran on, and the host function on the
+// host executor with the device machine. One call: arguments to the device (host arrays copied in), the host
+// function with its launches, written host arrays and the result back.
 #pragma once
 
 #include <array>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <mutex>
 
-#include "codegen/cuda/host_program.hpp"
+#include "codegen/cuda/device_machine.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "codegen/cuda/program.hpp"
 #include "runtime/cuda/module.hpp"
@@ -31,7 +31,8 @@ class Executable {
   Binary binary_;
   CodegenOptions opts_;
   CudaOptions cuda_;
-  HostProgram host_;
+  DeviceMachine machine_;
+  ir::Executor host_;  ///< the host function, run with machine_
   std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
   std::mutex mutex_;           // guards modules_
   std::array<std::unique_ptr<gpu::Module>, 64> modules_;

@@ -105,7 +105,6 @@ struct Program {
   std::string prelude;                           ///< kiln's device helpers (ir/semantics.hpp in CUDA C)
   std::string kernels;                           ///< the generated __global__ functions
   std::vector<GpuKernel> gpu_kernels;
-  std::unordered_map<const ir::StmtNode*, std::size_t> kernel_of;  ///< top-level parfor -> gpu_kernels index
 
   std::string source() const { return prelude + kernels; }
   /// Every __global__ function, in the order of GpuKernel::entry, alias_entry and fold_entry.

@@ -42,6 +42,8 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
     case ir::StmtKind::Bind: return bind(s->as<ir::BindStmt>());
+    case ir::StmtKind::Launch:
+      internal_error("a launch reached the CPU backend: the offload pass runs for device targets only");
     case ir::StmtKind::Stencil:
       internal_error("stencils must be lowered to parfors (lower_stencils) before code generation");
     case ir::StmtKind::Map:

@@ -1,7 +1,8 @@
-// The host side of a CUDA kernel: its sequential skeleton (lets, assigns, sequential loops, ifs,
-// allocations, checks outside parfors) runs here, on host scalars, and each top-level parfor is a launch.
-// Scalars reach the device as kernel parameters and come back through reduction results; loads and
-// stores of device arrays outside parfors are element copies.
+// The CUDA target as an ir::Machine: the host function of an offloaded kernel (passes/offload.hpp) runs on the
+// one host executor (ir/interpreter.hpp), and this says what its memory and launches are on a device. Arrays
+// are device memory: element reads and writes outside kernels are copies, allocations stream-ordered device
+// allocations, and a launch binds the kernel's parameters from the host's scalars and arrays, picks the
+// geometry and folds the reductions' totals into the host's variables.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "codegen/cuda/program.hpp"
+#include "ir/interpreter.hpp"
 #include "kiln/abi.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/module.hpp"
@@ -31,6 +33,8 @@ class CallState {
   gpu::Scratch scratch, device_status;
   /// CUDA kernels launched since the last synchronization (for errors that surface there).
   std::vector<std::string> pending;
+  /// Per allocation site of the host function: its current array (freed when the site runs again).
+  std::vector<CUdeviceptr> sites;
 
   /// Stream-ordered device memory owned by the call; null for 0 bytes. OOM is a DeviceError.
   CUdeviceptr alloc(std::size_t bytes, const std::string& what);
@@ -45,29 +49,26 @@ class CallState {
   std::vector<CUdeviceptr> owned_;
 };
 
-/// Thrown through the skeleton when a check or a device kernel fails: `status` holds code and message.
+/// Thrown through the host executor when a check or a device kernel fails: `status` holds code and message.
 struct KernelFailed {
   std::int32_t code;
 };
 
-class HostProgram {
+/// The device side of every call of one program; a run's Frame::machine_state is its CallState.
+class DeviceMachine final : public ir::Machine {
  public:
-  /// Throws CompileError for statements the host cannot run.
-  HostProgram(std::shared_ptr<const Program> program, const CudaOptions& opts);
-  ~HostProgram();
-  HostProgram(const HostProgram&) = delete;
-  HostProgram& operator=(const HostProgram&) = delete;
+  DeviceMachine(std::shared_ptr<const Program> program, const CudaOptions& opts);
 
-  /// Runs the kernel with its arguments on the device (`args` as in kiln/abi.hpp, every array a device
-  /// ArrayDesc). Writes the result's members (a single result is one member; ir::Function::tuple) to
-  /// `outs[i]`: a scalar of its type, or the device ArrayDesc of an array. Throws KernelFailed (status
-  /// filled in) or DeviceError.
-  void run(CallState& call, void* const* args, void* const* outs) const;
-
-  struct Impl;
+  void read(ir::Frame& fr, const void* element, void* out, std::size_t bytes) const override;
+  void write(ir::Frame& fr, void* element, const void* in, std::size_t bytes) const override;
+  void* allocate(ir::Frame& fr, int site, std::size_t bytes, const std::string& what) const override;
+  std::function<void(ir::Frame&)> launch(const ir::LaunchStmt& launch, ir::HostScope& scope) const override;
+  [[noreturn]] void fail(ir::Frame& fr, std::int32_t code, const std::string& message) const override;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const Program> prog_;
+  bool sync_each_;  ///< CudaOptions::sync_each_launch
+  int waves_;       ///< CudaOptions::waves
 };
 
 }  // namespace kiln::codegen::cuda

@@ -1,0 +1,300 @@
+// The CUDA target's ir::Machine: device memory for the host executor, and the launches of the kernels.
+#include "codegen/cuda/device_machine.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "codegen/cuda/geometry.hpp"
+#include "ir/builder.hpp"
+#include "ir/semantics.hpp"
+#include "ir/status.hpp"
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+using Value = ScalarSlot;
+using ir::Frame;
+
+template <class T>
+T get(const Value& v) {
+  T x;
+  std::memcpy(&x, &v, sizeof x);
+  return x;
+}
+
+template <class T>
+Value make(T x) {
+  Value v;
+  std::memset(&v, 0, sizeof v);
+  std::memcpy(&v, &x, sizeof x);
+  return v;
+}
+
+/// The cap on 1-d elementwise grids in device-filling waves (0: no cap): CudaOptions::waves if set. Measured
+/// on an H200 (docs/gpu.md): unrolled kernels stream fastest uncapped (4 iterations per thread), kernels
+/// without unrolling (KILN_CUDA_UNROLL=1) with 8 waves of long-lived blocks.
+int wave_cap(int setting, int unroll) { return setting >= 0 ? setting : unroll > 1 ? 0 : 8; }
+
+CallState& call_of(Frame& fr) { return *static_cast<CallState*>(fr.machine_state); }
+
+/// The bytes an array's elements span, [lo, hi); empty for an array without elements.
+std::pair<std::uintptr_t, std::uintptr_t> byte_range(const ArrayDesc& d, int rank, std::int64_t esize) {
+  std::int64_t lo = 0, hi = 0;
+  for (int k = 0; k < rank; ++k) {
+    if (d.shape[k] <= 0) return {0, 0};
+    const std::int64_t reach = (d.shape[k] - 1) * d.strides[k];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(d.data);
+  return {base + static_cast<std::uintptr_t>(lo * esize), base + static_cast<std::uintptr_t>((hi + 1) * esize)};
+}
+
+/// argmin/argmax: does the later candidate (x, k) replace the running (v, i)? As kiln_arg_takes in the prelude.
+template <class T>
+bool arg_takes(ReduceOp op, const ArgClauses& c, T x, T v, std::int64_t i) {
+  bool take = op == ReduceOp::ArgMin ? x < v : x > v;
+  if constexpr (std::is_floating_point_v<T>)
+    if (c.nan_wins) take = take || (std::isnan(x) && !std::isnan(v));
+  if (c.empty_loses) take = take || i < 0;
+  return take;
+}
+
+}  // namespace
+
+// ---- CallState ----------------------------------------------------------------------------------------
+
+CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, KernelStatus* s)
+    : dev(d), module(m), status(s) {
+  std::size_t scratch_bytes = 0;
+  bool may_fail = false;
+  for (const auto& k : prog.gpu_kernels) {
+    scratch_bytes = std::max(scratch_bytes, k.scratch_bytes());
+    may_fail |= k.may_fail;
+  }
+  if (scratch_bytes) scratch = dev.scratch(scratch_bytes);
+  if (may_fail) {
+    device_status = dev.scratch(sizeof(KernelStatus));
+    gpu::check(gpu::driver().cuMemsetD8Async(device_status.ptr(), 0, sizeof(KernelStatus), dev.stream()), "clearing the kernel status");
+  }
+}
+
+CallState::~CallState() {
+  for (CUdeviceptr p : owned_) gpu::driver().cuMemFreeAsync(p, dev.stream());
+}
+
+CUdeviceptr CallState::alloc(std::size_t bytes, const std::string& what) {
+  if (bytes == 0) return 0;
+  CUdeviceptr p = 0;
+  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, dev.stream());
+  if (r != CUDA_SUCCESS)
+    throw DeviceError((r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating " : "cannot allocate ") + what + " (" +
+                      std::to_string(bytes) + " bytes) on CUDA device " + std::to_string(dev.info().ordinal) + " (" +
+                      dev.info().name + "): " + gpu::error_text(r));
+  owned_.push_back(p);
+  return p;
+}
+
+void CallState::release(CUdeviceptr p) noexcept {
+  for (std::size_t i = 0; i < owned_.size(); ++i) {
+    if (owned_[i] != p) continue;
+    gpu::driver().cuMemFreeAsync(p, dev.stream());
+    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
+    return;
+  }
+}
+
+void CallState::synchronize(const std::string& kernel) {
+  check(gpu::driver().cuStreamSynchronize(dev.stream()), "kernel '" + kernel + "'");
+  pending.clear();
+}
+
+void CallState::check(CUresult r, const std::string& what) const {
+  if (r == CUDA_SUCCESS) return;
+  std::string list;
+  for (const auto& n : pending) list += (list.empty() ? "" : ", ") + n;
+  throw DeviceError(what + ": the GPU reported " + gpu::error_text(r) +
+                    (list.empty() ? std::string() : " (CUDA kernels launched since the last synchronization: " + list +
+                                                        "; KILN_CUDA_SYNC=1 checks after every launch)"));
+}
+
+// ---- the machine ----------------------------------------------------------------------------------------
+
+DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaOptions& opts)
+    : prog_(std::move(program)), sync_each_(opts.sync_each_launch), waves_(opts.waves) {}
+
+void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t bytes) const {
+  CallState& c = call_of(fr);
+  c.check(gpu::driver().cuMemcpyDtoHAsync(out, reinterpret_cast<CUdeviceptr>(element), bytes, c.dev.stream()),
+          "reading an array element");
+  c.synchronize(prog_->function->name);
+}
+
+void DeviceMachine::write(Frame& fr, void* element, const void* in, std::size_t bytes) const {
+  CallState& c = call_of(fr);
+  c.check(gpu::driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(element), in, bytes, c.dev.stream()),
+          "writing an array element");
+  c.synchronize(prog_->function->name);  // `in` lives on the executor's stack
+}
+
+void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const std::string& what) const {
+  CallState& c = call_of(fr);
+  if (c.sites.size() <= static_cast<std::size_t>(site)) c.sites.resize(static_cast<std::size_t>(site) + 1, 0);
+  CUdeviceptr& current = c.sites[static_cast<std::size_t>(site)];
+  if (current) c.release(current);  // the site runs again: its previous array's scope has ended
+  current = 0;
+  current = c.alloc(bytes, what);
+  return reinterpret_cast<void*>(current);
+}
+
+void DeviceMachine::fail(Frame& fr, std::int32_t code, const std::string& message) const {
+  CallState& c = call_of(fr);
+  c.status->code = code;
+  std::snprintf(c.status->message, sizeof c.status->message, "%s", message.c_str());
+  throw KernelFailed{code};
+}
+
+std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::HostScope& scope) const {
+  const ir::ParforStmt& p = l.parfor();
+  if (static_cast<std::size_t>(l.kernel) >= prog_->gpu_kernels.size() || prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)].parfor != &p)
+    throw CompileError("kiln CUDA backend: kernel '" + prog_->function->name + "': launch " + std::to_string(l.kernel) +
+                           " is not a kernel of the emitted program", {});
+  const GpuKernel* gk = &prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)];
+  std::vector<std::function<Value(Frame&)>> begins, ends;
+  for (std::size_t d = 0; d < p.indices.size(); ++d) {
+    begins.push_back(scope.value(p.begins[d]));
+    ends.push_back(scope.value(p.ends[d]));
+  }
+  struct Binding {
+    ParamKind kind;
+    int slot;
+    int axis;
+  };
+  std::vector<Binding> binds;
+  for (const Param& prm : gk->params) {
+    int slot = -1;
+    switch (prm.kind) {
+      case ParamKind::Scalar: slot = scope.scalar(prm.var); break;
+      case ParamKind::Data:
+      case ParamKind::Extent:
+      case ParamKind::Stride: slot = scope.array(prm.var); break;
+      default: break;
+    }
+    binds.push_back({prm.kind, slot, prm.axis});
+  }
+  std::vector<std::pair<int, int>> red_slots;  // (value slot, index slot or -1) per reduction
+  for (const auto& r : gk->reductions) red_slots.emplace_back(scope.scalar(r.var.get()), r.index ? scope.scalar(r.index.get()) : -1);
+  struct ArgumentArray {
+    int slot, rank;
+    std::int64_t esize;
+    bool written;
+  };
+  std::vector<ArgumentArray> arguments;
+  if (gk->alias_entry >= 0)
+    for (const auto& [v, written] : gk->argument_arrays)
+      arguments.push_back({scope.array(v), v->type.rank, size_of(v->type.elem), written});
+
+  const std::string name = prog_->function->name;
+  return [this, gk, begins, ends, binds, red_slots, arguments, name](Frame& fr) {
+    CallState& c = call_of(fr);
+    const int rank = gk->rank;
+    std::int64_t b[kMaxRank] = {};
+    std::uint64_t n[kMaxRank] = {};
+    for (int d = 0; d < rank; ++d) {
+      const std::int64_t lo = begins[static_cast<std::size_t>(d)](fr).i64, hi = ends[static_cast<std::size_t>(d)](fr).i64;
+      if (hi <= lo) return;  // empty: nothing runs, and every reduction keeps its value
+      b[d] = lo;
+      n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    }
+    CUdeviceptr scratch = c.scratch.ptr(), status = c.device_status.ptr();
+    std::vector<void*> params;
+    params.reserve(binds.size());
+    for (const Binding& x : binds) {
+      switch (x.kind) {
+        case ParamKind::Begin: params.push_back(&b[x.axis]); break;
+        case ParamKind::Count: params.push_back(&n[x.axis]); break;
+        case ParamKind::Scalar: params.push_back(&fr.scalars[static_cast<std::size_t>(x.slot)]); break;
+        case ParamKind::Data: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].data); break;
+        case ParamKind::Extent: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].shape[x.axis]); break;
+        case ParamKind::Stride: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].strides[x.axis]); break;
+        case ParamKind::Scratch: params.push_back(&scratch); break;
+        case ParamKind::Status: params.push_back(&status); break;
+      }
+    }
+    // __restrict__ holds unless a written argument overlaps another argument (one array passed twice).
+    int entry = gk->entry;
+    for (std::size_t a = 0; a < arguments.size() && entry == gk->entry; ++a) {
+      const auto ra = byte_range(fr.arrays[static_cast<std::size_t>(arguments[a].slot)], arguments[a].rank, arguments[a].esize);
+      for (std::size_t b = a + 1; b < arguments.size(); ++b) {
+        if (!arguments[a].written && !arguments[b].written) continue;
+        const auto rb = byte_range(fr.arrays[static_cast<std::size_t>(arguments[b].slot)], arguments[b].rank, arguments[b].esize);
+        if (ra.first < ra.second && rb.first < rb.second && ra.first < rb.second && rb.first < ra.second) entry = gk->alias_entry;
+      }
+    }
+    const gpu::LoadedFunction& main = c.module.function(static_cast<std::size_t>(entry));
+    const gpu::DeviceInfo& info = c.dev.info();
+    const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
+    // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
+    // Plain 1-d elementwise kernels take the compact block (runtime/cuda/module.hpp); tiled stencils and
+    // 2-d/3-d kernels keep the occupancy API's, whose rows their tiles are shaped from.
+    const bool compact = rank == 1 && gk->strategy == Strategy::Elementwise && !gk->stencil_columns;
+    const Geometry g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
+                                gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
+    gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
+    c.pending.push_back(main.name);
+    if (!gk->fold_name.empty()) {
+      unsigned blocks = static_cast<unsigned>(g.grid.count());
+      void* fold_params[] = {&scratch, &blocks};
+      const gpu::LoadedFunction& fold = c.module.function(static_cast<std::size_t>(gk->fold_entry));
+      gpu::launch(c.dev, fold, {1, 1, 1}, {static_cast<unsigned>(kMaxReduceBlocks), 1, 1}, fold_params);
+      c.pending.push_back(fold.name);
+    }
+    if (sync_each_) c.synchronize(name);
+    if (gk->may_fail) {
+      std::int32_t code = 0;
+      c.check(gpu::driver().cuMemcpyDtoHAsync(&code, status, sizeof code, c.dev.stream()), "reading the kernel status");
+      c.synchronize(name);
+      if (code != 0) {
+        c.check(gpu::driver().cuMemcpyDtoHAsync(c.status, status, sizeof(KernelStatus), c.dev.stream()), "reading the kernel status");
+        c.synchronize(name);
+        throw KernelFailed{code};
+      }
+    }
+    if (gk->slots == 0) return;
+    // The reductions' totals come back to the host, which combines them with the variables' values.
+    std::vector<std::uint64_t> totals(static_cast<std::size_t>(gk->slots));
+    const std::uint64_t* out = totals.data();
+    c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), totals.size() * kSlotBytes, c.dev.stream()),
+               "reading reduction results");
+    c.synchronize(name);
+    for (std::size_t i = 0; i < gk->reductions.size(); ++i) {
+      const ir::Reduction& r = gk->reductions[i];
+      const auto [vs, is] = red_slots[i];
+      Value& var = fr.scalars[static_cast<std::size_t>(vs)];
+      const std::uint64_t* slot = out + gk->slot[i];
+      ir::sem::with_type(r.var->type.elem, [&](auto t) {
+        using T = decltype(t);
+        if constexpr (!std::is_same_v<T, bool>) {
+          T total;
+          std::memcpy(&total, slot, sizeof total);
+          if (ir::is_arg_reduction(r.op)) {
+            Value& index = fr.scalars[static_cast<std::size_t>(is)];
+            if (arg_takes<T>(r.op, gk->clauses[i], total, get<T>(var), index.i64)) {
+              var = make<T>(total);
+              index = make<std::int64_t>(static_cast<std::int64_t>(slot[1]));
+            }
+          } else {
+            var = make<T>(ir::sem::binary<T>(ir::combiner(r.op), get<T>(var), total));
+          }
+        }
+      });
+    }
+  };
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,39 @@
+#include "passes/offload.hpp"
+
+#include "ir/builder.hpp"
+#include "ir/visitor.hpp"
+#include "passes/loop_analysis.hpp"
+
+namespace kiln::passes {
+namespace {
+
+/// Parfors nested in a parfor stay in its kernel: the mutator does not descend into the parfors it wraps.
+class Offloader final : public ir::IRMutator {
+ public:
+  explicit Offloader(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  ir::Stmt visit(const ir::ParforStmt& p, const ir::Stmt& self) override {
+    const int kernel = next_++;
+    ctx_.note("kernel " + std::to_string(kernel) + ": the parfor " + loops::space_text(p) + " from " +
+              loops::origin_text(p) + " runs on the device; the host launches it");
+    return ir::make_launch(kernel, self);
+  }
+  ir::Stmt visit(const ir::LaunchStmt& l, const ir::Stmt& self) override {
+    next_ = l.kernel + 1;  // already offloaded (a function offloaded twice keeps its numbering)
+    return self;
+  }
+
+ private:
+  PassContext& ctx_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+ir::Function offload(const ir::Function& f, PassContext& ctx) {
+  Offloader o(ctx);
+  return o.mutate(f);
+}
+
+}  // namespace kiln::passes
