@@ -1,0 +1,222 @@
+// kiln-suite: times every kernel of the public suite in kiln and in its hand-written C++/OpenMP reference, in
+// this process, interleaved, and prints medians, the ratio kiln / reference and, with --aa, the A/A ratio (the
+// reference timed against itself in the same repetitions: the noise band of the machine at hand).
+//   kiln-suite [--threads T] [--reps R] [--filter a,b] [--aa] [--csv FILE] [--smoke]
+// --smoke runs each kernel once at a tiny size and checks its result (the ctest entry).
+// A result that differs from the reference's beyond the kernel's tolerance makes the exit status 1.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.hpp>
+
+#include "suite.hpp"
+
+namespace suite {
+
+std::vector<Kernel>& kernels() {
+  static std::vector<Kernel> all;
+  return all;
+}
+
+bool add(Kernel k) {
+  kernels().push_back(std::move(k));
+  return true;
+}
+
+kiln::NDArray<double> random_array(std::vector<std::int64_t> shape, unsigned seed, double lo, double hi) {
+  kiln::NDArray<double> a(shape);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (std::int64_t k = 0; k < a.size(); ++k) a.data()[k] = d(rng);
+  return a;
+}
+
+kiln::NDArray<double> copy(const kiln::NDArray<double>& a) { return a.clone(); }
+
+Buffer copy_to_buffer(const kiln::NDArray<double>& a) {
+  Buffer b(static_cast<std::size_t>(a.size()));
+  std::copy(a.data(), a.data() + a.size(), b.get());
+  return b;
+}
+
+void copy_into(const kiln::NDArray<double>& from, kiln::NDArray<double>& to) {
+  std::copy(from.data(), from.data() + from.size(), to.data());
+}
+
+void copy_into(const kiln::NDArray<double>& from, Buffer& to) {
+  std::copy(from.data(), from.data() + from.size(), to.get());
+}
+
+std::string compare(const char* what, const double* got, const double* want, std::size_t n, double tol, double scale) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(got[i] - want[i]);
+    if (!(err <= tol * std::fmax(scale, std::fabs(want[i])))) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%s[%zu]: kiln %.17g, reference %.17g (tolerance %.1e relative)", what, i,
+                    got[i], want[i], tol);
+      return text;
+    }
+  }
+  return "";
+}
+
+Twin::Twin(kiln::NDArray<double> a) : init(std::move(a)), k(init.clone()), r(copy_to_buffer(init)) {}
+
+void Twin::reset() {
+  copy_into(init, k);
+  copy_into(init, r);
+}
+
+std::string compare(const char* what, const Twin& t, double tol, double scale) {
+  return compare(what, t.k.data(), t.r.get(), t.size(), tol, scale);
+}
+
+double max_abs(const double* v, std::size_t n) {
+  double m = 0;
+  for (std::size_t i = 0; i < n; ++i) m = std::fmax(m, std::fabs(v[i]));
+  return m;
+}
+
+std::string compare_counts(const char* what, const std::int64_t* got, const std::int64_t* want, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (got[i] != want[i])
+      return std::string(what) + "[" + std::to_string(i) + "]: kiln " + std::to_string(got[i]) + ", reference " +
+             std::to_string(want[i]);
+  return "";
+}
+
+}  // namespace suite
+
+namespace {
+
+struct Result {
+  std::string name, origin, shape;
+  double kiln_s = 0, ref_s = 0, aa_s = 0;
+  std::string error;
+};
+
+double time_once(const std::function<void()>& f) {
+  const double t0 = suite::now_s();
+  f();
+  return suite::now_s() - t0;
+}
+
+/// Times one kernel: two warm-up calls of each side (the first compiles), then `reps` repetitions in which
+/// kiln, the reference and (with `aa`) the reference again run in an order that rotates, so drift is
+/// shared. Afterwards each side runs once more from equal inputs and the results are compared.
+Result run(const suite::Kernel& k, int reps, bool aa, bool smoke) {
+  Result r{k.name, k.origin, {}, 0, 0, 0, {}};
+  try {
+    suite::Case c = k.make(smoke);
+    r.shape = c.shape;
+    if (!smoke) {
+      for (int w = 0; w < 2; ++w) {
+        c.kiln();
+        c.ref();
+      }
+      std::vector<double> tk, tr, ta;
+      const int sides = aa ? 3 : 2;
+      for (int i = 0; i < reps; ++i) {
+        for (int s = 0; s < sides; ++s) {
+          switch ((i + s) % sides) {
+            case 0: tk.push_back(time_once(c.kiln)); break;
+            case 1: tr.push_back(time_once(c.ref)); break;
+            default: ta.push_back(time_once(c.ref)); break;
+          }
+        }
+      }
+      r.kiln_s = suite::median(tk);
+      r.ref_s = suite::median(tr);
+      r.aa_s = suite::median(ta);
+    }
+    if (c.reset) c.reset();
+    c.kiln();
+    c.ref();
+    r.error = c.check();
+  } catch (const std::exception& e) {
+    r.error = std::string("exception: ") + e.what();
+  }
+  return r;
+}
+
+bool selected(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  std::stringstream ss(filter);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty() && name.find(item) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  bool aa = false, smoke = false;
+  std::string filter, csv_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && i + 1 < argc) kiln::set_num_threads(std::atoi(argv[++i]));
+    else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+    else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+    else if (a == "--aa") aa = true;
+    else if (a == "--smoke") smoke = true;
+    else {
+      std::fprintf(stderr, "usage: kiln-suite [--threads T] [--reps R] [--filter a,b] [--aa] [--csv FILE] [--smoke]\n");
+      return 2;
+    }
+  }
+  std::FILE* csv = nullptr;
+  if (!csv_path.empty()) {
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) {
+      std::fprintf(stderr, "kiln-suite: cannot write %s\n", csv_path.c_str());
+      return 2;
+    }
+    std::fprintf(csv, "kernel,origin,kiln_ms,ref_ms,ratio,aa_ratio,threads,reps,status\n");
+  }
+  if (smoke)
+    std::printf("%-16s %-9s %s  (smoke: one call each at a tiny size, results checked)\n", "kernel", "origin", "result");
+  else
+    std::printf("%-16s %-9s %10s %10s %7s %7s  %s  (threads %d, median of %d)\n", "kernel", "origin", "kiln ms",
+                "ref ms", "ratio", "A/A", "size", kiln::num_threads(), reps);
+  int status = 0, count = 0;
+  for (const auto& k : suite::kernels()) {
+    if (!selected(k.name, filter)) continue;
+    ++count;
+    const Result r = run(k, reps, aa, smoke);
+    if (!r.error.empty()) status = 1;
+    const char* verdict = r.error.empty() ? "ok" : "MISMATCH";
+    if (smoke) {
+      std::printf("%-16s %-9s %s%s%s\n", r.name.c_str(), r.origin.c_str(), verdict, r.error.empty() ? "" : ": ",
+                  r.error.c_str());
+    } else {
+      char aa_text[16] = "-";
+      if (aa) std::snprintf(aa_text, sizeof aa_text, "%.3f", r.aa_s / r.ref_s);
+      std::printf("%-16s %-9s %10.3f %10.3f %7.3f %7s  %s%s%s\n", r.name.c_str(), r.origin.c_str(), r.kiln_s * 1e3,
+                  r.ref_s * 1e3, r.kiln_s / r.ref_s, aa_text, r.shape.c_str(), r.error.empty() ? "" : "  MISMATCH: ",
+                  r.error.c_str());
+    }
+    std::fflush(stdout);
+    if (csv) {
+      std::string err = r.error;
+      for (char& ch : err)
+        if (ch == ',' || ch == '\n' || ch == '"') ch = ' ';
+      std::fprintf(csv, "%s,%s,%.4f,%.4f,%.4f,%s,%d,%d,%s\n", r.name.c_str(), r.origin.c_str(), r.kiln_s * 1e3,
+                   r.ref_s * 1e3, smoke ? 0.0 : r.kiln_s / r.ref_s,
+                   aa && !smoke ? std::to_string(r.aa_s / r.ref_s).c_str() : "", kiln::num_threads(), reps,
+                   r.error.empty() ? "ok" : ("mismatch: " + err).c_str());
+    }
+  }
+  if (csv) std::fclose(csv);
+  if (count == 0) {
+    std::fprintf(stderr, "kiln-suite: no kernel matches --filter %s\n", filter.c_str());
+    return 2;
+  }
+  return status;
+}
