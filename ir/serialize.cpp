@@ -1,0 +1,715 @@
+#include "ir/serialize.hpp"
+
+#include <bit>
+#include <unordered_map>
+#include <utility>
+
+#include "ir/builder.hpp"
+#include "ir/verifier.hpp"
+
+namespace kiln::ir {
+namespace {
+
+// The last enumerator of each enum the format carries: a decoded byte above it is refused.
+constexpr auto kLastDType = DType::F64;
+constexpr auto kLastVarKind = VarKind::Binding;
+constexpr auto kLastExprKind = ExprKind::Call;
+constexpr auto kLastStmtKind = StmtKind::Launch;
+constexpr auto kLastUnaryOp = UnaryOp::BitNot;
+constexpr auto kLastBinaryOp = BinaryOp::Ge;
+constexpr auto kLastIntrinsic = Intrinsic::IsFinite;
+constexpr auto kLastReduceOp = ReduceOp::ArgMax;
+constexpr auto kLastBorder = Border::skip;
+
+// ---- encoding ----------------------------------------------------------------------------------------------
+
+class Writer {
+ public:
+  std::string function(const Function& f) {
+    str(f.name);
+    vars(f.params);
+    stmt(f.body);
+    optional(f.result, &Writer::expr);
+    optional(f.result_array, &Writer::var);
+    u32(f.tuple.size());
+    for (const auto& m : f.tuple) {
+      optional(m.scalar, &Writer::expr);
+      optional(m.array, &Writer::var);
+    }
+    u32(f.locations.size());
+    for (const auto& l : f.locations) str(l);
+    // The variable table goes first, so that the decoder has every variable before the tree refers to it; it
+    // is only complete once the tree has been written, hence the second buffer.
+    std::string tree = std::move(out_);
+    out_.clear();
+    u32(kSerialFormatVersion);
+    u32(table_.size());
+    for (const VarNode* v : table_) {
+      str(v->name);
+      str(v->where);
+      u8(static_cast<std::uint8_t>(v->kind));
+      u8(static_cast<std::uint8_t>(v->type.elem));
+      u8(v->type.rank);
+      u8(v->type.unit_stride);
+      u8(v->type.unit_dims);
+    }
+    return out_ + tree;
+  }
+
+ private:
+  std::string out_;
+  std::vector<const VarNode*> table_;  ///< in order of first reference: this, not the map, fixes the numbering
+  std::unordered_map<const VarNode*, std::uint32_t> numbers_;
+  int depth_ = 0;
+
+  void u8(std::uint8_t v) { out_ += static_cast<char>(v); }
+  void fixed(std::uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) u8(static_cast<std::uint8_t>(v >> (8 * k)));
+  }
+  void u32(std::size_t v) {
+    if (v > UINT32_MAX) throw IRError("cannot serialize IR: a count or length of " + std::to_string(v) + " exceeds 32 bits");
+    fixed(v, 4);
+  }
+  void i32(std::int32_t v) { fixed(static_cast<std::uint32_t>(v), 4); }
+  void i64(std::int64_t v) { fixed(static_cast<std::uint64_t>(v), 8); }
+  void str(const std::string& s) {
+    u32(s.size());
+    out_ += s;
+  }
+
+  void var(const Var& v) {
+    if (!v) throw IRError("cannot serialize IR: a required variable is null");
+    const auto [it, added] = numbers_.try_emplace(v.get(), static_cast<std::uint32_t>(table_.size()));
+    if (added) table_.push_back(v.get());
+    u32(it->second);
+  }
+  void vars(const std::vector<Var>& vs) {
+    u32(vs.size());
+    for (const auto& v : vs) var(v);
+  }
+  void exprs(const std::vector<Expr>& es) {
+    u32(es.size());
+    for (const auto& e : es) expr(e);
+  }
+  template <class T>
+  void optional(const T& x, void (Writer::*write)(const T&)) {
+    u8(x != nullptr);
+    if (x) (this->*write)(x);
+  }
+
+  /// Counts one level of nesting for the node it guards; refuses what deserialize would refuse.
+  struct Level {
+    int& depth;
+    explicit Level(int& d) : depth(d) {
+      if (++depth > kMaxSerialDepth)
+        throw IRError("cannot serialize IR nested deeper than " + std::to_string(kMaxSerialDepth) + " levels");
+    }
+    ~Level() { --depth; }
+  };
+
+  void expr(const Expr& e) {
+    if (!e) throw IRError("cannot serialize IR: a required expression is null");
+    const Level level(depth_);
+    u8(static_cast<std::uint8_t>(e->kind));
+    switch (e->kind) {  // no default: a new kind is a compiler warning here until the format covers it
+      case ExprKind::Const: {
+        const auto& c = e->as<ConstExpr>();
+        u8(static_cast<std::uint8_t>(c.type));
+        // Only the field the type uses: the builders keep the other one zero.
+        switch (c.type) {
+          case DType::Bool: u8(c.i != 0); break;
+          case DType::I32: i32(static_cast<std::int32_t>(c.i)); break;
+          case DType::I64: i64(c.i); break;
+          case DType::F32:
+          case DType::F64: fixed(std::bit_cast<std::uint64_t>(c.f), 8); break;  // bits: NaN payloads, -0
+        }
+        break;
+      }
+      case ExprKind::VarRef: var(e->as<VarRefExpr>().var); break;
+      case ExprKind::Load: {
+        const auto& l = e->as<LoadExpr>();
+        var(l.array);
+        exprs(l.indices);
+        break;
+      }
+      case ExprKind::Dim: {
+        const auto& d = e->as<DimExpr>();
+        var(d.array);
+        i32(d.axis);
+        break;
+      }
+      case ExprKind::Unary: {
+        const auto& u = e->as<UnaryExpr>();
+        u8(static_cast<std::uint8_t>(u.op));
+        expr(u.a);
+        break;
+      }
+      case ExprKind::Binary: {
+        const auto& b = e->as<BinaryExpr>();
+        u8(static_cast<std::uint8_t>(b.op));
+        expr(b.a);
+        expr(b.b);
+        break;
+      }
+      case ExprKind::Select: {
+        const auto& s = e->as<SelectExpr>();
+        expr(s.cond);
+        expr(s.a);
+        expr(s.b);
+        break;
+      }
+      case ExprKind::Cast: {
+        const auto& c = e->as<CastExpr>();
+        u8(static_cast<std::uint8_t>(c.type));
+        expr(c.a);
+        break;
+      }
+      case ExprKind::Call: {
+        const auto& c = e->as<CallExpr>();
+        u8(static_cast<std::uint8_t>(c.fn));
+        exprs(c.args);
+        break;
+      }
+    }
+  }
+
+  void stmt(const Stmt& s) {
+    if (!s) throw IRError("cannot serialize IR: a required statement is null");
+    const Level level(depth_);
+    u8(static_cast<std::uint8_t>(s->kind));
+    switch (s->kind) {  // no default, as in expr
+      case StmtKind::Block: {
+        const auto& b = s->as<BlockStmt>();
+        u32(b.stmts.size());
+        for (const auto& x : b.stmts) stmt(x);
+        break;
+      }
+      case StmtKind::Let: {
+        const auto& l = s->as<LetStmt>();
+        var(l.var);
+        expr(l.init);
+        break;
+      }
+      case StmtKind::Assign: {
+        const auto& a = s->as<AssignStmt>();
+        var(a.var);
+        expr(a.value);
+        break;
+      }
+      case StmtKind::Store: {
+        const auto& st = s->as<StoreStmt>();
+        var(st.array);
+        exprs(st.indices);
+        expr(st.value);
+        break;
+      }
+      case StmtKind::For: {
+        const auto& f = s->as<ForStmt>();
+        var(f.index);
+        expr(f.begin);
+        expr(f.end);
+        stmt(f.body);
+        break;
+      }
+      case StmtKind::Parfor: {
+        const auto& p = s->as<ParforStmt>();
+        vars(p.indices);
+        exprs(p.begins);
+        exprs(p.ends);
+        stmt(p.body);
+        u32(p.reductions.size());
+        for (const auto& r : p.reductions) {
+          var(r.var);
+          u8(static_cast<std::uint8_t>(r.op));
+          optional(r.index, &Writer::var);
+        }
+        u32(p.array_reductions.size());
+        for (const auto& r : p.array_reductions) {
+          var(r.array);
+          u8(static_cast<std::uint8_t>(r.op));
+        }
+        str(p.origin);
+        break;
+      }
+      case StmtKind::If: {
+        const auto& i = s->as<IfStmt>();
+        expr(i.cond);
+        stmt(i.then_body);
+        optional(i.else_body, &Writer::stmt);
+        break;
+      }
+      case StmtKind::Allocate: {
+        const auto& a = s->as<AllocateStmt>();
+        var(a.array);
+        exprs(a.shape);
+        break;
+      }
+      case StmtKind::Check: {
+        const auto& c = s->as<CheckStmt>();
+        expr(c.cond);
+        i32(c.code);
+        str(c.message);
+        exprs(c.args);
+        break;
+      }
+      case StmtKind::Map: {
+        const auto& m = s->as<MapStmt>();
+        var(m.target);
+        u8(m.allocate);
+        vars(m.indices);
+        exprs(m.shape);
+        if (!m.allocate) exprs(m.target_index);  // an allocating map's is its own index (make_map)
+        expr(m.value);
+        str(m.origin);
+        break;
+      }
+      case StmtKind::Reduce: {
+        const auto& r = s->as<ReduceStmt>();
+        var(r.result);
+        u8(static_cast<std::uint8_t>(r.op));
+        vars(r.indices);
+        exprs(r.shape);
+        expr(r.value);
+        str(r.origin);
+        break;
+      }
+      case StmtKind::ReduceAxis: {
+        const auto& r = s->as<ReduceAxisStmt>();
+        var(r.target);
+        u8(static_cast<std::uint8_t>(r.op));
+        i32(r.axis);
+        u8(r.keepdims);
+        vars(r.indices);
+        exprs(r.shape);
+        expr(r.value);
+        str(r.origin);
+        break;
+      }
+      case StmtKind::Bind: {
+        const auto& b = s->as<BindStmt>();
+        var(b.target);
+        var(b.source);
+        u8(b.declare);
+        break;
+      }
+      case StmtKind::Stencil: {
+        const auto& st = s->as<StencilStmt>();
+        var(st.target);
+        u8(st.allocate);
+        vars(st.indices);
+        exprs(st.shape);
+        if (!st.allocate) exprs(st.target_index);  // as for Map
+        expr(st.value);
+        vars(st.windows);
+        u32(st.lo.size());
+        for (auto x : st.lo) i64(x);
+        u32(st.hi.size());
+        for (auto x : st.hi) i64(x);
+        u8(static_cast<std::uint8_t>(st.border));
+        optional(st.cval, &Writer::expr);
+        str(st.origin);
+        break;
+      }
+      case StmtKind::Launch: {
+        const auto& l = s->as<LaunchStmt>();
+        i32(l.kernel);
+        stmt(l.body);
+        break;
+      }
+    }
+  }
+};
+
+// ---- decoding ----------------------------------------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+
+  Function function() {
+    const std::uint32_t version = u32("the format version");
+    if (version != kSerialFormatVersion)
+      fail(0, "format version " + std::to_string(version) + ", but this build reads version " +
+                  std::to_string(kSerialFormatVersion));
+    const std::uint32_t n = count("variable table");
+    table_.reserve(n);
+    for (std::uint32_t k = 0; k < n; ++k) table_.push_back(table_entry());
+    Function f;
+    f.name = str("the kernel name");
+    f.params = vars();
+    f.body = stmt();
+    if (flag("a scalar result")) f.result = expr();
+    if (flag("an array result")) f.result_array = array_var("the array result");
+    f.tuple.resize(count("tuple result"));
+    for (auto& m : f.tuple) {
+      if (flag("a tuple member's scalar")) m.scalar = expr();
+      if (flag("a tuple member's array")) m.array = array_var("a tuple member's array");
+    }
+    f.locations.resize(count("source location list"));
+    for (auto& l : f.locations) l = str("a source location");
+    if (pos_ != in_.size()) fail(pos_, std::to_string(in_.size() - pos_) + " bytes after the end of the function");
+    if (referenced_ != table_.size())
+      fail(pos_, "the variable table has " + std::to_string(table_.size()) + " entries but the function refers to " +
+                     std::to_string(referenced_));
+    return f;
+  }
+
+ private:
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  std::vector<Var> table_;
+  std::size_t referenced_ = 0;  ///< variables referred to so far: the next new reference must be this one
+  int depth_ = 0;
+
+  [[noreturn]] static void fail(std::size_t at, const std::string& what) {
+    throw IRError("serialized IR rejected at byte " + std::to_string(at) + ": " + what);
+  }
+
+  /// Runs a checked constructor of ir/builder.hpp, naming the offset of the node it was building if it refuses.
+  template <class Make>
+  static auto build(std::size_t at, Make&& make) {
+    try {
+      return make();
+    } catch (const IRError& e) {
+      fail(at, e.what());
+    }
+  }
+
+  std::uint64_t fixed(int bytes, const char* what) {
+    if (in_.size() - pos_ < static_cast<std::size_t>(bytes))
+      fail(pos_, std::string("input ends inside ") + what);
+    std::uint64_t v = 0;
+    for (int k = 0; k < bytes; ++k) v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + k])} << (8 * k);
+    pos_ += bytes;
+    return v;
+  }
+  std::uint8_t u8(const char* what) { return static_cast<std::uint8_t>(fixed(1, what)); }
+  std::uint32_t u32(const char* what) { return static_cast<std::uint32_t>(fixed(4, what)); }
+  std::int32_t i32(const char* what) { return static_cast<std::int32_t>(u32(what)); }
+  std::int64_t i64(const char* what) { return static_cast<std::int64_t>(fixed(8, what)); }
+
+  bool flag(const char* what) {
+    const std::size_t at = pos_;
+    const std::uint8_t b = u8(what);
+    if (b > 1) fail(at, std::string(what) + ": flag byte " + std::to_string(b) + " (0 or 1)");
+    return b == 1;
+  }
+
+  template <class E>
+  E enumerator(E last, const char* what) {
+    const std::size_t at = pos_;
+    const std::uint8_t b = u8(what);
+    if (b > static_cast<std::uint8_t>(last))
+      fail(at, std::string("unknown ") + what + " " + std::to_string(b));
+    return static_cast<E>(b);
+  }
+
+  /// A count of items that follow: each takes at least one byte, so more than remain is malformed (and
+  /// would otherwise let a few bytes ask for gigabytes).
+  std::uint32_t count(const char* what) {
+    const std::size_t at = pos_;
+    const std::uint32_t n = u32(what);
+    if (n > in_.size() - pos_)
+      fail(at, std::string(what) + " claims " + std::to_string(n) + " items but " + std::to_string(in_.size() - pos_) +
+                   " bytes remain");
+    return n;
+  }
+
+  std::string str(const char* what) {
+    const std::uint32_t n = count(what);
+    std::string s(in_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+
+  Var table_entry() {
+    const std::size_t at = pos_;
+    std::string name = str("a variable name");
+    std::string where = str("a variable's source position");
+    const VarKind kind = enumerator(kLastVarKind, "variable kind");
+    Type t;
+    t.elem = enumerator(kLastDType, "element type");
+    t.rank = u8("a variable's rank");
+    t.unit_stride = flag("a variable's unit stride");
+    t.unit_dims = u8("a variable's unit dimensions");
+    if (t.rank > kMaxRank) fail(at, "variable " + name + " has rank " + std::to_string(t.rank));
+    if (t.unit_dims >> t.rank || (t.is_scalar() && t.unit_stride))
+      fail(at, "variable " + name + " has layout facts about dimensions it lacks");
+    return make_var(std::move(name), t, kind, std::move(where));
+  }
+
+  Var var() {
+    const std::size_t at = pos_;
+    const std::uint32_t k = u32("a variable number");
+    if (k >= table_.size())
+      fail(at, "variable number " + std::to_string(k) + " out of range (the table has " + std::to_string(table_.size()) + ")");
+    if (k > referenced_)
+      fail(at, "variable number " + std::to_string(k) + " before variable " + std::to_string(referenced_) +
+                   " (variables are numbered in order of first reference)");
+    if (k == referenced_) ++referenced_;
+    return table_[k];
+  }
+  Var array_var(const char* what) {
+    const std::size_t at = pos_;
+    Var v = var();
+    if (!v->type.is_array()) fail(at, std::string(what) + " " + v->name + " is not an array");
+    return v;
+  }
+  std::vector<Var> vars() {
+    std::vector<Var> vs(count("variable list"));
+    for (auto& v : vs) v = var();
+    return vs;
+  }
+  std::vector<Expr> exprs() {
+    std::vector<Expr> es(count("expression list"));
+    for (auto& e : es) e = expr();
+    return es;
+  }
+  std::vector<std::int64_t> i64s() {
+    std::vector<std::int64_t> xs(count("integer list"));
+    for (auto& x : xs) x = i64("an integer list");
+    return xs;
+  }
+
+  /// Counts one level of nesting; a hostile input could otherwise choose how deep the decoder recurses.
+  struct Level {
+    int& depth;
+    Level(int& d, std::size_t at) : depth(d) {
+      if (++depth > kMaxSerialDepth) fail(at, "nested deeper than " + std::to_string(kMaxSerialDepth) + " levels");
+    }
+    ~Level() { --depth; }
+  };
+
+  Expr constant(std::size_t at) {
+    const DType t = enumerator(kLastDType, "constant type");
+    switch (t) {
+      case DType::Bool: return make_bool(flag("a bool constant"));
+      case DType::I32: return make_int(t, i32("an i32 constant"));
+      case DType::I64: return make_i64(i64("an i64 constant"));
+      case DType::F32:
+      case DType::F64: break;
+    }
+    const double v = std::bit_cast<double>(fixed(8, "a float constant"));
+    // An f32 constant holds a float value widened to double; anything else would not come back bit for bit.
+    if (t == DType::F32 &&
+        std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<float>(v))) != std::bit_cast<std::uint64_t>(v))
+      fail(at, "f32 constant that is not a float value");
+    return make_float(t, v);
+  }
+
+  Expr expr() {
+    const std::size_t at = pos_;
+    const Level level(depth_, at);
+    switch (enumerator(kLastExprKind, "expression kind")) {
+      case ExprKind::Const: return constant(at);
+      case ExprKind::VarRef: {
+        Var v = var();
+        return build(at, [&] { return make_ref(std::move(v)); });
+      }
+      case ExprKind::Load: {
+        Var a = var();
+        auto idx = exprs();
+        return build(at, [&] { return make_load(std::move(a), std::move(idx)); });
+      }
+      case ExprKind::Dim: {
+        Var a = var();
+        const int axis = i32("an axis");
+        return build(at, [&] { return make_dim(std::move(a), axis); });
+      }
+      case ExprKind::Unary: {
+        const UnaryOp op = enumerator(kLastUnaryOp, "unary operator");
+        Expr a = expr();
+        return build(at, [&] { return make_unary(op, std::move(a)); });
+      }
+      case ExprKind::Binary: {
+        const BinaryOp op = enumerator(kLastBinaryOp, "binary operator");
+        Expr a = expr();
+        Expr b = expr();
+        return build(at, [&] { return make_binary(op, std::move(a), std::move(b)); });
+      }
+      case ExprKind::Select: {
+        Expr c = expr();
+        Expr a = expr();
+        Expr b = expr();
+        return build(at, [&] { return make_select(std::move(c), std::move(a), std::move(b)); });
+      }
+      case ExprKind::Cast: {
+        const DType t = enumerator(kLastDType, "cast type");
+        Expr a = expr();
+        // make_cast drops a cast to the operand's own type; serialize never writes one.
+        if (a->type == t) fail(at, "cast of a " + std::string(name_of(t)) + " value to its own type");
+        return make_cast(t, std::move(a));
+      }
+      case ExprKind::Call: {
+        const Intrinsic fn = enumerator(kLastIntrinsic, "intrinsic");
+        auto args = exprs();
+        return build(at, [&] { return make_call(fn, std::move(args)); });
+      }
+    }
+    fail(at, "unreachable expression kind");  // enumerator() refused every other byte
+  }
+
+  Stmt stmt() {
+    const std::size_t at = pos_;
+    const Level level(depth_, at);
+    switch (enumerator(kLastStmtKind, "statement kind")) {
+      case StmtKind::Block: {
+        std::vector<Stmt> stmts(count("block"));
+        for (auto& s : stmts) s = stmt();
+        return make_block(std::move(stmts));
+      }
+      case StmtKind::Let: {
+        Var v = var();
+        Expr e = expr();
+        return build(at, [&] { return make_let(std::move(v), std::move(e)); });
+      }
+      case StmtKind::Assign: {
+        Var v = var();
+        Expr e = expr();
+        return build(at, [&] { return make_assign(std::move(v), std::move(e)); });
+      }
+      case StmtKind::Store: {
+        Var a = var();
+        auto idx = exprs();
+        Expr value = expr();
+        return build(at, [&] { return make_store(std::move(a), std::move(idx), std::move(value)); });
+      }
+      case StmtKind::For: {
+        Var i = var();
+        Expr begin = expr();
+        Expr end = expr();
+        Stmt body = stmt();
+        return build(at, [&] { return make_for(std::move(i), std::move(begin), std::move(end), std::move(body)); });
+      }
+      case StmtKind::Parfor: return parfor(at);
+      case StmtKind::If: {
+        Expr cond = expr();
+        Stmt then_body = stmt();
+        Stmt else_body = flag("an else branch") ? stmt() : nullptr;
+        return build(at, [&] { return make_if(std::move(cond), std::move(then_body), std::move(else_body)); });
+      }
+      case StmtKind::Allocate: {
+        Var a = var();
+        auto shape = exprs();
+        return build(at, [&] { return make_allocate(std::move(a), std::move(shape)); });
+      }
+      case StmtKind::Check: {
+        Expr cond = expr();
+        const std::int32_t code = i32("a status code");
+        std::string message = str("a check message");
+        auto args = exprs();
+        return build(at, [&] { return make_check(std::move(cond), code, std::move(message), std::move(args)); });
+      }
+      case StmtKind::Map: {
+        Var target = var();
+        const bool allocate = flag("a map's allocate flag");
+        auto indices = vars();
+        auto shape = exprs();
+        std::vector<Expr> target_index = allocate ? std::vector<Expr>{} : exprs();
+        Expr value = expr();
+        std::string origin = str("an origin");
+        return build(at, [&] {
+          return allocate ? make_map(std::move(target), std::move(indices), std::move(shape), std::move(value),
+                                     std::move(origin))
+                          : make_map_into(std::move(target), std::move(indices), std::move(shape),
+                                          std::move(target_index), std::move(value), std::move(origin));
+        });
+      }
+      case StmtKind::Reduce: {
+        Var result = var();
+        const ReduceOp op = enumerator(kLastReduceOp, "reduction");
+        auto indices = vars();
+        auto shape = exprs();
+        Expr value = expr();
+        std::string origin = str("an origin");
+        return build(at, [&] {
+          return make_reduce(std::move(result), op, std::move(indices), std::move(shape), std::move(value),
+                             std::move(origin));
+        });
+      }
+      case StmtKind::ReduceAxis: {
+        Var target = var();
+        const ReduceOp op = enumerator(kLastReduceOp, "reduction");
+        const int axis = i32("an axis");
+        const bool keepdims = flag("a keepdims flag");
+        auto indices = vars();
+        auto shape = exprs();
+        Expr value = expr();
+        std::string origin = str("an origin");
+        return build(at, [&] {
+          return make_reduce_axis(std::move(target), op, axis, keepdims, std::move(indices), std::move(shape),
+                                  std::move(value), std::move(origin));
+        });
+      }
+      case StmtKind::Bind: {
+        Var target = var();
+        Var source = var();
+        const bool declare = flag("a bind's declare flag");
+        return build(at, [&] { return make_bind(std::move(target), std::move(source), declare); });
+      }
+      case StmtKind::Stencil: return stencil(at);
+      case StmtKind::Launch: {
+        const int kernel = i32("a kernel number");
+        Stmt body = stmt();
+        return build(at, [&] { return make_launch(kernel, std::move(body)); });
+      }
+    }
+    fail(at, "unreachable statement kind");
+  }
+
+  Stmt parfor(std::size_t at) {
+    auto indices = vars();
+    auto begins = exprs();
+    auto ends = exprs();
+    Stmt body = stmt();
+    std::vector<Reduction> reductions(count("reduction list"));
+    for (auto& r : reductions) {
+      r.var = var();
+      r.op = enumerator(kLastReduceOp, "reduction");
+      if (flag("a reduction's index variable")) r.index = var();
+    }
+    std::vector<ArrayReduction> array_reductions(count("array reduction list"));
+    for (auto& r : array_reductions) {
+      r.array = var();
+      r.op = enumerator(kLastReduceOp, "reduction");
+    }
+    std::string origin = str("an origin");
+    return build(at, [&] {
+      return make_parfor(std::move(indices), std::move(begins), std::move(ends), std::move(body), std::move(reductions),
+                         std::move(array_reductions), std::move(origin));
+    });
+  }
+
+  Stmt stencil(std::size_t at) {
+    Var target = var();
+    const bool allocate = flag("a stencil's allocate flag");
+    auto indices = vars();
+    auto shape = exprs();
+    std::vector<Expr> target_index = allocate ? std::vector<Expr>{} : exprs();
+    Expr value = expr();
+    auto windows = vars();
+    auto lo = i64s();
+    auto hi = i64s();
+    const Border border = enumerator(kLastBorder, "border");
+    Expr cval = flag("a border value") ? expr() : nullptr;
+    std::string origin = str("an origin");
+    return build(at, [&] {
+      return make_stencil(std::move(target), allocate, std::move(indices), std::move(shape), std::move(target_index),
+                          std::move(value), std::move(windows), std::move(lo), std::move(hi), border, std::move(cval),
+                          std::move(origin));
+    });
+  }
+};
+
+}  // namespace
+
+std::string serialize(const Function& f) { return Writer().function(f); }
+
+Function deserialize(std::string_view bytes) {
+  Function f = Reader(bytes).function();
+  // Each node is well typed, but scoping, mutability and parallel safety span nodes: the verifier's part.
+  verify_or_throw(f, "deserialize");
+  return f;
+}
+
+}  // namespace kiln::ir
