@@ -260,7 +260,7 @@ KILN_SUITE(fdtd_2d_case, "fdtd-2d", "polybench") {
 }
 
 KILN_SUITE(gemm_case, "gemm", "polybench") {
-  const long ni = smoke ? 17 : 420, nj = smoke ? 19 : 440, nk = smoke ? 23 : 400;
+  const long ni = smoke ? 17 : 520, nj = smoke ? 19 : 540, nk = smoke ? 23 : 500;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     suite::Twin C;
@@ -402,7 +402,7 @@ KILN_SUITE(gemver_case, "gemver", "polybench") {
 }
 
 KILN_SUITE(gesummv_case, "gesummv", "polybench") {
-  const long n = smoke ? 39 : 2800;
+  const long n = smoke ? 39 : 3600;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     kiln::NDArray<double> A, B, x, y;
