@@ -357,13 +357,17 @@ TEST(Serialize, StencilsBeforeAndAfterLowering) {
 TEST(Serialize, FuzzProgramsRoundTrip) {
   fuzz::GeneratorOptions options;
   options.large_sizes = false;
+  Kinds traced;  // what the programs held: the test is only as wide as they are
+  int launches = 0;
   for (std::uint64_t seed = 1; seed <= 25; ++seed) {
     SCOPED_TRACE("kiln-fuzz seed " + std::to_string(seed));
     const fuzz::Program p = fuzz::generate(seed, options);
+    traced.walk(p.function);
     round_trip(p.function);
     const fuzz::Args inputs = fuzz::make_args(p, seed);
     for (Target t : {Target::cpu, Target::cuda}) {
       const ir::Function lowered = passes::run_pipeline(p.function, nullptr, for_target(t));
+      launches += count_launches(lowered);
       const ir::Function back = round_trip(lowered);
       test_support::Run x = start_run(lowered, inputs), y = start_run(back, inputs);
       ir::interpret(lowered, x.argv.data(), x.result);
@@ -384,6 +388,10 @@ TEST(Serialize, FuzzProgramsRoundTrip) {
       }
     }
   }
+  for (auto k : {ir::StmtKind::Parfor, ir::StmtKind::Map, ir::StmtKind::Reduce, ir::StmtKind::ReduceAxis,
+                 ir::StmtKind::Stencil})
+    EXPECT_TRUE(traced.stmts.count(k)) << "no program held statement kind " << static_cast<int>(k);
+  EXPECT_GT(launches, 25);
 }
 
 // ---- hostile input -------------------------------------------------------------------------------------------
@@ -417,10 +425,12 @@ TEST(Serialize, RandomMutationsAreRefusedOrDecodeToValidFunctions) {
     const int changes = 1 + static_cast<int>(rng() % 3);
     for (int c = 0; c < changes; ++c) {
       const size_t at = rng() % bytes.size();
-      switch (rng() % 3) {
-        case 0: bytes[at] = static_cast<char>(rng()); break;                        // any byte
+      switch (rng() % 5) {
+        case 0: bytes[at] = static_cast<char>(rng()); break;                            // any byte
         case 1: bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8))); break;  // one bit
         case 2: bytes[at] = static_cast<char>(bytes[at] + (rng() % 2 ? 1 : -1)); break;  // an off-by-one
+        case 3: bytes.erase(at, 1 + rng() % 4); break;                                  // bytes missing
+        case 4: bytes.insert(at, bytes.substr(rng() % bytes.size(), 1 + rng() % 8)); break;  // bytes repeated
       }
     }
     try {
