@@ -56,11 +56,10 @@ struct CacheIdentity {
   /// The stored code names its functions after the kernel (CUDA's `<kernel>_k0`, which a load checks and
   /// profilers show), so the kernel's name is part of the key.
   bool code_names_kernel = false;
+  /// The stored code names arrays in its run-time messages (CUDA's host function: an element access out of
+  /// range, an allocation that fails), so the kernel's array names are part of the key.
+  bool code_names_arrays = false;
 };
-
-/// The lowered function, made on demand: a backend whose cached code needs it to load (CUDA re-emits its
-/// host program) calls it; the others do not, so that their hits run no pass.
-using LowerFn = std::function<ir::Function()>;
 
 class Backend {
  public:
@@ -75,11 +74,10 @@ class Backend {
   virtual CompiledKernel compile(const ir::Function& lowered, const TargetOptions& opts,
                                  std::vector<cache::Blob>& payloads) const = 0;
 
-  /// Loads the code of the disk-cache entry `e` for the kernel named `kernel`. Throws CacheError (or another
-  /// kiln::Error) if the entry is unusable; DeviceError when the entry may be fine but this process has no
-  /// GPU to load it on.
-  virtual CompiledKernel load(const cache::Entry& e, std::string_view kernel, const LowerFn& lower,
-                              const TargetOptions& opts) const = 0;
+  /// Loads the code of the disk-cache entry `e` for the kernel named `kernel`, running no pass: what the
+  /// code needs is in the entry. Throws CacheError (or another kiln::Error) if the entry is unusable;
+  /// DeviceError when the entry may be fine but this process has no GPU to load it on.
+  virtual CompiledKernel load(const cache::Entry& e, std::string_view kernel, const TargetOptions& opts) const = 0;
 };
 
 /// The backend of `t`. Backends are stateless and live for the whole process.

@@ -19,7 +19,7 @@ class UncachedBackend : public Backend {
   std::optional<CacheIdentity> cache_identity(const TargetOptions&) const override { return std::nullopt; }
 
   /// Never asked for by the driver (nothing was stored), so reaching it means an entry of another target.
-  CompiledKernel load(const cache::Entry&, std::string_view, const LowerFn&, const TargetOptions&) const override {
+  CompiledKernel load(const cache::Entry&, std::string_view, const TargetOptions&) const override {
     throw CacheError("no loader for target " + target_);
   }
 

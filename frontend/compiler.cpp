@@ -174,8 +174,7 @@ bool describes_results(const VariantCode& v, const ir::Function& traced) {
 /// The VariantCode of an entry found on disk, or nullptr (the entry is then discarded). A DeviceError (no
 /// GPU here for a CUDA entry) propagates: the entry is not at fault, and compiling would fail the same way.
 std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Function& traced, const Options& opts,
-                                           const codegen::TargetOptions& topts, cache::DiskStore& store,
-                                           double& passes_us) {
+                                           const codegen::TargetOptions& topts, cache::DiskStore& store) {
   auto v = std::make_shared<VariantCode>();
   const cache::Blob* variant = e.payload(kVariantPayload);
   if (!variant || !decode_variant(variant->data, *v)) {
@@ -187,13 +186,7 @@ std::shared_ptr<const VariantCode> restore(const cache::Entry& e, const ir::Func
     return nullptr;
   }
   try {
-    const codegen::LowerFn lower = [&] {
-      const auto t0 = Clock::now();
-      ir::Function lowered = passes::run_pipeline(traced, nullptr, with_pipeline_dumps(pipeline_options(opts)));
-      passes_us = us_since(t0);
-      return lowered;
-    };
-    v->code = codegen::backend_for(opts.target).load(e, traced.name, lower, topts);
+    v->code = codegen::backend_for(opts.target).load(e, traced.name, topts);
   } catch (const DeviceError&) {
     throw;
   } catch (const Error& err) {
@@ -235,7 +228,8 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0) +
         // Absent when off, so the keys of before stay valid. The checks' messages name arrays, which the
         // canonical IR does not.
-        (opts.boundscheck ? ";boundscheck=1;names=" + passes::check_message_names(traced) : "") +
+        (opts.boundscheck ? ";boundscheck=1" : "") +
+        (opts.boundscheck || target->code_names_arrays ? ";names=" + passes::check_message_names(traced) : "") +
         (target->code_names_kernel ? ";kernel=" + traced.name : "");
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
                            target->nvrtc_version});
@@ -251,7 +245,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         return out;
       }
       if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
-        if ((out.code = restore(*e, traced, opts, topts, *store, rec.passes_us))) {
+        if ((out.code = restore(*e, traced, opts, topts, *store))) {
           cache::bump(counters.disk_hits);
           loaded_code().add(key, canonical, out.code, store);
           rec.cache = CacheSource::disk;

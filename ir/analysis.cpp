@@ -387,4 +387,42 @@ size_t node_count(const Stmt& s) {
   return c.n;
 }
 
+namespace {
+
+std::optional<std::int64_t> i64_constant(const Expr& e) {
+  const auto* c = dyn<ConstExpr>(e);
+  if (c && c->type == DType::I64) return c->i;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> offset_in(const Expr& e, const VarNode* index, const LetValues* lets, int depth) {
+  if (!e || depth > 32) return std::nullopt;  // a chain of lets that deep is not an offset anyone wrote
+  if (const auto* r = dyn<VarRefExpr>(e)) {
+    if (r->var.get() == index) return 0;
+    if (!lets) return std::nullopt;
+    const auto it = lets->find(r->var.get());
+    return it == lets->end() ? std::nullopt : offset_in(it->second, index, lets, depth + 1);
+  }
+  const auto* b = dyn<BinaryExpr>(e);
+  if (!b || b->type != DType::I64) return std::nullopt;
+  std::int64_t out = 0;
+  if (b->op == BinaryOp::Add) {
+    if (const auto x = offset_in(b->a, index, lets, depth + 1))
+      if (const auto k = i64_constant(b->b)) return __builtin_add_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
+    if (const auto k = i64_constant(b->a))
+      if (const auto x = offset_in(b->b, index, lets, depth + 1))
+        return __builtin_add_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
+  } else if (b->op == BinaryOp::Sub) {
+    if (const auto x = offset_in(b->a, index, lets, depth + 1))
+      if (const auto k = i64_constant(b->b)) return __builtin_sub_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> index_offset(const Expr& e, const VarNode* index, const LetValues* lets) {
+  return offset_in(e, index, lets, 0);
+}
+
 }  // namespace kiln::ir

@@ -1,6 +1,9 @@
 // Small queries over IR trees shared by the verifier, passes and backends.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -47,6 +50,14 @@ bool may_alias(const VarNode* a, const VarNode* b);
 
 /// Structural equality: same operators, constants (bitwise, so NaN == NaN) and variables (by identity).
 bool equal(const Expr& a, const Expr& b);
+
+/// Values of variables that are never assigned (lets), which index_offset looks through.
+using LetValues = std::unordered_map<const VarNode*, Expr>;
+
+/// c when `e` is `index + c` for a constant c: `index`, and sums and differences of it with i64 constants
+/// (`(i + 1) - 3`, `2 + i`), through `lets` when given; nullopt when it is not, or c would overflow. How a
+/// stencil's window offsets are read back from its index expressions (lower_stencils, the CUDA emitter).
+std::optional<std::int64_t> index_offset(const Expr& e, const VarNode* index, const LetValues* lets = nullptr);
 
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);

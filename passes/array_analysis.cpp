@@ -313,6 +313,7 @@ class Analysis {
         const std::vector<Expr> b = rewrite_all(p.begins, true), e = rewrite_all(p.ends, true);
         return make_parfor(p.indices, b, e, body(p.body, p.indices), p.reductions, p.array_reductions, p.origin);
       }
+      case StmtKind::Launch: return make_launch(s->as<LaunchStmt>().kernel, stmt(s->as<LaunchStmt>().body));
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         const Expr c = rewrite(i.cond, false);

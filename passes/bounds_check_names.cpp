@@ -34,6 +34,18 @@ std::string check_message_names(const ir::Function& f) {
       add(s.target);
       IRVisitor::visit(s);
     }
+    void visit(const AllocateStmt& s) override {
+      add(s.array);
+      IRVisitor::visit(s);
+    }
+    void visit(const ReduceAxisStmt& s) override {
+      add(s.target);
+      IRVisitor::visit(s);
+    }
+    void visit(const BindStmt& s) override {
+      add(s.target);
+      add(s.source);
+    }
   } arrays;
   for (const Var& p : f.params) arrays.add(p);
   arrays.walk(f);

@@ -382,6 +382,8 @@ class Inserter {
         out.push_back(make_for(f.index, f.begin, f.end, std::move(body)));
         return;
       }
+      case StmtKind::Launch:  // checks hoisted out of a parfor would have to leave its launch too
+        throw IRError("insert_bounds_checks runs before the offload pass, which makes launches");
       case StmtKind::Parfor: {
         const auto& p = s->as<ParforStmt>();
         for (const Expr& e : p.begins) statement_level(e, nullptr, out);

@@ -24,9 +24,11 @@ namespace kiln::passes {
 ///   once before the operation when its space is not empty.
 ir::Function insert_bounds_checks(const ir::Function& f, PassContext& ctx);
 
-/// The array names the checks of `f` would write into their messages, in a fixed order of the IR's
-/// structure. The cache key of a bounds-checked kernel includes it: the key's canonical IR leaves names out,
-/// and two kernels that differ only in names must not share code whose messages name the other's arrays.
+/// The names of every array `f` mentions (those the checks of `f` would write into their messages, and those
+/// a host function's run-time errors name), in a fixed order of the IR's structure. The cache key of a
+/// bounds-checked kernel, and of a target whose stored code names arrays, includes it: the key's canonical IR
+/// leaves names out, and two kernels that differ only in names must not share code whose messages name the
+/// other's arrays.
 std::string check_message_names(const ir::Function& f);
 
 }  // namespace kiln::passes

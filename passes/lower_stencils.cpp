@@ -29,26 +29,6 @@ using namespace kiln::ir;
 Expr i64c(std::int64_t v) { return make_i64(v); }
 Expr bin(BinaryOp op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
 
-/// c if `e` is `index + c`, `c + index`, `index - c` or `index` (c = 0), for the given index variable.
-std::optional<std::int64_t> offset_from(const Expr& e, const VarNode* index) {
-  auto is_index = [&](const Expr& x) {
-    const auto* r = dyn<VarRefExpr>(x);
-    return r && r->var.get() == index;
-  };
-  auto constant = [](const Expr& x) -> std::optional<std::int64_t> {
-    const auto* k = dyn<ConstExpr>(x);
-    if (!k || k->type != DType::I64) return std::nullopt;
-    return k->i;
-  };
-  if (is_index(e)) return 0;
-  const auto* b = dyn<BinaryExpr>(e);
-  if (!b) return std::nullopt;
-  if (b->op == BinaryOp::Add && is_index(b->a)) return constant(b->b);
-  if (b->op == BinaryOp::Add && is_index(b->b)) return constant(b->a);
-  if (b->op == BinaryOp::Sub && is_index(b->a))
-    if (const auto c = constant(b->b); c && *c != INT64_MIN) return -*c;
-  return std::nullopt;
-}
 
 /// True if `e` is `index + x` or `x + index` with x the same for every element (no index of `indices`).
 bool plus_index(const Expr& e, const VarNode* index, const std::vector<Var>& indices) {
@@ -89,7 +69,7 @@ class WindowReads : public IRMutator {
       bool low = true, high = true;  // the sides on which the read may leave the array
       // `i + e` with e computed (a uniform or clamped offset): the IR promises e within [lo, hi].
       if (interior_[k] && plus_index(l.indices[k], st_.indices[k].get(), st_.indices)) continue;
-      if (const auto c = offset_from(l.indices[k], st_.indices[k].get())) {
+      if (const auto c = index_offset(l.indices[k], st_.indices[k].get())) {
         if (*c == 0 || (interior_[k] && *c >= st_.lo[k] && *c <= st_.hi[k])) continue;
         low = *c < 0;
         high = *c > 0;

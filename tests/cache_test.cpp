@@ -346,9 +346,8 @@ TEST(Backends, EachTargetSaysWhatItsCodeDependsOn) {
   // The interpreter compiles nothing: nothing to cache, and nothing to load.
   EXPECT_FALSE(codegen::backend_for(Target::interpreter).cache_identity(t).has_value());
   cache::Entry empty;
-  const codegen::LowerFn lower = []() -> ir::Function { throw std::logic_error("the CPU loader lowers nothing"); };
-  EXPECT_THROW(codegen::backend_for(Target::interpreter).load(empty, "k", lower, t), CacheError);
-  EXPECT_THROW(codegen::backend_for(Target::cpu).load(empty, "k", lower, t), CacheError);  // no "object"
+  EXPECT_THROW(codegen::backend_for(Target::interpreter).load(empty, "k", t), CacheError);
+  EXPECT_THROW(codegen::backend_for(Target::cpu).load(empty, "k", t), CacheError);  // no "object"
 }
 
 TEST(Settings, DumpsAndTheCudaArchitectureAreReadAtEachCompilation) {

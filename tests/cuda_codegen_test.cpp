@@ -20,6 +20,8 @@
 #include "cuda_kernels.hpp"
 #include "frontend/trace_context.hpp"
 #include "ir/printer.hpp"
+#include "ir/serialize.hpp"
+#include "runtime/cache/entry.hpp"
 #include "ir/verifier.hpp"
 #include "kiln/kiln.hpp"
 #include "passes/pipeline.hpp"
@@ -551,6 +553,46 @@ TEST(CudaCache, EntriesAreCheckedAgainstTheEmittedProgram) {
     EXPECT_THROW(cu::load_binary(jacobi.f, good, {}, opts), DeviceError);
   } else {
     EXPECT_TRUE(static_cast<bool>(cu::load_binary(jacobi.f, good, {}, opts).call));
+  }
+}
+
+TEST(CudaCache, AnEntryHoldsTheHostFunctionAndNoPassRunsOnLoad) {
+  require_nvrtc();
+  KernelCase jacobi;
+  for (const KernelCase& c : kernel_catalogue())
+    if (c.name == "stencil_jacobi2d") jacobi = c;
+  const cu::CudaOptions cuda = kiln::detail::cuda_options();
+  const cu::Program prog = cu::emit_program(jacobi.f, cuda.emit);
+  const cu::Binary bin = cu::compile_source(prog.source(), jacobi.f.name, cu::target_arch(cuda), {});
+  codegen::TargetOptions t;
+  t.cuda = cuda;
+  const codegen::Backend& backend = codegen::backend_for(Target::cuda);
+  ASSERT_TRUE(backend.cache_identity(t)->code_names_arrays);  // the host function's errors name arrays
+  auto entry = [&](const std::string& host) {
+    cache::Entry e;
+    e.payloads = {{"host", host}, {"arch", bin.arch}, {"ptx", bin.ptx}, {"cubin", bin.cubin}};
+    return e;
+  };
+  auto expect_cache_error = [&](const cache::Entry& e, const std::string& why) {
+    try {
+      backend.load(e, jacobi.f.name, t);
+      FAIL() << "loaded an entry with " << why;
+    } catch (const CacheError& err) {
+      SUCCEED() << err.what();
+    }
+  };
+  expect_cache_error(cache::Entry{}, "no payloads");
+  cache::Entry no_host = entry("");
+  no_host.payloads.erase(no_host.payloads.begin());
+  expect_cache_error(no_host, "no host function");
+  const std::string host = ir::serialize(jacobi.f);
+  expect_cache_error(entry(host.substr(0, host.size() / 2)), "a truncated host function");
+  // The stored function is the one the program was emitted from: the emitter's kernels are the binary's.
+  EXPECT_EQ(ir::to_string(ir::deserialize(host)), ir::to_string(jacobi.f));
+  if (!kiln::cuda::available()) {
+    EXPECT_THROW(backend.load(entry(host), jacobi.f.name, t), DeviceError);
+  } else {
+    EXPECT_TRUE(static_cast<bool>(backend.load(entry(host), jacobi.f.name, t).call));
   }
 }
 

@@ -124,8 +124,8 @@ TEST(GpuCacheChild, OneCall) {
   const std::vector<kiln::CompileRecord> h = kiln::compile_history();
   ASSERT_EQ(h.size(), 1u);
   const kiln::CacheStats st = kiln::cache_stats();
-  std::printf("[ cache    ] cache=%s first call %.2f ms (load %.0f us, codegen %.2f ms), compiles=%llu disk_hits=%llu key=%s\n",
-              std::string(kiln::name_of(h[0].cache)).c_str(), ms, h[0].load_us, h[0].codegen_ms,
+  std::printf("[ cache    ] cache=%s first call %.2f ms (passes %.0f us, load %.0f us, codegen %.2f ms), compiles=%llu disk_hits=%llu key=%s\n",
+              std::string(kiln::name_of(h[0].cache)).c_str(), ms, h[0].passes_us, h[0].load_us, h[0].codegen_ms,
               static_cast<unsigned long long>(st.compiles), static_cast<unsigned long long>(st.disk_hits), h[0].key.c_str());
   EXPECT_EQ(y[999], 7.0f);
   kiln::cache_flush();
@@ -146,8 +146,10 @@ TEST_F(Gpu, FreshProcessLoadsPtxAndCubinFromTheCache) {
   const std::string first = slurp("first"), second = slurp("second");
   EXPECT_NE(first.find("cache=miss"), std::string::npos) << first;
   EXPECT_NE(first.find("compiles=1 "), std::string::npos) << first;
-  // The second process compiles nothing: no NVRTC, the module comes from the stored CUBIN.
+  // The second process compiles nothing: no pass (the host function is in the entry), no NVRTC, the module
+  // comes from the stored CUBIN.
   EXPECT_NE(second.find("cache=disk"), std::string::npos) << second;
+  EXPECT_NE(second.find("(passes 0 us,"), std::string::npos) << second;
   EXPECT_NE(second.find("compiles=0 disk_hits=1"), std::string::npos) << second;
   for (const std::string* log : {&first, &second})
     if (auto at = log->find("[ cache    ]"); at != std::string::npos) std::printf("%s", log->substr(at, log->find('\n', at) + 1 - at).c_str());
@@ -557,6 +559,7 @@ TEST_F(Gpu, CompileTimeAndCallOverhead) {
     k(1.0f, x, y);
     hit_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(kiln::compile_history().back().cache, kiln::CacheSource::disk);
+    EXPECT_EQ(kiln::compile_history().back().passes_us, 0);  // the entry holds the offloaded host function
   }
   kiln::set_cache_settings(before);
   std::system(("rm -rf '" + std::string(tmpl) + "'").c_str());

@@ -7,6 +7,8 @@
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/executable.hpp"
 #include "codegen/target_options.hpp"
+#include "ir/builder.hpp"
+#include "ir/serialize.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cache/entry.hpp"
 #include "runtime/cuda/context.hpp"
@@ -89,14 +91,15 @@ CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const Cod
 
 namespace {
 
-/// The CUDA target: PTX and CUBIN are what the disk cache stores ("arch", "ptx", "cubin").
+/// The CUDA target: the disk cache stores PTX and CUBIN ("arch", "ptx", "cubin") and the offloaded function
+/// ("host", ir/serialize.hpp), from which a hit emits the program's launch parameters again without a pass.
 class CudaBackend final : public Backend {
  public:
   std::optional<CacheIdentity> cache_identity(const TargetOptions& opts) const override {
     // The architecture, every emission setting and the NVRTC library (identified without loading it, so that
     // a hit never opens NVRTC). No NVRTC: nothing compiles here, and the call fails in compile().
     try {
-      return CacheIdentity{cache_description(opts.cuda), "", nvrtc_identity(), true};
+      return CacheIdentity{cache_description(opts.cuda), "", nvrtc_identity(), true, true};
     } catch (const DeviceError&) {
       return std::nullopt;
     }
@@ -105,20 +108,32 @@ class CudaBackend final : public Backend {
   CompiledKernel compile(const ir::Function& f, const TargetOptions& opts,
                          std::vector<cache::Blob>& payloads) const override {
     Compiled c = cuda::compile(f, opts.common, opts.cuda);
+    std::string host;
+    try {
+      host = ir::serialize(f);
+    } catch (const ir::IRError&) {
+      return std::move(c.kernel);  // nested deeper than an entry may hold: compiled, not cached
+    }
+    payloads.push_back(cache::Blob{"host", std::move(host)});
     payloads.push_back(cache::Blob{"arch", c.binary.arch});
     payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
     payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
     return std::move(c.kernel);
   }
 
-  CompiledKernel load(const cache::Entry& e, std::string_view, const LowerFn& lower,
-                      const TargetOptions& opts) const override {
-    // The host executor and the launch parameters come from the emitted program, which the entry does not
-    // hold (emission is deterministic and takes microseconds): the passes and the emitter run again, NVRTC
-    // does not.
-    const cache::Blob *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
-    if (!arch || !ptx || !cubin) throw CacheError("the entry lacks one of the payloads \"arch\", \"ptx\" and \"cubin\"");
-    return load_binary(lower(), Binary{arch->data, ptx->data, cubin->data, {}, 0}, opts.common, opts.cuda);
+  CompiledKernel load(const cache::Entry& e, std::string_view, const TargetOptions& opts) const override {
+    // The launch parameters come from the emitted program, which is deterministic and takes microseconds to
+    // emit from the stored offloaded function: no pass runs, NVRTC neither.
+    const cache::Blob *host = e.payload("host"), *arch = e.payload("arch"), *ptx = e.payload("ptx"), *cubin = e.payload("cubin");
+    if (!host || !arch || !ptx || !cubin)
+      throw CacheError("the entry lacks one of the payloads \"host\", \"arch\", \"ptx\" and \"cubin\"");
+    ir::Function lowered;
+    try {
+      lowered = ir::deserialize(host->data);
+    } catch (const ir::IRError& err) {
+      throw CacheError(std::string("the entry's host function: ") + err.what());
+    }
+    return load_binary(lowered, Binary{arch->data, ptx->data, cubin->data, {}, 0}, opts.common, opts.cuda);
   }
 };
 

@@ -1,4 +1,4 @@
-// A top-level parfor as a __global__ function: the captured parameters, the loops that spread the
+// A launch's parfor as a __global__ function: the captured parameters, the loops that spread the
 // iteration space over threads (see Strategy), the body, and the per-block reduction with its fold kernel.
 #include <algorithm>
 #include <array>

@@ -24,16 +24,16 @@ class ProgramBuilder {
  public:
   ProgramBuilder(Program& prog, const EmitOptions& opts) : prog_(prog), opts_(opts) {}
 
-  void skeleton(const ir::Stmt& s) {
+  void host_function(const ir::Stmt& s) {
     if (!s) return;
     switch (s->kind) {
       case ir::StmtKind::Block:
-        for (const auto& x : s->as<ir::BlockStmt>().stmts) skeleton(x);
+        for (const auto& x : s->as<ir::BlockStmt>().stmts) host_function(x);
         return;
-      case ir::StmtKind::For: return skeleton(s->as<ir::ForStmt>().body);
+      case ir::StmtKind::For: return host_function(s->as<ir::ForStmt>().body);
       case ir::StmtKind::If:
-        skeleton(s->as<ir::IfStmt>().then_body);
-        return skeleton(s->as<ir::IfStmt>().else_body);
+        host_function(s->as<ir::IfStmt>().then_body);
+        return host_function(s->as<ir::IfStmt>().else_body);
       case ir::StmtKind::Launch: {
         const auto& l = s->as<ir::LaunchStmt>();
         // The verifier numbers launches in body order, so kernel k is gpu_kernels[k].
@@ -111,7 +111,7 @@ Program emit_program(const ir::Function& f, const EmitOptions& opts) {
   prog.function = std::make_shared<const ir::Function>(f);  // shares the nodes: ParforStmt pointers stay valid
   prog.prelude = prelude();
   prog.kernels = "\n// ---- kiln kernel '" + f.name + "': one __global__ function per top-level parfor ----\n";
-  ProgramBuilder(prog, opts).skeleton(prog.function->body);
+  ProgramBuilder(prog, opts).host_function(prog.function->body);
   return prog;
 }
 

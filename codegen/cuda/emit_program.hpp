@@ -5,7 +5,7 @@
 
 namespace kiln::codegen::cuda {
 
-/// Emits one __global__ function per top-level parfor (and a fold kernel per reducing one). Throws
+/// Emits one __global__ function per launch (and a fold kernel per reducing one). Throws
 /// CompileError for constructs the GPU backend does not support, ValueError for stencil rows or rounds
 /// outside [1, 16].
 Program emit_program(const ir::Function& f, const EmitOptions& opts = {});

@@ -26,7 +26,7 @@ namespace {
 /// every lane).
 struct BodyFacts : ir::IRVisitor {
   ir::VarSet defined;
-  std::unordered_map<const ir::VarNode*, ir::Expr> lets;
+  ir::LetValues lets;
   std::vector<const ir::LoadExpr*> loads;
   bool leaves_early = false;
 
@@ -58,36 +58,6 @@ struct BodyFacts : ir::IRVisitor {
     ir::IRVisitor::visit(e);
   }
 };
-
-std::optional<std::int64_t> int_constant(const ir::Expr& e) {
-  const auto* c = ir::dyn<ir::ConstExpr>(e);
-  if (c && is_int(c->type)) return c->i;
-  return std::nullopt;
-}
-
-/// c when `e` is `index + c` (sums and differences with constants, through lets that are never assigned).
-std::optional<std::int64_t> offset_from(const ir::Expr& e, const ir::VarNode* index,
-                                        const std::unordered_map<const ir::VarNode*, ir::Expr>& lets, int depth = 0) {
-  if (!e || depth > 32) return std::nullopt;
-  if (const auto* r = ir::dyn<ir::VarRefExpr>(e)) {
-    if (r->var.get() == index) return 0;
-    const auto it = lets.find(r->var.get());
-    return it == lets.end() ? std::nullopt : offset_from(it->second, index, lets, depth + 1);
-  }
-  const auto* b = ir::dyn<ir::BinaryExpr>(e);
-  if (!b || b->type != DType::I64) return std::nullopt;
-  std::int64_t out = 0;
-  if (b->op == BinaryOp::Add) {
-    if (auto x = offset_from(b->a, index, lets, depth + 1))
-      if (auto k = int_constant(b->b)) return __builtin_add_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
-    if (auto k = int_constant(b->a))
-      if (auto x = offset_from(b->b, index, lets, depth + 1)) return __builtin_add_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
-  } else if (b->op == BinaryOp::Sub) {
-    if (auto x = offset_from(b->a, index, lets, depth + 1))
-      if (auto k = int_constant(b->b)) return __builtin_sub_overflow(*x, *k, &out) ? std::nullopt : std::optional(out);
-  }
-  return std::nullopt;
-}
 
 /// One row of a window: the column offsets read from it, the one its registers hold (`base`, read most
 /// often), and the others relative to it (from other lanes).
@@ -152,13 +122,13 @@ void Emitter::plan_stencil() {
     const ir::VarNode* a = l->array.get();
     if (written_.count(a) || !a->type.unit_stride) continue;
     const std::size_t rank = l->indices.size();
-    const auto c = offset_from(l->indices[rank - 1], col, facts.lets);
+    const auto c = ir::index_offset(l->indices[rank - 1], col, &facts.lets);
     if (!c || std::llabs(*c) > kMaxStencilOffset) continue;
     std::int64_t d = 0;
     bool vertical = false;
     std::size_t leading = rank - 1;
     if (row && rank >= 2)
-      if (const auto dd = offset_from(l->indices[rank - 2], row, facts.lets); dd && std::llabs(*dd) <= kMaxStencilOffset) {
+      if (const auto dd = ir::index_offset(l->indices[rank - 2], row, &facts.lets); dd && std::llabs(*dd) <= kMaxStencilOffset) {
         vertical = true;
         d = *dd;
         leading = rank - 2;

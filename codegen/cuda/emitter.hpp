@@ -1,4 +1,4 @@
-// Emits one top-level parfor as CUDA C: a __global__ function (and a fold kernel when it reduces) whose
+// Emits the parfor of one launch as CUDA C: a __global__ function (and a fold kernel when it reduces) whose
 // body is the parfor's body as readable C, with the parameters the host binds at launch.
 #pragma once
 

@@ -1,6 +1,6 @@
-// What the CUDA emitter makes of a lowered kernel: CUDA C with one __global__ function per top-level parfor
-// (plus a fold kernel per reducing parfor), and for each of them how the host binds the parameters at
-// launch. The rest of the kernel (its sequential skeleton) runs on the host (host_program.hpp).
+// What the CUDA emitter makes of an offloaded kernel: CUDA C with one __global__ function per launch (plus a
+// fold kernel per reducing one), and for each of them how the host binds the parameters at launch. The host
+// function around the launches runs on the host executor with the device machine (device_machine.hpp).
 #pragma once
 
 #include <cstddef>

@@ -101,7 +101,7 @@ class CpuBackend final : public Backend {
     return code;
   }
 
-  CompiledKernel load(const cache::Entry& e, std::string_view kernel, const LowerFn&,
+  CompiledKernel load(const cache::Entry& e, std::string_view kernel,
                       const TargetOptions&) const override {
     const cache::Blob* obj = e.payload("object");
     if (!obj) throw CacheError("the entry has no \"object\" payload");
