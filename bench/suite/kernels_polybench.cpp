@@ -174,7 +174,7 @@ int threads() { return kiln::num_threads(); }
 }  // namespace
 
 KILN_SUITE(jacobi_1d_case, "jacobi-1d", "polybench") {
-  const long n = smoke ? 101 : 2'000'000, tsteps = smoke ? 3 : 5;
+  const long n = smoke ? 101 : 2'000'000, tsteps = smoke ? 3 : 20;
   struct State {
     suite::Twin A, B;
     decltype(make_jacobi_1d()) k = make_jacobi_1d();
@@ -193,7 +193,7 @@ KILN_SUITE(jacobi_1d_case, "jacobi-1d", "polybench") {
 }
 
 KILN_SUITE(jacobi_2d_case, "jacobi-2d", "polybench") {
-  const long n = smoke ? 31 : 2000, tsteps = smoke ? 3 : 5;
+  const long n = smoke ? 31 : 2000, tsteps = smoke ? 3 : 8;
   struct State {
     suite::Twin A, B;
     decltype(make_jacobi_2d()) k = make_jacobi_2d();
@@ -213,7 +213,7 @@ KILN_SUITE(jacobi_2d_case, "jacobi-2d", "polybench") {
 }
 
 KILN_SUITE(heat_3d_case, "heat-3d", "polybench") {
-  const long n = smoke ? 13 : 120, tsteps = smoke ? 3 : 5;
+  const long n = smoke ? 13 : 120, tsteps = smoke ? 3 : 15;
   struct State {
     suite::Twin A, B;
     decltype(make_heat_3d()) k = make_heat_3d();
@@ -233,7 +233,7 @@ KILN_SUITE(heat_3d_case, "heat-3d", "polybench") {
 }
 
 KILN_SUITE(fdtd_2d_case, "fdtd-2d", "polybench") {
-  const long nx = smoke ? 23 : 1500, ny = smoke ? 29 : 1600, tmax = smoke ? 4 : 5;
+  const long nx = smoke ? 23 : 1500, ny = smoke ? 29 : 1600, tmax = smoke ? 4 : 10;
   struct State {
     suite::Twin ex, ey, hz;
     kiln::NDArray<double> fict;
@@ -260,7 +260,7 @@ KILN_SUITE(fdtd_2d_case, "fdtd-2d", "polybench") {
 }
 
 KILN_SUITE(gemm_case, "gemm", "polybench") {
-  const long ni = smoke ? 17 : 520, nj = smoke ? 19 : 540, nk = smoke ? 23 : 500;
+  const long ni = smoke ? 17 : 740, nj = smoke ? 19 : 760, nk = smoke ? 23 : 720;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     suite::Twin C;
@@ -280,7 +280,7 @@ KILN_SUITE(gemm_case, "gemm", "polybench") {
 }
 
 KILN_SUITE(two_mm_case, "2mm", "polybench") {
-  const long ni = smoke ? 13 : 300, nj = smoke ? 15 : 320, nk = smoke ? 17 : 340, nl = smoke ? 19 : 360;
+  const long ni = smoke ? 13 : 600, nj = smoke ? 15 : 620, nk = smoke ? 17 : 640, nl = smoke ? 19 : 660;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     suite::Twin D;
@@ -305,7 +305,7 @@ KILN_SUITE(two_mm_case, "2mm", "polybench") {
 }
 
 KILN_SUITE(atax_case, "atax", "polybench") {
-  const long m = smoke ? 37 : 3800, n = smoke ? 41 : 4000;
+  const long m = smoke ? 37 : 6000, n = smoke ? 41 : 5800;
   struct State {
     kiln::NDArray<double> A, x, y;
     suite::Buffer y_ref, tmp;
@@ -325,7 +325,7 @@ KILN_SUITE(atax_case, "atax", "polybench") {
 }
 
 KILN_SUITE(bicg_case, "bicg", "polybench") {
-  const long n = smoke ? 37 : 4000, m = smoke ? 41 : 3800;
+  const long n = smoke ? 37 : 6000, m = smoke ? 41 : 5800;
   struct State {
     kiln::NDArray<double> A, r, p, s, q;
     suite::Buffer s_ref, q_ref;
@@ -348,7 +348,7 @@ KILN_SUITE(bicg_case, "bicg", "polybench") {
 }
 
 KILN_SUITE(mvt_case, "mvt", "polybench") {
-  const long n = smoke ? 43 : 4000;
+  const long n = smoke ? 43 : 5000;
   struct State {
     suite::Twin x1, x2;
     kiln::NDArray<double> A, y1, y2;
@@ -372,7 +372,7 @@ KILN_SUITE(mvt_case, "mvt", "polybench") {
 }
 
 KILN_SUITE(gemver_case, "gemver", "polybench") {
-  const long n = smoke ? 47 : 3000;
+  const long n = smoke ? 47 : 4000;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     suite::Twin A, x, w;
@@ -402,7 +402,7 @@ KILN_SUITE(gemver_case, "gemver", "polybench") {
 }
 
 KILN_SUITE(gesummv_case, "gesummv", "polybench") {
-  const long n = smoke ? 39 : 3600;
+  const long n = smoke ? 39 : 5000;
   static constexpr double alpha = 1.5, beta = 1.2;
   struct State {
     kiln::NDArray<double> A, B, x, y;
@@ -441,7 +441,7 @@ KILN_SUITE(syrk_case, "syrk", "polybench") {
 }
 
 KILN_SUITE(covariance_case, "covariance", "polybench") {
-  const long n = smoke ? 33 : 1000, m = smoke ? 27 : 380;
+  const long n = smoke ? 33 : 1000, m = smoke ? 27 : 600;
   struct State {
     kiln::NDArray<double> data, cov;
     suite::Buffer cov_ref, d;
@@ -460,7 +460,7 @@ KILN_SUITE(covariance_case, "covariance", "polybench") {
 }
 
 KILN_SUITE(correlation_case, "correlation", "polybench") {
-  const long n = smoke ? 33 : 1000, m = smoke ? 27 : 380;
+  const long n = smoke ? 33 : 1000, m = smoke ? 27 : 600;
   struct State {
     kiln::NDArray<double> data, corr;
     suite::Buffer corr_ref, d;
@@ -483,7 +483,7 @@ KILN_SUITE(correlation_case, "correlation", "polybench") {
 }
 
 KILN_SUITE(doitgen_case, "doitgen", "polybench") {
-  const long nr = smoke ? 5 : 64, nq = smoke ? 7 : 128, np = smoke ? 11 : 128;
+  const long nr = smoke ? 5 : 128, nq = smoke ? 7 : 128, np = smoke ? 11 : 128;
   struct State {
     suite::Twin A;
     kiln::NDArray<double> C4;

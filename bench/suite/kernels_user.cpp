@@ -86,7 +86,7 @@ auto make_hist2d() {
 }  // namespace
 
 KILN_SUITE(nbody_case, "nbody", "user") {
-  const long n = smoke ? 53 : 3000;
+  const long n = smoke ? 53 : 4000;
   static constexpr double eps2 = 1e-3;
   struct State {
     kiln::NDArray<double> x, y, z, m, ax, ay, az;
@@ -119,7 +119,7 @@ KILN_SUITE(nbody_case, "nbody", "user") {
 }
 
 KILN_SUITE(row_stats_case, "row-stats", "user") {
-  const long rows = smoke ? 23 : 2000, cols = smoke ? 37 : 2000;
+  const long rows = smoke ? 23 : 4000, cols = smoke ? 37 : 4000;
   struct State {
     kiln::NDArray<double> x, mean, var, sd, col_sd, z;
     suite::Buffer r_mean, r_var, r_sd, r_col_sd, r_z;
@@ -128,7 +128,8 @@ KILN_SUITE(row_stats_case, "row-stats", "user") {
   auto x = suite::random_array({rows, cols}, 54, 0.0, 4.0);
   for (long i = 0; i < rows; ++i)
     for (long j = 0; j < cols; ++j) x(i, j) += static_cast<double>(i % 5);
-  auto s = std::make_shared<State>(State{x, {}, {}, {}, {}, {}});
+  auto s = std::make_shared<State>();
+  s->x = x;
   suite::Case c;
   c.shape = "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols);
   c.kiln = [s] { std::tie(s->mean, s->var, s->sd, s->col_sd, s->z) = s->k(s->x); };
@@ -155,7 +156,7 @@ KILN_SUITE(row_stats_case, "row-stats", "user") {
 }
 
 KILN_SUITE(normalize_clip_sum_case, "norm-clip-sum", "user") {
-  const long n = smoke ? 1001 : 8'000'000;
+  const long n = smoke ? 1001 : 20'000'000;
   static constexpr double clip = 1.5;
   struct State {
     kiln::NDArray<double> x;
@@ -192,7 +193,7 @@ KILN_SUITE(stencil27_case, "stencil27-clamp", "user") {
 }
 
 KILN_SUITE(hist2d_case, "hist2d", "user") {
-  const long n = smoke ? 4099 : 8'000'000, bins = smoke ? 8 : 64;
+  const long n = smoke ? 4099 : 24'000'000, bins = smoke ? 8 : 64;
   struct State {
     kiln::NDArray<double> x, y;
     kiln::NDArray<std::int64_t> hist;

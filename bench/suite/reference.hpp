@@ -22,7 +22,7 @@ void gemm(double* C, const double* A, const double* B, double alpha, double beta
 /// D = (alpha A B) C + beta D; A ni x nk, B nk x nj, C nj x nl; tmp ni x nj scratch.
 void two_mm(double* D, const double* A, const double* B, const double* C, double* tmp, double alpha, double beta,
             long ni, long nj, long nk, long nl, int threads);
-/// y = A^T (A x); A m x n; tmp (m) scratch.
+/// y = A^T (A x); A m x n; tmp (m) receives A x.
 void atax(double* y, const double* A, const double* x, double* tmp, long m, long n, int threads);
 /// s = r^T A, q = A p; A n x m.
 void bicg(double* s, double* q, const double* A, const double* r, const double* p, long n, long m, int threads);

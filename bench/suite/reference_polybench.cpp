@@ -2,7 +2,9 @@
 // mathematical descriptions in the loop order a careful C++ programmer picks for row-major arrays: rows in
 // parallel, contiguous innermost loops, products in i-k-j order, and the transposed products (A^T v) over
 // blocks of columns so that each thread streams whole rows of its block. Floating-point sums run in the order of
-// the mathematics (no reassociation), as the kiln kernels do.
+// the mathematics where the kiln kernel sums in sequence (a kiln::range accumulating into a scalar), and in vector
+// lanes (`omp simd reduction`) where it uses an array reduction (kiln::dot, sum, mean, var), which kiln
+// reassociates into fixed blocks.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -137,7 +139,17 @@ void transposed_block(double* acc, const double* A, const double* v, long rows, 
   }
 }
 
+/// a . v as kiln::dot sums it: reassociated into vector lanes (kiln's array reductions add in fixed blocks, not
+/// in sequence), so the reference is allowed the same.
 double row_dot(const double* a, const double* v, long n) {
+  double s = 0.0;
+#pragma omp simd reduction(+ : s)
+  for (long j = 0; j < n; ++j) s += a[j] * v[j];
+  return s;
+}
+
+/// a . v summed in sequence, as a kiln::range loop accumulating into a scalar does.
+double row_dot_in_order(const double* a, const double* v, long n) {
   double s = 0.0;
   for (long j = 0; j < n; ++j) s += a[j] * v[j];
   return s;
@@ -145,12 +157,15 @@ double row_dot(const double* a, const double* v, long n) {
 }  // namespace
 
 void atax(double* y, const double* A, const double* x, double* tmp, long m, long n, int threads) {
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp for schedule(static)
-    for (long i = 0; i < m; ++i) tmp[i] = row_dot(A + i * n, x, n);
-#pragma omp for schedule(static)
-    for (long j0 = 0; j0 < n; j0 += kColumnBlock) transposed_block(y + j0, A, tmp, m, n, j0, std::min(n, j0 + kColumnBlock));
+  // One pass over A, as the mathematics reads: row i gives tmp[i] = A[i] . x and, while it is in cache, adds
+  // tmp[i] A[i] into y (a per-thread copy, combined by OpenMP's array reduction).
+  for (long j = 0; j < n; ++j) y[j] = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : y[:n]) num_threads(threads)
+  for (long i = 0; i < m; ++i) {
+    const double* a = A + i * n;
+    const double t = row_dot(a, x, n);
+    tmp[i] = t;
+    for (long j = 0; j < n; ++j) y[j] += t * a[j];
   }
 }
 
@@ -163,6 +178,7 @@ void bicg(double* s, double* q, const double* A, const double* r, const double* 
     const double* a = A + i * m;
     const double ri = r[i];
     double qi = 0.0;
+#pragma omp simd reduction(+ : qi)
     for (long j = 0; j < m; ++j) {
       s[j] += ri * a[j];
       qi += a[j] * p[j];
@@ -214,6 +230,7 @@ void gesummv(double* y, const double* A, const double* B, const double* x, doubl
     const double* a = A + i * n;
     const double* b = B + i * n;
     double sa = 0.0, sb = 0.0;
+#pragma omp simd reduction(+ : sa, sb)
     for (long j = 0; j < n; ++j) {
       sa += a[j] * x[j];
       sb += b[j] * x[j];
@@ -225,7 +242,7 @@ void gesummv(double* y, const double* A, const double* B, const double* x, doubl
 void syrk(double* C, const double* A, double alpha, double beta, long n, long m, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long i = 0; i < n; ++i)
-    for (long j = 0; j <= i; ++j) C[i * n + j] = beta * C[i * n + j] + alpha * row_dot(A + i * m, A + j * m, m);
+    for (long j = 0; j <= i; ++j) C[i * n + j] = beta * C[i * n + j] + alpha * row_dot_in_order(A + i * m, A + j * m, m);
 }
 
 namespace {
