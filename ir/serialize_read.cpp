@@ -6,13 +6,21 @@
 #include <utility>
 
 #include "ir/builder.hpp"
-#include "ir/serial_format.hpp"
 #include "ir/verifier.hpp"
 
 namespace kiln::ir {
 namespace {
 
-using namespace serial;  // NOLINT(google-build-using-namespace): the format's own constants
+// The last enumerator of each enum the format carries: a decoded byte above it is refused.
+constexpr auto kLastDType = DType::F64;
+constexpr auto kLastVarKind = VarKind::Binding;
+constexpr auto kLastExprKind = ExprKind::Call;
+constexpr auto kLastStmtKind = StmtKind::Launch;
+constexpr auto kLastUnaryOp = UnaryOp::BitNot;
+constexpr auto kLastBinaryOp = BinaryOp::Ge;
+constexpr auto kLastIntrinsic = Intrinsic::IsFinite;
+constexpr auto kLastReduceOp = ReduceOp::ArgMax;
+constexpr auto kLastBorder = Border::skip;
 
 // ---- decoding ----------------------------------------------------------------------------------------------
 
