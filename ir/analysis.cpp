@@ -326,8 +326,8 @@ VarSet stored_arrays(const Stmt& s) {
 bool may_alias(const VarNode* a, const VarNode* b) {
   if (a == b) return true;
   if (!a->type.is_array() || !b->type.is_array() || a->type.elem != b->type.elem) return false;
-  // Two parameters may be the same array passed twice; a binding may name any array of its type.
-  if (a->kind == VarKind::Param && b->kind == VarKind::Param) return true;
+  // Parameters are distinct arrays by the calling convention (the call-time overlap check establishes it);
+  // a binding may name any array of its type.
   return a->kind == VarKind::Binding || b->kind == VarKind::Binding;
 }
 

@@ -42,10 +42,12 @@ VarSet declared_in(const Stmt& s);
 VarSet assigned_vars(const Stmt& s);
 VarSet stored_arrays(const Stmt& s);
 
-/// True if array variables a and b may name the same memory: the same variable, two array parameters of one
-/// element type (the caller may pass one array twice), or a Binding and any array of its element type.
-/// Arrays allocated by the kernel alias nothing else. (Partly overlapping views of one buffer passed as two
-/// parameters are not supported.)
+/// True if array variables a and b may name the same memory as the kernel's meaning sees it: the same
+/// variable, or a Binding and any array of its element type. Two parameters never do: a call means what it
+/// means for distinct arrays (docs/aliasing.md), and the call-time check, computed from the final lowered
+/// code (ir/argument_access.hpp), copies an argument or refuses the call wherever running that code on
+/// overlapping memory could differ. So the passes may treat parameters as distinct, as a Fortran compiler
+/// treats dummy arguments. Arrays allocated by the kernel alias nothing else.
 bool may_alias(const VarNode* a, const VarNode* b);
 
 /// Structural equality: same operators, constants (bitwise, so NaN == NaN) and variables (by identity).

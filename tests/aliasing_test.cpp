@@ -43,6 +43,26 @@ TEST_P(Aliasing, ShiftWithOneBufferAsInputAndOutput) {
   EXPECT_TRUE(copied(shift.diagnostics())) << shift.diagnostics();
 }
 
+// The passes treat parameters as distinct arrays: here x[i] = y[i + 1] + y[0] through a temporary fuses into
+// one loop reading y where x is written. One buffer as both still gets the distinct-array answer, because the
+// call-time check judges the fused code and copies y.
+TEST_P(Aliasing, FusionAcrossParametersKeepsTheDistinctArrayAnswer) {
+  auto shift = jit("shift_fused", [](Array<double> x, Array<double> y) {
+    const Int n = x.shape(0) - 1;
+    auto b = empty<double>(n);
+    prange(n, [&](Int i) { b[i] = y[i + 1] + y[0]; });
+    prange(n, [&](Int i) { x[i] = b[i]; });
+  }, opts());
+  for (std::size_t n : {1u, 2u, 7u, 100003u}) {
+    std::vector<double> buf = ramp(n), want = buf;
+    for (std::size_t i = 0; i + 1 < n; ++i) want[i] = buf[i + 1] + buf[0];
+    shift(buf, buf);
+    ASSERT_EQ(buf, want) << "n=" << n;
+  }
+  EXPECT_TRUE(copied(shift.diagnostics())) << shift.diagnostics();
+  EXPECT_NE(shift.diagnostics().find("fused"), std::string::npos) << shift.diagnostics();
+}
+
 // Views of one buffer offset by one element, written pointwise: the overlap is not the same view.
 TEST_P(Aliasing, ViewsOffsetByOneElement) {
   auto twice = jit("twice", [](Array<double> x, Array<double> y) {

@@ -209,8 +209,9 @@ TEST(Fuse, StoreToAnInputAtTheSameIndexFuses) {
   EXPECT_EQ(notes(ctx), "#1 + #2: fused\n");
 }
 
-TEST(Fuse, ParametersMayBeTheSameArray) {
-  // y and x may be one array passed twice: a shifted read of y and a store to x do not fuse.
+TEST(Fuse, ParametersAreDistinctArrays) {
+  // x and y are distinct by the calling convention (the call copies y when it overlaps x: aliasing_test's
+  // FusionAcrossParametersKeepsTheDistinctArrayAnswer): a shifted read of y and a store to x fuse.
   const Var x = array_param("x"), y = array_param("y"), b = local_array("b"), i = index("i"), j = index("j");
   const Expr m = sub(dim(x), i64c(1));
   const ir::Function f = function("aliases", {x, y},
@@ -218,8 +219,17 @@ TEST(Fuse, ParametersMayBeTheSameArray) {
                                    parfor(j, m, {store(x, {val(j)}, load(b, {val(j)}))})});
   PassContext ctx;
   apply(passes::fuse_parfors, f, ctx);
-  EXPECT_EQ(notes(ctx), "#1 + #2: refused: #2 stores to x[i], which #1 reads as y[(i + 1)] (x may be the same array "
-                        "as y): another iteration of #1 could see the new value\n");
+  EXPECT_EQ(notes(ctx), "#1 + #2: fused\n");
+  // A binding may name either array a swap bound it to: still refused.
+  const Var z = ir::make_var("z", x->type, ir::VarKind::Binding);
+  const ir::Function g = function(
+      "bound", {x, y},
+      {ir::make_bind(z, y, true), alloc(b, {dim(x)}), parfor(i, m, {store(b, {val(i)}, load(z, {add(val(i), i64c(1))}))}),
+       parfor(j, m, {store(x, {val(j)}, load(b, {val(j)}))})});
+  PassContext ctx2;
+  apply(passes::fuse_parfors, g, ctx2);
+  EXPECT_EQ(notes(ctx2), "#1 + #2: refused: #2 stores to x[i], which #1 reads as z[(i + 1)] (x may be the same array "
+                         "as z): another iteration of #1 could see the new value\n");
 }
 
 TEST(Fuse, ProducerReadingTheConsumersReductionVariableRefuses) {
@@ -709,12 +719,21 @@ TEST(HoistInvariants, LetsAndPureSubexpressions) {
 TEST(HoistInvariants, LoadsOnlyWhenNothingInTheLoopCanWriteThem) {
   const Var a = array_param("a"), w = array_param("w"), out = array_param("out"), b = local_array("b");
   const Var k = local("k"), i = index("i");
-  // w[0] is invariant and out is written, but w and out may be the same array: not hoisted.
+  // w[0] is invariant and out is written, but out may be the array a binding names: not hoisted.
+  const Var bw = ir::make_var("bw", w->type, ir::VarKind::Binding);
   const ir::Function aliased = function(
-      "aliased", {a, w, out}, {parfor(i, dim(a), {let(k, load(w, {i64c(0)})), store(out, {val(i)}, mul(load(a, {val(i)}), val(k)))})});
+      "aliased", {a, w, out},
+      {ir::make_bind(bw, w, true),
+       parfor(i, dim(a), {let(k, load(bw, {i64c(0)})), store(out, {val(i)}, mul(load(a, {val(i)}), val(k)))})});
   PassContext c1;
   apply(passes::hoist_invariants, aliased, c1);
   EXPECT_TRUE(c1.notes.empty()) << notes(c1);
+  // Parameters are distinct arrays (docs/aliasing.md): w[0] with out written is hoisted.
+  const ir::Function params = function(
+      "params", {a, w, out}, {parfor(i, dim(a), {let(k, load(w, {i64c(0)})), store(out, {val(i)}, mul(load(a, {val(i)}), val(k)))})});
+  PassContext c0;
+  apply(passes::hoist_invariants, params, c0);
+  EXPECT_EQ(notes(c0), "hoisted `let k = w[0]` out of test (a load, guarded by the loop being non-empty)\n");
   // A load from an array no store can reach is hoisted, guarded by the loop being non-empty (w[0] would be
   // out of range for an empty w).
   const ir::Function local_store = function(
@@ -1517,7 +1536,7 @@ TEST(RandomPrograms, WholePipelineAndEveryPassPreserveResults) {
   EXPECT_GT(fused, 50);
   EXPECT_GT(refused, 50);
   EXPECT_GT(removed, 10);
-  EXPECT_GT(reused, 10);
+  EXPECT_GT(reused, 5);
   std::printf("random programs: %d fusions, %d refusals, %d temporaries removed, %d buffers reused\n", fused, refused,
               removed, reused);
 }
