@@ -55,9 +55,15 @@ ir::Expr unit_length(const ir::Expr& n, std::optional<std::int64_t> lo, std::opt
 
 /// lo:hi:step of an extent n, as Python's slice.indices(n).
 Resolved resolve(TraceContext& ctx, const ir::Expr& n, const SliceSpec& s, const std::string& what, const Where& w) {
-  ir::Expr lo = s.lo() ? stable(ctx, s.lo()->read(), "lo") : nullptr;
-  ir::Expr hi = s.hi() ? stable(ctx, s.hi()->read(), "hi") : nullptr;
-  ir::Expr step = s.step() ? stable(ctx, s.step()->read(), "step") : ix::c(1);
+  // A bound written as a C++ integer is that constant (slices are immutable), also where the traced value it
+  // was made into has become a variable (read inside a loop deeper than the slice).
+  auto bound = [&](const Int* b, std::optional<std::int64_t> k, const char* name) -> ir::Expr {
+    if (!b) return nullptr;
+    return k ? ix::c(*k) : stable(ctx, b->read(), name);
+  };
+  ir::Expr lo = bound(s.lo(), s.lo_constant(), "lo");
+  ir::Expr hi = bound(s.hi(), s.hi_constant(), "hi");
+  ir::Expr step = s.step() ? bound(s.step(), s.step_constant(), "step") : ix::c(1);
   std::string label = lo ? text(lo) : std::string();
   label += ':';
   if (hi) label += text(hi);

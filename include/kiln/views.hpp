@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "kiln/traced.hpp"
@@ -30,7 +31,11 @@ concept SliceBound = IndexLike<B> || std::same_as<std::remove_cvref_t<B>, None>;
 
 }  // namespace detail
 
-/// `lo:hi:step` in Python's notation. Holds its bounds as traced values read where the slice is made.
+/// `lo:hi:step` in Python's notation. Holds its bounds as traced values read where the slice is made. Like
+/// Python's slice objects, a slice is immutable (no assignment): so bounds written as C++ integers are
+/// constants wherever the slice is used, also inside loops traced once, and the views' extents come out in
+/// closed forms that the passes compare (`a(in, in)` and `a(lo, in)` with `in = slice(1, -1)` made before
+/// a time loop have equal extents).
 class SliceSpec {
  public:
   /// `:` (the whole dimension).
@@ -39,12 +44,18 @@ class SliceSpec {
 
   template <detail::SliceBound L, detail::SliceBound H, detail::SliceBound S>
   SliceSpec(const L& lo, const H& hi, const S& step)
-      : lo_(bound(lo)), hi_(bound(hi)), step_(bound(step)), has_lo_(given<L>()), has_hi_(given<H>()),
-        has_step_(given<S>()) {}
+      : lo_(bound(lo)), hi_(bound(hi)), step_(bound(step)), lo_k_(constant(lo)), hi_k_(constant(hi)),
+        step_k_(constant(step)), has_lo_(given<L>()), has_hi_(given<H>()), has_step_(given<S>()) {}
+  SliceSpec(const SliceSpec&) = default;
+  SliceSpec& operator=(const SliceSpec&) = delete;
 
   const Int* lo() const { return has_lo_ ? &lo_ : nullptr; }
   const Int* hi() const { return has_hi_ ? &hi_ : nullptr; }
   const Int* step() const { return has_step_ ? &step_ : nullptr; }
+  /// The bounds written as C++ integers (nullopt: a traced value, or not given).
+  std::optional<std::int64_t> lo_constant() const { return has_lo_ ? lo_k_ : std::nullopt; }
+  std::optional<std::int64_t> hi_constant() const { return has_hi_ ? hi_k_ : std::nullopt; }
+  std::optional<std::int64_t> step_constant() const { return has_step_ ? step_k_ : std::nullopt; }
 
  private:
   template <class B>
@@ -56,8 +67,15 @@ class SliceSpec {
   static constexpr bool given() {
     return !std::is_same_v<std::remove_cvref_t<B>, None>;
   }
+  template <class B>
+  static std::optional<std::int64_t> constant(const B& b) {
+    if constexpr (std::is_integral_v<std::remove_cvref_t<B>> && !std::is_same_v<std::remove_cvref_t<B>, bool>)
+      return static_cast<std::int64_t>(b);
+    else return std::nullopt;
+  }
 
   Int lo_, hi_, step_;
+  std::optional<std::int64_t> lo_k_, hi_k_, step_k_;
   bool has_lo_ = false, has_hi_ = false, has_step_ = false;
 };
 
