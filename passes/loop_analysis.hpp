@@ -12,9 +12,8 @@
 
 namespace kiln::passes::loops {
 
-/// Arrays that may share memory: the same variable, or two array parameters (a caller may pass one array
-/// for both). Allocated arrays share memory with nothing. Parameters that are different, partially
-/// overlapping views of one buffer are not considered: a single parfor over them would already race.
+/// True if `a` may share memory with an array of `set` (ir::may_alias: the same variable, or a binding and an
+/// array of its type; parameters are distinct by the calling convention, allocated arrays share nothing).
 bool may_alias_any(const ir::VarNode* a, const ir::VarSet& set);
 
 /// The arrays some binding is bound to in `s` (BindStmt sources): a binding may name them anywhere after,

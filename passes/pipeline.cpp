@@ -19,6 +19,7 @@
 #include "passes/lower_stencils.hpp"
 #include "passes/offload.hpp"
 #include "passes/partition_loops.hpp"
+#include "passes/recompute_temporaries.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
 #include "passes/simplify.hpp"
@@ -46,6 +47,8 @@ const std::vector<Pass>& pipeline() {
       // extents it made invariant are hoisted last.
       {"collapse_parfors", collapse_parfors, Topic::collapse},
       {"fuse_parfors", fuse_parfors, Topic::fusion},
+      // a cheap pointwise temporary that fusion left between loops is recomputed where it is read
+      {"recompute_temporaries", recompute_temporaries, Topic::allocations},
       {"eliminate_temporaries", eliminate_temporaries, Topic::allocations},
       {"reuse_buffers", reuse_buffers, Topic::allocations},
       {"hoist_invariants", hoist_invariants, Topic::hoisting},

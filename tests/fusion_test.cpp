@@ -15,6 +15,7 @@
 #include "loop_test_util.hpp"
 #include "passes/collapse_parfors.hpp"
 #include "passes/eliminate_temporaries.hpp"
+#include "passes/recompute_temporaries.hpp"
 #include "passes/fuse_parfors.hpp"
 #include "passes/hoist_allocations.hpp"
 #include "passes/hoist_invariants.hpp"
@@ -551,6 +552,51 @@ TEST(Temporaries, FusedIntermediateBecomesAScalar) {
   EXPECT_EQ(allocations(g), 1);
 }
 
+TEST(Temporaries, CheapPointwiseValuesAreRecomputedWhereRead) {
+  // b = a * 2 is stored in the loop that sums a (fusion put it there) and read by a loop that needs the sum:
+  // the reader computes a[j] * 2 itself, and the store and the allocation go.
+  const Var a = array_param("a"), out = array_param("out"), c = array_param("c"), b = local_array("b");
+  const Var s = local("s"), m = local("m"), t = local("t"), i = index("i"), j = index("j"), k = index("k");
+  auto program = [&](Stmt between, Expr value, bool second_reader) {
+    std::vector<Stmt> body = {alloc(b, {dim(a)}), let(s, f64c(0)),
+                              parfor(i, dim(a), {assign(s, add(val(s), load(a, {val(i)}))), store(b, {val(i)}, value)},
+                                     {{s, ReduceOp::Add}}),
+                              let(m, val(s))};
+    if (between) body.push_back(between);
+    body.push_back(parfor(j, dim(a), {store(out, {val(j)}, add(load(b, {val(j)}), val(m)))}));
+    if (second_reader) body.push_back(parfor(k, dim(a), {store(c, {val(k)}, load(b, {val(k)}))}));
+    return function("recompute", {a, out, c}, body);
+  };
+  PassContext ctx;
+  const ir::Function g = apply(passes::recompute_temporaries, program(nullptr, mul(load(a, {val(i)}), f64c(2)), false), ctx);
+  EXPECT_EQ(body_text(g),
+            "  let s: f64 = 0.0\n"
+            "  parfor (i in 0 .. dim(a, 0)) reduce(add s) {  # test\n"
+            "    s = (s + a[i])\n"
+            "  }\n"
+            "  let m: f64 = s\n"
+            "  parfor (j in 0 .. dim(a, 0)) {  # test\n"
+            "    out[j] = ((a[j] * 2.0) + m)\n"
+            "  }");
+  EXPECT_EQ(notes(ctx), "recomputed b = (a[i] * 2.0) where test read it instead of storing it in test: loads no more "
+                        "elements than writing and reading the temporary\n");
+  // Not when a reads what the value reads changes in between, when recomputing would load more than the
+  // temporary (two loads for each of two readers), or when the value reads a variable of the producer's body.
+  auto kept = [&](const ir::Function& f) {
+    PassContext c2;
+    apply(passes::recompute_temporaries, f, c2);
+    return c2.notes.empty();
+  };
+  EXPECT_TRUE(kept(program(parfor(k, dim(a), {store(a, {val(k)}, f64c(0))}), mul(load(a, {val(i)}), f64c(2)), false)));
+  EXPECT_TRUE(kept(program(nullptr, add(load(a, {val(i)}), load(c, {val(i)})), true)));
+  EXPECT_FALSE(kept(program(nullptr, add(load(a, {val(i)}), load(c, {val(i)})), false)));  // 2 loads, 1 reader
+  const ir::Function inner = function(
+      "inner", {a, out},
+      {alloc(b, {dim(a)}), parfor(i, dim(a), {let(t, load(a, {val(i)})), store(b, {val(i)}, mul(val(t), val(t)))}),
+       parfor(j, dim(a), {store(out, {val(j)}, load(b, {val(j)}))})});
+  EXPECT_TRUE(kept(inner));
+}
+
 TEST(Temporaries, KeptWhenReadElsewhereReturnedOrReadBeforeWritten) {
   const Var a = array_param("a"), b = local_array("b"), c = local_array("c"), s = local("s");
   const Var i = index("i"), j = index("j");
@@ -976,8 +1022,9 @@ TEST(Pipeline, BlackScholesIsOneRegion) {
 TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
-  const std::vector<std::string> loop_passes = {"collapse_parfors", "fuse_parfors", "eliminate_temporaries",
-                                                "reuse_buffers", "hoist_invariants", "hoist_allocations"};
+  const std::vector<std::string> loop_passes = {"collapse_parfors", "fuse_parfors", "recompute_temporaries",
+                                                "eliminate_temporaries", "reuse_buffers", "hoist_invariants",
+                                                "hoist_allocations"};
   const auto first = std::find(names.begin(), names.end(), loop_passes.front());
   ASSERT_NE(first, names.end());
   EXPECT_TRUE(std::equal(loop_passes.begin(), loop_passes.end(), first));
