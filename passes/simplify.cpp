@@ -261,6 +261,64 @@ void collect_common_lets(const Stmt& s, const VarSet& assigned, std::vector<std:
   }
 }
 
+// ---- the subscripts of an update ---------------------------------------------------------------------------
+
+/// An update `a[I] = f(a[I], ...)` (an array reduction's `hist[int(x * bins)] += 1`, any read-modify-write)
+/// computes each subscript of I twice, for the load and for the store; one that is more than a variable or a
+/// constant gets a let before the store, which both use. The backends cannot always merge the two copies
+/// themselves: a saturating float-to-int conversion is a compare and a branch (codegen/llvm/emit_expr.cpp), and
+/// loads in a subscript are not merged across the branch. Subscripts cannot fail (conversions saturate; bounds
+/// checks are statements of their own), so computing them before the value changes nothing else.
+class ShareUpdateSubscripts : public IRMutator {
+ protected:
+  using IRMutator::visit;
+  Stmt visit(const StoreStmt& s, const Stmt& self) override {
+    bool compound = false;
+    for (const Expr& i : s.indices) compound |= !dyn<VarRefExpr>(i) && !dyn<ConstExpr>(i);
+    if (!compound || !reads_element(s.value, s.array.get(), s.indices)) return self;
+    std::vector<Stmt> out;
+    Replacements shared;
+    std::vector<Expr> indices;
+    for (const Expr& i : s.indices) {
+      if (dyn<VarRefExpr>(i) || dyn<ConstExpr>(i)) {
+        indices.push_back(i);
+        continue;
+      }
+      const Var v = make_var(s.array->name + "_at", Type::scalar(DType::I64), VarKind::Local);
+      out.push_back(make_let(v, i));
+      indices.push_back(make_ref(v));
+    }
+    out.push_back(make_store(s.array, indices, substitute(s.value, s.array, s.indices, indices)));
+    return make_block(std::move(out));
+  }
+
+ private:
+  /// True if `e` loads array[index].
+  static bool reads_element(const Expr& e, const VarNode* array, const std::vector<Expr>& index) {
+    struct Finder : IRVisitor {
+      const VarNode* array;
+      const std::vector<Expr>* index;
+      bool found = false;
+      void visit(const LoadExpr& l) override {
+        if (l.array.get() == array && l.indices.size() == index->size()) {
+          bool same = true;
+          for (std::size_t d = 0; d < l.indices.size(); ++d) same = same && equal(l.indices[d], (*index)[d]);
+          found |= same;
+        }
+        IRVisitor::visit(l);
+      }
+    } f;
+    f.array = array;
+    f.index = &index;
+    f.walk(e);
+    return f.found;
+  }
+  /// `e` with its loads of array[from] reading array[to].
+  static Expr substitute(const Expr& e, const Var& array, const std::vector<Expr>& from, const std::vector<Expr>& to) {
+    return ir::substitute(make_load(array, from), make_load(array, to), e);
+  }
+};
+
 // ---- dead code --------------------------------------------------------------------------------------------
 
 /// Variables read somewhere (scalars through VarRef; arrays through Load, Dim or as the result).
@@ -392,6 +450,8 @@ Function simplify_once(const Function& in) {
   f = fold.mutate(f);
   PruneReductions prune;
   f = prune.mutate(f);
+  ShareUpdateSubscripts share;
+  f = share.mutate(f);
 
   const VarSet assigned = assigned_vars(f.body);
   Replacements copies;  // VarRef(v) -> expr; Let v is deleted

@@ -703,6 +703,27 @@ TEST(SimplifyDeadCode, RemovesEmptyAndZeroTripLoopsAndConstantBranches) {
             "}\n");
 }
 
+TEST(SimplifyUpdates, AnUpdateComputesItsSubscriptsOnce) {
+  // hist[int(x[i] * 2)] += 1: the load and the store share one conversion (a let), as array reductions need.
+  const Var h = array_param("h", DType::I64), x = array_param("x", DType::F64), i = index("i");
+  const Expr k = ir::make_cast(DType::I64, mul(load(x, {val(i)}), f64c(2)));
+  const Stmt update = store(h, {k}, add(load(h, {k}), ir::make_i64(1)));
+  const ir::Function f = function("hist", {h, x}, {parfor1(i, dim(x), block({update}))});
+  const ir::Function g = simplified(f);
+  EXPECT_EQ(ir::to_string(g),
+            "kernel hist(h: i64[::1], x: f64[::1]) {\n"
+            "  parfor (i in 0 .. dim(x, 0)) {  # test\n"
+            "    let h_at: i64 = i64((x[i] * 2.0))\n"
+            "    h[h_at] = (h[h_at] + 1)\n"
+            "  }\n"
+            "}\n");
+  // Plain subscripts, and stores that do not read their own element, are left alone.
+  const ir::Function plain = function("plain", {h, x}, {parfor1(i, dim(x), block({store(h, {val(i)}, add(load(h, {val(i)}), ir::make_i64(1)))}))});
+  EXPECT_EQ(ir::to_string(simplified(plain)), ir::to_string(plain));
+  const ir::Function other = function("other", {h, x}, {parfor1(i, dim(x), block({store(h, {k}, ir::make_i64(1))}))});
+  EXPECT_EQ(ir::to_string(simplified(other)), ir::to_string(other));
+}
+
 TEST(SimplifyDeadCode, KeepsReductionsAndTheirVariables) {
   const Var x = array_param("x", DType::F64), s = local("s", DType::F64), i = index("i");
   const ir::Function f = function(
