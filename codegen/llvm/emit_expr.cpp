@@ -1,5 +1,7 @@
 // Expressions. The arithmetic follows ir/semantics.hpp exactly: integers wrap (no nsw/nuw on user
 // arithmetic), division and shifts are total, float min/max propagate NaN, float-to-int casts saturate.
+#include <algorithm>
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
@@ -7,6 +9,7 @@
 
 #include "codegen/llvm/emitter.hpp"
 #include "ir/analysis.hpp"
+#include "ir/visitor.hpp"
 
 namespace kiln::codegen::cpu::detail {
 
@@ -266,6 +269,43 @@ llvm::Value* Emitter::load(const ir::LoadExpr& l) {
 void Emitter::tag_access(llvm::Instruction* access, const ir::VarNode* array) {
   if (fs_->access_group && !fs_->reduced_arrays.count(array))
     access->setMetadata(llvm::LLVMContext::MD_access_group, fs_->access_group);
+  // An allocation shares memory with no other array: accesses to it are in its scope and noalias with the
+  // other allocations; a parameter's are noalias with every allocation. A binding may name any array, so its
+  // accesses claim nothing. LLVM then keeps a row of a matrix product's result in registers across the
+  // loads of its operands, without run-time overlap tests.
+  if (array->kind == ir::VarKind::Binding || !all_alloc_scopes_) return;
+  if (const auto it = alloc_scope_.find(array); it != alloc_scope_.end()) {
+    access->setMetadata(llvm::LLVMContext::MD_alias_scope, it->second);
+    if (llvm::MDNode* others = alloc_noalias_.at(array)) access->setMetadata(llvm::LLVMContext::MD_noalias, others);
+  } else if (array->kind == ir::VarKind::Param) {
+    access->setMetadata(llvm::LLVMContext::MD_noalias, all_alloc_scopes_);
+  }
+}
+
+void Emitter::make_alias_scopes() {
+  struct Allocations : ir::IRVisitor {
+    std::vector<const ir::VarNode*> all;
+    void visit(const ir::AllocateStmt& a) override {
+      if (std::find(all.begin(), all.end(), a.array.get()) == all.end()) all.push_back(a.array.get());
+    }
+  } allocs;
+  allocs.walk(fn_.body);
+  if (allocs.all.empty()) return;
+  llvm::MDBuilder md(ctx_);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("kiln." + fn_.name);
+  std::vector<llvm::Metadata*> scopes;
+  for (const ir::VarNode* a : allocs.all) {
+    llvm::MDNode* scope = md.createAnonymousAliasScope(domain, a->name);
+    scopes.push_back(scope);
+    alloc_scope_[a] = llvm::MDNode::get(ctx_, {scope});
+  }
+  all_alloc_scopes_ = llvm::MDNode::get(ctx_, scopes);
+  for (std::size_t k = 0; k < allocs.all.size(); ++k) {
+    std::vector<llvm::Metadata*> others;
+    for (std::size_t j = 0; j < scopes.size(); ++j)
+      if (j != k) others.push_back(scopes[j]);
+    alloc_noalias_[allocs.all[k]] = others.empty() ? nullptr : llvm::MDNode::get(ctx_, others);
+  }
 }
 
 }  // namespace kiln::codegen::cpu::detail

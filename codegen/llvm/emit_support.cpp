@@ -29,6 +29,7 @@ Emitter::Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Fun
     base_fmf_.setNoSignedZeros();
   }
   b_.setFastMathFlags(base_fmf_);
+  make_alias_scopes();
 }
 
 void Emitter::internal_error(const std::string& what) const {

@@ -130,6 +130,12 @@ class Emitter {
   llvm::FastMathFlags base_fmf_;  ///< flags on every FP operation (empty unless fast_math)
   FunctionState* fs_ = nullptr;
   int chunk_count_ = 0;
+  /// Alias scopes (emit_expr.cpp, tag_access): one per array the kernel allocates, which shares memory with
+  /// no other array; its accesses are in its scope, and every other array's are noalias with it.
+  std::unordered_map<const ir::VarNode*, llvm::MDNode*> alloc_scope_;
+  std::unordered_map<const ir::VarNode*, llvm::MDNode*> alloc_noalias_;  ///< all allocation scopes but its own
+  llvm::MDNode* all_alloc_scopes_ = nullptr;
+  void make_alias_scopes();
 
   // ---- emit_support.cpp: types, variables, function scaffolding ----
   [[noreturn]] void internal_error(const std::string& what) const;
