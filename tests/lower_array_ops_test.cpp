@@ -157,9 +157,9 @@ TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
           }
           const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
           const ir::Function f = function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
-          // Wide last axes (33 blocks of 256) take the blocked schedule, narrow ones the whole-space one.
+          // Wide last axes (33 blocks of 1024) take the blocked schedule, narrow ones the whole-space one.
           for (std::int64_t n : {0, 1, 3, 300, -1}) {
-            NDArray<double> x(n < 0 ? (rank == 2 ? std::vector<std::int64_t>{3, 8200} : std::vector<std::int64_t>{1, 2, 8200})
+            NDArray<double> x(n < 0 ? (rank == 2 ? std::vector<std::int64_t>{3, 33000} : std::vector<std::int64_t>{1, 2, 33000})
                                     : rank == 2 ? std::vector<std::int64_t>{n, 5} : std::vector<std::int64_t>{2, n, 3});
             const auto v = random_values(static_cast<size_t>(x.size()), 5 + static_cast<std::uint64_t>(n), -2, 2, true);
             std::copy(v.begin(), v.end(), x.data());
@@ -183,7 +183,7 @@ TEST(LowerArrayOps, NotesAndOrigins) {
   std::string notes;
   for (const auto& n : ctx.notes) notes += n.text + "\n";
   EXPECT_CONTAINS(notes, "lower_array_ops: `sum(x, 0) at lower_array_ops_test.cpp:");
-  EXPECT_CONTAINS(notes, "reduce along axis 0 -> parfor over blocks of 256");
+  EXPECT_CONTAINS(notes, "reduce along axis 0 -> parfor over blocks of 1024");
   EXPECT_CONTAINS(notes, "reduce -> parfor with a max reduction");
   EXPECT_CONTAINS(notes, "map -> allocation + parfor");
   EXPECT_CONTAINS(ir::to_string(g), "{  # max(x) at lower_array_ops_test.cpp:");
