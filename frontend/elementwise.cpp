@@ -63,6 +63,17 @@ ir::Expr element(const ElemOp& op, const std::vector<Input>& in, const std::vect
     case ElemKind::Call: return ir::make_call(static_cast<Intrinsic>(op.code), x);
     case ElemKind::Select: return ir::make_select(x[0], x[1], x[2]);
     case ElemKind::Cast: return ir::make_cast(op.result, x[0]);
+    case ElemKind::Clip:
+      return ir::make_binary(BinaryOp::Min, ir::make_binary(BinaryOp::Max, x[0], x[1]), x[2]);
+    case ElemKind::Square: return ir::make_binary(BinaryOp::Mul, x[0], x[0]);
+    case ElemKind::Sign: {
+      const DType t = op.operand;
+      auto k = [t](double v) { return ir::make_const(t, v); };
+      // x itself where it is neither above, below nor equal to 0: a NaN stays NaN.
+      const ir::Expr rest = is_float(t) ? ir::make_select(ir::make_binary(BinaryOp::Eq, x[0], k(0)), k(0), x[0]) : k(0);
+      return ir::make_select(ir::make_binary(BinaryOp::Gt, x[0], k(0)), k(1),
+                             ir::make_select(ir::make_binary(BinaryOp::Lt, x[0], k(0)), k(-1), rest));
+    }
   }
   throw ir::IRError("unknown elementwise operation");
 }
@@ -110,6 +121,20 @@ ArrayHandle elementwise(const ElemOp& op, const OpArg* args, int n, const char* 
   const ir::Var var = ctx.new_array(op.result, static_cast<int>(shape.size()), var_name, w);
   ctx.emit(ir::make_map(var, idx, shape, value, what + at(w)));
   return new_handle(ctx, var, shape, what);
+}
+
+ArrayHandle outer(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w) {
+  TraceContext& ctx = TraceContext::active("kiln::outer");
+  for (const ArrayHandle* x : {&a, &b})
+    if (x->rank != 1)
+      ctx.fail("kiln::outer takes two 1-d arrays; '" + label_of(*x) + "' has rank " + std::to_string(x->rank) +
+                   " (NumPy flattens it: pass a 1-d view)",
+               w);
+  // u as a column: u[:, None] broadcasts against v's row.
+  const ViewIndex column[] = {ViewIndex{}, ViewIndex{nullptr, nullptr, true}};
+  const ArrayHandle col = make_view(a, column, 2, w);
+  const OpArg args[] = {OpArg{&col, nullptr}, OpArg{&b, nullptr}};
+  return elementwise(ElemOp{ElemKind::Binary, static_cast<std::uint8_t>(BinaryOp::Mul), t, t}, args, 2, "*", w);
 }
 
 void assign_into(const ArrayHandle& target, OpArg arg, const BinaryOp* combine, DType operand, const char* what,

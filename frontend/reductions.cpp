@@ -1,5 +1,5 @@
-// Reductions: whole-array ones trace a ReduceStmt, axis ones a ReduceAxisStmt; mean/var/std compose them
-// with elementwise maps; dot is a reduction of products.
+// Reductions: whole-array ones trace a ReduceStmt, axis ones a ReduceAxisStmt; mean/var/std, ptp, nanmean,
+// any and alltrue compose them with elementwise maps; dot is a reduction of products.
 #include "frontend/broadcast.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/per_thread.hpp"
@@ -23,6 +23,12 @@ const char* name_of(Reduction r) {
     case Reduction::Mean: return "mean";
     case Reduction::Var: return "var";
     case Reduction::Std: return "std";
+    case Reduction::Any: return "any";
+    case Reduction::All: return "alltrue";
+    case Reduction::CountNonzero: return "count_nonzero";
+    case Reduction::Ptp: return "ptp";
+    case Reduction::NanSum: return "nansum";
+    case Reduction::NanMean: return "nanmean";
   }
   return "?";
 }
@@ -39,7 +45,8 @@ ReduceOp op_of(Reduction r) {
 }
 
 bool needs_elements(Reduction r) {
-  return r == Reduction::Min || r == Reduction::Max || r == Reduction::ArgMin || r == Reduction::ArgMax;
+  return r == Reduction::Min || r == Reduction::Max || r == Reduction::ArgMin || r == Reduction::ArgMax ||
+         r == Reduction::Ptp;
 }
 
 ir::Expr bin(BinaryOp op, const ir::Expr& a, const ir::Expr& b) { return ir::make_binary(op, a, b); }
@@ -54,9 +61,32 @@ std::string result_name(const Where& w, const char* fallback) {
 
 /// The type values are reduced in: bool is reduced as int32 (sums as int64, by the caller's result type).
 DType value_type(Reduction r, DType elem, DType result) {
-  if (r == Reduction::Sum || r == Reduction::Prod) return result;
-  if (r == Reduction::Mean || r == Reduction::Var || r == Reduction::Std) return result;
+  if (r == Reduction::Sum || r == Reduction::Prod || r == Reduction::NanSum) return result;
+  if (r == Reduction::Mean || r == Reduction::Var || r == Reduction::Std || r == Reduction::NanMean) return result;
+  if (r == Reduction::CountNonzero) return DType::I64;
   return elem == DType::Bool ? DType::I32 : elem;
+}
+
+/// Any and All reduce x != 0 as int32 with max and min: their identities (the lowest and highest int32) make
+/// `> 0` false and true for nothing reduced, as np.any and np.all of an empty array are.
+ReduceOp truth_op(Reduction r) { return r == Reduction::Any ? ReduceOp::Max : ReduceOp::Min; }
+
+/// The element operand `in` at `index` as `x != 0` in type t (0 or 1; NaN is nonzero).
+ir::Expr nonzero(const Input& in, const std::vector<ir::Expr>& index, DType t) {
+  return ir::make_cast(t, read(in, index, DType::Bool));
+}
+
+/// NaN read as 0 (+0, as np.nansum replaces it), in type t.
+ir::Expr nan_as_zero(const Input& in, const std::vector<ir::Expr>& index, DType t) {
+  const ir::Expr x = read(in, index, t);
+  if (!is_float(elem_of(*in.array)) || !is_float(t)) return x;
+  return ir::make_select(ir::make_call(Intrinsic::IsNan, {x}), ir::make_const(t, 0), x);
+}
+
+/// 1 where the element is not NaN, in type t.
+ir::Expr not_nan(const Input& in, const std::vector<ir::Expr>& index, DType t) {
+  if (!is_float(elem_of(*in.array))) return ir::make_const(t, 1);
+  return ir::make_cast(t, ir::make_unary(UnaryOp::Not, ir::make_call(Intrinsic::IsNan, {read(in, index, elem_of(*in.array))})));
 }
 
 ir::Expr product(const std::vector<ir::Expr>& extents) {
@@ -191,6 +221,37 @@ Node reduce(Reduction r, const ArrayHandle& a, DType result, int ddof, Where w) 
     if (r == Reduction::Std) v = ir::make_call(Intrinsic::Sqrt, {v});
     return Node{let(ctx, name, v), result, false, false};
   }
+  // `op` in type t over `value` of the index, traced afresh.
+  auto over = [&](ReduceOp op, DType t, const std::string& var_name, auto&& value) {
+    const std::vector<ir::Var> idx = space_indices(ctx, static_cast<int>(shape.size()));
+    return emit_reduce(ctx, op, t, var_name, idx, shape, value(refs(idx)), origin);
+  };
+  switch (r) {
+    case Reduction::Any:
+    case Reduction::All: {
+      const ir::Var v = over(truth_op(r), DType::I32, name, [&](const auto& i) { return nonzero(in, i, DType::I32); });
+      return Node{bin(BinaryOp::Gt, ir::make_ref(v), ir::make_const(DType::I32, 0)), result, false, false};
+    }
+    case Reduction::CountNonzero: {
+      const ir::Var v = over(ReduceOp::Add, DType::I64, name, [&](const auto& i) { return nonzero(in, i, DType::I64); });
+      return Node{ir::make_ref(v), result, false, false};
+    }
+    case Reduction::Ptp: {
+      const ir::Var hi = plain(ReduceOp::Max, name + "_max"), lo = plain(ReduceOp::Min, name + "_min");
+      return Node{let(ctx, name, bin(BinaryOp::Sub, ir::make_ref(hi), ir::make_ref(lo))), result, false, false};
+    }
+    case Reduction::NanSum: {
+      const ir::Var v = over(ReduceOp::Add, vt, name, [&](const auto& i) { return nan_as_zero(in, i, vt); });
+      return Node{ir::make_ref(v), result, false, false};
+    }
+    case Reduction::NanMean: {
+      const ir::Var s = over(ReduceOp::Add, vt, name + "_sum", [&](const auto& i) { return nan_as_zero(in, i, vt); });
+      const ir::Var c = over(ReduceOp::Add, DType::I64, name + "_count", [&](const auto& i) { return not_nan(in, i, DType::I64); });
+      return Node{let(ctx, name, bin(BinaryOp::Div, ir::make_ref(s), ir::make_cast(vt, ir::make_ref(c)))), result, false,
+                  false};
+    }
+    default: break;
+  }
   const ir::Var v = plain(op_of(r), name);
   return Node{ir::make_cast(result, ir::make_ref(v)), result, false, false};
 }
@@ -275,6 +336,36 @@ ArrayHandle reduce_axis(Reduction r, const ArrayHandle& a, DType result, int axi
     return emit_map(ctx, vt, name, o, out_shape, v, what, origin);
   }
 
+  switch (r) {
+    case Reduction::Any:
+    case Reduction::All: {
+      const ArrayHandle t = reduce_along(truth_op(r), name + "_i32", DType::I32,
+                                         [&](const auto& i) { return nonzero(in, i, DType::I32); });
+      const auto o = out_space();
+      return emit_map(ctx, DType::Bool, name, o, out_shape,
+                      bin(BinaryOp::Gt, ir::make_load(t.var, refs(o)), ir::make_const(DType::I32, 0)), what, origin);
+    }
+    case Reduction::CountNonzero:
+      return reduce_along(ReduceOp::Add, name, DType::I64, [&](const auto& i) { return nonzero(in, i, DType::I64); });
+    case Reduction::Ptp: {
+      const ArrayHandle hi = plain(ReduceOp::Max, name + "_max", true), lo = plain(ReduceOp::Min, name + "_min", true);
+      const auto o = out_space();
+      return emit_map(ctx, vt, name, o, out_shape,
+                      bin(BinaryOp::Sub, ir::make_load(hi.var, refs(o)), ir::make_load(lo.var, refs(o))), what, origin);
+    }
+    case Reduction::NanSum:
+      return reduce_along(ReduceOp::Add, name, vt, [&](const auto& i) { return nan_as_zero(in, i, vt); });
+    case Reduction::NanMean: {
+      const ArrayHandle s = reduce_along(ReduceOp::Add, name + "_sum", vt, [&](const auto& i) { return nan_as_zero(in, i, vt); });
+      const ArrayHandle c = reduce_along(ReduceOp::Add, name + "_count", DType::I64,
+                                         [&](const auto& i) { return not_nan(in, i, DType::I64); });
+      const auto o = out_space();
+      return emit_map(ctx, vt, name, o, out_shape,
+                      bin(BinaryOp::Div, ir::make_load(s.var, refs(o)), ir::make_cast(vt, ir::make_load(c.var, refs(o)))),
+                      what, origin);
+    }
+    default: break;
+  }
   const ArrayHandle red = plain(op_of(r), name, result != vt);
   if (red.var->type.elem == result) return red;
   // min/max of a bool array, reduced as int32.

@@ -1,8 +1,10 @@
-// Views: slices and integer indices turn into an index map onto the base array (no IR node, no copy).
+// Views: slices, integer indices, new axes and transposes turn into an index map onto the base array (no IR
+// node, no copy).
 // Slice bounds follow Python exactly: negative bounds count from the end, bounds are clamped, the step may
 // be negative. With constant bounds the lengths come out in the closed forms `max((n - 2), 0)` (a[1:-1],
 // a[:-2] and a[2:] alike), which array_analysis relates to n; bounds known only at run time give selects.
 #include "frontend/array_info.hpp"
+#include "frontend/broadcast.hpp"
 #include "frontend/index_math.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -102,47 +104,14 @@ Resolved resolve(TraceContext& ctx, const ir::Expr& n, const SliceSpec& s, const
   return {start, step, bind(ctx, ix::select(neg, down, up), "len"), label};
 }
 
-}  // namespace
-
-ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w) {
-  TraceContext& ctx = TraceContext::active("an array view");
-  ctx.check_array(a, "a view");
-  ctx.begin_statement();
-  if (n > a.rank)
-    ctx.fail("array '" + label_of(a) + "' of rank " + std::to_string(a.rank) + " is viewed with " + std::to_string(n) +
-                 " indices",
-             w);
-  const std::vector<ir::Expr> ext = extents_of(a);
-  const std::string name = label_of(a);
-
-  // The view's dimensions over a's: a.dim d -> start + step * view index [dim] (dim -1: fixed).
-  std::vector<ArrayInfo::Axis> over_a;
-  std::vector<ir::Expr> extents;
-  std::string parts;
-  for (int d = 0; d < a.rank; ++d) {
-    const ViewIndex v = d < n ? idx[d] : ViewIndex{};
-    const size_t du = static_cast<size_t>(d);
-    if (v.index) {
-      const ir::Expr i = stable(ctx, v.index->read(), "index");
-      over_a.push_back({i, ix::c(1), -1});
-      parts += (d ? ", " : "") + text(i);
-    } else if (v.slice) {
-      const Resolved r = resolve(ctx, ext[du], *v.slice, "the view of '" + name + "'", w);
-      over_a.push_back({r.start, r.step, static_cast<int>(extents.size())});
-      extents.push_back(r.length);
-      parts += (d ? ", " : "") + r.label;
-    } else {
-      over_a.push_back({ix::c(0), ix::c(1), static_cast<int>(extents.size())});
-      extents.push_back(ext[du]);
-      parts += d ? ", :" : ":";
-    }
-  }
-
+/// The view of `a` whose dimension d (of a) is read at `over_a[d]` of the view's index, with `extents`: for a
+/// view of a view the maps are composed, so that loads always index the base array directly.
+ArrayHandle compose(TraceContext& ctx, const ArrayHandle& a, std::vector<ArrayInfo::Axis> over_a,
+                    std::vector<ir::Expr> extents, std::string label) {
   auto info = std::make_shared<ArrayInfo>();
   info->extents = std::move(extents);
-  info->label = name + "[" + parts + "]";
+  info->label = std::move(label);
   if (is_view(a)) {
-    // A view of a view: compose the maps, so that loads always index the base array directly.
     for (const ArrayInfo::Axis& b : a.info->axes) {
       if (b.dim < 0) {
         info->axes.push_back(b);
@@ -156,6 +125,94 @@ ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w
   }
   const int rank = static_cast<int>(info->extents.size());
   return ArrayHandle(a.var, rank, ctx.current_scope(), std::move(info));
+}
+
+}  // namespace
+
+ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w) {
+  TraceContext& ctx = TraceContext::active("an array view");
+  ctx.check_array(a, "a view");
+  ctx.begin_statement();
+  int new_axes = 0;
+  for (int p = 0; p < n; ++p) new_axes += idx[p].new_axis ? 1 : 0;
+  if (n - new_axes > a.rank)
+    ctx.fail("array '" + label_of(a) + "' of rank " + std::to_string(a.rank) + " is viewed with " +
+                 std::to_string(n - new_axes) + " indices",
+             w);
+  const std::vector<ir::Expr> ext = extents_of(a);
+  const std::string name = label_of(a);
+
+  // The view's dimensions over a's: a.dim d -> start + step * view index [dim] (dim -1: fixed). A new axis
+  // is a view dimension of extent 1 that no dimension of a follows: its index is always 0 and reads nothing.
+  std::vector<ArrayInfo::Axis> over_a;
+  std::vector<ir::Expr> extents;
+  std::string parts;
+  int d = 0;  // the dimension of a that the next position takes
+  for (int p = 0; p < n || d < a.rank; ++p) {
+    const ViewIndex v = p < n ? idx[p] : ViewIndex{};
+    const char* sep = p ? ", " : "";
+    if (v.new_axis) {
+      extents.push_back(ix::c(1));
+      parts += sep + std::string("None");
+      continue;
+    }
+    const size_t du = static_cast<size_t>(d++);
+    if (v.index) {
+      const ir::Expr i = stable(ctx, v.index->read(), "index");
+      over_a.push_back({i, ix::c(1), -1});
+      parts += sep + text(i);
+    } else if (v.slice) {
+      const Resolved r = resolve(ctx, ext[du], *v.slice, "the view of '" + name + "'", w);
+      over_a.push_back({r.start, r.step, static_cast<int>(extents.size())});
+      extents.push_back(r.length);
+      parts += sep + r.label;
+    } else {
+      over_a.push_back({ix::c(0), ix::c(1), static_cast<int>(extents.size())});
+      extents.push_back(ext[du]);
+      parts += sep + std::string(":");
+    }
+  }
+  if (extents.size() > static_cast<size_t>(kMaxRank))
+    ctx.fail("the view " + name + "[" + parts + "] would have " + std::to_string(extents.size()) +
+                 " dimensions; kiln arrays have at most " + std::to_string(kMaxRank),
+             w);
+  return compose(ctx, a, std::move(over_a), std::move(extents), name + "[" + parts + "]");
+}
+
+ArrayHandle permute_view(const ArrayHandle& a, const int* axes, int n, Where w) {
+  TraceContext& ctx = TraceContext::active("an array transpose");
+  ctx.check_array(a, "a transpose");
+  ctx.begin_statement();
+  const std::string name = label_of(a);
+  std::vector<int> perm;  // view dimension k is dimension perm[k] of a
+  std::string given;
+  if (n == 0) {
+    for (int k = a.rank; k-- > 0;) perm.push_back(k);
+  } else {
+    for (int k = 0; k < n; ++k) given += (k ? ", " : "") + std::to_string(axes[k]);
+    std::vector<bool> seen(static_cast<size_t>(a.rank), false);
+    bool ok = n == a.rank;
+    for (int k = 0; k < n && ok; ++k) {
+      const int ax = axes[k] < 0 ? axes[k] + a.rank : axes[k];
+      ok = ax >= 0 && ax < a.rank && !seen[static_cast<size_t>(ax)];
+      if (ok) seen[static_cast<size_t>(ax)] = true;
+      perm.push_back(ax);
+    }
+    if (!ok)
+      ctx.fail("transpose(" + name + ", {" + given + "}): the axes must name each of the " + std::to_string(a.rank) +
+                   " dimensions of '" + name + "' once (a permutation of 0.." + std::to_string(a.rank - 1) + ")",
+               w);
+  }
+  const std::vector<ir::Expr> ext = extents_of(a);
+  std::vector<ArrayInfo::Axis> over_a(static_cast<size_t>(a.rank));
+  std::vector<ir::Expr> extents;
+  for (int k = 0; k < a.rank; ++k) {
+    const size_t from = static_cast<size_t>(perm[static_cast<size_t>(k)]);
+    over_a[from] = {ix::c(0), ix::c(1), k};
+    extents.push_back(ext[from]);
+  }
+  const std::string label = n == 0 ? nested_label(name) + ".T" : "transpose(" + name + ", {" + given + "})";
+  return compose(ctx, a, std::move(over_a), std::move(extents), label);
 }
 
 }  // namespace kiln::detail

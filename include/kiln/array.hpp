@@ -54,6 +54,10 @@ ArrayHandle allocate_like(DType t, const ArrayHandle& like, const TracedValue* f
 
 /// A view of `a`: one ViewIndex per leading dimension (the rest are whole).
 ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w);
+/// A view of `a` with its dimensions permuted: dimension k of the view is dimension axes[k] of `a` (NumPy's
+/// a.transpose(axes)); with n == 0 the dimensions are reversed (a.T). No copy: the view's index map reads
+/// `a`'s elements with the strides exchanged.
+ArrayHandle permute_view(const ArrayHandle& a, const int* axes, int n, Where w);
 /// `a` as a whole array of its own: a view is copied into a new array, anything else is returned as is.
 ArrayHandle materialize(const ArrayHandle& a);
 
@@ -130,14 +134,18 @@ class ArgHolder {
   OpArg arg_;
 };
 
-/// The rank of a view `a(i...)` of an array of static rank R (0: known only when traced).
+/// The rank of a view `a(i...)` of an array of static rank R (0: known only when traced): integer indices
+/// drop a dimension, kiln::newaxis adds one.
 template <int R, class... I>
 constexpr int view_rank() {
   if constexpr (R == 0) {
     return 0;
   } else {
-    static_assert(static_cast<int>(sizeof...(I)) <= R, "more indices than the array has dimensions");
-    return static_cast<int>((0 + ... + (is_slice_v<I> ? 1 : 0))) + R - static_cast<int>(sizeof...(I));
+    constexpr int added = static_cast<int>((0 + ... + (is_newaxis_v<I> ? 1 : 0)));
+    constexpr int dropped = static_cast<int>((0 + ... + (IndexLike<I> ? 1 : 0)));
+    static_assert(static_cast<int>(sizeof...(I)) - added <= R, "more indices than the array has dimensions");
+    static_assert(R - dropped + added <= kMaxRank, "kiln arrays have at most 4 dimensions");
+    return R - dropped + added;
   }
 }
 
@@ -151,6 +159,7 @@ template <class I>
 ViewIndex view_index(const I& i, const Int& as_index) {
   if constexpr (IndexLike<I>) return ViewIndex{&as_index, nullptr};
   else if constexpr (std::is_same_v<std::remove_cvref_t<I>, SliceSpec>) return ViewIndex{nullptr, &i};
+  else if constexpr (is_newaxis_v<I>) return ViewIndex{nullptr, nullptr, true};
   else return ViewIndex{};
 }
 
@@ -221,20 +230,20 @@ template <Element T>
 Scalar<T>::Scalar(const ElementRef<T>& element, std::source_location l)
     : TracedValue(element.get(), detail::Where::here(l)) {}
 
-/// A traced array of T. `Rank` 0 means "any rank": the rank is fixed per call signature.
-template <Element T, int Rank = 0>
+/// A traced array of E. `Rank` 0 means "any rank": the rank is fixed per call signature.
+template <Element E, int Rank = 0>
 class Array {
   static_assert(Rank >= 0 && Rank <= kMaxRank, "kiln arrays have rank 1..4 (0 = any)");
 
  public:
-  using value_type = T;
+  using value_type = E;
   static constexpr int static_rank = Rank;
 
   explicit Array(detail::ArrayHandle h) : h_(std::move(h)), home_(detail::trace_scope()) {}
   Array(const Array& other) : h_(other.h_), home_(detail::trace_scope()) {}
   template <int R>
     requires(Rank == 0 && R != 0)
-  Array(const Array<T, R>& other) : h_(other.traced_handle()), home_(detail::trace_scope()) {}
+  Array(const Array<E, R>& other) : h_(other.traced_handle()), home_(detail::trace_scope()) {}
 
   /// Rebinds this handle (NumPy's `c = a`); the elements are not copied.
   Array& operator=(const Array& other) & {
@@ -244,7 +253,7 @@ class Array {
   }
   template <int R>
     requires(Rank == 0 && R != 0)
-  Array& operator=(const Array<T, R>& other) & {
+  Array& operator=(const Array<E, R>& other) & {
     detail::check_rebind(home_, other.traced_handle());
     h_ = other.traced_handle();
     return *this;
@@ -256,14 +265,14 @@ class Array {
   template <class X>
     requires detail::ArrayOrOperand<X>
   const Array& operator=(X&& x) && {
-    detail::ArgHolder<T> v(x);
-    detail::assign_into(h_, v.get(), nullptr, dtype_of<T>(), "=", {});
+    detail::ArgHolder<E> v(x);
+    detail::assign_into(h_, v.get(), nullptr, dtype_of<E>(), "=", {});
     detail::expire(std::forward<X>(x));
     return *this;
   }
 
   // In-place updates of the elements (the array itself, or a view expression): `a += b` is
-  // `a[...] = T(a[...] + b)` with broadcasting, as for scalars.
+  // `a[...] = E(a[...] + b)` with broadcasting, as for scalars.
   template <class X> requires detail::ArrayOrOperand<X> const Array& operator+=(X&& x) const { return update<X>(BinaryOp::Add, "+=", std::forward<X>(x)); }
   template <class X> requires detail::ArrayOrOperand<X> const Array& operator-=(X&& x) const { return update<X>(BinaryOp::Sub, "-=", std::forward<X>(x)); }
   template <class X> requires detail::ArrayOrOperand<X> const Array& operator*=(X&& x) const { return update<X>(BinaryOp::Mul, "*=", std::forward<X>(x)); }
@@ -277,30 +286,36 @@ class Array {
 
   template <class I>
     requires detail::is_index_v<I>
-  ElementRef<T> operator[](const I& i) const {
+  ElementRef<E> operator[](const I& i) const {
     static_assert(Rank == 0 || Rank == 1, "a[i] indexes a 1-d array; use a(i, j, ...) for more dimensions");
-    return ElementRef<T>(h_, {detail::to_scalar<std::int64_t>(i)});
+    return ElementRef<E>(h_, {detail::to_scalar<std::int64_t>(i)});
   }
   template <class... I>
     requires(sizeof...(I) >= 1 && (detail::is_index_v<I> && ...))
-  ElementRef<T> operator()(const I&... i) const {
+  ElementRef<E> operator()(const I&... i) const {
     static_assert(Rank == 0 || static_cast<int>(sizeof...(I)) == Rank, "number of indices differs from the array's rank");
-    return ElementRef<T>(h_, {detail::to_scalar<std::int64_t>(i)...});
+    return ElementRef<E>(h_, {detail::to_scalar<std::int64_t>(i)...});
   }
 
   /// A view along the first dimension: `a[kiln::slice(1, -1)]`.
   template <class S>
     requires detail::is_slice_v<S>
-  Array<T, Rank> operator[](const S& s) const {
-    return Array<T, Rank>(detail::view_of(h_, std::index_sequence_for<S>{}, s));
+  Array<E, Rank> operator[](const S& s) const {
+    return Array<E, Rank>(detail::view_of(h_, std::index_sequence_for<S>{}, s));
   }
-  /// A view: slices keep their dimension, integer indices drop theirs, missing trailing positions are
-  /// whole dimensions: `a(kiln::range(1, n - 1), kiln::all)`, `a(i, kiln::all)`.
+  /// A view: slices keep their dimension, integer indices drop theirs, kiln::newaxis inserts one of extent 1,
+  /// missing trailing positions are whole dimensions: `a(kiln::range(1, n - 1), kiln::all)`, `a(i, kiln::all)`,
+  /// `u(kiln::all, kiln::newaxis)`.
   template <class... I>
-    requires(sizeof...(I) >= 1 && (detail::is_view_index_v<I> && ...) && (detail::is_slice_v<I> || ...))
-  Array<T, detail::view_rank<Rank, I...>()> operator()(const I&... i) const {
-    return Array<T, detail::view_rank<Rank, I...>()>(detail::view_of(h_, std::index_sequence_for<I...>{}, i...));
+    requires(sizeof...(I) >= 1 && (detail::is_view_index_v<I> && ...) &&
+             ((detail::is_slice_v<I> || detail::is_newaxis_v<I>) || ...))
+  Array<E, detail::view_rank<Rank, I...>()> operator()(const I&... i) const {
+    return Array<E, detail::view_rank<Rank, I...>()>(detail::view_of(h_, std::index_sequence_for<I...>{}, i...));
   }
+
+  /// The transpose, NumPy's `a.T`: a view with the dimensions reversed (no copy), so `kiln::dot(v, A.T())`
+  /// and `A.T() + B` read A's elements in place. A 1-d array is its own transpose (as in NumPy).
+  Array<E, Rank> T() const { return Array<E, Rank>(detail::permute_view(h_, nullptr, 0, {})); }
 
   /// The handle as traced, views included (for kiln's own operations).
   const detail::ArrayHandle& traced_handle() const { return h_; }
@@ -314,7 +329,7 @@ class Array {
  private:
   template <class X>
   const Array& update(BinaryOp op, const char* what, X&& x) const {
-    using R = detail::arith_result_t<Scalar<T>, detail::scalar_like_t<X>>;
+    using R = detail::arith_result_t<Scalar<E>, detail::scalar_like_t<X>>;
     detail::ArgHolder<R> v(x);
     detail::assign_into(h_, v.get(), &op, dtype_of<R>(), what, {});
     detail::expire(std::forward<X>(x));
@@ -334,6 +349,20 @@ template <Element T1, int R1, Element T2, int R2>
 void swap(Array<T1, R1>& a, Array<T2, R2>& b, std::source_location where) {
   // Element types and ranks are compared by swap_arrays, so that misuse is a TraceError with both names.
   detail::swap_arrays(a.h_, a.home_, b.h_, b.home_, detail::Where::here(where));
+}
+
+/// NumPy's np.transpose(a): the view `a.T()`, the dimensions reversed.
+template <Element E, int R>
+Array<E, R> transpose(const Array<E, R>& a, std::source_location l = std::source_location::current()) {
+  return Array<E, R>(detail::permute_view(a.traced_handle(), nullptr, 0, detail::Where::here(l)));
+}
+/// np.transpose(a, axes): dimension k of the view is dimension axes[k] of a (negative axes count from the
+/// last); `axes` must be a permutation of a's dimensions (else TraceError). A view, no copy.
+template <Element E, int R>
+Array<E, R> transpose(const Array<E, R>& a, std::initializer_list<int> axes,
+                      std::source_location l = std::source_location::current()) {
+  return Array<E, R>(detail::permute_view(a.traced_handle(), axes.begin(), static_cast<int>(axes.size()),
+                                          detail::Where::here(l)));
 }
 
 /// Allocates an array inside a kernel (contents undefined until written). Named after the variable it

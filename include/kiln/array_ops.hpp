@@ -15,7 +15,8 @@
 namespace kiln {
 namespace detail {
 
-enum class ElemKind : std::uint8_t { Unary, Binary, Call, Select, Cast };
+/// Clip is min(max(x, lo), hi); Square is x * x; Sign is NumPy's sign (-1, 0 or 1; NaN stays NaN, -0 gives +0).
+enum class ElemKind : std::uint8_t { Unary, Binary, Call, Select, Cast, Clip, Square, Sign };
 
 /// What an elementwise operation computes per element. Operands are converted to `operand` first (a
 /// select's condition to bool).
@@ -28,6 +29,10 @@ struct ElemOp {
 
 /// Emits the operation into a new array and returns it. `name` is the operator ("+") or function ("exp").
 ArrayHandle elementwise(const ElemOp& op, const OpArg* args, int n, const char* name, Where w);
+
+/// np.outer of two 1-d arrays: `a[:, None] * b` converted to t, one elementwise operation (TraceError for
+/// another rank).
+ArrayHandle outer(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w);
 
 template <class... X>
 concept ArrayOperands = (ArrayOrOperand<X> && ...) && (IsArray<X> || ...);
@@ -243,6 +248,45 @@ auto min(A&& a, B&& b, std::source_location l = std::source_location::current())
 template <detail::IsArray A, detail::IsArray B>
 auto max(A&& a, B&& b, std::source_location l = std::source_location::current()) {
   return maximum(std::forward<A>(a), std::forward<B>(b), l);
+}
+
+/// NumPy's np.clip(x, lo, hi): minimum(maximum(x, lo), hi) elementwise, in one operation, with lo and hi
+/// scalars or arrays broadcast against x. The result type combines all three as arithmetic does (a literal
+/// bound adopts x's type: clip of a float array to 0.0 and 1.0 stays float). A NaN in x, lo or hi gives NaN
+/// (minimum/maximum propagate it), -0 orders before +0, and where lo > hi the result is hi (NumPy checks
+/// neither). For one bound only, use kiln::maximum or kiln::minimum.
+template <detail::IsArray X, class L, class H>
+  requires detail::ArrayOrOperand<L> && detail::ArrayOrOperand<H>
+auto clip(X&& x, L&& lo, H&& hi, std::source_location l = std::source_location::current()) {
+  using R = detail::arith_result_t<Scalar<detail::array_arith_t<X, L>>, detail::scalar_like_t<H>>;
+  return detail::apply<R, R>(detail::ElemKind::Clip, 0, "clip", detail::Where::here(l), std::forward<X>(x),
+                             std::forward<L>(lo), std::forward<H>(hi));
+}
+
+/// x * x elementwise (np.square); bool is squared as int32, as in arithmetic.
+template <detail::IsArray X>
+auto square(X&& x, std::source_location l = std::source_location::current()) {
+  using R = detail::arith_promote_t<detail::operand_t<detail::scalar_like_t<X>>>;
+  return detail::apply<R, R>(detail::ElemKind::Square, 0, "square", detail::Where::here(l), std::forward<X>(x));
+}
+
+/// np.sign: -1, 0 or 1 in x's type; the sign of NaN is NaN and that of -0 is +0 (NumPy's rule:
+/// x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0 : x). Not for bool arrays (NumPy refuses them too).
+template <detail::IsArray X>
+  requires(!std::is_same_v<detail::operand_t<detail::scalar_like_t<X>>, bool>)
+auto sign(X&& x, std::source_location l = std::source_location::current()) {
+  using R = detail::operand_t<detail::scalar_like_t<X>>;
+  return detail::apply<R, R>(detail::ElemKind::Sign, 0, "sign", detail::Where::here(l), std::forward<X>(x));
+}
+
+/// np.outer(u, v) of two 1-d arrays: out(i, j) = u[i] * v[j], of shape (u.size(), v.size()), in the type
+/// `u * v` has. The same as `u(kiln::all, kiln::newaxis) * v`: one elementwise operation that fuses with its
+/// neighbours, so `A += kiln::outer(u1, v1) + kiln::outer(u2, v2)` is one pass over A with no temporary.
+template <detail::IsArray A, detail::IsArray B>
+auto outer(const A& a, const B& b, std::source_location l = std::source_location::current()) {
+  static_assert(detail::rank_of<A>() <= 1 && detail::rank_of<B>() <= 1, "kiln::outer takes two 1-d arrays");
+  using R = detail::array_arith_t<A, B>;
+  return Array<R, 2>(detail::outer(a.traced_handle(), b.traced_handle(), dtype_of<R>(), detail::Where::here(l)));
 }
 
 /// cond ? a : b elementwise (NumPy's np.where), broadcasting all three.

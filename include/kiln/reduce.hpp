@@ -1,5 +1,6 @@
-// Reductions of traced arrays: sum prod min max argmin argmax mean var std, over the whole array (a traced
-// scalar) or along one axis (an array; `kiln::keepdims` keeps the axis with extent 1), and dot.
+// Reductions of traced arrays: sum prod min max argmin argmax mean var std any alltrue count_nonzero ptp
+// nansum nanmean, over the whole array (a traced scalar) or along one axis (an array; `kiln::keepdims` keeps
+// the axis with extent 1), and dot.
 //
 // As in NumPy: sums and products of bool and int32 arrays accumulate in int64; mean/var/std are float32 for
 // float32 arrays and float64 otherwise; argmin/argmax give the first position of the extreme value, a NaN
@@ -25,7 +26,9 @@ inline Ddof ddof(int v) { return Ddof{v}; }
 
 namespace detail {
 
-enum class Reduction : std::uint8_t { Sum, Prod, Min, Max, ArgMin, ArgMax, Mean, Var, Std };
+enum class Reduction : std::uint8_t {
+  Sum, Prod, Min, Max, ArgMin, ArgMax, Mean, Var, Std, Any, All, CountNonzero, Ptp, NanSum, NanMean
+};
 
 /// The whole-array reduction of `a`, as a value of type `result`.
 Node reduce(Reduction r, const ArrayHandle& a, DType result, int ddof, Where w);
@@ -62,12 +65,22 @@ constexpr int reduced_rank() {
 
 template <Reduction Op, class T>
 using reduced_t = std::conditional_t<
-    Op == Reduction::Sum || Op == Reduction::Prod, sum_t<T>,
-    std::conditional_t<Op == Reduction::ArgMin || Op == Reduction::ArgMax, std::int64_t,
-                       std::conditional_t<Op == Reduction::Min || Op == Reduction::Max, T, moment_t<T>>>>;
+    Op == Reduction::Sum || Op == Reduction::Prod || Op == Reduction::NanSum, sum_t<T>,
+    std::conditional_t<
+        Op == Reduction::ArgMin || Op == Reduction::ArgMax || Op == Reduction::CountNonzero, std::int64_t,
+        std::conditional_t<Op == Reduction::Any || Op == Reduction::All, bool,
+                           std::conditional_t<Op == Reduction::Min || Op == Reduction::Max || Op == Reduction::Ptp, T,
+                                              moment_t<T>>>>>;
+
+template <Reduction Op, class T>
+constexpr void check_reduction() {
+  static_assert(Op != Reduction::Ptp || !std::is_same_v<T, bool>,
+                "kiln::ptp of a bool array (max - min of bools, which NumPy refuses too): cast it to an integer type");
+}
 
 template <Reduction Op, class X>
 Scalar<reduced_t<Op, elem_t<X>>> reduce_all(const X& a, int ddof, std::source_location l) {
+  check_reduction<Op, elem_t<X>>();
   using R = reduced_t<Op, elem_t<X>>;
   return Scalar<R>(reduce(Op, a.traced_handle(), dtype_of<R>(), ddof, Where::here(l)));
 }
@@ -75,6 +88,7 @@ Scalar<reduced_t<Op, elem_t<X>>> reduce_all(const X& a, int ddof, std::source_lo
 template <Reduction Op, bool Keep, class X>
 Array<reduced_t<Op, elem_t<X>>, reduced_rank<array_rank_v<X>, Keep>()> reduce_along(const X& a, int axis, int ddof,
                                                                                    std::source_location l) {
+  check_reduction<Op, elem_t<X>>();
   using R = reduced_t<Op, elem_t<X>>;
   return Array<R, reduced_rank<array_rank_v<X>, Keep>()>(
       reduce_axis(Op, a.traced_handle(), dtype_of<R>(), axis, Keep, ddof, Where::here(l)));
@@ -102,6 +116,19 @@ KILN_REDUCTION(max, Max)
 KILN_REDUCTION(argmin, ArgMin)
 KILN_REDUCTION(argmax, ArgMax)
 KILN_REDUCTION(mean, Mean)
+// np.any / np.all: whether some / every element is nonzero (NaN counts as nonzero, as x != 0 says); of an
+// empty array false / true. np.all is kiln::alltrue (NumPy's older name for it): kiln::all is the `:` of views.
+KILN_REDUCTION(any, Any)
+KILN_REDUCTION(alltrue, All)
+// np.count_nonzero: how many elements are nonzero, as int64 (NaN counts).
+KILN_REDUCTION(count_nonzero, CountNonzero)
+// np.ptp: max - min in the element type (NaN propagates; integers wrap as NumPy's do); of an empty array a
+// ValueError, as min and max.
+KILN_REDUCTION(ptp, Ptp)
+// np.nansum: the sum with NaNs counted as +0 (all NaN: +0; empty: the zero kiln::sum gives), typed as sum. np.nanmean: the mean of
+// the elements that are not NaN, typed as mean (all NaN or empty: NaN, where NumPy also warns).
+KILN_REDUCTION(nansum, NanSum)
+KILN_REDUCTION(nanmean, NanMean)
 #undef KILN_REDUCTION
 
 // var and std are two-pass (the mean first, then the squared deviations from it), for accuracy.

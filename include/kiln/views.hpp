@@ -22,6 +22,12 @@ inline constexpr None none{};
 struct All {};
 inline constexpr All all{};
 
+/// A new dimension of extent 1, NumPy's `None` (np.newaxis) in an index: `u(kiln::all, kiln::newaxis)` is the
+/// 1-d u as an (n, 1) column and `u(kiln::newaxis)` as a (1, n) row, which broadcast like any extent 1:
+/// `u(kiln::all, kiln::newaxis) * v` is the (m, n) outer product. The view reads u's elements (no copy).
+struct NewAxis {};
+inline constexpr NewAxis newaxis{};
+
 namespace detail {
 
 template <class I>
@@ -114,13 +120,16 @@ template <class I>
 constexpr bool is_slice_v =
     std::is_same_v<std::remove_cvref_t<I>, SliceSpec> || std::is_same_v<std::remove_cvref_t<I>, All>;
 template <class I>
-constexpr bool is_view_index_v = is_slice_v<I> || IndexLike<I>;
+constexpr bool is_newaxis_v = std::is_same_v<std::remove_cvref_t<I>, NewAxis>;
+template <class I>
+constexpr bool is_view_index_v = is_slice_v<I> || IndexLike<I> || is_newaxis_v<I>;
 
-/// One position of a view expression: an integer index (the dimension is dropped), a slice, or neither
-/// (the whole dimension).
+/// One position of a view expression: an integer index (the dimension is dropped), a slice, a new axis of
+/// extent 1 (which takes no dimension of the array), or none of these (the whole dimension).
 struct ViewIndex {
   const Int* index = nullptr;
   const SliceSpec* slice = nullptr;
+  bool new_axis = false;
 };
 
 }  // namespace detail
