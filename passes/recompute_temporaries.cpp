@@ -40,18 +40,19 @@ std::optional<std::vector<const LoadExpr*>> pointwise_loads(const Expr& e, const
   return loads.all;
 }
 
-/// Rewrites a reader: its loads of `t` at its own index become the producer's value there.
+/// Rewrites a reader: each load t[j] becomes the producer's value at j.
 class Recompute final : public IRMutator {
  public:
   Recompute(const VarNode* t, const Expr& value, const std::vector<Var>& from) : t_(t), value_(value), from_(from) {}
-  const ParforStmt* reader = nullptr;
 
  protected:
   using IRMutator::visit;
   Expr visit(const LoadExpr& l, const Expr& self) override {
     if (l.array.get() != t_) return IRMutator::visit(l, self);
+    std::vector<Expr> j;
+    mutate_all(l.indices, j);
     Replacements at;
-    for (std::size_t d = 0; d < from_.size(); ++d) at[from_[d].get()] = make_ref(reader->indices[d]);
+    for (std::size_t d = 0; d < from_.size(); ++d) at[from_[d].get()] = j[d];
     return substitute(value_, at);
   }
 
@@ -79,6 +80,7 @@ class Recomputer {
     std::size_t producer = 0;
     const StoreStmt* store = nullptr;
     std::vector<std::size_t> readers;
+    std::size_t loads = 0;  ///< the readers' loads of the temporary, as written
   };
 
   std::vector<Stmt> recompute(std::vector<Stmt> list) {
@@ -123,18 +125,18 @@ class Recomputer {
         std::size_t stores = 0;
         for (const auto& acc : e.accesses) stores += acc.array.get() == t;
         if (!store || stores != 1 || !own_index(store->indices, p->indices)) return std::nullopt;
+        const auto& shape = list[k]->as<AllocateStmt>().shape;
+        if (!loops::equal_all(p->ends, shape)) return std::nullopt;
+        for (const Expr& b : p->begins)
+          if (!is_const_value(b, 0)) return std::nullopt;
         u.producer = j;
         u.store = store;
         produced = true;
         continue;
       }
-      // A reader: loads only, each at its own index, over the producer's space (every element it reads was
-      // written there).
+      // A reader: loads only. The producer wrote every element (its space is the array's shape), so a load
+      // at any index reads the value there (a row of a reduction reads t[i, j] in a loop nested in the row).
       if (e.stored.count(t)) return std::nullopt;
-      const auto& producer = list[u.producer]->as<ParforStmt>();
-      if (!loops::equal_all(p->begins, producer.begins) || !loops::equal_all(p->ends, producer.ends)) return std::nullopt;
-      for (const auto& acc : e.accesses)
-        if (acc.array.get() == t && !own_index(acc.index, p->indices)) return std::nullopt;
       struct Dims : IRVisitor {
         const VarNode* t;
         bool found = false;
@@ -144,6 +146,7 @@ class Recomputer {
       dims.walk(list[j]);
       if (dims.found) return std::nullopt;
       u.readers.push_back(j);
+      for (const auto& acc : e.accesses) u.loads += acc.array.get() == t;
     }
     if (!produced || u.readers.empty()) return std::nullopt;
     return u;
@@ -157,8 +160,7 @@ class Recomputer {
     if (node_count(e) > kMaxNodes) return false;
     const auto loads = pointwise_loads(e, p.indices);
     if (!loads) return false;
-    const std::size_t readers = u.readers.size();
-    if (loads->size() * readers > readers + 1) return false;
+    if (loads->size() * u.loads > u.loads + 1) return false;
     // What the value reads: defined outside the producer (its index aside), neither assigned nor stored
     // from the producer through the last reader.
     const VarSet inside = declared_in(p.body);
@@ -184,8 +186,7 @@ class Recomputer {
     Recompute rc(a.array.get(), value, from);
     std::string readers;
     for (std::size_t j : u.readers) {
-      rc.reader = &list[j]->as<ParforStmt>();
-      readers += (readers.empty() ? "" : ", ") + loops::origin_text(*rc.reader);
+      readers += (readers.empty() ? "" : ", ") + loops::origin_text(list[j]->as<ParforStmt>());
       list[j] = rc.mutate(list[j]);
     }
     ctx_.note(Topic::allocations, "recomputed " + a.array->name + " = " + to_string(value) + " where " + readers +

@@ -595,6 +595,26 @@ TEST(Temporaries, CheapPointwiseValuesAreRecomputedWhereRead) {
       {alloc(b, {dim(a)}), parfor(i, dim(a), {let(t, load(a, {val(i)})), store(b, {val(i)}, mul(val(t), val(t)))}),
        parfor(j, dim(a), {store(out, {val(j)}, load(b, {val(j)}))})});
   EXPECT_TRUE(kept(inner));
+  // Nor when the producer does not write every element (its space is not the array's shape).
+  const ir::Function part = function(
+      "part", {a, out},
+      {alloc(b, {dim(a)}), parfor(i, sub(dim(a), i64c(1)), {store(b, {val(i)}, load(a, {val(i)}))}),
+       parfor(j, sub(dim(a), i64c(1)), {store(out, {val(j)}, load(b, {val(j)}))})});
+  EXPECT_TRUE(kept(part));
+  // A reader may load the temporary anywhere, here row by row in a loop nested in its parfor over rows.
+  const Var mat = array_param("mat", 2), c2 = local_array("c2", 2), r = array_param("r");
+  const Var acc = local("acc"), q = index("q");
+  const ir::Function rows = function(
+      "rows", {mat, r},
+      {alloc(c2, {dim(mat, 0), dim(mat, 1)}),
+       ir::make_parfor({i, j}, {i64c(0), i64c(0)}, {dim(mat, 0), dim(mat, 1)},
+                       store(c2, {val(i), val(j)}, mul(load(mat, {val(i), val(j)}), f64c(2))), {}, {}, "test"),
+       parfor(k, dim(mat, 0), {let(acc, f64c(0)), for_loop(q, i64c(0), dim(mat, 1), {assign(acc, add(val(acc), load(c2, {val(k), val(q)})))}),
+                               store(r, {val(k)}, val(acc))})});
+  PassContext c3;
+  const ir::Function g3 = apply(passes::recompute_temporaries, rows, c3);
+  EXPECT_CONTAINS(body_text(g3), "acc = (acc + (mat[k, q] * 2.0))");
+  EXPECT_EQ(allocations(g3), 0);
 }
 
 TEST(Temporaries, KeptWhenReadElsewhereReturnedOrReadBeforeWritten) {
