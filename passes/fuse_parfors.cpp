@@ -12,6 +12,7 @@
 #include "passes/fuse_parfors.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "ir/builder.hpp"
@@ -217,6 +218,7 @@ class Fuser {
     Stmt inner;
     if (c.array_reductions.empty()) {
       inner = make_parfor(inner_idx, inner_begins, inner_ends, c.body, {}, c.origin);
+      remember(inner, ids(cs));
     } else {
       inner = c.body;
       for (size_t d = inner_idx.size(); d-- > 0;) inner = make_for(inner_idx[d], inner_begins[d], inner_ends[d], inner);
@@ -227,6 +229,37 @@ class Fuser {
                          c.array_reductions, c.origin);
     remember(r, ids(cs));
     return r;
+  }
+
+  /// The parfors nested in `after`, a renamed copy of `before`, keep the report's numbers of theirs (they may
+  /// fuse with the other body's).
+  void carry_ids(const Stmt& before, const Stmt& after) {
+    auto parfors = [](const Stmt& body) {
+      std::vector<Stmt> out;
+      std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+        if (!s) return;
+        switch (s->kind) {
+          case StmtKind::Block:
+            for (const auto& x : s->as<BlockStmt>().stmts) walk(x);
+            break;
+          case StmtKind::Parfor:
+            out.push_back(s);
+            walk(s->as<ParforStmt>().body);
+            break;
+          case StmtKind::For: walk(s->as<ForStmt>().body); break;
+          case StmtKind::If:
+            walk(s->as<IfStmt>().then_body);
+            walk(s->as<IfStmt>().else_body);
+            break;
+          default: break;
+        }
+      };
+      walk(body);
+      return out;
+    };
+    const std::vector<Stmt> from = parfors(before), to = parfors(after);
+    for (std::size_t k = 0; k < from.size() && k < to.size(); ++k)
+      if (to[k] != from[k]) remember(to[k], ids(from[k]));
   }
 
   struct Fused {
@@ -248,6 +281,7 @@ class Fuser {
     Renamer rename;
     for (size_t d = 0; d < p.indices.size(); ++d) rename.vars[c.indices[d].get()] = p.indices[d];
     const Stmt c_body = rename.mutate(c.body);
+    carry_ids(c.body, c_body);
     const Stmt renamed = with_body(c, c_body);
 
     const Effects pe = loops::effects_of(ps), ce = loops::effects_of(renamed);
@@ -312,6 +346,10 @@ class Fuser {
 
     std::vector<Stmt> body = loops::statements(p.body);
     for (const auto& s : loops::statements(c_body)) body.push_back(s);
+    // The bodies were fused on their own before (innermost blocks first); together they may hold loops that
+    // now meet: the rows of min(x, 1) and max(x, 1) each reduce a row, and one pass over the row does both.
+    if (std::count_if(body.begin(), body.end(), [](const Stmt& s) { return s->kind == StmtKind::Parfor; }) > 1)
+      body = fuse_list(std::move(body));
     std::vector<Reduction> reds = p.reductions;
     reds.insert(reds.end(), c.reductions.begin(), c.reductions.end());
     std::vector<ArrayReduction> ars = p.array_reductions;
