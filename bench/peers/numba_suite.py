@@ -358,7 +358,7 @@ def compare(got, want, tols):
             bad = np.flatnonzero(~(err <= tol * np.maximum(s, np.abs(w).ravel())))
         if bad.size:
             k = int(bad[0])
-            return (f"{name}[{k}]: numba {g.ravel()[k]!r}, numpy {w.ravel()[k]!r} "
+            return (f"{name}[{k}]: numba {g.ravel()[k].item()!r}, numpy {w.ravel()[k].item()!r} "
                     f"({bad.size} of {g.size} elements off, tolerance {tol:.1e})")
     return ""
 
