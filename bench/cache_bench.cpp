@@ -1,4 +1,6 @@
-// kiln-cache-bench: what the disk cache buys, per example kernel (pi, saxpy, dot):
+// kiln-cache-bench: what the disk cache buys, per kernel: the examples pi, saxpy and dot, and a kernel of each
+// class that takes LLVM longest (issue #15): gemm (array expressions: matrix products, several parfors and
+// strategies) and conv5x5 (a stencil: interior and border loops):
 //   cold compile     first call of a new kernel with the cache off (trace + passes + LLVM + link + run)
 //   miss             the same with the cache on and empty: adds the lookup, not the store (written later)
 //   fresh process    first call in a new process whose disk cache holds the kernel (the call only, timed
@@ -6,7 +8,9 @@
 //   dispatch         a call of an already compiled kernel on empty input
 //   re-created       `kiln::jit` plus the first call, inside a function called in a loop (the kernel object is
 //                    made anew each time; its code comes from the process's in-memory table)
-// All calls use tiny inputs, so the times are kiln's overheads, not the kernels' work.
+// All calls use tiny inputs, so the times are kiln's overheads, not the kernels' work. The last lines give the
+// median and the maximum over the kernels of the cold compile (its code generation alone, from
+// kiln::compile_history, and the whole first call) and of the fresh process's first call.
 //   kiln-cache-bench [--json] [--runs N]
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,8 +63,40 @@ auto make_dot() {
   });
 }
 
-/// Creates the kernel `name`, then times its first call (on one element); returns microseconds.
+auto make_gemm() {
+  return kiln::jit("gemm", [](kiln::Array<double, 2> c, kiln::Array<double, 2> a, kiln::Array<double, 2> b,
+                              kiln::Double alpha, kiln::Double beta) {
+    c(kiln::all, kiln::all) = alpha * kiln::dot(a, b) + beta * c;
+  });
+}
+
+auto make_conv5x5() {
+  return kiln::stencil("conv5x5", [](kiln::Window<double, 2> a, kiln::Array<double, 2> w) {
+    kiln::Double acc = 0.0;
+    kiln::range(-2, 3, [&](kiln::Int di) {
+      kiln::range(-2, 3, [&](kiln::Int dj) { acc += w(di + 2, dj + 2) * a(di, dj); });
+    });
+    return acc;
+  }, kiln::neighborhood({-2, 2}, {-2, 2}) | kiln::constant(0.0));
+}
+
+/// Creates the kernel `name`, then times its first call (on one element; a 5x5 image for the stencil, the
+/// smallest it accepts); returns microseconds.
 double first_call_us(const std::string& name) {
+  if (name == "gemm") {
+    auto k = make_gemm();
+    kiln::NDArray<double> c({1, 1}), a({1, 1}), b({1, 1});
+    const auto t0 = Clock::now();
+    k(c, a, b, 2.0, 0.5);
+    return us_since(t0);
+  }
+  if (name == "conv5x5") {
+    auto k = make_conv5x5();
+    kiln::NDArray<double> out({5, 5}), img({5, 5}), w({5, 5});
+    const auto t0 = Clock::now();
+    k.into(out, img, w);
+    return us_since(t0);
+  }
   if (name == "pi") {
     auto k = make_pi();
     const auto t0 = Clock::now();
@@ -95,7 +131,15 @@ double dispatch_ns(const std::string& name) {
       batches.push_back(us_since(t0) * 1e3 / calls);
     }
   };
-  if (name == "pi") {
+  if (name == "gemm") {
+    auto k = make_gemm();
+    kiln::NDArray<double> e({0, 0});
+    run([&] { k(e, e, e, 1.0, 1.0); });
+  } else if (name == "conv5x5") {
+    auto k = make_conv5x5();
+    kiln::NDArray<double> out({5, 5}), img({5, 5}), w({5, 5});
+    run([&] { k.into(out, img, w); });
+  } else if (name == "pi") {
     auto k = make_pi();
     run([&] { (void)k(0); });
   } else if (name == "saxpy") {
@@ -191,10 +235,17 @@ int main(int argc, char** argv) {
     std::printf("%-8s %14s %12s %18s %12s %10s %12s %12s  (median of %d; fresh process = the first call only)\n",
                 "kernel", "cold compile", "miss", "fresh process", "of it: load", "trace", "dispatch", "re-created", runs);
   int status = 0;
-  for (const std::string name : {"pi", "saxpy", "dot"}) {
+  std::vector<double> all_codegen, all_cold, all_fresh;  // per kernel, its median
+  for (const std::string name : {"pi", "saxpy", "dot", "gemm", "conv5x5"}) {
     kiln::set_cache_settings({kiln::CacheMode::off, dir, 1ull << 30});
-    std::vector<double> cold;
-    for (int i = 0; i < runs; ++i) cold.push_back(first_call_us(name));
+    std::vector<double> cold, codegen;
+    for (int i = 0; i < runs; ++i) {
+      cold.push_back(first_call_us(name));
+      const auto history = kiln::compile_history();
+      if (!history.empty()) codegen.push_back(history.back().codegen_ms * 1e3);
+    }
+    all_codegen.push_back(median(codegen));
+    all_cold.push_back(median(cold));
 
     std::vector<double> miss;
     for (int i = 0; i < runs; ++i) {
@@ -217,6 +268,7 @@ int main(int argc, char** argv) {
       load.push_back(r.load_us);
       trace.push_back(r.trace_us);
     }
+    all_fresh.push_back(median(call));
     const double ns = dispatch_ns(name);
     const double again_us = recreated_us(name);
     if (json)
@@ -230,6 +282,14 @@ int main(int argc, char** argv) {
                   ns, again_us);
     std::fflush(stdout);
   }
+  auto summary = [&](const char* what, const char* key, const std::vector<double>& us) {
+    const double med = median(us) / 1e3, max = *std::max_element(us.begin(), us.end()) / 1e3;
+    if (json) std::printf("{\"summary\":\"%s\",\"median_ms\":%.3f,\"max_ms\":%.3f}\n", key, med, max);
+    else std::printf("%-44s median %8.3f ms   max %8.3f ms\n", what, med, max);
+  };
+  summary("cold compile, code generation (LLVM) only:", "codegen", all_codegen);
+  summary("cold compile, whole first call:", "cold_compile", all_cold);
+  summary("fresh process with a warm cache, first call:", "fresh_process_first_call", all_fresh);
   std::filesystem::remove_all(dir);
   return status;
 }
