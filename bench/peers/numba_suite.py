@@ -492,7 +492,11 @@ def main():
             row.update(run_case(c, kernels, a.reps))
         except Exception as e:  # a kernel Numba cannot compile or run is a row, not the end of the table
             row.update(numba_ms=None, first_call_ms=None, status=f"error: {type(e).__name__}: {str(e)[:300]}")
-        row.update(threads=numba.get_num_threads(), reps=a.reps)
+        try:
+            layer = numba.threading_layer()  # which of tbb, omp, workqueue ran the parallel loops
+        except ValueError:  # no parallel region has run in this process yet
+            layer = ""
+        row.update(threads=numba.get_num_threads(), threading_layer=layer, reps=a.reps)
         if row["status"] != "ok":
             status = 1
         print(json.dumps(row), flush=True)

@@ -6,12 +6,15 @@ the same thread count. Writes OUT/suite_peers.md (the markdown table, also print
 and keeps each system's raw output (OUT/kiln_runR.csv, OUT/numba_runR.jsonl).
 
   bench/peers/run_suite_peers.py --build BUILD [--threads T] [--reps R] [--runs N] [--filter a,b]
-                                 [--python PY] [--out DIR]
+                                 [--python PY] [--numba-env NAME=VALUE ...] [--out DIR]
 
 With --runs N both systems are measured N times, alternating, and each time is the median over the runs.
 Numba's first call (type inference + compile + one run at the timed size) is that of the first run, whose
 NUMBA_CACHE_DIR is empty; later runs load from that cache. --python is the Python with Numba (default
-.venv-peers/bin/python from tools/peers_setup.sh if present, else this Python).
+.venv-peers/bin/python from tools/peers_setup.sh if present, else this Python). --numba-env sets a variable in
+Numba's process only (the table's header names it): by default Numba runs as a user gets it, whose GNU
+OpenMP workers spin after each parallel loop while the BLAS under np.dot starts its own threads;
+OMP_WAIT_POLICY=PASSIVE is the knob that removes that contention.
 """
 import argparse
 import csv
@@ -46,13 +49,17 @@ def kiln_run(a, path):
 
 def numba_run(a, py, cache, path):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.update(kv.split("=", 1) for kv in a.numba_env)
     cmd = [py, os.path.join(HERE, "numba_suite.py"), "--threads", str(a.threads), "--reps", str(a.reps)]
     if a.filter:
         cmd += ["--filter", a.filter]
     out = run(cmd, env, what="numba_suite.py " + " ".join(cmd[2:]))
     with open(path, "w") as f:
         f.write(out)
-    return {r["kernel"]: r for r in map(json.loads, (l for l in out.splitlines() if l.startswith("{")))}
+    rows = {r["kernel"]: r for r in map(json.loads, (l for l in out.splitlines() if l.startswith("{")))}
+    if not rows:  # e.g. no Numba in that Python: its traceback is above
+        sys.exit(f"run_suite_peers: numba_suite.py under {py} gave no rows (--python: a Python with Numba)")
+    return rows
 
 
 def med(values):
@@ -85,8 +92,13 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--filter", default="", help="comma-separated substrings of kernel names (both systems)")
     ap.add_argument("--python", default="", help="the Python with Numba")
+    ap.add_argument("--numba-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable for Numba's process only (repeatable)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build-suite-peers"))
     a = ap.parse_args()
+    for kv in a.numba_env:
+        if "=" not in kv:
+            sys.exit(f"run_suite_peers: --numba-env {kv}: expected NAME=VALUE")
     venv = os.path.join(ROOT, ".venv-peers", "bin", "python")
     py = a.python or (venv if os.path.exists(venv) else sys.executable)
     if not os.access(os.path.join(a.build, "bench", "kiln-suite"), os.X_OK):
@@ -132,8 +144,10 @@ def main():
         for r in rows:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
 
+    layer = next((n[k].get("threading_layer") for n in numba_runs for k in n if n[k].get("threading_layer")), "?")
     lines = [machine_line(py), "",
-             f"threads {a.threads}, medians of {a.runs} run(s) x {a.reps} reps; Numba first call: compile + one "
+             f"threads {a.threads}, medians of {a.runs} run(s) x {a.reps} reps; Numba threading layer {layer}"
+             f"{', Numba env ' + ' '.join(a.numba_env) if a.numba_env else ''}; Numba first call: compile + one "
              f"run at the timed size, empty cache", "",
              "| kernel | kiln ms | C++/OpenMP ms | Numba ms | kiln/C++ | kiln/Numba | Numba first call ms | check |",
              "|---|---:|---:|---:|---:|---:|---:|---|"]
