@@ -25,8 +25,8 @@ bool own_index(const std::vector<Expr>& index, const std::vector<Var>& indices) 
   return true;
 }
 
-/// The loads of `e`, or nullopt if one is not at `indices` (the value is not pointwise).
-std::optional<std::vector<const LoadExpr*>> pointwise_loads(const Expr& e, const std::vector<Var>& indices) {
+/// The loads of `e`, or nullopt if a subscript itself loads (the value would read memory twice over).
+std::optional<std::vector<const LoadExpr*>> plain_loads(const Expr& e) {
   struct Loads : IRVisitor {
     std::vector<const LoadExpr*> all;
     void visit(const LoadExpr& l) override {
@@ -36,7 +36,8 @@ std::optional<std::vector<const LoadExpr*>> pointwise_loads(const Expr& e, const
   } loads;
   loads.walk(e);
   for (const LoadExpr* l : loads.all)
-    if (!own_index(l->indices, indices)) return std::nullopt;
+    for (const Expr& i : l->indices)
+      if (has_load(i)) return std::nullopt;
   return loads.all;
 }
 
@@ -158,11 +159,12 @@ class Recomputer {
     const auto& p = list[u.producer]->as<ParforStmt>();
     const Expr& e = u.store->value;
     if (node_count(e) > kMaxNodes) return false;
-    const auto loads = pointwise_loads(e, p.indices);
+    const auto loads = plain_loads(e);
     if (!loads) return false;
     if (loads->size() * u.loads > u.loads + 1) return false;
-    // What the value reads: defined outside the producer (its index aside), neither assigned nor stored
-    // from the producer through the last reader.
+    // What the value reads: defined outside the producer (its index aside), neither assigned from the
+    // producer through the last reader, nor stored after the producer (stored by the producer only as
+    // settled_in_producer allows).
     const VarSet inside = declared_in(p.body);
     for (const Var& v : free_vars(e))
       if (inside.count(v.get())) return false;
@@ -173,9 +175,36 @@ class Recomputer {
       for (const Var& v : free_vars(e))
         if (fx.writes.count(v.get())) return false;
       for (const VarNode* a : arrays)
-        if (loops::may_alias_any(a, fx.stored)) return false;
+        if (loops::may_alias_any(a, fx.stored) && (j != u.producer || !settled_in_producer(p, a, *loads, u.store)))
+          return false;
     }
     return true;
+  }
+
+  /// The producer writes `a`, which the value reads: fine when the value sees what `a` holds once the producer
+  /// is done. That is so when every access of `a` in the producer is at one subscript, which picks one element
+  /// per iteration (no other iteration writes it), and the stores come before the temporary's, directly in the
+  /// body: the value reads the element its own iteration wrote last (heat-3d's `2 * b` of the next sweep,
+  /// fused into the sweep that writes b).
+  static bool settled_in_producer(const ParforStmt& p, const VarNode* a, const std::vector<const LoadExpr*>& loads,
+                                  const StoreStmt* temporary) {
+    const std::vector<Expr>* at = nullptr;
+    for (const LoadExpr* l : loads) {
+      if (l->array.get() != a) continue;
+      if (at && !loops::equal_all(*at, l->indices)) return false;
+      at = &l->indices;
+    }
+    if (!at || !loops::one_element_per_iteration(*at, p.indices, loops::variant_in(p.body))) return false;
+    for (const auto& acc : loops::effects_of(p.body).accesses)
+      if (ir::may_alias(acc.array.get(), a) && (acc.array.get() != a || !loops::equal_all(acc.index, *at))) return false;
+    bool stored_before = true;
+    bool seen_temporary = false;
+    for (const Stmt& s : loops::statements(p.body)) {
+      if (s.get() == temporary) seen_temporary = true;
+      const loops::Effects fx = loops::effects_of(s);
+      if (fx.stored.count(a)) stored_before = stored_before && !seen_temporary && s->kind == StmtKind::Store;
+    }
+    return stored_before;
   }
 
   void apply(std::vector<Stmt>& list, std::size_t k, const Uses& u) {

@@ -13,8 +13,10 @@ namespace kiln::passes {
 
 /// Replaces each load `t[j]` of a temporary `t` (allocated by the kernel, not returned, named by no binding)
 /// written in exactly one parfor P as `t[i] = e` at P's own index, directly in P's body, P's space being t's
-/// shape (every element written), and read only by later parfors, by `e` at j, when e is pointwise (loads only
-/// at P's index), reads nothing written or assigned from P through the last reader, is at most 12 nodes, and
+/// shape (every element written), and read only by later parfors, by `e` at j, when e's loads have no loads in
+/// their subscripts, e reads no variable of P's body and nothing assigned from P through the last reader nor
+/// stored after P (P itself may store an array e reads only at e's one subscript, one element per iteration,
+/// before t's store: e then reads what the array holds once P is done), e is at most 12 nodes, and
 /// loads(e) x loads(t) <= loads(t) + 1 (counting the load expressions). The store and the allocation are
 /// removed, and a parfor left with nothing to do goes too. Runs after fusion, before eliminate_temporaries.
 ir::Function recompute_temporaries(const ir::Function& f, PassContext& ctx);

@@ -634,6 +634,19 @@ TEST(Temporaries, CheapPointwiseValuesAreRecomputedWhereRead) {
       {alloc(b, {dim(a)}), parfor(i, sub(dim(a), i64c(1)), {store(b, {val(i)}, load(a, {val(i)}))}),
        parfor(j, sub(dim(a), i64c(1)), {store(out, {val(j)}, load(b, {val(j)}))})});
   EXPECT_TRUE(kept(part));
+  // The producer may write what the value reads when the value sees the element its own iteration wrote
+  // (heat-3d's 2 * b of the next sweep, fused into the sweep writing b): b[i + 1] stored, then read, at one
+  // subscript. Not when it reads another element of b, which another iteration writes.
+  auto settled = [&](Expr read_at) {
+    const Var bb = array_param("bb");
+    return function("settled", {a, out, bb},
+                    {alloc(b, {dim(a)}),
+                     parfor(i, dim(a), {store(bb, {add(val(i), i64c(1))}, load(a, {val(i)})),
+                                        store(b, {val(i)}, mul(load(bb, {read_at}), f64c(2)))}),
+                     parfor(j, dim(a), {store(out, {val(j)}, load(b, {val(j)}))})});
+  };
+  EXPECT_FALSE(kept(settled(add(val(i), i64c(1)))));
+  EXPECT_TRUE(kept(settled(val(i))));
   // A reader may load the temporary anywhere, here row by row in a loop nested in its parfor over rows.
   const Var mat = array_param("mat", 2), c2 = local_array("c2", 2), r = array_param("r");
   const Var acc = local("acc"), q = index("q");
