@@ -13,8 +13,8 @@ update their arrays in place keep updating them over the timed calls.
 
   numba_suite.py [--threads T] [--reps R] [--filter a,b] [--smoke] [--reference-only]
 
---reference-only runs only the NumPy side (the inputs and the reference results) and checks that the
-references agree with direct loop computations at --smoke sizes: a self-check that needs no Numba.
+--reference-only runs only the NumPy side: it draws the inputs, computes the reference results, and checks the
+reference functions against direct Python loops on tiny inputs (a self-check that needs no Numba).
 """
 import argparse
 import json
