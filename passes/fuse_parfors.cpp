@@ -88,42 +88,75 @@ class Fuser {
   std::vector<Stmt> into_branches(std::vector<Stmt> list) {
     for (size_t q = 0; q < list.size(); ++q) {
       if (list[q]->kind != StmtKind::If) continue;
+      const auto& branch = list[q]->as<IfStmt>();
+      // P before the if: the condition and the statements between must not depend on it.
       std::optional<size_t> at;
       for (size_t k = q; k-- > 0 && !at;)
         if (list[k]->kind == StmtKind::Parfor) at = k;
-      if (!at) continue;
-      const Stmt& ps = list[*at];
-      const Effects pe = loops::effects_of(ps);
-      const auto& branch = list[q]->as<IfStmt>();
-      bool free = !loops::conflict(loops::effects_of(make_if(branch.cond, make_block({}))), pe);
-      for (size_t k = *at + 1; k < q && free; ++k) free = !loops::conflict(loops::effects_of(list[k]), pe);
+      if (at) {
+        const Effects pe = loops::effects_of(list[*at]);
+        bool free = !loops::conflict(loops::effects_of(make_if(branch.cond, make_block({}))), pe);
+        for (size_t k = *at + 1; k < q && free; ++k) free = !loops::conflict(loops::effects_of(list[k]), pe);
+        if (free) {
+          if (const Stmt merged = merged_into(list[*at], branch)) {
+            std::vector<Stmt> out(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(*at));
+            out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(*at) + 1, list.begin() + static_cast<std::ptrdiff_t>(q));
+            out.push_back(merged);
+            const size_t next = out.size();
+            out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(q) + 1, list.end());
+            list = std::move(out);
+            q = next - 1;
+            continue;
+          }
+        }
+      }
+      // P after the if (bicg's A p after the schedule choice of r^T A): it moves above the if, with the
+      // statements between, when they all commute with the whole if (neither touches what the other writes or
+      // defines), which is what running them first needs; a check stays where it is.
+      std::optional<size_t> later;
+      for (size_t k = q + 1; k < list.size() && !later; ++k)
+        if (list[k]->kind == StmtKind::Parfor) later = k;
+      if (!later) continue;
+      const Effects ie = loops::effects_of(list[q]);
+      bool free = true;
+      for (size_t k = q + 1; k <= *later && free; ++k) {
+        const Effects e = loops::effects_of(list[k]);
+        free = !loops::conflict(e, ie) && !loops::needs(e, ie) && !loops::needs(ie, e) && !e.checks;
+      }
       if (!free) continue;
-      // The else branch gets a copy of P with variables of its own: a variable is defined once in a
-      // function, and P may end up in both branches, fused or as it is.
-      const Stmt ps_else = ir::fresh_copy(ps);
-      remember(ps_else, ids(ps));
-      auto then_fused = absorb(ps, branch.then_body);
-      auto else_fused = absorb(ps_else, branch.else_body);
-      if (!then_fused && !else_fused) continue;
-      auto with_p = [&](const Stmt& p_copy, const Stmt& body) {
-        std::vector<Stmt> l{p_copy};
-        if (body)
-          for (const auto& x : loops::statements(body)) l.push_back(x);
-        return l;
-      };
-      const Stmt merged = make_if(branch.cond, make_block(then_fused ? *then_fused : with_p(ps, branch.then_body)),
-                                  make_block(else_fused ? *else_fused : with_p(ps_else, branch.else_body)));
-      ctx_.note(Topic::fusion, label(ps) + ": moved into both branches of `if " + to_string(branch.cond) +
-                                   "` (it fuses in the " + (then_fused ? "first" : "second") + ")");
-      std::vector<Stmt> out(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(*at));
-      out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(*at) + 1, list.begin() + static_cast<std::ptrdiff_t>(q));
-      out.push_back(merged);
-      const size_t next = out.size();
-      out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(q) + 1, list.end());
-      list = std::move(out);
-      q = next - 1;
+      if (const Stmt merged = merged_into(list[*later], branch)) {
+        std::vector<Stmt> out(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(q));
+        out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(q) + 1, list.begin() + static_cast<std::ptrdiff_t>(*later));
+        out.push_back(merged);
+        const size_t next = out.size();
+        out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(*later) + 1, list.end());
+        list = std::move(out);
+        q = next - 1;
+      }
     }
     return list;
+  }
+
+  /// `if c { P; A } else { P; B }` for the branch `if c { A } else { B }`, when P fuses in at least one branch
+  /// (see absorb), or null. P still runs once.
+  Stmt merged_into(const Stmt& ps, const IfStmt& branch) {
+    // The else branch gets a copy of P with variables of its own: a variable is defined once in a
+    // function, and P may end up in both branches, fused or as it is.
+    const Stmt ps_else = ir::fresh_copy(ps);
+    remember(ps_else, ids(ps));
+    auto then_fused = absorb(ps, branch.then_body);
+    auto else_fused = absorb(ps_else, branch.else_body);
+    if (!then_fused && !else_fused) return nullptr;
+    auto with_p = [&](const Stmt& p_copy, const Stmt& body) {
+      std::vector<Stmt> l{p_copy};
+      if (body)
+        for (const auto& x : loops::statements(body)) l.push_back(x);
+      return l;
+    };
+    ctx_.note(Topic::fusion, label(ps) + ": moved into both branches of `if " + to_string(branch.cond) +
+                                 "` (it fuses in the " + (then_fused ? "first" : "second") + ")");
+    return make_if(branch.cond, make_block(then_fused ? *then_fused : with_p(ps, branch.then_body)),
+                   make_block(else_fused ? *else_fused : with_p(ps_else, branch.else_body)));
   }
 
   /// `P; body` with P fused into the first parfor of `body` over its space or over a space it is a prefix

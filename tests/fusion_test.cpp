@@ -532,6 +532,31 @@ TEST(Fuse, AProducerMovesIntoTheBranchesOfAScheduleChoice) {
   EXPECT_CONTAINS(notes(tctx), "removed t in a branch of `if (dim(a, 0) > 3)`");
 }
 
+TEST(Fuse, AParforAfterAScheduleChoiceMovesIntoItsBranches) {
+  // `if (n > 3) { s = a + 1 } else { s = a - 1 }; q = 2a` (bicg's A p after the schedule choice of r^T A): q's
+  // parfor, with the allocation before it, commutes with the if, so it moves into both branches and fuses with
+  // the branches' parfors, reading a once. Not when it reads what the if writes.
+  const Var a = array_param("a"), s = array_param("s"), q = local_array("q"), r = array_param("r");
+  const Var i = index("i"), j = index("j"), k = index("k"), m = index("m");
+  auto program = [&](const Var& read) {
+    const Stmt branches = ir::make_if(
+        bin(BinaryOp::Gt, dim(a), i64c(3)),
+        block({parfor(j, dim(a), {store(s, {val(j)}, add(load(a, {val(j)}), f64c(1)))}, {}, "plus")}),
+        block({parfor(k, dim(a), {store(s, {val(k)}, sub(load(a, {val(k)}), f64c(1)))}, {}, "minus")}));
+    return function("after", {a, s, r},
+                    {branches, alloc(q, {dim(a)}),
+                     parfor(i, dim(a), {store(q, {val(i)}, mul(load(read, {val(i)}), f64c(2)))}, {}, "double"),
+                     parfor(m, dim(a), {store(r, {val(m)}, load(q, {val(m)}))}, {}, "copy")});
+  };
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, program(a), ctx);
+  EXPECT_CONTAINS(notes(ctx), "moved into both branches of `if (dim(a, 0) > 3)` (it fuses in the first)");
+  EXPECT_CONTAINS(body_text(g), "  alloc q: f64[::1] (dim(a, 0))\n  if (dim(a, 0) > 3) {\n");
+  PassContext ctx2;
+  apply(passes::fuse_parfors, program(s), ctx2);
+  EXPECT_EQ(notes(ctx2).find("moved into both branches"), std::string::npos) << notes(ctx2);
+}
+
 TEST(Fuse, AProducerMovedIntoBranchesIsCopiedWhereItDoesNotFuse) {
   // The else branch has no parfor to fuse with: it gets a copy of the producer with variables of its own
   // (a variable is defined once in a function), and keeps t as an array.
