@@ -78,14 +78,18 @@ def numba_rows(a, latency):
     return {r["name"]: r for r in json_lines(run(cmd))}
 
 
-def machine_line(a):
-    """The CPU and the Numba the table was measured with."""
-    model = "?"
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo, or "?"."""
     try:
         with open("/proc/cpuinfo") as f:
-            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+            return next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
     except OSError:
-        pass
+        return "?"
+
+
+def machine_line(a):
+    """The CPU and the Numba the table was measured with."""
+    model = cpu_model()
     py = a.python or os.path.join(ROOT, ".venv-peers", "bin", "python")
     numba = run([py, "-c", "import numba; print(numba.__version__)"]).strip() if os.path.exists(py) else "absent"
     return f"{model}, {os.cpu_count()} logical CPUs; Numba {numba or '?'}"

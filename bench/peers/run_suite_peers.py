@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+from run_cpu import cpu_model  # the same machine line as kiln-bench's table (this directory is on sys.path)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "bench", "peers")
 
@@ -72,12 +74,7 @@ def fmt(v, spec):
 
 
 def machine_line(py):
-    model = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-    except OSError:
-        pass
+    model = cpu_model()
     versions = subprocess.run([py, "-c", "import numba, numpy; print(numba.__version__, numpy.__version__)"],
                               stdout=subprocess.PIPE, text=True).stdout.split()
     numba, numpy = versions if len(versions) == 2 else ("?", "?")
