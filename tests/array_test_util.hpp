@@ -284,4 +284,26 @@ inline std::string without_lines(const std::string& s) {
   return std::regex_replace(s, std::regex(R"(([a-z_]+\.cpp):\d+)"), "$1:LINE");
 }
 
+/// Kernels as users write them, shared by the tests that trace them through the passes (lower_array_ops_test,
+/// serialize_test): reductions feeding elementwise ops, row statistics, slices read and written in place, and
+/// chained matrix-vector products with an argmin.
+namespace sample_kernels {
+inline constexpr auto softmax = [](Array<double, 1> a) {
+  auto e = kiln::exp(a - kiln::max(a));
+  return e / kiln::sum(e);
+};
+inline constexpr auto normalize = [](Array<double, 2> x) {
+  return (x - kiln::mean(x, 1, keepdims)) / kiln::std(x, 1, keepdims);
+};
+inline constexpr auto shifted = [](Array<double, 1> a) {
+  auto b = zeros_like(a);
+  b(kiln::range(1, -1)) = (a[slice(none, -2)] + a[slice(2, none)]) * 0.5;
+  a(kiln::range(1, none)) += a(kiln::range(0, -1));
+  return b;
+};
+inline constexpr auto products = [](Array<double, 2> m, Array<double, 1> v) {
+  return dot(m, v) + dot(v, dot(m, dot(v, m))) + to_double(kiln::argmin(m, 1));
+};
+}  // namespace sample_kernels
+
 }  // namespace kiln::testing

@@ -194,22 +194,8 @@ TEST(LowerArrayOps, NotesAndOrigins) {
 // =========================================================================================================
 
 TEST(LowerArrayOps, TracedKernelsKeepTheirMeaning) {
-  auto softmax = [](Array<double, 1> a) {
-    auto e = kiln::exp(a - kiln::max(a));
-    return e / kiln::sum(e);
-  };
-  auto normalize = [](Array<double, 2> x) {
-    return (x - kiln::mean(x, 1, keepdims)) / kiln::std(x, 1, keepdims);
-  };
-  auto stencil = [](Array<double, 1> a) {
-    auto b = zeros_like(a);
-    b(kiln::range(1, -1)) = (a[slice(none, -2)] + a[slice(2, none)]) * 0.5;
-    a(kiln::range(1, none)) += a(kiln::range(0, -1));
-    return b;
-  };
-  auto products = [](Array<double, 2> m, Array<double, 1> v) {
-    return dot(m, v) + dot(v, dot(m, dot(v, m))) + to_double(kiln::argmin(m, 1));
-  };
+  using namespace sample_kernels;  // NOLINT(google-build-using-namespace): softmax, normalize, shifted, products
+  const auto& stencil = shifted;
   for (std::int64_t n : {1, 2, 7, 100}) {
     const auto v = random_values(static_cast<size_t>(n), 3, -3, 3, true);
     const NDArray<double> m = random_matrix(n, n, 4, n > 2);

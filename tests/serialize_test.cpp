@@ -307,20 +307,7 @@ int count_launches(const ir::Function& f) {
 }
 
 TEST(Serialize, TracedKernelsThroughBothPipelines) {
-  auto softmax = [](Array<double, 1> a) {
-    auto e = kiln::exp(a - kiln::max(a));
-    return e / kiln::sum(e);
-  };
-  auto normalize = [](Array<double, 2> x) { return (x - kiln::mean(x, 1, keepdims)) / kiln::std(x, 1, keepdims); };
-  auto shifted = [](Array<double, 1> a) {
-    auto b = zeros_like(a);
-    b(kiln::range(1, -1)) = (a[slice(none, -2)] + a[slice(2, none)]) * 0.5;
-    a(kiln::range(1, none)) += a(kiln::range(0, -1));
-    return b;
-  };
-  auto products = [](Array<double, 2> m, Array<double, 1> v) {
-    return dot(m, v) + dot(v, dot(m, dot(v, m))) + to_double(kiln::argmin(m, 1));
-  };
+  using namespace testing::sample_kernels;  // NOLINT(google-build-using-namespace): softmax, normalize, shifted, products
   auto centre = [](Array<double, 1> x) {  // a tuple result
     auto mean = kiln::mean(x);
     return std::tuple{mean, x - mean, kiln::argmax(x)};
