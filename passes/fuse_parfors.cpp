@@ -12,7 +12,6 @@
 #include "passes/fuse_parfors.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 #include "ir/builder.hpp"
@@ -264,37 +263,6 @@ class Fuser {
     return r;
   }
 
-  /// The parfors nested in `after`, a renamed copy of `before`, keep the report's numbers of theirs (they may
-  /// fuse with the other body's).
-  void carry_ids(const Stmt& before, const Stmt& after) {
-    auto parfors = [](const Stmt& body) {
-      std::vector<Stmt> out;
-      std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-        if (!s) return;
-        switch (s->kind) {
-          case StmtKind::Block:
-            for (const auto& x : s->as<BlockStmt>().stmts) walk(x);
-            break;
-          case StmtKind::Parfor:
-            out.push_back(s);
-            walk(s->as<ParforStmt>().body);
-            break;
-          case StmtKind::For: walk(s->as<ForStmt>().body); break;
-          case StmtKind::If:
-            walk(s->as<IfStmt>().then_body);
-            walk(s->as<IfStmt>().else_body);
-            break;
-          default: break;
-        }
-      };
-      walk(body);
-      return out;
-    };
-    const std::vector<Stmt> from = parfors(before), to = parfors(after);
-    for (std::size_t k = 0; k < from.size() && k < to.size(); ++k)
-      if (to[k] != from[k]) remember(to[k], ids(from[k]));
-  }
-
   struct Fused {
     std::vector<Stmt> up;  ///< statements that were between and now run first
     Stmt parfor;
@@ -314,7 +282,7 @@ class Fuser {
     Renamer rename;
     for (size_t d = 0; d < p.indices.size(); ++d) rename.vars[c.indices[d].get()] = p.indices[d];
     const Stmt c_body = rename.mutate(c.body);
-    carry_ids(c.body, c_body);
+    numbering_.carry(c.body, c_body);  // its nested parfors may fuse with P's
     const Stmt renamed = with_body(c, c_body);
 
     const Effects pe = loops::effects_of(ps), ce = loops::effects_of(renamed);

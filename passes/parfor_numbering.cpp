@@ -1,6 +1,7 @@
 #include "passes/parfor_numbering.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include "ir/builder.hpp"
@@ -38,6 +39,46 @@ void ParforNumbering::remember(const Stmt& s, std::vector<int> ids) {
   ids_[s.get()] = std::move(ids);
 }
 
+namespace {
+
+/// Calls visit(parfor) for each parfor of `s` reached through blocks, sequential loops and branches, in source
+/// order; whether to go on into a parfor's body is visit's choice.
+template <class F>
+void for_each_outer_parfor(const Stmt& s, F&& visit) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Parfor: visit(s); break;
+    case StmtKind::Block:
+      for (const auto& x : s->as<BlockStmt>().stmts) for_each_outer_parfor(x, visit);
+      break;
+    case StmtKind::For: for_each_outer_parfor(s->as<ForStmt>().body, visit); break;
+    case StmtKind::If:
+      for_each_outer_parfor(s->as<IfStmt>().then_body, visit);
+      for_each_outer_parfor(s->as<IfStmt>().else_body, visit);
+      break;
+    default: break;
+  }
+}
+
+/// Every parfor of `s`, nested ones after the parfor holding them (pre-order).
+std::vector<Stmt> parfors_in_order(const Stmt& s) {
+  std::vector<Stmt> out;
+  std::function<void(const Stmt&)> visit = [&](const Stmt& p) {
+    out.push_back(p);
+    for_each_outer_parfor(p->as<ParforStmt>().body, visit);
+  };
+  for_each_outer_parfor(s, visit);
+  return out;
+}
+
+}  // namespace
+
+void ParforNumbering::carry(const Stmt& before, const Stmt& after) {
+  const std::vector<Stmt> from = parfors_in_order(before), to = parfors_in_order(after);
+  for (std::size_t k = 0; k < from.size() && k < to.size(); ++k)
+    if (to[k] != from[k]) remember(to[k], ids(from[k]));
+}
+
 std::string ParforNumbering::label(const Stmt& s) const {
   auto it = ids_.find(s.get());
   if (it == ids_.end()) return "#?";
@@ -64,25 +105,11 @@ void ParforNumbering::number(const Stmt& body, const SqueezedParfors& squeezed) 
         self.ctx_.note(Topic::fusion, self.label(s) + ": dropped the dimension " + it->second +
                                           " of extent 1 (its index is always 0)");
       stack.push_back(id);
-      for (const auto& x : loops::statements(p.body)) walk_stmt(x);
+      for_each_outer_parfor(p.body, [this](const Stmt& x) { walk_parfor(x); });
       stack.pop_back();
     }
-    void walk_stmt(const Stmt& s) {
-      if (s->kind == StmtKind::Parfor) return walk_parfor(s);
-      switch (s->kind) {
-        case StmtKind::Block:
-          for (const auto& x : s->as<BlockStmt>().stmts) walk_stmt(x);
-          break;
-        case StmtKind::For: walk_stmt(s->as<ForStmt>().body); break;
-        case StmtKind::If:
-          walk_stmt(s->as<IfStmt>().then_body);
-          if (s->as<IfStmt>().else_body) walk_stmt(s->as<IfStmt>().else_body);
-          break;
-        default: break;
-      }
-    }
   } w{*this, squeezed, {}, {}, {}};
-  w.walk_stmt(body);
+  for_each_outer_parfor(body, [&w](const Stmt& x) { w.walk_parfor(x); });
 
   std::vector<loops::Effects> fx;
   for (const auto& s : w.order) fx.push_back(loops::effects_of(s));

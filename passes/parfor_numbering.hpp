@@ -25,6 +25,8 @@ class ParforNumbering {
 
   /// `s` holds the original parfors `ids`.
   void remember(const ir::Stmt& s, std::vector<int> ids);
+  /// The parfors nested in `after`, a renamed copy of `before`, hold the originals theirs held.
+  void carry(const ir::Stmt& before, const ir::Stmt& after);
   /// The originals that `s` holds (none for a statement the numbering has not seen).
   const std::vector<int>& ids(const ir::Stmt& s) { return ids_[s.get()]; }
   /// "#1+#3", or "#?" for a statement the numbering has not seen.

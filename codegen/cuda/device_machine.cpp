@@ -6,12 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 
 #include "codegen/cuda/geometry.hpp"
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
-#include "ir/status.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
