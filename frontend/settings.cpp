@@ -76,6 +76,8 @@ const codegen::cpu::CpuOptions& process_cpu_options() {
     codegen::cpu::CpuOptions o;
     o.features = env_text("KILN_CPU_FEATURES");
     o.llvm_options = env_text("KILN_LLVM_OPTIONS");
+    const char* lanes = std::getenv("KILN_CPU_LANES");
+    o.lanes = !(lanes && std::strcmp(lanes, "0") == 0);
     return o;
   }());
   return options;

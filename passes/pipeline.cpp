@@ -19,6 +19,7 @@
 #include "passes/lower_stencils.hpp"
 #include "passes/offload.hpp"
 #include "passes/partition_loops.hpp"
+#include "passes/plan_lanes.hpp"
 #include "passes/recompute_temporaries.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
@@ -58,6 +59,9 @@ const std::vector<Pass>& pipeline() {
       {"partition_loops", partition_loops, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       // fold constants, propagate copies, CSE, remove dead code
       {"simplify", simplify},
+      // host targets: which parfors run in vector lanes and why (the IR is unchanged; the CPU backend
+      // applies the same rule, ir/lanes.hpp)
+      {"plan_lanes", plan_lanes, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       // device targets: the function splits into host code and device kernels, each parfor outside parfors
       // a launch; last, so that no pass needs to know launches
       {"offload", offload, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},

@@ -37,7 +37,7 @@ std::string host_target_description(const CpuOptions& opts) {
   // Objects built with libmvec call its functions, so its availability is part of the description too.
   return h.triple + ";" + h.cpu + ";" + detail::target_features(opts) + (detail::libmvec_available() ? ";libmvec" : "") +
          (detail::libmvec_235_available() ? ";libmvec-2.35" : "") +
-         (opts.llvm_options.empty() ? "" : ";llvm-options=" + opts.llvm_options);
+         (opts.llvm_options.empty() ? "" : ";llvm-options=" + opts.llvm_options) + (opts.lanes ? "" : ";lanes=off");
 }
 
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu) {
@@ -50,7 +50,9 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
   llvm::Module m(f.name.empty() ? "kiln_kernel" : f.name, context);
   m.setTargetTriple(tm->getTargetTriple().str());
   m.setDataLayout(tm->createDataLayout());
-  detail::Emitter(m, opts, f).emit_entry();
+  // Lanes from O2, where LLVM vectorizes too.
+  const unsigned lane_bits = cpu.lanes && opt_level >= 2 ? detail::vector_register_bits(*tm) : 0;
+  detail::Emitter(m, opts, f, lane_bits).emit_entry();
 
   std::string problems;
   llvm::raw_string_ostream problem_out(problems);

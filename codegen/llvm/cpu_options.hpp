@@ -14,6 +14,9 @@ struct CpuOptions {
   /// which LLVM keeps process-wide: the first compilation's apply to the whole process.
   std::string features;
   std::string llvm_options;
+  /// Parfor bodies with an in-order inner loop run in vector lanes (ir/lanes.hpp); off (KILN_CPU_LANES=0)
+  /// leaves them to LLVM's loop vectorizer, for comparisons. Part of the cache key.
+  bool lanes = true;
 };
 
 }  // namespace kiln::codegen::cpu

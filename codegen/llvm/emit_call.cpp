@@ -2,7 +2,9 @@
 // libmvec), libm calls for the rest.
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "codegen/llvm/emitter.hpp"
 
@@ -14,6 +16,17 @@ struct Lowering {
   llvm::Intrinsic::ID llvm_id;  ///< not_intrinsic: call libm function `libm`
   const char* libm;
 };
+
+/// Intrinsics whose vector forms the code generator may turn into other functions (libmvec's, whose results
+/// can differ in the last bits); the others are exact, so vector and scalar forms agree bit for bit.
+bool has_exact_vector_form(llvm::Intrinsic::ID id) {
+  switch (id) {
+    case llvm::Intrinsic::exp: case llvm::Intrinsic::exp2: case llvm::Intrinsic::log: case llvm::Intrinsic::log2:
+    case llvm::Intrinsic::log10: case llvm::Intrinsic::pow: case llvm::Intrinsic::sin: case llvm::Intrinsic::cos:
+      return false;
+    default: return true;
+  }
+}
 
 constexpr Lowering kLowerings[] = {
     {Intrinsic::Sqrt, llvm::Intrinsic::sqrt, nullptr},       {Intrinsic::Exp, llvm::Intrinsic::exp, nullptr},
@@ -43,6 +56,8 @@ const Lowering* lowering_of(Intrinsic fn) {
 llvm::Value* Emitter::call(const ir::CallExpr& c) {
   std::vector<llvm::Value*> args;
   for (const auto& a : c.args) args.push_back(expr(a));
+  if (std::any_of(args.begin(), args.end(), [](llvm::Value* a) { return a->getType()->isVectorTy(); }))
+    for (auto& a : args) a = splat(a);  // lane mode: operands combine as vectors
   const DType t = c.args[0]->type;
   llvm::Value* x = args[0];
 
@@ -60,7 +75,16 @@ llvm::Value* Emitter::call(const ir::CallExpr& c) {
 
   const Lowering* l = lowering_of(c.fn);
   if (!l || !is_float(t)) internal_error("intrinsic " + std::string(ir::name_of(c.fn)) + " on " + std::string(name_of(t)));
-  if (l->llvm_id == llvm::Intrinsic::not_intrinsic) return libm_call(l->libm, t, args);
+  // In lane mode, library functions run lane by lane: each lane computes what a scalar iteration computes.
+  const bool vector = x->getType()->isVectorTy();
+  if (l->llvm_id == llvm::Intrinsic::not_intrinsic) {
+    if (!vector) return libm_call(l->libm, t, args);
+    return per_lane(args, [&](llvm::ArrayRef<llvm::Value*> lane) { return libm_call(l->libm, t, lane); });
+  }
+  if (vector && !has_exact_vector_form(l->llvm_id))
+    return per_lane(args, [&](llvm::ArrayRef<llvm::Value*> lane) {
+      return b_.CreateIntrinsic(l->llvm_id, {lane[0]->getType()}, lane);
+    });
   return b_.CreateIntrinsic(l->llvm_id, {x->getType()}, args);
 }
 

@@ -17,7 +17,7 @@ llvm::Value* Emitter::expr(const ir::Expr& e) {
   switch (e->kind) {
     case ir::ExprKind::Const: return constant(e->as<ir::ConstExpr>());
     case ir::ExprKind::VarRef: return read(e->as<ir::VarRefExpr>().var.get());
-    case ir::ExprKind::Load: return load(e->as<ir::LoadExpr>());
+    case ir::ExprKind::Load: return lanes_.width ? lane_load(e->as<ir::LoadExpr>()) : load(e->as<ir::LoadExpr>());
     case ir::ExprKind::Dim: {
       const auto& d = e->as<ir::DimExpr>();
       llvm::Value* extent = array(d.array.get()).shape[d.axis];
@@ -27,12 +27,13 @@ llvm::Value* Emitter::expr(const ir::Expr& e) {
     case ir::ExprKind::Unary: return unary(e->as<ir::UnaryExpr>());
     case ir::ExprKind::Binary: {
       const auto& bin = e->as<ir::BinaryExpr>();
-      if (bin.op == BinaryOp::And || bin.op == BinaryOp::Or) return logical(bin);
+      if (bin.op == BinaryOp::And || bin.op == BinaryOp::Or) return lanes_.width ? lane_logical(bin) : logical(bin);
       llvm::Value* a = expr(bin.a);  // left before right, as written
       llvm::Value* b = expr(bin.b);
+      match_lanes({&a, &b});
       return ir::is_comparison(bin.op) ? compare(bin.op, bin.a->type, a, b) : binary(bin.op, bin.type, a, b);
     }
-    case ir::ExprKind::Select: return select(e->as<ir::SelectExpr>());
+    case ir::ExprKind::Select: return lanes_.width ? lane_select(e->as<ir::SelectExpr>()) : select(e->as<ir::SelectExpr>());
     case ir::ExprKind::Cast: {
       const auto& c = e->as<ir::CastExpr>();
       return cast(c.type, c.a->type, expr(c.a));
@@ -72,7 +73,7 @@ llvm::Value* Emitter::binary(BinaryOp op, DType t, llvm::Value* a, llvm::Value* 
       default: break;
     }
   } else {
-    const unsigned bits = a->getType()->getIntegerBitWidth();
+    const unsigned bits = a->getType()->getScalarSizeInBits();
     switch (op) {
       case BinaryOp::Add: return b_.CreateAdd(a, b);
       case BinaryOp::Sub: return b_.CreateSub(a, b);
@@ -191,7 +192,7 @@ llvm::Value* Emitter::select(const ir::SelectExpr& e) {
 
 llvm::Value* Emitter::cast(DType to, DType from, llvm::Value* v) {
   if (to == from) return v;
-  llvm::Type* t = value_type(to);
+  llvm::Type* t = shaped_like(value_type(to), v);
   if (to == DType::Bool) {
     // x != 0; for floats unordered, so NaN converts to true.
     if (is_float(from)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
@@ -245,6 +246,11 @@ llvm::Value* Emitter::x86_float_to_int(DType to, DType from, llvm::Value* v) {
 llvm::Value* Emitter::element_address(const ir::Var& var, const std::vector<ir::Expr>& indices) {
   std::vector<llvm::Value*> idx;
   for (const auto& i : indices) idx.push_back(expr(i));
+  return address_of(var, idx);
+}
+
+// In lane mode an index may be a vector: the address is then a vector of pointers, one per lane.
+llvm::Value* Emitter::address_of(const ir::Var& var, const std::vector<llvm::Value*>& idx) {
   const ArrayValue& a = array(var.get());
   // In-range indices keep the offset well inside the allocation, so the address arithmetic cannot
   // overflow (nsw, inbounds): this is what lets SCEV see the access as affine in the loop index.
@@ -252,7 +258,12 @@ llvm::Value* Emitter::element_address(const ir::Var& var, const std::vector<ir::
   for (size_t d = 0; d < idx.size(); ++d) {
     llvm::Value* term = idx[d];
     auto* unit = llvm::dyn_cast<llvm::ConstantInt>(a.stride[d]);
-    if (!unit || !unit->isOne()) term = b_.CreateMul(idx[d], a.stride[d], "", false, true);
+    if (!unit || !unit->isOne()) {
+      llvm::Value* stride = a.stride[d];
+      match_lanes({&term, &stride});
+      term = b_.CreateMul(term, stride, "", false, true);
+    }
+    if (offset) match_lanes({&offset, &term});
     offset = offset ? b_.CreateAdd(offset, term, "", false, true) : term;
   }
   return b_.CreateInBoundsGEP(memory_type(var->type.elem), a.data, offset);

@@ -123,10 +123,19 @@ bool carries_scalars(const ir::Stmt& s) {
 
 }  // namespace
 
-void Emitter::innermost_loop(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
+void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                              const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration) {
+  // Arrays updated as reductions (private copies or atomics) keep their scalar updates.
+  const ir::VarSet stored = ir::stored_arrays(p.body);
+  const bool reduces_arrays = std::any_of(stored.begin(), stored.end(), [&](const ir::VarNode* a) {
+    return fs_->reduced_arrays.count(a) || fs_->atomic_arrays.count(a);
+  });
+  if (vector_bits_ && !reduces_arrays) {
+    const ir::LanePlan plan = ir::plan_lanes(p);
+    if (plan.eligible) lo = lanes_loop(p, plan, lo, hi);
+  }
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
-  loop(lo, hi, index->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(body));
+  loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body));
 }
 
 llvm::Value* Emitter::reduction_identity(ReduceOp op, DType t) {
@@ -248,7 +257,7 @@ void Emitter::inline_parfor(const ir::ParforStmt& p) {
         fs_->scalars[p.indices[d].get()] = ScalarValue{i, false};
         nest(d + 1);
       });
-    innermost_loop(p.indices[d], begins[d], ends[d], p.body, [&](llvm::Value* i, llvm::MDNode* group) {
+    innermost_loop(p, begins[d], ends[d], [&](llvm::Value* i, llvm::MDNode* group) {
       fs_->scalars[p.indices[d].get()] = ScalarValue{i, false};
       fs_->access_group = group;
       fs_->scalar_loop = updates_arrays_directly(p.body, fs_->reduced_arrays);
@@ -430,7 +439,7 @@ llvm::Function* Emitter::emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMo
         cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
         nest(d + 1);
       });
-    innermost_loop(p.indices[d], lo, hi, p.body, [&](llvm::Value* i, llvm::MDNode* group) {
+    innermost_loop(p, lo, hi, [&](llvm::Value* i, llvm::MDNode* group) {
       cs.scalars[p.indices[d].get()] = ScalarValue{i, false};
       cs.access_group = group;
       cs.scalar_loop = updates_arrays_directly(p.body, cs.reduced_arrays);

@@ -16,7 +16,9 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Let: {
       const auto& l = s->as<ir::LetStmt>();
       llvm::Value* init = expr(l.init);
-      llvm::AllocaInst* slot = entry_alloca(value_type(l.var->type.elem), l.var->name);
+      // In lane mode a variable that differs between lanes lives in a vector slot.
+      if (lanes_.width && lanes_.plan->varying.count(l.var.get())) init = splat(init);
+      llvm::AllocaInst* slot = entry_alloca(init->getType(), l.var->name);
       b_.CreateStore(init, slot);
       fs_->scalars[l.var.get()] = ScalarValue{slot, true};
       return;
@@ -65,6 +67,7 @@ void Emitter::assign(const ir::AssignStmt& a) {
   }
   ScalarValue& v = scalar(a.var.get());
   if (!v.in_slot) internal_error("assignment to read-only " + a.var->name);
+  if (lanes_.width) return lane_assign(v, a.var.get(), expr(a.value));
   b_.CreateStore(expr(a.value), v.value);
 }
 
@@ -77,11 +80,13 @@ void Emitter::reduction_update(const ir::AssignStmt& a, ReduceOp) {
   const ir::Expr& operand = var_on_left ? bin.b : bin.a;
   llvm::Value* e = expr(operand);
   llvm::Value* acc = read(a.var.get());
+  match_lanes({&e, &acc});  // lane mode: the accumulator holds a partial per lane (emit_lanes.cpp)
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   llvm::FastMathFlags fmf = base_fmf_;
   fmf.setAllowReassoc();
   b_.setFastMathFlags(fmf);
   llvm::Value* updated = var_on_left ? binary(bin.op, bin.type, acc, e) : binary(bin.op, bin.type, e, acc);
+  if (lanes_.mask) updated = b_.CreateSelect(lanes_.mask, updated, acc);
   b_.CreateStore(updated, scalar(a.var.get()).value);
 }
 
@@ -91,6 +96,7 @@ void Emitter::store(const ir::StoreStmt& s) {
       internal_error("array reduction " + s.array->name + " is stored to as `" + ir::to_string(s.value) + "`");
     return atomic_update(s, atomic->second);
   }
+  if (lanes_.width) return lane_store(s);
   const DType t = s.array->type.elem;
   llvm::Value* v = to_memory(expr(s.value), t);  // the value before the address, as the interpreter does
   llvm::Value* addr = element_address(s.array, s.indices);
@@ -98,6 +104,7 @@ void Emitter::store(const ir::StoreStmt& s) {
 }
 
 void Emitter::if_stmt(const ir::IfStmt& s) {
+  if (lanes_.width && ir::varies(*lanes_.plan, s.cond)) return lane_if(s);
   llvm::Value* cond = expr(s.cond);
   auto* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fs_->fn);
   auto* join = llvm::BasicBlock::Create(ctx_, "if.end", fs_->fn);

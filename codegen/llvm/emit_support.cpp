@@ -17,8 +17,8 @@ static_assert(offsetof(ArrayDesc, data) == 0 && offsetof(ArrayDesc, shape) == 8 
               offsetof(ArrayDesc, strides) == 8 + 8 * kMaxRank && sizeof(ArrayDesc) == 8 + 16 * kMaxRank);
 static_assert(offsetof(KernelStatus, code) == 0 && sizeof(KernelStatus::code) == 4);
 
-Emitter::Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f)
-    : mod_(module), ctx_(module.getContext()), b_(ctx_), opts_(opts), fn_(f) {
+Emitter::Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f, unsigned vector_bits)
+    : mod_(module), ctx_(module.getContext()), b_(ctx_), opts_(opts), fn_(f), vector_bits_(vector_bits) {
   if (opts.fast_math) {
     // Everything that may change results, but not nnan/ninf: kiln defines NaN and infinity behaviour
     // (isnan, NaN-propagating min/max), and those flags would turn it into poison.
@@ -50,12 +50,12 @@ llvm::Type* Emitter::value_type(DType t) {
 llvm::Type* Emitter::memory_type(DType t) { return t == DType::Bool ? b_.getInt8Ty() : value_type(t); }
 
 llvm::Value* Emitter::to_memory(llvm::Value* v, DType t) {
-  return t == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
+  return t == DType::Bool ? b_.CreateZExt(v, shaped_like(b_.getInt8Ty(), v)) : v;
 }
 
 // Any nonzero byte reads as true, as C++ code that wrote the bool through a char would expect.
 llvm::Value* Emitter::from_memory(llvm::Value* v, DType t) {
-  return t == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  return t == DType::Bool ? b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
 }
 
 llvm::Value* Emitter::i64(std::int64_t v) { return b_.getInt64(static_cast<std::uint64_t>(v)); }
@@ -142,7 +142,8 @@ ArrayValue& Emitter::array(const ir::VarNode* v) {
 
 llvm::Value* Emitter::read(const ir::VarNode* v) {
   const ScalarValue& s = scalar(v);
-  return s.in_slot ? b_.CreateLoad(value_type(v->type.elem), s.value, v->name) : s.value;
+  // A slot holds a vector in lane mode (emit_lanes.cpp) where the variable differs between lanes.
+  return s.in_slot ? b_.CreateLoad(llvm::cast<llvm::AllocaInst>(s.value)->getAllocatedType(), s.value, v->name) : s.value;
 }
 
 ArrayValue Emitter::load_array_desc(llvm::Value* desc, const ir::Type& type) {

@@ -6,12 +6,14 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "codegen/backend.hpp"
+#include "ir/lanes.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cpu::detail {
@@ -110,13 +112,24 @@ struct Outline {
   FunctionState chunk;
 };
 
+/// Lane mode (emit_lanes.cpp): while set, a parfor body runs `width` consecutive iterations at once. Values
+/// that differ between lanes are <width x T> vectors, the others stay scalars; `mask` holds the lanes that
+/// run the current statement (null: all of them).
+struct Lanes {
+  unsigned width = 0;  ///< 0: scalar code
+  const ir::LanePlan* plan = nullptr;
+  llvm::Value* mask = nullptr;
+};
+
 /// Roughly how many expression evaluations a thread should get before a parfor forks: below that, waking
 /// the team costs more than it saves.
 constexpr std::int64_t kGrainWork = 32768;
 
 class Emitter {
  public:
-  Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f);
+  /// `vector_bits`: the width of the target's vector registers that generated code should use (lane
+  /// counts); 0 keeps every parfor body scalar, for LLVM's loop vectorizer alone.
+  Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f, unsigned vector_bits);
 
   /// Emits `int32_t kiln_entry(void* const* args, void* result, KernelStatus* status)`.
   void emit_entry();
@@ -130,6 +143,8 @@ class Emitter {
   llvm::FastMathFlags base_fmf_;  ///< flags on every FP operation (empty unless fast_math)
   FunctionState* fs_ = nullptr;
   int chunk_count_ = 0;
+  unsigned vector_bits_ = 0;
+  Lanes lanes_;
   /// Alias scopes (emit_expr.cpp, tag_access): one per array the kernel allocates, which shares memory with
   /// no other array; its accesses are in its scope, and every other array's are noalias with it.
   std::unordered_map<const ir::VarNode*, llvm::MDNode*> alloc_scope_;
@@ -177,6 +192,7 @@ class Emitter {
   /// Float to integer, saturating, through the x86 conversion instruction (see emit_expr.cpp).
   llvm::Value* x86_float_to_int(DType to, DType from, llvm::Value* v);
   llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
+  llvm::Value* address_of(const ir::Var& array, const std::vector<llvm::Value*>& idx);
   llvm::Value* load(const ir::LoadExpr& l);
   /// Tags an access to `array` as one of the current parfor's independent iterations (unless `array` is
   /// one of its array reductions).
@@ -217,10 +233,11 @@ class Emitter {
   llvm::Function* emit_chunk(const ir::ParforStmt& p, Outline& o, ChunkMode mode, bool pieces);
   llvm::Value* parfor_grain(const ir::ParforStmt& p, const Outline& o);
 
-  /// Emits the innermost loop of a parfor, `for index in [lo, hi): body`, marked parallel: `iteration(i,
+  /// Emits the innermost loop of parfor p, `for index in [lo, hi): body`, marked parallel: `iteration(i,
   /// group)` emits one iteration (group: the loop's parallel access group). Loops whose bodies test their
-  /// index were cut by passes/partition_loops.cpp already.
-  void innermost_loop(const ir::Var& index, llvm::Value* lo, llvm::Value* hi, const ir::Stmt& body,
+  /// index were cut by passes/partition_loops.cpp already. Where ir::plan_lanes says so, whole groups of
+  /// lanes run first (lanes_loop) and this loop takes the rest.
+  void innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                       const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration);
   void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
   /// Folds one ArgMin/ArgMax partial (value, index) into the reduction's variables, by the body's rule.
@@ -228,6 +245,33 @@ class Emitter {
   llvm::Value* reduction_identity(ReduceOp op, DType t);
   /// The combiner of a reduction applied to evaluated operands.
   llvm::Value* combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value* b);
+
+  // ---- emit_lanes.cpp: parfor bodies run in lanes (ir/lanes.hpp) ----
+  /// Runs p's body over [lo, lo + k * width) in groups of `width` lanes; returns where the groups end.
+  llvm::Value* lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi);
+  unsigned lane_count(const ir::LanePlan& plan) const;
+  /// `v` as a vector of the current width (a scalar is broadcast); unchanged outside lane mode.
+  llvm::Value* splat(llvm::Value* v);
+  /// Broadcasts the scalars among `values` when another of them is a vector, so that they combine.
+  void match_lanes(std::initializer_list<llvm::Value**> values);
+  /// The type `scalar` takes in lane mode where `like` is a vector: a vector of the same count.
+  llvm::Type* shaped_like(llvm::Type* scalar, llvm::Value* like);
+  llvm::Value* any_lane(llvm::Value* mask);
+  /// The mask of the lanes that run where `cond` (a lane value) holds, within the current mask.
+  llvm::Value* narrowed_mask(llvm::Value* cond);
+  /// A library function applied lane by lane (scalar calls: each lane gets what a scalar iteration gets).
+  llvm::Value* per_lane(llvm::ArrayRef<llvm::Value*> args, const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>)>& call);
+  llvm::Value* lane_load(const ir::LoadExpr& l);
+  void lane_store(const ir::StoreStmt& s);
+  /// The address of lane 0's element when the access is contiguous across lanes, else null.
+  llvm::Value* contiguous_address(const ir::Var& array, const std::vector<ir::Expr>& indices,
+                                  const std::vector<llvm::Value*>& idx);
+  llvm::Value* lane_select(const ir::SelectExpr& e);
+  llvm::Value* lane_logical(const ir::BinaryExpr& e);
+  /// Evaluates `e` for the lanes of `mask` only (loads of other lanes are not performed).
+  llvm::Value* expr_under(const ir::Expr& e, llvm::Value* mask);
+  void lane_if(const ir::IfStmt& s);
+  void lane_assign(const ScalarValue& slot, const ir::VarNode* var, llvm::Value* value);
 
   // ---- emit_array_reductions.cpp: privatized and atomic array reductions ----
   /// Decides at run time how the array reductions `fresh` of a parfor of `pieces` pieces run (fills

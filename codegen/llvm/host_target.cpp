@@ -1,6 +1,7 @@
 #include "codegen/llvm/host_target.hpp"
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -176,6 +177,13 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, con
       host.triple, host.cpu, target_features(opts), llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
   if (!tm) throw CompileError("kiln CPU backend: cannot create a target machine for " + host.cpu, "");
   return tm;
+}
+
+unsigned vector_register_bits(const llvm::TargetMachine& tm) {
+  if (!tm.getTargetTriple().isX86()) return 128;
+  const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
+  if (sti->checkFeatures("+avx512f") && !sti->checkFeatures("+prefer-256-bit")) return 512;
+  return sti->checkFeatures("+avx") ? 256 : 128;
 }
 
 namespace {

@@ -32,6 +32,10 @@ std::string target_features(const CpuOptions& opts);
 /// whole process.
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts);
 
+/// The vector register width, in bits, that code for `tm` should use: 512 where AVX-512 is on and not
+/// tuned down to 256-bit vectors, 256 with AVX, else 128 (SSE2, and the baseline of other targets).
+unsigned vector_register_bits(const llvm::TargetMachine& tm);
+
 /// Exit-time compilation. LLVM makes some of its process-wide state lazily, in function-local statics of its
 /// code generator and JIT linker, and exit() destroys such state in reverse order of its making, interleaved
 /// with atexit handlers and static destructors. So an exit handler (or a static destructor) registered before

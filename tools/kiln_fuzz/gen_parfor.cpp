@@ -115,12 +115,22 @@ void Generator::body_statement(std::vector<Stmt>& out, int depth) {
       break;
     case 6:
       if (depth > 0) {  // at most 3 trips, so exact float sums stay far below 2^24
-        Expr end = bin(BinaryOp::Min, index_expr(1), ir::make_i64(3));
+        // Half the loops have the same bounds in every iteration of the parfor and half of those carry a
+        // float local in order (`v = v + e`): the bodies the CPU backend runs in vector lanes (ir/lanes.hpp).
+        const bool fixed = chance(0.5);
+        Expr end = fixed ? ir::make_i64(uniform(0, 3)) : bin(BinaryOp::Min, index_expr(1), ir::make_i64(3));
+        std::vector<Var> carried;
+        for (const auto& x : scalars_)
+          if (x.assignable && x.in_parfor && is_float(x.var->type.elem)) carried.push_back(x.var);
         Var t = ir::make_var(name("t"), ir::Type::scalar(DType::I64), ir::VarKind::Index);
         std::vector<Stmt> body;
         {
           Scope scope(*this);
           scalars_.push_back({t, false, true});
+          if (fixed && !carried.empty() && chance(0.5)) {
+            const Var& v = carried[std::uniform_int_distribution<std::size_t>(0, carried.size() - 1)(rng_)];
+            body.push_back(ir::make_assign(v, bin(BinaryOp::Add, ir::make_ref(v), expr(v->type.elem, 2))));
+          }
           body_statements(body, uniform(1, 3), depth - 1);
         }
         out.push_back(ir::make_for(t, ir::make_i64(chance(0.8) ? 0 : -1), std::move(end), ir::make_block(std::move(body))));

@@ -1,0 +1,311 @@
+// Parfor bodies run in vector lanes (ir/lanes.hpp, codegen/llvm/emit_lanes.cpp): which bodies the rule takes
+// and why, that the compiled kernel really runs in lanes, and that every result is bitwise the scalar one —
+// the interpreter's, and the same kernel compiled with lanes off — for sizes around the lane count, every
+// thread count, and NaN, infinities and -0 among the inputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "ir/lanes.hpp"
+#include "passes/pipeline.hpp"
+#include "tests/codegen_llvm_support.hpp"
+
+namespace kiln {
+namespace {
+
+using namespace llvm_test;  // NOLINT(google-build-using-namespace): the shared test vocabulary
+
+const std::vector<std::int64_t> kLaneSizes = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 101};
+
+/// The one parfor of `f`.
+const ir::ParforStmt& only_parfor(const ir::Function& f) {
+  for (const auto& s : f.body->as<ir::BlockStmt>().stmts)
+    if (const auto* p = ir::dyn<ir::ParforStmt>(s)) return *p;
+  throw std::logic_error("no parfor in " + f.name);
+}
+
+/// out[i] = sum over j in order of m[j] dx / (r2 sqrt(r2)), dx = x[j] - x[i], r2 = dx^2 + eps: n-body's
+/// inner loop in one dimension.
+ir::Function nbody1d(DType t) {
+  Var x = array_param("x", t, 1, true), m = array_param("m", t, 1, true), out = array_param("out", t, 1, true);
+  Var eps = param("eps", t);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), dx = local("dx", t), r2 = local("r2", t);
+  Stmt inner = block({let(dx, at(x, {val(j)}) - at(x, {val(i)})), let(r2, val(dx) * val(dx) + val(eps)),
+                      assign(s, val(s) + at(m, {val(j)}) * val(dx) / (val(r2) * call(Intrinsic::Sqrt, {val(r2)})))});
+  Stmt body = block({let(s, num(t, 0)), for_loop(j, i64c(0), dim(x), inner), store(out, {val(i)}, val(s))});
+  return function("nbody1d", {x, m, out, eps}, {parfor1(i, dim(x), body)});
+}
+
+/// True if the elements at a and b are the same bits, or both NaN (which NaN an operation returns depends
+/// on the order of its operands in the machine instruction, which LLVM may swap; kiln does not define it).
+bool same_value(const TestArray& a, const TestArray& b, std::int64_t e) {
+  const size_t bytes = size_of(a.elem());
+  if (std::memcmp(a.element(e), b.element(e), bytes) == 0) return true;
+  if (a.elem() == DType::F64) return std::isnan(a.get<double>(e)) && std::isnan(b.get<double>(e));
+  if (a.elem() == DType::F32) return std::isnan(a.get<float>(e)) && std::isnan(b.get<float>(e));
+  return false;
+}
+
+/// Runs `k` and the same function compiled with lanes off, and the interpreter, on `inputs` with each
+/// thread count: the two compiled kernels must agree bit for bit, NaNs included, and with the interpreter
+/// up to which NaN.
+void check_bitwise(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs) {
+  cpu::CpuOptions scalar;
+  scalar.lanes = false;
+  const codegen::CompiledKernel plain = cpu::compile(f, {}, scalar);
+  auto ref = run_interpreter(f, inputs);
+  for (int t : {1, 2, 3, 8}) {
+    SCOPED_TRACE("threads " + std::to_string(t));
+    ThreadCount tc(t);
+    auto got = run_kernel(k, f, inputs);
+    auto want = run_kernel(plain, f, inputs);
+    ASSERT_EQ(got->status, 0) << got->message;
+    for (size_t a = 0; a < inputs.size(); ++a) {
+      if (!inputs[a].array) continue;
+      const TestArray& g = *got->args[a].array;
+      const TestArray& w = *want->args[a].array;
+      const TestArray& r = *ref->args[a].array;
+      const size_t bytes = size_of(g.elem());
+      for (std::int64_t e = 0; e < g.size(); ++e) {
+        EXPECT_EQ(std::memcmp(g.element(e), w.element(e), bytes), 0) << "argument " << a << " element " << e << " (lanes off)";
+        EXPECT_TRUE(same_value(g, r, e)) << "argument " << a << " element " << e << " (interpreter)";
+      }
+    }
+  }
+}
+
+codegen::CompiledKernel compile_keeping_ir(const ir::Function& f) {
+  cpu::CpuOptions keep;
+  keep.keep_llvm_ir = true;
+  return cpu::compile(f, {}, keep);
+}
+
+/// Some special values among random ones.
+TestArray with_specials(DType t, std::int64_t n, double lo, double hi) {
+  TestArray a = random_array(t, {n}, Layout::RowMajor, lo, hi);
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(), -0.0};
+  for (std::int64_t k = 0; k < 4 && 3 * k + 2 < n; ++k) set_number(a, 3 * k + 2, specials[k]);
+  return a;
+}
+
+TEST(LanePlan, AnInOrderInnerSumRunsInLanes) {
+  const ir::LanePlan plan = ir::plan_lanes(only_parfor(nbody1d(DType::F64)));
+  EXPECT_TRUE(plan.wanted);
+  EXPECT_TRUE(plan.eligible) << plan.reason;
+  EXPECT_EQ(plan.float_bits, 64);
+  EXPECT_NE(plan.reason.find("carries s in order"), std::string::npos) << plan.reason;
+}
+
+TEST(LanePlan, TheDecisionAndItsReasonAreInTheDiagnostics) {
+  passes::PipelineReport report;
+  passes::run_pipeline(nbody1d(DType::F64), &report);
+  const auto note = std::find_if(report.notes.begin(), report.notes.end(), [](const passes::Note& n) { return n.pass == "plan_lanes"; });
+  ASSERT_NE(note, report.notes.end());
+  EXPECT_EQ(note->text, "test: lanes across i: a sequential loop carries s in order, each lane one i");
+}
+
+TEST(LanePlan, LinearSubscriptsAreFollowedThroughLets) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), k = local("k", DType::I64);
+  Stmt body = block({let(s, num(t, 0)), let(k, i64c(2) * val(i) + i64c(1)),
+                     for_loop(j, i64c(0), i64c(4), assign(s, val(s) * at(a, {val(k)}))), store(out, {val(i)}, val(s))});
+  const ir::Function f = function("linear", {a, out}, {parfor1(i, dim(out), body)});
+  const ir::LanePlan plan = ir::plan_lanes(only_parfor(f));
+  ASSERT_TRUE(plan.eligible) << plan.reason;
+  EXPECT_EQ(ir::lane_stride(plan, val(k)), 2);
+  EXPECT_EQ(ir::lane_stride(plan, val(i) - i64c(3)), 1);
+  EXPECT_EQ(ir::lane_stride(plan, val(j)), 0);
+  EXPECT_EQ(ir::lane_stride(plan, val(i) * val(i)), std::nullopt);
+  EXPECT_TRUE(ir::varies(plan, val(s)));
+  EXPECT_FALSE(ir::varies(plan, at(a, {val(j)})));
+}
+
+TEST(LanePlan, BodiesWithoutAnInOrderLoopAreLeftToTheVectorizer) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i");
+  const ir::Function f = function("map", {a, out}, {parfor1(i, dim(a), store(out, {val(i)}, at(a, {val(i)}) * num(t, 2)))});
+  const ir::LanePlan plan = ir::plan_lanes(only_parfor(f));
+  EXPECT_FALSE(plan.wanted);
+  EXPECT_FALSE(plan.eligible);
+  EXPECT_TRUE(plan.reason.empty());
+}
+
+TEST(LanePlan, RefusalsNameTheirReason) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t);
+  auto plan_of = [&](Stmt inner_loop, Stmt after) {
+    Stmt body = block({let(s, num(t, 0)), std::move(inner_loop), std::move(after)});
+    return ir::plan_lanes(only_parfor(function("refused", {a, out}, {parfor1(i, dim(a), body)})));
+  };
+  const Stmt sum = assign(s, val(s) + at(a, {val(j)}));
+  // A triangular loop: its bounds differ between lanes.
+  ir::LanePlan p = plan_of(for_loop(j, i64c(0), val(i), sum), store(out, {val(i)}, val(s)));
+  EXPECT_TRUE(p.wanted);
+  EXPECT_FALSE(p.eligible);
+  EXPECT_NE(p.reason.find("bounds of the loop over j differ between lanes"), std::string::npos) << p.reason;
+  // Every lane writing one element.
+  p = plan_of(for_loop(j, i64c(0), i64c(3), sum), store(out, {i64c(0)}, val(s)));
+  EXPECT_NE(p.reason.find("every lane stores to the same element of out"), std::string::npos) << p.reason;
+  // Reading elements that other lanes write.
+  p = plan_of(for_loop(j, i64c(0), i64c(3), assign(s, val(s) + at(out, {val(j)}))), store(out, {val(i)}, val(s)));
+  EXPECT_NE(p.reason.find("reads out at other elements than it writes"), std::string::npos) << p.reason;
+}
+
+TEST(Lanes, NBodyRunsInLanesBitwiseAsTheScalarLoop) {
+  for (DType t : {DType::F64, DType::F32}) {
+    SCOPED_TRACE(name_of(t));
+    const ir::Function f = nbody1d(t);
+    const codegen::CompiledKernel k = compile_keeping_ir(f);
+    EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos) << "no lane loop in the LLVM IR";
+    for (std::int64_t n : kLaneSizes) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      Args args{array_arg(with_specials(t, n, -5, 5)), array_arg(random_array(t, {n}, Layout::RowMajor, 0.5, 2)),
+                array_arg(random_array(t, {n})), t == DType::F64 ? scalar_arg(1e-3) : scalar_arg(1e-3f)};
+      check_bitwise(k, f, args);
+    }
+  }
+}
+
+// Lanes that take different arms: both arms run under masks, a load in an untaken arm is not made (the
+// index array holds out-of-range subscripts exactly where the arm is not taken), and assignments merge.
+TEST(Lanes, DivergentBranchesRunUnderMasks) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), idx = array_param("idx", DType::I64, 1, true);
+  Var out = array_param("out", t, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), c = local("c", DType::I64);
+  const Expr in_range = bin(BinaryOp::Lt, at(idx, {val(i)}), dim(y));
+  Stmt inner = ir::make_if(bin(BinaryOp::Gt, at(x, {val(j)}), at(x, {val(i)})),
+                           block({assign(s, val(s) + at(x, {val(j)}) * at(y, {val(i)})), assign(c, val(c) + i64c(1))}),
+                           ir::make_if(in_range, assign(s, val(s) * num(t, 0.5) + at(y, {at(idx, {val(i)})})), nullptr));
+  Stmt body = block({let(s, num(t, 0)), let(c, i64c(0)), for_loop(j, i64c(0), dim(x), inner),
+                     store(out, {val(i)}, val(s) + cast(t, val(c)))});
+  const ir::Function f = function("divergent", {x, y, idx, out}, {parfor1(i, dim(x), body)});
+  ASSERT_TRUE(ir::plan_lanes(only_parfor(f)).eligible) << ir::plan_lanes(only_parfor(f)).reason;
+  const codegen::CompiledKernel k = compile_keeping_ir(f);
+  EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+  for (std::int64_t n : kLaneSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    TestArray subscripts(DType::I64, {n});
+    // Every third lane would read far out of bounds if its masked-off arm loaded.
+    subscripts.fill<std::int64_t>([n](std::int64_t k) { return k % 3 == 1 ? std::int64_t{1} << 40 : (k * 7) % std::max<std::int64_t>(n, 1); });
+    Args args{array_arg(with_specials(t, n, -1, 1)), array_arg(random_array(t, {n})), array_arg(subscripts),
+              array_arg(random_array(t, {n}))};
+    check_bitwise(k, f, args);
+  }
+}
+
+// Accesses that are not contiguous across lanes: a subscript of lane stride 2 (a gather), a column of a
+// row-major matrix (stride: the row length), stores through a permutation (a scatter); a 2-d parfor whose
+// inner index is the lanes'; an i32 subscript.
+TEST(Lanes, GathersAndScattersKeepEveryLanesElement) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true), m = array_param("m", t, 2), perm = array_param("perm", DType::I64, 1, true);
+  Var out = array_param("out", t, 2);
+  Var r = index("r"), i = index("i"), j = index("j");
+  Var s = local("s", t), k32 = local("k32", DType::I32);
+  Stmt inner = assign(s, val(s) * num(t, 0.75) + at(a, {i64c(2) * val(i)}) * at(m, {val(j), val(i)}));
+  Stmt body = block({let(s, cast(t, val(r))), let(k32, cast(DType::I32, val(i))), for_loop(j, i64c(0), dim(m, 0), inner),
+                     store(out, {val(r), at(perm, {val(i)})}, val(s) + at(a, {cast(DType::I64, val(k32))}))});
+  const ir::Function f =
+      function("strided", {a, m, perm, out}, {parfor({r, i}, {dim(out, 0), dim(m, 1)}, body)});
+  const codegen::CompiledKernel k = compile_keeping_ir(f);
+  EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+  EXPECT_NE(k.llvm_ir.find("masked.gather"), std::string::npos);
+  EXPECT_NE(k.llvm_ir.find("masked.scatter"), std::string::npos);
+  for (std::int64_t n : {0, 1, 5, 8, 13, 40}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    TestArray p(DType::I64, {n});
+    p.fill<std::int64_t>([n](std::int64_t q) { return (q * 5 + 3) % n; });  // a permutation when gcd(5, n) = 1
+    if (n % 5 == 0) p.fill<std::int64_t>([n](std::int64_t q) { return n - 1 - q; });
+    Args args{array_arg(random_array(t, {2 * n + 1})), array_arg(random_array(t, {6, n}, Layout::ColumnMajor)),
+              array_arg(p), array_arg(random_array(t, {3, n}, Layout::ColumnMajor))};
+    check_bitwise(k, f, args);
+  }
+}
+
+// Library functions run lane by lane and selects evaluate the loading arm only for the lanes that take it;
+// integer division, shifts and saturating float-to-int conversions on vectors; bool arrays in and out.
+TEST(Lanes, LibraryFunctionsSelectsAndIntegerOpsMatchScalarCode) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), flags = array_param("flags", DType::Bool, 1, true);
+  Var out = array_param("out", t, 1, true), counts = array_param("counts", DType::I32, 1, true);
+  Var hits = array_param("hits", DType::Bool, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), q = local("q", DType::I32);
+  const Expr xi = at(x, {val(i)});
+  const Expr pick = ir::make_select(at(flags, {val(i)}), at(x, {val(j)}), xi);
+  Stmt inner = block({
+      assign(s, val(s) + call(Intrinsic::Exp, {pick * num(t, 0.01)}) + call(Intrinsic::Pow, {call(Intrinsic::Abs, {xi}), num(t, 0.3)})),
+      assign(q, bin(BinaryOp::Div, val(q) + cast(DType::I32, xi * num(t, 1e9)), cast(DType::I32, val(j)) - ir::make_const(DType::I32, 2))),
+      assign(q, bin(BinaryOp::Shl, val(q), cast(DType::I32, val(j)))),
+  });
+  Stmt body = block({let(s, num(t, 0)), let(q, cast(DType::I32, val(i))), for_loop(j, i64c(0), dim(x), inner),
+                     store(out, {val(i)}, val(s)), store(counts, {val(i)}, val(q)),
+                     store(hits, {val(i)}, bin(BinaryOp::Gt, val(s), num(t, 5)))});
+  const ir::Function f = function("library", {x, flags, out, counts, hits}, {parfor1(i, dim(x), body)});
+  const codegen::CompiledKernel k = compile_keeping_ir(f);
+  EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+  for (std::int64_t n : kLaneSizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    TestArray b(DType::Bool, {n});
+    b.fill<bool>([](std::int64_t q) { return q % 3 != 0; });
+    Args args{array_arg(with_specials(t, n, -3, 3)), array_arg(b), array_arg(random_array(t, {n})),
+              array_arg(random_array(DType::I32, {n})), array_arg(TestArray(DType::Bool, {n}))};
+    check_bitwise(k, f, args);
+  }
+}
+
+// A parfor reduction over lanes: each lane keeps a partial, folded in lane order after the groups, so the
+// sum is reassociated (as kiln's reductions are, within fixed blocks) and the same for every thread count.
+// The update under a condition that differs between lanes is masked.
+TEST(Lanes, ReductionsKeepAPartialPerLaneAndDoNotDependOnTheThreadCount) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), total = local("total", t), hi = local("hi", t);
+  Stmt body = block({let(s, num(t, 1)), for_loop(j, i64c(0), i64c(6), assign(s, val(s) * num(t, 0.5) + at(x, {val(j)}) * at(x, {val(i)}))),
+                     assign(total, val(total) + val(s)),
+                     ir::make_if(bin(BinaryOp::Gt, val(s), num(t, 0)), assign(hi, bin(BinaryOp::Max, val(hi), val(s))), nullptr)});
+  Stmt loop = parfor1(i, dim(x), body, {{total, ReduceOp::Add, nullptr}, {hi, ReduceOp::Max, nullptr}});
+  const ir::Function f = function("reduced", {x}, {let(total, num(t, 0)), let(hi, num(t, -1e300)), loop}, val(total) + val(hi));
+  const ir::LanePlan plan = ir::plan_lanes(only_parfor(f));
+  ASSERT_TRUE(plan.eligible) << plan.reason;
+  EXPECT_NE(plan.reason.find("a partial per lane for total, hi"), std::string::npos) << plan.reason;
+  const codegen::CompiledKernel k = compile_keeping_ir(f);
+  EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+  for (std::int64_t n : {0, 1, 7, 8, 9, 1000, 100003}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const Args args{array_arg(random_array(t, {std::max<std::int64_t>(n, 6)}, Layout::RowMajor, 0, 1))};
+    check_kernel(k, f, args, Tolerance{1e6, 1e-9});
+    double first = 0;
+    for (int threads : {1, 2, 3, 8}) {
+      ThreadCount tc(threads);
+      const double got = run_kernel(k, f, args)->result.f64;
+      if (threads == 1) first = got;
+      EXPECT_EQ(std::memcmp(&got, &first, sizeof got), 0) << "threads " << threads;
+    }
+  }
+}
+
+TEST(Lanes, OffLeavesTheBodyScalar) {
+  const ir::Function f = nbody1d(DType::F64);
+  cpu::CpuOptions opts;
+  opts.keep_llvm_ir = true;
+  opts.lanes = false;
+  EXPECT_EQ(cpu::compile(f, {}, opts).llvm_ir.find("i.lanes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
