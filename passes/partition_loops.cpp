@@ -3,7 +3,10 @@
 // branch that would keep the loop from vectorizing, or make the vectorizer run both arms. Here the range
 // [begin, end) of the innermost index is cut at the bounds of such tests into loops whose bodies no longer
 // test anything, and a test of values that do not change in the loop (the row's own test) is decided once,
-// around the loops. The loops are parfors: their iterations are the original parfor's, independent, so the
+// around the loops. A clamp of the index (`min(max(k - 1, 0), n - 1)`, a user's stencil that stays inside
+// the array) is a test too: where no clamp is active the middle loop reads `k - 1`, an affine subscript
+// (contiguous vector loads instead of a gather per read; passes/index_clamps.hpp), and the rims keep the
+// clamps. Clamps are cut at only when no test is left to cut at. The loops are parfors: their iterations are the original parfor's, independent, so the
 // CPU backend marks each one parallel (llvm.loop.parallel_accesses) and vectorizes it without alias checks.
 // The pass runs for the targets whose loops run on the host: the CUDA backend maps a stencil's parfor onto
 // a grid of threads (codegen/cuda/emit_stencil.cpp), where a per-element test costs little and a parfor per
@@ -16,6 +19,7 @@
 #include "ir/builder.hpp"
 #include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
+#include "passes/index_clamps.hpp"
 
 namespace kiln::passes {
 namespace {
@@ -80,25 +84,28 @@ class Partition {
       }
       IndexRange r;
       if (!range_of(branch->cond, r)) continue;
-      const int sides = (r.lower.empty() ? 0 : 1) + (r.upper.empty() ? 0 : 1);
-      if (sides == 0 || room < sides + 1) continue;
-      // [from, mid_lo) fails a lower bound, [mid_hi, to) an upper bound, [mid_lo, mid_hi) only tests `rest`;
-      // each range is empty or inside [from, to), whatever the bounds.
-      // The bounds are expressions, not variables: the CPU backend computes the work of a row from the
-      // nested loops' trip counts before the parfor (work_estimate), which needs bounds it can evaluate there.
-      std::vector<Stmt> out;
-      Expr mid_lo = from;
-      for (const auto& x : r.lower) mid_lo = make_binary(BinaryOp::Max, mid_lo, x);
-      mid_lo = make_binary(BinaryOp::Min, mid_lo, to);
-      Expr mid_hi = to;
-      for (const auto& y : r.upper) mid_hi = make_binary(BinaryOp::Min, mid_hi, y);
-      mid_hi = make_binary(BinaryOp::Max, mid_hi, mid_lo);
+      const int n = sides(r.lower, r.upper);
+      if (n == 0 || room < n + 1) continue;
+      // [from, mid_lo) fails a lower bound, [mid_hi, to) an upper bound, [mid_lo, mid_hi) only tests `rest`.
       const Stmt middle = r.rest ? replaced(stmts, k, make_if(r.rest, branch->then_body, branch->else_body)) : then_version;
       note("cut at a test of " + index_->name);
-      if (!r.lower.empty()) out.push_back(run(else_version, from, mid_lo, 1));
-      out.push_back(run(middle, mid_lo, mid_hi, room - sides));
-      if (!r.upper.empty()) out.push_back(run(else_version, mid_hi, to, 1));
-      return make_block(std::move(out));
+      return cut(else_version, middle, r.lower, r.upper, from, to, room);
+    }
+    // No test to cut at: the range where the clamps of the index are inactive runs them as plain `index + c`
+    // (affine subscripts: contiguous vector loads instead of gathers), the rims run the body as it is.
+    if (room > 1) {
+      IndexClamps c = find_index_clamps(s, index_, [this](const Expr& e) { return invariant(e); });
+      // A constant lower bound that the range's constant start meets needs no rim (`min(j - 1, hi)` must
+      // not wrap below MIN, which an index from 0 cannot).
+      if (const auto* start = dyn<ConstExpr>(from))
+        std::erase_if(c.lower, [&](const Expr& x) {
+          const auto* k = dyn<ConstExpr>(x);
+          return k && k->i <= start->i;
+        });
+      if (c.plain && room >= sides(c.lower, c.upper) + 1) {
+        note("cut at a clamp of " + index_->name);
+        return cut(s, c.plain, c.lower, c.upper, from, to, room);
+      }
     }
     ++loops;
     // Each loop has its own index and its own copies of the body's variables: none is defined twice.
@@ -115,6 +122,30 @@ class Partition {
   Var index_;
   std::unordered_set<const VarNode*> outside_;
   std::string& log_;
+
+  static int sides(const std::vector<Expr>& lower, const std::vector<Expr>& upper) {
+    return (lower.empty() ? 0 : 1) + (upper.empty() ? 0 : 1);
+  }
+
+  /// [from, mid_lo) and [mid_hi, to) run `rim`, [mid_lo, mid_hi) runs `middle` (cut further with the room
+  /// left), where mid_lo is the largest of `from` and `lower`, mid_hi the smallest of `to` and `upper`; a
+  /// side without bounds has no rim. Each range is empty or inside [from, to), whatever the bounds.
+  /// The bounds are expressions, not variables: the CPU backend computes the work of a row from the
+  /// nested loops' trip counts before the parfor (work_estimate), which needs bounds it can evaluate there.
+  Stmt cut(const Stmt& rim, const Stmt& middle, const std::vector<Expr>& lower, const std::vector<Expr>& upper,
+           const Expr& from, const Expr& to, int room) {
+    Expr mid_lo = from;
+    for (const auto& x : lower) mid_lo = make_binary(BinaryOp::Max, mid_lo, x);
+    mid_lo = make_binary(BinaryOp::Min, mid_lo, to);
+    Expr mid_hi = to;
+    for (const auto& y : upper) mid_hi = make_binary(BinaryOp::Min, mid_hi, y);
+    mid_hi = make_binary(BinaryOp::Max, mid_hi, mid_lo);
+    std::vector<Stmt> out;
+    if (!lower.empty()) out.push_back(run(rim, from, mid_lo, 1));
+    out.push_back(run(middle, mid_lo, mid_hi, room - sides(lower, upper)));
+    if (!upper.empty()) out.push_back(run(rim, mid_hi, to, 1));
+    return make_block(std::move(out));
+  }
 
   void note(const std::string& what) {
     if (log_.find(what) == std::string::npos) log_ += (log_.empty() ? "" : "; ") + what;
