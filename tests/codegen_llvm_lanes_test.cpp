@@ -299,6 +299,31 @@ TEST(Lanes, ReductionsKeepAPartialPerLaneAndDoNotDependOnTheThreadCount) {
   }
 }
 
+// Conditions the same in every lane (the inner index's loads, a flag) stay scalar branches, also when they
+// load in a short-circuit operand or a select arm (kiln-fuzz found them becoming lane vectors, which a branch
+// cannot take).
+TEST(Lanes, UniformConditionsWithLoadsStayScalarBranches) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), flags = array_param("flags", DType::Bool, 1, true);
+  Var out = array_param("out", t, 1, true), p = param("p", DType::Bool);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t);
+  const Expr uniform = bin(BinaryOp::Or, val(p), at(flags, {val(j)}));
+  const Expr picked = ir::make_select(at(flags, {val(j)}), at(x, {val(j)}), num(t, 1));
+  Stmt inner = ir::make_if(uniform, assign(s, val(s) * picked + at(x, {val(i)})), assign(s, val(s) - num(t, 1)));
+  Stmt body = block({let(s, num(t, 0)), for_loop(j, i64c(0), dim(x), inner), store(out, {val(i)}, val(s))});
+  const ir::Function f = function("uniform_if", {x, flags, out, p}, {parfor1(i, dim(x), body)});
+  const codegen::CompiledKernel k = compile_keeping_ir(f);
+  EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+  for (bool flag : {false, true})
+    for (std::int64_t n : {0, 1, 9, 33}) {
+      TestArray b(DType::Bool, {n});
+      b.fill<bool>([](std::int64_t q) { return q % 2 == 0; });
+      check_bitwise(k, f, {array_arg(random_array(t, {n}, Layout::RowMajor, -1, 1)), array_arg(b), array_arg(random_array(t, {n})),
+                           scalar_arg(flag)});
+    }
+}
+
 TEST(Lanes, OffLeavesTheBodyScalar) {
   const ir::Function f = nbody1d(DType::F64);
   cpu::CpuOptions opts;

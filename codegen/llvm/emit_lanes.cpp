@@ -211,8 +211,11 @@ llvm::Value* Emitter::expr_under(const ir::Expr& e, llvm::Value* mask) {
 }
 
 // As in scalar code, only the chosen operand is evaluated for a lane: an operand that may fault (a load) is
-// evaluated under the mask of the lanes that choose it.
+// evaluated under the mask of the lanes that choose it. A select that is the same in every lane is scalar
+// code (a value is a vector exactly where ir::varies says it differs between lanes, which `if` relies on).
 llvm::Value* Emitter::lane_select(const ir::SelectExpr& e) {
+  const ir::LanePlan& plan = *lanes_.plan;
+  if (!ir::varies(plan, e.cond) && !ir::varies(plan, e.a) && !ir::varies(plan, e.b)) return select(e);
   llvm::Value* cond = expr(e.cond);
   llvm::Value* a = nullptr;
   llvm::Value* b = nullptr;
@@ -229,6 +232,7 @@ llvm::Value* Emitter::lane_select(const ir::SelectExpr& e) {
 }
 
 llvm::Value* Emitter::lane_logical(const ir::BinaryExpr& e) {
+  if (!ir::varies(*lanes_.plan, e.a) && !ir::varies(*lanes_.plan, e.b)) return logical(e);  // as lane_select
   const bool is_and = e.op == BinaryOp::And;
   llvm::Value* lhs = expr(e.a);
   llvm::Value* rhs = nullptr;
