@@ -25,7 +25,11 @@
 
 namespace kiln::detail {
 
-passes::PipelineOptions pipeline_options(const Options& opts) { return passes::PipelineOptions{opts.boundscheck, opts.target}; }
+passes::PipelineOptions pipeline_options(const Options& opts) {
+  passes::PipelineOptions p{opts.boundscheck, opts.target};
+  p.halo_reads = opts.halo_reads;
+  return p;
+}
 
 CompiledVariant compile_traced(const ir::Function& traced, const Options& opts, const codegen::TargetOptions& topts) {
   CompiledVariant out;
@@ -228,7 +232,7 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         "opt_level=" + std::to_string(opts.opt_level) + ";fast_math=" + std::to_string(opts.fast_math ? 1 : 0) +
         // Absent when off, so the keys of before stay valid. The checks' messages name arrays, which the
         // canonical IR does not.
-        (opts.boundscheck ? ";boundscheck=1" : "") +
+        (opts.boundscheck ? ";boundscheck=1" : "") + (opts.halo_reads ? ";halo_reads=1" : "") +
         (opts.boundscheck || target->code_names_arrays ? ";names=" + passes::check_message_names(traced) : "") +
         (target->code_names_kernel ? ";kernel=" + traced.name : "");
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,

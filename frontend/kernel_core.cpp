@@ -17,6 +17,7 @@
 #include "frontend/settings.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
+#include "frontend/trace_summary.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
@@ -46,6 +47,7 @@ struct Variant {
   std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
   std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
   std::vector<std::string> locations;  ///< this kernel's source positions, for `{@k}` in check messages
+  bool halo_reads = false;  ///< traced with Options::halo_reads (check mode traces again the same way)
 
   // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
   // run again only if the lowered IR or the report is asked for.
@@ -181,12 +183,13 @@ struct KernelCore::Impl {
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
-  ir::Function trace(const SigKey& key, const ArgValue* args) const;
+  ir::Function trace(const SigKey& key, const ArgValue* args, bool halo_reads) const;
+
   void check_trace(const Variant& v, const ArgValue* args) const;
 };
 
 /// Runs the lambda on traced parameters of this call signature.
-ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args) const {
+ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bool halo_reads) const {
   std::vector<ParamInstance> inst;
   for (std::size_t i = 0; i < params.size(); ++i) {
     ParamInstance pi{params[i], 0, false, 0};
@@ -198,6 +201,7 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args) co
     inst.push_back(pi);
   }
   TraceContext ctx(name, inst, names);
+  ctx.halo_reads = halo_reads;
   try {
     tracer(fn.get());
   } catch (const ir::IRError& e) {
@@ -209,7 +213,7 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args) co
 /// Check mode: the lambda must still trace to the IR that was compiled. A `[&]`-captured host value is a
 /// constant of the traced IR, so a changed value shows up here instead of being silently ignored.
 void KernelCore::Impl::check_trace(const Variant& v, const ArgValue* args) const {
-  const std::string now = ir::to_string(trace(v.key, args), ir::PrintOptions{.canonical = true});
+  const std::string now = ir::to_string(trace(v.key, args, v.halo_reads), ir::PrintOptions{.canonical = true});
   if (now == v.checked_ir) return;
   auto lines = [](const std::string& s) {
     std::vector<std::string> out;
@@ -255,7 +259,8 @@ int KernelCore::options_id(const Options& o) {
   auto& all = impl_->options;
   for (std::size_t i = 0; i < all.size(); ++i)
     if (all[i].target == o.target && all[i].opt_level == o.opt_level && all[i].fast_math == o.fast_math &&
-        all[i].keep_llvm_ir == o.keep_llvm_ir && all[i].boundscheck == o.boundscheck && all[i].check == o.check)
+        all[i].keep_llvm_ir == o.keep_llvm_ir && all[i].boundscheck == o.boundscheck && all[i].check == o.check &&
+        all[i].halo_reads == o.halo_reads)
       return static_cast<int>(i);
   if (o.opt_level < 0 || o.opt_level > 3)
     throw ValueError("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));
@@ -345,7 +350,8 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->key = key;
 
   auto t0 = std::chrono::steady_clock::now();
-  ir::Function traced = trace(key, args);
+  ir::Function traced = trace(key, args, opts.halo_reads);
+  v->halo_reads = opts.halo_reads;
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
   v->locations = traced.locations;
@@ -401,6 +407,26 @@ std::string KernelCore::lowered_ir() const {
 std::string KernelCore::llvm_ir() const {
   const Variant* v = impl_->last.load(std::memory_order_acquire);
   return v ? v->shared->code.llvm_ir : std::string();
+}
+
+TraceSummary KernelCore::summarize(int options_id, ArgValue* args, std::size_t nargs) {
+  Impl& m = *impl_;
+  if (nargs != m.params.size())
+    throw TypeError("kernel '" + m.name + "' takes " + std::to_string(m.params.size()) + " arguments, but was given " +
+                    std::to_string(nargs));
+  SigKey key;
+  key.options = static_cast<std::uint32_t>(options_id);
+  key.n = static_cast<std::uint32_t>(nargs);
+  for (std::size_t i = 0; i < nargs; ++i) {
+    const ParamSpec& p = m.params[i];
+    const ArgValue& a = args[i];
+    if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
+      m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
+    if (p.is_array) key.codes[i] = array_code(a);
+  }
+  std::lock_guard lock(m.mutex);
+  const bool halo = m.options.at(key.options).halo_reads;
+  return summarize_trace(m.trace(key, args, halo));
 }
 
 std::size_t KernelCore::compiled_variants() const {

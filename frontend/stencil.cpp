@@ -304,7 +304,7 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
   };
   for (size_t k = 1; k < s.inputs.size(); ++k) same_shape(s.inputs[k], "input");
   if (s.out) same_shape(*s.out, "output");
-  for (size_t d = 0; d < r; ++d) {
+  for (size_t d = 0; d < r && !ctx.halo_reads; ++d) {
     const std::int64_t width = hi[d] - lo[d] + 1;
     if (width <= 1) continue;
     const ir::Expr c = fold_constants(ir::make_binary(BinaryOp::Ge, shape[d], ix::c(width)));

@@ -49,6 +49,9 @@ class TraceContext {
   static TraceContext& active(const char* what);
 
   const std::string& kernel() const { return kernel_; }
+  /// kiln::Options::halo_reads of the variant being traced: stencils read ghost layers, so their inputs
+  /// need no minimum extent (frontend/stencil.cpp leaves that check out).
+  bool halo_reads = false;
   /// A source position made into text while tracing (Where::str): check messages get it as a `{@k}`
   /// reference to Function::locations instead (see finish).
   void note_location(const std::string& where);

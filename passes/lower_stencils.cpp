@@ -16,7 +16,9 @@
 #include "ir/ops.hpp"
 #include "ir/printer.hpp"
 #include "ir/substitute.hpp"
+#include "ir/visitor.hpp"
 #include "kiln/abi.hpp"
+#include "kiln/error.hpp"
 #include "passes/extent_facts.hpp"
 #include "passes/loop_analysis.hpp"
 #include "passes/statement_lists.hpp"
@@ -154,7 +156,7 @@ class Lowering : public SplicingMutator {
       return make_ref(v);
     };
     for (size_t d = 0; d < rank; ++d) n[d] = let(tag + "_n" + std::to_string(d), st.shape[d]);
-    size_checks(st, n, out);
+    size_checks(st, n, out, ctx_.halo_reads);
     for (size_t d = 0; d < rank; ++d) {
       const std::string dd = std::to_string(d);
       a[d] = st.lo[d] == 0 ? i64c(0) : let(tag + "_lo" + dd, bin(BinaryOp::Min, i64c(-st.lo[d]), n[d]));
@@ -162,7 +164,13 @@ class Lowering : public SplicingMutator {
     }
     const std::string origin = st.origin.empty() ? "stencil" : st.origin;
     const bool skip = st.border == Border::skip;
-    if (skip && !st.allocate) {
+    if (ctx_.halo_reads) {
+      // The arrays are blocks inside ghost layers that hold what the border rule (or another rank) gives:
+      // every element is interior, every read a plain load at index + offset.
+      halo_reads_only(st, origin);
+      out.push_back(parfor(st, std::vector<Expr>(rank, i64c(0)), n, std::vector<bool>(rank, true), false, origin + " (halo reads)"));
+      ctx_.note(Topic::other, "lower_stencils: " + origin + " (into " + st.target->name + ") -> one parfor reading the ghost layers (halo reads)");
+    } else if (skip && !st.allocate) {
       // Nothing to compute on the border: the interior alone.
       out.push_back(parfor(st, a, b, std::vector<bool>(rank, true), false, origin + " (interior)"));
       ctx_.note(Topic::other, "lower_stencils: " + origin + " (skip, into " + st.target->name + ") -> interior parfor (border skipped)");
@@ -222,6 +230,33 @@ class Lowering : public SplicingMutator {
     return make_block({make_if(test, inner, make_block({element(st, idx, interior, copy_first)}))});
   }
 
+  /// Halo reads are plain loads at index + offset: a window read anywhere else (along another axis's index,
+  /// at a computed position) has no ghost cell to come from, and is a TraceError naming the stencil.
+  static void halo_reads_only(const StencilStmt& st, const std::string& origin) {
+    struct Reads : IRVisitor {
+      const StencilStmt& st;
+      std::unordered_set<const VarNode*> windows;
+      std::string bad;
+      explicit Reads(const StencilStmt& s) : st(s) {
+        for (const auto& w : s.windows) windows.insert(w.get());
+      }
+      using IRVisitor::visit;
+      void visit(const LoadExpr& l) override {
+        IRVisitor::visit(l);
+        if (!windows.count(l.array.get()) || !bad.empty()) return;
+        for (size_t k = 0; k < l.indices.size(); ++k)
+          if (!index_offset(l.indices[k], st.indices[k].get()) && !plus_index(l.indices[k], st.indices[k].get(), st.indices))
+            bad = l.array->name + " along axis " + std::to_string(k);
+      }
+    } reads(st);
+    reads.walk(st.value);
+    const std::string& bad = reads.bad;
+    if (!bad.empty())
+      throw TraceError(origin + ": halo reads (kiln::Options::halo_reads, distributed arrays) need every window read at the "
+                       "element's index plus an offset, but the stencil reads " + bad + " elsewhere: read windows "
+                       "relative to the element (a(0, -1)), or run it on one process");
+  }
+
   /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,
   /// or (skip border, new target) windows[0]'s element.
   static Stmt parfor(const StencilStmt& st, const std::vector<Expr>& begins, const std::vector<Expr>& ends,
@@ -235,14 +270,15 @@ class Lowering : public SplicingMutator {
   /// reflect), < n (mirror). The frontend checks |offset| < n before every stencil; this check keeps
   /// generated code in bounds for IR built any other way. Windows of another shape than the space would
   /// make interior reads leave them. Constant and nearest borders clamp, which holds for any offset.
-  void size_checks(const StencilStmt& st, const std::vector<Expr>& n, std::vector<Stmt>& out) {
+  void size_checks(const StencilStmt& st, const std::vector<Expr>& n, std::vector<Stmt>& out, bool halo) {
     const size_t rank = st.indices.size();
     Expr empty;
     for (size_t d = 0; d < rank; ++d) {
       const Expr z = bin(BinaryOp::Eq, n[d], i64c(0));
       empty = empty ? bin(BinaryOp::Or, empty, z) : z;
     }
-    const bool folds = st.border == Border::wrap || st.border == Border::reflect || st.border == Border::mirror;
+    // Halo reads fold nothing: the ghost layers hold what the border rule gives.
+    const bool folds = !halo && (st.border == Border::wrap || st.border == Border::reflect || st.border == Border::mirror);
     for (size_t d = 0; d < rank && folds; ++d) {
       const std::int64_t reach = std::max(-st.lo[d], st.hi[d]);
       if (reach == 0) continue;

@@ -46,6 +46,9 @@ struct PassContext {
   ParforGraph parfors;             ///< filled by fuse_parfors
   std::string pass;                ///< the running pass (set by the pipeline)
   Topic topic = Topic::other;      ///< the section of notes recorded without one (set by the pipeline)
+  /// lower_stencils reads every neighbour directly, beyond the arrays' extents, with no border rule: the
+  /// arrays are a rank's blocks inside ghost layers the distributed layer fills (kiln::Options::halo_reads).
+  bool halo_reads = false;
 
   void note(std::string s) { note(topic, std::move(s)); }
   void note(Topic t, std::string s) { notes.push_back(Note{pass, t, std::move(s)}); }

@@ -80,6 +80,7 @@ void dump(const char* stage, const ir::Function& f) {
 ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, const PipelineOptions& opts) {
   if (opts.dump_ir) dump("trace", traced);
   PassContext ctx;
+  ctx.halo_reads = opts.halo_reads;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;

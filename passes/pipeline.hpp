@@ -17,6 +17,7 @@ struct PipelineOptions {
   Target target = Target::cpu;  ///< passes marked host_only run unless it is cuda, device_only ones only then
   bool dump_ir = false;      ///< print the IR before the first pass and after each pass to stderr
   std::string dot_dir{};     ///< not empty: write the fused parfor graph to dot_dir/<kernel>.dot
+  bool halo_reads = false;   ///< stencils read beyond their arrays (kiln::Options::halo_reads): PassContext
 };
 
 /// The passes, in the order they run.

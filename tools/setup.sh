@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make pkg-config llvm-19-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libsodium-dev)
+          libbenchmark-dev zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libsodium-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

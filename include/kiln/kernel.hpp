@@ -137,6 +137,25 @@ void add_member(const M& m) {
   else add_result_member(Scalar<host_member_t<M>>(m));
 }
 
+/// One stencil application of a traced kernel, as the distributed layer (kiln/distributed.hpp) needs it.
+struct StencilUse {
+  std::string origin;                  ///< "stencil jacobi (at file.cpp:12)"
+  std::vector<int> windows;            ///< per input window: the kernel parameter it is, or -1 (made inside)
+  std::vector<std::string> window_names;
+  int target = -1;                     ///< the parameter written into, or -1 (a new array)
+  std::vector<std::int64_t> lo, hi;    ///< the neighbourhood, per dimension (lo <= 0 <= hi)
+  std::uint8_t border = 0;             ///< a kiln::Border
+  double cval = 0;                     ///< Border::constant's value
+};
+
+/// What a kernel traces to for one call signature, without compiling it (frontend/trace_summary.cpp).
+struct TraceSummary {
+  std::vector<StencilUse> stencils;    ///< in trace order
+  std::uint64_t ir_hash_lo = 0, ir_hash_hi = 0;  ///< the structural hash of the traced IR
+  bool has_result = false;             ///< it returns a value (scalar, array or tuple)
+  std::vector<std::string> param_names;  ///< the kernel's parameters, for messages
+};
+
 /// The non-template part of a kernel: signature table, compilation, dispatch. frontend/kernel_core.cpp.
 class KernelCore {
  public:
@@ -163,6 +182,9 @@ class KernelCore {
   std::string llvm_ir() const;
   /// How many signatures have been compiled.
   std::size_t compiled_variants() const;
+  /// Traces the kernel for the signature these arguments select (checked as `call` checks them) and says
+  /// what it does; compiles nothing. The distributed layer reads stencil neighbourhoods from it.
+  TraceSummary summarize(int options_id, ArgValue* args, std::size_t nargs);
 
   struct Impl;
 
@@ -256,6 +278,10 @@ class Kernel {
   std::string lowered_ir() const { return core_->lowered_ir(); }
   std::string llvm_ir() const { return core_->llvm_ir(); }
   std::size_t compiled_variants() const { return core_->compiled_variants(); }
+  /// The shared core behind the kernel and this object's options, for callers that dispatch themselves
+  /// (kiln/distributed.hpp).
+  const std::shared_ptr<detail::KernelCore>& core() const { return core_; }
+  int options_id() const { return options_id_; }
 
  private:
   template <class AV, std::size_t... I>

@@ -39,6 +39,12 @@ struct Options {
   /// IR differs from the compiled one (e.g. a `[&]`-captured host value changed since the first call).
   /// Costs a trace per call; for finding stale captures, not for production runs.
   bool check = default_check();
+  /// Halo reads, for the distributed layer (kiln/distributed.hpp): stencils compute every element of the
+  /// arrays they are given and read their neighbours from the memory around them (the ghost layers of a
+  /// rank's block) instead of applying the border rule; the caller fills that memory, the border rule
+  /// included at the global edges. No minimum extent applies. Host targets (cpu) only: the interpreter
+  /// checks every read against the arrays' extents. Part of the signature and the cache key.
+  bool halo_reads = false;
   /// Names of the lambda's parameters for error messages. When empty, kiln reads them from the source of
   /// the lambda passed to kiln::jit if it can, else calls them arg0, arg1, ...
   std::vector<std::string> arg_names;

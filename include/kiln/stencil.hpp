@@ -304,6 +304,11 @@ class Stencil {
   }
 
   const std::string& name() const { return state_->spec.name; }
+  const Options& options() const { return opts_; }
+  /// The kernel behind `into(out, inputs...)` and this object's options for it, for callers that dispatch
+  /// themselves (kiln/distributed.hpp).
+  const std::shared_ptr<detail::KernelCore>& into_core() const { return into_core_; }
+  int into_options_id() const { return into_id_; }
   /// Report of the last stand-alone compilation (`lap(x)`; `into` calls: into_diagnostics).
   std::string diagnostics() const { return new_core_->diagnostics(); }
   std::string into_diagnostics() const { return into_core_->diagnostics(); }

@@ -1,0 +1,263 @@
+// A rank's block: storage with ghost layers, scatter from and gather to a root with subarray datatypes.
+#include "distributed/block.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln::dist::detail {
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::Bool: return MPI_C_BOOL;
+    case DType::I32: return MPI_INT32_T;
+    case DType::I64: return MPI_INT64_T;
+    case DType::F32: return MPI_FLOAT;
+    case DType::F64: return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+bool Box::empty(int rank) const {
+  for (int d = 0; d < rank; ++d)
+    if (hi[d] <= lo[d]) return true;
+  return false;
+}
+
+namespace {
+
+std::string shape_text(int rank, const std::int64_t* s) {
+  std::string out = "(";
+  for (int d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
+  return out + ")";
+}
+
+}  // namespace
+
+Block::Block(const Grid& g, DType t, int r, const std::int64_t* shape)
+    : grid(g), dtype(t), rank(r), elem_size(static_cast<std::int64_t>(size_of(t))) {
+  if (g.ndims() > r)
+    throw DistributedError("kiln::dist::Array of rank " + std::to_string(r) + " over a grid of " + std::to_string(g.ndims()) +
+                           " axes: an array is split along at most its own axes; make the Grid with at most " +
+                           std::to_string(r) + " axes");
+  for (int d = 0; d < r; ++d) {
+    global[d] = shape[d];
+    if (shape[d] < 0) throw ShapeError("kiln::dist::Array: negative extent in shape " + shape_text(r, shape));
+    if (d < g.ndims()) {
+      const int p = g.dims()[static_cast<std::size_t>(d)];
+      if (shape[d] < p)
+        throw DistributedError("kiln::dist::Array of shape " + shape_text(r, shape) + " over " + g.describe() + ": axis " +
+                               std::to_string(d) + " has " + std::to_string(shape[d]) + " elements for " + std::to_string(p) +
+                               " ranks, so a block would be empty: use at most " + std::to_string(shape[d]) +
+                               " ranks along that axis (Grid dims) or a larger array");
+      const BlockRange b = block_of(shape[d], p, g.coords()[static_cast<std::size_t>(d)]);
+      start[d] = b.start;
+      count[d] = b.count;
+    } else {
+      start[d] = 0;
+      count[d] = shape[d];
+    }
+  }
+  allocate();
+}
+
+Block::~Block() { free_types(); }
+
+void Block::free_types() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  for (auto& [k, t] : types_)
+    if (!finalized) MPI_Type_free(&t);
+  types_.clear();
+}
+
+void Block::allocate() {
+  std::int64_t n = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    extent[d] = count[d] + ghost_lo[d] + ghost_hi[d];
+    strides[d] = n;
+    n *= extent[d];
+  }
+  const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1) * elem_size);
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw Error("kiln::dist::Array: out of memory for a block of " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, rounded);
+  storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  free_types();
+}
+
+std::byte* Block::owned() const {
+  std::int64_t off = 0;
+  for (int d = 0; d < rank; ++d) off += ghost_lo[d] * strides[d];
+  return storage_.get() + off * elem_size;
+}
+
+std::byte* Block::at(const std::int64_t* i) const {
+  std::int64_t off = 0;
+  for (int d = 0; d < rank; ++d) off += i[d] * strides[d];
+  return owned() + off * elem_size;
+}
+
+Box Block::owned_box() const {
+  Box b;
+  for (int d = 0; d < rank; ++d) b.hi[d] = count[d];
+  return b;
+}
+
+ArrayDesc Block::desc(const Box& b) const {
+  ArrayDesc a;
+  a.data = at(b.lo);
+  for (int d = 0; d < rank; ++d) {
+    a.shape[d] = std::max<std::int64_t>(b.hi[d] - b.lo[d], 0);
+    a.strides[d] = strides[d];
+  }
+  return a;
+}
+
+void Block::ensure_ghosts(const std::int64_t* lo, const std::int64_t* hi) {
+  bool grow = false;
+  for (int d = 0; d < rank; ++d) grow = grow || lo[d] > ghost_lo[d] || hi[d] > ghost_hi[d];
+  if (!grow) return;
+  const std::shared_ptr<std::byte> old = storage_;
+  const std::byte* old_owned = owned();
+  std::int64_t old_strides[kMaxRank];
+  std::copy(strides, strides + rank, old_strides);
+  for (int d = 0; d < rank; ++d) {
+    ghost_lo[d] = std::max(ghost_lo[d], lo[d]);
+    ghost_hi[d] = std::max(ghost_hi[d], hi[d]);
+  }
+  allocate();
+  // Copy the owned elements row by row (the innermost axis is contiguous in both layouts).
+  std::int64_t rows = 1;
+  for (int d = 0; d + 1 < rank; ++d) rows *= count[d];
+  std::int64_t idx[kMaxRank] = {};
+  const std::size_t row_bytes = static_cast<std::size_t>(count[rank - 1] * elem_size);
+  for (std::int64_t r = 0; r < rows && row_bytes; ++r) {
+    std::int64_t from = 0;
+    for (int d = 0; d + 1 < rank; ++d) from += idx[d] * old_strides[d];
+    std::memcpy(at(idx), old_owned + from * elem_size, row_bytes);
+    for (int d = rank - 2; d >= 0 && ++idx[d] == count[d]; --d) idx[d] = 0;
+  }
+}
+
+MPI_Datatype Block::box_type(const Box& b) {
+  std::string key;
+  for (int d = 0; d < rank; ++d) key += std::to_string(b.lo[d]) + ":" + std::to_string(b.hi[d]) + ",";
+  if (auto it = types_.find(key); it != types_.end()) return it->second;
+  int sizes[kMaxRank], sub[kMaxRank], starts[kMaxRank];
+  for (int d = 0; d < rank; ++d) {
+    sizes[d] = static_cast<int>(extent[d]);
+    sub[d] = static_cast<int>(b.hi[d] - b.lo[d]);
+    starts[d] = static_cast<int>(b.lo[d] + ghost_lo[d]);
+  }
+  MPI_Datatype t;
+  MPI_Type_create_subarray(rank, sizes, sub, starts, MPI_ORDER_C, mpi_type(dtype), &t);
+  MPI_Type_commit(&t);
+  types_[key] = t;
+  return t;
+}
+
+void Block::swap(Block& o) {
+  std::swap(storage_, o.storage_);
+  std::swap(ghost_lo, o.ghost_lo);
+  std::swap(ghost_hi, o.ghost_hi);
+  std::swap(extent, o.extent);
+  std::swap(strides, o.strides);
+  std::swap(types_, o.types_);
+}
+
+// ---- the header's entry points ----------------------------------------------------------------------
+
+std::shared_ptr<Block> make_block(const Grid& grid, DType dtype, int rank, const std::int64_t* global) {
+  return std::make_shared<Block>(grid, dtype, rank, global);
+}
+void* owned_data(const Block& b) { return b.owned(); }
+ArrayDesc owned_desc(const Block& b) { return b.desc(b.owned_box()); }
+const std::int64_t* block_start(const Block& b) { return b.start; }
+const std::int64_t* block_count(const Block& b) { return b.count; }
+const std::int64_t* global_shape(const Block& b) { return b.global; }
+const Grid& block_grid(const Block& b) { return b.grid; }
+
+void swap_blocks(Block& a, Block& b) {
+  bool same = a.grid.comm() == b.grid.comm() && a.dtype == b.dtype && a.rank == b.rank;
+  for (int d = 0; same && d < a.rank; ++d) same = a.global[d] == b.global[d];
+  if (!same)
+    throw DistributedError("kiln::dist::Array::swap: the arrays differ in grid, element type or shape " +
+                           shape_text(a.rank, a.global) + " and " + shape_text(b.rank, b.global) +
+                           ": swap arrays made alike");
+  a.swap(b);
+}
+
+namespace {
+
+/// The subarray of the global row-major array that rank `r` owns.
+MPI_Datatype global_box_type(const Block& b, int r) {
+  std::vector<int> coords(static_cast<std::size_t>(b.grid.ndims()));
+  MPI_Cart_coords(b.grid.comm(), r, b.grid.ndims(), coords.data());
+  int sizes[kMaxRank], sub[kMaxRank], starts[kMaxRank];
+  for (int d = 0; d < b.rank; ++d) {
+    BlockRange br{0, b.global[d]};
+    if (d < b.grid.ndims()) br = block_of(b.global[d], b.grid.dims()[static_cast<std::size_t>(d)], coords[static_cast<std::size_t>(d)]);
+    sizes[d] = static_cast<int>(b.global[d]);
+    sub[d] = static_cast<int>(br.count);
+    starts[d] = static_cast<int>(br.start);
+  }
+  MPI_Datatype t;
+  MPI_Type_create_subarray(b.rank, sizes, sub, starts, MPI_ORDER_C, mpi_type(b.dtype), &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+}  // namespace
+
+void scatter(Block& b, const void* global, int root) {
+  MPI_Comm comm = b.grid.comm();
+  const MPI_Datatype mine = b.box_type(b.owned_box());
+  if (b.grid.rank() == root) {
+    if (!global) throw ValueError("kiln::dist::Array::scatter: the root rank passed no array");
+    std::vector<MPI_Request> reqs;
+    std::vector<MPI_Datatype> types;
+    MPI_Request own;
+    MPI_Irecv(b.base(), 1, mine, root, 0, comm, &own);  // the root's own block, through MPI too
+    for (int r = 0; r < b.grid.size(); ++r) {
+      types.push_back(global_box_type(b, r));
+      reqs.emplace_back();
+      MPI_Isend(global, 1, types.back(), r, 0, comm, &reqs.back());
+    }
+    reqs.push_back(own);
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    for (auto& t : types) MPI_Type_free(&t);
+  } else {
+    MPI_Recv(b.base(), 1, mine, root, 0, comm, MPI_STATUS_IGNORE);
+  }
+}
+
+void gather(const Block& b, void* global, int root) {
+  Block& m = const_cast<Block&>(b);  // only the datatype cache changes
+  MPI_Comm comm = b.grid.comm();
+  const MPI_Datatype mine = m.box_type(b.owned_box());
+  if (b.grid.rank() == root) {
+    std::vector<MPI_Request> reqs;
+    std::vector<MPI_Datatype> types;
+    MPI_Request own;
+    MPI_Isend(b.base(), 1, mine, root, 1, comm, &own);
+    for (int r = 0; r < b.grid.size(); ++r) {
+      types.push_back(global_box_type(b, r));
+      reqs.emplace_back();
+      MPI_Irecv(global, 1, types.back(), r, 1, comm, &reqs.back());
+    }
+    reqs.push_back(own);
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    for (auto& t : types) MPI_Type_free(&t);
+  } else {
+    MPI_Send(b.base(), 1, mine, root, 1, comm);
+  }
+}
+
+Options halo_options(Options o) {
+  o.halo_reads = true;
+  return o;
+}
+
+}  // namespace kiln::dist::detail

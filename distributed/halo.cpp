@@ -1,0 +1,194 @@
+// Halo exchange with the 3^R - 1 neighbours of a block (faces, edges and corners at once, so one
+// Waitall completes it), each region an MPI subarray datatype of the ghosted storage: no packing.
+// A message's tag is the direction it travels in (plus 81 per array of the exchange), so that two
+// neighbours that are the same rank (two ranks on a periodic axis) keep their messages apart.
+//
+// Global edges: along an axis where the border is not `wrap`, the neighbour beyond the edge is
+// MPI_PROC_NULL and the ghost planes there are written afterwards from the block's own planes (and the
+// ghosts just received), axis by axis over the full ghosted extent of the other axes, so that corners
+// get the per-axis index map the single-process border rule applies.
+#include "distributed/halo.hpp"
+
+#include <cstring>
+
+namespace kiln::dist::detail {
+namespace {
+
+std::int64_t reach(const HaloNeed& n, int d) { return std::max(n.lo[d], n.hi[d]); }
+
+bool split(const Block& b, int d) { return d < b.grid.ndims(); }
+int ranks_along(const Block& b, int d) { return split(b, d) ? b.grid.dims()[static_cast<std::size_t>(d)] : 1; }
+int coord(const Block& b, int d) { return split(b, d) ? b.grid.coords()[static_cast<std::size_t>(d)] : 0; }
+
+/// The rank in direction `s` (each -1, 0 or 1), or MPI_PROC_NULL beyond a global edge without wrap.
+int neighbour(const Block& b, const int* s, bool wrap) {
+  std::vector<int> c(static_cast<std::size_t>(b.grid.ndims()));
+  for (int d = 0; d < b.rank; ++d) {
+    const int p = ranks_along(b, d), at = coord(b, d) + s[d];
+    if ((at < 0 || at >= p) && !wrap) return MPI_PROC_NULL;
+    if (split(b, d)) c[static_cast<std::size_t>(d)] = at;
+  }
+  return b.grid.rank_at(c);
+}
+
+void store_value(std::byte* p, DType t, double v) {
+  switch (t) {
+    case DType::Bool: *reinterpret_cast<bool*>(p) = v != 0; break;
+    case DType::I32: *reinterpret_cast<std::int32_t*>(p) = static_cast<std::int32_t>(v); break;
+    case DType::I64: *reinterpret_cast<std::int64_t*>(p) = static_cast<std::int64_t>(v); break;
+    case DType::F32: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
+    case DType::F64: *reinterpret_cast<double*>(p) = v; break;
+  }
+}
+
+/// Fills the ghost planes of axis d at this rank's global edges by the border rule.
+void fill_edges(const HaloNeed& n, int d) {
+  const Block& b = *n.block;
+  const std::int64_t c = b.count[d];
+  const bool low_edge = coord(b, d) == 0, high_edge = coord(b, d) == ranks_along(b, d) - 1;
+  // (ghost plane, source plane) pairs; the source is unused for a constant border.
+  std::vector<std::pair<std::int64_t, std::int64_t>> planes;
+  for (std::int64_t k = 1; low_edge && k <= n.lo[d]; ++k) {
+    switch (n.border) {
+      case Border::nearest: planes.push_back({-k, 0}); break;
+      case Border::reflect: planes.push_back({-k, k - 1}); break;
+      case Border::mirror: planes.push_back({-k, k}); break;
+      default: planes.push_back({-k, 0}); break;
+    }
+  }
+  for (std::int64_t k = 1; high_edge && k <= n.hi[d]; ++k) {
+    switch (n.border) {
+      case Border::nearest: planes.push_back({c - 1 + k, c - 1}); break;
+      case Border::reflect: planes.push_back({c - 1 + k, c - k}); break;
+      case Border::mirror: planes.push_back({c - 1 + k, c - 1 - k}); break;
+      default: planes.push_back({c - 1 + k, c - 1}); break;
+    }
+  }
+  if (planes.empty()) return;
+  // The other axes over their ghosted extent (the exchange's widths).
+  std::int64_t lo[kMaxRank], hi[kMaxRank];
+  std::int64_t total = 1;
+  for (int e = 0; e < b.rank; ++e) {
+    lo[e] = e == d ? 0 : -n.lo[e];
+    hi[e] = e == d ? 1 : b.count[e] + n.hi[e];
+    total *= hi[e] - lo[e];
+  }
+  const auto size = static_cast<std::size_t>(b.elem_size);
+  for (const auto& [ghost, source] : planes) {
+    std::int64_t i[kMaxRank], j[kMaxRank];
+    for (int e = 0; e < b.rank; ++e) i[e] = lo[e];
+    for (std::int64_t k = 0; k < total; ++k) {
+      std::copy(i, i + b.rank, j);
+      j[d] = ghost;
+      std::byte* to = b.at(j);
+      if (n.border == Border::constant) {
+        store_value(to, b.dtype, n.cval);
+      } else {
+        j[d] = source;
+        std::memcpy(to, b.at(j), size);
+      }
+      for (int e = b.rank - 1; e >= 0 && ++i[e] == hi[e]; --e) i[e] = lo[e];
+    }
+  }
+}
+
+std::string axis_text(int d) { return "axis " + std::to_string(d); }
+
+std::string border_text(Border b) { return b == Border::mirror ? "mirror" : "reflect"; }  // the two that fold
+
+}  // namespace
+
+void check_halo(const std::string& kernel, const HaloNeed& n) {
+  const Block& b = *n.block;
+  const bool wrap = n.border == Border::wrap;
+  const std::string head = "kernel '" + kernel + "': distributed array '" + n.name + "': ";
+  for (int d = 0; d < b.rank; ++d) {
+    const std::int64_t r = reach(n, d);
+    if (r == 0) continue;
+    const int p = ranks_along(b, d);
+    const std::int64_t smallest = block_of(b.global[d], p, p - 1).count;  // the last blocks are the short ones
+    if ((p > 1 || wrap) && smallest < r)
+      throw DistributedError(head + "the stencil reaches " + std::to_string(r) + " elements along " + axis_text(d) +
+                             ", but a block there has only " + std::to_string(smallest) + " (" + std::to_string(b.global[d]) +
+                             " elements over " + std::to_string(p) + " ranks): a block must hold what its neighbour reads; "
+                             "use fewer ranks along " + axis_text(d) + " (Grid dims) or a larger array");
+    // Mirror and reflect read planes up to the reach away from the edge: within the edge block and the
+    // ghosts its inner neighbour sends.
+    if (!wrap && n.border != Border::constant && n.border != Border::nearest && n.border != Border::skip) {
+      const std::int64_t need_lo = n.border == Border::mirror ? n.lo[d] : n.lo[d] - 1;
+      const std::int64_t need_hi = n.border == Border::mirror ? n.hi[d] : n.hi[d] - 1;
+      const std::int64_t first = block_of(b.global[d], p, 0).count, last = block_of(b.global[d], p, p - 1).count;
+      const std::int64_t first_has = first + (p > 1 ? n.hi[d] : 0), last_has = last + (p > 1 ? n.lo[d] : 0);
+      if (need_lo >= first_has || need_hi >= last_has)
+        throw DistributedError(head + "the " + border_text(n.border) + " border at the global edge of " +
+                               axis_text(d) + " reads " + std::to_string(std::max(need_lo, need_hi) + 1) +
+                               " planes in, more than the edge block and its neighbour's ghost layer hold (" +
+                               std::to_string(b.global[d]) + " elements over " + std::to_string(p) + " ranks): use fewer "
+                               "ranks along " + axis_text(d) + " or a larger array");
+    }
+  }
+}
+
+Exchange::Exchange(std::vector<HaloNeed> needs) : needs_(std::move(needs)) {
+  for (std::size_t a = 0; a < needs_.size(); ++a) {
+    HaloNeed& n = needs_[a];
+    Block& b = *n.block;
+    const bool wrap = n.border == Border::wrap;
+    int directions = 1;
+    for (int d = 0; d < b.rank; ++d) directions *= 3;
+    for (int code = 0; code < directions; ++code) {
+      int s[kMaxRank];
+      bool zero = true;
+      for (int d = 0, c = code; d < b.rank; ++d, c /= 3) {
+        s[d] = c % 3 - 1;
+        zero = zero && s[d] == 0;
+      }
+      if (zero) continue;
+      // What goes toward s: the planes the neighbour there reads beyond its own block (its ghost on the
+      // side facing us). What comes from s: our ghost on that side.
+      Box send, recv;
+      for (int d = 0; d < b.rank; ++d) {
+        const std::int64_t c = b.count[d];
+        if (s[d] == 1) {
+          send.lo[d] = c - n.lo[d], send.hi[d] = c;
+          recv.lo[d] = c, recv.hi[d] = c + n.hi[d];
+        } else if (s[d] == -1) {
+          send.lo[d] = 0, send.hi[d] = n.hi[d];
+          recv.lo[d] = -n.lo[d], recv.hi[d] = 0;
+        } else {
+          send.lo[d] = recv.lo[d] = 0;
+          send.hi[d] = recv.hi[d] = c;
+        }
+      }
+      // The rank in direction s sends toward us in direction -s, with that direction's tag. An empty box
+      // is not sent, and its partner is not received: both ends see the same widths (the kernel's).
+      int back = 0;
+      for (int d = b.rank - 1; d >= 0; --d) back = back * 3 + (-s[d] + 1);
+      const int base = static_cast<int>(a) * 81, there = neighbour(b, s, wrap);
+      MPI_Request rq;
+      if (!recv.empty(b.rank)) {
+        MPI_Irecv(b.base(), 1, b.box_type(recv), there, base + back, b.grid.comm(), &rq);
+        requests_.push_back(rq);
+      }
+      if (!send.empty(b.rank)) {
+        MPI_Isend(b.base(), 1, b.box_type(send), there, base + code, b.grid.comm(), &rq);
+        requests_.push_back(rq);
+      }
+    }
+  }
+}
+
+Exchange::~Exchange() {
+  if (!done_ && !requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+}
+
+void Exchange::finish() {
+  if (done_) return;
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  done_ = true;
+  for (const HaloNeed& n : needs_)
+    if (n.border != Border::wrap && n.border != Border::skip)
+      for (int d = 0; d < n.block->rank; ++d) fill_edges(n, d);
+}
+
+}  // namespace kiln::dist::detail

@@ -1,0 +1,42 @@
+// Halo exchange: the ghost layers a kernel's stencils read, filled from the neighbouring ranks' blocks
+// (non-blocking, every array of a call in one Waitall) and, at the global edges, by the border rule.
+#pragma once
+
+#include <vector>
+
+#include "distributed/block.hpp"
+
+namespace kiln::dist::detail {
+
+/// The ghost layers one array needs: widths below (`lo`) and above (`hi`) its owned elements per
+/// dimension, and the border rule of the stencils reading it.
+struct HaloNeed {
+  Block* block = nullptr;
+  std::int64_t lo[kMaxRank] = {}, hi[kMaxRank] = {};
+  Border border = Border::reflect;
+  double cval = 0;
+  std::string name;  ///< the kernel argument, for messages
+};
+
+/// Checks that every rank's block along every axis can send and fill the widths `need` asks for (the
+/// same answer on every rank: it is computed from the partition, not from this rank's block). Throws
+/// DistributedError naming the kernel, the argument and the fix.
+void check_halo(const std::string& kernel, const HaloNeed& need);
+
+/// One exchange in flight: started with every send and receive posted, finished by one Waitall and the
+/// border fill at the global edges.
+class Exchange {
+ public:
+  explicit Exchange(std::vector<HaloNeed> needs);
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+  ~Exchange();
+  void finish();
+
+ private:
+  std::vector<HaloNeed> needs_;
+  std::vector<MPI_Request> requests_;
+  bool done_ = false;
+};
+
+}  // namespace kiln::dist::detail

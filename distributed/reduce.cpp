@@ -1,0 +1,181 @@
+// Reductions of distributed arrays in an order fixed by the global array alone (kiln/distributed.hpp,
+// kSegment): along the last axis, segments of kSegment elements aligned at multiples of kSegment, each
+// folded from the identity in index order; a segment that crosses a block boundary is continued on the
+// next rank along the last axis from the accumulator the previous one sends (so a split segment is folded
+// exactly as a whole one); the segments' partials are then gathered to every rank and folded in row-major
+// order. Nothing in that order depends on the number of ranks, the grid or the threads (rows of a block
+// run in parallel, each row's pieces in order), so neither does the result. Not MPI_Allreduce on floats,
+// whose combination order is the library's.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "distributed/block.hpp"
+
+namespace kiln::dist::detail {
+namespace {
+
+template <class T>
+struct Fold {
+  ReduceOp op;
+  T identity() const {
+    switch (op) {
+      case ReduceOp::sum:
+        if constexpr (std::is_floating_point_v<T>) return T(-0.0);  // kiln's: x + -0.0 is x for every x
+        else return T(0);
+      case ReduceOp::prod: return T(1);
+      case ReduceOp::min:
+        if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+        else return std::numeric_limits<T>::max();
+      case ReduceOp::max:
+        if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+        else return std::numeric_limits<T>::lowest();
+    }
+    return T(0);
+  }
+  T operator()(T acc, T x) const {
+    switch (op) {
+      case ReduceOp::sum: return acc + x;
+      case ReduceOp::prod: return acc * x;
+      case ReduceOp::min:
+      case ReduceOp::max:
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(acc)) return acc;  // NaN propagates, the first one met stays
+          if (std::isnan(x)) return x;
+        }
+        return op == ReduceOp::min ? (x < acc ? x : acc) : (x > acc ? x : acc);
+    }
+    return acc;
+  }
+};
+
+template <class T>
+T reduce_typed(const Block& b, ReduceOp op) {
+  const Fold<T> fold{op};
+  const int R = b.rank;
+  const std::int64_t S = kSegment;
+  const std::int64_t M = b.global[R - 1], m = b.count[R - 1], c0 = b.start[R - 1];
+  std::int64_t rows = 1, global_rows = 1;
+  for (int d = 0; d + 1 < R; ++d) {
+    rows *= b.count[d];
+    global_rows *= b.global[d];
+  }
+  const std::int64_t per_row = (M + S - 1) / S;
+  const std::int64_t j0 = c0 / S, j1 = (c0 + m - 1) / S;
+  const bool continues = c0 % S != 0;                  // the first piece began on the rank to the left
+  const bool carries = c0 + m < M && (c0 + m) % S != 0;  // the last piece goes on to the right
+  const bool through = continues && carries && j0 == j1;  // one piece, begun left, going on right
+  const bool last_split = R - 1 < b.grid.ndims();
+  int left = MPI_PROC_NULL, right = MPI_PROC_NULL;
+  if (last_split) {
+    std::vector<int> c = b.grid.coords();
+    const auto k = static_cast<std::size_t>(R - 1);
+    if (continues) {
+      --c[k];
+      left = b.grid.rank_at(c);
+      ++c[k];
+    }
+    if (carries) {
+      ++c[k];
+      right = b.grid.rank_at(c);
+    }
+  }
+
+  // Each local row's first element and its global row number.
+  std::vector<const T*> row_at(static_cast<std::size_t>(rows));
+  std::vector<std::int64_t> row_global(static_cast<std::size_t>(rows));
+  {
+    std::int64_t idx[kMaxRank] = {};
+    for (std::int64_t r = 0; r < rows; ++r) {
+      row_at[static_cast<std::size_t>(r)] = reinterpret_cast<const T*>(b.at(idx));
+      std::int64_t g = 0;
+      for (int d = 0; d + 1 < R; ++d) g = g * b.global[d] + b.start[d] + idx[d];
+      row_global[static_cast<std::size_t>(r)] = g;
+      for (int d = R - 2; d >= 0 && ++idx[d] == b.count[d]; --d) idx[d] = 0;
+    }
+  }
+  auto fold_cols = [&](std::int64_t r, T acc, std::int64_t lo, std::int64_t hi) {  // global columns [lo, hi)
+    const T* p = row_at[static_cast<std::size_t>(r)] - c0;
+    for (std::int64_t col = lo; col < hi; ++col) acc = fold(acc, p[col]);
+    return acc;
+  };
+  const MPI_Datatype type = mpi_type(b.dtype);
+  MPI_Comm comm = b.grid.comm();
+  constexpr int kCarryTag = 0x6b69;
+
+  std::vector<T> carry_out(static_cast<std::size_t>(rows));
+  MPI_Request sent = MPI_REQUEST_NULL;
+  if (carries && !through) {  // the last piece starts here: its accumulator does not wait for the left
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) carry_out[static_cast<std::size_t>(r)] = fold_cols(r, fold.identity(), j1 * S, c0 + m);
+    MPI_Isend(carry_out.data(), static_cast<int>(rows), type, right, kCarryTag, comm, &sent);
+  }
+  // Whole pieces (begun and ended in this block), then the piece continued from the left.
+  const std::int64_t first_whole = continues ? j0 + 1 : j0, last_whole = carries ? j1 - 1 : j1;
+  const std::int64_t slots = std::max<std::int64_t>(last_whole - first_whole + 1, 0) + (continues && !through ? 1 : 0);
+  std::vector<T> part(static_cast<std::size_t>(rows * slots));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rows * slots));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = first_whole; j <= last_whole; ++j) {
+      const auto at = static_cast<std::size_t>(r * slots + (j - first_whole));
+      part[at] = fold_cols(r, fold.identity(), std::max(j * S, c0), std::min((j + 1) * S, M));
+      index[at] = row_global[static_cast<std::size_t>(r)] * per_row + j;
+    }
+  if (continues) {
+    std::vector<T> carry_in(static_cast<std::size_t>(rows));
+    MPI_Recv(carry_in.data(), static_cast<int>(rows), type, left, kCarryTag, comm, MPI_STATUS_IGNORE);
+    const std::int64_t hi = std::min({(j0 + 1) * S, M, c0 + m});
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T acc = fold_cols(r, carry_in[static_cast<std::size_t>(r)], c0, hi);
+      if (through) {
+        carry_out[static_cast<std::size_t>(r)] = acc;
+      } else {
+        const auto at = static_cast<std::size_t>(r * slots + slots - 1);
+        part[at] = acc;
+        index[at] = row_global[static_cast<std::size_t>(r)] * per_row + j0;
+      }
+    }
+    if (through) MPI_Send(carry_out.data(), static_cast<int>(rows), type, right, kCarryTag, comm);
+  }
+  MPI_Wait(&sent, MPI_STATUS_IGNORE);
+
+  // Every segment's partial on every rank, folded in row-major order.
+  const int size = b.grid.size();
+  int count = static_cast<int>(part.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[static_cast<std::size_t>(r)] = total;
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<T> all_part(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> all_index(static_cast<std::size_t>(total));
+  MPI_Allgatherv(part.data(), count, type, all_part.data(), counts.data(), displs.data(), type, comm);
+  MPI_Allgatherv(index.data(), count, MPI_INT64_T, all_index.data(), counts.data(), displs.data(), MPI_INT64_T, comm);
+  if (static_cast<std::int64_t>(total) != global_rows * per_row)
+    throw Error("kiln::dist reduction: gathered " + std::to_string(total) + " segment partials, expected " +
+                std::to_string(global_rows * per_row) + " (internal error)");
+  std::vector<T> ordered(static_cast<std::size_t>(total));
+  for (int k = 0; k < total; ++k) ordered[static_cast<std::size_t>(all_index[static_cast<std::size_t>(k)])] = all_part[static_cast<std::size_t>(k)];
+  T acc = fold.identity();
+  for (const T& p : ordered) acc = fold(acc, p);
+  return acc;
+}
+
+}  // namespace
+
+void reduce(const Block& b, ReduceOp op, void* out) {
+  switch (b.dtype) {
+    case DType::F64: *static_cast<double*>(out) = reduce_typed<double>(b, op); return;
+    case DType::F32: *static_cast<float*>(out) = reduce_typed<float>(b, op); return;
+    case DType::I32: *static_cast<std::int32_t*>(out) = reduce_typed<std::int32_t>(b, op); return;
+    case DType::I64: *static_cast<std::int64_t*>(out) = reduce_typed<std::int64_t>(b, op); return;
+    case DType::Bool: break;
+  }
+  throw TypeError("kiln::dist reductions take arrays of i32, i64, f32 or f64, not bool: convert it first");
+}
+
+}  // namespace kiln::dist::detail

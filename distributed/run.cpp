@@ -1,0 +1,290 @@
+// A kernel call on distributed arrays. The first call of a signature traces the kernel (without compiling
+// it) to learn what its stencils read, and checks across ranks, with one Allgather, that every rank traced
+// the same IR and passed arrays of the same global shapes. Each call then grows the ghost layers as
+// needed, starts the halo exchange, and runs the kernel (compiled with Options::halo_reads, so stencils
+// read the ghosts) on the block: with overlap, first on the interior, whose reads stay inside the block,
+// while the halos travel, then on the rim slabs once they arrived.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "distributed/block.hpp"
+#include "distributed/halo.hpp"
+
+namespace kiln::dist::detail {
+namespace {
+
+using kiln::detail::ArgValue;
+using kiln::detail::TraceSummary;
+
+/// What the kernel's trace says about one signature, the same on every rank.
+struct Analysis {
+  TraceSummary summary;
+  std::vector<std::optional<HaloNeed>> halos;  ///< per argument (block left null)
+  std::int64_t skip_lo[kMaxRank] = {}, skip_hi[kMaxRank] = {};  ///< skip borders: global edge bands not computed
+  std::int64_t reach_lo[kMaxRank] = {}, reach_hi[kMaxRank] = {};  ///< the widest reads, for the interior
+};
+
+std::string shape_text(int rank, const std::int64_t* s) {
+  std::string out = "(";
+  for (int d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
+  return out + ")";
+}
+
+std::string arg_label(const TraceSummary& s, std::size_t i) {
+  const std::string n = i < s.param_names.size() ? s.param_names[i] : "";
+  return "argument " + std::to_string(i + 1) + (n.empty() ? "" : " ('" + n + "')");
+}
+
+/// The signature part of the key: what selects a traced variant besides the options (element types,
+/// ranks, which arguments are distributed).
+std::string signature(const Call& c) {
+  std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(c.core.get())) + "/" + std::to_string(c.options_id);
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    const ArgValue& a = c.args[i];
+    key += a.is_array ? "a" + std::to_string(a.rank) + std::to_string(static_cast<int>(a.dtype)) + (c.blocks[i] ? "d" : "h")
+                      : "s" + std::to_string(static_cast<int>(a.dtype));
+  }
+  return key;
+}
+
+/// Every rank's trace hash and global shapes, compared: the same DistributedError on every rank when
+/// they differ (each rank sees the same gathered table).
+void check_agreement(const Call& c, const Analysis& an, const std::string& kernel, const Grid& grid) {
+  MPI_Comm comm = grid.comm();
+  const std::size_t n = c.args.size();
+  const std::size_t width = 3 + n * (2 + kMaxRank);
+  std::vector<std::int64_t> mine(width, 0);
+  mine[0] = static_cast<std::int64_t>(an.summary.ir_hash_lo);
+  mine[1] = static_cast<std::int64_t>(an.summary.ir_hash_hi);
+  mine[2] = static_cast<std::int64_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t* row = &mine[3 + i * (2 + kMaxRank)];
+    row[0] = c.blocks[i] ? 1 : 0;
+    row[1] = c.args[i].is_array ? c.args[i].rank : 0;
+    for (int d = 0; c.blocks[i] && d < c.blocks[i]->rank; ++d) row[2 + d] = c.blocks[i]->global[d];
+  }
+  std::vector<std::int64_t> all(width * static_cast<std::size_t>(grid.size()));
+  MPI_Allgather(mine.data(), static_cast<int>(width), MPI_INT64_T, all.data(), static_cast<int>(width), MPI_INT64_T, comm);
+  const std::int64_t* ref = all.data();
+  for (int r = 1; r < grid.size(); ++r) {
+    const std::int64_t* other = &all[static_cast<std::size_t>(r) * width];
+    if (other[0] != ref[0] || other[1] != ref[1] || other[2] != ref[2])
+      throw DistributedError("kernel '" + kernel + "': rank " + std::to_string(r) + " traced other IR than rank 0 "
+                             "(their structural hashes differ): every rank must run the same kernel on the same "
+                             "kinds of arguments. A host value the lambda captures (by [&]) that differs between "
+                             "ranks does this: pass it as a kernel parameter (kiln::Int, kiln::Double), whose value "
+                             "may differ per rank");
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t* a = &ref[3 + i * (2 + kMaxRank)];
+      const std::int64_t* b = &other[3 + i * (2 + kMaxRank)];
+      if (std::memcmp(a, b, sizeof(std::int64_t) * (2 + kMaxRank)) == 0) continue;
+      const int rank = static_cast<int>(std::max(a[1], b[1]));
+      const std::string what = a[0] != b[0] ? std::string("is a kiln::dist::Array on ") + (a[0] ? "rank 0" : "rank " + std::to_string(r)) +
+                                                  " but not on " + (a[0] ? "rank " + std::to_string(r) : "rank 0")
+                                            : "has global shape " + shape_text(rank, b + 2) + " on rank " + std::to_string(r) +
+                                                  " but " + shape_text(rank, a + 2) + " on rank 0";
+      throw DistributedError("kernel '" + kernel + "': " + arg_label(an.summary, i) + " " + what +
+                             ": every rank passes the same distributed arrays (made with one global shape on every rank)");
+    }
+  }
+}
+
+Analysis analyze(Call& c, const std::string& kernel) {
+  Analysis an;
+  // Traced with the global shapes, so that every rank traces the same signature (a one-element block
+  // would otherwise trace with a unit extent).
+  std::vector<ArgValue> global = c.args;
+  for (std::size_t i = 0; i < global.size(); ++i)
+    if (c.blocks[i])
+      for (int d = 0; d < c.blocks[i]->rank; ++d) global[i].array.shape[d] = c.blocks[i]->global[d];
+  an.summary = c.core->summarize(c.options_id, global.data(), global.size());
+  const TraceSummary& s = an.summary;
+  if (s.has_result)
+    throw DistributedError("kernel '" + kernel + "' returns a value: on kiln::dist::Arrays a kernel writes into its "
+                           "arguments, one block per rank. Write the result into an argument, and reduce with "
+                           "kiln::dist::sum/min/max/prod");
+  an.halos.resize(c.args.size());
+  for (const auto& st : s.stencils) {
+    const int rank = static_cast<int>(st.lo.size());
+    const auto border = static_cast<Border>(st.border);
+    for (std::size_t w = 0; w < st.windows.size(); ++w) {
+      const int p = st.windows[w];
+      if (p < 0)
+        throw DistributedError("kernel '" + kernel + "': " + st.origin + " reads '" + st.window_names[w] +
+                               "', an array the kernel makes: on kiln::dist::Arrays a stencil reads the kernel's "
+                               "parameters, whose ghost layers kiln exchanges before the call. Split the kernel "
+                               "there (one kiln::dist::run per stencil of a computed array)");
+      const auto i = static_cast<std::size_t>(p);
+      if (!c.blocks[i])
+        throw DistributedError("kernel '" + kernel + "': " + st.origin + " reads " + arg_label(s, i) +
+                               ", which is not a kiln::dist::Array: pass the stencil's inputs as distributed arrays");
+      std::optional<HaloNeed>& h = an.halos[i];
+      if (!h) {
+        h.emplace();
+        h->border = border;
+        h->cval = st.cval;
+        h->name = st.window_names[w];
+      } else if (h->border != border || (border == Border::constant && h->cval != st.cval)) {
+        throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " is read by stencils with different "
+                               "borders in one call: its ghost layers hold one border. Run those stencils in separate "
+                               "kiln::dist::run calls");
+      }
+      for (int d = 0; d < rank; ++d) {
+        h->lo[d] = std::max(h->lo[d], -st.lo[static_cast<std::size_t>(d)]);
+        h->hi[d] = std::max(h->hi[d], st.hi[static_cast<std::size_t>(d)]);
+        an.reach_lo[d] = std::max(an.reach_lo[d], h->lo[d]);
+        an.reach_hi[d] = std::max(an.reach_hi[d], h->hi[d]);
+        if (border == Border::skip) {
+          an.skip_lo[d] = std::max(an.skip_lo[d], -st.lo[static_cast<std::size_t>(d)]);
+          an.skip_hi[d] = std::max(an.skip_hi[d], st.hi[static_cast<std::size_t>(d)]);
+        }
+      }
+    }
+  }
+  // One grid and one global shape for the call's distributed arrays: they are computed block by block.
+  const Block* first = nullptr;
+  std::size_t first_i = 0;
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    const Block* b = c.blocks[i];
+    if (!b) continue;
+    if (!first) {
+      first = b;
+      first_i = i;
+      continue;
+    }
+    int same_comm = MPI_UNEQUAL;
+    if (b->grid.comm() != first->grid.comm()) MPI_Comm_compare(b->grid.comm(), first->grid.comm(), &same_comm);
+    if (b->grid.comm() != first->grid.comm() && same_comm != MPI_IDENT)
+      throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " is distributed over another kiln::dist::Grid "
+                             "than " + arg_label(s, first_i) + ": make the arrays of one call on one Grid");
+    bool same = b->rank == first->rank;
+    for (int d = 0; same && d < b->rank; ++d) same = b->global[d] == first->global[d];
+    if (!same)
+      throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " has global shape " + shape_text(b->rank, b->global) +
+                             " but " + arg_label(s, first_i) + " has " + shape_text(first->rank, first->global) +
+                             ": the distributed arrays of one call have one shape (they are computed block by block)");
+  }
+  return an;
+}
+
+/// Analyses by kernel and signature. An entry remembers its kernel weakly: a kernel made later at the
+/// same address (a new kiln::jit in a loop) is another kernel, and must not find the old entry — on one
+/// rank but not another, it would skip the first call's collective check the others enter.
+struct Entry {
+  std::weak_ptr<kiln::detail::KernelCore> core;
+  std::shared_ptr<const Analysis> analysis;
+};
+struct Table {
+  std::mutex mutex;
+  std::map<std::string, Entry> entries;
+};
+Table& table() {
+  static Table* t = new Table;  // never destroyed: calls may come from exit handlers
+  return *t;
+}
+
+void call_on(Call& c, const Box& box, int rank) {
+  if (box.empty(rank)) return;
+  std::vector<ArgValue> args = c.args;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (c.blocks[i]) args[i].array = c.blocks[i]->desc(box);
+  c.core->call(c.options_id, args.data(), args.size(), nullptr);
+}
+
+}  // namespace
+
+void run(Call& c) {
+  const Block* any = nullptr;
+  for (const Block* b : c.blocks)
+    if (b) any = b;
+  const std::string kernel = c.core->name();
+  if (!any)
+    throw DistributedError("kernel '" + kernel + "': kiln::dist::run was given no kiln::dist::Array: call the kernel itself");
+  const std::string key = signature(c);
+  std::shared_ptr<const Analysis> an;
+  {
+    std::lock_guard lock(table().mutex);
+    if (auto it = table().entries.find(key); it != table().entries.end()) {
+      if (it->second.core.lock() == c.core) an = it->second.analysis;
+      else table().entries.erase(it);
+    }
+  }
+  if (!an) {
+    // The agreement check comes first: a rank whose trace fails must not leave the others waiting in it.
+    auto fresh = std::make_shared<Analysis>();
+    std::string failure;
+    try {
+      *fresh = analyze(c, kernel);
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+    int failed_here = failure.empty() ? 0 : 1, failed_anywhere = 0;
+    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, any->grid.comm());
+    if (failed_here) throw DistributedError(failure);
+    if (failed_anywhere)
+      throw DistributedError("kernel '" + kernel + "': another rank failed to trace or check this call (its error is "
+                             "printed there); this rank stops too");
+    check_agreement(c, *fresh, kernel, any->grid);
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+      if (fresh->halos[i]) {
+        HaloNeed h = *fresh->halos[i];
+        h.block = c.blocks[i];
+        check_halo(kernel, h);
+      }
+    std::lock_guard lock(table().mutex);
+    an = fresh;
+    table().entries[key] = Entry{c.core, std::move(fresh)};
+  }
+
+  // Ghost layers as wide as the reads, then the arguments' views of the (possibly new) storage.
+  std::vector<HaloNeed> needs;
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (!an->halos[i]) continue;
+    HaloNeed h = *an->halos[i];
+    h.block = c.blocks[i];
+    h.block->ensure_ghosts(h.lo, h.hi);
+    needs.push_back(std::move(h));
+  }
+  const int rank = any->rank;
+  // The positions computed: the block, less the global edge bands a skip border leaves alone.
+  Box region;
+  for (int d = 0; d < rank; ++d) {
+    region.lo[d] = std::max<std::int64_t>(0, an->skip_lo[d] - any->start[d]);
+    region.hi[d] = std::min<std::int64_t>(any->count[d], any->global[d] - an->skip_hi[d] - any->start[d]);
+  }
+  if (needs.empty()) {
+    call_on(c, region, rank);
+    return;
+  }
+  Exchange exchange(std::move(needs));
+  Box interior = region;
+  for (int d = 0; d < rank; ++d) {
+    interior.lo[d] = std::max(region.lo[d], an->reach_lo[d]);
+    interior.hi[d] = std::min(region.hi[d], any->count[d] - an->reach_hi[d]);
+  }
+  if (!c.overlap || interior.empty(rank)) {
+    exchange.finish();
+    call_on(c, region, rank);
+    return;
+  }
+  call_on(c, interior, rank);  // reads only the block's own elements: runs while the halos travel
+  exchange.finish();
+  // The rim: per axis d, the slabs below and above the interior, over the interior of the axes before d
+  // and the whole region of those after it (together the region less the interior, each position once).
+  for (int d = 0; d < rank; ++d) {
+    Box low, high;
+    for (int e = 0; e < rank; ++e) {
+      low.lo[e] = high.lo[e] = e < d ? interior.lo[e] : region.lo[e];
+      low.hi[e] = high.hi[e] = e < d ? interior.hi[e] : region.hi[e];
+    }
+    low.hi[d] = interior.lo[d];
+    high.lo[d] = interior.hi[d];
+    call_on(c, low, rank);
+    call_on(c, high, rank);
+  }
+}
+
+}  // namespace kiln::dist::detail

@@ -1,0 +1,369 @@
+// kiln::dist under mpirun -np 1..4 (tests/CMakeLists.txt): every result compared bitwise with the
+// single-process kiln result on the global array, which each rank computes itself.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kiln/distributed.hpp"
+
+namespace {
+
+using kiln::Border;
+namespace dist = kiln::dist;
+
+int world_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/// Values with every bit of the mantissa in use, the same on every rank.
+template <class T>
+kiln::NDArray<T> random_array(const std::vector<std::int64_t>& shape, unsigned seed) {
+  kiln::NDArray<T> a(shape);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::int64_t k = 0; k < a.size(); ++k) a.data()[k] = static_cast<T>(u(rng));
+  return a;
+}
+
+template <class T>
+bool bitwise_equal(const kiln::NDArray<T>& a, const kiln::NDArray<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(T)) == 0;
+}
+
+/// Each rank's block against the same region of the global reference, and the gathered array on rank 0.
+template <class T, int N>
+void expect_equal(const dist::Array<T, N>& got, const kiln::NDArray<T>& want, const std::string& what) {
+  const auto n = got.local_shape();
+  std::int64_t total = got.local_size(), mismatches = 0;
+  std::array<std::int64_t, N> l{};
+  for (std::int64_t k = 0; k < total; ++k) {
+    const auto g = got.to_global(l);
+    std::int64_t off = 0;
+    for (int d = 0; d < N; ++d) off += g[d] * want.stride(d);
+    const T a = got.local(l), b = want.data()[off];
+    if (std::memcmp(&a, &b, sizeof(T)) != 0) ++mismatches;
+    for (int d = N - 1; d >= 0 && ++l[d] == n[d]; --d) l[d] = 0;
+  }
+  EXPECT_EQ(mismatches, 0) << what << ": rank " << world_rank() << " block differs in " << mismatches << " elements";
+  const kiln::NDArray<T> all = got.gather(0);
+  if (world_rank() == 0) EXPECT_TRUE(bitwise_equal(all, want)) << what << ": the gathered array differs";
+}
+
+template <class T, int N>
+dist::Array<T, N> distribute(const dist::Grid& g, const kiln::NDArray<T>& global) {
+  std::array<std::int64_t, N> shape;
+  for (int d = 0; d < N; ++d) shape[d] = global.shape(d);
+  dist::Array<T, N> a(g, shape);
+  a.scatter(world_rank() == 0 ? global.data() : nullptr, 0);
+  return a;
+}
+
+const std::vector<kiln::StencilOptions> kBorders = {kiln::constant(1.5), kiln::border(Border::nearest), kiln::border(Border::wrap),
+                                                    kiln::border(Border::reflect), kiln::border(Border::mirror),
+                                                    kiln::border(Border::skip)};
+
+std::string border_name(const kiln::StencilOptions& o) {
+  static const char* const names[] = {"constant", "nearest", "wrap", "reflect", "mirror", "skip"};
+  return names[static_cast<int>(*o.border)];
+}
+
+TEST(DistributedPartition, BlocksCoverTheAxisInOrder) {
+  for (std::int64_t n : {1, 2, 7, 13, 97})
+    for (int p = 1; p <= 5 && p <= n; ++p) {
+      std::int64_t next = 0;
+      for (int c = 0; c < p; ++c) {
+        const dist::BlockRange b = dist::block_of(n, p, c);
+        EXPECT_EQ(b.start, next);
+        EXPECT_GE(b.count, n / p);
+        EXPECT_LE(b.count, n / p + 1);
+        next += b.count;
+      }
+      EXPECT_EQ(next, n);
+    }
+}
+
+TEST(DistributedPartition, ScatterGatherAndIndexMaps) {
+  const dist::Grid g1(1), g2(2), g3(3);
+  const auto a1 = random_array<double>({97}, 1);
+  const auto a2 = random_array<float>({13, 11}, 2);
+  const auto a3 = random_array<double>({7, 5, 11}, 3);
+  const auto d1 = distribute<double, 1>(g1, a1);
+  const auto d2 = distribute<float, 2>(g2, a2);
+  const auto d3 = distribute<double, 3>(g3, a3);
+  expect_equal(d1, a1, "1-d");
+  expect_equal(d2, a2, "2-d");
+  expect_equal(d3, a3, "3-d");
+  // Index maps: global -> local -> global, and ownership by exactly one rank.
+  int owned = 0;
+  for (std::int64_t i = 0; i < 13; ++i)
+    for (std::int64_t j = 0; j < 11; ++j)
+      if (d2.owns({i, j})) {
+        ++owned;
+        EXPECT_EQ(d2.to_global(d2.to_local({i, j})), (std::array<std::int64_t, 2>{i, j}));
+      }
+  int total = 0;
+  MPI_Allreduce(&owned, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 13 * 11);
+}
+
+TEST(DistributedStencil, Jacobi2dEveryBorderOnPrimeExtents) {
+  const dist::Grid g(2);
+  const auto x = random_array<double>({13, 11}, 4);
+  const auto y0 = random_array<double>({13, 11}, 5);
+  for (const auto& b : kBorders) {
+    const auto jacobi = kiln::stencil("jacobi", [](kiln::Window<double, 2> a) {
+      return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0)) + 0.125 * a(-1, 1);
+    }, b);
+    kiln::NDArray<double> want = y0.clone();
+    jacobi.into(want, x);
+    for (bool overlap : {true, false}) {
+      auto in = distribute<double, 2>(g, x);
+      auto out = distribute<double, 2>(g, y0);
+      dist::run(dist::RunOptions{overlap}, jacobi, out, in);
+      expect_equal(out, want, "jacobi, " + border_name(b) + (overlap ? ", overlap" : ", no overlap"));
+    }
+  }
+}
+
+TEST(DistributedStencil, WideAsymmetricNeighbourhood1dGrid) {
+  const dist::Grid g(1);
+  const auto x = random_array<double>({29, 17}, 6);
+  for (const auto& b : kBorders) {
+    const auto st = kiln::stencil("wide", [](kiln::Window<double, 2> a) {
+      return a(-2, 0) - 0.5 * a(1, 3) + 0.25 * a(0, -1) + a(2, -2);
+    }, b);
+    kiln::NDArray<double> want = x.clone();
+    st.into(want, x);
+    auto in = distribute<double, 2>(g, x);
+    auto out = distribute<double, 2>(g, x);
+    dist::run(st, out, in);
+    expect_equal(out, want, "wide, " + border_name(b));
+  }
+}
+
+TEST(DistributedStencil, OneElementBlocks) {
+  const int p = world_size();
+  const std::int64_t n = p >= 3 ? p : 3;  // one element per rank from -np 3 on (a 3-point stencil needs 3 in all)
+  const dist::Grid g(1);
+  const auto x = random_array<double>({n}, 7);
+  for (const auto& b : kBorders) {
+    const auto st = kiln::stencil("three", [](kiln::Window<double, 1> a) { return a(-1) - 2.0 * a(0) + 0.5 * a(1); }, b);
+    kiln::NDArray<double> want = x.clone();
+    st.into(want, x);
+    auto in = distribute<double, 1>(g, x);
+    auto out = distribute<double, 1>(g, x);
+    if (p >= 3) EXPECT_EQ(out.local_shape()[0], 1);
+    dist::run(st, out, in);
+    expect_equal(out, want, "one-element blocks, " + border_name(b));
+  }
+}
+
+TEST(DistributedStencil, Heat3dOn3dAnd1dGrids) {
+  const auto x = random_array<double>({9, 7, 11}, 8);
+  for (int axes : {3, 1})
+    for (const auto& b : {kiln::border(Border::nearest), kiln::border(Border::wrap), kiln::constant(-2.0)}) {
+      const dist::Grid g(axes);
+      const auto heat = kiln::stencil("heat", [](kiln::Window<double, 3> u) {
+        return u(0, 0, 0) + 0.125 * (u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) -
+                                     6.0 * u(0, 0, 0)) + 0.01 * u(1, 1, -1);
+      }, b);
+      kiln::NDArray<double> want = x.clone();
+      heat.into(want, x);
+      auto in = distribute<double, 3>(g, x);
+      auto out = distribute<double, 3>(g, x);
+      dist::run(heat, out, in);
+      expect_equal(out, want, "heat3d on " + std::to_string(axes) + "-d grid, " + border_name(b));
+    }
+}
+
+// A time loop: one distributed call per step, the buffers swapped on the host; against one kiln kernel
+// that loops with kiln::swap.
+TEST(DistributedStencil, TimeLoopWithSwapMatchesOneKernel) {
+  const dist::Grid g(2);
+  const auto x = random_array<double>({17, 19}, 9);
+  const auto jacobi = kiln::stencil("jacobi_wrap", [](kiln::Window<double, 2> a) {
+    return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0));
+  }, kiln::border(Border::wrap));
+  const auto loop = kiln::jit("jacobi_loop", [&](kiln::Array<double, 2> u0, kiln::Int steps) {
+    kiln::Array<double, 2> u = kiln::empty_like(u0), v = kiln::empty_like(u0);
+    u(kiln::all) = u0;
+    kiln::range(steps, [&](kiln::Int) {
+      jacobi.into(v, u);
+      kiln::swap(u, v);
+    });
+    return u;
+  });
+  const kiln::NDArray<double> want = loop(x, 10);
+  auto u = distribute<double, 2>(g, x);
+  dist::Array<double, 2> v(g, {17, 19});
+  for (int t = 0; t < 10; ++t) {
+    dist::run(jacobi, v, u);
+    u.swap(v);
+  }
+  expect_equal(u, want, "10 steps with swap");
+}
+
+// A kiln::jit kernel mixing elementwise work and stencils of two parameters (halos of both exchanged in
+// one step), with a scalar parameter.
+TEST(DistributedKernel, ElementwiseAndStencilsOfTwoArrays) {
+  const dist::Grid g(2);
+  const auto x = random_array<double>({11, 13}, 10);
+  const auto y = random_array<double>({11, 13}, 11);
+  const auto lap = kiln::stencil("lap", [](kiln::Window<double, 2> a) {
+    return a(-1, 0) + a(1, 0) + a(0, -1) + a(0, 1) - 4.0 * a(0, 0);
+  }, kiln::border(Border::reflect));
+  const auto k = kiln::jit("mixed", [&](kiln::Array<double, 2> out, kiln::Array<double, 2> u, kiln::Array<double, 2> w,
+                                        kiln::Double c) { out(kiln::all) = u + c * lap(u) - kiln::sqrt(kiln::abs(lap(w))); });
+  kiln::NDArray<double> want({11, 13});
+  k(want, x, y, 0.3);
+  auto u = distribute<double, 2>(g, x);
+  auto w = distribute<double, 2>(g, y);
+  dist::Array<double, 2> out(g, {11, 13});
+  for (bool overlap : {true, false}) {
+    dist::run(dist::RunOptions{overlap}, k, out, u, w, 0.3);
+    expect_equal(out, want, std::string("mixed kernel") + (overlap ? ", overlap" : ""));
+  }
+}
+
+// ---- reductions -------------------------------------------------------------------------------------
+
+/// The order kiln::dist documents, as one single-process kiln kernel on the global array: segments of
+/// kSegment along the last axis folded from the identity, their partials folded in row-major order.
+double reference_sum(const kiln::NDArray<double>& a2) {
+  const auto k = kiln::jit("ref_sum", [](kiln::Array<double, 2> a, kiln::Array<double, 2> part) {
+    kiln::Int rows = a.shape(0), cols = a.shape(1), segs = part.shape(1);
+    kiln::prange(rows, [&](kiln::Int r) {
+      kiln::range(segs, [&](kiln::Int j) {
+        kiln::Double acc = -0.0;
+        kiln::range(j * dist::kSegment, kiln::min((j + 1) * dist::kSegment, cols), [&](kiln::Int c) { acc += a(r, c); });
+        part(r, j) = acc;
+      });
+    });
+    kiln::Double total = -0.0;
+    kiln::range(rows, [&](kiln::Int r) { kiln::range(segs, [&](kiln::Int j) { total += part(r, j); }); });
+    return total;
+  });
+  kiln::NDArray<double> part({a2.shape(0), (a2.shape(1) + dist::kSegment - 1) / dist::kSegment});
+  return k(a2, part);
+}
+
+TEST(DistributedReduce, SumIsBitwiseTheSingleProcessOrder) {
+  const int p = world_size();
+  // Last axis split over every rank (segments cut between ranks, one crossing several blocks at -np 4:
+  // 2500 columns) and a 2-d grid.
+  for (const std::vector<int>& dims : {std::vector<int>{1, p}, std::vector<int>{0, 0}}) {
+    const dist::Grid g(2, MPI_COMM_WORLD, dims);
+    for (std::int64_t cols : {2500, 3, 1031}) {
+      if (cols < g.dims()[1]) continue;
+      kiln::NDArray<double> x = random_array<double>({5, cols}, 12);
+      for (std::int64_t k = 0; k < x.size(); ++k) x.data()[k] = x.data()[k] * 1e6 + 1e-3;  // rounding matters
+      const double want = reference_sum(x);
+      const auto d = distribute<double, 2>(g, x);
+      const double got = dist::sum(d);
+      EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "sum over " << g.describe() << ", 5 x " << cols << ": " << got
+                                                          << " vs " << want;
+      double lo = INFINITY, hi = -INFINITY;
+      for (std::int64_t k = 0; k < x.size(); ++k) lo = std::fmin(lo, x.data()[k]), hi = std::fmax(hi, x.data()[k]);
+      EXPECT_EQ(dist::min(d), lo);
+      EXPECT_EQ(dist::max(d), hi);
+    }
+  }
+}
+
+TEST(DistributedReduce, IntegerAnd3dAndOneElementBlocks) {
+  const int p = world_size();
+  const dist::Grid g3(3), g1(1);
+  kiln::NDArray<std::int64_t> x({6, 5, 7});
+  std::int64_t want = 0, want_prod = 1;
+  for (std::int64_t k = 0; k < x.size(); ++k) {
+    x.data()[k] = k % 11 - 5;
+    want += x.data()[k];
+  }
+  EXPECT_EQ(dist::sum(distribute<std::int64_t, 3>(g3, x)), want);
+  kiln::NDArray<std::int64_t> small({std::int64_t{p}});
+  for (std::int64_t k = 0; k < p; ++k) want_prod *= (small.data()[k] = k + 2);
+  EXPECT_EQ(dist::prod(distribute<std::int64_t, 1>(g1, small)), want_prod);
+}
+
+// ---- errors -----------------------------------------------------------------------------------------
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const dist::DistributedError& e) {
+    return e.what();
+  }
+  return "(no DistributedError)";
+}
+
+TEST(DistributedErrors, MismatchedShapesNameTheArgument) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const dist::Grid g(1);
+  const std::int64_t n = world_rank() == 1 ? 12 : 13;
+  dist::Array<double, 1> u(g, {n}), v(g, {n});
+  const auto st = kiln::stencil("smooth", [](kiln::Window<double, 1> a) { return a(-1) + a(1); });
+  const std::string e = error_of([&] { dist::run(st, v, u); });
+  EXPECT_NE(e.find("kernel 'smooth_into'"), std::string::npos) << e;
+  EXPECT_NE(e.find("global shape (12) on rank 1 but (13) on rank 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("every rank passes the same distributed arrays"), std::string::npos) << e;
+}
+
+TEST(DistributedErrors, DifferentKernelsPerRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const dist::Grid g(1);
+  dist::Array<double, 1> u(g, {8}), v(g, {8});
+  const double scale = world_rank() == 0 ? 2.0 : 3.0;  // captured: a constant of the traced IR
+  const auto k = kiln::jit("scaled", [&](kiln::Array<double, 1> out, kiln::Array<double, 1> in) { out(kiln::all) = in * scale; });
+  const std::string e = error_of([&] { dist::run(k, v, u); });
+  EXPECT_NE(e.find("kernel 'scaled': rank 1 traced other IR than rank 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("pass it as a kernel parameter"), std::string::npos) << e;
+}
+
+TEST(DistributedErrors, BlocksSmallerThanTheReach) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const dist::Grid g(1);
+  dist::Array<double, 1> u(g, {std::int64_t{world_size()}}), v(g, {std::int64_t{world_size()}});
+  const auto st = kiln::stencil("reach2", [](kiln::Window<double, 1> a) { return a(-2) + a(2); }, kiln::border(Border::wrap));
+  const std::string e = error_of([&] { dist::run(st, v, u); });
+  EXPECT_NE(e.find("kernel 'reach2_into': distributed array"), std::string::npos) << e;
+  EXPECT_NE(e.find("reaches 2 elements along axis 0, but a block there has only 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("use fewer ranks along axis 0"), std::string::npos) << e;
+}
+
+TEST(DistributedErrors, UnsupportedKernelShapes) {
+  const dist::Grid g(1);
+  dist::Array<double, 1> u(g, {16}), v(g, {16});
+  const auto lap = kiln::stencil("lap1", [](kiln::Window<double, 1> a) { return a(-1) - 2.0 * a(0) + a(1); });
+  const auto twice = kiln::jit("twice", [&](kiln::Array<double, 1> out, kiln::Array<double, 1> in) { out(kiln::all) = lap(lap(in)); });
+  std::string e = error_of([&] { dist::run(twice, v, u); });
+  EXPECT_NE(e.find("kernel 'twice': stencil lap1"), std::string::npos) << e;
+  EXPECT_NE(e.find("an array the kernel makes"), std::string::npos) << e;
+  const auto total = kiln::jit("total", [](kiln::Array<double, 1> in) { return kiln::sum(in); });
+  e = error_of([&] { dist::run(total, u); });
+  EXPECT_NE(e.find("kernel 'total' returns a value"), std::string::npos) << e;
+  EXPECT_NE(e.find("kiln::dist::sum"), std::string::npos) << e;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // Every rank prints its own results: a failure on any rank fails its exit status, and so mpirun's.
+  const int rc = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return rc;
+}
