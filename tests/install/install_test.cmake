@@ -6,6 +6,11 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
+# The license travels with the binaries (Apache-2.0 section 4(a)).
+file(STRINGS ${WORK_DIR}/prefix/share/doc/kiln/LICENSE exception REGEX "LLVM Exceptions to the Apache 2.0 License")
+if(NOT exception)
+  message(FATAL_ERROR "the installed LICENSE is missing or lacks the LLVM exception")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build -G Ninja
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
                 RESULT_VARIABLE rc)
