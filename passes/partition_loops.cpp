@@ -67,8 +67,9 @@ class Partition {
   }
 
   /// The statements running `s` over [from, to) of the index, `room` loops at most (one if nothing splits);
-  /// `loops` counts the loops made.
-  Stmt run(const Stmt& s, const Expr& from, const Expr& to, int room) {
+  /// `loops` counts the loops made. A `sequential` loop is a for loop (run inline in the enclosing
+  /// parfor's chunk, as the nested parfors are).
+  Stmt run(const Stmt& s, const Expr& from, const Expr& to, int room, bool sequential = false) {
     std::vector<Stmt> stmts;
     flatten(s, stmts);
     for (size_t k = 0; k < stmts.size() && room > 1; ++k) {
@@ -93,6 +94,10 @@ class Partition {
     }
     // No test to cut at: the range where the clamps of the index are inactive runs them as plain `index + c`
     // (affine subscripts: contiguous vector loads instead of gathers), the rims run the body as it is.
+    // Inside an outer dimension the rims are sequential loops, which LLVM keeps scalar (their accesses are
+    // not affine, and no parallel_accesses vouches for them): a stencil's rim is an element or two of a
+    // row, and vectorized each would be gathers, compile time for nothing (a 27-point stencil's parfor
+    // rims held 110 masked gathers). A 1-d parfor's rims stay parallel loops: they may be long.
     if (room > 1) {
       IndexClamps c = find_index_clamps(s, index_, [this](const Expr& e) { return invariant(e); });
       // A constant lower bound that the range's constant start meets needs no rim (`min(j - 1, hi)` must
@@ -104,7 +109,7 @@ class Partition {
         });
       if (c.plain && room >= sides(c.lower, c.upper) + 1) {
         note("cut at a clamp of " + index_->name);
-        return cut(s, c.plain, c.lower, c.upper, from, to, room);
+        return cut(s, c.plain, c.lower, c.upper, from, to, room, p_.indices.size() > 1);
       }
     }
     ++loops;
@@ -112,6 +117,7 @@ class Partition {
     const Var j = make_var(index_->name, index_->type, VarKind::Index, index_->where);
     Renamer rename;
     rename.vars[index_.get()] = j;
+    if (sequential) return make_for(j, from, to, fresh_copy(rename.mutate(s)));
     return make_parfor({j}, {from}, {to}, fresh_copy(rename.mutate(s)), {}, p_.origin);
   }
 
@@ -133,7 +139,7 @@ class Partition {
   /// The bounds are expressions, not variables: the CPU backend computes the work of a row from the
   /// nested loops' trip counts before the parfor (work_estimate), which needs bounds it can evaluate there.
   Stmt cut(const Stmt& rim, const Stmt& middle, const std::vector<Expr>& lower, const std::vector<Expr>& upper,
-           const Expr& from, const Expr& to, int room) {
+           const Expr& from, const Expr& to, int room, bool sequential_rims = false) {
     Expr mid_lo = from;
     for (const auto& x : lower) mid_lo = make_binary(BinaryOp::Max, mid_lo, x);
     mid_lo = make_binary(BinaryOp::Min, mid_lo, to);
@@ -141,9 +147,9 @@ class Partition {
     for (const auto& y : upper) mid_hi = make_binary(BinaryOp::Min, mid_hi, y);
     mid_hi = make_binary(BinaryOp::Max, mid_hi, mid_lo);
     std::vector<Stmt> out;
-    if (!lower.empty()) out.push_back(run(rim, from, mid_lo, 1));
+    if (!lower.empty()) out.push_back(run(rim, from, mid_lo, 1, sequential_rims));
     out.push_back(run(middle, mid_lo, mid_hi, room - sides(lower, upper)));
-    if (!upper.empty()) out.push_back(run(rim, mid_hi, to, 1));
+    if (!upper.empty()) out.push_back(run(rim, mid_hi, to, 1, sequential_rims));
     return make_block(std::move(out));
   }
 

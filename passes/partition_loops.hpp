@@ -4,7 +4,7 @@
 // of values fixed for the whole loop (another axis's band test) is decided once, around the loops. The
 // backend then sees plain loops whose bodies test nothing: the interior of a stencil vectorizes as a loop of
 // plain loads. A clamp of the index, `min(max(j + c, lo), hi)`, is cut at like a test: the range where it
-// is inactive runs `j + c`, the rims keep the clamp.
+// is inactive runs `j + c`, the rims keep the clamp (sequential loops inside an outer dimension).
 #pragma once
 
 #include "passes/pass.hpp"
