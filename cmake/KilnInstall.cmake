@@ -18,3 +18,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/kilnConfig.cmake ${PROJECT_BINARY_DIR}/kilnConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
+
+# kiln.pc for pkg-config users; paths relative to the .pc file's place (${pcfiledir}) unless a directory was
+# given as an absolute path.
+set(kiln_pcdir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH KILN_PC_PREFIX_FROM_PCDIR /prefix/${kiln_pcdir} /prefix)
+string(REGEX REPLACE "/$" "" KILN_PC_PREFIX_FROM_PCDIR "${KILN_PC_PREFIX_FROM_PCDIR}")
+foreach(dir INCLUDEDIR LIBDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(KILN_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(KILN_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/kiln.pc.in ${PROJECT_BINARY_DIR}/kiln.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/kiln.pc DESTINATION ${kiln_pcdir})
