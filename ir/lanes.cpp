@@ -102,10 +102,15 @@ class Planner : public IRVisitor {
     if (s.else_body) walk(s.else_body);
     divergent_ -= diverges;
   }
+  // A loop whose bounds differ between lanes runs over the union of the lanes' ranges with the lanes outside
+  // their own range masked off: what it assigns differs between lanes.
   void visit(const ForStmt& s) override {
-    if (mode_ == Mode::Check && (varies(plan_, s.begin) || varies(plan_, s.end)))
-      refuse_with("the bounds of the loop over " + s.index->name + " differ between lanes");
-    IRVisitor::visit(s);
+    walk(s.begin);
+    walk(s.end);
+    const bool diverges = varies(plan_, s.begin) || varies(plan_, s.end);
+    divergent_ += diverges;
+    walk(s.body);
+    divergent_ -= diverges;
   }
   void visit(const ParforStmt&) override { refuse_with("it holds a parallel loop"); }
   void visit(const CheckStmt&) override { refuse_with("it checks bounds (failures are reported in scalar order)"); }

@@ -12,6 +12,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -264,6 +265,30 @@ void Emitter::lane_if(const ir::IfStmt& s) {
   llvm::Value* else_mask = s.else_body ? narrowed_mask(b_.CreateNot(cond)) : nullptr;
   arm(s.then_body, then_mask, "then");
   if (s.else_body) arm(s.else_body, else_mask, "else");
+}
+
+void Emitter::lane_for(const ir::ForStmt& f, llvm::Value* begin, llvm::Value* end) {
+  begin = splat(begin);
+  end = splat(end);
+  llvm::Value* const outer = lanes_.mask;
+  llvm::Value* lo = begin;
+  llvm::Value* hi = end;
+  if (outer) {  // lanes that do not run here do not widen the range
+    lo = b_.CreateSelect(outer, begin, llvm::ConstantInt::get(begin->getType(), std::numeric_limits<std::int64_t>::max()));
+    hi = b_.CreateSelect(outer, end, llvm::ConstantInt::get(end->getType(), std::numeric_limits<std::int64_t>::min()));
+  }
+  lo = b_.CreateIntMinReduce(lo, true);
+  hi = b_.CreateIntMaxReduce(hi, true);
+  const bool scalar = fs_->scalar_loop;
+  fs_->scalar_loop = false;
+  loop(lo, hi, f.index->name, nullptr, [&](llvm::Value* j) {
+    fs_->scalars[f.index.get()] = ScalarValue{j, false};
+    llvm::Value* at = splat(j);
+    lanes_.mask = narrowed_mask(b_.CreateAnd(b_.CreateICmpSGE(at, begin), b_.CreateICmpSLT(at, end)));
+    stmt(f.body);
+    lanes_.mask = outer;
+  });
+  fs_->scalar_loop = scalar;
 }
 
 void Emitter::lane_assign(const ScalarValue& slot, const ir::VarNode* var, llvm::Value* value) {

@@ -29,6 +29,7 @@ void Emitter::stmt(const ir::Stmt& s) {
       const auto& f = s->as<ir::ForStmt>();
       llvm::Value* begin = expr(f.begin);
       llvm::Value* end = expr(f.end);
+      if (begin->getType()->isVectorTy() || end->getType()->isVectorTy()) return lane_for(f, begin, end);
       // A loop of its own: whether it vectorizes does not depend on the enclosing parfor's updates.
       const bool scalar = fs_->scalar_loop;
       fs_->scalar_loop = false;

@@ -271,6 +271,9 @@ class Emitter {
   /// Evaluates `e` for the lanes of `mask` only (loads of other lanes are not performed).
   llvm::Value* expr_under(const ir::Expr& e, llvm::Value* mask);
   void lane_if(const ir::IfStmt& s);
+  /// A loop whose bounds differ between lanes: over the union of the running lanes' ranges, each lane
+  /// masked off outside its own.
+  void lane_for(const ir::ForStmt& f, llvm::Value* begin, llvm::Value* end);
   void lane_assign(const ScalarValue& slot, const ir::VarNode* var, llvm::Value* value);
 
   // ---- emit_array_reductions.cpp: privatized and atomic array reductions ----
