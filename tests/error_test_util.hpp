@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <exception>
 #include <functional>
 #include <string>
 #include <typeinfo>
+#include <utility>
+
+#include "kiln/kernel.hpp"
 
 /// Fails (without stopping the test) unless `needle` occurs in the string `haystack`, printing both.
 #define EXPECT_CONTAINS(haystack, needle)                                                        \
@@ -32,6 +36,16 @@ std::string exact_error_of(const std::function<void()>& fn) {
   }
   ADD_FAILURE() << "expected " << typeid(E).name() << ", nothing was thrown";
   return "";
+}
+
+/// Calls kernel `k` with `args` through its type-erased core, as callers that build arguments themselves do
+/// (kiln::dist): the compile-time checks of Kernel::operator() are skipped, so the run-time checks behind them
+/// are reached. For calls expected to throw (the result, if any, is discarded).
+template <class K, class... A>
+void call_erased(const K& k, A&&... args) {
+  std::array<kiln::detail::ArgValue, sizeof...(A)> av{kiln::detail::make_arg(std::forward<A>(args))...};
+  kiln::ArrayDesc out{};
+  k.core()->call(k.options_id(), av.data(), av.size(), &out);
 }
 
 }  // namespace kiln_tests

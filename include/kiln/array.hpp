@@ -185,6 +185,13 @@ class ElementRef {
   Scalar<T> get() const { return value_; }
   /// Stops watching the value for snapshots (used by the operators on expiring temporaries).
   void release() const { value_.release(); }
+  /// An element has no C++ value while the kernel is traced: the conversion exists only to say so.
+  template <class U = T>
+  explicit operator bool() const {
+    static_assert(sizeof(U) == 0,
+                  "a traced value is not a C++ bool: branch with kiln::if_(c, [&] {...}).else_([&] {...}) or choose with kiln::select(c, a, b)");
+    return false;
+  }
 
   const ElementRef& operator=(const ElementRef& v) && { return std::move(*this).set(v.get()); }
   template <class U>

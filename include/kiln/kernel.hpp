@@ -65,8 +65,17 @@ struct param_spec<Array<T, R>> {
   static constexpr ParamSpec value{true, kiln::dtype_of<T>(), R};
 };
 
+/// A lambda's result and parameter types. One with `auto` parameters has no single operator() and gets none
+/// (check_kernel_lambda says why).
 template <class F>
-struct lambda_traits : lambda_traits<decltype(&F::operator())> {};
+struct lambda_traits {
+  using result = void;
+  using params = std::tuple<>;
+  static constexpr std::size_t arity = 0;
+};
+template <class F>
+  requires requires { &F::operator(); }
+struct lambda_traits<F> : lambda_traits<decltype(&F::operator())> {};
 template <class C, class R, class... A>
 struct lambda_traits<R (C::*)(A...) const> {
   using result = R;
@@ -97,6 +106,86 @@ template <Element T, int R>
 struct host_result<Array<T, R>> {
   using type = NDArray<T>;
 };
+
+// ---- compile-time checks -------------------------------------------------------------------------------
+// Mistakes the C++ types already show fail with one line that names the fix, before any template error.
+
+template <class P>
+inline constexpr bool is_kernel_param = false;
+template <Element T>
+inline constexpr bool is_kernel_param<Scalar<T>> = true;
+template <Element T, int R>
+inline constexpr bool is_kernel_param<Array<T, R>> = true;
+
+template <class P>
+constexpr bool check_kernel_param() {
+  static_assert(!std::is_arithmetic_v<P>,
+                "kiln::jit: declare a number parameter as kiln::Double, kiln::Float, kiln::Int, kiln::Int32 or kiln::Bool, not a C++ number");
+  static_assert(std::is_arithmetic_v<P> || is_kernel_param<P>,
+                "kiln::jit: declare an array parameter as kiln::Array<T> or kiln::Array<T, N> (and a number as kiln::Double, kiln::Int, ...)");
+  return is_kernel_param<P>;
+}
+
+/// True for a lambda whose parameters are all traced types; otherwise a static assertion names the fix.
+template <class F>
+constexpr bool check_kernel_lambda() {
+  static_assert(requires { &F::operator(); },
+                "kiln::jit: give every kernel parameter a type (kiln::Double x, kiln::Array<float> a), not auto");
+  if constexpr (requires { &F::operator(); }) {
+    using Params = typename lambda_traits<F>::params;
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (check_kernel_param<std::tuple_element_t<I, Params>>() && ... && true);
+    }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+  } else {
+    return false;
+  }
+}
+
+/// The element type of a host array argument, where its C++ type has one (std::vector, std::span,
+/// kiln::NDArray, kiln::ArrayRef, kiln::DeviceArray).
+template <class D>
+using host_element_t = std::remove_cvref_t<decltype(*std::declval<D&>().data())>;
+
+template <class D>
+inline constexpr bool is_rank1_host_array = false;  // std::vector and std::span: rank 1 by type
+template <class T, class A>
+inline constexpr bool is_rank1_host_array<std::vector<T, A>> = true;
+template <class T, std::size_t N>
+inline constexpr bool is_rank1_host_array<std::span<T, N>> = true;
+
+/// Checks one call argument against its parameter where the argument's C++ type decides it: an array for a
+/// scalar, a number for an array, and an array's element type and (for std::vector/std::span) rank. Values
+/// (an integer range, a float for an integer) and the ranks of NDArray/ArrayRef are checked at the call.
+template <class P, class X>
+constexpr bool check_kernel_arg() {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (requires { P::static_rank; }) {  // a kiln::Array parameter
+    static_assert(!std::is_arithmetic_v<D>, "kiln kernel call: a number was passed for a kiln::Array parameter");
+    if constexpr (requires { typename host_element_t<D>; }) {
+      static_assert(std::is_same_v<host_element_t<D>, typename P::value_type>,
+                    "kiln kernel call: the array's element type is not the kiln::Array<T> parameter's T (convert the data or change T)");
+      static_assert(!is_rank1_host_array<D> || P::static_rank <= 1,
+                    "kiln kernel call: a std::vector or std::span has rank 1, so pass a kiln::NDArray or kiln::ArrayRef for a kiln::Array<T, N> with N > 1");
+    }
+  } else {
+    static_assert(std::is_arithmetic_v<D> || !requires { typename host_element_t<D>; },
+                  "kiln kernel call: an array was passed for a scalar parameter (kiln::Double, kiln::Int, ...)");
+  }
+  return true;
+}
+
+template <class Params, class... A>
+constexpr bool check_kernel_args() {
+  static_assert(std::tuple_size_v<Params> == sizeof...(A),
+                "kiln kernel call: pass one argument per parameter of the kernel's lambda");
+  if constexpr (std::tuple_size_v<Params> == sizeof...(A)) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (check_kernel_arg<std::tuple_element_t<I, Params>, A>() && ... && true);
+    }(std::index_sequence_for<A...>{});
+  } else {
+    return true;  // the count's assertion has failed; one message is enough
+  }
+}
 
 /// A member of a tuple result: a traced scalar or array (not void, not another tuple).
 template <class M>
@@ -245,6 +334,7 @@ class Kernel {
 
   template <class... A>
   result_type operator()(A&&... args) const {
+    static_assert(detail::check_kernel_args<typename Traits::params, A...>());
     std::array<detail::ArgValue, sizeof...(A)> av{detail::make_arg(std::forward<A>(args))...};
     if constexpr (std::is_void_v<result_type>) {
       core_->call(options_id_, av.data(), av.size(), nullptr);
@@ -319,11 +409,15 @@ template <class F>
 Kernel<std::decay_t<F>> jit(std::string name, F&& fn, Options opts = {},
                             std::source_location where = std::source_location::current()) {
   using G = std::decay_t<F>;
-  auto stored = std::make_shared<const G>(std::forward<F>(fn));
-  auto core = std::make_shared<detail::KernelCore>(std::move(name), detail::param_specs<G>(), &detail::trace_erased<G>,
-                                                   std::shared_ptr<const void>(stored), opts.arg_names,
-                                                   detail::Where::here(where));
-  return Kernel<G>(std::move(core), std::move(opts));
+  if constexpr (detail::check_kernel_lambda<G>()) {
+    auto stored = std::make_shared<const G>(std::forward<F>(fn));
+    auto core = std::make_shared<detail::KernelCore>(std::move(name), detail::param_specs<G>(), &detail::trace_erased<G>,
+                                                     std::shared_ptr<const void>(stored), opts.arg_names,
+                                                     detail::Where::here(where));
+    return Kernel<G>(std::move(core), std::move(opts));
+  } else {
+    __builtin_unreachable();  // check_kernel_lambda's static assertion has failed: no further errors
+  }
 }
 
 // ---- argument conversion -------------------------------------------------------------------------------

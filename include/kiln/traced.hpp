@@ -252,6 +252,15 @@ class Scalar : public detail::TracedValue {
   template <class U> requires detail::Operand<U> Scalar& operator/=(U&& v) { return assign_expiring(*this / std::forward<U>(v)); }
   template <class U> requires detail::Operand<U> Scalar& operator%=(U&& v) { return assign_expiring(*this % std::forward<U>(v)); }
 
+  /// A traced value has no C++ value while the kernel is traced, so `if (x)`, `x ? a : b` and `while (x)`
+  /// cannot work: this conversion exists only to say so in one line.
+  template <class U = T>
+  explicit operator bool() const {
+    static_assert(sizeof(U) == 0,
+                  "a traced value is not a C++ bool: branch with kiln::if_(c, [&] {...}).else_([&] {...}) or choose with kiln::select(c, a, b)");
+    return false;
+  }
+
   /// Names the variable in IR dumps and error messages (otherwise the name is read from the source line).
   Scalar& named(std::string_view name) {
     set_name(name);

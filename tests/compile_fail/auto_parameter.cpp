@@ -1,0 +1,4 @@
+// expect: kiln::jit: give every kernel parameter a type (kiln::Double x, kiln::Array<float> a), not auto
+#include <kiln/kiln.hpp>
+
+auto k = kiln::jit("k", [](auto a, kiln::Array<double> x) { x[0] = a; });

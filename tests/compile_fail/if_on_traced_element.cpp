@@ -1,0 +1,6 @@
+// expect: a traced value is not a C++ bool: branch with kiln::if_
+#include <kiln/kiln.hpp>
+
+auto k = kiln::jit("k", [](kiln::Array<bool> m, kiln::Array<double> x) {
+  if (m[0]) x[0] = 1.0;
+});

@@ -1,0 +1,6 @@
+// expect: kiln::jit: declare an array parameter as kiln::Array<T> or kiln::Array<T, N>
+#include <kiln/kiln.hpp>
+
+#include <vector>
+
+auto k = kiln::jit("k", [](std::vector<double> x) { (void)x; });
