@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <kiln/kiln.hpp>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -272,10 +273,12 @@ int main(int argc, char** argv) {
     const double ns = dispatch_ns(name);
     const double again_us = recreated_us(name);
     if (json)
-      std::printf("{\"name\":\"%s\",\"cold_compile_ms\":%.3f,\"miss_ms\":%.3f,\"fresh_process_first_call_ms\":%.3f,"
-                  "\"fresh_process_load_ms\":%.3f,\"trace_ms\":%.3f,\"dispatch_ns\":%.1f,\"recreated_us\":%.2f}\n",
-                  name.c_str(), median(cold) / 1e3, median(miss) / 1e3, median(call) / 1e3, median(load) / 1e3,
-                  median(trace) / 1e3, ns, again_us);
+      std::printf("%s\n", nlohmann::ordered_json{{"name", name}, {"cold_compile_ms", median(cold) / 1e3},
+                                                  {"miss_ms", median(miss) / 1e3},
+                                                  {"fresh_process_first_call_ms", median(call) / 1e3},
+                                                  {"fresh_process_load_ms", median(load) / 1e3},
+                                                  {"trace_ms", median(trace) / 1e3}, {"dispatch_ns", ns},
+                                                  {"recreated_us", again_us}}.dump().c_str());
     else
       std::printf("%-8s %11.2f ms %9.2f ms %15.3f ms %9.3f ms %7.3f ms %9.1f ns %9.2f us\n", name.c_str(),
                   median(cold) / 1e3, median(miss) / 1e3, median(call) / 1e3, median(load) / 1e3, median(trace) / 1e3,
@@ -284,7 +287,8 @@ int main(int argc, char** argv) {
   }
   auto summary = [&](const char* what, const char* key, const std::vector<double>& us) {
     const double med = median(us) / 1e3, max = *std::max_element(us.begin(), us.end()) / 1e3;
-    if (json) std::printf("{\"summary\":\"%s\",\"median_ms\":%.3f,\"max_ms\":%.3f}\n", key, med, max);
+    if (json)
+      std::printf("%s\n", nlohmann::ordered_json{{"summary", key}, {"median_ms", med}, {"max_ms", max}}.dump().c_str());
     else std::printf("%-44s median %8.3f ms   max %8.3f ms\n", what, med, max);
   };
   summary("cold compile, code generation (LLVM) only:", "codegen", all_codegen);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include <kiln/kiln.hpp>
+#include <nlohmann/json.hpp>
 
 #include "harness.hpp"
 
@@ -194,6 +195,17 @@ bool selected(const std::string& name, const std::string& filter) {
   return false;
 }
 
+/// One JSON line: `row` plus a case's own members (`extra`, JSON members without braces) and its mismatch
+/// message, if any. nlohmann::json escapes the strings (error messages hold quotes) and writes NaN as null.
+void print_json(nlohmann::ordered_json row, const std::string& extra = "", const std::string& error = "") {
+  if (!extra.empty()) {
+    const nlohmann::ordered_json members = nlohmann::ordered_json::parse("{" + extra + "}");
+    for (const auto& [key, value] : members.items()) row[key] = value;
+  }
+  if (!error.empty()) row["error"] = error;
+  std::printf("%s\n", row.dump().c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,7 +237,7 @@ int main(int argc, char** argv) {
       if (!selected(c.name, filter) || !c.cold_compile) continue;
       const double t0 = bench::now_s();
       c.cold_compile();
-      std::printf("{\"name\":\"%s\",\"first_call_s\":%.6g}\n", c.name.c_str(), bench::now_s() - t0);
+      print_json({{"name", c.name}, {"first_call_s", bench::now_s() - t0}});
     }
     return 0;
   }
@@ -240,9 +252,9 @@ int main(int argc, char** argv) {
       const CheckedRow r = run_checked(plain[i], checked[i], reps);
       if (!r.error.empty()) status = 1;
       if (json)
-        std::printf("{\"name\":\"%s\",\"kiln_s\":%.6g,\"checked_s\":%.6g,\"ratio\":%.4f,\"threads\":%d,\"n\":%lld%s%s%s}\n",
-                    r.name.c_str(), r.plain_s, r.checked_s, r.checked_s / r.plain_s, kiln::num_threads(), bench::g_n,
-                    r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
+        print_json({{"name", r.name}, {"kiln_s", r.plain_s}, {"checked_s", r.checked_s},
+                    {"ratio", r.checked_s / r.plain_s}, {"threads", kiln::num_threads()}, {"n", bench::g_n}},
+                   "", r.error);
       else
         std::printf("%-20s %12.3f %12.3f %7.3f%s%s\n", r.name.c_str(), r.plain_s * 1e3, r.checked_s * 1e3,
                     r.checked_s / r.plain_s, r.error.empty() ? "" : "  RESULT MISMATCH: ", r.error.c_str());
@@ -259,11 +271,10 @@ int main(int argc, char** argv) {
     const Row r = run(c, reps);
     if (!r.error.empty()) status = 1;
     if (json) {
-      std::printf("{\"name\":\"%s\",\"kiln_s\":%.6g,\"ref_s\":%.6g,\"ratio\":%.4f,\"GBps\":%.3f,\"compile_ms\":%.3f,"
-                  "\"dispatch_ns\":%.1f,\"threads\":%d,\"n\":%lld%s%s%s%s%s}\n",
-                  r.name.c_str(), r.kiln_s, r.ref_s, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns,
-                  kiln::num_threads(), bench::g_n, r.extra.empty() ? "" : ",", r.extra.c_str(),
-                  r.error.empty() ? "" : ",\"error\":\"", r.error.c_str(), r.error.empty() ? "" : "\"");
+      print_json({{"name", r.name}, {"kiln_s", r.kiln_s}, {"ref_s", r.ref_s}, {"ratio", r.kiln_s / r.ref_s},
+                  {"GBps", r.gbps}, {"compile_ms", r.compile_ms}, {"dispatch_ns", r.dispatch_ns},
+                  {"threads", kiln::num_threads()}, {"n", bench::g_n}},
+                 r.extra, r.error);
     } else {
       std::printf("%-20s %12.3f %12.3f %7.3f %8.2f %11.2f %12.1f%s%s%s%s\n", r.name.c_str(), r.kiln_s * 1e3,
                   r.ref_s * 1e3, r.kiln_s / r.ref_s, r.gbps, r.compile_ms, r.dispatch_ns, r.extra.empty() ? "" : "  ",

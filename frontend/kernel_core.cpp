@@ -1,5 +1,8 @@
 // The non-template half of kiln::Kernel: argument checking, the per-signature table, and compilation
 // (trace -> passes -> backend).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -81,12 +84,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 std::string type_text(const ParamSpec& p) {
   if (!p.is_array) return std::string(name_of(p.dtype));
-  return std::string(name_of(p.dtype)) + " array" + (p.rank ? " of rank " + std::to_string(p.rank) : "");
+  return p.rank ? fmt::format("{} array of rank {}", name_of(p.dtype), p.rank) : fmt::format("{} array", name_of(p.dtype));
 }
 
 std::string arg_text(const ArgValue& a) {
-  if (!a.is_array) return std::string(a.cpp_type) + " of type " + std::string(name_of(a.dtype));
-  return std::string(a.cpp_type) + " of " + std::string(name_of(a.dtype)) + " with rank " + std::to_string(a.rank);
+  if (!a.is_array) return fmt::format("{} of type {}", a.cpp_type, name_of(a.dtype));
+  return fmt::format("{} of {} with rank {}", a.cpp_type, name_of(a.dtype), a.rank);
 }
 
 /// An array argument's part of the signature: 0x80 | rank-1 | unit innermost stride << 2 | unit extents << 3.
@@ -111,14 +114,14 @@ std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
     return {};
   }
   if (to == DType::Bool || from == DType::Bool)
-    return "a " + std::string(name_of(from)) + " value cannot be passed for a " + std::string(name_of(to)) + " parameter";
+    return fmt::format("a {} value cannot be passed for a {} parameter", name_of(from), name_of(to));
   if (is_int(to) && is_float(from))
     return "a floating-point value cannot be passed for an integer parameter (convert it explicitly)";
   const double fv = from == DType::F32 ? a.scalar.f32 : a.scalar.f64;
   const std::int64_t iv = from == DType::I32 ? a.scalar.i32 : a.scalar.i64;
   switch (to) {
     case DType::I32:
-      if (iv < INT32_MIN || iv > INT32_MAX) return "the value " + std::to_string(iv) + " does not fit in i32";
+      if (iv < INT32_MIN || iv > INT32_MAX) return fmt::format("the value {} does not fit in i32", iv);
       out.i32 = static_cast<std::int32_t>(iv);
       return {};
     case DType::I64: out.i64 = iv; return {};
@@ -178,8 +181,7 @@ struct KernelCore::Impl {
   std::string arg_name(std::size_t i) const { return i < names.size() ? names[i] : "arg" + std::to_string(i); }
 
   [[noreturn]] void type_error(std::size_t i, const std::string& what) const {
-    throw TypeError("kernel '" + name + "': argument " + std::to_string(i + 1) + " of " + std::to_string(params.size()) +
-                    " ('" + arg_name(i) + "') " + what);
+    throw TypeError(fmt::format("kernel '{}': argument {} of {} ('{}') {}", name, i + 1, params.size(), arg_name(i), what));
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
@@ -242,7 +244,7 @@ void KernelCore::Impl::check_trace(const Variant& v, const ArgValue* args) const
 KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer tracer, std::shared_ptr<const void> fn,
                        std::vector<std::string> arg_names, Where where)
     : impl_(std::make_unique<Impl>()) {
-  if (params.size() > kMaxParams) throw TypeError("kernel '" + name + "': at most 32 parameters are supported");
+  if (params.size() > kMaxParams) throw TypeError(fmt::format("kernel '{}': at most {} parameters are supported", name, kMaxParams));
   impl_->name = std::move(name);
   impl_->names = arg_names.empty() ? lambda_param_names(where, params.size()) : std::move(arg_names);
   impl_->params = std::move(params);
@@ -263,7 +265,7 @@ int KernelCore::options_id(const Options& o) {
         all[i].halo_reads == o.halo_reads)
       return static_cast<int>(i);
   if (o.opt_level < 0 || o.opt_level > 3)
-    throw ValueError("kernel '" + impl_->name + "': opt_level must be 0..3, got " + std::to_string(o.opt_level));
+    throw ValueError(fmt::format("kernel '{}': opt_level must be 0..3, got {}", impl_->name, o.opt_level));
   all.push_back(o);
   return static_cast<int>(all.size() - 1);
 }
@@ -271,10 +273,10 @@ int KernelCore::options_id(const Options& o) {
 int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks) {
   Impl& m = *impl_;
   if (nargs != m.params.size()) {
-    std::string list;
-    for (std::size_t i = 0; i < m.params.size(); ++i) list += (i ? ", " : "") + m.arg_name(i) + ": " + type_text(m.params[i]);
-    throw TypeError("kernel '" + m.name + "' takes " + std::to_string(m.params.size()) + " arguments (" + list +
-                    "), but was called with " + std::to_string(nargs));
+    std::vector<std::string> list;
+    for (std::size_t i = 0; i < m.params.size(); ++i) list.push_back(fmt::format("{}: {}", m.arg_name(i), type_text(m.params[i])));
+    throw TypeError(fmt::format("kernel '{}' takes {} arguments ({}), but was called with {}", m.name, m.params.size(),
+                                fmt::join(list, ", "), nargs));
   }
   SigKey key;
   key.options = static_cast<std::uint32_t>(options_id);
@@ -288,7 +290,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     const ParamSpec& p = m.params[i];
     ArgValue& a = args[i];
     if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
-      m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
+      m.type_error(i, fmt::format("expects {}, got {}", type_text(p), arg_text(a)));
     if (p.is_array) {
       ++arrays;
       key.codes[i] = array_code(a);
@@ -296,14 +298,14 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
       if (!a.writable) read_only |= 1u << i;
       if (a.on_device) {
         if (memory.device >= 0 && memory.device != a.device)
-          m.type_error(i, "is on CUDA device " + std::to_string(a.device) + ", but an earlier DeviceArray argument is on device " +
-                              std::to_string(memory.device));
+          m.type_error(i, fmt::format("is on CUDA device {}, but an earlier DeviceArray argument is on device {}", a.device,
+                                      memory.device));
         memory.device_arrays |= 1u << i;
         memory.device = a.device;
       }
     } else {
       if (std::string err = convert_scalar(a, p.dtype, slots[i]); !err.empty())
-        m.type_error(i, "expects " + type_text(p) + ": " + err);
+        m.type_error(i, fmt::format("expects {}: {}", type_text(p), err));
       argv[i] = &slots[i];
     }
   }
@@ -316,8 +318,9 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     if (target != Target::cuda)
       for (std::size_t i = 0; i < nargs; ++i)
         if ((memory.device_arrays >> i) & 1u)
-          m.type_error(i, "is a kiln::DeviceArray (GPU memory), but the kernel runs on the " + std::string(name_of(target)) +
-                              " target: copy it with to_host(), or call kernel.on(kiln::Target::cuda)");
+          m.type_error(i, fmt::format("is a kiln::DeviceArray (GPU memory), but the kernel runs on the {} target: copy it "
+                                      "with to_host(), or call kernel.on(kiln::Target::cuda)",
+                                      name_of(target)));
   }
   argv[nargs] = &memory;
   const Variant* v = m.find(key);
@@ -326,7 +329,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   if (v->written & read_only) {
     for (std::size_t i = 0; i < nargs; ++i)
       if ((v->written & read_only) & (1u << i))
-        m.type_error(i, "is written by the kernel but was passed read-only (const " + std::string(args[i].cpp_type) + ")");
+        m.type_error(i, fmt::format("is written by the kernel but was passed read-only (const {})", args[i].cpp_type));
   }
   OverlapCopies copies;  // outlives the call
   if (arrays > 1 && v->shared->access.stored) {
@@ -366,11 +369,9 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
 
   // Diagnostics: what the passes did and where the time went.
   const CompileRecord& r = built.record;
-  char timing[256];
-  std::snprintf(timing, sizeof timing, "trace %.3f ms, passes %.3f ms, codegen %.3f ms, load %.3f ms (cache: %s)\n",
-                trace_ms, r.passes_us / 1000.0, r.codegen_ms, r.load_us / 1000.0, std::string(name_of(r.cache)).c_str());
-  v->report_head = "kernel " + r.signature + " on " + std::string(name_of(opts.target)) + "\n";
-  v->report_timing = "compile: " + std::string(timing);
+  v->report_head = fmt::format("kernel {} on {}\n", r.signature, name_of(opts.target));
+  v->report_timing = fmt::format("compile: trace {:.3f} ms, passes {:.3f} ms, codegen {:.3f} ms, load {:.3f} ms (cache: {})\n",
+                                 trace_ms, r.passes_us / 1000.0, r.codegen_ms, r.load_us / 1000.0, name_of(r.cache));
   if (built.lowering) v->lowering = built.lowering;
   else {
     v->traced = std::move(traced);
@@ -391,10 +392,10 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
 
 std::string KernelCore::diagnostics() const {
   const Variant* v = impl_->last.load(std::memory_order_acquire);
-  std::string out = v ? v->report() : "kernel '" + impl_->name + "' has not been compiled yet\n";
+  std::string out = v ? v->report() : fmt::format("kernel '{}' has not been compiled yet\n", impl_->name);
   if (const std::uint64_t n = impl_->overlap_copies.load(std::memory_order_relaxed)) {
     std::lock_guard lock(impl_->overlap_mutex);
-    out += "argument overlap: " + std::to_string(n) + " call(s) copied an argument first; the last: " + impl_->overlap_note + "\n";
+    out += fmt::format("argument overlap: {} call(s) copied an argument first; the last: {}\n", n, impl_->overlap_note);
   }
   return out;
 }
@@ -412,8 +413,7 @@ std::string KernelCore::llvm_ir() const {
 TraceSummary KernelCore::summarize(int options_id, ArgValue* args, std::size_t nargs) {
   Impl& m = *impl_;
   if (nargs != m.params.size())
-    throw TypeError("kernel '" + m.name + "' takes " + std::to_string(m.params.size()) + " arguments, but was given " +
-                    std::to_string(nargs));
+    throw TypeError(fmt::format("kernel '{}' takes {} arguments, but was given {}", m.name, m.params.size(), nargs));
   SigKey key;
   key.options = static_cast<std::uint32_t>(options_id);
   key.n = static_cast<std::uint32_t>(nargs);
@@ -421,7 +421,7 @@ TraceSummary KernelCore::summarize(int options_id, ArgValue* args, std::size_t n
     const ParamSpec& p = m.params[i];
     const ArgValue& a = args[i];
     if (p.is_array != a.is_array || (p.is_array && (a.dtype != p.dtype || (p.rank && a.rank != p.rank))))
-      m.type_error(i, "expects " + type_text(p) + ", got " + arg_text(a));
+      m.type_error(i, fmt::format("expects {}, got {}", type_text(p), arg_text(a)));
     if (p.is_array) key.codes[i] = array_code(a);
   }
   std::lock_guard lock(m.mutex);

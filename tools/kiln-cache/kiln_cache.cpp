@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -21,32 +24,28 @@ namespace {
 namespace kc = kiln::cache;
 
 int usage(FILE* out) {
-  std::fprintf(out,
-               "usage: kiln-cache [--dir D] COMMAND\n"
-               "  stats                 entries, bytes and entries per target\n"
-               "  list                  one line per entry: key, kernel, target, bytes, created, last used\n"
-               "  verify                check every entry as kiln would load it (directory and file owner and mode,\n"
-               "                        header, seal under the directory's secret, key); exit 1 if any is bad\n"
-               "  prune --max-bytes N   remove least-recently-used entries until at most N bytes (K/M/G ok)\n"
-               "  clear                 remove every entry and temporary (links are removed, never followed)\n"
-               "The directory is D, else KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.\n");
+  fmt::print(out,
+             "usage: kiln-cache [--dir D] COMMAND\n"
+             "  stats                 entries, bytes and entries per target\n"
+             "  list                  one line per entry: key, kernel, target, bytes, created, last used\n"
+             "  verify                check every entry as kiln would load it (directory and file owner and mode,\n"
+             "                        header, seal under the directory's secret, key); exit 1 if any is bad\n"
+             "  prune --max-bytes N   remove least-recently-used entries until at most N bytes (K/M/G ok)\n"
+             "  clear                 remove every entry and temporary (links are removed, never followed)\n"
+             "The directory is D, else KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.\n");
   return out == stdout ? 0 : 2;
 }
 
 std::string time_text(std::time_t t) {
   if (t <= 0) return "-";
-  char buf[32];
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::localtime(t));
 }
 
 /// What a non-regular file or another user's file in an entry's name is, for the listings; "" for a plain file.
 std::string odd_text(const kc::DirFile& f) {
   if (f.kind == kc::FileKind::symlink) return "a symbolic link (never followed)";
   if (f.kind == kc::FileKind::other) return S_ISFIFO(f.mode) ? "a FIFO" : S_ISDIR(f.mode) ? "a directory" : "not a regular file";
-  if (f.owner != geteuid()) return "owned by uid " + std::to_string(f.owner);
+  if (f.owner != geteuid()) return fmt::format("owned by uid {}", f.owner);
   return "";
 }
 
@@ -60,14 +59,14 @@ Listing files_or_fail(const std::string& dir, const kc::Inspector& inspector) {
   Listing out;
   if (inspector.missing()) return out;  // no directory yet: no entries
   if (!inspector.usable()) {
-    std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
+    fmt::print(stderr, "kiln-cache: {}\n", inspector.problem());
     out.failed = true;
     return out;
   }
   int err = 0;
   out.files = kc::list_directory_at(inspector.dirfd(), dir, &err);
   out.failed = err != 0;
-  if (out.failed) std::fprintf(stderr, "kiln-cache: cannot read %s: %s\n", dir.c_str(), std::strerror(err));
+  if (out.failed) fmt::print(stderr, "kiln-cache: cannot read {}: {}\n", dir, std::strerror(err));
   return out;
 }
 
@@ -97,23 +96,18 @@ int stats(const std::string& dir) {
     ++s.entries;
     s.bytes += f.bytes;
   }
-  std::printf("directory    %s\n", dir.c_str());
-  if (!inspector.problem().empty()) std::printf("NOT USED     %s\n", inspector.problem().c_str());
-  std::printf("entries      %llu (%llu bytes)\n", static_cast<unsigned long long>(all.entries),
-              static_cast<unsigned long long>(all.bytes));
-  for (const auto& [target, s] : per_target)
-    std::printf("  %-10s %llu (%llu bytes)\n", target.c_str(), static_cast<unsigned long long>(s.entries),
-                static_cast<unsigned long long>(s.bytes));
-  if (bad.entries)
-    std::printf("  %-10s %llu (%llu bytes; `kiln-cache verify` names them)\n", "bad", static_cast<unsigned long long>(bad.entries),
-                static_cast<unsigned long long>(bad.bytes));
+  fmt::print("directory    {}\n", dir);
+  if (!inspector.problem().empty()) fmt::print("NOT USED     {}\n", inspector.problem());
+  fmt::print("entries      {} ({} bytes)\n", all.entries, all.bytes);
+  for (const auto& [target, s] : per_target) fmt::print("  {:<10} {} ({} bytes)\n", target, s.entries, s.bytes);
+  if (bad.entries) fmt::print("  {:<10} {} ({} bytes; `kiln-cache verify` names them)\n", "bad", bad.entries, bad.bytes);
   if (temporaries.entries)
-    std::printf("temporaries  %llu (%llu bytes; being written, or left by a crashed writer)\n",
-                static_cast<unsigned long long>(temporaries.entries), static_cast<unsigned long long>(temporaries.bytes));
+    fmt::print("temporaries  {} ({} bytes; being written, or left by a crashed writer)\n", temporaries.entries,
+               temporaries.bytes);
   if (odd.entries)
-    std::printf("not files    %llu (links, FIFOs or directories under cache names; `kiln-cache verify` names them, "
-                "`kiln-cache clear` removes them)\n",
-                static_cast<unsigned long long>(odd.entries));
+    fmt::print("not files    {} (links, FIFOs or directories under cache names; `kiln-cache verify` names them, "
+               "`kiln-cache clear` removes them)\n",
+               odd.entries);
   return 0;
 }
 
@@ -121,18 +115,17 @@ int list(const std::string& dir) {
   const kc::Inspector inspector(dir);
   const Listing l = files_or_fail(dir, inspector);
   if (l.failed) return 1;
-  std::printf("%-32s  %-20s %-6s %10s  %-19s  %-19s\n", "key", "kernel", "target", "bytes", "created", "last used");
+  fmt::print("{:<32}  {:<20} {:<6} {:>10}  {:<19}  {:<19}\n", "key", "kernel", "target", "bytes", "created", "last used");
   for (const kc::DirFile& f : l.files) {
     if (f.temporary && f.kind == kc::FileKind::regular) continue;
     const std::string key = f.temporary ? f.name : f.name.substr(0, 32);
     const kc::Inspection i = f.temporary ? kc::Inspection{false, odd_text(f), {}} : inspector.inspect(f);
     if (!i.ok) {
-      std::printf("%-32s  BAD: %s\n", key.c_str(), i.problem.c_str());
+      fmt::print("{:<32}  BAD: {}\n", key, i.problem);
       continue;
     }
-    std::printf("%-32s  %-20s %-6s %10llu  %-19s  %-19s\n", key.c_str(), i.entry.meta.kernel.c_str(),
-                i.entry.meta.target.c_str(), static_cast<unsigned long long>(f.bytes),
-                time_text(static_cast<std::time_t>(i.entry.meta.created)).c_str(), time_text(f.last_used.tv_sec).c_str());
+    fmt::print("{:<32}  {:<20} {:<6} {:>10}  {:<19}  {:<19}\n", key, i.entry.meta.kernel, i.entry.meta.target, f.bytes,
+               time_text(static_cast<std::time_t>(i.entry.meta.created)), time_text(f.last_used.tv_sec));
   }
   return 0;
 }
@@ -141,7 +134,7 @@ int verify(const std::string& dir) {
   const kc::Inspector inspector(dir);
   const Listing l = files_or_fail(dir, inspector);
   if (l.failed) return 1;
-  if (!inspector.problem().empty()) std::printf("NOT USED %s\n", inspector.problem().c_str());
+  if (!inspector.problem().empty()) fmt::print("NOT USED {}\n", inspector.problem());
   std::uint64_t good = 0, bad = 0;
   for (const kc::DirFile& f : l.files) {
     if (f.temporary && f.kind == kc::FileKind::regular) continue;
@@ -150,10 +143,10 @@ int verify(const std::string& dir) {
       ++good;
     } else {
       ++bad;
-      std::printf("BAD %s: %s\n", f.path.c_str(), i.problem.c_str());
+      fmt::print("BAD {}: {}\n", f.path, i.problem);
     }
   }
-  std::printf("%llu entries ok, %llu bad\n", static_cast<unsigned long long>(good), static_cast<unsigned long long>(bad));
+  fmt::print("{} entries ok, {} bad\n", good, bad);
   return bad || !inspector.problem().empty() ? 1 : 0;
 }
 
@@ -161,7 +154,7 @@ int verify(const std::string& dir) {
 bool usable_or_fail(const std::string& dir) {
   const kc::Inspector inspector(dir);
   if (inspector.missing() || (inspector.usable() && inspector.problem().empty())) return true;
-  std::fprintf(stderr, "kiln-cache: %s\n", inspector.problem().c_str());
+  fmt::print(stderr, "kiln-cache: {}\n", inspector.problem());
   return false;
 }
 
@@ -183,7 +176,7 @@ int main(int argc, char** argv) {
   if (command.empty()) return usage(stderr);
   if (dir.empty()) dir = kc::settings_from_environment().directory;
   if (dir.empty()) {
-    std::fprintf(stderr, "kiln-cache: no cache directory (set KILN_CACHE_DIR or use --dir)\n");
+    fmt::print(stderr, "kiln-cache: no cache directory (set KILN_CACHE_DIR or use --dir)\n");
     return 2;
   }
   if (command == "stats") return stats(dir);
@@ -191,19 +184,18 @@ int main(int argc, char** argv) {
   if (command == "verify") return verify(dir);
   if ((command == "clear" || command == "prune") && !usable_or_fail(dir)) return 1;
   if (command == "clear") {
-    std::printf("removed %llu files from %s\n", static_cast<unsigned long long>(kc::clear(dir)), dir.c_str());
+    fmt::print("removed {} files from {}\n", kc::clear(dir), dir);
     return 0;
   }
   if (command == "prune") {
     const auto bytes = kc::parse_bytes(max_bytes);
     if (!bytes) {
-      std::fprintf(stderr, "kiln-cache: prune needs --max-bytes N (bytes, or with a K/M/G suffix)\n");
+      fmt::print(stderr, "kiln-cache: prune needs --max-bytes N (bytes, or with a K/M/G suffix)\n");
       return 2;
     }
     const kc::PruneResult r = kc::prune(dir, *bytes);
-    std::printf("removed %llu entries and %llu stale temporaries (%llu bytes); %llu bytes left\n",
-                static_cast<unsigned long long>(r.entries_removed), static_cast<unsigned long long>(r.temporaries_removed),
-                static_cast<unsigned long long>(r.bytes_removed), static_cast<unsigned long long>(r.bytes_left));
+    fmt::print("removed {} entries and {} stale temporaries ({} bytes); {} bytes left\n", r.entries_removed,
+               r.temporaries_removed, r.bytes_removed, r.bytes_left);
     return 0;
   }
   return usage(stderr);
