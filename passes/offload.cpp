@@ -1,6 +1,7 @@
 #include "passes/offload.hpp"
 
 #include "ir/builder.hpp"
+#include "ir/cooperative.hpp"
 #include "ir/visitor.hpp"
 #include "passes/loop_analysis.hpp"
 
@@ -15,8 +16,13 @@ class Offloader final : public ir::IRMutator {
  protected:
   ir::Stmt visit(const ir::ParforStmt& p, const ir::Stmt& self) override {
     const int kernel = next_++;
+    // How the CUDA backend spreads rows that reduce over threads (ir/cooperative.hpp): the decision and why.
+    const ir::CooperativePlan rows = ir::plan_cooperative(p);
     ctx_.note("kernel " + std::to_string(kernel) + ": the parfor " + loops::space_text(p) + " from " +
-              loops::origin_text(p) + " runs on the device; the host launches it");
+              loops::origin_text(p) + " runs on the device; the host launches it" + (rows.wanted ? "; " + rows.reason : std::string()) +
+              (rows.eligible ? " (a warp per row, or a block per row when few long rows leave the device's SMs idle: chosen at launch"
+                               " from the rows, the row length and the SM count)"
+                             : ""));
     return ir::make_launch(kernel, self);
   }
   ir::Stmt visit(const ir::LaunchStmt& l, const ir::Stmt& self) override {

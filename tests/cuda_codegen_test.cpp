@@ -18,6 +18,7 @@
 #include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "cuda_kernels.hpp"
+#include "cuda_rows.hpp"
 #include "frontend/trace_context.hpp"
 #include "ir/printer.hpp"
 #include "ir/serialize.hpp"
@@ -161,6 +162,8 @@ TEST(CudaCodegen, ExampleAndBenchmarkKernelsCompile) {
   compile_for_sm90(lower("smooth1d", benchgpu::smooth1d, {"x", "out"}));
   compile_for_sm90(lower("jacobi2d", benchgpu::jacobi2d, {"a", "out"}));
   compile_for_sm90(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
+  EXPECT_EQ(compile_for_sm90(lower("row_stats", benchgpu::row_stats, {"x", "mean", "var", "sd"})).gpu_kernels.at(0).strategy,
+            cu::Strategy::Cooperative);
 }
 
 // ---- golden sources ---------------------------------------------------------------------------------------
@@ -639,6 +642,158 @@ TEST(CudaGeometry, ElementwiseCoalescesTheLastAxis) {
   std::uint64_t big[] = {100000, 100000, 2};
   const cu::Geometry g4 = cu::geometry(cu::Strategy::Elementwise, 3, big, 256, h100, 0);
   EXPECT_EQ(g4.grid.z, 65535u);  // the grid-stride loops cover the rest
+}
+
+// ---- cooperative rows ------------------------------------------------------------------------------------
+
+/// The kernels of `f` after emission with the process's options (cooperative rows on unless
+/// KILN_CUDA_COOPERATIVE=0), compiled for sm_90.
+cu::Program rows_program(const ir::Function& f, bool cooperative = true) {
+  cu::EmitOptions o = emit_options();
+  o.cooperative = cooperative;
+  return compile_for_sm90(f, {}, o);
+}
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(CudaCooperative, RowReductionsShareEachRowAmongAGroup) {
+  require_nvrtc();
+  const ir::Function stats = rows::lower_for_cuda("row_stats", rows::row_stats<float>, {"x", "m", "v", "s"});
+  const ir::Function stats64 = rows::lower_for_cuda("row_stats64", rows::row_stats<double>, {"x", "m", "v", "s"});
+  const ir::Function sum32 = rows::lower_for_cuda("row_sum_i32", rows::row_sum<std::int32_t>, {"x"}, 2);
+  const ir::Function sumf = rows::lower_for_cuda("row_sum_f32", rows::row_sum<float>, {"x"}, 2);
+  const ir::Function moments = rows::lower_for_cuda("row_moments", rows::row_moments, {"x", "out"});
+  for (const ir::Function* f : {&stats, &stats64, &sum32, &sumf, &moments}) {
+    SCOPED_TRACE(f->name);
+    const cu::Program prog = rows_program(*f);
+    ASSERT_EQ(prog.gpu_kernels.size(), 1u);
+    const cu::GpuKernel& k = prog.gpu_kernels[0];
+    EXPECT_EQ(k.strategy, cu::Strategy::Cooperative);
+    EXPECT_TRUE(k.fold_name.empty());  // each row's total stays on the device
+    EXPECT_NE(k.row_length, nullptr);  // dim(x, 1): the host sizes the group at launch
+    const std::string& src = prog.kernels;
+    EXPECT_NE(src.find("__launch_bounds__(1024) " + k.name + "("), std::string::npos);
+    EXPECT_NE(src.find("for (unsigned long long kiln_row = (unsigned long long)blockIdx.x * blockDim.y + threadIdx.y;"), std::string::npos);
+    // Threads take iterations lane, lane + G, ... in rounds of the unroll factor, then the rest.
+    EXPECT_NE(src.find("unsigned long long kiln_c0 = kiln_lane;"), std::string::npos);
+    EXPECT_NE(src.find("kiln_c0 += kiln_group) {"), std::string::npos);
+    EXPECT_NE(src.find("kiln_group_reduce("), std::string::npos);
+    EXPECT_NE(src.find("if (kiln_lane == 0) {"), std::string::npos);  // one thread stores the row's results
+    // The rows never read what they store: no barriers beyond the reductions' own.
+    EXPECT_EQ(src.find("kiln_group_sync();"), std::string::npos);
+    EXPECT_NE(src.find("// a group of threads per row: "), std::string::npos);
+  }
+  // var and std of one row: both reductions in one pass over the row (fusion), combined one after the other.
+  const std::string& src = rows_program(stats).kernels;
+  EXPECT_EQ(occurrences(src, "kiln_group_reduce(") % 3, 0);
+  EXPECT_NE(src.find("// a group of threads per row: 3 reductions read x contiguously"), std::string::npos) << src;
+  const std::string& m = rows_program(moments).kernels;
+  EXPECT_NE(m.find("// a group of threads per row: 4 reductions read x contiguously"), std::string::npos) << m;
+  EXPECT_EQ(occurrences(m, "if (kiln_lane == 0) {"), 2 * 5);  // five stores per row, in both variants
+  // The i32 rows accumulate in i64 and combine with the i64 identity.
+  EXPECT_NE(rows_program(sum32).kernels.find("kiln_group_reduce(sum_acc, kiln_op_add(), 0LL, kiln_coop_shared)"), std::string::npos)
+      << rows_program(sum32).kernels;
+}
+
+TEST(CudaCooperative, RowsThatReadBackWhatTheyStoreSynchronizeTheGroup) {
+  require_nvrtc();
+  const ir::Function softmax = rows::lower_for_cuda("row_softmax", rows::row_softmax, {"x", "y", "check"});
+  const cu::Program sp = rows_program(softmax);
+  ASSERT_EQ(sp.gpu_kernels.size(), 1u);
+  EXPECT_EQ(sp.gpu_kernels[0].strategy, cu::Strategy::Cooperative);
+  // The elementwise nested parfor writing y is spread too; the row then sums y: barriers around the writes.
+  const std::string& s = sp.kernels;
+  EXPECT_NE(s.find("unsigned long long kiln_c2 = kiln_lane;"), std::string::npos) << s;
+  EXPECT_GE(occurrences(s, "kiln_group_sync();"), 2);
+  const ir::Function scaled = rows::lower_for_cuda("row_scaled", rows::row_scaled, {"x", "scaled", "out"});
+  const std::string& t = rows_program(scaled).kernels;
+  // scaled[i, 0] by one thread, with a barrier before (the reads before it) and after (the reads after it);
+  // out[i] is never read: no barrier.
+  EXPECT_NE(t.find("kiln_group_sync();\n    if (kiln_lane == 0) {\n      scaled["), std::string::npos) << t;
+  EXPECT_EQ(occurrences(t, "kiln_group_sync();"), 2 * 2);
+}
+
+TEST(CudaCooperative, WhatStaysOneThreadPerRow) {
+  require_nvrtc();
+  auto strategy = [](const ir::Function& f, bool cooperative = true) {
+    const cu::Program p = rows_program(f, cooperative);
+    EXPECT_EQ(p.gpu_kernels.size(), 1u) << f.name;
+    return p.gpu_kernels.empty() ? cu::Strategy::Reduce : p.gpu_kernels[0].strategy;
+  };
+  // Column sums: one thread per column reads consecutive columns already.
+  EXPECT_EQ(strategy(rows::lower_for_cuda("column_sums", rows::column_sums, {"x", "out"})), cu::Strategy::Elementwise);
+  // argmin along the rows: a sequential loop (its first-index rule is an order), nothing to spread.
+  EXPECT_EQ(strategy(rows::lower_for_cuda("row_argmin", [](Array<float, 2> x) { return kiln::argmin(x, 1); }, {"x"})),
+            cu::Strategy::Elementwise);
+  // A row whose reduction reads a data-dependent index checks it in bounds-checked mode: a thread that fails
+  // would leave its group.
+  const ir::Function gathered = rows::lower_for_cuda(
+      "row_gather",
+      [](Array<float, 2> x, Array<std::int64_t, 2> at, Array<float, 1> out) {
+        prange(x.shape(0), [&](Int i) {
+          Float s = 0.0f;
+          prange(x.shape(1), [&](Int j) { s += x(i, at(i, j)); });
+          out[i] = s;
+        });
+      },
+      {"x", "at", "out"}, 1, true);
+  EXPECT_EQ(strategy(gathered), cu::Strategy::Elementwise);
+  // The override turns the form off (an emission setting, so part of the cache key).
+  const ir::Function stats = rows::lower_for_cuda("row_stats", rows::row_stats<float>, {"x", "m", "v", "s"});
+  EXPECT_EQ(strategy(stats, false), cu::Strategy::Elementwise);
+  cu::EmitOptions off;
+  off.cooperative = false;
+  EXPECT_NE(cu::emission_settings(off), cu::emission_settings(cu::EmitOptions{}));
+  // A range that depends on the row: still shared, but the group's size cannot come from the row length.
+  const cu::Program tri = rows_program(rows::lower_for_cuda("triangle_sums", rows::triangle_sums, {"x", "out"}));
+  EXPECT_EQ(tri.gpu_kernels[0].strategy, cu::Strategy::Cooperative);
+  EXPECT_EQ(tri.gpu_kernels[0].row_length, nullptr);
+}
+
+TEST(CudaCooperative, TheReportSaysHowRowsRunAndWhy) {
+  passes::PipelineReport report;
+  rows::lower_for_cuda("row_stats", rows::row_stats<float>, {"x", "m", "v", "s"}, 1, false, &report);
+  std::string all;
+  for (const passes::Note& n : report.notes) all += n.text + "\n";
+  EXPECT_NE(all.find("a group of threads per row: 3 reductions read x contiguously along the row"), std::string::npos) << all;
+  EXPECT_NE(all.find("chosen at launch from the rows, the row length and the SM count"), std::string::npos) << all;
+  passes::PipelineReport columns;
+  rows::lower_for_cuda("column_sums", rows::column_sums, {"x", "out"}, 1, false, &columns);
+  all.clear();
+  for (const passes::Note& n : columns.notes) all += n.text + "\n";
+  EXPECT_NE(all.find("one thread per row: the reductions read along the rows' index"), std::string::npos) << all;
+}
+
+TEST(CudaGeometry, CooperativeRowsTakeAWarpOrABlockPerRow) {
+  const cu::DeviceShape h100{132, 2048, 2147483647u}, small{20, 1024, 65535u};
+  // Many rows: a warp per row, eight rows per 256-thread block.
+  const cu::Geometry many = cu::cooperative_geometry(100000, 5000, h100);
+  EXPECT_EQ(many.block.x, 32u);
+  EXPECT_EQ(many.block.y, 8u);
+  EXPECT_EQ(many.grid.x, 12500u);
+  // 4000 rows of 5000 on 132 SMs: 4000 warps fill under half the device's 270336 thread slots; blocks of 64.
+  const cu::Geometry stats = cu::cooperative_geometry(4000, 5000, h100);
+  EXPECT_EQ(stats.block.x, 64u);
+  EXPECT_EQ(stats.block.y, 1u);
+  EXPECT_EQ(stats.grid.x, 4000u);
+  // One long row: a block of 1024; a short one stays a warp (16 elements per thread at least).
+  EXPECT_EQ(cu::cooperative_geometry(1, 10000000, h100).block.x, 1024u);
+  EXPECT_EQ(cu::cooperative_geometry(1, 1000, h100).block.x, 32u);
+  EXPECT_EQ(cu::cooperative_geometry(1, 0, h100).block.x, 32u);
+  EXPECT_EQ(cu::cooperative_geometry(3, 4096, h100).block.x, 256u);
+  // The row length unknown at launch: a warp; the device changes the choice (and so the order), the
+  // same arguments never do.
+  EXPECT_EQ(cu::cooperative_geometry(4, -1, h100).block.x, 32u);
+  EXPECT_EQ(cu::cooperative_geometry(100, 100000, small).block.x, 128u);
+  EXPECT_EQ(cu::cooperative_geometry(100, 100000, h100).block.x, 1024u);
+  // The override, and a grid capped at the device's limit (the row loop strides over the rest).
+  EXPECT_EQ(cu::cooperative_geometry(4000, 5000, h100, 32).block.x, 32u);
+  EXPECT_EQ(cu::cooperative_geometry(4000, 5000, h100, 512).block.x, 512u);
+  EXPECT_EQ(cu::cooperative_geometry(1u << 30, 10, small).grid.x, 65535u);
 }
 
 // ---- without a driver ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <numbers>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -21,6 +22,7 @@
 #include "codegen/cuda/cuda_backend.hpp"
 #include "frontend/settings.hpp"
 #include "cuda_kernels.hpp"
+#include "cuda_rows.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -348,6 +350,106 @@ TEST_F(Gpu, DeviceSelection) {
   EXPECT_GT(p.multiprocessors, 0);
   std::printf("[ device   ] %s, compute %d.%d, %d SMs, %.1f GiB\n", p.name.c_str(), p.compute_major, p.compute_minor,
               p.multiprocessors, static_cast<double>(p.memory_bytes) / (1 << 30));
+}
+
+// ---- cooperative rows -------------------------------------------------------------------------------------------
+
+/// Runs `f` (compiled with `threads` per row: 0 lets the launch choose) on each input set against the
+/// interpreter within `tol` (a group's sums reassociate), and twice more: the runs must agree bit for bit.
+void expect_rows_match(const ir::Function& f, const std::vector<Args>& inputs, const Tolerance& tol, std::vector<int> threads = {0}) {
+  std::vector<std::unique_ptr<Outcome>> refs;
+  for (const Args& in : inputs) refs.push_back(run_interpreter(f, in));
+  for (const int t : threads) {
+    cu::CudaOptions opts = kiln::detail::cuda_options();
+    opts.row_threads = t;
+    const cu::Compiled compiled = cu::compile(f, {}, opts);
+    ASSERT_EQ(compiled.program->gpu_kernels.at(0).strategy, cu::Strategy::Cooperative) << f.name;
+    int set = 0;
+    for (const Args& in : inputs) {
+      const auto& ref = refs[static_cast<std::size_t>(set)];
+      std::string shape;
+      for (const Arg& a : in)
+        if (a.array) shape += "(" + std::to_string(a.array->shape()[0]) + (a.array->shape().size() > 1 ? "x" + std::to_string(a.array->shape()[1]) : "") + ")";
+      SCOPED_TRACE(f.name + " with " + std::to_string(t) + " threads per row (0: chosen at launch), input set " + std::to_string(set++) + " " + shape);
+      const auto first = run_kernel(compiled.kernel, f, in);
+      expect_same(f, *ref, *first, tol);
+      expect_same(f, *first, *run_kernel(compiled.kernel, f, in), Tolerance{});  // run to run: the same bits
+    }
+  }
+}
+
+/// Row shapes: 1 row and many, rows of 0, 1, 31, 32, 33 and 1000 elements, one long row pair (a block per
+/// row at launch), and a layout with gaps after each row.
+std::vector<std::pair<std::int64_t, std::int64_t>> row_shapes() {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::int64_t rows : {1, 1000})
+    for (std::int64_t n : {0, 1, 31, 32, 33, 1000}) out.emplace_back(rows, n);
+  out.emplace_back(2, 100003);
+  out.emplace_back(37, 4099);
+  return out;
+}
+
+/// x with NaN and ±Inf in a few rows (rows 1, 2 and 3 when there are that many), values in [lo, hi).
+TestArray rows_input(DType t, std::int64_t rows, std::int64_t n, double lo, double hi, bool specials, Layout layout = Layout::RowMajor) {
+  TestArray x = random_array(t, {rows, n}, layout, lo, hi);
+  if (specials && n > 0 && rows > 3) {
+    x.set_number(1 * n + n / 2, std::numeric_limits<double>::quiet_NaN());
+    x.set_number(2 * n + n - 1, std::numeric_limits<double>::infinity());
+    x.set_number(3 * n, -std::numeric_limits<double>::infinity());
+    x.set_number(3 * n + n / 3, std::numeric_limits<double>::infinity());  // +Inf and -Inf in one row: NaN
+  }
+  return x;
+}
+
+TEST_F(Gpu, RowStatisticsMatchTheInterpreterAndRepeatBitwise) {
+  for (const DType t : {DType::F32, DType::F64}) {
+    const ir::Function f = t == DType::F32 ? rows::lower_for_cuda("row_stats_f32", rows::row_stats<float>, {"x", "m", "v", "s"})
+                                           : rows::lower_for_cuda("row_stats_f64", rows::row_stats<double>, {"x", "m", "v", "s"});
+    std::vector<Args> inputs;
+    for (const auto& [r, n] : row_shapes()) {
+      inputs.push_back({array_arg(rows_input(t, r, n, 0, 1, true, r == 37 ? Layout::RowGaps : Layout::RowMajor)), array_arg(random_array(t, {r})),
+                        array_arg(random_array(t, {r})), array_arg(random_array(t, {r}))});
+    }
+    // Sums of up to 10^5 values in [0, 1): the interpreter adds in order, a group in a tree.
+    expect_rows_match(f, inputs, Tolerance{t == DType::F32 ? 4096.0 : 1 << 20, 0}, {0, 32, 64, 1024});
+  }
+}
+
+TEST_F(Gpu, RowSumsOfEveryTypeMatchTheInterpreter) {
+  const ir::Function f32 = rows::lower_for_cuda("row_sum_f32", rows::row_sum<float>, {"x"}, 2);
+  const ir::Function f64 = rows::lower_for_cuda("row_sum_f64", rows::row_sum<double>, {"x"}, 2);
+  const ir::Function i32 = rows::lower_for_cuda("row_sum_i32", rows::row_sum<std::int32_t>, {"x"}, 2);
+  for (const auto& [f, t] : {std::pair{&f32, DType::F32}, std::pair{&f64, DType::F64}, std::pair{&i32, DType::I32}}) {
+    std::vector<Args> inputs;
+    for (const auto& [r, n] : row_shapes()) {
+      // Integers wrap identically in any order; floats of both signs.
+      inputs.push_back({array_arg(t == DType::I32 ? random_array(t, {r, n}, Layout::RowMajor, -2e9, 2e9) : rows_input(t, r, n, -1, 1, true))});
+    }
+    // Values of both signs cancel: near-zero sums are compared within an absolute bound.
+    expect_rows_match(*f, inputs, Tolerance{4096, t == DType::F32 ? 2e-3 : 1e-10}, t == DType::F32 ? std::vector<int>{0, 32, 256} : std::vector<int>{0});
+  }
+}
+
+TEST_F(Gpu, SeveralReductionsAndResultsPerRow) {
+  const ir::Function moments = rows::lower_for_cuda("row_moments", rows::row_moments, {"x", "out"});
+  const ir::Function softmax = rows::lower_for_cuda("row_softmax", rows::row_softmax, {"x", "y", "check"});
+  const ir::Function scaled = rows::lower_for_cuda("row_scaled", rows::row_scaled, {"x", "scaled", "out"});
+  const ir::Function triangle = rows::lower_for_cuda("triangle_sums", rows::triangle_sums, {"x", "out"});
+  std::vector<Args> m, sm, sc, tr;
+  for (const auto& [r, n] : row_shapes()) {
+    m.push_back({array_arg(rows_input(DType::F64, r, n, -1, 1, true)), array_arg(random_array(DType::F64, {r, 5}))});
+    sm.push_back({array_arg(rows_input(DType::F32, r, n, -5, 5, false)), array_arg(random_array(DType::F32, {r, n})),
+                  array_arg(random_array(DType::F32, {r}))});
+    sc.push_back({array_arg(rows_input(DType::F32, r, std::max<std::int64_t>(n, 1), 0, 1, false)),
+                  array_arg(random_array(DType::F32, {r, std::max<std::int64_t>(n, 1)})), array_arg(random_array(DType::F32, {r}))});
+    tr.push_back({array_arg(rows_input(DType::F64, r, n, 0, 1, false)), array_arg(random_array(DType::F64, {r}))});
+  }
+  // min and max are exact; sums of [-1, 1) near zero within an absolute bound.
+  expect_rows_match(moments, m, Tolerance{1 << 20, 1e-9}, {0, 32, 128});
+  // exp differs from glibc's by a few ulps; the sum's order by more.
+  expect_rows_match(softmax, sm, Tolerance{4096, 1e-6}, {0, 32, 512});
+  expect_rows_match(scaled, sc, Tolerance{4096, 0}, {0, 64});
+  expect_rows_match(triangle, tr, Tolerance{1 << 20, 0});
 }
 
 // ---- determinism, concurrency ---------------------------------------------------------------------------------

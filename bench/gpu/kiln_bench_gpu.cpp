@@ -305,6 +305,26 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
 
+  if (opt.selected("row_stats")) {
+    // Per-row statistics: each row reduced by a group of threads (cooperative rows); the minimum traffic
+    // is one read of x and the three results.
+    const long long rs = 4000, cs = 5000;
+    Row row("row mean/var/std 4000x5000", static_cast<double>(rs * cs + 3 * rs) * sizeof(float), "reduce");
+    DeviceArray<float> flat({rs * cs}), x({rs, cs});
+    fill(flat, -1, 1, 12);
+    x.copy_from(flat);
+    DeviceArray<float> m({rs}), v({rs}), sd({rs}), m_ref({rs}), v_ref({rs}), sd_ref({rs});
+    auto k = kiln::jit("row_stats", benchgpu::row_stats, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(x, m, v, sd); },
+              [&](const benchgpu::Reference& h) { h.row_stats(x.data(), m_ref.data(), v_ref.data(), sd_ref.data(), static_cast<int>(rs), static_cast<int>(cs)); },
+              ref, exact, row);
+    row.check = relative_check(v.to_vector(), v_ref.to_vector(), 1e-5) + " " + relative_check(sd.to_vector(), sd_ref.to_vector(), 1e-5) + " " +
+                relative_check(m.to_vector(), m_ref.to_vector(), 1e-3);
+    DeviceArray<float> t1({3, 5}), t2({3}), t3({3}), t4({3});
+    cold_compile(row, benchgpu::row_stats, "row_stats", [&](auto& kk) { kk(t1, t2, t3, t4); });
+    rows.push_back(row);
+  }
+
   // Launch overhead: a whole call (launch + synchronize) on a tiny input, a launch inside a host time loop,
   // and the same for hand-written launches of an empty kernel.
   double call_us = 0, hand_call_us = 0, loop_launch_us = 0, hand_launch_us = 0;

@@ -74,4 +74,11 @@ inline const auto black_scholes = [](kiln::Array<float> s, kiln::Array<float> k,
   });
 };
 
+/// Per-row mean, variance and standard deviation of a matrix (NumPy's x.mean(1), x.var(1), x.std(1)).
+inline const auto row_stats = [](kiln::Array<float, 2> x, kiln::Array<float> mean, kiln::Array<float> var, kiln::Array<float> sd) {
+  mean(kiln::all) = kiln::mean(x, 1);
+  var(kiln::all) = kiln::var(x, 1);
+  sd(kiln::all) = kiln::std(x, 1);
+};
+
 }  // namespace benchgpu

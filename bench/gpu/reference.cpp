@@ -129,12 +129,36 @@ extern "C" __global__ void ref_black_scholes(const float* __restrict__ s, const 
   put[i] = disc * (1.0f - n2) - s[i] * (1.0f - n1);
 }
 
+// A warp per row (8 rows per block): the lanes stride over the row, a butterfly of shuffles sums, two passes
+// (the mean, then the squared deviations from it), as NumPy computes var.
+extern "C" __global__ void ref_row_stats(const float* __restrict__ x, float* __restrict__ mean, float* __restrict__ var,
+                                         float* __restrict__ sd, int rows, int cols) {
+  const int row = blockIdx.x * blockDim.y + threadIdx.y, lane = threadIdx.x;
+  if (row >= rows) return;
+  const float* r = x + (long long)row * cols;
+  float s = 0.0f;
+  for (int j = lane; j < cols; j += 32) s += r[j];
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+  const float m = s / (float)cols;
+  float q = 0.0f;
+  for (int j = lane; j < cols; j += 32) {
+    const float d = r[j] - m;
+    q += d * d;
+  }
+  for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
+  if (lane == 0) {
+    mean[row] = m;
+    var[row] = q / (float)cols;
+    sd[row] = sqrtf(q / (float)cols);
+  }
+}
+
 extern "C" __global__ void ref_empty() {}
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
                                          "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
-                                         "ref_empty"};
+                                         "ref_row_stats", "ref_empty"};
 
 }  // namespace
 
@@ -204,6 +228,10 @@ void Reference::jacobi2d(const float* a, float* out, int rows, int cols) const {
 
 void Reference::black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const {
   launch("ref_black_scholes", blocks(n, 256), 256, {&s, &k, &t, &call, &put, &n, &r, &v});
+}
+
+void Reference::row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const {
+  launch("ref_row_stats", blocks(rows, 8), 32, {&x, &mean, &var, &sd, &rows, &cols}, 1, 8);
 }
 
 void Reference::empty() const { launch("ref_empty", 1, 32, {}); }

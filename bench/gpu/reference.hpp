@@ -28,6 +28,8 @@ class Reference {
   void smooth1d(const float* x, float* out, long long n) const;
   void jacobi2d(const float* a, float* out, int rows, int cols) const;
   void black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const;
+  /// Per-row mean, variance and standard deviation of a rows x cols matrix (a warp per row).
+  void row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const;
   void empty() const;  ///< an empty kernel: the floor of launch overhead
   void synchronize() const;
 

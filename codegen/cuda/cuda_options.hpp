@@ -34,6 +34,9 @@ struct EmitOptions {
   /// KILN_CUDA_STENCIL=shuffle|shared|off, KILN_CUDA_STENCIL_ROWS, KILN_CUDA_STENCIL_ROUNDS. Rows and rounds
   /// outside [1, 16] are a ValueError of emit_program.
   StencilSettings stencil;
+  /// KILN_CUDA_COOPERATIVE=0 (an experiment override): rows whose body reduces over a contiguous range run
+  /// one thread per row instead of a group of threads per row (ir/cooperative.hpp, emit_cooperative.cpp).
+  bool cooperative = true;
 };
 
 struct CudaOptions {
@@ -51,6 +54,10 @@ struct CudaOptions {
   /// KILN_CUDA_BLOCK_SIZE: threads per block of elementwise kernels, a multiple of 32 in [32, 1024]; 0: the
   /// occupancy API's choice.
   int block_size = 0;
+  /// KILN_CUDA_ROW_THREADS (an experiment override): threads per row of cooperative kernels, 32 (a warp) or a
+  /// multiple of 32 up to 1024 (a block); 0: chosen at launch from the rows, the row length and the device's
+  /// SM count (geometry.hpp, cooperative_geometry).
+  int row_threads = 0;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -124,7 +124,7 @@ void CallState::check(CUresult r, const std::string& what) const {
 // ---- the machine ----------------------------------------------------------------------------------------
 
 DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaOptions& opts)
-    : prog_(std::move(program)), sync_each_(opts.sync_each_launch), waves_(opts.waves) {}
+    : prog_(std::move(program)), sync_each_(opts.sync_each_launch), waves_(opts.waves), row_threads_(opts.row_threads) {}
 
 void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t bytes) const {
   CallState& c = call_of(fr);
@@ -197,8 +197,11 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     for (const auto& [v, written] : gk->argument_arrays)
       arguments.push_back({scope.array(v), v->type.rank, size_of(v->type.elem), written});
 
+  // Cooperative kernels: the row length sizes the group (geometry.hpp, cooperative_geometry).
+  std::function<Value(Frame&)> row_length;
+  if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
-  return [this, gk, begins, ends, binds, red_slots, arguments, name](Frame& fr) {
+  return [this, gk, begins, ends, binds, red_slots, arguments, name, row_length](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -241,8 +244,15 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     // Plain 1-d elementwise kernels take the compact block (runtime/cuda/module.hpp); tiled stencils and
     // 2-d/3-d kernels keep the occupancy API's, whose rows their tiles are shaped from.
     const bool compact = rank == 1 && gk->strategy == Strategy::Elementwise && !gk->stencil_columns;
-    const Geometry g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
-                                gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
+    Geometry g;
+    if (gk->strategy == Strategy::Cooperative) {
+      std::uint64_t rows = 1;
+      for (int d = 0; d < rank; ++d) rows *= n[d];
+      g = cooperative_geometry(rows, row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1, shape, row_threads_);
+    } else {
+      g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
+                   gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
+    }
     gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
     c.pending.push_back(main.name);
     if (!gk->fold_name.empty()) {

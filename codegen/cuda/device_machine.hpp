@@ -69,6 +69,7 @@ class DeviceMachine final : public ir::Machine {
   std::shared_ptr<const Program> prog_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   int waves_;       ///< CudaOptions::waves
+  int row_threads_;  ///< CudaOptions::row_threads
 };
 
 }  // namespace kiln::codegen::cuda

@@ -89,6 +89,7 @@ std::string_view name_of(Strategy s) {
     case Strategy::Elementwise: return "elementwise";
     case Strategy::Reduce: return "reduction";
     case Strategy::ArgReduce: return "argmin/argmax reduction";
+    case Strategy::Cooperative: return "cooperative rows";
   }
   return "?";
 }
@@ -106,6 +107,13 @@ Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string nam
   k_.parfor = &p;
   k_.rank = static_cast<int>(p.indices.size());
   k_.strategy = strategy_of(p);
+  if (k_.strategy == Strategy::Elementwise && opts.cooperative) {
+    ir::CooperativePlan plan = ir::plan_cooperative(p);
+    if (plan.eligible) {
+      k_.strategy = Strategy::Cooperative;
+      coop_ = std::move(plan);
+    }
+  }
   k_.reductions = p.reductions;
   if (k_.rank > kMaxRank) throw CompileError("kiln CUDA backend: parfor of rank " + std::to_string(k_.rank), {});
   taken_.insert(k_.name);
@@ -113,7 +121,7 @@ Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string nam
 
 GpuKernel Emitter::emit(std::string& out) {
   written_ = arrays_written(p_.body);
-  if (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) k_.unroll = opts_.unroll;
+  if (k_.strategy != Strategy::ArgReduce) k_.unroll = opts_.unroll;  // cooperative rows: the spread loops
   plan_stencil();
   capture();
 
@@ -124,6 +132,7 @@ GpuKernel Emitter::emit(std::string& out) {
     k_.clauses.push_back(ir::is_arg_reduction(r.op) ? clauses_of(p_, r) : ArgClauses{});
   }
   const bool reducing = k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce;
+  if (coop_) line("__shared__ unsigned long long kiln_coop_shared[33];  // a block's warp values and the row's result");
   if (reducing) {
     line("__shared__ unsigned long long kiln_shared[32];");
     if (k_.strategy == Strategy::ArgReduce) line("__shared__ unsigned long long kiln_shared_index[32];");
@@ -168,6 +177,7 @@ GpuKernel Emitter::emit(std::string& out) {
                      std::string(name_of(k_.strategy));
   for (const auto& r : p_.reductions) head += ", " + std::string(ir::name_of(r.op)) + " " + r.var->name;
   head += "\n";
+  if (coop_) head += "// " + coop_->reason + "\n";
   if (stencil_) {
     const StencilPlan& sp = *stencil_;
     head += "// stencil: " + std::to_string(sp.columns) + " x 32 elements of the innermost dimension per warp";
@@ -275,6 +285,7 @@ void Emitter::loops() {
     case Strategy::Elementwise: return stencil_on_ ? stencil_loops() : grid_stride_loops();
     case Strategy::Reduce: return grid_stride_loops();
     case Strategy::ArgReduce: return chunked_loop();
+    case Strategy::Cooperative: return cooperative_loops();
   }
 }
 
@@ -445,6 +456,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   std::string s = "extern \"C\" __global__ void ";
   if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
+  else if (k_.strategy == Strategy::Cooperative)
+    s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (stencil_ && stencil_->mode == StencilMode::Shared)
     s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
   s += name + "(";

@@ -162,7 +162,9 @@ void Emitter::stmt(const ir::Stmt& s) {
       line("}");
       return;
     }
-    case ir::StmtKind::Parfor: return nested_parfor(s->as<ir::ParforStmt>());
+    case ir::StmtKind::Parfor:
+      if (coop_ && !spreading_) return spread_parfor(s->as<ir::ParforStmt>());
+      return nested_parfor(s->as<ir::ParforStmt>());
     case ir::StmtKind::If: {
       const auto& i = s->as<ir::IfStmt>();
       line("if (" + expr(i.cond) + ") {");
@@ -186,6 +188,7 @@ void Emitter::stmt(const ir::Stmt& s) {
 }
 
 void Emitter::store(const ir::StoreStmt& s) {
+  if (coop_ && !spreading_ && !leading_) return leader_store(s);
   // `a[k] = a[k] op e` on an array the parfor reduces into: other threads update the same elements.
   for (const auto& r : p_.array_reductions) {
     if (!ir::is_array_update(s, r)) continue;

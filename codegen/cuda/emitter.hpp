@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codegen/cuda/program.hpp"
+#include "ir/cooperative.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cuda {
@@ -105,6 +106,14 @@ class Emitter {
   /// The loop nest plus `tail` (the code after the loops), into body_.
   void loops_and_tail();
 
+  // cooperative rows (emit_cooperative.cpp)
+  void cooperative_loops();
+  /// A nested parfor of a cooperative row: its iterations strided over the group, its reductions combined
+  /// by kiln_group_reduce into every thread.
+  void spread_parfor(const ir::ParforStmt& q);
+  /// A store of a cooperative row, by the group's first thread, then made visible to the group.
+  void leader_store(const ir::StoreStmt& s);
+
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
@@ -132,6 +141,12 @@ class Emitter {
   /// equal to one of them reads the let instead: the IR repeats a value that the frontend also snapshotted
   /// into a let (black_scholes computes erf four times otherwise), and NVVM does not merge such calls.
   std::vector<std::vector<std::pair<ir::Expr, std::string>>> lets_;
+  std::optional<ir::CooperativePlan> coop_;  ///< set for Strategy::Cooperative
+  bool spreading_ = false;  ///< emitting a spread parfor's body (each thread its own iterations)
+  bool leading_ = false;    ///< emitting a store inside `if (kiln_lane == 0)`
+  int spread_count_ = 0;    ///< names the spread loops' counters
+  /// Arrays the row loads: only a store to one of them needs the group to synchronize after it.
+  std::unordered_set<const ir::VarNode*> coop_loaded_;
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u

@@ -58,6 +58,7 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       if (rank >= 3) g.grid.z = clamp_to(outer, budget);
       return g;
     }
+    case Strategy::Cooperative: return cooperative_geometry(total, -1, dev);
     case Strategy::Elementwise: {
       const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, 1024)) / 32 * 32;
       g.block = block_shape(rank, counts, t, 128);
@@ -72,6 +73,29 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
       return g;
     }
+  }
+  return g;
+}
+
+Geometry cooperative_geometry(std::uint64_t rows, std::int64_t row_length, const DeviceShape& dev, int row_threads) {
+  Geometry g;
+  std::uint64_t t = 32;
+  if (row_threads >= 32) {
+    t = static_cast<std::uint64_t>(std::min(row_threads, kMaxRowThreads)) / 32 * 32;
+  } else if (row_length >= 0 && rows > 0) {
+    const std::uint64_t slots = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) * static_cast<std::uint64_t>(std::max(32, dev.max_threads_per_sm));
+    std::uint64_t want = 32;
+    while (want * 2 <= slots / rows && want * 2 <= static_cast<std::uint64_t>(kMaxRowThreads)) want *= 2;
+    while (want > 32 && want * static_cast<std::uint64_t>(kMinRowElements) > static_cast<std::uint64_t>(row_length)) want /= 2;
+    t = want;
+  }
+  constexpr unsigned kWarpsPerBlock = 8;  // a warp per row: 256-thread blocks
+  if (t == 32) {
+    g.block = {32, kWarpsPerBlock, 1};
+    g.grid.x = clamp_to(ceil_div(rows, kWarpsPerBlock), dev.max_grid_x);
+  } else {
+    g.block.x = static_cast<unsigned>(t);
+    g.grid.x = clamp_to(rows, dev.max_grid_x);
   }
   return g;
 }

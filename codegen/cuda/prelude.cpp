@@ -111,6 +111,51 @@ __device__ T kiln_block_reduce(T v, Op op, T identity, unsigned long long* share
   return v;
 }
 
+// Cooperative rows (emit_cooperative.cpp): a group of threads shares each row, a warp (blockDim.x == 32,
+// the block's rows along y) or the whole block (blockDim.x > 32, one row at a time); threadIdx.x is the
+// thread's lane in its group.
+template <class T>
+__device__ __forceinline__ T kiln_shfl_down(T v, unsigned d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ bool kiln_shfl_down(bool v, unsigned d) { return __shfl_down_sync(0xffffffffu, (int)v, d) != 0; }
+
+// Makes the group's stores visible to the group (one thread stores what its row stores).
+__device__ __forceinline__ void kiln_group_sync() {
+  if (blockDim.x > 32u) __syncthreads();
+  else __syncwarp();
+}
+
+// Lanes combine with their right neighbours at distance 1, 2, 4, 8, 16 (as kiln_warp_reduce).
+template <class T, class Op>
+__device__ __forceinline__ T kiln_lane_tree(T v, Op op) {
+  const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    const T o = kiln_shfl_down(v, off);
+    if ((lane & (2 * off - 1)) == 0) v = op(v, o);
+  }
+  return v;
+}
+
+// The group's combined value, the same bits in every thread of the group: the lane tree, then for a block
+// the warps' values in warp order through the same tree in warp 0 (missing warps are the identity); lane 0's
+// value is broadcast (a shuffle, or shared memory for a block). The order depends only on blockDim.x, so
+// a launch's result is the same on every run. Every thread of the group must call it.
+template <class T, class Op>
+__device__ T kiln_group_reduce(T v, Op op, T identity, unsigned long long* shared) {
+  v = kiln_lane_tree(v, op);
+  if (blockDim.x <= 32u) return kiln_shfl(v, 0);
+  T* s = (T*)shared;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  if (lane == 0) s[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = kiln_lane_tree(lane < warps ? s[lane] : identity, op);
+    if (lane == 0) s[32] = v;
+  }
+  __syncthreads();
+  return s[32];
+}
+
 // argmin/argmax: does the later candidate (x, k) replace the running (v, i)? The reduction's own update
 // condition, so combining partials in order equals one pass in order.
 template <class T, bool IsMin, bool NanWins, bool EmptyLoses>

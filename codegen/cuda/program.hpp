@@ -21,6 +21,8 @@ namespace kiln::codegen::cuda {
 inline constexpr int kReduceThreads = 256;
 /// Also the block size of the fold kernel, which combines one partial per thread.
 inline constexpr int kMaxReduceBlocks = 1024;
+/// Threads per row of a cooperative kernel at most (a block per row).
+inline constexpr int kMaxRowThreads = 1024;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
@@ -57,6 +59,9 @@ enum class Strategy : std::uint8_t {
   Elementwise,  ///< no scalar reductions: grid-stride loops on a 1-3 d grid, block size from the occupancy API
   Reduce,       ///< scalar reductions: grid-stride loops, then a fixed-order block tree and the fold kernel
   ArgReduce,    ///< with argmin/argmax: each thread takes a contiguous run of the row-major space, combined in order
+  /// Rows that reduce over a contiguous range (ir/cooperative.hpp): a group of threads per row — a warp, or a
+  /// block when few long rows would leave SMs idle — striding over the row, combined in a fixed tree.
+  Cooperative,
 };
 
 std::string_view name_of(Strategy s);
@@ -93,6 +98,9 @@ struct GpuKernel {
   std::vector<int> slot;
   int slots = 0;
   bool may_fail = false;  ///< contains checks or allocations: the host reads the status after it
+  /// Cooperative kernels: the length of the rows' first reduced range (end - begin of that nested parfor)
+  /// when the host can evaluate it at launch (it reads nothing the row computes), which sizes the group.
+  ir::Expr row_length;
 
   /// Byte offsets in the scratch buffer: partials of slot s, and the final value of slot s.
   static std::size_t partials_offset(int s) { return static_cast<std::size_t>(s) * kMaxReduceBlocks * kSlotBytes; }
