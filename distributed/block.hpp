@@ -16,6 +16,9 @@
 namespace kiln::dist::detail {
 
 struct GridState {
+  /// This process's number for the grid: the first-call checks of distributed/run.cpp are collective over
+  /// a grid, so what they learned is kept per grid (a new grid, made by all its ranks, checks again).
+  std::uint64_t id = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   int ndims = 0, rank = 0, size = 0;
   std::vector<int> dims, coords;

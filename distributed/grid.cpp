@@ -1,6 +1,7 @@
 // The Cartesian grid of ranks: MPI chooses the factorization (MPI_Dims_create) unless the caller fixes
 // some axes; the communicator is periodic along every axis so that a `wrap` border finds its neighbours
 // across the ends, while other borders treat the ends as global edges (distributed/halo.cpp).
+#include <atomic>
 #include <string>
 
 #include "distributed/block.hpp"
@@ -37,6 +38,8 @@ Grid::Grid(int ndims, MPI_Comm comm, std::vector<int> dims) : s_(std::make_share
                            " ranks: choose dims whose product is the number of ranks");
   std::vector<int> periods(static_cast<std::size_t>(ndims), 1);
   detail::GridState& s = *s_;
+  static std::atomic<std::uint64_t> grids{0};
+  s.id = ++grids;
   MPI_Cart_create(comm, ndims, dims.data(), periods.data(), /*reorder=*/0, &s.comm);
   s.ndims = ndims;
   s.dims = dims;

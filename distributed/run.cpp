@@ -38,10 +38,11 @@ std::string arg_label(const TraceSummary& s, std::size_t i) {
   return "argument " + std::to_string(i + 1) + (n.empty() ? "" : " ('" + n + "')");
 }
 
-/// The signature part of the key: what selects a traced variant besides the options (element types,
-/// ranks, which arguments are distributed).
-std::string signature(const Call& c) {
-  std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(c.core.get())) + "/" + std::to_string(c.options_id);
+/// The key of an analysis: the kernel, its options, the grid (the checks are collective over it) and what
+/// selects a traced variant (element types, ranks, which arguments are distributed).
+std::string signature(const Call& c, const Block& any) {
+  std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(c.core.get())) + "/" + std::to_string(c.options_id) +
+                    "/grid" + std::to_string(any.grid.state()->id);
   for (std::size_t i = 0; i < c.args.size(); ++i) {
     const ArgValue& a = c.args[i];
     key += a.is_array ? "a" + std::to_string(a.rank) + std::to_string(static_cast<int>(a.dtype)) + (c.blocks[i] ? "d" : "h")
@@ -203,7 +204,7 @@ void run(Call& c) {
   const std::string kernel = c.core->name();
   if (!any)
     throw DistributedError("kernel '" + kernel + "': kiln::dist::run was given no kiln::dist::Array: call the kernel itself");
-  const std::string key = signature(c);
+  const std::string key = signature(c, *any);
   std::shared_ptr<const Analysis> an;
   {
     std::lock_guard lock(table().mutex);
