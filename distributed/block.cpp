@@ -255,7 +255,11 @@ void gather(const Block& b, void* global, int root) {
   }
 }
 
-Options halo_options(Options o) {
+Options halo_options(Options o, const std::string& kernel) {
+  if (o.target != Target::cpu)
+    throw DistributedError("kernel '" + kernel + "': kiln::dist runs kernels on the cpu target (stencils read the ghost "
+                           "layers around each block with plain loads), not on " + std::string(name_of(o.target)) +
+                           ": call it with kiln::Target::cpu");
   o.halo_reads = true;
   return o;
 }

@@ -93,6 +93,20 @@ void check_agreement(const Call& c, const Analysis& an, const std::string& kerne
   }
 }
 
+/// A stencil writing into an array it reads would read neighbours it already overwrote (one process copies
+/// the input first, which here would leave the ghost layers behind). Checked at every call: the arrays are
+/// the call's, the same on every rank.
+void check_in_place(const Call& c, const TraceSummary& s, const std::string& kernel) {
+  for (const auto& st : s.stencils) {
+    if (st.target < 0 || !c.blocks[static_cast<std::size_t>(st.target)]) continue;
+    for (int w : st.windows)
+      if (w >= 0 && c.blocks[static_cast<std::size_t>(w)] == c.blocks[static_cast<std::size_t>(st.target)])
+        throw DistributedError("kernel '" + kernel + "': " + st.origin + " writes into " + arg_label(s, static_cast<std::size_t>(st.target)) +
+                               ", the array it reads as " + arg_label(s, static_cast<std::size_t>(w)) +
+                               ": write into a second kiln::dist::Array and swap the two after the call");
+  }
+}
+
 Analysis analyze(Call& c, const std::string& kernel) {
   Analysis an;
   // Traced with the global shapes, so that every rank traces the same signature (a one-element block
@@ -240,6 +254,7 @@ void run(Call& c) {
     table().entries[key] = Entry{c.core, std::move(fresh)};
   }
 
+  check_in_place(c, an->summary, kernel);
   // Ghost layers as wide as the reads, then the arguments' views of the (possibly new) storage.
   std::vector<HaloNeed> needs;
   for (std::size_t i = 0; i < c.args.size(); ++i) {

@@ -2,6 +2,7 @@
 // single-process kiln result on the global array, which each rank computes itself.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -282,6 +283,18 @@ TEST(DistributedReduce, SumIsBitwiseTheSingleProcessOrder) {
   }
 }
 
+TEST(DistributedReduce, ThreadCountDoesNotEnter) {
+  const dist::Grid g(2);
+  kiln::NDArray<float> x = random_array<float>({37, 3001}, 13);
+  const auto d = distribute<float, 2>(g, x);
+  omp_set_num_threads(1);
+  const float one = dist::sum(d);
+  omp_set_num_threads(3);
+  const float three = dist::sum(d);
+  omp_set_num_threads(omp_get_num_procs());
+  EXPECT_EQ(std::memcmp(&one, &three, sizeof one), 0) << one << " vs " << three;
+}
+
 TEST(DistributedReduce, IntegerAnd3dAndOneElementBlocks) {
   const int p = world_size();
   const dist::Grid g3(3), g1(1);
@@ -355,6 +368,13 @@ TEST(DistributedErrors, UnsupportedKernelShapes) {
   e = error_of([&] { dist::run(total, u); });
   EXPECT_NE(e.find("kernel 'total' returns a value"), std::string::npos) << e;
   EXPECT_NE(e.find("kiln::dist::sum"), std::string::npos) << e;
+  // In place: the stencil would read neighbours it overwrote; and halo reads are host loads.
+  dist::run(lap, v, u);
+  e = error_of([&] { dist::run(lap, u, u); });
+  EXPECT_NE(e.find("kernel 'lap1_into': stencil lap1"), std::string::npos) << e;
+  EXPECT_NE(e.find("write into a second kiln::dist::Array and swap"), std::string::npos) << e;
+  e = error_of([&] { dist::run(lap.on(kiln::Target::interpreter), v, u); });
+  EXPECT_NE(e.find("kernel 'lap1': kiln::dist runs kernels on the cpu target"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -79,8 +79,9 @@ enum class ReduceOp : std::uint8_t { sum, prod, min, max };
 /// The reduction of the block's array over every rank, into `out` (an element of the block's type).
 void reduce(const Block& b, ReduceOp op, void* out);
 
-/// The options a kernel runs with on distributed arrays: its own, with halo reads.
-Options halo_options(Options o);
+/// The options a kernel runs with on distributed arrays: its own, with halo reads. A target other than
+/// cpu is a DistributedError naming the kernel (halo reads are host loads beyond the arguments' views).
+Options halo_options(Options o, const std::string& kernel);
 
 }  // namespace detail
 
@@ -243,7 +244,7 @@ struct RunOptions {
 /// and passed arrays of the same global shapes (DistributedError otherwise).
 template <class F, class... A>
 void run(const RunOptions& o, const Kernel<F>& kernel, A&&... args) {
-  const Kernel<F> k = kernel.with(detail::halo_options(kernel.options()));
+  const Kernel<F> k = kernel.with(detail::halo_options(kernel.options(), kernel.name()));
   detail::Call c;
   c.core = k.core();
   c.options_id = k.options_id();
@@ -259,7 +260,7 @@ void run(const Kernel<F>& kernel, A&&... args) {
 /// A stencil on distributed arrays: `run(st, out, inputs...)` is `st.into(out, inputs...)` on each block.
 template <class F, class... A>
 void run(const RunOptions& o, const Stencil<F>& st, A&&... args) {
-  const Stencil<F> s = st.with(detail::halo_options(st.options()));
+  const Stencil<F> s = st.with(detail::halo_options(st.options(), st.name()));
   detail::Call c;
   c.core = s.into_core();
   c.options_id = s.into_options_id();
