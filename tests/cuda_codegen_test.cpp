@@ -772,12 +772,14 @@ TEST(CudaGeometry, CooperativeRowsTakeAWarpOrABlockPerRow) {
   const cu::DeviceShape h100{132, 2048, 2147483647u}, small{20, 1024, 65535u};
   // Many rows: a warp per row, eight rows per 256-thread block.
   const cu::Geometry many = cu::cooperative_geometry(100000, 5000, h100);
+  EXPECT_EQ(cu::cooperative_geometry(20000, 5000, h100).block.x, 32u);
   EXPECT_EQ(many.block.x, 32u);
   EXPECT_EQ(many.block.y, 8u);
   EXPECT_EQ(many.grid.x, 12500u);
-  // 4000 rows of 5000 on 132 SMs: 4000 warps fill under half the device's 270336 thread slots; blocks of 64.
+  // 4000 rows of 5000 on 132 SMs: 4000 warps fill under half the device's 270336 thread slots; blocks of
+  // 128 give two device-fulls.
   const cu::Geometry stats = cu::cooperative_geometry(4000, 5000, h100);
-  EXPECT_EQ(stats.block.x, 64u);
+  EXPECT_EQ(stats.block.x, 128u);
   EXPECT_EQ(stats.block.y, 1u);
   EXPECT_EQ(stats.grid.x, 4000u);
   // One long row: a block of 1024; a short one stays a warp (16 elements per thread at least).
@@ -788,7 +790,7 @@ TEST(CudaGeometry, CooperativeRowsTakeAWarpOrABlockPerRow) {
   // The row length unknown at launch: a warp; the device changes the choice (and so the order), the
   // same arguments never do.
   EXPECT_EQ(cu::cooperative_geometry(4, -1, h100).block.x, 32u);
-  EXPECT_EQ(cu::cooperative_geometry(100, 100000, small).block.x, 128u);
+  EXPECT_EQ(cu::cooperative_geometry(100, 100000, small).block.x, 256u);
   EXPECT_EQ(cu::cooperative_geometry(100, 100000, h100).block.x, 1024u);
   // The override, and a grid capped at the device's limit (the row loop strides over the rest).
   EXPECT_EQ(cu::cooperative_geometry(4000, 5000, h100, 32).block.x, 32u);

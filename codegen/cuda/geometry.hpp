@@ -36,7 +36,7 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
 /// Cooperative rows (Strategy::Cooperative): `rows` iterations of the launched parfor, each reducing over
 /// `row_length` elements (negative: not known at launch). A warp per row (blocks of 32 x 8: one row per warp)
 /// unless the rows are too few to give the device's SMs a full load of threads and long enough to share:
-/// then a block per row of T threads, T the power of two nearest below sm_count * max_threads_per_sm / rows,
+/// then a block per row of T threads, T the power of two nearest below 2 * sm_count * max_threads_per_sm / rows,
 /// at most kMaxRowThreads and at most row_length / kMinRowElements (the block tree's two barriers pay off
 /// only when each thread has work). `row_threads` (32..1024, a multiple of 32) overrides T; 0 chooses.
 /// The group size fixes the reductions' order: it is a pure function of these arguments.
