@@ -6,6 +6,7 @@
 // order. Nothing in that order depends on the number of ranks, the grid or the threads (rows of a block
 // run in parallel, each row's pieces in order), so neither does the result. Not MPI_Allreduce on floats,
 // whose combination order is the library's.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -165,7 +166,51 @@ T reduce_typed(const Block& b, ReduceOp op) {
   return acc;
 }
 
+template <class T>
+void count_typed(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out) {
+  const int R = b.rank;
+  const std::int64_t m = b.count[R - 1];
+  std::int64_t rows = 1;
+  for (int d = 0; d + 1 < R; ++d) rows *= b.count[d];
+  const double scale = static_cast<double>(bins) / (hi - lo);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(bins), 0);
+#pragma omp parallel
+  {
+    // Per-thread counts, added at the end: integer sums, exact in any order.
+    std::vector<std::int64_t> mine(static_cast<std::size_t>(bins), 0);
+#pragma omp for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t idx[kMaxRank] = {}, rest = r;
+      for (int d = R - 2; d >= 0; --d) {
+        idx[d] = rest % b.count[d];
+        rest /= b.count[d];
+      }
+      const T* p = reinterpret_cast<const T*>(b.at(idx));
+      for (std::int64_t c = 0; c < m; ++c) {
+        const double x = static_cast<double>(p[c]);
+        if (!(x >= lo && x <= hi)) continue;  // NaN too
+        const std::int64_t k = std::min(static_cast<std::int64_t>((x - lo) * scale), bins - 1);
+        ++mine[static_cast<std::size_t>(k)];
+      }
+    }
+#pragma omp critical
+    for (std::int64_t k = 0; k < bins; ++k) counts[static_cast<std::size_t>(k)] += mine[static_cast<std::size_t>(k)];
+  }
+  MPI_Allreduce(counts.data(), out, static_cast<int>(bins), MPI_INT64_T, MPI_SUM, b.grid.comm());
+}
+
 }  // namespace
+
+void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out) {
+  switch (b.dtype) {
+    case DType::F64: return count_typed<double>(b, bins, lo, hi, out);
+    case DType::F32: return count_typed<float>(b, bins, lo, hi, out);
+    case DType::I32: return count_typed<std::int32_t>(b, bins, lo, hi, out);
+    case DType::I64: return count_typed<std::int64_t>(b, bins, lo, hi, out);
+    case DType::Bool: break;
+  }
+  throw TypeError("kiln::dist::histogram takes arrays of i32, i64, f32 or f64, not bool: convert it first");
+}
 
 void reduce(const Block& b, ReduceOp op, void* out) {
   switch (b.dtype) {

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -308,6 +309,31 @@ TEST(DistributedReduce, IntegerAnd3dAndOneElementBlocks) {
   kiln::NDArray<std::int64_t> small({std::int64_t{p}});
   for (std::int64_t k = 0; k < p; ++k) want_prod *= (small.data()[k] = k + 2);
   EXPECT_EQ(dist::prod(distribute<std::int64_t, 1>(g1, small)), want_prod);
+}
+
+TEST(DistributedReduce, HistogramMatchesOneKilnKernel) {
+  const dist::Grid g(3);
+  kiln::NDArray<double> x = random_array<double>({7, 6, 11}, 14);
+  x.data()[0] = 1.0;   // hi: the last bin
+  x.data()[1] = -1.0;  // lo: the first
+  x.data()[2] = NAN;   // not counted
+  x.data()[3] = 1.5;   // outside: not counted
+  constexpr std::int64_t bins = 16;
+  const auto count = kiln::jit("ref_hist", [](kiln::Array<double, 1> v, kiln::Array<std::int64_t, 1> hist, kiln::Double lo,
+                                              kiln::Double hi) {
+    const kiln::Double scale = kiln::to_double(hist.shape(0)) / (hi - lo);
+    kiln::prange(v.shape(0), [&](kiln::Int i) {
+      kiln::if_(v[i] >= lo && v[i] <= hi, [&] { hist[kiln::min(kiln::to_int((v[i] - lo) * scale), hist.shape(0) - 1)] += 1; });
+    });
+  });
+  kiln::NDArray<std::int64_t> want({bins});
+  std::fill(want.data(), want.data() + bins, 0);
+  count(kiln::ArrayRef<double>(x.data(), {x.size()}), want, -1.0, 1.0);
+  const auto got = dist::histogram(distribute<double, 3>(g, x), bins, -1.0, 1.0);
+  EXPECT_TRUE(bitwise_equal(got, want));
+  std::int64_t counted = 0;
+  for (std::int64_t k = 0; k < bins; ++k) counted += got.data()[k];
+  EXPECT_EQ(counted, x.size() - 2);
 }
 
 // ---- errors -----------------------------------------------------------------------------------------

@@ -79,6 +79,9 @@ enum class ReduceOp : std::uint8_t { sum, prod, min, max };
 /// The reduction of the block's array over every rank, into `out` (an element of the block's type).
 void reduce(const Block& b, ReduceOp op, void* out);
 
+/// Counts of the block's elements per bin (see kiln::dist::histogram), summed over every rank into `out`.
+void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out);
+
 /// The options a kernel runs with on distributed arrays: its own, with halo reads. A target other than
 /// cpu is a DistributedError naming the kernel (halo reads are host loads beyond the arguments' views).
 Options halo_options(Options o, const std::string& kernel);
@@ -302,6 +305,20 @@ template <Element T, int N>
 T max(const Array<T, N>& a) {
   T out{};
   detail::reduce(a.block(), detail::ReduceOp::max, &out);
+  return out;
+}
+
+/// The histogram of a distributed array, the counts on every rank: `bins` bins of equal width over
+/// [lo, hi]; element x (as a double) goes to bin floor((x - lo) / (hi - lo) * bins), x == hi to the last
+/// one; elements outside [lo, hi] and NaN are not counted. Counts are integers, summed exactly
+/// (MPI_Allreduce on int64), so they are the same for any number of ranks and threads.
+template <Element T, int N>
+NDArray<std::int64_t> histogram(const Array<T, N>& a, std::int64_t bins, double lo, double hi) {
+  if (bins < 1 || !(lo < hi))
+    throw ValueError("kiln::dist::histogram: needs bins >= 1 and lo < hi, got " + std::to_string(bins) + " bins over [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  NDArray<std::int64_t> out({bins});
+  detail::histogram(a.block(), bins, lo, hi, out.data());
   return out;
 }
 
