@@ -50,27 +50,29 @@ struct Fold {
   }
 };
 
+/// Every segment's partial along `axis`, in row-major order of (position of the other axes, segment), on
+/// every rank. A "row" is a line along `axis`: one per position of the other axes.
 template <class T>
-T reduce_typed(const Block& b, ReduceOp op) {
-  const Fold<T> fold{op};
+std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, std::int64_t& per_row) {
   const int R = b.rank;
   const std::int64_t S = kSegment;
-  const std::int64_t M = b.global[R - 1], m = b.count[R - 1], c0 = b.start[R - 1];
+  const std::int64_t M = b.global[axis], m = b.count[axis], c0 = b.start[axis], step = b.strides[axis];
   std::int64_t rows = 1, global_rows = 1;
-  for (int d = 0; d + 1 < R; ++d) {
+  for (int d = 0; d < R; ++d) {
+    if (d == axis) continue;
     rows *= b.count[d];
     global_rows *= b.global[d];
   }
-  const std::int64_t per_row = (M + S - 1) / S;
+  per_row = (M + S - 1) / S;
   const std::int64_t j0 = c0 / S, j1 = (c0 + m - 1) / S;
   const bool continues = c0 % S != 0;                  // the first piece began on the rank to the left
   const bool carries = c0 + m < M && (c0 + m) % S != 0;  // the last piece goes on to the right
   const bool through = continues && carries && j0 == j1;  // one piece, begun left, going on right
-  const bool last_split = R - 1 < b.grid.ndims();
+  const bool split = axis < b.grid.ndims();
   int left = MPI_PROC_NULL, right = MPI_PROC_NULL;
-  if (last_split) {
+  if (split) {
     std::vector<int> c = b.grid.coords();
-    const auto k = static_cast<std::size_t>(R - 1);
+    const auto k = static_cast<std::size_t>(axis);
     if (continues) {
       --c[k];
       left = b.grid.rank_at(c);
@@ -82,7 +84,7 @@ T reduce_typed(const Block& b, ReduceOp op) {
     }
   }
 
-  // Each local row's first element and its global row number.
+  // Each local row's first element and its global row number (row-major over the other axes).
   std::vector<const T*> row_at(static_cast<std::size_t>(rows));
   std::vector<std::int64_t> row_global(static_cast<std::size_t>(rows));
   {
@@ -90,14 +92,19 @@ T reduce_typed(const Block& b, ReduceOp op) {
     for (std::int64_t r = 0; r < rows; ++r) {
       row_at[static_cast<std::size_t>(r)] = reinterpret_cast<const T*>(b.at(idx));
       std::int64_t g = 0;
-      for (int d = 0; d + 1 < R; ++d) g = g * b.global[d] + b.start[d] + idx[d];
+      for (int d = 0; d < R; ++d)
+        if (d != axis) g = g * b.global[d] + b.start[d] + idx[d];
       row_global[static_cast<std::size_t>(r)] = g;
-      for (int d = R - 2; d >= 0 && ++idx[d] == b.count[d]; --d) idx[d] = 0;
+      for (int d = R - 1; d >= 0; --d) {
+        if (d == axis) continue;
+        if (++idx[d] < b.count[d]) break;
+        idx[d] = 0;
+      }
     }
   }
-  auto fold_cols = [&](std::int64_t r, T acc, std::int64_t lo, std::int64_t hi) {  // global columns [lo, hi)
-    const T* p = row_at[static_cast<std::size_t>(r)] - c0;
-    for (std::int64_t col = lo; col < hi; ++col) acc = fold(acc, p[col]);
+  auto fold_cols = [&](std::int64_t r, T acc, std::int64_t lo, std::int64_t hi) {  // global indices [lo, hi) along axis
+    const T* p = row_at[static_cast<std::size_t>(r)];
+    for (std::int64_t col = lo; col < hi; ++col) acc = fold(acc, p[(col - c0) * step]);
     return acc;
   };
   const MPI_Datatype type = mpi_type(b.dtype);
@@ -161,9 +168,31 @@ T reduce_typed(const Block& b, ReduceOp op) {
                 std::to_string(global_rows * per_row) + " (internal error)");
   std::vector<T> ordered(static_cast<std::size_t>(total));
   for (int k = 0; k < total; ++k) ordered[static_cast<std::size_t>(all_index[static_cast<std::size_t>(k)])] = all_part[static_cast<std::size_t>(k)];
+  return ordered;
+}
+
+/// The whole array: the partials of the last axis folded in row-major order.
+template <class T>
+T reduce_typed(const Block& b, ReduceOp op) {
+  const Fold<T> fold{op};
+  std::int64_t per_row = 0;
   T acc = fold.identity();
-  for (const T& p : ordered) acc = fold(acc, p);
+  for (const T& p : segment_partials(b, fold, b.rank - 1, per_row)) acc = fold(acc, p);
   return acc;
+}
+
+/// Along one axis: each line's partials folded in order, into the row-major array of the other axes.
+template <class T>
+void reduce_axis_typed(const Block& b, ReduceOp op, int axis, T* out) {
+  const Fold<T> fold{op};
+  std::int64_t per_row = 0;
+  const std::vector<T> parts = segment_partials(b, fold, axis, per_row);
+  const std::int64_t lines = static_cast<std::int64_t>(parts.size()) / per_row;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    T acc = fold.identity();
+    for (std::int64_t j = 0; j < per_row; ++j) acc = fold(acc, parts[static_cast<std::size_t>(l * per_row + j)]);
+    out[l] = acc;
+  }
 }
 
 template <class T>
@@ -210,6 +239,17 @@ void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int
     case DType::Bool: break;
   }
   throw TypeError("kiln::dist::histogram takes arrays of i32, i64, f32 or f64, not bool: convert it first");
+}
+
+void reduce_axis(const Block& b, ReduceOp op, int axis, void* out) {
+  switch (b.dtype) {
+    case DType::F64: return reduce_axis_typed<double>(b, op, axis, static_cast<double*>(out));
+    case DType::F32: return reduce_axis_typed<float>(b, op, axis, static_cast<float*>(out));
+    case DType::I32: return reduce_axis_typed<std::int32_t>(b, op, axis, static_cast<std::int32_t*>(out));
+    case DType::I64: return reduce_axis_typed<std::int64_t>(b, op, axis, static_cast<std::int64_t*>(out));
+    case DType::Bool: break;
+  }
+  throw TypeError("kiln::dist reductions take arrays of i32, i64, f32 or f64, not bool: convert it first");
 }
 
 void reduce(const Block& b, ReduceOp op, void* out) {

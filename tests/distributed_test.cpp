@@ -284,6 +284,48 @@ TEST(DistributedReduce, SumIsBitwiseTheSingleProcessOrder) {
   }
 }
 
+/// The documented order along one axis of a 2-d array, as one single-process kiln kernel: per line,
+/// segments of kSegment folded from -0.0 in index order, then the line's partials in order.
+kiln::NDArray<double> reference_sum_along(const kiln::NDArray<double>& a2, int axis) {
+  const auto k = kiln::jit(axis == 0 ? "ref_sum_axis0" : "ref_sum_axis1", [axis](kiln::Array<double, 2> a, kiln::Array<double, 1> out) {
+    kiln::Int lines = a.shape(1 - axis), len = a.shape(axis);
+    kiln::prange(lines, [&](kiln::Int l) {
+      kiln::Double total = -0.0;
+      kiln::range((len + dist::kSegment - 1) / dist::kSegment, [&](kiln::Int j) {
+        kiln::Double acc = -0.0;
+        kiln::range(j * dist::kSegment, kiln::min((j + 1) * dist::kSegment, len), [&](kiln::Int i) {
+          acc += axis == 0 ? a(i, l) : a(l, i);
+        });
+        total += acc;
+      });
+      out(l) = total;
+    });
+  });
+  kiln::NDArray<double> out({a2.shape(1 - axis)});
+  k(a2, out);
+  return out;
+}
+
+TEST(DistributedReduce, AlongAnAxisIsBitwiseTheSingleProcessOrder) {
+  const int p = world_size();
+  for (const std::vector<int>& dims : {std::vector<int>{p, 1}, std::vector<int>{1, p}, std::vector<int>{0, 0}}) {
+    const dist::Grid g(2, MPI_COMM_WORLD, dims);
+    kiln::NDArray<double> x = random_array<double>({2051, 7}, 15);
+    for (std::int64_t k = 0; k < x.size(); ++k) x.data()[k] = x.data()[k] * 1e6 + 1e-3;
+    const auto d = distribute<double, 2>(g, x);
+    EXPECT_TRUE(bitwise_equal(dist::sum(d, 0), reference_sum_along(x, 0))) << "axis 0 over " << g.describe();
+    kiln::NDArray<double> y = random_array<double>({6, 1100}, 16);
+    const auto e = distribute<double, 2>(g, y);
+    EXPECT_TRUE(bitwise_equal(dist::sum(e, 1), reference_sum_along(y, 1))) << "axis 1 over " << g.describe();
+    const kiln::NDArray<double> mx = dist::max(e, 1);
+    for (std::int64_t r = 0; r < 6; ++r) {
+      double m = -INFINITY;
+      for (std::int64_t c = 0; c < 1100; ++c) m = std::fmax(m, y(r, c));
+      EXPECT_EQ(mx.data()[r], m);
+    }
+  }
+}
+
 TEST(DistributedReduce, ThreadCountDoesNotEnter) {
   const dist::Grid g(2);
   kiln::NDArray<float> x = random_array<float>({37, 3001}, 13);

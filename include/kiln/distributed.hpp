@@ -78,6 +78,8 @@ void swap_blocks(Block& a, Block& b);
 enum class ReduceOp : std::uint8_t { sum, prod, min, max };
 /// The reduction of the block's array over every rank, into `out` (an element of the block's type).
 void reduce(const Block& b, ReduceOp op, void* out);
+/// The reduction along `axis`, into `out`: the row-major array of the other axes' global extents.
+void reduce_axis(const Block& b, ReduceOp op, int axis, void* out);
 
 /// Counts of the block's elements per bin (see kiln::dist::histogram), summed over every rank into `out`.
 void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out);
@@ -307,6 +309,32 @@ T max(const Array<T, N>& a) {
   detail::reduce(a.block(), detail::ReduceOp::max, &out);
   return out;
 }
+
+/// Reductions along one axis, the result (the global shape less `axis`; a 1-d array of 1 element for a
+/// 1-d input) on every rank. Each line along `axis` is folded in the order above (segments of kSegment
+/// along it, continued across ranks, their partials in order): the same bits for any number of ranks,
+/// grid and threads.
+template <Element T, int N>
+NDArray<T> reduce_along(const Array<T, N>& a, detail::ReduceOp op, int axis) {
+  if (axis < 0 || axis >= N)
+    throw ValueError("kiln::dist: axis " + std::to_string(axis) + " of an array of rank " + std::to_string(N) +
+                     ": give 0.." + std::to_string(N - 1));
+  std::vector<std::int64_t> shape;
+  for (int d = 0; d < N; ++d)
+    if (d != axis) shape.push_back(a.shape()[static_cast<std::size_t>(d)]);
+  if (shape.empty()) shape.push_back(1);
+  NDArray<T> out(shape);
+  detail::reduce_axis(a.block(), op, axis, out.data());
+  return out;
+}
+template <Element T, int N>
+NDArray<T> sum(const Array<T, N>& a, int axis) { return reduce_along(a, detail::ReduceOp::sum, axis); }
+template <Element T, int N>
+NDArray<T> prod(const Array<T, N>& a, int axis) { return reduce_along(a, detail::ReduceOp::prod, axis); }
+template <Element T, int N>
+NDArray<T> min(const Array<T, N>& a, int axis) { return reduce_along(a, detail::ReduceOp::min, axis); }
+template <Element T, int N>
+NDArray<T> max(const Array<T, N>& a, int axis) { return reduce_along(a, detail::ReduceOp::max, axis); }
 
 /// The histogram of a distributed array, the counts on every rank: `bins` bins of equal width over
 /// [lo, hi]; element x (as a double) goes to bin floor((x - lo) / (hi - lo) * bins), x == hi to the last
