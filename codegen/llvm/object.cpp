@@ -1,6 +1,8 @@
 // Machine-code generation for the host into an in-memory ELF object.
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/Pass.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -17,6 +19,9 @@ std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
   if (tm.addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
     throw CompileError("kiln CPU backend: the target cannot emit object files", "");
   pm.run(m);
+  // KILN_LLVM_OPTIONS=-time-passes: this kernel's code-generation passes, printed now rather than summed
+  // over the process at exit, next to the table optimize() printed.
+  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();
   return std::string(buffer.begin(), buffer.end());
 }
 

@@ -2,9 +2,13 @@
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
+
+#include <optional>
 
 #include "codegen/llvm/host_target.hpp"
 
@@ -44,7 +48,15 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   tuning.SLPVectorization = opt_level >= 2;
   tuning.LoopInterleaving = opt_level >= 2;
   tuning.LoopUnrolling = opt_level >= 2;
-  llvm::PassBuilder pb(&tm, tuning);
+  // KILN_LLVM_OPTIONS=-time-passes: the new pass manager times its passes only through instrumentation,
+  // which then prints this kernel's table (to stderr, or -info-output-file) when it goes out of scope.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  std::optional<llvm::StandardInstrumentations> timing;
+  if (llvm::TimePassesIsEnabled) {
+    timing.emplace(m.getContext(), /*DebugLogging=*/false);
+    timing->registerCallbacks(instrumentation, &mam);
+  }
+  llvm::PassBuilder pb(&tm, tuning, std::nullopt, timing ? &instrumentation : nullptr);
 
   // Registered before the defaults so it wins: with libmvec known, the vectorizer turns exp, log, sin,
   // cos, pow, ... in vectorized loops into calls of glibc's SIMD variants instead of scalarizing them.
