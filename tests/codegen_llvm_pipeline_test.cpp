@@ -40,5 +40,53 @@ TEST(Pipeline, AnInvariantConditionDoesNotCopyTheLoopNest) {
                           scalar_arg(flag)});
 }
 
+std::ptrdiff_t count(const std::string& text, const std::regex& re) {
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+}
+
+// A loop around another loop is not unrolled by a trip count known only at run time (optimize.cpp,
+// NoUselessRuntimeUnrolling): on hosts whose loop buffer invites runtime unrolling (znver4) LLVM copied the
+// j loop of a 3-d parfor, and with it the vectorized k loop and its remainders, to save one branch per row.
+TEST(Pipeline, LoopNestsAreNotUnrolledAtRunTime) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 3, true), out = array_param("out", t, 3, true);
+  Var i = index("i"), j = index("j"), k = index("k");
+  const std::vector<Expr> ijk = {val(i), val(j), val(k)};
+  const ir::Function f = function("copy3", {a, out},
+                                  {parfor({i, j, k}, {dim(a, 0), dim(a, 1), dim(a, 2)}, store(out, ijk, at(a, ijk) + num(t, 1)))});
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel kernel = cpu::compile(f, {}, keep_ir);
+  // One vector loop: not a copy per unrolled row ("vector.body.1") nor one in the rows' remainder (".epil").
+  EXPECT_EQ(count(kernel.llvm_ir, std::regex("(^|\n)vector\\.body[0-9.a-z]*:")), 1) << kernel.llvm_ir;
+  EXPECT_NE(kernel.llvm_ir.find("llvm.loop.unroll.runtime.disable"), std::string::npos) << kernel.llvm_ir;
+  for (std::int64_t n : {1, 5, 33})
+    check_kernel(kernel, f, {array_arg(random_array(t, {2, 3, n})), array_arg(random_array(t, {2, 3, n}))});
+}
+
+// Nor is a loop of atomic updates: they wait for one another, so copies of the body cannot overlap. The
+// atomic variant of a parfor with an array reduction keeps one update per iteration.
+TEST(Pipeline, AtomicUpdatesAreNotUnrolledAtRunTime) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), key = array_param("key", DType::I64, 1, true), hist = array_param("hist", t, 1, true);
+  Var i = index("i");
+  const std::vector<Expr> slot = {at(key, {val(i)})};
+  const Stmt body = store(hist, slot, at(hist, slot) + at(x, {val(i)}));
+  const ir::Function f =
+      function("scatter", {x, key, hist}, {ir::make_parfor({i}, {i64c(0)}, {dim(x)}, body, {}, {{hist, ReduceOp::Add}}, "test")});
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel kernel = cpu::compile(f, {}, keep_ir);
+  EXPECT_EQ(count(kernel.llvm_ir, std::regex("atomicrmw fadd")), 1) << kernel.llvm_ir;
+  // Small integers: every order of the sums gives the interpreter's result exactly.
+  TestArray values(t, {1000}), keys(DType::I64, {1000}), bins(t, {13});
+  for (std::int64_t n = 0; n < 1000; ++n) {
+    values.set_number(n, static_cast<double>(n % 5));
+    keys.set_number(n, static_cast<double>((n * 7) % 13));
+  }
+  for (std::int64_t b = 0; b < 13; ++b) bins.set_number(b, static_cast<double>(b));
+  check_kernel(kernel, f, {array_arg(values), array_arg(keys), array_arg(bins)});
+}
+
 }  // namespace
 }  // namespace kiln
