@@ -135,7 +135,8 @@ void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Val
     if (plan.eligible) lo = lanes_loop(p, plan, lo, hi);
   }
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
-  loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body));
+  loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
+       too_short_to_vectorize(p.begins.back(), p.ends.back()));
 }
 
 llvm::Value* Emitter::reduction_identity(ReduceOp op, DType t) {

@@ -33,10 +33,13 @@ void Emitter::stmt(const ir::Stmt& s) {
       // A loop of its own: whether it vectorizes does not depend on the enclosing parfor's updates.
       const bool scalar = fs_->scalar_loop;
       fs_->scalar_loop = false;
-      loop(begin, end, f.index->name, nullptr, [&](llvm::Value* i) {
-        fs_->scalars[f.index.get()] = ScalarValue{i, false};
-        stmt(f.body);
-      });
+      loop(
+          begin, end, f.index->name, nullptr,
+          [&](llvm::Value* i) {
+            fs_->scalars[f.index.get()] = ScalarValue{i, false};
+            stmt(f.body);
+          },
+          false, too_short_to_vectorize(f.begin, f.end));
       fs_->scalar_loop = scalar;
       return;
     }

@@ -18,7 +18,7 @@ static_assert(offsetof(ArrayDesc, data) == 0 && offsetof(ArrayDesc, shape) == 8 
 static_assert(offsetof(KernelStatus, code) == 0 && sizeof(KernelStatus::code) == 4);
 
 Emitter::Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f, unsigned vector_bits)
-    : mod_(module), ctx_(module.getContext()), b_(ctx_), opts_(opts), fn_(f), vector_bits_(vector_bits) {
+    : mod_(module), ctx_(module.getContext()), b_(ctx_), opts_(opts), fn_(f), lets_(f), vector_bits_(vector_bits) {
   if (opts.fast_math) {
     // Everything that may change results, but not nnan/ninf: kiln defines NaN and infinity behaviour
     // (isnan, NaN-propagating min/max), and those flags would turn it into poison.
@@ -163,8 +163,19 @@ ArrayValue Emitter::load_array_desc(llvm::Value* desc, const ir::Type& type) {
   return a;
 }
 
+// LLVM's loop vectorizer leaves a loop alone when it knows the loop runs fewer than 16 iterations
+// (-vectorizer-min-trip-count), unless it can fold the whole loop into masked vector operations, which x86
+// does not choose. A bound only kiln IR shows (a stencil border's halo, passed to a chunk as a loaded
+// value) gets the same decision by metadata; a loop whose bounds are constants LLVM sees itself.
+bool Emitter::too_short_to_vectorize(const ir::Expr& begin, const ir::Expr& end) const {
+  constexpr std::int64_t kTinyTripCount = 16;
+  if (begin->kind == ir::ExprKind::Const && end->kind == ir::ExprKind::Const) return false;
+  const std::optional<std::int64_t> trips = max_trip_count(begin, end, lets_);
+  return trips && *trips < kTinyTripCount;
+}
+
 void Emitter::loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
-                   const std::function<void(llvm::Value*)>& body, bool no_interleave) {
+                   const std::function<void(llvm::Value*)>& body, bool no_interleave, bool no_vectorize) {
   llvm::Function* fn = fs_->fn;
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx_, name + ".header", fn);
@@ -194,6 +205,12 @@ void Emitter::loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name
   if (no_interleave)
     md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
                                           llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+  if (no_vectorize) {
+    // Nor is it unrolled at run time (a remainder loop plus a copy of the body, for a few iterations).
+    md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                          llvm::ConstantAsMetadata::get(b_.getFalse())}));
+    md.push_back(llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.runtime.disable")));
+  }
   llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, md);
   loop_id->replaceOperandWith(0, loop_id);
   latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codegen/backend.hpp"
+#include "codegen/llvm/trip_bound.hpp"
 #include "ir/lanes.hpp"
 #include "ir/stmt.hpp"
 
@@ -140,6 +141,7 @@ class Emitter {
   llvm::IRBuilder<> b_;
   const CodegenOptions& opts_;
   const ir::Function& fn_;
+  const LetDefinitions lets_;  ///< for trip-count bounds
   llvm::FastMathFlags base_fmf_;  ///< flags on every FP operation (empty unless fast_math)
   FunctionState* fs_ = nullptr;
   int chunk_count_ = 0;
@@ -174,9 +176,13 @@ class Emitter {
   /// Loads an ArrayDesc's fields once, in the entry block.
   ArrayValue load_array_desc(llvm::Value* desc, const ir::Type& type);
   /// Emits `for (i = begin; i < end; ++i) body(i)`; with an access group the loop is marked parallel.
-  /// `no_interleave` asks the vectorizer for one vector per stream and iteration (emit_parfor.cpp says when).
+  /// `no_interleave` asks the vectorizer for one vector per stream and iteration (emit_parfor.cpp says when);
+  /// `no_vectorize` keeps it away from a loop that runs too few iterations to use vectors (trip_bound.hpp).
   void loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name, llvm::MDNode* access_group,
-            const std::function<void(llvm::Value*)>& body, bool no_interleave = false);
+            const std::function<void(llvm::Value*)>& body, bool no_interleave = false, bool no_vectorize = false);
+  /// True if kiln IR bounds `for i in begin .. end` below what the vectorizer could use, where LLVM will not
+  /// see it (trip_bound.hpp).
+  bool too_short_to_vectorize(const ir::Expr& begin, const ir::Expr& end) const;
 
   // ---- emit_expr.cpp: expressions ----
   llvm::Value* expr(const ir::Expr& e);
