@@ -43,6 +43,11 @@ if ! printf '#include <fmt/core.h>\n' | g++ -E -x c++ - >/dev/null 2>&1 && [ -d 
   prefix+=("$PWD/.deps/fmt")
   note "fmt: the carried CMake package (.deps/fmt)"
 fi
+# nlohmann-json (header-only; kiln-bench's --json lines): unpacked by tools/fetch_gpu_deps.sh into .deps/nlohmann.
+if ! printf '#include <nlohmann/json.hpp>\n' | g++ -E -x c++ - >/dev/null 2>&1 && [ -d .deps/nlohmann/usr ]; then
+  prefix+=("$PWD/.deps/nlohmann/usr")
+  note "nlohmann-json: the carried CMake package (.deps/nlohmann)"
+fi
 if ! printf '#include <gtest/gtest.h>\n' | g++ -E -x c++ - >/dev/null 2>&1 && [ -d .deps/googletest ]; then
   if [ ! -f /tmp/gtest-prefix/include/gtest/gtest.h ]; then
     (cmake -S .deps/googletest -B /tmp/gtest-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/tmp/gtest-prefix \

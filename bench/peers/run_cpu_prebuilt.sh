@@ -19,6 +19,8 @@ mkdir -p "$build/bench" "$build/obj"
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 common=(-std=c++20 -fopenmp -Iinclude -Ibench -Wall -Wextra)
+# nlohmann-json (kiln-bench's --json lines) where the machine has none: the copy tools/fetch_gpu_deps.sh unpacks.
+[ -d .deps/nlohmann/usr/include ] && common+=(-isystem .deps/nlohmann/usr/include)
 objs=()
 for src in bench/kiln_bench.cpp bench/rows_*.cpp; do
   obj="$build/obj/$(basename "$src" .cpp).o"
