@@ -65,29 +65,36 @@ void fill_edges(const HaloNeed& n, int d) {
     }
   }
   if (planes.empty()) return;
-  // The other axes over their ghosted extent (the exchange's widths).
+  // The other axes over their ghosted extent (the exchange's widths), the innermost of them copied as
+  // one contiguous run per row (for d the last axis, runs of one element).
+  const int inner = d == b.rank - 1 ? -1 : b.rank - 1;
   std::int64_t lo[kMaxRank], hi[kMaxRank];
-  std::int64_t total = 1;
+  std::int64_t rows = 1;
   for (int e = 0; e < b.rank; ++e) {
     lo[e] = e == d ? 0 : -n.lo[e];
     hi[e] = e == d ? 1 : b.count[e] + n.hi[e];
-    total *= hi[e] - lo[e];
+    if (e != inner) rows *= hi[e] - lo[e];
   }
+  const std::int64_t run = inner < 0 ? 1 : hi[inner] - lo[inner];
   const auto size = static_cast<std::size_t>(b.elem_size);
   for (const auto& [ghost, source] : planes) {
     std::int64_t i[kMaxRank], j[kMaxRank];
     for (int e = 0; e < b.rank; ++e) i[e] = lo[e];
-    for (std::int64_t k = 0; k < total; ++k) {
+    for (std::int64_t k = 0; k < rows; ++k) {
       std::copy(i, i + b.rank, j);
       j[d] = ghost;
       std::byte* to = b.at(j);
       if (n.border == Border::constant) {
-        store_value(to, b.dtype, n.cval);
+        for (std::int64_t r = 0; r < run; ++r) store_value(to + r * b.elem_size, b.dtype, n.cval);
       } else {
         j[d] = source;
-        std::memcpy(to, b.at(j), size);
+        std::memmove(to, b.at(j), size * static_cast<std::size_t>(run));
       }
-      for (int e = b.rank - 1; e >= 0 && ++i[e] == hi[e]; --e) i[e] = lo[e];
+      for (int e = b.rank - 1; e >= 0; --e) {
+        if (e == inner) continue;
+        if (++i[e] < hi[e]) break;
+        i[e] = lo[e];
+      }
     }
   }
 }
@@ -166,6 +173,7 @@ Exchange::Exchange(std::vector<HaloNeed> needs) : needs_(std::move(needs)) {
       for (int d = b.rank - 1; d >= 0; --d) back = back * 3 + (-s[d] + 1);
       const int base = static_cast<int>(a) * 81, there = neighbour(b, s, wrap);
       MPI_Request rq;
+      if (there != MPI_PROC_NULL && there != b.grid.rank() && !(recv.empty(b.rank) && send.empty(b.rank))) travels_ = true;
       if (!recv.empty(b.rank)) {
         MPI_Irecv(b.base(), 1, b.box_type(recv), there, base + back, b.grid.comm(), &rq);
         requests_.push_back(rq);

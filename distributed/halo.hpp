@@ -32,11 +32,16 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
   ~Exchange();
   void finish();
+  /// Whether a message goes to or comes from another rank. When none does (one rank; every neighbour
+  /// beyond a global edge or this rank itself across a `wrap` axis of one rank) there is nothing to
+  /// overlap: finish() is local copying only.
+  bool travels() const { return travels_; }
 
  private:
   std::vector<HaloNeed> needs_;
   std::vector<MPI_Request> requests_;
   bool done_ = false;
+  bool travels_ = false;
 };
 
 }  // namespace kiln::dist::detail

@@ -190,6 +190,67 @@ TEST(DistributedStencil, Heat3dOn3dAnd1dGrids) {
     }
 }
 
+// Rim slabs longer than a chunk (16384 positions) are cut and dealt over a team of threads, each chunk
+// one single-threaded kernel call: the same bits as the single-process result, with and without overlap.
+TEST(DistributedStencil, LongRimSlabsInChunksOnSeveralThreads) {
+  const dist::Grid g(1);
+  const auto x = random_array<double>({12, 40001}, 14);
+  const int threads = kiln::num_threads();
+  kiln::set_num_threads(3);
+  for (const auto& b : {kiln::border(Border::nearest), kiln::border(Border::wrap), kiln::constant(0.5)}) {
+    const auto st = kiln::stencil("long_rim", [](kiln::Window<double, 2> a) {
+      return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0)) - 0.125 * a(-1, 1) + 0.0625 * a(1, -1);
+    }, b);
+    kiln::NDArray<double> want = x.clone();
+    st.into(want, x);
+    for (bool overlap : {true, false}) {
+      auto in = distribute<double, 2>(g, x);
+      dist::Array<double, 2> out(g, {12, 40001});
+      dist::run(dist::RunOptions{overlap}, st, out, in);
+      expect_equal(out, want, "long rims, " + border_name(b) + (overlap ? ", overlap" : ", no overlap"));
+    }
+  }
+  kiln::set_num_threads(threads);
+}
+
+// dist::exchange fills the ghost layers a stencil reads and computes nothing: every ghost of the band of
+// width one around each block (corners included) holds the global element there, or the border's value
+// beyond a global edge (per axis: nearest clamps, wrap wraps, constant gives the value).
+TEST(DistributedHalo, ExchangeAloneFillsTheGhostLayers) {
+  const dist::Grid g(2);
+  const std::int64_t n0 = 13, n1 = 11;
+  const auto x = random_array<double>({n0, n1}, 15);
+  for (const auto& b : {kiln::border(Border::nearest), kiln::border(Border::wrap), kiln::constant(2.5)}) {
+    const auto st = kiln::stencil("ghosts", [](kiln::Window<double, 2> a) {
+      return a(-1, -1) + a(1, 1) + a(-1, 1) + a(1, -1) + a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0);
+    }, b);
+    auto in = distribute<double, 2>(g, x);
+    dist::Array<double, 2> out(g, {n0, n1});
+    dist::exchange(st, out, in);
+    const kiln::ArrayDesc d = in.local_desc();
+    const auto* data = static_cast<const double*>(d.data);
+    const auto off = in.offset(), n = in.local_shape();
+    std::int64_t wrong = 0, written = 0;
+    for (std::int64_t i = -1; i <= n[0]; ++i)
+      for (std::int64_t j = -1; j <= n[1]; ++j) {
+        std::int64_t gi = off[0] + i, gj = off[1] + j;
+        double want = 0;
+        if (*b.border == Border::constant && (gi < 0 || gi >= n0 || gj < 0 || gj >= n1)) {
+          want = 2.5;
+        } else {
+          if (*b.border == Border::wrap) gi = (gi + n0) % n0, gj = (gj + n1) % n1;
+          else gi = std::clamp<std::int64_t>(gi, 0, n0 - 1), gj = std::clamp<std::int64_t>(gj, 0, n1 - 1);
+          want = x.data()[gi * n1 + gj];
+        }
+        if (data[i * d.strides[0] + j * d.strides[1]] != want) ++wrong;
+      }
+    for (std::int64_t k = 0; k < out.local_size(); ++k)
+      if (out.local({k / out.local_shape()[1], k % out.local_shape()[1]}) != 0.0) ++written;
+    EXPECT_EQ(wrong, 0) << border_name(b) << ": rank " << world_rank() << " has " << wrong << " wrong ghost or owned elements";
+    EXPECT_EQ(written, 0) << border_name(b) << ": the exchange wrote into the output";
+  }
+}
+
 // A time loop: one distributed call per step, the buffers swapped on the host; against one kiln kernel
 // that loops with kiln::swap.
 TEST(DistributedStencil, TimeLoopWithSwapMatchesOneKernel) {

@@ -59,6 +59,7 @@ struct Call {
   std::vector<kiln::detail::ArgValue> args;
   std::vector<Block*> blocks;
   bool overlap = true;
+  bool compute = true;  ///< false: exchange the halos only (kiln::dist::exchange)
 };
 /// Exchanges the halos the kernel's stencils need, then runs it on every rank's block (distributed/run.cpp).
 void run(Call& call);
@@ -236,7 +237,9 @@ void add_arg(Call& c, X&& x) {
 /// How kiln::dist::run runs a kernel.
 struct RunOptions {
   /// Compute the interior of each block while the halos travel, then the rim (false: wait for the halos,
-  /// then compute the block in one call; for measuring what the overlap gains).
+  /// then compute the block in one call; for measuring what the overlap gains). A rank whose exchange
+  /// sends nothing to another rank (one rank; neighbours only beyond global edges or itself) has nothing
+  /// to overlap and computes its block in one call either way.
   bool overlap = true;
 };
 
@@ -276,6 +279,31 @@ void run(const RunOptions& o, const Stencil<F>& st, A&&... args) {
 template <class F, class... A>
 void run(const Stencil<F>& st, A&&... args) {
   run(RunOptions{}, st, std::forward<A>(args)...);
+}
+
+/// The halo exchange of `run(kernel, args...)` without the kernel: the ghost layers its stencils read
+/// are filled (from the neighbouring ranks, and by the border rule at the global edges) and nothing is
+/// computed. For timing the exchange alone, or before calling kernels on local_desc() views directly.
+/// Collective, with run's first-call checks.
+template <class F, class... A>
+void exchange(const Kernel<F>& kernel, A&&... args) {
+  const Kernel<F> k = kernel.with(detail::halo_options(kernel.options(), kernel.name()));
+  detail::Call c;
+  c.core = k.core();
+  c.options_id = k.options_id();
+  c.compute = false;
+  (detail::add_arg(c, std::forward<A>(args)), ...);
+  detail::run(c);
+}
+template <class F, class... A>
+void exchange(const Stencil<F>& st, A&&... args) {
+  const Stencil<F> s = st.with(detail::halo_options(st.options(), st.name()));
+  detail::Call c;
+  c.core = s.into_core();
+  c.options_id = s.into_options_id();
+  c.compute = false;
+  (detail::add_arg(c, std::forward<A>(args)), ...);
+  detail::run(c);
 }
 
 /// Reductions over every element of a distributed array, the result on every rank. The order is fixed
