@@ -5,13 +5,16 @@
 // exactly as a whole one); the segments' partials are then gathered to every rank and folded in row-major
 // order. Nothing in that order depends on the number of ranks, the grid or the threads (rows of a block
 // run in parallel, each row's pieces in order), so neither does the result. Not MPI_Allreduce on floats,
-// whose combination order is the library's.
+// whose combination order is the library's. The parallel regions take kiln's thread count
+// (KILN_NUM_THREADS), the team kiln's kernels fork: libgomp ends and re-creates pool threads whenever a
+// region asks for fewer threads than the one before (distributed/run.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "distributed/block.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::dist::detail {
 namespace {
@@ -114,7 +117,7 @@ std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, s
   std::vector<T> carry_out(static_cast<std::size_t>(rows));
   MPI_Request sent = MPI_REQUEST_NULL;
   if (carries && !through) {  // the last piece starts here: its accumulator does not wait for the left
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(kiln::num_threads())
     for (std::int64_t r = 0; r < rows; ++r) carry_out[static_cast<std::size_t>(r)] = fold_cols(r, fold.identity(), j1 * S, c0 + m);
     MPI_Isend(carry_out.data(), static_cast<int>(rows), type, right, kCarryTag, comm, &sent);
   }
@@ -123,7 +126,7 @@ std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, s
   const std::int64_t slots = std::max<std::int64_t>(last_whole - first_whole + 1, 0) + (continues && !through ? 1 : 0);
   std::vector<T> part(static_cast<std::size_t>(rows * slots));
   std::vector<std::int64_t> index(static_cast<std::size_t>(rows * slots));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(kiln::num_threads())
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t j = first_whole; j <= last_whole; ++j) {
       const auto at = static_cast<std::size_t>(r * slots + (j - first_whole));
@@ -134,7 +137,7 @@ std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, s
     std::vector<T> carry_in(static_cast<std::size_t>(rows));
     MPI_Recv(carry_in.data(), static_cast<int>(rows), type, left, kCarryTag, comm, MPI_STATUS_IGNORE);
     const std::int64_t hi = std::min({(j0 + 1) * S, M, c0 + m});
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(kiln::num_threads())
     for (std::int64_t r = 0; r < rows; ++r) {
       const T acc = fold_cols(r, carry_in[static_cast<std::size_t>(r)], c0, hi);
       if (through) {
@@ -203,7 +206,7 @@ void count_typed(const Block& b, std::int64_t bins, double lo, double hi, std::i
   for (int d = 0; d + 1 < R; ++d) rows *= b.count[d];
   const double scale = static_cast<double>(bins) / (hi - lo);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(bins), 0);
-#pragma omp parallel
+#pragma omp parallel num_threads(kiln::num_threads())
   {
     // Per-thread counts, added at the end: integer sums, exact in any order.
     std::vector<std::int64_t> mine(static_cast<std::size_t>(bins), 0);

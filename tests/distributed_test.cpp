@@ -2,7 +2,6 @@
 // single-process kiln result on the global array, which each rank computes itself.
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -391,11 +390,12 @@ TEST(DistributedReduce, ThreadCountDoesNotEnter) {
   const dist::Grid g(2);
   kiln::NDArray<float> x = random_array<float>({37, 3001}, 13);
   const auto d = distribute<float, 2>(g, x);
-  omp_set_num_threads(1);
+  const int threads = kiln::num_threads();
+  kiln::set_num_threads(1);
   const float one = dist::sum(d);
-  omp_set_num_threads(3);
+  kiln::set_num_threads(3);
   const float three = dist::sum(d);
-  omp_set_num_threads(omp_get_num_procs());
+  kiln::set_num_threads(threads);
   EXPECT_EQ(std::memcmp(&one, &three, sizeof one), 0) << one << " vs " << three;
 }
 

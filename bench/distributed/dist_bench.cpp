@@ -1,19 +1,28 @@
-// kiln-dist-bench: weak scaling of kiln::dist. Every rank holds a block of the same size (--n2 per axis
-// for jacobi2d, --n3 for heat3d), so the global problem grows with the ranks. For each workload it times:
-//   t1       the same block on one rank alone (rank 0, a Grid over MPI_COMM_SELF; the others wait)
-//   overlap  the distributed run, interior computed while the halos travel
-//   serial   the distributed run waiting for the halos first (RunOptions{.overlap = false})
-// and prints the parallel efficiency t1 / t (1.0: perfect weak scaling). Run it at several rank counts with
-// ranks x threads = cores, e.g. on 16 cores:
-//   for np in 1 2 4 8 16; do KILN_NUM_THREADS=$((16/np)) OMP_NUM_THREADS=$((16/np)) \
-//     mpirun -np $np --bind-to none ./kiln-dist-bench; done
+// kiln-dist-bench: strong and weak scaling of kiln::dist, and the halo exchange against the compute. Run it
+// once per rank count with ranks x threads = the machine's cores; on 16 cores:
+//
+//   for np in 1 2 4 8 16; do KILN_NUM_THREADS=$((16/np)) mpirun -np $np --bind-to none ./kiln-dist-bench; done
+//
+// Each run prints one table (per-step ms, the slowest rank's best of --reps):
+//   strong  one global problem (jacobi2d --n2^2, heat3d --n3^3, a sum of the --n2^2 array) split over the
+//           ranks. base: the same problem on one rank with all the job's threads (ranks x threads), the
+//           other ranks asleep; eff = base / time (1.0: the ranks are as fast as the threads of one
+//           process, the ideal for a one-node run).
+//   weak    a block per rank (--w2^2, --w3^3), so the global problem grows with the ranks. base: every rank
+//           computing its own block at the same time, alone (a grid of one rank: no exchange, the border
+//           rule at all its edges), so the ranks contend for memory bandwidth as in the distributed run;
+//           eff = base / time isolates what the exchange and the halos cost.
+//   overlap / no-ovl: dist::run with and without the interior computed while the halos travel.
+//   halo: dist::exchange alone (the same messages and edge fill, no compute).
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,8 +34,8 @@ namespace {
 namespace dist = kiln::dist;
 
 struct Args {
-  std::int64_t n2 = 2048, n3 = 160;
-  int steps2 = 50, steps3 = 20, reps = 5;
+  std::int64_t n2 = 8192, n3 = 320, w2 = 2048, w3 = 160;
+  int steps = 10, reps = 3;
 };
 
 Args parse(int argc, char** argv) {
@@ -36,20 +45,27 @@ Args parse(int argc, char** argv) {
     const long v = std::atol(argv[i + 1]);
     if (k == "--n2") a.n2 = v;
     else if (k == "--n3") a.n3 = v;
-    else if (k == "--steps2") a.steps2 = static_cast<int>(v);
-    else if (k == "--steps3") a.steps3 = static_cast<int>(v);
+    else if (k == "--w2") a.w2 = v;
+    else if (k == "--w3") a.w3 = v;
+    else if (k == "--steps") a.steps = static_cast<int>(v);
     else if (k == "--reps") a.reps = static_cast<int>(v);
     else {
-      std::fprintf(stderr, "usage: kiln-dist-bench [--n2 N] [--n3 N] [--steps2 S] [--steps3 S] [--reps R]\n");
+      std::fprintf(stderr, "usage: kiln-dist-bench [--n2 N] [--n3 N] [--w2 N] [--w3 N] [--steps S] [--reps R]\n"
+                           "  strong scaling: jacobi2d N2^2, heat3d N3^3 global; weak scaling: W2^2, W3^3 per rank\n");
       std::exit(2);
     }
+  }
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "kiln-dist-bench: option %s has no value\n", argv[argc - 1]);
+    std::exit(2);
   }
   return a;
 }
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-/// The slowest rank's best-of-reps time for `body` (seconds), after one warm-up (compilation, ghosts).
+/// The slowest rank of `comm`'s best-of-reps time for `body` (seconds), after one warm-up (compilation,
+/// ghost layers). Every rank of `comm` starts each repetition together.
 template <class F>
 double timed(MPI_Comm comm, int reps, F&& body) {
   body();
@@ -65,6 +81,17 @@ double timed(MPI_Comm comm, int reps, F&& body) {
   return best;
 }
 
+/// Waits for the other ranks at a barrier asleep: a spinning MPI_Barrier would take the cores that a
+/// rank working alone needs.
+void sleep_barrier(MPI_Comm comm) {
+  MPI_Request done;
+  MPI_Ibarrier(comm, &done);
+  for (int finished = 0; !finished;) {
+    MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
+    if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 const auto jacobi = kiln::stencil("jacobi2d", [](kiln::Window<double, 2> a) {
   return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0));
 }, kiln::border(kiln::Border::reflect));
@@ -73,39 +100,64 @@ const auto heat = kiln::stencil("heat3d", [](kiln::Window<double, 3> u) {
   return u(0, 0, 0) + 0.125 * (u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) - 6.0 * u(0, 0, 0));
 }, kiln::border(kiln::Border::nearest));
 
-/// Seconds per step (or per reduction) of the three workloads on `grid`, blocks of the given size.
+/// Seconds per step (per reduction for the sum) on one pair of grids.
 struct Times {
-  double jacobi_overlap, jacobi_serial, heat_overlap, heat_serial, sum;
-  double checksum;
+  double jacobi_overlap = 0, jacobi_serial = 0, jacobi_halo = 0;
+  double heat_overlap = 0, heat_serial = 0, heat_halo = 0;
+  double sum = 0;
+  double checksum = 0;  ///< the sum of the jacobi2d array after every step taken: the same bits for any -np
 };
 
-Times run_on(const dist::Grid& g2, const dist::Grid& g3, const Args& a) {
-  Times t{};
-  const std::array<std::int64_t, 2> s2{a.n2 * g2.dims()[0], a.n2 * g2.dims()[1]};
-  const std::array<std::int64_t, 3> s3{a.n3 * g3.dims()[0], a.n3 * g3.dims()[1], a.n3 * g3.dims()[2]};
-  dist::Array<double, 2> u(g2, s2), v(g2, s2);
-  u.fill([&](const std::array<std::int64_t, 2>& i) { return static_cast<double>((i[0] * 31 + i[1] * 17) % 101); });
-  auto steps2 = [&](bool overlap) {
-    for (int s = 0; s < a.steps2; ++s) {
-      dist::run(dist::RunOptions{overlap}, jacobi, v, u);
-      u.swap(v);
-    }
-  };
-  t.jacobi_overlap = timed(g2.comm(), a.reps, [&] { steps2(true); }) / a.steps2;
-  t.jacobi_serial = timed(g2.comm(), a.reps, [&] { steps2(false); }) / a.steps2;
-  t.sum = timed(g2.comm(), a.reps, [&] { t.checksum = dist::sum(u); });
-
+/// Times the workloads on arrays of global shapes s2, s3 over g2, g3; `sync` is the communicator whose
+/// ranks start each repetition together and whose slowest rank counts (g2's, or the world's when every
+/// rank works on a grid of its own). With `halos` false the exchange alone is not timed.
+Times measure(const dist::Grid& g2, const dist::Grid& g3, const std::array<std::int64_t, 2>& s2,
+              const std::array<std::int64_t, 3>& s3, const Args& a, MPI_Comm sync, bool halos) {
+  Times t;
+  {
+    dist::Array<double, 2> u(g2, s2), v(g2, s2);
+    u.fill([](const std::array<std::int64_t, 2>& i) { return static_cast<double>((i[0] * 31 + i[1] * 17) % 101); });
+    auto steps = [&](bool overlap) {
+      for (int s = 0; s < a.steps; ++s) {
+        dist::run(dist::RunOptions{overlap}, jacobi, v, u);
+        u.swap(v);
+      }
+    };
+    t.jacobi_overlap = timed(sync, a.reps, [&] { steps(true); }) / a.steps;
+    t.jacobi_serial = timed(sync, a.reps, [&] { steps(false); }) / a.steps;
+    if (halos) t.jacobi_halo = timed(sync, a.reps, [&] { dist::exchange(jacobi, v, u); });
+    t.sum = timed(sync, a.reps, [&] { t.checksum = dist::sum(u); });
+  }
   dist::Array<double, 3> p(g3, s3), q(g3, s3);
-  p.fill([&](const std::array<std::int64_t, 3>& i) { return static_cast<double>((i[0] * 7 + i[1] * 13 + i[2]) % 29); });
-  auto steps3 = [&](bool overlap) {
-    for (int s = 0; s < a.steps3; ++s) {
+  p.fill([](const std::array<std::int64_t, 3>& i) { return static_cast<double>((i[0] * 7 + i[1] * 13 + i[2]) % 29); });
+  auto steps = [&](bool overlap) {
+    for (int s = 0; s < a.steps; ++s) {
       dist::run(dist::RunOptions{overlap}, heat, q, p);
       p.swap(q);
     }
   };
-  t.heat_overlap = timed(g3.comm(), a.reps, [&] { steps3(true); }) / a.steps3;
-  t.heat_serial = timed(g3.comm(), a.reps, [&] { steps3(false); }) / a.steps3;
+  t.heat_overlap = timed(sync, a.reps, [&] { steps(true); }) / a.steps;
+  t.heat_serial = timed(sync, a.reps, [&] { steps(false); }) / a.steps;
+  if (halos) t.heat_halo = timed(sync, a.reps, [&] { dist::exchange(heat, q, p); });
   return t;
+}
+
+void row(const char* scaling, const std::string& workload, const std::string& problem, double base, double ovl,
+         std::optional<double> serial, std::optional<double> halo) {
+  auto ms = [](std::optional<double> v) {
+    char b[32];
+    if (v) std::snprintf(b, sizeof b, "%.3f", *v * 1e3);
+    else std::snprintf(b, sizeof b, "-");
+    return std::string(b);
+  };
+  auto eff = [&](std::optional<double> v) {
+    char b[32];
+    if (v) std::snprintf(b, sizeof b, "%.3f", base / *v);
+    else std::snprintf(b, sizeof b, "-");
+    return std::string(b);
+  };
+  std::printf("%-7s %-14s %-16s %10s %10s %10s %10s %8s %8s\n", scaling, workload.c_str(), problem.c_str(), ms(base).c_str(),
+              ms(ovl).c_str(), ms(serial).c_str(), ms(halo).c_str(), eff(ovl).c_str(), eff(serial).c_str());
 }
 
 }  // namespace
@@ -117,37 +169,50 @@ int main(int argc, char** argv) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    // The one-rank baseline: rank 0 alone, the others waiting asleep (a spinning MPI_Barrier would take
-    // the cores rank 0's threads need).
-    Times one{};
-    if (rank == 0) {
-      const dist::Grid s2(2, MPI_COMM_SELF), s3(3, MPI_COMM_SELF);
-      one = run_on(s2, s3, a);
-    }
-    MPI_Request done;
-    MPI_Ibarrier(MPI_COMM_WORLD, &done);
-    for (int finished = 0; !finished;) {
-      MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
-      if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    const int threads = kiln::num_threads();
     const dist::Grid g2(2), g3(3);
-    const Times all = run_on(g2, g3, a);
+    const dist::Grid self2(2, MPI_COMM_SELF), self3(3, MPI_COMM_SELF);
+
+    // Strong scaling. The base: rank 0 alone with every thread of the job (one rank of ranks x threads
+    // threads), the others asleep. With one rank the distributed run is that configuration itself.
+    std::optional<Times> strong_base;
+    if (size > 1) {
+      if (rank == 0) {
+        kiln::set_num_threads(threads * size);
+        strong_base = measure(self2, self3, {a.n2, a.n2}, {a.n3, a.n3, a.n3}, a, MPI_COMM_SELF, false);
+        kiln::set_num_threads(threads);
+      }
+      sleep_barrier(MPI_COMM_WORLD);
+    }
+    const Times strong = measure(g2, g3, {a.n2, a.n2}, {a.n3, a.n3, a.n3}, a, MPI_COMM_WORLD, true);
+
+    // Weak scaling. The base: every rank its own block at the same time, on a grid of itself alone.
+    const Times weak_base = measure(self2, self3, {a.w2, a.w2}, {a.w3, a.w3, a.w3}, a, MPI_COMM_WORLD, false);
+    const std::array<std::int64_t, 2> ws2{a.w2 * g2.dims()[0], a.w2 * g2.dims()[1]};
+    const std::array<std::int64_t, 3> ws3{a.w3 * g3.dims()[0], a.w3 * g3.dims()[1], a.w3 * g3.dims()[2]};
+    const Times weak = measure(g2, g3, ws2, ws3, a, MPI_COMM_WORLD, true);
     if (rank != 0) return;
-    const char* threads = std::getenv("KILN_NUM_THREADS");
-    std::printf("kiln-dist-bench: %d ranks (2-d grid %s, 3-d grid %s), KILN_NUM_THREADS=%s, weak scaling\n", size,
-                g2.describe().c_str(), g3.describe().c_str(), threads ? threads : "(all cores)");
-    std::printf("%-34s %12s %12s %12s %10s %10s\n", "workload (block per rank)", "1 rank ms", "overlap ms", "no-ovl ms",
-                "eff ovl", "eff no-ovl");
-    auto row = [&](const std::string& what, double t1, double to, double ts) {
-      std::printf("%-34s %12.3f %12.3f %12.3f %10.3f %10.3f\n", what.c_str(), t1 * 1e3, to * 1e3, ts * 1e3, t1 / to, t1 / ts);
-    };
-    const std::string b2 = std::to_string(a.n2) + "^2", b3 = std::to_string(a.n3) + "^3";
-    row("jacobi2d step (" + b2 + ")", one.jacobi_overlap, all.jacobi_overlap, all.jacobi_serial);
-    row("heat3d step (" + b3 + ")", one.heat_overlap, all.heat_overlap, all.heat_serial);
-    std::printf("%-34s %12.3f %12.3f %12s %10.3f %10s\n", ("sum (" + b2 + ")").c_str(), one.sum * 1e3, all.sum * 1e3, "-",
-                one.sum / all.sum, "-");
-    std::printf("(sum of the final jacobi2d array: %.17g; ms are per step / per reduction, the slowest rank's best of %d)\n",
-                all.checksum, a.reps);
+
+    std::printf("kiln-dist-bench: %d ranks x %d threads; 2-d grid %s, 3-d grid %s; ms per step, slowest rank, best of %d\n",
+                size, threads, g2.describe().c_str(), g3.describe().c_str(), a.reps);
+    std::printf("%-7s %-14s %-16s %10s %10s %10s %10s %8s %8s\n", "scaling", "workload", "problem", "base", "overlap",
+                "no-ovl", "halo", "eff ovl", "eff no");
+    const Times& sb = strong_base ? *strong_base : strong;
+    const std::string s2 = std::to_string(a.n2) + "^2", s3 = std::to_string(a.n3) + "^3";
+    row("strong", "jacobi2d", s2 + " global", sb.jacobi_overlap, strong.jacobi_overlap, strong.jacobi_serial, strong.jacobi_halo);
+    row("strong", "heat3d", s3 + " global", sb.heat_overlap, strong.heat_overlap, strong.heat_serial, strong.heat_halo);
+    row("strong", "sum", s2 + " global", sb.sum, strong.sum, std::nullopt, std::nullopt);
+    const std::string w2 = std::to_string(a.w2) + "^2", w3 = std::to_string(a.w3) + "^3";
+    row("weak", "jacobi2d", w2 + " per rank", weak_base.jacobi_overlap, weak.jacobi_overlap, weak.jacobi_serial, weak.jacobi_halo);
+    row("weak", "heat3d", w3 + " per rank", weak_base.heat_overlap, weak.heat_overlap, weak.heat_serial, weak.heat_halo);
+    row("weak", "sum", w2 + " per rank", weak_base.sum, weak.sum, std::nullopt, std::nullopt);
+    std::printf("strong base: 1 rank x %d threads; weak base: each rank its own block at once, no exchange; "
+                "eff = base / time\n",
+                threads * size);
+    if (strong_base)
+      std::printf("jacobi2d %s after the same steps: sum %.17g on %d ranks, %.17g on 1 rank (%s)\n", s2.c_str(), strong.checksum,
+                  size, strong_base->checksum,
+                  std::memcmp(&strong.checksum, &strong_base->checksum, sizeof(double)) == 0 ? "bitwise equal" : "DIFFERENT");
   });
   MPI_Finalize();
   return rc;
