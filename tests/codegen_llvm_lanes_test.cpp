@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <regex>
 #include <string>
 
 #include "ir/lanes.hpp"
@@ -54,8 +55,8 @@ bool same_value(const TestArray& a, const TestArray& b, std::int64_t e) {
 /// Runs `k` and the same function compiled with lanes off, and the interpreter, on `inputs` with each
 /// thread count: the two compiled kernels must agree bit for bit, NaNs included, and with the interpreter
 /// up to which NaN.
-void check_bitwise(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs) {
-  cpu::CpuOptions scalar;
+void check_bitwise(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs,
+                   cpu::CpuOptions scalar = {}) {
   scalar.lanes = false;
   const codegen::CompiledKernel plain = cpu::compile(f, {}, scalar);
   auto ref = run_interpreter(f, inputs);
@@ -343,6 +344,32 @@ TEST(Lanes, UniformConditionsWithLoadsStayScalarBranches) {
       check_bitwise(k, f, {array_arg(random_array(t, {n}, Layout::RowMajor, -1, 1)), array_arg(b), array_arg(random_array(t, {n})),
                            scalar_arg(flag)});
     }
+}
+
+// Library functions lane by lane stay scalar libm calls: the SLP vectorizer must not fuse the lanes' calls
+// into libmvec's vector variants (which differ in the last bits), as it did for tanh with 8 lanes and for exp
+// and sin with 4 (a review's probe). Checked with 256-bit and 512-bit vectors.
+TEST(Lanes, LibraryCallsStayTheScalarFunctionsOnEveryVectorWidth) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), out = array_param("out", t, 1, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t);
+  const Expr xy = at(x, {val(i)}) * at(x, {val(j)});
+  Stmt inner = assign(s, val(s) + call(Intrinsic::Tanh, {xy}) + call(Intrinsic::Exp, {xy}) + call(Intrinsic::Sin, {xy}) +
+                             call(Intrinsic::Log, {call(Intrinsic::Abs, {xy}) + num(t, 1)}));
+  Stmt body = block({let(s, num(t, 0)), for_loop(j, i64c(0), dim(x), inner), store(out, {val(i)}, val(s))});
+  const ir::Function f = function("libm_lanes", {x, out}, {parfor1(i, dim(x), body)});
+  for (const char* features : {"", "+prefer-256-bit"}) {
+    SCOPED_TRACE(std::string("features ") + features);
+    cpu::CpuOptions opts;
+    opts.features = features;
+    opts.keep_llvm_ir = true;
+    const codegen::CompiledKernel k = cpu::compile(f, {}, opts);
+    EXPECT_NE(k.llvm_ir.find("i.lanes"), std::string::npos);
+    // (Their declarations may stay listed in @llvm.compiler.used; no call may reach them.)
+    EXPECT_FALSE(std::regex_search(k.llvm_ir, std::regex("call [^\n]*@_ZGV"))) << "a call of a libmvec variant";
+    for (std::int64_t n : {8, 67}) check_bitwise(k, f, {array_arg(random_array(t, {n}, Layout::RowMajor, -2, 2)), array_arg(random_array(t, {n}))}, opts);
+  }
 }
 
 TEST(Lanes, OffLeavesTheBodyScalar) {

@@ -17,14 +17,20 @@ struct Lowering {
   const char* libm;
 };
 
-/// Intrinsics whose vector forms the code generator may turn into other functions (libmvec's, whose results
-/// can differ in the last bits); the others are exact, so vector and scalar forms agree bit for bit.
-bool has_exact_vector_form(llvm::Intrinsic::ID id) {
+/// The libm function behind an intrinsic whose vector form the code generator may turn into another function
+/// (libmvec's, whose results can differ in the last bits); null for the exact ones (sqrt, fabs, floor, fma,
+/// ...), whose vector and scalar forms agree bit for bit.
+const char* inexact_libm_name(llvm::Intrinsic::ID id) {
   switch (id) {
-    case llvm::Intrinsic::exp: case llvm::Intrinsic::exp2: case llvm::Intrinsic::log: case llvm::Intrinsic::log2:
-    case llvm::Intrinsic::log10: case llvm::Intrinsic::pow: case llvm::Intrinsic::sin: case llvm::Intrinsic::cos:
-      return false;
-    default: return true;
+    case llvm::Intrinsic::exp: return "exp";
+    case llvm::Intrinsic::exp2: return "exp2";
+    case llvm::Intrinsic::log: return "log";
+    case llvm::Intrinsic::log2: return "log2";
+    case llvm::Intrinsic::log10: return "log10";
+    case llvm::Intrinsic::pow: return "pow";
+    case llvm::Intrinsic::sin: return "sin";
+    case llvm::Intrinsic::cos: return "cos";
+    default: return nullptr;
   }
 }
 
@@ -75,16 +81,18 @@ llvm::Value* Emitter::call(const ir::CallExpr& c) {
 
   const Lowering* l = lowering_of(c.fn);
   if (!l || !is_float(t)) internal_error("intrinsic " + std::string(ir::name_of(c.fn)) + " on " + std::string(name_of(t)));
-  // In lane mode, library functions run lane by lane: each lane computes what a scalar iteration computes.
+  // In lane mode, library functions run lane by lane, each lane calling the scalar libm function that a
+  // scalar iteration calls. The calls are `nobuiltin`: otherwise the SLP vectorizer would put the lanes'
+  // calls back together as one call of libmvec's vector variant, whose last bits differ.
   const bool vector = x->getType()->isVectorTy();
-  if (l->llvm_id == llvm::Intrinsic::not_intrinsic) {
-    if (!vector) return libm_call(l->libm, t, args);
-    return per_lane(args, [&](llvm::ArrayRef<llvm::Value*> lane) { return libm_call(l->libm, t, lane); });
-  }
-  if (vector && !has_exact_vector_form(l->llvm_id))
+  const char* by_lane = l->llvm_id == llvm::Intrinsic::not_intrinsic ? l->libm : inexact_libm_name(l->llvm_id);
+  if (vector && by_lane)
     return per_lane(args, [&](llvm::ArrayRef<llvm::Value*> lane) {
-      return b_.CreateIntrinsic(l->llvm_id, {lane[0]->getType()}, lane);
+      auto* call = llvm::cast<llvm::CallInst>(libm_call(by_lane, t, lane));
+      call->addFnAttr(llvm::Attribute::NoBuiltin);
+      return call;
     });
+  if (l->llvm_id == llvm::Intrinsic::not_intrinsic) return libm_call(l->libm, t, args);
   return b_.CreateIntrinsic(l->llvm_id, {x->getType()}, args);
 }
 

@@ -107,9 +107,11 @@ llvm::Type* Emitter::shaped_like(llvm::Type* scalar, llvm::Value* like) {
 
 llvm::Value* Emitter::any_lane(llvm::Value* mask) { return b_.CreateOrReduce(mask); }
 
+// A select, not an `and`: a lane outside the mask may hold poison in `cond` (a value it never computed), which
+// `and` would carry into the mask.
 llvm::Value* Emitter::narrowed_mask(llvm::Value* cond) {
   cond = splat(cond);
-  return lanes_.mask ? b_.CreateAnd(lanes_.mask, cond) : cond;
+  return lanes_.mask ? b_.CreateLogicalAnd(lanes_.mask, cond) : cond;
 }
 
 llvm::Value* Emitter::per_lane(llvm::ArrayRef<llvm::Value*> args,
@@ -163,18 +165,20 @@ llvm::Value* Emitter::lane_load(const ir::LoadExpr& l) {
       b_.SetInsertPoint(join);
       llvm::PHINode* phi = b_.CreatePHI(mt, 2);
       phi->addIncoming(access, some);
-      phi->addIncoming(llvm::PoisonValue::get(mt), from);
+      phi->addIncoming(llvm::Constant::getNullValue(mt), from);  // a defined value (never used by a lane)
       value = phi;
     }
   } else {
     auto* vt = llvm::FixedVectorType::get(mt, lanes_.width);
+    // Lanes outside the mask read zero rather than poison, so that no later value or mask of theirs is poison.
+    llvm::Value* zero = llvm::Constant::getNullValue(vt);
     if (llvm::Value* addr = contiguous_address(l.array, l.indices, idx)) {
-      if (lanes_.mask) access = b_.CreateMaskedLoad(vt, addr, align, lanes_.mask);
+      if (lanes_.mask) access = b_.CreateMaskedLoad(vt, addr, align, lanes_.mask, zero);
       else access = b_.CreateAlignedLoad(vt, addr, align);
     } else {
       for (auto& i : idx) i = splat(i);
       llvm::Value* all = lanes_.mask ? lanes_.mask : b_.getAllOnesMask(vt->getElementCount());
-      access = b_.CreateMaskedGather(vt, address_of(l.array, idx), align, all);
+      access = b_.CreateMaskedGather(vt, address_of(l.array, idx), align, all, zero);
     }
     value = access;
   }
