@@ -36,12 +36,19 @@ class Exchange {
   /// beyond a global edge or this rank itself across a `wrap` axis of one rank) there is nothing to
   /// overlap: finish() is local copying only.
   bool travels() const { return travels_; }
+  /// Writes, before the messages arrive, the ghosts at global edges whose border rule reads only the
+  /// block's own planes (finish() then writes the rest: the corners that take received ghosts).
+  void fill_settled();
+  /// How far reads along axis d below (or above, `high`) the block must stay from its edge to touch no
+  /// ghost that a message or a late border fill writes: the widest such halo of the exchange's arrays.
+  std::int64_t wait_reach(int d, bool high) const;
 
  private:
   std::vector<HaloNeed> needs_;
   std::vector<MPI_Request> requests_;
   bool done_ = false;
   bool travels_ = false;
+  bool prefilled_ = false;
 };
 
 }  // namespace kiln::dist::detail

@@ -38,7 +38,6 @@ struct Analysis {
   TraceSummary summary;
   std::vector<std::optional<HaloNeed>> halos;  ///< per argument (block left null)
   std::int64_t skip_lo[kMaxRank] = {}, skip_hi[kMaxRank] = {};  ///< skip borders: global edge bands not computed
-  std::int64_t reach_lo[kMaxRank] = {}, reach_hi[kMaxRank] = {};  ///< the widest reads, for the interior
 };
 
 std::string shape_text(int rank, const std::int64_t* s) {
@@ -164,8 +163,6 @@ Analysis analyze(Call& c, const std::string& kernel) {
       for (int d = 0; d < rank; ++d) {
         h->lo[d] = std::max(h->lo[d], -st.lo[static_cast<std::size_t>(d)]);
         h->hi[d] = std::max(h->hi[d], st.hi[static_cast<std::size_t>(d)]);
-        an.reach_lo[d] = std::max(an.reach_lo[d], h->lo[d]);
-        an.reach_hi[d] = std::max(an.reach_hi[d], h->hi[d]);
         if (border == Border::skip) {
           an.skip_lo[d] = std::max(an.skip_lo[d], -st.lo[static_cast<std::size_t>(d)]);
           an.skip_hi[d] = std::max(an.skip_hi[d], st.hi[static_cast<std::size_t>(d)]);
@@ -342,17 +339,21 @@ void run(Call& c) {
     exchange.finish();
     return;
   }
+  // The interior: the positions whose reads touch no ghost that a message writes. At a global edge whose
+  // border rule needs only the block's own planes, the ghosts are written first and the interior reaches
+  // the edge: no rim there (a rim along the last axis is a strided second pass over the block).
   Box interior = region;
   for (int d = 0; d < rank; ++d) {
-    interior.lo[d] = std::max(region.lo[d], an->reach_lo[d]);
-    interior.hi[d] = std::min(region.hi[d], any->count[d] - an->reach_hi[d]);
+    interior.lo[d] = std::max(region.lo[d], exchange.wait_reach(d, false));
+    interior.hi[d] = std::min(region.hi[d], any->count[d] - exchange.wait_reach(d, true));
   }
   if (!c.overlap || !exchange.travels() || interior.empty(rank)) {
     exchange.finish();
     call_on(c, region, rank);
     return;
   }
-  call_on(c, interior, rank);  // reads only the block's own elements: runs while the halos travel
+  exchange.fill_settled();
+  call_on(c, interior, rank);  // reads only the block and settled ghosts: runs while the halos travel
   exchange.finish();
   // The rim: per axis d, the slabs below and above the interior, over the interior of the axes before d
   // and the whole region of those after it (together the region less the interior, each position once).
