@@ -247,9 +247,12 @@ void cut(const Box& slab, int rank, std::vector<Box>& out) {
 
 /// Runs the kernel on every chunk: in one parallel region of the kernels' thread count (the interior's
 /// team, so libgomp keeps its threads), each chunk on one thread. The first error is rethrown after it.
+/// A single chunk goes through the region too: called alone, its parfor would fork a team of the size its
+/// work is worth (a 1 x 2048 row of jacobi2d on 8 threads: 1.96 ms per step against 0.89 without overlap).
 void call_on_chunks(const Call& c, const std::vector<Box>& chunks, int rank) {
   const int threads = kiln::num_threads();
-  if (threads <= 1 || chunks.size() <= 1) {
+  if (chunks.empty()) return;
+  if (threads <= 1) {
     for (const Box& b : chunks) call_on(c, b, rank);
     return;
   }
