@@ -67,9 +67,11 @@ std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, s
     global_rows *= b.global[d];
   }
   per_row = (M + S - 1) / S;
-  const std::int64_t j0 = c0 / S, j1 = (c0 + m - 1) / S;
-  const bool continues = c0 % S != 0;                  // the first piece began on the rank to the left
-  const bool carries = c0 + m < M && (c0 + m) % S != 0;  // the last piece goes on to the right
+  // A block of no elements along the axis (an axis of extent 0) has no piece: no segment, no carry.
+  const bool has = m > 0;
+  const std::int64_t j0 = c0 / S, j1 = has ? (c0 + m - 1) / S : j0 - 1;
+  const bool continues = has && c0 % S != 0;           // the first piece began on the rank to the left
+  const bool carries = has && c0 + m < M && (c0 + m) % S != 0;  // the last piece goes on to the right
   const bool through = continues && carries && j0 == j1;  // one piece, begun left, going on right
   const bool split = axis < b.grid.ndims();
   int left = MPI_PROC_NULL, right = MPI_PROC_NULL;
@@ -190,7 +192,10 @@ void reduce_axis_typed(const Block& b, ReduceOp op, int axis, T* out) {
   const Fold<T> fold{op};
   std::int64_t per_row = 0;
   const std::vector<T> parts = segment_partials(b, fold, axis, per_row);
-  const std::int64_t lines = static_cast<std::int64_t>(parts.size()) / per_row;
+  // The lines from the global shape: an axis of extent 0 has no partials but a line (the identity) each.
+  std::int64_t lines = 1;
+  for (int d = 0; d < b.rank; ++d)
+    if (d != axis) lines *= b.global[d];
   for (std::int64_t l = 0; l < lines; ++l) {
     T acc = fold.identity();
     for (std::int64_t j = 0; j < per_row; ++j) acc = fold(acc, parts[static_cast<std::size_t>(l * per_row + j)]);

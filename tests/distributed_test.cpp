@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kiln/distributed.hpp"
@@ -412,6 +415,31 @@ TEST(DistributedReduce, IntegerAnd3dAndOneElementBlocks) {
   kiln::NDArray<std::int64_t> small({std::int64_t{p}});
   for (std::int64_t k = 0; k < p; ++k) want_prod *= (small.data()[k] = k + 2);
   EXPECT_EQ(dist::prod(distribute<std::int64_t, 1>(g1, small)), want_prod);
+}
+
+// An axis of extent 0 that is not split: every reduction is its identity (sum -0.0, the documented
+// fold's start), and along that axis each line is the identity; the other axis gives an empty result.
+TEST(DistributedReduce, ZeroLengthAxisGivesTheIdentity) {
+  const dist::Grid g(1);
+  const std::int64_t rows = world_size();
+  const dist::Array<double, 2> z(g, {rows, 0});
+  const double s = dist::sum(z), want_sum = reference_sum(kiln::NDArray<double>({rows, 0}));
+  EXPECT_EQ(std::memcmp(&s, &want_sum, sizeof s), 0) << s;
+  EXPECT_TRUE(std::signbit(s));
+  EXPECT_EQ(dist::prod(z), 1.0);
+  EXPECT_EQ(dist::min(z), INFINITY);
+  EXPECT_EQ(dist::max(z), -INFINITY);
+  const kiln::NDArray<double> lines = dist::sum(z, 1);
+  ASSERT_EQ(lines.size(), rows);
+  for (std::int64_t r = 0; r < rows; ++r) EXPECT_TRUE(lines.data()[r] == 0.0 && std::signbit(lines.data()[r])) << r;
+  EXPECT_EQ(dist::max(z, 1).data()[0], -INFINITY);
+  EXPECT_EQ(dist::sum(z, 0).size(), 0);
+  const dist::Array<std::int64_t, 3> z3(g, {rows, 3, 0});
+  EXPECT_EQ(dist::sum(z3), 0);
+  EXPECT_EQ(dist::min(z3, 1).size(), 0);
+  const kiln::NDArray<std::int64_t> p3 = dist::prod(z3, 2);
+  ASSERT_EQ(p3.size(), rows * 3);
+  for (std::int64_t k = 0; k < p3.size(); ++k) EXPECT_EQ(p3.data()[k], 1);
 }
 
 TEST(DistributedReduce, HistogramMatchesOneKilnKernel) {
