@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "distributed/block.hpp"
+#include "ir/semantics.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln::dist::detail {
@@ -43,11 +44,12 @@ struct Fold {
       case ReduceOp::prod: return acc * x;
       case ReduceOp::min:
       case ReduceOp::max:
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(acc)) return acc;  // NaN propagates, the first one met stays
-          if (std::isnan(x)) return x;
-        }
-        return op == ReduceOp::min ? (x < acc ? x : acc) : (x > acc ? x : acc);
+        // kiln's own min/max (NaN gives kiln's NaN, -0 orders before +0): so the fold is commutative
+        // bitwise, and equals the single-process kernel's whichever rank holds which element.
+        if constexpr (std::is_floating_point_v<T>)
+          return op == ReduceOp::min ? ir::sem::float_min(acc, x) : ir::sem::float_max(acc, x);
+        else
+          return op == ReduceOp::min ? (x < acc ? x : acc) : (x > acc ? x : acc);
     }
     return acc;
   }

@@ -442,6 +442,58 @@ TEST(DistributedReduce, ZeroLengthAxisGivesTheIdentity) {
   for (std::int64_t k = 0; k < p3.size(); ++k) EXPECT_EQ(p3.data()[k], 1);
 }
 
+/// kiln's scalar min/max folded over a 1-d array in index order by one single-process kernel.
+template <bool kMin>
+double reference_extremum(const kiln::NDArray<double>& x) {
+  const auto k = kiln::jit(kMin ? "ref_min" : "ref_max", [](kiln::Array<double, 1> a) {
+    kiln::Double acc = kMin ? INFINITY : -INFINITY;
+    kiln::range(a.shape(0), [&](kiln::Int i) { acc = kMin ? kiln::min(acc, a[i]) : kiln::max(acc, a[i]); });
+    return acc;
+  });
+  return k(x);
+}
+
+// min and max follow kiln's semantics (ir/semantics.hpp), not the order the elements are met in: -0 is
+// below +0 whichever rank holds which, and a NaN anywhere gives kiln's NaN (the quiet NaN of
+// ir/semantics.hpp, whatever NaN the input held: so the result does not depend on which rank meets which
+// NaN first). Bitwise the single-process kernel's result, NaN against NaN of any payload as kiln's own
+// backend checks compare them (docs/hardening.md), with the zeros and NaNs on different ranks.
+TEST(DistributedReduce, MinMaxOfSignedZerosAndNaNAsKiln) {
+  const std::int64_t p = world_size(), n = 2 * p;
+  const dist::Grid g(1);
+  const auto check = [&](const kiln::NDArray<double>& x, const std::string& what) {
+    const auto d = distribute<double, 1>(g, x);
+    const double lo = dist::min(d), hi = dist::max(d);
+    const double want_lo = reference_extremum<true>(x), want_hi = reference_extremum<false>(x);
+    const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; };
+    EXPECT_TRUE(same(lo, want_lo)) << what << ": min " << lo << " vs " << want_lo;
+    EXPECT_TRUE(same(hi, want_hi)) << what << ": max " << hi << " vs " << want_hi;
+    return std::pair{lo, hi};
+  };
+  kiln::NDArray<double> zeros({n});
+  for (std::int64_t k = 0; k < n; ++k) zeros.data()[k] = k < p ? 0.0 : -0.0;  // +0 on the first ranks
+  auto [lo, hi] = check(zeros, "+0 then -0");
+  EXPECT_TRUE(lo == 0.0 && std::signbit(lo));
+  EXPECT_TRUE(hi == 0.0 && !std::signbit(hi));
+  for (std::int64_t k = 0; k < n; ++k) zeros.data()[k] = k < p ? -0.0 : 0.0;  // -0 on the first ranks
+  std::tie(lo, hi) = check(zeros, "-0 then +0");
+  EXPECT_TRUE(lo == 0.0 && std::signbit(lo));
+  EXPECT_TRUE(hi == 0.0 && !std::signbit(hi));
+  // NaNs of another sign and payload on the last rank, after finite values; and NaN first, then finite.
+  kiln::NDArray<double> nans({n});
+  for (std::int64_t k = 0; k < n; ++k) nans.data()[k] = static_cast<double>(k) - 1.5;
+  nans.data()[n - 1] = -std::nan("7");
+  const double quiet = std::numeric_limits<double>::quiet_NaN();
+  std::tie(lo, hi) = check(nans, "NaN on the last rank");
+  EXPECT_EQ(std::memcmp(&lo, &quiet, sizeof lo), 0) << lo;
+  EXPECT_EQ(std::memcmp(&hi, &quiet, sizeof hi), 0) << hi;
+  nans.data()[0] = std::nan("3");
+  nans.data()[n - 1] = 3.0;
+  std::tie(lo, hi) = check(nans, "NaN on the first rank");
+  EXPECT_EQ(std::memcmp(&lo, &quiet, sizeof lo), 0) << lo;
+  EXPECT_EQ(std::memcmp(&hi, &quiet, sizeof hi), 0) << hi;
+}
+
 TEST(DistributedReduce, HistogramMatchesOneKilnKernel) {
   const dist::Grid g(3);
   kiln::NDArray<double> x = random_array<double>({7, 6, 11}, 14);
