@@ -209,13 +209,37 @@ MPI_Datatype global_box_type(const Block& b, int r) {
   return t;
 }
 
+/// Before any message of a scatter or gather: every rank learns whether the root is a rank of the grid,
+/// the same on every rank, and has the global array (null is allowed for an array of no elements), so
+/// that all of them throw the same DistributedError instead of some waiting for a message never sent.
+void agree_on_root(const Block& b, const void* global, int root, const char* what) {
+  const int size = b.grid.size();
+  const bool valid_root = root >= 0 && root < size;
+  std::int64_t elements = 1;
+  for (int d = 0; d < b.rank; ++d) elements *= b.global[d];
+  const bool missing = valid_root && b.grid.rank() == root && !global && elements > 0;
+  // One MPI_MAX over {root, -root, no buffer}: the largest and smallest root, and whether the root lacks one.
+  int mine[3] = {root, -root, missing ? 1 : 0}, all[3] = {};
+  MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, b.grid.comm());
+  const std::string head = std::string("kiln::dist::Array::") + what + ": ";
+  if (all[0] != -all[1])
+    throw DistributedError(head + "the ranks passed different roots (" + std::to_string(-all[1]) + " to " +
+                           std::to_string(all[0]) + "): every rank passes the same root");
+  if (!valid_root)
+    throw DistributedError(head + "root " + std::to_string(root) + " is not a rank of the grid (" + b.grid.describe() +
+                           "): pass a root in 0.." + std::to_string(size - 1));
+  if (all[2])
+    throw DistributedError(head + "the root (rank " + std::to_string(root) + ") passed no array: pass the global row-major " +
+                           "array of shape " + shape_text(b.rank, b.global) + " there (other ranks may pass null)");
+}
+
 }  // namespace
 
 void scatter(Block& b, const void* global, int root) {
+  agree_on_root(b, global, root, "scatter");
   MPI_Comm comm = b.grid.comm();
   const MPI_Datatype mine = b.box_type(b.owned_box());
   if (b.grid.rank() == root) {
-    if (!global) throw ValueError("kiln::dist::Array::scatter: the root rank passed no array");
     std::vector<MPI_Request> reqs;
     std::vector<MPI_Datatype> types;
     MPI_Request own;
@@ -234,6 +258,7 @@ void scatter(Block& b, const void* global, int root) {
 }
 
 void gather(const Block& b, void* global, int root) {
+  agree_on_root(b, global, root, "gather");
   Block& m = const_cast<Block&>(b);  // only the datatype cache changes
   MPI_Comm comm = b.grid.comm();
   const MPI_Datatype mine = m.box_type(b.owned_box());

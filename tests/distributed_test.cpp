@@ -565,6 +565,25 @@ TEST(DistributedErrors, BlocksSmallerThanTheReach) {
   EXPECT_NE(e.find("use fewer ranks along axis 0"), std::string::npos) << e;
 }
 
+// scatter and gather agree on the root's buffer and the root before any message: a null array on the
+// root, or a root out of range, is the same DistributedError on every rank (no rank left waiting).
+TEST(DistributedErrors, ScatterAndGatherWithoutABufferOnTheRoot) {
+  const dist::Grid g(1);
+  const std::int64_t n = 3 * world_size();
+  dist::Array<double, 1> a(g, {n});
+  std::string e = error_of([&] { a.scatter(nullptr, 0); });
+  EXPECT_NE(e.find("scatter: the root (rank 0) passed no array"), std::string::npos) << e;
+  e = error_of([&] { dist::detail::gather(a.block(), nullptr, 0); });
+  EXPECT_NE(e.find("gather: the root (rank 0) passed no array"), std::string::npos) << e;
+  const std::vector<double> data(static_cast<std::size_t>(n), 1.0);
+  e = error_of([&] { a.scatter(data.data(), world_size()); });
+  EXPECT_NE(e.find("root " + std::to_string(world_size()) + " is not a rank of the grid"), std::string::npos) << e;
+  // Nothing was left in flight: the array still scatters and gathers.
+  const auto x = random_array<double>({n}, 24);
+  a.scatter(world_rank() == 0 ? x.data() : nullptr, 0);
+  expect_equal(a, x, "scatter after the errors");
+}
+
 TEST(DistributedErrors, UnsupportedKernelShapes) {
   const dist::Grid g(1);
   dist::Array<double, 1> u(g, {16}), v(g, {16});
