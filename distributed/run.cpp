@@ -1,7 +1,7 @@
-// A kernel call on distributed arrays. The first call of a signature traces the kernel (without compiling
-// it) to learn what its stencils read, and checks across ranks, with one Allgather, that every rank traced
-// the same IR and passed arrays of the same global shapes. Each call then grows the ghost layers as
-// needed, starts the halo exchange, and runs the kernel (compiled with Options::halo_reads, so stencils
+// A kernel call on distributed arrays. The first call of a signature (global shapes included) traces the
+// kernel (without compiling it) to learn what its stencils read, and checks across ranks, with one
+// Allgather, that every rank traced the same IR and passed arrays of the same global shapes. Each call then
+// checks that the blocks hold what the stencils reach, grows the ghost layers as needed, starts the halo exchange, and runs the kernel (compiled with Options::halo_reads, so stencils
 // read the ghosts) on the block: with overlap, first on the interior, whose reads stay inside the block,
 // while the halos travel, then on the rim slabs once they arrived.
 //
@@ -51,8 +51,10 @@ std::string arg_label(const TraceSummary& s, std::size_t i) {
   return "argument " + std::to_string(i + 1) + (n.empty() ? "" : " ('" + n + "')");
 }
 
-/// The key of an analysis: the kernel, its options, the grid (the checks are collective over it) and what
-/// selects a traced variant (element types, ranks, which arguments are distributed).
+/// The key of an analysis: the kernel, its options, the grid (the checks are collective over it), what
+/// selects a traced variant (element types, ranks, which arguments are distributed) and the distributed
+/// arrays' global shapes: the trace and the cross-rank shape agreement are of those shapes, so arrays of
+/// another shape are checked again (on every rank alike: each passes the same shapes, or the check says so).
 std::string signature(const Call& c, const Block& any) {
   std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(c.core.get())) + "/" + std::to_string(c.options_id) +
                     "/grid" + std::to_string(any.grid.state()->id);
@@ -60,6 +62,7 @@ std::string signature(const Call& c, const Block& any) {
     const ArgValue& a = c.args[i];
     key += a.is_array ? "a" + std::to_string(a.rank) + std::to_string(static_cast<int>(a.dtype)) + (c.blocks[i] ? "d" : "h")
                       : "s" + std::to_string(static_cast<int>(a.dtype));
+    if (c.blocks[i]) key += shape_text(c.blocks[i]->rank, c.blocks[i]->global);
   }
   return key;
 }
@@ -118,6 +121,39 @@ void check_in_place(const Call& c, const TraceSummary& s, const std::string& ker
                                ", the array it reads as " + arg_label(s, static_cast<std::size_t>(w)) +
                                ": write into a second kiln::dist::Array and swap the two after the call");
   }
+}
+
+/// The ghosts each block of the call needs: one need per block, however many arguments pass it (each need
+/// posts its own receives into the block's ghosts, and fills them by its border rule), as wide as the
+/// widest of them. Arguments of one block read under different border rules would need two sets of ghosts:
+/// a DistributedError naming both. Per call: which arguments share a block is the call's, the same on
+/// every rank (every rank passes the same arrays).
+std::vector<HaloNeed> block_needs(const Call& c, const Analysis& an, const std::string& kernel) {
+  std::vector<HaloNeed> needs;
+  std::vector<std::size_t> first_arg;
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (!an.halos[i]) continue;
+    const HaloNeed& h = *an.halos[i];
+    std::size_t k = 0;
+    while (k < needs.size() && needs[k].block != c.blocks[i]) ++k;
+    if (k == needs.size()) {
+      needs.push_back(h);
+      needs.back().block = c.blocks[i];
+      first_arg.push_back(i);
+      continue;
+    }
+    HaloNeed& m = needs[k];
+    if (m.border != h.border || (h.border == Border::constant && m.cval != h.cval))
+      throw DistributedError("kernel '" + kernel + "': " + arg_label(an.summary, first_arg[k]) + " and " + arg_label(an.summary, i) +
+                             " are one kiln::dist::Array, read by stencils with different borders in one call: its ghost "
+                             "layers hold one border. Pass a copy of the array as one of them, or run those stencils in "
+                             "separate kiln::dist::run calls");
+    for (int d = 0; d < m.block->rank; ++d) {
+      m.lo[d] = std::max(m.lo[d], h.lo[d]);
+      m.hi[d] = std::max(m.hi[d], h.hi[d]);
+    }
+  }
+  return needs;
 }
 
 Analysis analyze(Call& c, const std::string& kernel) {
@@ -305,27 +341,18 @@ void run(Call& c) {
       throw DistributedError("kernel '" + kernel + "': another rank failed to trace or check this call (its error is "
                              "printed there); this rank stops too");
     check_agreement(c, *fresh, kernel, any->grid);
-    for (std::size_t i = 0; i < c.args.size(); ++i)
-      if (fresh->halos[i]) {
-        HaloNeed h = *fresh->halos[i];
-        h.block = c.blocks[i];
-        check_halo(kernel, h);
-      }
     std::lock_guard lock(table().mutex);
     an = fresh;
     table().entries[key] = Entry{c.core, std::move(fresh)};
   }
 
   check_in_place(c, an->summary, kernel);
+  std::vector<HaloNeed> needs = block_needs(c, *an, kernel);
+  // Checked at every call, not with the cached analysis: it is of this call's blocks (rank-local, and the
+  // same answer on every rank, from the partition alone).
+  for (const HaloNeed& h : needs) check_halo(kernel, h);
   // Ghost layers as wide as the reads, then the arguments' views of the (possibly new) storage.
-  std::vector<HaloNeed> needs;
-  for (std::size_t i = 0; i < c.args.size(); ++i) {
-    if (!an->halos[i]) continue;
-    HaloNeed h = *an->halos[i];
-    h.block = c.blocks[i];
-    h.block->ensure_ghosts(h.lo, h.hi);
-    needs.push_back(std::move(h));
-  }
+  for (HaloNeed& h : needs) h.block->ensure_ghosts(h.lo, h.hi);
   const int rank = any->rank;
   // The positions computed: the block, less the global edge bands a skip border leaves alone.
   Box region;

@@ -565,6 +565,67 @@ TEST(DistributedErrors, BlocksSmallerThanTheReach) {
   EXPECT_NE(e.find("use fewer ranks along axis 0"), std::string::npos) << e;
 }
 
+// The first-call checks are per global shape: the same stencil on arrays too small for its reach is
+// refused after a call on large ones (as on a fresh stencil), a valid new shape computes correctly, and
+// ranks passing different new shapes are told so.
+TEST(DistributedErrors, ChecksRunForEveryGlobalShape) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const dist::Grid g(1);
+  const auto st = kiln::stencil("reach2n", [](kiln::Window<double, 1> a) { return a(-2) + a(2); }, kiln::border(Border::nearest));
+  for (std::int64_t n : {std::int64_t{20}, 2 * std::int64_t{world_size()} + 1}) {
+    const auto x = random_array<double>({n}, 22);
+    kiln::NDArray<double> want = x.clone();
+    st.into(want, x);
+    auto in = distribute<double, 1>(g, x);
+    dist::Array<double, 1> out(g, {n});
+    dist::run(st, out, in);
+    expect_equal(out, want, "reach 2 on " + std::to_string(n));
+  }
+  const std::int64_t small = world_size() + 1;  // a block of one element
+  dist::Array<double, 1> u(g, {small}), v(g, {small});
+  std::string e = error_of([&] { dist::run(st, v, u); });
+  EXPECT_NE(e.find("reaches 2 elements along axis 0, but a block there has only 1"), std::string::npos) << e;
+  const std::int64_t n = world_rank() == 1 ? 31 : 30;
+  dist::Array<double, 1> a(g, {n}), b(g, {n});
+  e = error_of([&] { dist::run(st, b, a); });
+  EXPECT_NE(e.find("global shape (31) on rank 1 but (30) on rank 0"), std::string::npos) << e;
+}
+
+// One array passed as two arguments: their stencils' ghosts are one set, as wide as the widest read; with
+// one border rule that is the single-process result, with two it is refused on every rank.
+TEST(DistributedErrors, OneArrayAsTwoArgumentsOfOtherBorders) {
+  const dist::Grid g(1);
+  const std::int64_t n = 4 * world_size() + 3;
+  const auto x = random_array<double>({n}, 23);
+  const auto near1 = kiln::stencil("near1", [](kiln::Window<double, 1> a) { return a(-1) - a(1); }, kiln::border(Border::nearest));
+  const auto near2 = kiln::stencil("near2", [](kiln::Window<double, 1> a) { return a(-2) + 0.5 * a(2); }, kiln::border(Border::nearest));
+  const auto cst = kiln::stencil("cst", [](kiln::Window<double, 1> a) { return a(-1) + a(1); }, kiln::constant(100.0));
+  const auto same = kiln::jit("same_border", [&](kiln::Array<double, 1> out, kiln::Array<double, 1> u, kiln::Array<double, 1> w) {
+    out(kiln::all) = near1(u) + near2(w);
+  });
+  kiln::NDArray<double> want({n});
+  same(want, x, x);
+  auto u = distribute<double, 1>(g, x);
+  dist::Array<double, 1> out(g, {n});
+  for (bool overlap : {true, false}) {
+    dist::run(dist::RunOptions{overlap}, same, out, u, u);
+    expect_equal(out, want, std::string("one array, one border") + (overlap ? ", overlap" : ""));
+  }
+  const auto mixed = kiln::jit("two_borders", [&](kiln::Array<double, 1> out, kiln::Array<double, 1> u, kiln::Array<double, 1> w) {
+    out(kiln::all) = near1(u) + cst(w);
+  });
+  const std::string e = error_of([&] { dist::run(mixed, out, u, u); });
+  EXPECT_NE(e.find("kernel 'two_borders': argument 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("and argument 3"), std::string::npos) << e;
+  EXPECT_NE(e.find("one kiln::dist::Array"), std::string::npos) << e;
+  EXPECT_NE(e.find("separate kiln::dist::run calls"), std::string::npos) << e;
+  // Passed as distinct arrays, the two borders are fine.
+  auto w = distribute<double, 1>(g, x);
+  mixed(want, x, x);
+  dist::run(mixed, out, u, w);
+  expect_equal(out, want, "two arrays, two borders");
+}
+
 // scatter and gather agree on the root's buffer and the root before any message: a null array on the
 // root, or a root out of range, is the same DistributedError on every rank (no rank left waiting).
 TEST(DistributedErrors, ScatterAndGatherWithoutABufferOnTheRoot) {
