@@ -58,6 +58,18 @@ class Planner : public IRVisitor {
     mode_ = Mode::Check;
     divergent_ = 0;
     stored_ = stored_arrays(body_);
+    // Variables whose values change within one iteration: a subscript using one names different elements at
+    // different points of the iteration.
+    changing_ = assigned_vars(body_);
+    struct Loops : IRVisitor {
+      VarSet& out;
+      explicit Loops(VarSet& o) : out(o) {}
+      void visit(const ForStmt& f) override {
+        out.insert(f.index.get());
+        IRVisitor::visit(f);
+      }
+    } loops(changing_);
+    loops.walk(body_);
     struct Stores : IRVisitor {
       std::vector<const StoreStmt*>& all;
       explicit Stores(std::vector<const StoreStmt*>& out) : all(out) {}
@@ -130,6 +142,7 @@ class Planner : public IRVisitor {
   bool added_ = false;
   int divergent_ = 0;
   VarSet stored_;
+  VarSet changing_;
   std::vector<const StoreStmt*> stores_;
   std::string refusal_;
 
@@ -139,8 +152,13 @@ class Planner : public IRVisitor {
     if (mode_ == Mode::Check && refusal_.empty()) refusal_ = why;
   }
   // A lane reading an element that another lane writes would see the writes in another order than the
-  // scalar loop. Reading exactly the element it writes itself (a[i] = a[i] + x) is safe.
+  // scalar loop. Reading exactly the element it writes itself (a[i] = a[i] + x) is safe, when that element
+  // is one for the whole iteration: its subscripts use no inner loop's index and no assigned variable
+  // (a[i + j] over j reaches the elements the next lanes write).
   bool same_as_a_store(const LoadExpr& e) const {
+    for (const Expr& i : e.indices)
+      for (const Var& v : free_vars(i))
+        if (changing_.count(v.get())) return false;
     return std::any_of(stores_.begin(), stores_.end(), [&](const StoreStmt* s) {
       if (s->array != e.array || s->indices.size() != e.indices.size()) return false;
       for (size_t k = 0; k < e.indices.size(); ++k)

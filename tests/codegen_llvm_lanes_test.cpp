@@ -158,6 +158,15 @@ TEST(LanePlan, RefusalsNameTheirReason) {
   EXPECT_NE(p.reason.find("reads out at other elements than it writes"), std::string::npos) << p.reason;
   EXPECT_TRUE(p.wanted);
   EXPECT_FALSE(p.eligible);
+  // Reading and writing out[i + j] over j: the same subscripts, but not one element for the iteration.
+  const Expr moving = val(i) + val(j);
+  p = plan_of(for_loop(j, i64c(0), i64c(3), block({assign(s, val(s) + at(out, {moving})), store(out, {moving}, val(s))})),
+              store(a, {val(i)}, val(s)));
+  EXPECT_NE(p.reason.find("reads out at other elements than it writes"), std::string::npos) << p.reason;
+  // out[i] read and written inside the loop is one element for the whole iteration: lanes.
+  p = plan_of(for_loop(j, i64c(0), i64c(3), block({assign(s, val(s) + at(out, {val(i)})), store(out, {val(i)}, val(s))})),
+              store(a, {val(i)}, val(s)));
+  EXPECT_TRUE(p.eligible) << p.reason;
 }
 
 // A triangular loop (bounds that differ between lanes) runs over the union of the lanes' ranges, each lane
