@@ -58,18 +58,7 @@ void Emitter::cooperative_loops() {
   line("for (unsigned long long kiln_row = (unsigned long long)blockIdx.x * blockDim.y + threadIdx.y; kiln_row < kiln_rows;");
   line("     kiln_row += (unsigned long long)gridDim.x * blockDim.y) {");
   ++depth_;
-  if (r == 1) {
-    line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)kiln_row;");
-  } else {
-    line("unsigned long long kiln_rest = kiln_row;");
-    for (int d = r - 1; d >= 0; --d) {
-      const std::string nd = "kiln_n" + std::to_string(d);
-      const std::string pos = d == 0 ? "kiln_rest" : "(kiln_rest % " + nd + ")";
-      line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) +
-           " + (long long)" + pos + ";");
-      if (d > 0) line("kiln_rest /= " + nd + ";");
-    }
-  }
+  bind_row_major("kiln_row");
   stmt(p_.body);
   --depth_;
   line("}");

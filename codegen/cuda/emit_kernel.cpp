@@ -347,6 +347,22 @@ void Emitter::grid_stride_loops() {
   }
 }
 
+void Emitter::bind_row_major(const std::string& position) {
+  const int r = k_.rank;
+  if (r == 1) {
+    line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)" + position + ";");
+    return;
+  }
+  line("unsigned long long kiln_rest = " + position + ";");
+  for (int d = r - 1; d >= 0; --d) {
+    const std::string nd = "kiln_n" + std::to_string(d);
+    const std::string pos = d == 0 ? "kiln_rest" : "(kiln_rest % " + nd + ")";
+    line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) +
+         " + (long long)" + pos + ";");
+    if (d > 0) line("kiln_rest /= " + nd + ";");
+  }
+}
+
 // argmin/argmax keep the first best: thread t takes the t-th contiguous run of the row-major space, and the
 // block and fold trees combine runs in order.
 void Emitter::chunked_loop() {
@@ -360,18 +376,7 @@ void Emitter::chunked_loop() {
   line("const unsigned long long kiln_last = min(kiln_total, kiln_first + kiln_chunk);");
   line("for (unsigned long long kiln_t = kiln_first; kiln_t < kiln_last; ++kiln_t) {");
   ++depth_;
-  if (r == 1) {
-    line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)kiln_t;");
-  } else {
-    line("unsigned long long kiln_rest = kiln_t;");
-    for (int d = r - 1; d >= 0; --d) {
-      const std::string nd = "kiln_n" + std::to_string(d);
-      const std::string pos = d == 0 ? "kiln_rest" : "(kiln_rest % " + nd + ")";
-      line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) +
-           " + (long long)" + pos + ";");
-      if (d > 0) line("kiln_rest /= " + nd + ";");
-    }
-  }
+  bind_row_major("kiln_t");
   stmt(p_.body);
   --depth_;
   line("}");

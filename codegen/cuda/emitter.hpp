@@ -111,6 +111,8 @@ class Emitter {
   /// A nested parfor of a cooperative row: its iterations strided over the group, its reductions combined
   /// by kiln_group_reduce into every thread.
   void spread_parfor(const ir::ParforStmt& q);
+  /// Declares the parfor's indices from `position`, a row-major number in its index space (kiln_b*, kiln_n*).
+  void bind_row_major(const std::string& position);
   /// A store of a cooperative row, by the group's first thread, then made visible to the group.
   void leader_store(const ir::StoreStmt& s);
 
