@@ -13,28 +13,47 @@ int main(int argc, char** argv) {
     });
     return sum * step;
   }, opts);
-
-  double got = 0, warm = 0;
-  const double first_s = example::seconds([&] { got = pi(args.n); });
-  const double warm_s = example::seconds([&] { warm = pi(args.n); });
-
-  double want = 0;
-  const double ref_s = example::seconds([&] {
-    const double step = 1.0 / static_cast<double>(args.n);
+  // The same sum written by hand: serially, and with an OpenMP reduction on kiln's thread count.
+  auto serial = [](long long n) {
+    const double step = 1.0 / static_cast<double>(n);
     double sum = 0;
-    for (long long i = 0; i < args.n; ++i) {
+    for (long long i = 0; i < n; ++i) {
       const double x = (static_cast<double>(i) + 0.5) * step;
       sum += 4.0 / (1.0 + x * x);
     }
-    want = sum * step;
-  });
+    return sum * step;
+  };
+  auto openmp = [](long long n) {
+    const double step = 1.0 / static_cast<double>(n);
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) num_threads(kiln::num_threads())
+    for (long long i = 0; i < n; ++i) {
+      const double x = (static_cast<double>(i) + 0.5) * step;
+      sum += 4.0 / (1.0 + x * x);
+    }
+    return sum * step;
+  };
+
+  const long long m = std::min(args.n, example::first_call_n);
+  example::first_call("pi", m, [&] { pi(m); });
+  const double got = pi(args.n);
+  const double want = serial(args.n);
   // The blocked parallel sum rounds differently from the sequential loop; the sequential sum of n
   // positive terms can drift by up to ~n*eps relative (2e-8 for n = 2e8), so allow 1e-9 (observed ~1e-12).
-  // Repeated calls must agree bit for bit.
-  int rc = example::verdict("pi", got, want, 1e-9, first_s, warm_s, ref_s);
+  int rc = example::check("pi", got, want, 1e-9) ? 0 : 1;
+
+  double warm = 0, serial_v = 0, openmp_v = 0;
+  example::compare("pi", args.reps, [&] { warm = pi(args.n); }, [&] { serial_v = serial(args.n); },
+                   [&] { openmp_v = openmp(args.n); });
+  // Repeated calls must agree bit for bit; the hand-written loops must compute what kiln computes.
   if (got != warm) {
     std::printf("pi: MISMATCH between two calls (%.17g vs %.17g)\n", got, warm);
     rc = 1;
   }
+  if (serial_v != want || std::fabs(openmp_v - want) > 1e-9 * want) {
+    std::printf("pi: the hand-written loops disagree (serial %.17g, OpenMP %.17g)\n", serial_v, openmp_v);
+    rc = 1;
+  }
+  example::print_cache_stats("pi");
   return rc;
 }

@@ -14,7 +14,7 @@ case "$what" in
   cpu)
     bash tools/setup.sh
     bash tools/peers_setup.sh
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=ON >/dev/null  # off after tools/demo.sh
     cmake --build build -j "$(nproc)" --target kiln-bench
     mkdir -p docs/perf
     .venv-peers/bin/python bench/peers/run_cpu.py --build build "$@" | tee docs/perf/cpu.md

@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+# The options are given explicitly: tools/demo.sh configures the same build/ with only the examples on.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_EXAMPLES=ON \
+      -DKILN_BUILD_BENCH=ON -DKILN_BUILD_TOOLS=ON
 cmake --build build -j "$jobs"
 # The tests' kernels go to a cache of their own, not the user's.
 export KILN_CACHE_DIR="$PWD/build/test-kernel-cache"
