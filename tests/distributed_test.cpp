@@ -62,7 +62,9 @@ void expect_equal(const dist::Array<T, N>& got, const kiln::NDArray<T>& want, co
   }
   EXPECT_EQ(mismatches, 0) << what << ": rank " << world_rank() << " block differs in " << mismatches << " elements";
   const kiln::NDArray<T> all = got.gather(0);
-  if (world_rank() == 0) EXPECT_TRUE(bitwise_equal(all, want)) << what << ": the gathered array differs";
+  if (world_rank() == 0) {
+    EXPECT_TRUE(bitwise_equal(all, want)) << what << ": the gathered array differs";
+  }
 }
 
 template <class T, int N>
@@ -168,7 +170,9 @@ TEST(DistributedStencil, OneElementBlocks) {
     st.into(want, x);
     auto in = distribute<double, 1>(g, x);
     auto out = distribute<double, 1>(g, x);
-    if (p >= 3) EXPECT_EQ(out.local_shape()[0], 1);
+    if (p >= 3) {
+      EXPECT_EQ(out.local_shape()[0], 1);
+    }
     dist::run(st, out, in);
     expect_equal(out, want, "one-element blocks, " + border_name(b));
   }
