@@ -46,23 +46,7 @@ passes::PipelineOptions for_cuda(bool boundscheck = false) {
 template <class F>
 ir::Function lower(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
                    const passes::PipelineOptions& popts = for_cuda()) {
-  std::vector<detail::ParamInstance> inst;
-  for (const detail::ParamSpec& s : detail::param_specs<F>()) {
-    detail::ParamInstance p;
-    p.spec = s;
-    if (s.is_array) {
-      p.rank = s.rank ? s.rank : rank;
-      p.unit_stride = true;
-    }
-    inst.push_back(p);
-  }
-  ir::Function traced;
-  {
-    detail::TraceContext ctx(name, inst, std::move(names));
-    detail::trace_erased<F>(&fn);
-    traced = ctx.finish();
-  }
-  return passes::run_pipeline(traced, nullptr, popts);
+  return passes::run_pipeline(rows::trace_kernel(name, fn, std::move(names), rank), nullptr, popts);
 }
 
 void require_nvrtc() {

@@ -13,10 +13,9 @@
 
 namespace kiln::cudatest::rows {
 
-/// Traces `fn` (arrays of `rank` unless their type fixes it) and runs the CUDA pipeline (offload included).
+/// Traces `fn`, its arrays of `rank` unless their type fixes it, unit stride along the last axis.
 template <class F>
-ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
-                            bool boundscheck = false, passes::PipelineReport* report = nullptr) {
+ir::Function trace_kernel(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1) {
   std::vector<detail::ParamInstance> inst;
   for (const detail::ParamSpec& s : detail::param_specs<F>()) {
     detail::ParamInstance p;
@@ -33,6 +32,14 @@ ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<st
     detail::trace_erased<F>(&fn);
     traced = ctx.finish();
   }
+  return traced;
+}
+
+/// Traces `fn` (as trace_kernel) and runs the CUDA pipeline (offload included).
+template <class F>
+ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
+                            bool boundscheck = false, passes::PipelineReport* report = nullptr) {
+  const ir::Function traced = trace_kernel(name, fn, std::move(names), rank);
   passes::PipelineOptions o;
   o.target = Target::cuda;
   o.boundscheck = boundscheck;

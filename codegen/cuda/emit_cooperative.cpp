@@ -13,16 +13,6 @@
 namespace kiln::codegen::cuda {
 namespace {
 
-const char* op_functor(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Add: return "kiln_op_add()";
-    case ReduceOp::Mul: return "kiln_op_mul()";
-    case ReduceOp::Min: return "kiln_op_min()";
-    case ReduceOp::Max: return "kiln_op_max()";
-    default: return "";
-  }
-}
-
 /// True if `e` reads only what the host has at launch: nothing declared in the row (or its indices).
 bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p) {
   if (ir::has_load(e)) return false;  // an element the host would have to copy from the device first

@@ -70,6 +70,10 @@ ArgClauses clauses_of(const ir::ParforStmt& p, const ir::Reduction& r) {
   return c;
 }
 
+std::string offset_text(std::size_t bytes) { return std::to_string(bytes); }
+
+}  // namespace
+
 const char* op_functor(ReduceOp op) {
   switch (op) {
     case ReduceOp::Add: return "kiln_op_add()";
@@ -79,10 +83,6 @@ const char* op_functor(ReduceOp op) {
     default: return "";
   }
 }
-
-std::string offset_text(std::size_t bytes) { return std::to_string(bytes); }
-
-}  // namespace
 
 std::string_view name_of(Strategy s) {
   switch (s) {

@@ -27,6 +27,10 @@ inline constexpr int kStencilTileWarps = 8;
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
 
+/// The prelude's functor of a reduction's combiner ("kiln_op_add()", ...), for kiln_block_reduce and
+/// kiln_group_reduce; empty for ArgMin/ArgMax, which fold by their own rule.
+const char* op_functor(ReduceOp op);
+
 /// The CUDA C spelling of an element type ("float", "long long", ...).
 const char* type_name(DType t);
 
