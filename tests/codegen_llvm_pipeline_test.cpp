@@ -30,18 +30,12 @@ TEST(Pipeline, AnInvariantConditionDoesNotCopyTheLoopNest) {
   cpu::CpuOptions keep_ir;
   keep_ir.keep_llvm_ir = true;
   const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
-  const std::regex vector_loop("(^|\n)vector\\.body[0-9]*:");
-  const std::ptrdiff_t loops =
-      std::distance(std::sregex_iterator(k.llvm_ir.begin(), k.llvm_ir.end(), vector_loop), std::sregex_iterator());
+  const std::ptrdiff_t loops = count_matches(k.llvm_ir, std::regex("(^|\n)vector\\.body[0-9]*:"));
   EXPECT_EQ(loops, 1) << k.llvm_ir;
   for (bool flag : {false, true})
     for (std::int64_t n : {1, 7, 100})
       check_kernel(k, f, {array_arg(random_array(DType::F64, {3, n})), array_arg(random_array(DType::F64, {3, n})),
                           scalar_arg(flag)});
-}
-
-std::ptrdiff_t count(const std::string& text, const std::regex& re) {
-  return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
 }
 
 // A loop around another loop is not unrolled by a trip count known only at run time (optimize.cpp,
@@ -58,7 +52,7 @@ TEST(Pipeline, LoopNestsAreNotUnrolledAtRunTime) {
   keep_ir.keep_llvm_ir = true;
   const codegen::CompiledKernel kernel = cpu::compile(f, {}, keep_ir);
   // One vector loop: not a copy per unrolled row ("vector.body.1") nor one in the rows' remainder (".epil").
-  EXPECT_EQ(count(kernel.llvm_ir, std::regex("(^|\n)vector\\.body[0-9.a-z]*:")), 1) << kernel.llvm_ir;
+  EXPECT_EQ(count_matches(kernel.llvm_ir, std::regex("(^|\n)vector\\.body[0-9.a-z]*:")), 1) << kernel.llvm_ir;
   EXPECT_NE(kernel.llvm_ir.find("llvm.loop.unroll.runtime.disable"), std::string::npos) << kernel.llvm_ir;
   for (std::int64_t n : {1, 5, 33})
     check_kernel(kernel, f, {array_arg(random_array(t, {2, 3, n})), array_arg(random_array(t, {2, 3, n}))});
@@ -77,7 +71,7 @@ TEST(Pipeline, AtomicUpdatesAreNotUnrolledAtRunTime) {
   cpu::CpuOptions keep_ir;
   keep_ir.keep_llvm_ir = true;
   const codegen::CompiledKernel kernel = cpu::compile(f, {}, keep_ir);
-  EXPECT_EQ(count(kernel.llvm_ir, std::regex("atomicrmw fadd")), 1) << kernel.llvm_ir;
+  EXPECT_EQ(count_matches(kernel.llvm_ir, std::regex("atomicrmw fadd")), 1) << kernel.llvm_ir;
   // Small integers: every order of the sums gives the interpreter's result exactly.
   TestArray values(t, {1000}), keys(DType::I64, {1000}), bins(t, {13});
   for (std::int64_t n = 0; n < 1000; ++n) {

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <iterator>
 #include <random>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -79,5 +82,27 @@ inline TestArray random_array(DType t, std::vector<std::int64_t> shape, Layout l
 
 /// Sets element i to v converted to the array's element type.
 inline void set_number(TestArray& a, std::int64_t i, double v) { a.set_number(i, v); }
+
+// ---- the optimized LLVM IR (CpuOptions::keep_llvm_ir) --------------------------------------------------
+
+/// The text of the LLVM function whose name contains `name`.
+inline std::string llvm_function(const std::string& module, const std::string& name) {
+  std::istringstream in(module);
+  std::string line, out;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line.rfind("define ", 0) == 0 && line.find(name) != std::string::npos) inside = true;
+    if (inside) {
+      out += line + "\n";
+      if (line == "}") break;
+    }
+  }
+  return out;
+}
+
+/// How many matches of `re` `text` holds (vector loop headers, atomic updates, ...).
+inline std::ptrdiff_t count_matches(const std::string& text, const std::regex& re) {
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+}
 
 }  // namespace kiln::llvm_test

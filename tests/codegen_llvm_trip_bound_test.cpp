@@ -86,9 +86,7 @@ TEST(TripBound, BorderLoopsAreNotVectorized) {
   keep_ir.keep_llvm_ir = true;
   const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
   // Only the interior has a vector loop (and perhaps its vector remainder, "vec.epilog.vector.body").
-  const std::regex vector_loop("(^|\n)vector\\.body[0-9]*:");
-  const std::ptrdiff_t loops =
-      std::distance(std::sregex_iterator(k.llvm_ir.begin(), k.llvm_ir.end(), vector_loop), std::sregex_iterator());
+  const std::ptrdiff_t loops = count_matches(k.llvm_ir, std::regex("(^|\n)vector\\.body[0-9]*:"));
   EXPECT_EQ(loops, 1) << k.llvm_ir;
   EXPECT_NE(k.llvm_ir.find("llvm.loop.vectorize.enable"), std::string::npos) << k.llvm_ir;
   for (std::int64_t n : {1, 2, 3, 4, 5, 17, 1000})

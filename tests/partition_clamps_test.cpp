@@ -190,21 +190,6 @@ TEST(PartitionClamps, OneDimensionalTwoSided) {
   EXPECT_GT(clamps_of(device.body, innermost_loops(device.body).at(0).index), 0) << ir::to_string(device);
 }
 
-/// The text of the LLVM function whose name contains `name`.
-std::string llvm_function(const std::string& module, const std::string& name) {
-  std::istringstream in(module);
-  std::string line, out;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line.rfind("define ", 0) == 0 && line.find(name) != std::string::npos) inside = true;
-    if (inside) {
-      out += line + "\n";
-      if (line == "}") break;
-    }
-  }
-  return out;
-}
-
 TEST(PartitionClamps, MiddleLoopLoadsVectors) {
   // The reason for the cut: the middle loop's reads are affine, so they load vectors where the clamped
   // ones would gather. The three loops are the kernel's parfor0..2.

@@ -206,21 +206,6 @@ TEST(StencilLowering, GoldenTwoDimensional) {
   EXPECT_EQ(ss.str(), text);
 }
 
-/// The text of the LLVM function whose name contains `name`.
-std::string llvm_function(const std::string& module, const std::string& name) {
-  std::istringstream in(module);
-  std::string line, out;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line.rfind("define ", 0) == 0 && line.find(name) != std::string::npos) inside = true;
-    if (inside) {
-      out += line + "\n";
-      if (line == "}") break;
-    }
-  }
-  return out;
-}
-
 TEST(StencilLowering, InteriorIsVectorized) {
   // Jacobi's 5-point stencil in 2-d and a 3-point smoother in 1-d, double and float: the interior chunk
   // (the first parfor in 2-d, whose rows run the interior loop inline; the second in 1-d, between the
