@@ -12,7 +12,8 @@ namespace {
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-/// The lines of a source file, read once per process.
+}  // namespace
+
 const std::vector<std::string>* source_lines(const char* file) {
   // Never destroyed: a kernel may be traced while the process exits (docs/architecture.md, "Exit").
   static std::mutex& mutex = *new std::mutex;
@@ -26,6 +27,8 @@ const std::vector<std::string>* source_lines(const char* file) {
   }
   return it->second.empty() ? nullptr : &it->second;
 }
+
+namespace {
 
 /// The identifier ending just before position `end` (skipping spaces), or "".
 std::string ident_before(const std::string& s, size_t end) {

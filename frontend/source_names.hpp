@@ -10,6 +10,11 @@
 
 namespace kiln::detail {
 
+/// The lines of the source file `file` (a std::source_location file name), read once per process and kept
+/// for its lifetime; null if the file cannot be read or cannot be trusted to be the source the program was
+/// built from.
+const std::vector<std::string>* source_lines(const char* file);
+
 /// The variable declared at `where` (`kiln::Double sum = 0.0;` -> "sum"), or "" if it cannot be told.
 std::string declared_name(const Where& where);
 
