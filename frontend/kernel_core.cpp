@@ -204,6 +204,7 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bo
   }
   TraceContext ctx(name, inst, names);
   ctx.halo_reads = halo_reads;
+  ctx.code = reinterpret_cast<const void*>(tracer);
   try {
     tracer(fn.get());
   } catch (const ir::IRError& e) {
@@ -246,7 +247,7 @@ KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer t
     : impl_(std::make_unique<Impl>()) {
   if (params.size() > kMaxParams) throw TypeError(fmt::format("kernel '{}': at most {} parameters are supported", name, kMaxParams));
   impl_->name = std::move(name);
-  impl_->names = arg_names.empty() ? lambda_param_names(where, params.size()) : std::move(arg_names);
+  impl_->names = arg_names.empty() ? lambda_param_names(where, params.size(), reinterpret_cast<const void*>(tracer)) : std::move(arg_names);
   impl_->params = std::move(params);
   impl_->tracer = tracer;
   impl_->fn = std::move(fn);

@@ -1,11 +1,17 @@
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 
+#include <link.h>
+
 #include <cctype>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <string_view>
+
+#include <fmt/format.h>
 
 namespace kiln::detail {
 namespace {
@@ -14,18 +20,91 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 
 }  // namespace
 
-const std::vector<std::string>* source_lines(const char* file) {
-  // Never destroyed: a kernel may be traced while the process exits (docs/architecture.md, "Exit").
-  static std::mutex& mutex = *new std::mutex;
-  static auto& cache = *new std::map<std::string, std::vector<std::string>>;
-  if (!file || !*file) return nullptr;
-  std::lock_guard lock(mutex);
-  auto [it, fresh] = cache.try_emplace(file);
+namespace {
+
+/// The binary (executable or shared object) whose loaded segments hold `code`; the executable when `code` is
+/// null or lies in none of them.
+std::string binary_holding(const void* code) {
+  struct Search {
+    std::uintptr_t address;
+    std::string path;
+    bool found = false;
+  } search{reinterpret_cast<std::uintptr_t>(code), {}, false};
+  if (code)
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+          auto& s = *static_cast<Search*>(data);
+          for (int k = 0; k < info->dlpi_phnum; ++k) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[k];
+            const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+            if (ph.p_type == PT_LOAD && s.address >= begin && s.address < begin + ph.p_memsz) {
+              s.path = info->dlpi_name ? info->dlpi_name : "";
+              s.found = true;
+              return 1;
+            }
+          }
+          return 0;
+        },
+        &search);
+  // The executable's entry has an empty name; /proc/self/exe names it wherever it was started from.
+  return search.found && !search.path.empty() ? search.path : "/proc/self/exe";
+}
+
+struct SourceFile {
+  std::vector<std::string> lines;
+  std::string unreadable;  ///< why the file could not be read, or ""
+};
+
+/// Whether `file` can be the source `binary` was built from: a file modified after the binary was written
+/// has been edited since (its lines no longer match the positions compiled into the program), so it is
+/// not. "" if it can, else why not.
+std::string stale_reason(const std::string& file, const std::string& binary) {
+  std::error_code e1, e2;
+  const auto source_time = std::filesystem::last_write_time(file, e1);
+  const auto binary_time = std::filesystem::last_write_time(binary, e2);
+  if (e1 || e2 || source_time <= binary_time) return "";  // an unknown binary time cannot prove the source stale
+  return fmt::format("{} was modified after {} was built", file, binary == "/proc/self/exe" ? "the program" : binary);
+}
+
+struct SourceFiles {
+  std::mutex mutex;
+  std::map<std::string, SourceFile> files;
+  std::map<std::pair<std::string, std::string>, std::string> stale;  ///< (file, binary) -> stale_reason
+};
+
+/// Never destroyed: a kernel may be traced while the process exits (docs/architecture.md, "Exit").
+SourceFiles& source_files() {
+  static SourceFiles& files = *new SourceFiles;
+  return files;
+}
+
+const void* traced_code() {
+  const TraceContext* ctx = TraceContext::current();
+  return ctx ? ctx->code : nullptr;
+}
+
+}  // namespace
+
+const std::vector<std::string>* source_lines(const char* file, const void* code, std::string* why_not) {
+  if (!file || !*file) {
+    if (why_not) *why_not = "the compiler recorded no source file";
+    return nullptr;
+  }
+  SourceFiles& all = source_files();
+  const std::string binary = binary_holding(code ? code : traced_code());
+  std::lock_guard lock(all.mutex);
+  auto [it, fresh] = all.files.try_emplace(file);
   if (fresh) {
     std::ifstream in(file);
-    for (std::string line; std::getline(in, line);) it->second.push_back(line);
+    for (std::string line; std::getline(in, line);) it->second.lines.push_back(line);
+    if (!in.eof() || it->second.lines.empty())
+      it->second.unreadable = fmt::format("{} cannot be read (moved, or built elsewhere?)", file);
   }
-  return it->second.empty() ? nullptr : &it->second;
+  auto [verdict, unjudged] = all.stale.try_emplace({file, binary});
+  if (unjudged) verdict->second = stale_reason(file, binary);
+  const std::string& reason = !it->second.unreadable.empty() ? it->second.unreadable : verdict->second;
+  if (why_not) *why_not = reason;
+  return reason.empty() ? &it->second.lines : nullptr;
 }
 
 namespace {
@@ -88,8 +167,8 @@ std::string declared_name(const Where& where) {
   return "";
 }
 
-std::vector<std::string> lambda_param_names(const Where& where, size_t arity) {
-  const auto* lines = source_lines(where.file);
+std::vector<std::string> lambda_param_names(const Where& where, size_t arity, const void* code) {
+  const auto* lines = source_lines(where.file, code);
   if (!lines || where.line == 0 || where.line > lines->size()) return {};
   // Join a few lines from the call on, find the lambda's `](`...`)`, split at top-level commas and take
   // each parameter's last identifier.

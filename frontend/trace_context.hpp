@@ -52,6 +52,9 @@ class TraceContext {
   /// kiln::Options::halo_reads of the variant being traced: stencils read ghost layers, so their inputs
   /// need no minimum extent (frontend/stencil.cpp leaves that check out).
   bool halo_reads = false;
+  /// An address in the binary holding the kernel's code (its tracer): source_lines reads the kernel's source
+  /// only if that binary was built after the file's last change.
+  const void* code = nullptr;
   /// A source position made into text while tracing (Where::str): check messages get it as a `{@k}`
   /// reference to Function::locations instead (see finish).
   void note_location(const std::string& where);
