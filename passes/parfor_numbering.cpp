@@ -32,6 +32,19 @@ std::string reductions_text(const ParforStmt& p) {
   return s;
 }
 
+/// The source ops of a parfor's origin, which passes join with loops::kOriginSeparator.
+std::vector<std::string> origin_parts(const std::string& origin) {
+  std::vector<std::string> out;
+  if (origin.empty()) return out;
+  const std::string sep = loops::kOriginSeparator;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = origin.find(sep, start);
+    out.push_back(origin.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + sep.size();
+  }
+}
+
 }  // namespace
 
 void ParforNumbering::remember(const Stmt& s, std::vector<int> ids) {
@@ -100,7 +113,12 @@ void ParforNumbering::number(const Stmt& body, const SqueezedParfors& squeezed) 
       order.push_back(s);
       ancestors.push_back(stack);
       self.remember(s, {id});
-      self.ctx_.parfors.before.push_back({id, loops::origin_text(p), loops::space_text(p), reductions_text(p)});
+      self.ctx_.parfors.before.push_back({.id = id,
+                                          .parent = stack.empty() ? 0 : stack.back(),
+                                          .origin = loops::origin_text(p),
+                                          .origins = origin_parts(p.origin),
+                                          .space = loops::space_text(p),
+                                          .reductions = reductions_text(p)});
       if (auto it = squeezed.dropped.find(s.get()); it != squeezed.dropped.end())
         self.ctx_.note(Topic::fusion, self.label(s) + ": dropped the dimension " + it->second +
                                           " of extent 1 (its index is always 0)");
@@ -142,11 +160,17 @@ void ParforNumbering::number(const Stmt& body, const SqueezedParfors& squeezed) 
 void ParforNumbering::record_after(const Stmt& body) {
   struct Walk : IRVisitor {
     ParforNumbering& self;
+    int enclosing = -1;  ///< the group whose body the walk is in
     explicit Walk(ParforNumbering& n) : self(n) {}
     void visit(const ParforStmt& p) override {
       auto it = self.ids_.find(&p);
-      if (it != self.ids_.end()) self.ctx_.parfors.after.push_back(it->second);
+      if (it == self.ids_.end()) return IRVisitor::visit(p);
+      auto& after = self.ctx_.parfors.after;
+      after.push_back({it->second, enclosing});
+      const int outer = enclosing;
+      enclosing = static_cast<int>(after.size()) - 1;
       IRVisitor::visit(p);
+      enclosing = outer;
     }
   } w(*this);
   w.walk(body);

@@ -20,13 +20,24 @@ struct Note {
 };
 
 /// The parfors that reach fusion and what became of them, for the report and the Graphviz dump.
-/// Parfors are numbered #1, #2, ... in source order (a pre-order walk of the IR entering fuse_parfors).
+/// Parfors are numbered #1, #2, ... in source order (a pre-order walk of the IR entering fuse_parfors), so a
+/// nested parfor comes after the parfor holding it.
 struct ParforGraph {
   struct Node {
     int id;
-    std::string origin;  ///< the source op or prange it came from
+    int parent = 0;      ///< the id of the parfor whose body holds this one, or 0 at the top level
+    std::string origin;  ///< the source op or prange it came from, shortened when it holds many
+    /// Each source op or prange it came from, as ir::ParforStmt::origin lists them (passes before fusion,
+    /// e.g. fuse_stencils, may have merged several); the frontend places them in the source listing.
+    std::vector<std::string> origins;
     std::string space;   ///< its index space as text, `(i in 0 .. n)`
     std::string reductions;  ///< `s (add, identity -0.0), hist[*] (add)`, or empty
+  };
+  /// A parfor after fusion: the original parfors it contains, and where it is nested.
+  struct Group {
+    std::vector<int> ids;
+    int parent = -1;  ///< the index in `after` of the group whose body holds this one, or -1 at the top level
+    friend bool operator==(const Group&, const Group&) = default;
   };
   /// Array or scalar dataflow from the parfor that last wrote `var` to one that reads it.
   struct Edge {
@@ -36,8 +47,15 @@ struct ParforGraph {
   };
   std::vector<Node> before;
   std::vector<Edge> edges;
-  /// The parfors after fusion, in order, each as the ids of the original parfors it contains.
-  std::vector<std::vector<int>> after;
+  /// The parfors after fusion in a pre-order walk (a nested group comes after the group holding it).
+  std::vector<Group> after;
+  /// The group of `after` holding original parfor `id`, or -1 if none does (fusion removed it).
+  int group_of(int id) const {
+    for (std::size_t g = 0; g < after.size(); ++g)
+      for (int x : after[g].ids)
+        if (x == id) return static_cast<int>(g);
+    return -1;
+  }
 };
 
 /// Shared by the passes of one pipeline run: decisions go to `notes` for kernel.diagnostics().

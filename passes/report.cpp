@@ -1,15 +1,21 @@
 #include "passes/report.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "passes/loop_analysis.hpp"
 
 namespace kiln::passes {
 namespace {
+
+using Out = std::back_insert_iterator<std::string>;
 
 const char* title(Topic t) {
   switch (t) {
@@ -23,47 +29,77 @@ const char* title(Topic t) {
   return "other";
 }
 
-std::string group_label(const std::vector<int>& ids) {
-  std::string s;
-  for (int id : ids) s += (s.empty() ? "#" : "+#") + std::to_string(id);
-  return s;
-}
+/// "#2+#3"
+std::string group_label(const std::vector<int>& ids) { return fmt::format("#{}", fmt::join(ids, "+#")); }
 
 /// The origins of a group's parfors, each once.
 std::string group_origin(const std::vector<int>& ids, const ParforGraph& g) {
   std::vector<std::string> seen;
-  std::string s;
   for (int id : ids) {
     const std::string& o = g.before.at(static_cast<size_t>(id - 1)).origin;
-    bool dup = false;
-    for (const auto& x : seen) dup |= x == o;
-    if (dup) continue;
-    seen.push_back(o);
-    s += (s.empty() ? "" : loops::kOriginSeparator) + o;
+    if (std::find(seen.begin(), seen.end(), o) == seen.end()) seen.push_back(o);
   }
-  return s;
+  return fmt::format("{}", fmt::join(seen, loops::kOriginSeparator));
 }
 
-void section(std::string& out, const PipelineReport& r, Topic t) {
-  std::string items;
-  for (const auto& n : r.notes)
-    if (n.topic == t) items += "  " + n.text + "\n";
-  if (!items.empty()) out += std::string(title(t)) + ":\n" + items;
+/// How deep each item of a pre-order list is nested, given each item's parent (an index into the list, or
+/// -1 at the top level).
+template <class ParentOf>
+std::vector<int> depths(std::size_t n, ParentOf parent_of) {
+  std::vector<int> depth(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const int p = parent_of(k);
+    if (p >= 0 && static_cast<std::size_t>(p) < k) depth[k] = depth[static_cast<std::size_t>(p)] + 1;
+  }
+  return depth;
+}
+
+/// Two spaces per level, under the section's own two.
+std::string indent(int depth) { return std::string(2 + 2 * static_cast<std::size_t>(depth), ' '); }
+
+void section(Out out, const PipelineReport& r, Topic t) {
+  bool titled = false;
+  for (const auto& n : r.notes) {
+    if (n.topic != t) continue;
+    if (!titled) fmt::format_to(out, "{}:\n", title(t));
+    titled = true;
+    fmt::format_to(out, "  {}\n", n.text);
+  }
 }
 
 /// Notes without a topic, one section per pass, titled by the pass (a "<pass>: " the text starts with is
 /// dropped as redundant).
-void other_sections(std::string& out, const PipelineReport& r) {
+void other_sections(Out out, const PipelineReport& r) {
   std::vector<std::string> passes;
   for (const auto& n : r.notes)
     if (n.topic == Topic::other && std::find(passes.begin(), passes.end(), n.pass) == passes.end()) passes.push_back(n.pass);
   for (const auto& p : passes) {
-    out += (p.empty() ? std::string("other") : p) + ":\n";
+    fmt::format_to(out, "{}:\n", p.empty() ? std::string("other") : p);
     const std::string prefix = p + ": ";
     for (const auto& n : r.notes)
       if (n.topic == Topic::other && n.pass == p)
-        out += "  " + (n.text.rfind(prefix, 0) == 0 ? n.text.substr(prefix.size()) : n.text) + "\n";
+        fmt::format_to(out, "  {}\n", n.text.starts_with(prefix) ? std::string_view(n.text).substr(prefix.size()) : n.text);
   }
+}
+
+/// The parfors entering fusion, each nested parfor indented under the parfor holding it.
+void parfors_before(Out out, const ParforGraph& g) {
+  fmt::format_to(out, "parfors before fusion: {}\n", g.before.size());
+  const std::vector<int> depth = depths(g.before.size(), [&](std::size_t k) { return g.before[k].parent - 1; });
+  for (std::size_t k = 0; k < g.before.size(); ++k) {
+    const auto& n = g.before[k];
+    fmt::format_to(out, "{}#{} {}  over {}", indent(depth[k]), n.id, n.origin, n.space);
+    if (!n.reductions.empty()) fmt::format_to(out, "  reduces {}", n.reductions);
+    fmt::format_to(out, "\n");
+  }
+}
+
+/// The parfors after fusion, nested ones indented under the parfor holding them.
+void parfors_after(Out out, const ParforGraph& g) {
+  fmt::format_to(out, "parfors after fusion: {}\n", g.after.size());
+  const std::vector<int> depth = depths(g.after.size(), [&](std::size_t k) { return g.after[k].parent; });
+  for (std::size_t k = 0; k < g.after.size(); ++k)
+    fmt::format_to(out, "{}{} {}\n", indent(depth[k]), group_label(g.after[k].ids), group_origin(g.after[k].ids, g));
 }
 
 std::string dot_quoted(const std::string& s) {
@@ -79,60 +115,86 @@ std::string dot_quoted(const std::string& s) {
   return q + "\"";
 }
 
+/// The Graphviz body of the parfors after fusion: a cluster per group that holds more than one parfor, either
+/// fused ones or nested ones; a nested group is drawn inside the cluster of the group holding it.
+class DotGroups {
+ public:
+  DotGroups(const ParforGraph& g, Out out) : g_(g), out_(out), children_(g.after.size()) {
+    for (std::size_t k = 0; k < g.after.size(); ++k)
+      if (const int p = g.after[k].parent; p >= 0 && static_cast<std::size_t>(p) < k) children_[static_cast<size_t>(p)].push_back(k);
+  }
+
+  void write() {
+    std::vector<bool> placed(g_.before.size() + 1, false);
+    for (std::size_t k = 0; k < g_.after.size(); ++k)
+      if (g_.after[k].parent < 0 || static_cast<std::size_t>(g_.after[k].parent) >= k) group(k, 1, placed);
+    for (const auto& n : g_.before)  // parfors no group holds (fusion removed them)
+      if (!placed[static_cast<size_t>(n.id)]) node(n.id, 1);
+  }
+
+ private:
+  const ParforGraph& g_;
+  Out out_;
+  std::vector<std::vector<std::size_t>> children_;  ///< per group, the groups nested in it
+  int clusters_ = 0;
+
+  void node(int id, int depth) {
+    const auto& n = g_.before.at(static_cast<size_t>(id - 1));
+    fmt::format_to(out_, "{:{}}p{} [label={}];\n", "", 2 * depth, id, dot_quoted(fmt::format("#{} {}\n{}", id, n.origin, n.space)));
+  }
+
+  void group(std::size_t k, int depth, std::vector<bool>& placed) {
+    const auto& ids = g_.after[k].ids;
+    const bool cluster = ids.size() > 1 || !children_[k].empty();
+    if (cluster) {
+      const std::string label = ids.size() > 1 ? "fused " + group_label(ids) : group_label(ids);
+      fmt::format_to(out_, "{:{}}subgraph cluster_{} {{\n", "", 2 * depth, clusters_++);
+      fmt::format_to(out_, "{:{}}label={};\n{:{}}style=rounded;\n", "", 2 * depth + 2,
+                     dot_quoted(children_[k].empty() ? label : label + " and the parfors nested in it"), "", 2 * depth + 2);
+    }
+    const int inner = cluster ? depth + 1 : depth;
+    for (int id : ids) {
+      node(id, inner);
+      placed[static_cast<size_t>(id)] = true;
+    }
+    for (std::size_t c : children_[k]) group(c, inner, placed);
+    if (cluster) fmt::format_to(out_, "{:{}}}}\n", "", 2 * depth);
+  }
+};
+
 }  // namespace
 
 std::string report_text(const PipelineReport& r) {
-  std::string out = "passes:";
-  for (const auto& t : r.timings) out += " " + t.pass + " " + std::to_string(static_cast<long>(t.us)) + " us;";
-  out += "\n";
+  std::string text;
+  const Out out(text);
+  fmt::format_to(out, "passes:");
+  for (const auto& t : r.timings) fmt::format_to(out, " {} {} us;", t.pass, static_cast<long>(t.us));
+  fmt::format_to(out, "\n");
   section(out, r, Topic::reductions);
   section(out, r, Topic::collapse);
-  const ParforGraph& g = r.parfors;
-  if (!g.before.empty()) {
-    out += "parfors before fusion: " + std::to_string(g.before.size()) + "\n";
-    for (const auto& n : g.before)
-      out += "  " + group_label({n.id}) + " " + n.origin + "  over " + n.space +
-             (n.reductions.empty() ? "" : "  reduces " + n.reductions) + "\n";
-  }
+  if (!r.parfors.before.empty()) parfors_before(out, r.parfors);
   section(out, r, Topic::fusion);
-  if (!g.before.empty()) {
-    out += "parfors after fusion: " + std::to_string(g.after.size()) + "\n";
-    for (const auto& ids : g.after) out += "  " + group_label(ids) + " " + group_origin(ids, g) + "\n";
-  }
+  if (!r.parfors.before.empty()) parfors_after(out, r.parfors);
   section(out, r, Topic::hoisting);
   section(out, r, Topic::allocations);
   other_sections(out, r);
-  return out;
+  return text;
 }
 
 std::string parfor_dot(const std::string& kernel, const ParforGraph& g) {
-  std::string out = "digraph " + dot_quoted(kernel) + " {\n";
-  out += "  label=" + dot_quoted("kernel " + kernel + ": parfors after fusion (clusters) and their dataflow") + ";\n";
-  out += "  node [shape=box, fontname=\"monospace\"];\n";
-  auto node = [&](int id, const std::string& indent) {
-    const auto& n = g.before.at(static_cast<size_t>(id - 1));
-    std::string text = group_label({id});  // (not "#" + to_string: GCC 12 warns falsely, -Wrestrict)
-    text += " " + n.origin + "\n" + n.space;
-    out += indent + "p" + std::to_string(id) + " [label=" + dot_quoted(text) + "];\n";
-  };
-  std::vector<bool> placed(g.before.size() + 1, false);
-  int cluster = 0;
-  for (const auto& ids : g.after) {
-    if (ids.size() < 2) continue;
-    out += "  subgraph cluster_" + std::to_string(cluster++) + " {\n";
-    out += "    label=" + dot_quoted("fused " + group_label(ids)) + ";\n    style=rounded;\n";
-    for (int id : ids) {
-      node(id, "    ");
-      placed[static_cast<size_t>(id)] = true;
-    }
-    out += "  }\n";
-  }
-  for (const auto& n : g.before)
-    if (!placed[static_cast<size_t>(n.id)]) node(n.id, "  ");
+  std::string text;
+  const Out out(text);
+  fmt::format_to(out, "digraph {} {{\n", dot_quoted(kernel));
+  fmt::format_to(out, "  label={};\n",
+                 dot_quoted(fmt::format("kernel {}: parfors after fusion (clusters, nested parfors inside the parfor "
+                                        "holding them) and their dataflow",
+                                        kernel)));
+  fmt::format_to(out, "  node [shape=box, fontname=\"monospace\"];\n");
+  DotGroups(g, out).write();
   for (const auto& e : g.edges)
-    out += "  p" + std::to_string(e.from) + " -> p" + std::to_string(e.to) + " [label=" + dot_quoted(e.var) +
-           (e.scalar ? ", style=dashed" : "") + "];\n";
-  return out + "}\n";
+    fmt::format_to(out, "  p{} -> p{} [label={}{}];\n", e.from, e.to, dot_quoted(e.var), e.scalar ? ", style=dashed" : "");
+  fmt::format_to(out, "}}\n");
+  return text;
 }
 
 void write_parfor_dot(const std::string& dir, const std::string& kernel, const ParforGraph& graph) {
@@ -145,7 +207,7 @@ void write_parfor_dot(const std::string& dir, const std::string& kernel, const P
   std::ofstream os(path, std::ios::binary);
   os << parfor_dot(kernel, graph);
   os.close();
-  if (!os) std::fprintf(stderr, "kiln: KILN_DUMP_DOT: cannot write %s\n", path.string().c_str());
+  if (!os) fmt::print(stderr, "kiln: KILN_DUMP_DOT: cannot write {}\n", path.string());
 }
 
 }  // namespace kiln::passes

@@ -102,7 +102,8 @@ TEST(Fuse, ConsumerReadingAtTheSameIndexFuses) {
             "  return c");
   EXPECT_EQ(notes(ctx), "#1 + #2: fused (moved above: alloc c: f64[::1] (dim(a, 0)))\n");
   ASSERT_EQ(ctx.parfors.after.size(), 1u);
-  EXPECT_EQ(ctx.parfors.after[0], (std::vector<int>{1, 2}));
+  EXPECT_EQ(ctx.parfors.after[0].ids, (std::vector<int>{1, 2}));
+  EXPECT_EQ(ctx.parfors.after[0].parent, -1);
 }
 
 TEST(Fuse, ElementwiseProducerFusesWithAReduction) {
@@ -1146,7 +1147,7 @@ TEST(Diagnostics, SoftmaxReport) {
   EXPECT_EQ(text.rfind("passes: detect_reductions ", 0), 0u) << text;
   expect_golden("softmax.diagnostics", report_sections(report));
   ASSERT_EQ(report.parfors.before.size(), 4u);
-  EXPECT_EQ(report.parfors.after, (std::vector<std::vector<int>>{{1}, {2, 3}, {4}}));
+  EXPECT_EQ(report.parfors.after, (std::vector<passes::ParforGraph::Group>{{{1}, -1}, {{2, 3}, -1}, {{4}, -1}}));
 }
 
 TEST(Diagnostics, SectionsAppearOnlyWithContent) {
