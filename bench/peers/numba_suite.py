@@ -341,8 +341,8 @@ def cases(smoke):
 
 # --- checking and timing -------------------------------------------------------------------------------------
 
-def compare(got, want, tols):
-    """"" or where the outputs differ, in kiln-suite's terms."""
+def compare(got, want, tols, who="numba"):
+    """"" or where the outputs differ, in kiln-suite's terms (`who`: the system whose outputs `got` are)."""
     import numpy as np
     if len(got) != len(want):
         return f"{len(got)} outputs, expected {len(want)}"
@@ -358,7 +358,7 @@ def compare(got, want, tols):
             bad = np.flatnonzero(~(err <= tol * np.maximum(s, np.abs(w).ravel())))
         if bad.size:
             k = int(bad[0])
-            return (f"{name}[{k}]: numba {g.ravel()[k].item()!r}, numpy {w.ravel()[k].item()!r} "
+            return (f"{name}[{k}]: {who} {g.ravel()[k].item()!r}, numpy {w.ravel()[k].item()!r} "
                     f"({bad.size} of {g.size} elements off, tolerance {tol:.1e})")
     return ""
 

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Runs one JIT peer's kernels (halide_suite.py, drjit_suite.py, taichi_suite.py, devito_suite.py) on the
+workloads of peer_workloads.py and prints one JSON object a line:
+{"peer", "variant", "kernel", "origin", "shape", "ms" (median of --reps calls after two warm-up calls),
+"first_call_ms" (the first call in this process: the peer's compile, or its cache load, plus one run at the timed
+size), "status" ("ok", "mismatch: ...", "error: ..." or "n/a: why the peer cannot express it sensibly"),
+"threads", "target", "dtype", "reps"}; the first line is {"peer", "version", "settings"}.
+
+  peer_harness.py --peer NAME [--target cpu|cuda] [--threads T] [--reps R] [--sets bench,suite] [--n N]
+                  [--side S] [--filter a,b] [--smoke] [--dtype f64|f32] [--cache DIR] [--first-only]
+
+--cache is the directory the peer keeps its compiled kernels in (its own mechanism: Taichi's offline cache,
+Dr.Jit's kernel cache, Devito's JIT directory; Halide's JIT has none); run_jit_peers.py passes an empty one
+first, then the same one to a second process with --first-only, whose first calls are the fresh-process figure.
+
+A peer module is imported after this script has put the run's settings into the environment (PEER_TARGET,
+PEER_THREADS, PEER_CACHE: `settings()`), so that it can configure its system before importing it. It defines
+VARIANTS (the table columns it makes: Halide's hand schedule and autoscheduler), `version()`, `describe()` (its
+settings for the table header), KERNELS (name -> builder(case, work, variant) -> Kernel) and NA (name -> why).
+A builder only moves data; compilation happens in the first `step()`, so that the first call counts it.
+"""
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+class Settings:
+    def __init__(self):
+        self.target = os.environ.get("PEER_TARGET", "cpu")
+        self.threads = int(os.environ.get("PEER_THREADS", "0")) or os.cpu_count()
+        self.cache = os.environ.get("PEER_CACHE", "")
+        self.dtype = os.environ.get("PEER_DTYPE", "f64")
+
+
+def settings():
+    return Settings()
+
+
+class Kernel:
+    """One workload in a peer: `step()` runs one call to completion (synchronized with the device), `fetch()`
+    returns the outputs as NumPy arrays in the order of the case's `outputs`; `interior` > 0 compares only
+    the outputs' interior (cells that far from every edge): a peer that writes no border of a clamped stencil."""
+
+    def __init__(self, step, fetch, interior=0):
+        self.step, self.fetch, self.interior = step, fetch, interior
+
+
+def in_place(case, work, call):
+    """A Kernel for a peer that computes on the NumPy arrays themselves (zero-copy): `call(*work)` returns
+    what the case's `outputs` reads from its return value."""
+    last = {}
+
+    def step():
+        last["ret"] = call(*work)
+
+    return Kernel(step, lambda: tuple(case.outputs(work, last.get("ret"))))
+
+
+def interior(arrays, width):
+    import numpy as np
+    return tuple(np.asarray(a)[tuple(slice(width, -width) for _ in np.shape(a))] for a in arrays)
+
+
+def run_case(case, builder, variant, reps, first_only):
+    from numba_suite import compare, copied
+    work = copied(case.args)
+    k = builder(case, work, variant)
+    t0 = time.perf_counter()
+    k.step()
+    first = time.perf_counter() - t0
+    row = {"first_call_ms": first * 1e3}
+    if first_only:
+        return row
+    got, want = k.fetch(), case.reference(case.args)
+    if k.interior:
+        got, want = interior(got, k.interior), interior(want, k.interior)
+    status = compare(got, want, case.tols, who=variant)
+    k.step()  # a second warm-up call, as kiln-suite and numba_suite make
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        k.step()
+        times.append(time.perf_counter() - t0)
+    row.update(ms=statistics.median(times) * 1e3, status="ok" if not status else "mismatch: " + status)
+    if k.interior:
+        row["status"] += f" (interior, {k.interior} cell border not written)"
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peer", required=True, choices=["halide", "drjit", "taichi", "devito"])
+    ap.add_argument("--target", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sets", default="bench,suite")
+    ap.add_argument("--n", type=int, default=20_000_000, help="kiln-bench's --n (the bench rows' sizes)")
+    ap.add_argument("--side", type=int, default=0, help="the 2-D stencils' side (default: from --n as kiln-bench)")
+    ap.add_argument("--filter", default="", help="comma-separated kernel names (exact) or substrings")
+    ap.add_argument("--smoke", action="store_true", help="kiln-suite's tiny sizes")
+    ap.add_argument("--dtype", default="f64", choices=["f64", "f32"])
+    ap.add_argument("--cache", default="", help="the peer's kernel cache directory")
+    ap.add_argument("--first-only", action="store_true", help="only each kernel's first call (fresh process)")
+    a = ap.parse_args()
+    os.environ.update(PEER_TARGET=a.target, PEER_THREADS=str(a.threads or os.cpu_count()), PEER_CACHE=a.cache,
+                      PEER_DTYPE=a.dtype)
+    if a.threads:
+        # The BLAS under NumPy's references and any OpenMP runtime a peer loads: the run's thread count.
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(a.threads)
+    import numpy as np
+    import peer_workloads
+    peer = importlib.import_module(f"{a.peer}_suite")
+    print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe()}), flush=True)
+
+    dtype = np.float32 if a.dtype == "f32" else np.float64
+    wanted = [w for w in a.filter.split(",") if w]
+    makers = peer_workloads.workloads(a.sets.split(","), a.n, a.smoke, dtype, a.side or None)
+    status = 0
+    for name, make in makers.items():
+        if wanted and not any(w == name or w in name for w in wanted):
+            continue
+        case = None
+        for variant in peer.VARIANTS:
+            row = {"peer": a.peer, "variant": variant, "kernel": name, "target": a.target, "dtype": a.dtype,
+                   "threads": int(os.environ["PEER_THREADS"]), "reps": a.reps}
+            if name in peer.NA or name not in peer.KERNELS:
+                row["status"] = "n/a: " + peer.NA.get(name, "not written")
+            else:
+                case = case or make()
+                row.update(origin=case.origin, shape=case.shape)
+                try:
+                    row.update(run_case(case, peer.KERNELS[name], variant, a.reps, a.first_only))
+                except Exception as e:  # a kernel the peer cannot compile or run is a row, not the end
+                    row["status"] = f"error: {type(e).__name__}: {str(e)[:300]}"
+                    status = 1
+            if row.get("status", "ok").startswith("mismatch"):
+                status = 1
+            print(json.dumps(row), flush=True)
+        del case
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
