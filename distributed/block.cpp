@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "ir/messages.hpp"
+
 namespace kiln::dist::detail {
 
 MPI_Datatype mpi_type(DType t) {
@@ -119,6 +123,7 @@ void Block::ensure_ghosts(const std::int64_t* lo, const std::int64_t* hi) {
   bool grow = false;
   for (int d = 0; d < rank; ++d) grow = grow || lo[d] > ghost_lo[d] || hi[d] > ghost_hi[d];
   if (!grow) return;
+  mirror.before_reallocation(*this);
   const std::shared_ptr<std::byte> old = storage_;
   const std::byte* old_owned = owned();
   std::int64_t old_strides[kMaxRank];
@@ -165,6 +170,7 @@ void Block::swap(Block& o) {
   std::swap(extent, o.extent);
   std::swap(strides, o.strides);
   std::swap(types_, o.types_);
+  mirror.swap(o.mirror);
 }
 
 // ---- the header's entry points ----------------------------------------------------------------------
@@ -172,8 +178,16 @@ void Block::swap(Block& o) {
 std::shared_ptr<Block> make_block(const Grid& grid, DType dtype, int rank, const std::int64_t* global) {
   return std::make_shared<Block>(grid, dtype, rank, global);
 }
-void* owned_data(const Block& b) { return b.owned(); }
-ArrayDesc owned_desc(const Block& b) { return b.desc(b.owned_box()); }
+// Host access to the elements: the host copy made current, and (the caller may write through the pointer)
+// the device copy marked stale.
+void* owned_data(const Block& b) {
+  b.mirror.to_host(b, true);
+  return b.owned();
+}
+ArrayDesc owned_desc(const Block& b) {
+  b.mirror.to_host(b, true);
+  return b.desc(b.owned_box());
+}
 const std::int64_t* block_start(const Block& b) { return b.start; }
 const std::int64_t* block_count(const Block& b) { return b.count; }
 const std::int64_t* global_shape(const Block& b) { return b.global; }
@@ -237,6 +251,7 @@ void agree_on_root(const Block& b, const void* global, int root, const char* wha
 
 void scatter(Block& b, const void* global, int root) {
   agree_on_root(b, global, root, "scatter");
+  b.mirror.to_host(b, true);
   MPI_Comm comm = b.grid.comm();
   const MPI_Datatype mine = b.box_type(b.owned_box());
   if (b.grid.rank() == root) {
@@ -259,6 +274,7 @@ void scatter(Block& b, const void* global, int root) {
 
 void gather(const Block& b, void* global, int root) {
   agree_on_root(b, global, root, "gather");
+  b.mirror.to_host(b, false);
   Block& m = const_cast<Block&>(b);  // only the datatype cache changes
   MPI_Comm comm = b.grid.comm();
   const MPI_Datatype mine = m.box_type(b.owned_box());
@@ -281,10 +297,11 @@ void gather(const Block& b, void* global, int root) {
 }
 
 Options halo_options(Options o, const std::string& kernel) {
-  if (o.target != Target::cpu)
-    throw DistributedError("kernel '" + kernel + "': kiln::dist runs kernels on the cpu target (stencils read the ghost "
-                           "layers around each block with plain loads), not on " + std::string(name_of(o.target)) +
-                           ": call it with kiln::Target::cpu");
+  if (o.target == Target::interpreter)
+    throw DistributedError(fmt::format("kernel '{}': kiln::dist runs kernels on the cpu and cuda targets (stencils read "
+                                       "the ghost layers around each block), not on the interpreter: call it with "
+                                       "kiln::Target::cpu or kiln::Target::cuda",
+                                       kernel));
   o.halo_reads = true;
   return o;
 }

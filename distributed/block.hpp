@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/device_mirror.hpp"
 #include "kiln/distributed.hpp"
 
 namespace kiln::dist::detail {
@@ -67,6 +68,10 @@ class Block {
   MPI_Datatype box_type(const Box& b);
 
   void swap(Block& o);
+
+  /// The copy of the storage on this rank's GPU for the CUDA target, and which copy is current. Mutable:
+  /// a const access from the host (gather, a reduction) may first bring the device copy down.
+  mutable DeviceMirror mirror;
 
  private:
   void allocate();

@@ -241,6 +241,7 @@ void count_typed(const Block& b, std::int64_t bins, double lo, double hi, std::i
 }  // namespace
 
 void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out) {
+  b.mirror.to_host(b, false);
   switch (b.dtype) {
     case DType::F64: return count_typed<double>(b, bins, lo, hi, out);
     case DType::F32: return count_typed<float>(b, bins, lo, hi, out);
@@ -252,6 +253,7 @@ void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int
 }
 
 void reduce_axis(const Block& b, ReduceOp op, int axis, void* out) {
+  b.mirror.to_host(b, false);
   switch (b.dtype) {
     case DType::F64: return reduce_axis_typed<double>(b, op, axis, static_cast<double*>(out));
     case DType::F32: return reduce_axis_typed<float>(b, op, axis, static_cast<float*>(out));
@@ -263,6 +265,7 @@ void reduce_axis(const Block& b, ReduceOp op, int axis, void* out) {
 }
 
 void reduce(const Block& b, ReduceOp op, void* out) {
+  b.mirror.to_host(b, false);
   switch (b.dtype) {
     case DType::F64: *static_cast<double*>(out) = reduce_typed<double>(b, op); return;
     case DType::F32: *static_cast<float*>(out) = reduce_typed<float>(b, op); return;

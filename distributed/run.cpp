@@ -20,8 +20,10 @@
 #include <mutex>
 #include <optional>
 
+#include <fmt/format.h>
 #include <omp.h>
 
+#include "kiln/device.hpp"
 #include "kiln/runtime.hpp"
 
 #include "distributed/block.hpp"
@@ -307,6 +309,40 @@ void call_on_chunks(const Call& c, const std::vector<Box>& chunks, int rank) {
   if (error) std::rethrow_exception(error);
 }
 
+/// The CUDA target, one GPU per rank: each block's copy on this rank's GPU made current; the halos exchanged
+/// through the host (the owned bands the messages and border rules read brought down, the exchange and the
+/// border fill done on the host copy, the ghost layers taken up); then one kernel call on the region with the
+/// device copies as arguments. No overlap: a CUDA call returns when its kernel has finished, so the interior
+/// cannot run while the halos travel.
+void run_on_device(const Call& c, std::vector<HaloNeed> needs, const Box& region, int rank) {
+  const int device = cuda::current_device();
+  for (Block* b : c.blocks)
+    if (b) b->mirror.to_device(*b, device);
+  if (!needs.empty()) {
+    std::vector<Block*> exchanged;
+    for (const HaloNeed& h : needs) {
+      h.block->mirror.download_bands(*h.block, h.lo, h.hi);
+      exchanged.push_back(h.block);
+    }
+    Exchange exchange(std::move(needs));
+    exchange.finish();
+    for (Block* b : exchanged) b->mirror.upload_ghosts(*b);
+  }
+  if (!c.compute || region.empty(rank)) return;
+  std::vector<ArgValue> args = c.args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Block* b = c.blocks[i];
+    if (!b) continue;
+    args[i].array = b->desc(region);  // the host copy's view, moved onto the device copy (the same layout)
+    args[i].array.data = b->mirror.base() + (static_cast<std::byte*>(args[i].array.data) - b->base());
+    args[i].on_device = true;
+    args[i].device = device;
+  }
+  c.core->call(c.options_id, args.data(), args.size(), nullptr);
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (c.blocks[i] && args[i].writable) c.blocks[i]->mirror.written_on_device();
+}
+
 }  // namespace
 
 void run(Call& c) {
@@ -360,6 +396,13 @@ void run(Call& c) {
     region.lo[d] = std::max<std::int64_t>(0, an->skip_lo[d] - any->start[d]);
     region.hi[d] = std::min<std::int64_t>(any->count[d], any->global[d] - an->skip_hi[d] - any->start[d]);
   }
+  if (c.target == Target::cuda) {
+    run_on_device(c, std::move(needs), region, rank);
+    return;
+  }
+  // The cpu target works on the host copies (after a CUDA call on these arrays, brought down first).
+  for (Block* b : c.blocks)
+    if (b) b->mirror.to_host(*b, true);
   if (needs.empty()) {
     if (c.compute) call_on(c, region, rank);
     return;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/device.hpp"
 #include "kiln/distributed.hpp"
 
 namespace {
@@ -661,13 +662,89 @@ TEST(DistributedErrors, UnsupportedKernelShapes) {
   e = error_of([&] { dist::run(total, u); });
   EXPECT_NE(e.find("kernel 'total' returns a value"), std::string::npos) << e;
   EXPECT_NE(e.find("kiln::dist::sum"), std::string::npos) << e;
-  // In place: the stencil would read neighbours it overwrote; and halo reads are host loads.
+  // In place: the stencil would read neighbours it overwrote; and the interpreter is not a target of kiln::dist.
   dist::run(lap, v, u);
   e = error_of([&] { dist::run(lap, u, u); });
   EXPECT_NE(e.find("kernel 'lap1_into': stencil lap1"), std::string::npos) << e;
   EXPECT_NE(e.find("write into a second kiln::dist::Array and swap"), std::string::npos) << e;
   e = error_of([&] { dist::run(lap.on(kiln::Target::interpreter), v, u); });
-  EXPECT_NE(e.find("kernel 'lap1': kiln::dist runs kernels on the cpu target"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel 'lap1': kiln::dist runs kernels on the cpu and cuda targets"), std::string::npos) << e;
+}
+
+// ---- one GPU per rank ---------------------------------------------------------------------------------
+
+// The CUDA target on every rank's block (halos staged through the host): every border, bitwise the
+// single-process CUDA result.
+TEST(DistributedCuda, EveryBorderAsOneProcessOnTheGpu) {
+  if (!kiln::cuda::available()) GTEST_SKIP() << "no GPU: " << kiln::cuda::unavailable_reason();
+  dist::select_gpu();
+  const dist::Grid g(2);
+  const auto x = random_array<double>({13, 11}, 4);
+  const auto y0 = random_array<double>({13, 11}, 5);
+  for (const auto& b : kBorders) {
+    const auto jacobi = kiln::stencil("jacobi", [](kiln::Window<double, 2> a) {
+      return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0)) + 0.125 * a(-1, 1);
+    }, b).on(kiln::Target::cuda);
+    kiln::NDArray<double> want = y0.clone();
+    jacobi.into(want, x);
+    auto in = distribute<double, 2>(g, x);
+    auto out = distribute<double, 2>(g, y0);
+    dist::run(jacobi, out, in);
+    expect_equal(out, want, "jacobi on the GPU, " + border_name(b));
+  }
+}
+
+// A time loop on the GPU (the blocks stay there: only halo bands move), then the cpu target and a
+// reduction on the same arrays (brought back first), then the GPU again (taken up again): bitwise the
+// same steps in one process.
+TEST(DistributedCuda, TimeLoopThenCpuThenGpuAgain) {
+  if (!kiln::cuda::available()) GTEST_SKIP() << "no GPU: " << kiln::cuda::unavailable_reason();
+  dist::select_gpu();
+  const dist::Grid g(2);
+  const auto x = random_array<double>({17, 19}, 9);
+  const auto cpu = kiln::stencil("jacobi_wrap", [](kiln::Window<double, 2> a) {
+    return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0));
+  }, kiln::border(Border::wrap));
+  const auto gpu = cpu.on(kiln::Target::cuda);
+  kiln::NDArray<double> want = x.clone(), spare = x.clone();
+  auto u = distribute<double, 2>(g, x);
+  dist::Array<double, 2> v(g, {17, 19});
+  auto steps = [&](const auto& st, int n) {
+    for (int t = 0; t < n; ++t) {
+      st.into(spare, want);
+      std::swap(want, spare);
+      dist::run(st, v, u);
+      u.swap(v);
+    }
+  };
+  steps(gpu, 10);
+  expect_equal(u, want, "10 steps on the GPU");
+  steps(cpu, 3);
+  expect_equal(u, want, "then 3 on the cpu");
+  const auto total = kiln::jit("total", [](kiln::Array<double, 2> a) { return kiln::sum(a); });
+  const double d = dist::sum(u), one = total(want);
+  EXPECT_EQ(std::memcmp(&d, &one, sizeof d), 0) << d << " vs " << one;
+  steps(gpu, 4);
+  u.fill([](const std::array<std::int64_t, 2>& i) { return static_cast<double>(i[0] - i[1]); });
+  for (std::int64_t i = 0; i < 17; ++i)
+    for (std::int64_t j = 0; j < 19; ++j) want(i, j) = static_cast<double>(i - j);
+  steps(gpu, 2);
+  expect_equal(u, want, "a host fill between GPU steps");
+}
+
+// Without a GPU the CUDA target is the same DeviceError on every rank (no rank waits for another).
+TEST(DistributedCuda, WithoutAGpuEveryRankSaysWhy) {
+  if (kiln::cuda::available()) GTEST_SKIP() << "a GPU is present: the error path is for machines without one";
+  EXPECT_THROW(dist::select_gpu(), kiln::DeviceError);
+  const dist::Grid g(1);
+  dist::Array<double, 1> u(g, {31}), v(g, {31});
+  const auto lap = kiln::stencil("lap_gpu", [](kiln::Window<double, 1> a) { return a(-1) - 2.0 * a(0) + a(1); });
+  try {
+    dist::run(lap.on(kiln::Target::cuda), v, u);
+    ADD_FAILURE() << "no DeviceError";
+  } catch (const kiln::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA driver/GPU"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 # The machine may lack fmt, GoogleTest and libsodium: a prefix with fmt's CMake package, GoogleTest's sources and
 # libsodium unpacked by tools/fetch_gpu_deps.sh can be carried in .deps/ (fmt/, googletest/, sodium/); they are
 # used only when the system has none.
-#   bash tools/gpu_check.sh [all|tests|examples|bench]...
+#   bash tools/gpu_check.sh [all|tests|examples|bench|distributed]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kiln-gpu}
@@ -115,6 +115,12 @@ if want tests; then
   timeout $(tmo 120) "$BUILD/tests/cuda_codegen_test" --gtest_brief=1 >"$LOGS/codegen_test.log" 2>&1
   note "cuda_codegen_test: exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/codegen_test.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]" "$LOGS/codegen_test.log" | head -10 | tee -a "$summary"
+fi
+
+# ---- kiln::dist on the CUDA target (needs the Open MPI wheel carried in .whl/) --------------------------------
+if want distributed; then
+  note "== distributed (kiln::dist, one GPU per rank; ranks share the GPU where there are fewer)"
+  timeout $(tmo 300) bash tools/gpu_distributed.sh "$BUILD" "$LOGS" 2>&1 | tee -a "$summary"
 fi
 
 # ---- benchmark -------------------------------------------------------------------------------------------

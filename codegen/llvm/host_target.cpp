@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/llvm/optimize.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::codegen::cpu::detail {
@@ -159,6 +160,7 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, con
     llvm::InitializeNativeTargetAsmPrinter();
     vectorize_remainders();
     no_nontrivial_unswitching();
+    take_over_strength_reduction();
     apply_llvm_options(opts.llvm_options);
     return true;
   }();

@@ -7,10 +7,15 @@
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopStrengthReduce.h>
+#include <llvm/Transforms/Utils/CanonicalizeFreezeInLoops.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "codegen/llvm/host_target.hpp"
@@ -74,7 +79,81 @@ struct NoUselessRuntimeUnrolling : llvm::PassInfoMixin<NoUselessRuntimeUnrolling
   }
 };
 
+/// Loop strength reduction where there is arithmetic to reduce. LLVM's code generator runs LSR on every
+/// loop, and on kiln's kernels it was the most expensive pass of all: a sixth of cold codegen over kiln-suite
+/// --smoke and the examples (268 of 1611 ms CPU on the 2-core znver4 VM, more than instruction selection's
+/// 208), 0.3 to 1 ms per loop even for a one-block loop, mostly spent building scalar-evolution expressions
+/// for the loop's addresses. What it buys on x86 is taking arithmetic on the loop's index out of the loop:
+/// a product by a stride known only at run time (`j * stride`, a column walk) becomes a pointer advanced by
+/// the stride; a run-time offset added to the index (the vector body of `k_lo .. k_hi`, which counts from
+/// 0) is folded into the base; of several integer induction variables (a loop unrolled by a trip count
+/// known at run time counts its copies apart from its index) one is kept. An address that is a
+/// loop-invariant base plus the index times the element size is already one addressing mode
+/// ([base + index*8]), which is what the rest of a chunk's loops use once LICM has hoisted each row's base
+/// (loops from 0, the scalar remainders after a vector loop). So LSR runs only on loops with such
+/// arithmetic, at the end of the optimization pipeline (where the code generator would run it: only IR
+/// verification, loop simplification and freeze canonicalization come before it there), and the code
+/// generator's run is switched off (take_over_strength_reduction). Over kiln-suite --smoke, codegen CPU
+/// went from 1713 to 1493 ms (stencil27 54 -> 32 ms, heat3d 93 -> 66, life 72 -> 55); of the 367 innermost
+/// loops in the machine code, 357 kept their instruction count and 10 scalar remainders or argument checks
+/// got one more instruction per iteration. KILN_LLVM_OPTIONS=-disable-lsr=false restores LLVM's choice (any
+/// mention of -disable-lsr turns this pass off).
+struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexArithmetic> {
+  llvm::PreservedAnalyses run(llvm::Loop& l, llvm::LoopAnalysisManager& am, llvm::LoopStandardAnalysisResults& ar,
+                              llvm::LPMUpdater& u) {
+    if (!has_index_arithmetic(l)) return llvm::PreservedAnalyses::all();
+    // As the code generator does before LSR: freeze instructions moved off induction variables.
+    llvm::PreservedAnalyses kept = llvm::CanonicalizeFreezeInLoopsPass().run(l, am, ar, u);
+    kept.intersect(llvm::LoopStrengthReducePass().run(l, am, ar, u));
+    return kept;
+  }
+
+  /// In the loop's own blocks (not in inner loops): a scalar integer multiplication or left shift of a value
+  /// that changes from one iteration to the next, or a sum or difference of such a value and a loop-invariant
+  /// value that is not a constant (a constant is an addressing mode's displacement, or an increment); or more
+  /// than one integer phi in the header.
+  static bool has_index_arithmetic(const llvm::Loop& l) {
+    int integer_phis = 0;
+    for (const llvm::PHINode& phi : l.getHeader()->phis())
+      if (phi.getType()->isIntegerTy() && ++integer_phis > 1) return true;
+    auto variable = [&](const llvm::Value* v) { return !l.isLoopInvariant(v); };
+    auto runtime_invariant = [&](const llvm::Value* v) { return l.isLoopInvariant(v) && !llvm::isa<llvm::Constant>(v); };
+    for (const llvm::BasicBlock* b : l.blocks()) {
+      if (std::any_of(l.begin(), l.end(), [&](const llvm::Loop* inner) { return inner->contains(b); })) continue;
+      for (const llvm::Instruction& i : *b) {
+        if (!i.getType()->isIntegerTy()) continue;
+        switch (i.getOpcode()) {
+          case llvm::Instruction::Mul:
+          case llvm::Instruction::Shl:
+            if (variable(i.getOperand(0)) || variable(i.getOperand(1))) return true;
+            break;
+          case llvm::Instruction::Add:
+          case llvm::Instruction::Sub:
+            if ((variable(i.getOperand(0)) && runtime_invariant(i.getOperand(1))) ||
+                (variable(i.getOperand(1)) && runtime_invariant(i.getOperand(0))))
+              return true;
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    return false;
+  }
+};
+
+/// Set when take_over_strength_reduction switched the code generator's LSR off, so optimize() runs it.
+bool g_strength_reduction_here = false;
+
 }  // namespace
+
+void take_over_strength_reduction() {
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("disable-lsr");
+  if (it == options.end() || it->second->getNumOccurrences() > 0) return;
+  static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(true);
+  g_strength_reduction_here = true;
+}
 
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
@@ -115,6 +194,17 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) { fpm.addPass(NoUselessRuntimeUnrolling()); });
+
+  // Only if LLVM's command line (KILN_LLVM_OPTIONS) has not named -disable-lsr since.
+  const bool strength_reduce = g_strength_reduction_here && opt_level >= 1 && [] {
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("disable-lsr");
+    return it != options.end() && it->second->getNumOccurrences() == 0;
+  }();
+  if (strength_reduce)
+    pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::createFunctionToLoopPassAdaptor(StrengthReduceIndexArithmetic())));
+    });
 
   llvm::OptimizationLevel level = llvm::OptimizationLevel::O3;
   if (opt_level == 1) level = llvm::OptimizationLevel::O1;

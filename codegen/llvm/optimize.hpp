@@ -13,6 +13,11 @@ namespace kiln::codegen::cpu::detail {
 /// Runs the new pass manager's default pipeline for `opt_level` (0..3), tuned for the host.
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
 
+/// Moves loop strength reduction from the code generator into optimize(), which runs it only on loops with
+/// arithmetic on their index to reduce (see StrengthReduceIndexArithmetic in optimize.cpp). Called once, before
+/// KILN_LLVM_OPTIONS is applied; does nothing if LLVM's -disable-lsr was already set.
+void take_over_strength_reduction();
+
 /// Compiles `m` to a relocatable ELF object in memory.
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);
 

@@ -60,6 +60,7 @@ struct Call {
   std::vector<Block*> blocks;
   bool overlap = true;
   bool compute = true;  ///< false: exchange the halos only (kiln::dist::exchange)
+  Target target = Target::cpu;  ///< cuda: the blocks' device copies on this rank's GPU (cuda::current_device)
 };
 /// Exchanges the halos the kernel's stencils need, then runs it on every rank's block (distributed/run.cpp).
 void run(Call& call);
@@ -85,11 +86,17 @@ void reduce_axis(const Block& b, ReduceOp op, int axis, void* out);
 /// Counts of the block's elements per bin (see kiln::dist::histogram), summed over every rank into `out`.
 void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int64_t* out);
 
-/// The options a kernel runs with on distributed arrays: its own, with halo reads. A target other than
-/// cpu is a DistributedError naming the kernel (halo reads are host loads beyond the arguments' views).
+/// The options a kernel runs with on distributed arrays: its own, with halo reads. The interpreter target
+/// is a DistributedError naming the kernel (it runs kernels on the cpu and cuda targets).
 Options halo_options(Options o, const std::string& kernel);
 
 }  // namespace detail
+
+/// One GPU per rank: selects for the calling thread (kiln::cuda::set_device) the GPU numbered by this rank's
+/// index among the ranks of `comm` on its node (MPI_Comm_split_type, shared memory), modulo the node's GPU
+/// count, and returns that ordinal. Kernels run with kiln::Target::cuda then compute each rank's blocks on
+/// it. Collective over `comm`. A DeviceError where the node has no GPU.
+int select_gpu(MPI_Comm comm = MPI_COMM_WORLD);
 
 /// A Cartesian grid of ranks (MPI_Dims_create, MPI_Cart_create): `ndims` (1..4) axes of ranks. Arrays
 /// of rank R >= ndims are split along their first `ndims` axes, the rest kept whole. The communicator is
@@ -256,6 +263,7 @@ void run(const RunOptions& o, const Kernel<F>& kernel, A&&... args) {
   detail::Call c;
   c.core = k.core();
   c.options_id = k.options_id();
+  c.target = k.options().target;
   c.overlap = o.overlap;
   (detail::add_arg(c, std::forward<A>(args)), ...);
   detail::run(c);
@@ -272,6 +280,7 @@ void run(const RunOptions& o, const Stencil<F>& st, A&&... args) {
   detail::Call c;
   c.core = s.into_core();
   c.options_id = s.into_options_id();
+  c.target = s.options().target;
   c.overlap = o.overlap;
   (detail::add_arg(c, std::forward<A>(args)), ...);
   detail::run(c);
@@ -291,6 +300,7 @@ void exchange(const Kernel<F>& kernel, A&&... args) {
   detail::Call c;
   c.core = k.core();
   c.options_id = k.options_id();
+  c.target = k.options().target;
   c.compute = false;
   (detail::add_arg(c, std::forward<A>(args)), ...);
   detail::run(c);
@@ -301,6 +311,7 @@ void exchange(const Stencil<F>& st, A&&... args) {
   detail::Call c;
   c.core = s.into_core();
   c.options_id = s.into_options_id();
+  c.target = s.options().target;
   c.compute = false;
   (detail::add_arg(c, std::forward<A>(args)), ...);
   detail::run(c);

@@ -1,0 +1,27 @@
+// One GPU per rank: the ranks of one node take its GPUs in turn.
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include "kiln/device.hpp"
+#include "kiln/distributed.hpp"
+
+namespace kiln::dist {
+
+int select_gpu(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  const int count = cuda::device_count();
+  if (count == 0)
+    throw DeviceError(fmt::format("kiln::dist::select_gpu: this rank's node has no CUDA GPU ({}): run the cpu target "
+                                  "there",
+                                  cuda::unavailable_reason()));
+  const int ordinal = local % count;
+  cuda::set_device(ordinal);
+  return ordinal;
+}
+
+}  // namespace kiln::dist
