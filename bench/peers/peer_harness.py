@@ -16,7 +16,7 @@ first, then the same one to a second process with --first-only, whose first call
 A peer module is imported after this script has put the run's settings into the environment (PEER_TARGET,
 PEER_THREADS, PEER_CACHE: `settings()`), so that it can configure its system before importing it. It defines
 VARIANTS (the table columns it makes: Halide's hand schedule and autoscheduler), `version()`, `describe()` (its
-settings for the table header), KERNELS (name -> builder(case, work, variant) -> Kernel) and NA (name -> why).
+settings for the table header), KERNELS (name -> builder(case, work, variant) -> Kernel) and NA (name, or (name, variant) -> why).
 A builder only moves data; compilation happens in the first `step()`, so that the first call counts it.
 """
 import argparse
@@ -108,7 +108,10 @@ def main():
     ap.add_argument("--dtype", default="f64", choices=["f64", "f32"])
     ap.add_argument("--cache", default="", help="the peer's kernel cache directory")
     ap.add_argument("--first-only", action="store_true", help="only each kernel's first call (fresh process)")
+    ap.add_argument("--only", default="", help="(internal) the one workload this process runs")
     a = ap.parse_args()
+    if not a.only:
+        return isolate(a)
     os.environ.update(PEER_TARGET=a.target, PEER_THREADS=str(a.threads or os.cpu_count()), PEER_CACHE=a.cache,
                       PEER_DTYPE=a.dtype)
     if a.threads:
@@ -118,21 +121,22 @@ def main():
     import numpy as np
     import peer_workloads
     peer = importlib.import_module(f"{a.peer}_suite")
-    print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe()}), flush=True)
+    print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe(),
+                      "variants": peer.VARIANTS}), flush=True)
 
     dtype = np.float32 if a.dtype == "f32" else np.float64
-    wanted = [w for w in a.filter.split(",") if w]
     makers = peer_workloads.workloads(a.sets.split(","), a.n, a.smoke, dtype, a.side or None)
     status = 0
     for name, make in makers.items():
-        if wanted and not any(w == name or w in name for w in wanted):
+        if name != a.only:
             continue
         case = None
         for variant in peer.VARIANTS:
             row = {"peer": a.peer, "variant": variant, "kernel": name, "target": a.target, "dtype": a.dtype,
                    "threads": int(os.environ["PEER_THREADS"]), "reps": a.reps}
-            if name in peer.NA or name not in peer.KERNELS:
-                row["status"] = "n/a: " + peer.NA.get(name, "not written")
+            why = peer.NA.get((name, variant)) or peer.NA.get(name)
+            if why or name not in peer.KERNELS:
+                row["status"] = "n/a: " + (why or "not written")
             else:
                 case = case or make()
                 row.update(origin=case.origin, shape=case.shape)
@@ -146,6 +150,40 @@ def main():
             print(json.dumps(row), flush=True)
         del case
     return status
+
+
+def isolate(a):
+    """Runs each workload in its own process (this script with --only): a peer whose JIT code crashes costs
+    that row, not the table, and no workload's compiled code or arrays outlive it. Prints the first process's
+    header line and every row; a process that died without reporting a variant gets an "error" row."""
+    import subprocess
+    import numpy as np
+    import peer_workloads
+    names = list(peer_workloads.workloads(a.sets.split(","), a.n, a.smoke, np.float64, a.side or None))
+    wanted = [w for w in a.filter.split(",") if w]
+    names = [n for n in names if not wanted or any(w == n or w in n for w in wanted)]
+    argv = [arg for arg in sys.argv[1:]]
+    status, header = 0, None
+    for name in names:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--only", name], stdout=subprocess.PIPE,
+                           text=True)
+        rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        head = next((x for x in rows if "version" in x), None)
+        if head and header is None:
+            header = head
+            print(json.dumps(head), flush=True)
+        seen = set()
+        for row in rows:
+            if "version" not in row:
+                seen.add(row["variant"])
+                print(json.dumps(row), flush=True)
+        for variant in (head or header or {"variants": [a.peer]})["variants"]:
+            if variant not in seen:
+                why = f"signal {-r.returncode}" if r.returncode < 0 else f"exit status {r.returncode}"
+                print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
+                                  "status": f"error: the process died ({why}) before reporting"}), flush=True)
+        status = status or (r.returncode != 0)
+    return int(status)
 
 
 if __name__ == "__main__":
