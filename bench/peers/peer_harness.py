@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs one JIT peer's kernels (halide_suite.py, drjit_suite.py, taichi_suite.py, devito_suite.py) on the
+"""Runs one JIT peer's kernels (peer_halide.py, peer_drjit.py, peer_taichi.py, peer_devito.py) on the
 workloads of peer_workloads.py and prints one JSON object a line:
 {"peer", "variant", "kernel", "origin", "shape", "ms" (median of --reps calls after two warm-up calls),
 "first_call_ms" (the first call in this process: the peer's compile, or its cache load, plus one run at the timed
@@ -120,7 +120,7 @@ def main():
             os.environ[var] = str(a.threads)
     import numpy as np
     import peer_workloads
-    peer = importlib.import_module(f"{a.peer}_suite")
+    peer = importlib.import_module(f"peer_{a.peer}")
     print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe(),
                       "variants": peer.VARIANTS}), flush=True)
 

@@ -1,4 +1,4 @@
-"""The workloads every JIT peer (halide_suite.py, drjit_suite.py, taichi_suite.py, devito_suite.py) runs, as
+"""The workloads every JIT peer (peer_halide.py, peer_drjit.py, peer_taichi.py, peer_devito.py) runs, as
 `numba_suite.Case`s: the public kernel suite's cases are numba_suite.cases() unchanged (kiln-suite's sizes,
 constants and input distributions, NumPy references, kiln-suite's tolerances); the kiln-bench rows are built
 here from numba_bench.workloads() (kiln-bench's sizes and distributions for --n) with NumPy references added.
