@@ -151,6 +151,7 @@ LoweringReport lowering_report(const ir::Function& lowered, const passes::Pipeli
   LoweringReport out;
   out.lowered_ir = ir::to_string(lowered);
   out.pass_report = passes::report_text(report);  // timings, then one section per topic
+  out.parfors = report.parfors;
   return out;
 }
 

@@ -51,6 +51,7 @@ struct VariantCode {
 struct LoweringReport {
   std::string lowered_ir;   ///< the IR after all passes, as text
   std::string pass_report;  ///< passes::report_text: the pass timings line, then the notes by section
+  passes::ParforGraph parfors{};  ///< the parfors and their fusion, for the source listing (frontend/source_listing.hpp)
 };
 
 struct BuiltVariant {

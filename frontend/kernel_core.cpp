@@ -18,6 +18,7 @@
 #include "frontend/argument_overlap.hpp"
 #include "frontend/compiler.hpp"
 #include "frontend/settings.hpp"
+#include "frontend/source_listing.hpp"
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 #include "frontend/trace_summary.hpp"
@@ -51,6 +52,7 @@ struct Variant {
   std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
   std::vector<std::string> locations;  ///< this kernel's source positions, for `{@k}` in check messages
   bool halo_reads = false;  ///< traced with Options::halo_reads (check mode traces again the same way)
+  SourceListing listing;  ///< the kernel's source as traced, for the report's source listing
 
   // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
   // run again only if the lowered IR or the report is asked for.
@@ -74,7 +76,9 @@ struct Variant {
 
   std::string report() const {
     const LoweringReport& l = lowered();
-    return report_head + l.pass_report + report_timing + "IR after passes:\n" + l.lowered_ir;
+    // The passes' notes quote check messages, which name source positions as {@k} (Function::locations).
+    return report_head + ir::resolve_locations(l.pass_report, locations) + source_listing_text(listing, l.parfors) +
+           report_timing + "IR after passes:\n" + l.lowered_ir;
   }
 };
 
@@ -140,6 +144,7 @@ struct KernelCore::Impl {
   Tracer tracer;
   std::shared_ptr<const void> fn;
   std::vector<std::string> names;
+  Where where;  ///< the kiln::jit call
 
   std::mutex mutex;  // guards options, all, and compilation
   std::vector<Options> options;
@@ -185,13 +190,14 @@ struct KernelCore::Impl {
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
-  ir::Function trace(const SigKey& key, const ArgValue* args, bool halo_reads) const;
+  /// The traced IR; with `listing`, also the kernel's source lines as the trace found them.
+  ir::Function trace(const SigKey& key, const ArgValue* args, bool halo_reads, SourceListing* listing = nullptr) const;
 
   void check_trace(const Variant& v, const ArgValue* args) const;
 };
 
 /// Runs the lambda on traced parameters of this call signature.
-ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bool halo_reads) const {
+ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bool halo_reads, SourceListing* listing) const {
   std::vector<ParamInstance> inst;
   for (std::size_t i = 0; i < params.size(); ++i) {
     ParamInstance pi{params[i], 0, false, 0};
@@ -210,7 +216,9 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bo
   } catch (const ir::IRError& e) {
     ctx.fail(e.what());
   }
-  return ctx.finish();
+  ir::Function f = ctx.finish();
+  if (listing) *listing = record_source_listing(ctx, where);
+  return f;
 }
 
 /// Check mode: the lambda must still trace to the IR that was compiled. A `[&]`-captured host value is a
@@ -251,6 +259,7 @@ KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer t
   impl_->params = std::move(params);
   impl_->tracer = tracer;
   impl_->fn = std::move(fn);
+  impl_->where = where;
 }
 
 KernelCore::~KernelCore() = default;
@@ -354,7 +363,7 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->key = key;
 
   auto t0 = std::chrono::steady_clock::now();
-  ir::Function traced = trace(key, args, opts.halo_reads);
+  ir::Function traced = trace(key, args, opts.halo_reads, &v->listing);
   v->halo_reads = opts.halo_reads;
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});

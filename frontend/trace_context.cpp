@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <atomic>
 
 #include "frontend/source_names.hpp"
@@ -228,6 +229,24 @@ std::string TraceContext::name_of(const TracedValue& v) const {
 
 void TraceContext::note_location(const std::string& where) {
   if (std::find(locations_.begin(), locations_.end(), where) == locations_.end()) locations_.push_back(where);
+}
+
+void TraceContext::note_line(const Where& where) {
+  if (!where.file || where.line == 0) return;
+  for (LineSpan& s : line_spans_)
+    if (s.file == where.file || std::strcmp(s.file, where.file) == 0) {
+      s.first = std::min(s.first, where.line);
+      s.last = std::max(s.last, where.line);
+      return;
+    }
+  line_spans_.push_back({where.file, where.line, where.line});
+}
+
+std::pair<unsigned, unsigned> TraceContext::noted_lines(const char* file) const {
+  if (file)
+    for (const LineSpan& s : line_spans_)
+      if (s.file == file || std::strcmp(s.file, file) == 0) return {s.first, s.last};
+  return {0, 0};
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/stmt.hpp"
@@ -58,6 +59,13 @@ class TraceContext {
   /// A source position made into text while tracing (Where::str): check messages get it as a `{@k}`
   /// reference to Function::locations instead (see finish).
   void note_location(const std::string& where);
+  /// The source positions noted so far (note_location), in order of first use.
+  const std::vector<std::string>& locations() const { return locations_; }
+  /// A traced value was made at `where` (TracedValue's constructors): the source listing of the diagnostics
+  /// runs through the last line of the kernel's file that made one.
+  void note_line(const Where& where);
+  /// The first and last line of `file` (a std::source_location file name) noted by note_line, or {0, 0}.
+  std::pair<unsigned, unsigned> noted_lines(const char* file) const;
   [[noreturn]] void fail(const std::string& what, const Where& where = {}) const;
 
   // ---- scopes
@@ -131,6 +139,12 @@ class TraceContext {
 
   void flush(Scope& s);
   std::vector<std::string> locations_;  ///< note_location, in order of first use
+  /// note_line: per file, the lines values were made on. Few files (the kernel's, kiln's headers).
+  struct LineSpan {
+    const char* file;
+    unsigned first, last;
+  };
+  std::vector<LineSpan> line_spans_;
 };
 
 /// Sets/restores the thread's current trace.

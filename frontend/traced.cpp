@@ -36,6 +36,7 @@ Node build(F&& f) {
 TracedValue::TracedValue(Node n, Where w) : node_(std::move(n)), where_(w) {
   if (TraceContext* ctx = TraceContext::current()) {
     scope_ = ctx->current_scope();
+    ctx->note_line(w);
     enroll();
   }
 }
@@ -45,6 +46,7 @@ TracedValue::TracedValue(const TracedValue& other, Where w) : where_(w) {
   node_ = ctx ? ctx->read(other) : other.node_;
   if (ctx) {
     scope_ = ctx->current_scope();
+    ctx->note_line(w);
     enroll();
   } else if (other.scope_ != 0) {
     throw TraceError("a traced value is copied outside the kernel it belongs to");

@@ -26,12 +26,12 @@ struct ParforGraph {
   struct Node {
     int id;
     int parent = 0;      ///< the id of the parfor whose body holds this one, or 0 at the top level
-    std::string origin;  ///< the source op or prange it came from, shortened when it holds many
+    std::string origin{};  ///< the source op or prange it came from, shortened when it holds many
     /// Each source op or prange it came from, as ir::ParforStmt::origin lists them (passes before fusion,
     /// e.g. fuse_stencils, may have merged several); the frontend places them in the source listing.
-    std::vector<std::string> origins;
-    std::string space;   ///< its index space as text, `(i in 0 .. n)`
-    std::string reductions;  ///< `s (add, identity -0.0), hist[*] (add)`, or empty
+    std::vector<std::string> origins{};
+    std::string space{};       ///< its index space as text, `(i in 0 .. n)`
+    std::string reductions{};  ///< `s (add, identity -0.0), hist[*] (add)`, or empty
   };
   /// A parfor after fusion: the original parfors it contains, and where it is nested.
   struct Group {
