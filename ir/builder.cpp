@@ -3,26 +3,27 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "ir/printer.hpp"
 
 namespace kiln::ir {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw IRError("malformed IR: " + what); }
+[[noreturn]] void fail(const std::string& what) { throw IRError(fmt::format("malformed IR: {}", what)); }
+
+/// An operand in a message: the expression and its type.
+std::string operand_text(const Expr& e) { return e ? fmt::format(" [{} : {}]", to_string(e), name_of(e->type)) : ""; }
 
 void require(bool ok, const char* what, const Expr& a = nullptr, const Expr& b = nullptr) {
   if (ok) return;
-  std::string msg = what;
-  if (a) msg += " [" + to_string(a) + " : " + std::string(name_of(a->type)) + "]";
-  if (b) msg += " [" + to_string(b) + " : " + std::string(name_of(b->type)) + "]";
-  fail(msg);
+  fail(fmt::format("{}{}{}", what, operand_text(a), operand_text(b)));
 }
 
 void require_indices(const Var& array, const std::vector<Expr>& indices) {
   if (!array || !array->type.is_array()) fail("indexing a non-array");
   if (indices.size() != array->type.rank)
-    fail(array->name + " has rank " + std::to_string(array->type.rank) + " but is indexed with " +
-         std::to_string(indices.size()) + " indices");
+    fail(fmt::format("{} has rank {} but is indexed with {} indices", array->name, array->type.rank, indices.size()));
   for (const auto& i : indices) require(i && i->type == DType::I64, "array index must be i64", i);
 }
 
@@ -131,7 +132,7 @@ Expr make_cast(DType t, Expr a) {
 
 Expr make_call(Intrinsic fn, std::vector<Expr> args) {
   if (static_cast<int>(args.size()) != arity(fn))
-    fail(std::string(name_of(fn)) + " takes " + std::to_string(arity(fn)) + " arguments");
+    fail(fmt::format("{} takes {} arguments", name_of(fn), arity(fn)));
   for (const auto& x : args) {
     require(x != nullptr, "null argument");
     require(x->type == args[0]->type, "intrinsic arguments differ in type", args[0], x);
@@ -260,8 +261,7 @@ Stmt make_check(Expr cond, std::int32_t code, std::string message, std::vector<E
   if (code == 0) fail("a check needs a failure status code");
   size_t holes = 0;
   for (size_t p = message.find("{}"); p != std::string::npos; p = message.find("{}", p + 2)) ++holes;
-  if (holes != args.size()) fail("check message has " + std::to_string(holes) + " placeholders for " +
-                                 std::to_string(args.size()) + " values");
+  if (holes != args.size()) fail(fmt::format("check message has {} placeholders for {} values", holes, args.size()));
   for (const auto& a : args) require(a && a->type == DType::I64, "check message values must be i64", a);
   return std::make_shared<CheckStmt>(std::move(cond), code, std::move(message), std::move(args));
 }
@@ -299,10 +299,10 @@ Stmt make_bind(Var target, Var source, bool declare) {
   const Type& t = target->type;
   const Type& s = source->type;
   if (t.elem != s.elem || t.rank != s.rank)
-    fail("bind of " + target->name + " (" + to_string(t) + ") to " + source->name + " (" + to_string(s) + ")");
+    fail(fmt::format("bind of {} ({}) to {} ({})", target->name, to_string(t), source->name, to_string(s)));
   // What the binding promises about its arrays must hold for every array it names.
   if ((t.unit_stride && !s.unit_stride) || (t.unit_dims & ~s.unit_dims))
-    fail("bind of " + target->name + " to " + source->name + ", which lacks the layout its type promises");
+    fail(fmt::format("bind of {} to {}, which lacks the layout its type promises", target->name, source->name));
   return std::make_shared<BindStmt>(std::move(target), std::move(source), declare);
 }
 

@@ -8,7 +8,10 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "ir/builder.hpp"
+#include "ir/messages.hpp"
 #include "ir/printer.hpp"
 #include "ir/semantics.hpp"
 #include "ir/status.hpp"
@@ -76,7 +79,7 @@ class Compiler final : public HostScope {
   /// Stops the run: the Machine's way, or the kiln::Error of the code naming the kernel.
   [[noreturn]] void fail(Frame& fr, std::int32_t code, const std::string& message) const {
     if (machine_) machine_->fail(fr, code, message);
-    throw_status(code, "kernel '" + fn_.name + "': " + resolve_locations(message, fn_.locations));
+    throw_status(code, fmt::format("kernel '{}': {}", fn_.name, resolve_locations(message, fn_.locations)));
   }
   size_t num_scalars() const { return scalar_slots_.size(); }
   size_t num_arrays() const { return array_slots_.size(); }
@@ -262,26 +265,26 @@ class Compiler final : public HostScope {
   ArrayDesc new_array(Frame& fr, int site, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
     ArrayDesc d;
     for (int k = 0; k < rank; ++k) d.shape[k] = extents[k];
-    std::string shape = "(";
-    for (int k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
-    shape += rank == 1 ? ",)" : ")";
+    // As kiln_rt_alloc writes it: a Python tuple, "(5,)" for rank 1.
+    const std::string shape = rank == 1 ? fmt::format("({},)", d.shape[0]) : shape_text(rank, d.shape);
     const ArraySize size = array_size(d.shape, rank, size_of(elem));
     if (size.negative_axis >= 0)
-      fail(fr, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape + ": negative extent on axis " +
-                                   std::to_string(size.negative_axis));
+      fail(fr, kShapeMismatch,
+           fmt::format("cannot allocate array '{}' of shape {}: negative extent on axis {}", name, shape, size.negative_axis));
     if (size.too_large)
-      fail(fr, kShapeMismatch, "cannot allocate array '" + name + "' of shape " + shape + " with " +
-                                   std::to_string(size_of(elem)) + "-byte elements: its size in bytes exceeds " +
-                                   std::to_string(kMaxArrayBytes));
+      fail(fr, kShapeMismatch,
+           fmt::format("cannot allocate array '{}' of shape {} with {}-byte elements: its size in bytes exceeds {}", name,
+                       shape, size_of(elem), kMaxArrayBytes));
     for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
     if (machine_) {
-      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes), "array " + name + " of shape " + shape);
+      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes),
+                                  fmt::format("array {} of shape {}", name, shape));
       return d;
     }
     d.data = allocate(elem, size.bytes);
     if (!d.data)
-      throw Error("kernel '" + fn_.name + "': out of memory allocating array '" + name + "' of shape " + shape + " (" +
-                  std::to_string(size.bytes) + " bytes)");
+      throw Error(fmt::format("kernel '{}': out of memory allocating array '{}' of shape {} ({} bytes)", fn_.name, name,
+                              shape, size.bytes));
     fr.owned.emplace_back(d.data, &std::free);
     return d;
   }
@@ -312,8 +315,10 @@ class Compiler final : public HostScope {
 
   /// Statements that only run on host memory: the passes lower and offload them before a Machine sees them.
   void host_only(const char* what) const {
-    if (machine_) throw IRError("interpreter: " + std::string(what) + " in kernel '" + fn_.name +
-                                "' cannot run with a Machine; lower and offload the function first");
+    if (machine_)
+      throw IRError(fmt::format("interpreter: {} in kernel '{}' cannot run with a Machine; lower and offload the function "
+                                "first",
+                                what, fn_.name));
   }
   /// While compiling a stencil's value: its windows, whose out-of-range reads the border answers.
   struct WindowRule {
@@ -421,10 +426,8 @@ class Compiler final : public HostScope {
 
   [[noreturn]] void index_error(Frame& fr, const std::string& name, size_t axis, std::int64_t i, const ArrayDesc& d,
                                  size_t rank) const {
-    std::string shape;
-    for (size_t k = 0; k < rank; ++k) shape += (k ? ", " : "") + std::to_string(d.shape[k]);
-    fail(fr, kIndexOutOfRange, "index " + std::to_string(i) + " out of range on axis " + std::to_string(axis) + " of " +
-                                   name + " (shape (" + shape + "))");
+    fail(fr, kIndexOutOfRange, fmt::format("index {} out of range on axis {} of {} (shape {})", i, axis, name,
+                                           shape_text(static_cast<int>(rank), d.shape)));
   }
 
   ExprFn binary(const BinaryExpr& b) {

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ir/builder.hpp"
 #include "ir/verifier.hpp"
 
@@ -31,8 +33,7 @@ class Reader {
   Function function() {
     const std::uint32_t version = u32("the format version");
     if (version != kSerialFormatVersion)
-      fail(0, "format version " + std::to_string(version) + ", but this build reads version " +
-                  std::to_string(kSerialFormatVersion));
+      fail(0, "format version {}, but this build reads version {}", version, kSerialFormatVersion);
     const std::uint32_t n = count("variable table");
     table_.reserve(n);
     for (std::uint32_t k = 0; k < n; ++k) table_.push_back(table_entry());
@@ -49,10 +50,9 @@ class Reader {
     }
     f.locations.resize(count("source location list"));
     for (auto& l : f.locations) l = str("a source location");
-    if (pos_ != in_.size()) fail(pos_, std::to_string(in_.size() - pos_) + " bytes after the end of the function");
+    if (pos_ != in_.size()) fail(pos_, "{} bytes after the end of the function", in_.size() - pos_);
     if (referenced_ != table_.size())
-      fail(pos_, "the variable table has " + std::to_string(table_.size()) + " entries but the function refers to " +
-                     std::to_string(referenced_));
+      fail(pos_, "the variable table has {} entries but the function refers to {}", table_.size(), referenced_);
     return f;
   }
 
@@ -63,8 +63,11 @@ class Reader {
   std::size_t referenced_ = 0;  ///< variables referred to so far: the next new reference must be this one
   int depth_ = 0;
 
-  [[noreturn]] static void fail(std::size_t at, const std::string& what) {
-    throw IRError("serialized IR rejected at byte " + std::to_string(at) + ": " + what);
+  /// Rejects the input: `what` and its arguments, formatted with fmt, say why.
+  template <class... Args>
+  [[noreturn]] static void fail(std::size_t at, fmt::format_string<Args...> what, Args&&... args) {
+    throw IRError(
+        fmt::format("serialized IR rejected at byte {}: {}", at, fmt::format(what, std::forward<Args>(args)...)));
   }
 
   /// Runs a checked constructor of ir/builder.hpp, naming the offset of the node it was building if it refuses.
@@ -73,13 +76,13 @@ class Reader {
     try {
       return make();
     } catch (const IRError& e) {
-      fail(at, e.what());
+      fail(at, "{}", e.what());
     }
   }
 
   std::uint64_t fixed(int bytes, const char* what) {
     if (in_.size() - pos_ < static_cast<std::size_t>(bytes))
-      fail(pos_, std::string("input ends inside ") + what);
+      fail(pos_, "input ends inside {}", what);
     std::uint64_t v = 0;
     for (int k = 0; k < bytes; ++k) v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + k])} << (8 * k);
     pos_ += bytes;
@@ -93,7 +96,7 @@ class Reader {
   bool flag(const char* what) {
     const std::size_t at = pos_;
     const std::uint8_t b = u8(what);
-    if (b > 1) fail(at, std::string(what) + ": flag byte " + std::to_string(b) + " (0 or 1)");
+    if (b > 1) fail(at, "{}: flag byte {} (0 or 1)", what, b);
     return b == 1;
   }
 
@@ -102,7 +105,7 @@ class Reader {
     const std::size_t at = pos_;
     const std::uint8_t b = u8(what);
     if (b > static_cast<std::uint8_t>(last))
-      fail(at, std::string("unknown ") + what + " " + std::to_string(b));
+      fail(at, "unknown {} {}", what, b);
     return static_cast<E>(b);
   }
 
@@ -112,8 +115,7 @@ class Reader {
     const std::size_t at = pos_;
     const std::uint32_t n = u32(what);
     if (n > in_.size() - pos_)
-      fail(at, std::string(what) + " claims " + std::to_string(n) + " items but " + std::to_string(in_.size() - pos_) +
-                   " bytes remain");
+      fail(at, "{} claims {} items but {} bytes remain", what, n, in_.size() - pos_);
     return n;
   }
 
@@ -134,9 +136,9 @@ class Reader {
     t.rank = u8("a variable's rank");
     t.unit_stride = flag("a variable's unit stride");
     t.unit_dims = u8("a variable's unit dimensions");
-    if (t.rank > kMaxRank) fail(at, "variable " + name + " has rank " + std::to_string(t.rank));
+    if (t.rank > kMaxRank) fail(at, "variable {} has rank {}", name, t.rank);
     if (t.unit_dims >> t.rank || (t.is_scalar() && t.unit_stride))
-      fail(at, "variable " + name + " has layout facts about dimensions it lacks");
+      fail(at, "variable {} has layout facts about dimensions it lacks", name);
     return make_var(std::move(name), t, kind, std::move(where));
   }
 
@@ -144,17 +146,17 @@ class Reader {
     const std::size_t at = pos_;
     const std::uint32_t k = u32("a variable number");
     if (k >= table_.size())
-      fail(at, "variable number " + std::to_string(k) + " out of range (the table has " + std::to_string(table_.size()) + ")");
+      fail(at, "variable number {} out of range (the table has {})", k, table_.size());
     if (k > referenced_)
-      fail(at, "variable number " + std::to_string(k) + " before variable " + std::to_string(referenced_) +
-                   " (variables are numbered in order of first reference)");
+      fail(at, "variable number {} before variable {} (variables are numbered in order of first reference)", k,
+           referenced_);
     if (k == referenced_) ++referenced_;
     return table_[k];
   }
   Var array_var(const char* what) {
     const std::size_t at = pos_;
     Var v = var();
-    if (!v->type.is_array()) fail(at, std::string(what) + " " + v->name + " is not an array");
+    if (!v->type.is_array()) fail(at, "{} {} is not an array", what, v->name);
     return v;
   }
   std::vector<Var> vars() {
@@ -177,7 +179,7 @@ class Reader {
   struct Level {
     int& depth;
     Level(int& d, std::size_t at) : depth(d) {
-      if (++depth > kMaxSerialDepth) fail(at, "nested deeper than " + std::to_string(kMaxSerialDepth) + " levels");
+      if (++depth > kMaxSerialDepth) fail(at, "nested deeper than {} levels", kMaxSerialDepth);
     }
     ~Level() { --depth; }
   };
@@ -239,7 +241,7 @@ class Reader {
         const DType t = enumerator(kLastDType, "cast type");
         Expr a = expr();
         // make_cast drops a cast to the operand's own type; serialize never writes one.
-        if (a->type == t) fail(at, "cast of a " + std::string(name_of(t)) + " value to its own type");
+        if (a->type == t) fail(at, "cast of a {} value to its own type", name_of(t));
         return make_cast(t, std::move(a));
       }
       case ExprKind::Call: {

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ir/builder.hpp"
 
 namespace kiln::ir {
@@ -56,7 +58,7 @@ class Writer {
     for (int k = 0; k < bytes; ++k) u8(static_cast<std::uint8_t>(v >> (8 * k)));
   }
   void u32(std::size_t v) {
-    if (v > UINT32_MAX) throw IRError("cannot serialize IR: a count or length of " + std::to_string(v) + " exceeds 32 bits");
+    if (v > UINT32_MAX) throw IRError(fmt::format("cannot serialize IR: a count or length of {} exceeds 32 bits", v));
     fixed(v, 4);
   }
   void i32(std::int32_t v) { fixed(static_cast<std::uint32_t>(v), 4); }
@@ -91,7 +93,7 @@ class Writer {
     int& depth;
     explicit Level(int& d) : depth(d) {
       if (++depth > kMaxSerialDepth)
-        throw IRError("cannot serialize IR nested deeper than " + std::to_string(kMaxSerialDepth) + " levels");
+        throw IRError(fmt::format("cannot serialize IR nested deeper than {} levels", kMaxSerialDepth));
     }
     ~Level() { --depth; }
   };

@@ -1,5 +1,7 @@
 #include "ir/status.hpp"
 
+#include <fmt/format.h>
+
 #include "kiln/abi.hpp"
 #include "kiln/error.hpp"
 
@@ -42,7 +44,7 @@ void throw_status(std::int32_t code, const std::string& message) {
     case kIndexOutOfRange: throw IndexError(message);
     case kValueError: throw ValueError(message);
     case kOutOfMemory: throw Error(message);
-    default: throw Error(message + " (status " + std::to_string(code) + ")");
+    default: throw Error(fmt::format("{} (status {})", message, code));
   }
 }
 

@@ -4,6 +4,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
@@ -417,10 +420,8 @@ std::vector<std::string> verify(const Function& f) {
 void verify_or_throw(const Function& f, const std::string& context) {
   auto problems = verify(f);
   if (problems.empty()) return;
-  std::string msg = "IR verification failed (" + context + ") for kernel '" + f.name + "':";
-  for (const auto& p : problems) msg += "\n  - " + p;
-  msg += "\n" + to_string(f);
-  throw IRError(msg);
+  throw IRError(fmt::format("IR verification failed ({}) for kernel '{}':\n  - {}\n{}", context, f.name,
+                            fmt::join(problems, "\n  - "), to_string(f)));
 }
 
 }  // namespace kiln::ir
