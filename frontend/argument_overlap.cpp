@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "ir/messages.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::detail {
@@ -88,8 +91,7 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
   std::uint32_t copy = 0;
   std::string why;
   auto name = [&](std::size_t i) {
-    return "argument " + std::to_string(i + 1) + " ('" + (i < arg_names.size() ? arg_names[i] : "arg" + std::to_string(i)) +
-           "')";
+    return ir::argument_text(i, i < arg_names.size() ? arg_names[i] : fmt::format("arg{}", i));
   };
   for (std::uint32_t ws = access.stored & arrays; ws; ws &= ws - 1) {
     const auto w = static_cast<std::size_t>(__builtin_ctz(ws));
@@ -97,16 +99,17 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       const auto r = static_cast<std::size_t>(__builtin_ctz(rs));
       if (!range[w].overlaps(range[r])) continue;
       if ((access.stored >> r) & 1u)
-        throw AliasError("kernel '" + kernel + "': " + name(w) + " and " + name(r) +
-                         " share memory, and the kernel writes both: pass distinct arrays");
+        throw AliasError(fmt::format("kernel '{}': {} and {} share memory, and the kernel writes both: pass distinct arrays",
+                                     kernel, name(w), name(r)));
       if (!((access.loaded >> r) & 1u) || ((access.before[w] >> r) & 1u)) continue;
       if (((access.same_view[w] >> r) & 1u) && same_view(args[w], args[r])) continue;
       if (args[r].on_device || args[w].on_device)
-        throw AliasError("kernel '" + kernel + "': " + name(r) + " shares GPU memory with " + name(w) +
-                         ", which the kernel writes while reading " + name(r) +
-                         " at other elements: pass a distinct kiln::DeviceArray holding a copy of its data");
+        throw AliasError(fmt::format("kernel '{}': {} shares GPU memory with {}, which the kernel writes while reading {} "
+                                     "at other elements: pass a distinct kiln::DeviceArray holding a copy of its data",
+                                     kernel, name(r), name(w), name(r)));
       if (!((copy >> r) & 1u))
-        why += (why.empty() ? "" : "; ") + name(r) + " overlaps " + name(w) + ", which the kernel writes while reading it";
+        why += fmt::format("{}{} overlaps {}, which the kernel writes while reading it", why.empty() ? "" : "; ", name(r),
+                           name(w));
       copy |= 1u << r;
     }
   }
@@ -117,8 +120,8 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       bytes += static_cast<std::size_t>(range[r].hi - range[r].lo);
       copy_to_new_buffer(args[r], copies);
     }
-  copies.note = "copied before the call (" + std::to_string(bytes) + " bytes), so that the answer is the one distinct "
-                "arrays give: " + why;
+  copies.note = fmt::format("copied before the call ({} bytes), so that the answer is the one distinct arrays give: {}",
+                            bytes, why);
 }
 
 }  // namespace kiln::detail

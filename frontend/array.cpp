@@ -2,6 +2,8 @@
 // handle bookkeeping shared by the array operations (frontend/array_info.hpp).
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "frontend/array_info.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/per_thread.hpp"
@@ -112,10 +114,11 @@ std::uint64_t trace_scope() {
 void check_rebind(std::uint64_t home, const ArrayHandle& to) {
   TraceContext& ctx = TraceContext::active("rebinding a kiln::Array");
   if (home != ctx.current_scope())
-    ctx.fail("a kiln::Array handle declared outside a loop or branch is rebound inside it (to " + label_of(to) +
-             "); the body is traced once, so the handle cannot change per iteration: write into its elements "
-             "(`a(kiln::all) = ...`, `a += ...`), declare the handle inside, or, for a time loop, write into a second "
-             "buffer and exchange them with kiln::swap(a, b)");
+    ctx.fail(fmt::format("a kiln::Array handle declared outside a loop or branch is rebound inside it (to {}); the body is "
+                         "traced once, so the handle cannot change per iteration: write into its elements "
+                         "(`a(kiln::all) = ...`, `a += ...`), declare the handle inside, or, for a time loop, write into "
+                         "a second buffer and exchange them with kiln::swap(a, b)",
+                         label_of(to)));
 }
 
 // ---- elements and shapes --------------------------------------------------------------------------------
@@ -125,8 +128,7 @@ namespace {
 std::vector<ir::Expr> read_indices(TraceContext& ctx, const ArrayHandle& a, const Int* const* indices, int n,
                                    Node& flags) {
   if (n != a.rank)
-    ctx.fail("array '" + label_of(a) + "' has rank " + std::to_string(a.rank) + " but is indexed with " +
-             std::to_string(n) + (n == 1 ? " index" : " indices"));
+    ctx.fail(fmt::format("array '{}' has rank {} but is indexed with {} {}", label_of(a), a.rank, n, n == 1 ? "index" : "indices"));
   std::vector<ir::Expr> out;
   for (int k = 0; k < n; ++k) {
     const Node i = indices[k]->read();
@@ -167,8 +169,7 @@ Node dim(const ArrayHandle& a, int axis) {
   TraceContext& ctx = TraceContext::active("array shape");
   ctx.check_array(a, "shape");
   if (axis < 0 || axis >= a.rank)
-    ctx.fail("axis " + std::to_string(axis) + " is out of range for array '" + label_of(a) + "' of rank " +
-             std::to_string(a.rank));
+    ctx.fail(fmt::format("axis {} is out of range for array '{}' of rank {}", axis, label_of(a), a.rank));
   if (a.info) return Node{a.info->extents[static_cast<size_t>(axis)], DType::I64, false, false};
   return Node{ir::make_dim(a.var, axis), DType::I64, false, false};
 }

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "frontend/index_math.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -39,7 +41,7 @@ void shape_check(TraceContext& ctx, const ir::Expr& cond, const std::string& hea
                  const std::vector<ir::Expr>& b, const Where& w) {
   if (const auto* k = ir::dyn<ir::ConstExpr>(cond)) {
     if (k->i) return;
-    ctx.fail(head + ": shapes " + values_text(a) + " and " + values_text(b), w);
+    ctx.fail(fmt::format("{}: shapes {} and {}", head, values_text(a), values_text(b)), w);
   }
   std::vector<ir::Expr> args = a;
   args.insert(args.end(), b.begin(), b.end());
@@ -111,9 +113,7 @@ void check_broadcast_to(TraceContext& ctx, const Input& value, const std::vector
                         const std::string& what, const Where& w) {
   const std::string head = "could not broadcast the value into the target in `" + what + "`";
   if (value.extents.size() > shape.size())
-    ctx.fail(head + ": the value has rank " + std::to_string(value.extents.size()) + ", the target rank " +
-                 std::to_string(shape.size()),
-             w);
+    ctx.fail(fmt::format("{}: the value has rank {}, the target rank {}", head, value.extents.size(), shape.size()), w);
   ir::Expr cond;
   for (size_t d = 0; d < value.extents.size(); ++d) {
     const ir::Expr& e = value.extents[d];

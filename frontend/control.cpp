@@ -1,4 +1,6 @@
 // Traced loops and branches.
+#include <fmt/format.h>
+
 #include "frontend/source_names.hpp"
 #include "frontend/trace_context.hpp"
 #include "kiln/control.hpp"
@@ -79,7 +81,7 @@ BranchTrace::BranchTrace(std::uint64_t chain, const TracedValue* cond, Where whe
   TraceContext& ctx = TraceContext::active(cond ? "elif_" : "else_");
   PendingIf* p = ctx.pending_in_current();
   if (!p || p->chain != chain || p->has_else || p->branch_open)
-    ctx.fail(std::string(cond ? "elif_" : "else_") + " must directly follow its if_ (or elif_) in the same statement",
+    ctx.fail(fmt::format("{} must directly follow its if_ (or elif_) in the same statement", cond ? "elif_" : "else_"),
              where);
   if (cond) {
     p->conds.push_back(cond->read().expr);  // read in the enclosing scope, before the branch opens

@@ -1,5 +1,7 @@
 // arange and linspace: maps over a 1-d index space whose length is computed from the bounds, with NumPy's
 // formulas (so results agree with NumPy element for element).
+#include <fmt/format.h>
+
 #include "frontend/array_info.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/source_names.hpp"
@@ -38,7 +40,8 @@ ArrayHandle arange(DType t, const TracedValue* lo_v, const TracedValue& hi_v, co
   const ir::Expr step = step_v ? stable(ctx, step_v->read(), "step") : ir::make_const(t, 1);
   const std::string what = "arange(" + ir::to_string(lo) + ", " + ir::to_string(hi) + ", " + ir::to_string(step) + ")";
   const ir::Expr zero = ir::make_const(t, 0);
-  if (const auto* k = ir::dyn<ir::ConstExpr>(step); k && k->as_double() == 0) ctx.fail("arange step is zero in " + what, w);
+  if (const auto* k = ir::dyn<ir::ConstExpr>(step); k && k->as_double() == 0)
+    ctx.fail(fmt::format("arange step is zero in {}", what), w);
   if (!ir::is_const(step))
     ctx.emit(ir::make_check(bin(BinaryOp::Ne, step, zero), kValueError, "arange step is zero in " + what + where_text(w)));
 
@@ -65,7 +68,8 @@ ArrayHandle linspace(DType t, const TracedValue& lo_v, const TracedValue& hi_v, 
   const ir::Expr hi = stable(ctx, hi_v.read(), "hi");
   const ir::Expr n = stable(ctx, num.read(), "num");
   const std::string what = "linspace(" + ir::to_string(lo) + ", " + ir::to_string(hi) + ", " + ir::to_string(n) + ")";
-  if (const auto k = ix::value(n); k && *k < 0) ctx.fail("linspace of a negative number of samples in " + what, w);
+  if (const auto k = ix::value(n); k && *k < 0)
+    ctx.fail(fmt::format("linspace of a negative number of samples in {}", what), w);
   if (!ix::value(n))
     ctx.emit(ir::make_check(bin(BinaryOp::Ge, n, ix::c(0)), kValueError,
                             "linspace of a negative number of samples ({}) in " + what + where_text(w), {n}));

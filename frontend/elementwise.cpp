@@ -1,5 +1,8 @@
 // Elementwise array operations and assignments into arrays, each traced as one MapStmt.
 #include "frontend/broadcast.hpp"
+
+#include <fmt/format.h>
+
 #include "frontend/source_names.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -127,8 +130,8 @@ ArrayHandle outer(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w) 
   TraceContext& ctx = TraceContext::active("kiln::outer");
   for (const ArrayHandle* x : {&a, &b})
     if (x->rank != 1)
-      ctx.fail("kiln::outer takes two 1-d arrays; '" + label_of(*x) + "' has rank " + std::to_string(x->rank) +
-                   " (NumPy flattens it: pass a 1-d view)",
+      ctx.fail(fmt::format("kiln::outer takes two 1-d arrays; '{}' has rank {} (NumPy flattens it: pass a 1-d view)",
+                           label_of(*x), x->rank),
                w);
   // u as a column: u[:, None] broadcasts against v's row.
   const ViewIndex column[] = {ViewIndex{}, ViewIndex{nullptr, nullptr, true}};

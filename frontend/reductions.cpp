@@ -1,5 +1,7 @@
 // Reductions: whole-array ones trace a ReduceStmt, axis ones a ReduceAxisStmt; mean/var/std, ptp, nanmean,
 // any and alltrue compose them with elementwise maps; dot is a reduction of products.
+#include <fmt/format.h>
+
 #include "frontend/broadcast.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/per_thread.hpp"
@@ -100,7 +102,7 @@ void nonempty_check(TraceContext& ctx, const ir::Expr& cond, const std::string& 
                     const Where& w) {
   if (const auto* k = ir::dyn<ir::ConstExpr>(cond)) {
     if (k->i) return;
-    ctx.fail("`" + what + "` reduces an empty array (the operation has no identity)", w);
+    ctx.fail(fmt::format("`{}` reduces an empty array (the operation has no identity)", what), w);
   }
   ctx.emit(ir::make_check(cond, kValueError,
                           what.substr(0, what.find('(')) + " of an empty array in `" + what + "`" + where_text(w) +
@@ -174,7 +176,7 @@ ArrayHandle emit_map(TraceContext& ctx, DType t, const std::string& name, const 
 int normalized_axis(TraceContext& ctx, int axis, int rank, const std::string& what, const Where& w) {
   const int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
-    ctx.fail("axis " + std::to_string(axis) + " is out of range in `" + what + "` of an array of rank " + std::to_string(rank), w);
+    ctx.fail(fmt::format("axis {} is out of range in `{}` of an array of rank {}", axis, what, rank), w);
   return a;
 }
 
@@ -189,7 +191,7 @@ Node reduce(Reduction r, const ArrayHandle& a, DType result, int ddof, Where w) 
   TraceContext& ctx = TraceContext::active("an array reduction");
   ctx.begin_statement();
   const Input in = prepare(ctx, OpArg{&a, nullptr});
-  const std::string what = std::string(name_of(r)) + "(" + in.label + ")";
+  const std::string what = fmt::format("{}({})", name_of(r), in.label);
   const std::string origin = what + at(w);
   const std::string name = result_name(w, name_of(r));
   const std::vector<ir::Expr>& shape = in.extents;
@@ -261,11 +263,11 @@ ArrayHandle reduce_axis(Reduction r, const ArrayHandle& a, DType result, int axi
   ctx.begin_statement();
   const Input in = prepare(ctx, OpArg{&a, nullptr});
   const int rank = a.rank;
-  const std::string what = std::string(name_of(r)) + "(" + in.label + ", " + std::to_string(axis) +
-                           (keepdims ? ", keepdims" : "") + ")";
+  const std::string what = fmt::format("{}({}, {}{})", name_of(r), in.label, axis, keepdims ? ", keepdims" : "");
   const int ax = normalized_axis(ctx, axis, rank, what, w);
   if (rank == 1 && !keepdims)
-    ctx.fail("`" + what + "` reduces the only axis of a 1-d array to a scalar: use the whole-array form, or keepdims", w);
+    ctx.fail(fmt::format("`{}` reduces the only axis of a 1-d array to a scalar: use the whole-array form, or keepdims", what),
+             w);
   const std::string origin = what + at(w);
   const std::string name = result_name(w, name_of(r));
   const std::vector<ir::Expr>& shape = in.extents;
@@ -380,7 +382,7 @@ Node dot(const ArrayHandle& a, const ArrayHandle& b, DType t, Where w) {
   const Input x = prepare(ctx, OpArg{&a, nullptr}), y = prepare(ctx, OpArg{&b, nullptr});
   const std::string what = "dot(" + x.label + ", " + y.label + ")";
   const ir::Expr cond = ix::eq(x.extents[0], y.extents[0]);
-  if (const auto* k = ir::dyn<ir::ConstExpr>(cond); k && !k->i) ctx.fail("shapes not aligned in `" + what + "`", w);
+  if (const auto* k = ir::dyn<ir::ConstExpr>(cond); k && !k->i) ctx.fail(fmt::format("shapes not aligned in `{}`", what), w);
   if (!ir::is_const(cond))
     ctx.emit(ir::make_check(cond, kShapeMismatch,
                             "shapes ({}) and ({}) not aligned in `" + what + "`" + where_text(w) + ": {} (dim 0) != {} (dim 0)",
@@ -401,7 +403,7 @@ ArrayHandle dot_array(const ArrayHandle& a, const ArrayHandle& b, DType t, Where
   const ir::Expr& ea = x.extents[ka];
   const ir::Expr& eb = y.extents[0];
   const ir::Expr cond = ix::eq(ea, eb);
-  if (const auto* k = ir::dyn<ir::ConstExpr>(cond); k && !k->i) ctx.fail("shapes not aligned in `" + what + "`", w);
+  if (const auto* k = ir::dyn<ir::ConstExpr>(cond); k && !k->i) ctx.fail(fmt::format("shapes not aligned in `{}`", what), w);
   if (!ir::is_const(cond)) {
     std::vector<ir::Expr> args = x.extents;
     args.insert(args.end(), y.extents.begin(), y.extents.end());

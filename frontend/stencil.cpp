@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "frontend/array_info.hpp"
 #include "frontend/index_math.hpp"
 #include "frontend/source_names.hpp"
@@ -28,17 +30,20 @@ struct StencilTrace::State {
   bool open = false;  ///< the body is being traced: windows may be read
 
   [[noreturn]] void fail(const std::string& what) const {
-    ctx->fail("stencil '" + spec->name + "': " + what, spec->where);
+    ctx->fail(fmt::format("stencil '{}': {}", spec->name, what), spec->where);
   }
   std::string range_text(int axis) const {
     const Offsets& o = spec->declared.at(static_cast<size_t>(axis));
-    return std::to_string(o.lo) + ".." + std::to_string(o.hi);
+    return fmt::format("{}..{}", o.lo, o.hi);
+  }
+  /// A window read at `offset` (a number, or "{}" for one known at run time) beyond the declared reach.
+  std::string outside_text(const std::string& window, const std::string& offset, int axis) const {
+    return fmt::format("window '{}' is read at offset {} along axis {}, outside the declared neighbourhood {}", window,
+                       offset, axis, range_text(axis));
   }
 };
 
 namespace {
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 /// Turns the body's reads of window proxies into reads of the input arrays at index + offset, checking
 /// the offsets against the neighbourhood (or inferring it), and collecting run-time offset checks.
@@ -75,9 +80,7 @@ class WindowReads : public ir::IRMutator {
         if (!s_.spec->declared.empty()) {
           const Offsets& n = s_.spec->declared[du];
           if (*c < n.lo || *c > n.hi)
-            s_.fail("window " + quoted(s_.window_names[static_cast<size_t>(k)]) + " is read at offset " +
-                    std::to_string(*c) + " along axis " + std::to_string(d) + ", outside the declared neighbourhood " +
-                    s_.range_text(d));
+            s_.fail(s_.outside_text(s_.window_names[static_cast<size_t>(k)], std::to_string(*c), d));
         }
         lo[du] = std::min(lo[du], *c);
         hi[du] = std::max(hi[du], *c);
@@ -178,40 +181,39 @@ StencilTrace::StencilTrace(const StencilSpec& spec, DType elem, int rank, const 
   s.out = out;
   if (!spec.declared.empty()) {
     if (static_cast<int>(spec.declared.size()) != rank)
-      s.fail("the declared neighbourhood has " + std::to_string(spec.declared.size()) +
-             " dimensions but the windows have rank " + std::to_string(rank));
+      s.fail(fmt::format("the declared neighbourhood has {} dimensions but the windows have rank {}", spec.declared.size(),
+                         rank));
     for (int d = 0; d < rank; ++d) {
       const Offsets& o = spec.declared[static_cast<size_t>(d)];
       if (o.lo > 0 || o.hi < 0)
-        s.fail("the declared neighbourhood " + s.range_text(d) + " along axis " + std::to_string(d) +
-               " must contain offset 0 (lo <= 0 <= hi)");
+        s.fail(fmt::format("the declared neighbourhood {} along axis {} must contain offset 0 (lo <= 0 <= hi)",
+                           s.range_text(d), d));
     }
   }
   for (int k = 0; k < nwindows; ++k) {
     const ArrayHandle& h = *windows[k];
     const size_t ku = static_cast<size_t>(k);
-    std::string name = std::to_string(k);
-    name.insert(0, 1, 'w');  // (not "w" + ...: GCC 12 warns falsely about that concatenation, -Wrestrict)
-    s.window_names.push_back(ku < spec.param_names.size() ? spec.param_names[ku] : name);
+    s.window_names.push_back(ku < spec.param_names.size() ? spec.param_names[ku] : fmt::format("w{}", k));
     ctx.check_array(h, "a stencil input");
     if (h.rank != rank)
-      s.fail("input " + quoted(label_of(h)) + " has rank " + std::to_string(h.rank) + " but window " +
-             quoted(s.window_names.back()) + " has rank " + std::to_string(rank));
+      s.fail(fmt::format("input '{}' has rank {} but window '{}' has rank {}", label_of(h), h.rank, s.window_names.back(),
+                         rank));
     s.inputs.push_back(materialize(h));  // a view is copied: windows are whole arrays
     s.proxies.push_back(ir::make_var(s.window_names.back(), ir::Type::array(elem, rank, true), ir::VarKind::Local));
   }
   if (out) {
     ctx.check_array(*out, "a stencil output");
     if (out->rank != rank)
-      s.fail("output " + quoted(label_of(*out)) + " has rank " + std::to_string(out->rank) + ", the inputs rank " +
-             std::to_string(rank));
+      s.fail(fmt::format("output '{}' has rank {}, the inputs rank {}", label_of(*out), out->rank, rank));
     if (is_view(*out))
-      s.fail("writes into the view " + quoted(label_of(*out)) + ": a stencil writes whole arrays (use Border::skip "
-             "to leave the border of the output untouched)");
+      s.fail(fmt::format("writes into the view '{}': a stencil writes whole arrays (use Border::skip to leave the border "
+                         "of the output untouched)",
+                         label_of(*out)));
     for (const ArrayHandle& in : s.inputs)
       if (in.var == out->var)
-        s.fail("writes into " + quoted(label_of(*out)) + ", which it also reads: a stencil reads neighbours it "
-               "would already have overwritten; write into another array (and kiln::swap them in a time loop)");
+        s.fail(fmt::format("writes into '{}', which it also reads: a stencil reads neighbours it would already have "
+                           "overwritten; write into another array (and kiln::swap them in a time loop)",
+                           label_of(*out)));
   }
   s.indices = space_indices(ctx, rank);
   s.body_scope = ctx.open_scope();
@@ -227,8 +229,8 @@ StencilTrace::~StencilTrace() {
 Node window_load(const std::shared_ptr<StencilTrace::State>& s, int window, const OffsetArg* offsets, int n) {
   TraceContext& ctx = TraceContext::active("a kiln::Window");
   if (!s || !s->open || s->ctx != &ctx || !ctx.on_stack(s->body_scope))
-    ctx.fail("a kiln::Window is read outside the body of its stencil" +
-             (s ? " '" + s->spec->name + "'" : std::string()));
+    ctx.fail(s ? fmt::format("a kiln::Window is read outside the body of its stencil '{}'", s->spec->name)
+               : std::string("a kiln::Window is read outside the body of its stencil"));
   const std::string& name = s->window_names.at(static_cast<size_t>(window));
   Node node{nullptr, s->elem, true, false};
   std::vector<ir::Expr> offs;
@@ -236,9 +238,10 @@ Node window_load(const std::shared_ptr<StencilTrace::State>& s, int window, cons
     const OffsetArg& o = offsets[d];
     if (o.traced) {
       if (s->spec->declared.empty())
-        s->fail("window " + quoted(name) + " is read at a traced offset along axis " + std::to_string(d) +
-                " (a kiln::Int, not a C++ integer): its reach is unknown while tracing, so declare the "
-                "neighbourhood in the stencil's options, e.g. kiln::neighborhood({-2, 2}, {-2, 2})");
+        s->fail(fmt::format("window '{}' is read at a traced offset along axis {} (a kiln::Int, not a C++ integer): its "
+                            "reach is unknown while tracing, so declare the neighbourhood in the stencil's options, e.g. "
+                            "kiln::neighborhood({{-2, 2}}, {{-2, 2}})",
+                            name, d));
       const Node v = o.traced->read();
       node.reads_locals |= v.reads_locals;
       offs.push_back(v.expr);
@@ -246,8 +249,7 @@ Node window_load(const std::shared_ptr<StencilTrace::State>& s, int window, cons
       if (!s->spec->declared.empty()) {
         const Offsets& r = s->spec->declared[static_cast<size_t>(d)];
         if (o.value < r.lo || o.value > r.hi)
-          s->fail("window " + quoted(name) + " is read at offset " + std::to_string(o.value) + " along axis " +
-                  std::to_string(d) + ", outside the declared neighbourhood " + s->range_text(d));
+          s->fail(s->outside_text(name, std::to_string(o.value), d));
       }
       offs.push_back(ir::make_i64(o.value));
     }
@@ -272,7 +274,7 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
   s.open = false;
 
   const ir::Expr flat = flatten_stencil_body(body, v.expr, [&](const std::string& why) {
-    s.fail("its body cannot be evaluated per element: " + why);
+    s.fail(fmt::format("its body cannot be evaluated per element: {}", why));
   });
   WindowReads reads(s);
   const ir::Expr element = reads.mutate(flat);
@@ -288,7 +290,8 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
   // large as the neighbourhood (so that every read outside the array is within one reflection of it, as the
   // border rules assume), and traced offsets inside the declared neighbourhood.
   const std::vector<ir::Expr> shape = extents_of(s.inputs[0]);
-  const std::string head = "stencil '" + s.spec->name + "'" + at(s.spec->where) + ": ";
+  // The checks' messages are formats of their own, whose {} the failing values fill in (ir/status.hpp).
+  const std::string head = fmt::format("stencil '{}'{}: ", s.spec->name, at(s.spec->where));
   auto same_shape = [&](const ArrayHandle& other, const std::string& role) {
     const std::vector<ir::Expr> e = extents_of(other);
     std::vector<ir::Expr> conds, args = e;
@@ -297,9 +300,10 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
     const ir::Expr c = fold_constants(all_of(conds));
     if (const auto* k = ir::dyn<ir::ConstExpr>(c); k && k->i) return;  // known equal while tracing
     ctx.emit(ir::make_check(c, kShapeMismatch,
-                            head + role + " " + quoted(label_of(other)) + " has shape " + shape_holes(r) +
-                                  " but input " + quoted(label_of(s.inputs[0])) + " has shape " + shape_holes(r) +
-                                  " (a stencil's inputs and output have one shape)",
+                            fmt::format("{}{} '{}' has shape {} but input '{}' has shape {} (a stencil's inputs and "
+                                        "output have one shape)",
+                                        head, role, label_of(other), shape_holes(r), label_of(s.inputs[0]),
+                                        shape_holes(r)),
                               args));
   };
   for (size_t k = 1; k < s.inputs.size(); ++k) same_shape(s.inputs[k], "input");
@@ -310,10 +314,9 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
     const ir::Expr c = fold_constants(ir::make_binary(BinaryOp::Ge, shape[d], ix::c(width)));
     if (const auto* k = ir::dyn<ir::ConstExpr>(c); k && k->i) continue;
     ctx.emit(ir::make_check(c, kShapeMismatch,
-                            head + "input " + quoted(label_of(s.inputs[0])) + " has extent {} along axis " +
-                                std::to_string(d) + ", smaller than the neighbourhood (offsets " +
-                                std::to_string(lo[d]) + ".." + std::to_string(hi[d]) + " need at least " +
-                                std::to_string(width) + " elements)",
+                            fmt::format("{}input '{}' has extent {{}} along axis {}, smaller than the neighbourhood "
+                                        "(offsets {}..{} need at least {} elements)",
+                                        head, label_of(s.inputs[0]), d, lo[d], hi[d], width),
                             {shape[d]}));
   }
   for (const auto& u : reads.uniform) {
@@ -321,9 +324,7 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
     const ir::Expr inside = ix::both(ir::make_binary(BinaryOp::Ge, u.offset, ix::c(n.lo)),
                                      ir::make_binary(BinaryOp::Le, u.offset, ix::c(n.hi)));
     ctx.emit(ir::make_check(inside, kIndexOutOfRange,
-                            head + "window " + quoted(s.window_names[static_cast<size_t>(u.window)]) +
-                                " is read at offset {} along axis " + std::to_string(u.axis) +
-                                ", outside the declared neighbourhood " + s.range_text(u.axis),
+                            head + s.outside_text(s.window_names[static_cast<size_t>(u.window)], "{}", u.axis),
                             {u.offset}));
   }
 
@@ -338,7 +339,7 @@ ArrayHandle StencilTrace::finish(const TracedValue& value) {
   if (s.out) {
     const ir::Var target = s.out->var;
     if (ir::uses(element, target.get()))
-      s.fail("writes into " + quoted(label_of(*s.out)) + ", which its body also reads: write into another array");
+      s.fail(fmt::format("writes into '{}', which its body also reads: write into another array", label_of(*s.out)));
     ctx.snapshot_memory_readers();
     note_write(ctx, target.get());
     ctx.emit(ir::make_stencil(target, false, s.indices, shape, refs(s.indices), computed, windows, lo, hi,

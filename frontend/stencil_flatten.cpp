@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
 #include "ir/substitute.hpp"
@@ -113,9 +115,9 @@ class Flattener {
       case ir::StmtKind::Assign: {
         const auto& a = s->as<ir::AssignStmt>();
         if (!env.count(a.var.get()))
-          fail("it assigns '" + a.var->name +
-                "', which is declared outside the stencil: a stencil computes one value per element and cannot "
-                "change variables around it");
+          fail(fmt::format("it assigns '{}', which is declared outside the stencil: a stencil computes one value per "
+                           "element and cannot change variables around it",
+                           a.var->name));
         env[a.var.get()] = value(a.value, env);
         return;
       }
@@ -126,7 +128,7 @@ class Flattener {
           fail("a kiln::range in a stencil body needs bounds known when the kernel is traced (C++ integers): "
                 "the loop is unrolled into the stencil's expression");
         if (*hi > *lo && *hi - *lo > budget_)
-          fail("its kiln::range loops would unroll into more than " + std::to_string(max_) + " iterations");
+          fail(fmt::format("its kiln::range loops would unroll into more than {} iterations", max_));
         for (std::int64_t k = *lo; k < *hi; ++k) {
           --budget_;
           env[f.index.get()] = ir::make_i64(k);
@@ -154,13 +156,13 @@ class Flattener {
         return;
       }
       case ir::StmtKind::Store:
-        fail("it stores into array '" + s->as<ir::StoreStmt>().array->name +
-              "': a stencil body only computes the element's value (its result)");
+        fail(fmt::format("it stores into array '{}': a stencil body only computes the element's value (its result)",
+                         s->as<ir::StoreStmt>().array->name));
       case ir::StmtKind::Launch:
       case ir::StmtKind::Parfor: fail("it contains a kiln::prange: a stencil body is evaluated per element already");
       case ir::StmtKind::Check:
-        fail("it contains a run-time check (" + s->as<ir::CheckStmt>().message +
-              "): a stencil body is one expression per element");
+        fail(fmt::format("it contains a run-time check ({}): a stencil body is one expression per element",
+                         s->as<ir::CheckStmt>().message));
       case ir::StmtKind::Bind: fail("it swaps arrays: a stencil body only computes the element's value");
       case ir::StmtKind::Allocate:
       case ir::StmtKind::Map:

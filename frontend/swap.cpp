@@ -6,6 +6,8 @@
 // later iterations they run after it). The swap itself rebinds the bindings at run time.
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "frontend/array_info.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
@@ -25,6 +27,13 @@ bool satisfies(const ir::Type& source, const ir::Type& binding) {
   return (!binding.unit_stride || source.unit_stride) && !(binding.unit_dims & ~source.unit_dims);
 }
 
+/// Why `source` cannot be bound where `bound` was (its type does not satisfy the binding's).
+std::string layout_mismatch(const ArrayHandle& source, const ArrayHandle& bound) {
+  return fmt::format("{} lacks the memory layout (unit stride, unit extents) that {} was bound with: swap arrays of one "
+                     "layout",
+                     label_of(source), label_of(bound));
+}
+
 struct Swap {
   TraceContext& ctx;
   std::string head;
@@ -35,16 +44,16 @@ struct Swap {
   /// Makes handle `x` (declared in scope `home`) name a binding declared in `home`, rewriting what was
   /// traced inside `home` since. `partner`: the array it is swapped with (the binding may name either).
   void bind(ArrayHandle& x, std::uint64_t home, const ArrayHandle& partner) {
-    if (!ctx.on_stack(home)) fail("the handle " + label_of(x) + " belongs to another trace");
+    if (!ctx.on_stack(home)) fail(fmt::format("the handle {} belongs to another trace", label_of(x)));
     for (const Scope* s : ctx.scopes_inside(home))
       if (s->parallel)
-        fail("inside a prange, of array " + label_of(x) +
-             " declared outside it: iterations of a prange run in any order, so they cannot hand buffers to "
-             "each other (swap in a kiln::range, or declare the arrays inside the prange body)");
+        fail(fmt::format("inside a prange, of array {} declared outside it: iterations of a prange run in any order, so "
+                         "they cannot hand buffers to each other (swap in a kiln::range, or declare the arrays inside "
+                         "the prange body)",
+                         label_of(x)));
     if (x.var->kind == ir::VarKind::Binding) {
       if (!satisfies(partner.var->type, x.var->type))
-        fail(label_of(partner) + " lacks the memory layout (unit stride, unit extents) that " + label_of(x) +
-             " was bound with: swap arrays of one layout");
+        fail(layout_mismatch(partner, x));
       return;
     }
     const ir::Var from = x.var;
@@ -78,13 +87,15 @@ void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint
   TraceContext& ctx = TraceContext::active("kiln::swap");
   ctx.check_array(a, "kiln::swap");
   ctx.check_array(b, "kiln::swap");
-  Swap sw{ctx, "kiln::swap(" + label_of(a) + ", " + label_of(b) + ")" + at(where) + ": ", where};
+  Swap sw{ctx, fmt::format("kiln::swap({}, {}){}: ", label_of(a), label_of(b), at(where)), where};
   if (elem_of(a) != elem_of(b))
-    sw.fail("the arrays have different element types (" + std::string(name_of(elem_of(a))) + " and " +
-            std::string(name_of(elem_of(b))) + "); only arrays of one element type and rank can be swapped");
+    sw.fail(fmt::format("the arrays have different element types ({} and {}); only arrays of one element type and rank "
+                        "can be swapped",
+                        name_of(elem_of(a)), name_of(elem_of(b))));
   if (a.rank != b.rank)
-    sw.fail("the arrays have different ranks (" + std::to_string(a.rank) + " and " + std::to_string(b.rank) +
-            "); only arrays of one element type and rank can be swapped");
+    sw.fail(fmt::format("the arrays have different ranks ({} and {}); only arrays of one element type and rank can be "
+                        "swapped",
+                        a.rank, b.rank));
   ctx.begin_statement();
   const std::uint64_t here = ctx.current_scope();
   const bool dyn_a = home_a != here, dyn_b = home_b != here;
@@ -127,13 +138,13 @@ void swap_arrays(ArrayHandle& a, std::uint64_t home_a, ArrayHandle& b, std::uint
   auto outlives = [&](const ArrayHandle& bound, std::uint64_t home, const ArrayHandle& made) {
     for (const Scope* s : ctx.scopes_inside(home))
       if (s->id == made.scope)
-        sw.fail(label_of(made) + " is made inside the loop or branch, but " + label_of(bound) +
-                " is declared outside it and would name it afterwards: make both buffers before the loop");
+        sw.fail(fmt::format("{} is made inside the loop or branch, but {} is declared outside it and would name it "
+                            "afterwards: make both buffers before the loop",
+                            label_of(made), label_of(bound)));
   };
   auto rebind = [&](const ArrayHandle& target, const ArrayHandle& source) {
     if (!satisfies(source.var->type, target.var->type))
-      sw.fail(label_of(source) + " lacks the memory layout (unit stride, unit extents) that " + label_of(target) +
-              " was bound with: swap arrays of one layout");
+      sw.fail(layout_mismatch(source, target));
     ctx.emit(ir::make_bind(target.var, source.var, false));
   };
   if (dyn_a && dyn_b) {

@@ -3,6 +3,11 @@
 // Slice bounds follow Python exactly: negative bounds count from the end, bounds are clamped, the step may
 // be negative. With constant bounds the lengths come out in the closed forms `max((n - 2), 0)` (a[1:-1],
 // a[:-2] and a[2:] alike), which array_analysis relates to n; bounds known only at run time give selects.
+#include <span>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "frontend/array_info.hpp"
 #include "frontend/broadcast.hpp"
 #include "frontend/index_math.hpp"
@@ -71,7 +76,7 @@ Resolved resolve(TraceContext& ctx, const ir::Expr& n, const SliceSpec& s, const
   if (hi) label += text(hi);
   if (s.step()) label += ':' + text(step);
   const auto k = ix::value(step);
-  if (k && *k == 0) ctx.fail("slice step cannot be zero in " + what, w);
+  if (k && *k == 0) ctx.fail(fmt::format("slice step cannot be zero in {}", what), w);
   if (!k)
     ctx.emit(ir::make_check(ir::make_binary(BinaryOp::Ne, step, ix::c(0)), kValueError,
                             "slice step cannot be zero in " + what + (w.str().empty() ? "" : " (at " + w.str() + ")")));
@@ -136,9 +141,7 @@ ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w
   int new_axes = 0;
   for (int p = 0; p < n; ++p) new_axes += idx[p].new_axis ? 1 : 0;
   if (n - new_axes > a.rank)
-    ctx.fail("array '" + label_of(a) + "' of rank " + std::to_string(a.rank) + " is viewed with " +
-                 std::to_string(n - new_axes) + " indices",
-             w);
+    ctx.fail(fmt::format("array '{}' of rank {} is viewed with {} indices", label_of(a), a.rank, n - new_axes), w);
   const std::vector<ir::Expr> ext = extents_of(a);
   const std::string name = label_of(a);
 
@@ -173,8 +176,8 @@ ArrayHandle make_view(const ArrayHandle& a, const ViewIndex* idx, int n, Where w
     }
   }
   if (extents.size() > static_cast<size_t>(kMaxRank))
-    ctx.fail("the view " + name + "[" + parts + "] would have " + std::to_string(extents.size()) +
-                 " dimensions; kiln arrays have at most " + std::to_string(kMaxRank),
+    ctx.fail(fmt::format("the view {}[{}] would have {} dimensions; kiln arrays have at most {}", name, parts,
+                         extents.size(), kMaxRank),
              w);
   return compose(ctx, a, std::move(over_a), std::move(extents), name + "[" + parts + "]");
 }
@@ -185,11 +188,10 @@ ArrayHandle permute_view(const ArrayHandle& a, const int* axes, int n, Where w) 
   ctx.begin_statement();
   const std::string name = label_of(a);
   std::vector<int> perm;  // view dimension k is dimension perm[k] of a
-  std::string given;
+  const std::string given = fmt::format("{}", fmt::join(std::span(axes, static_cast<std::size_t>(n)), ", "));
   if (n == 0) {
     for (int k = a.rank; k-- > 0;) perm.push_back(k);
   } else {
-    for (int k = 0; k < n; ++k) given += (k ? ", " : "") + std::to_string(axes[k]);
     std::vector<bool> seen(static_cast<size_t>(a.rank), false);
     bool ok = n == a.rank;
     for (int k = 0; k < n && ok; ++k) {
@@ -199,8 +201,9 @@ ArrayHandle permute_view(const ArrayHandle& a, const int* axes, int n, Where w) 
       perm.push_back(ax);
     }
     if (!ok)
-      ctx.fail("transpose(" + name + ", {" + given + "}): the axes must name each of the " + std::to_string(a.rank) +
-                   " dimensions of '" + name + "' once (a permutation of 0.." + std::to_string(a.rank - 1) + ")",
+      ctx.fail(fmt::format("transpose({}, {{{}}}): the axes must name each of the {} dimensions of '{}' once (a "
+                           "permutation of 0..{})",
+                           name, given, a.rank, name, a.rank - 1),
                w);
   }
   const std::vector<ir::Expr> ext = extents_of(a);
@@ -211,7 +214,7 @@ ArrayHandle permute_view(const ArrayHandle& a, const int* axes, int n, Where w) 
     over_a[from] = {ix::c(0), ix::c(1), k};
     extents.push_back(ext[from]);
   }
-  const std::string label = n == 0 ? nested_label(name) + ".T" : "transpose(" + name + ", {" + given + "})";
+  const std::string label = n == 0 ? nested_label(name) + ".T" : fmt::format("transpose({}, {{{}}})", name, given);
   return compose(ctx, a, std::move(over_a), std::move(extents), label);
 }
 
