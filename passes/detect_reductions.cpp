@@ -4,6 +4,9 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
@@ -275,26 +278,26 @@ class Detector : public ir::IRMutator {
     for (const auto& r : reductions) {
       if (read_outside_updates(q.body, r.var.get(), &r, nullptr) ||
           (r.index && read_outside_updates(q.body, r.index.get(), &r, nullptr)))
-        fail("scalar " + describe(r.var) + " is a " + std::string(ir::name_of(r.op)) + " reduction of " +
-             loop_name(q) + " but is also read inside the loop, where it holds only a partial result. Read it "
-             "after the loop, or use a variable declared inside the loop");
+        fail(fmt::format("scalar {} is a {} reduction of {} but is also read inside the loop, where it holds only a "
+                         "partial result. Read it after the loop, or use a variable declared inside the loop",
+                         describe(r.var), ir::name_of(r.op), loop_name(q)));
     }
     for (const auto& r : array_reductions)
       if (read_outside_updates(q.body, r.array.get(), nullptr, &r))
-        fail("array " + describe(r.array) + " is a " + std::string(ir::name_of(r.op)) + " reduction of " +
-             loop_name(q) + " (updated at indices that repeat across iterations) but is also read inside the "
-             "loop, where it holds only partial results");
+        fail(fmt::format("array {} is a {} reduction of {} (updated at indices that repeat across iterations) but is "
+                         "also read inside the loop, where it holds only partial results",
+                         describe(r.array), ir::name_of(r.op), loop_name(q)));
 
     const std::string where = q.origin.empty() ? "prange" : q.origin;
     for (size_t k = q.reductions.size(); k < reductions.size(); ++k) {
       const auto& r = reductions[k];
-      ctx_.note("reduction: " + r.var->name + (r.index ? " @" + r.index->name : "") + " (" +
-                std::string(ir::name_of(r.op)) + ", identity " +
-                ir::to_string(ir::identity_of(r.op, r.var->type.elem)) + ") in " + where);
+      ctx_.note(fmt::format("reduction: {}{} ({}, identity {}) in {}", r.var->name,
+                            r.index ? " @" + r.index->name : std::string(), ir::name_of(r.op),
+                            ir::to_string(ir::identity_of(r.op, r.var->type.elem)), where));
     }
     for (size_t k = q.array_reductions.size(); k < array_reductions.size(); ++k)
-      ctx_.note("array reduction: " + array_reductions[k].array->name + "[*] (" +
-                std::string(ir::name_of(array_reductions[k].op)) + ") in " + where);
+      ctx_.note(fmt::format("array reduction: {}[*] ({}) in {}", array_reductions[k].array->name,
+                            ir::name_of(array_reductions[k].op), where));
     if (reductions.size() == q.reductions.size() && array_reductions.size() == q.array_reductions.size())
       return lowered;
     return ir::make_parfor(q.indices, q.begins, q.ends, q.body, std::move(reductions), std::move(array_reductions),
@@ -305,14 +308,13 @@ class Detector : public ir::IRMutator {
   const ir::Function& fn_;
   PassContext& ctx_;
 
-  [[noreturn]] void fail(const std::string& msg) const { throw TraceError("kernel '" + fn_.name + "': " + msg); }
+  [[noreturn]] void fail(const std::string& msg) const { throw TraceError(fmt::format("kernel '{}': {}", fn_.name, msg)); }
 
   std::string advice(const ir::Var& v) const {
-    const std::string n = v->name;
-    return "Iterations of a prange run in parallel, so this would race. Update it only as " + n + " += e, " + n +
-           " -= e, " + n + " *= e, " + n + " /= e, " + n + " = kiln::min(" + n + ", e), " + n + " = kiln::max(" + n +
-           ", e) or, for an argmin/argmax, `if_(x < " + n + ", [&] { " + n + " = x; k = i; })`, or declare it inside "
-           "the loop";
+    return fmt::format("Iterations of a prange run in parallel, so this would race. Update it only as {0} += e, {0} -= e, "
+                       "{0} *= e, {0} /= e, {0} = kiln::min({0}, e), {0} = kiln::max({0}, e) or, for an argmin/argmax, "
+                       "`if_(x < {0}, [&] {{ {0} = x; k = i; }})`, or declare it inside the loop",
+                       v->name);
   }
 
   /// `if_(x < best, [&] { best = x; k = i; })`: an (value, index) pair reduction.
@@ -331,8 +333,8 @@ class Detector : public ir::IRMutator {
       auto existing = std::find_if(out.begin(), out.end(), [&](const ir::Reduction& r) { return r.var == v; });
       if (existing != out.end()) {
         if (existing->op != match->op || existing->index != k)
-          fail("scalar " + describe(v) + " is updated both as an " + std::string(ir::name_of(existing->op)) +
-               " and as an " + std::string(ir::name_of(match->op)) + " in " + loop_name(p));
+          fail(fmt::format("scalar {} is updated both as an {} and as an {} in {}", describe(v),
+                           ir::name_of(existing->op), ir::name_of(match->op), loop_name(p)));
       } else {
         out.push_back(*match);
       }
@@ -351,8 +353,8 @@ class Detector : public ir::IRMutator {
       if (!ir::is_arg_reduction(r.op)) continue;
       for (const ir::Var& x : {r.var, r.index})
         if (!facts.assigns[x.get()].empty() || facts.inherited.count(x.get()))
-          fail("scalar " + describe(x) + " is the " + std::string(ir::name_of(r.op)) + " pair (" + r.var->name + ", " +
-               r.index->name + ") of " + loop_name(p) + " but is also assigned elsewhere in the loop. " + advice(x));
+          fail(fmt::format("scalar {} is the {} pair ({}, {}) of {} but is also assigned elsewhere in the loop. {}",
+                           describe(x), ir::name_of(r.op), r.var->name, r.index->name, loop_name(p), advice(x)));
     }
   }
 
@@ -360,21 +362,24 @@ class Detector : public ir::IRMutator {
     const auto& assigns = facts.assigns[v.get()];
     const auto& inherited = facts.inherited[v.get()];
     if (v->type.elem == DType::Bool)
-      fail("bool scalar " + describe(v) + " is assigned inside " + loop_name(p) + "; bool reductions are not "
-           "supported (use an int32 with kiln::max/min). " + advice(v));
+      fail(fmt::format("bool scalar {} is assigned inside {}; bool reductions are not supported (use an int32 with "
+                       "kiln::max/min). {}",
+                       describe(v), loop_name(p), advice(v)));
     std::optional<ReduceOp> op;
     auto agree = [&](ReduceOp o, const std::string& how) {
       if (op && *op != o)
-        fail("scalar " + describe(v) + " is updated with both " + std::string(ir::name_of(*op)) + " and " +
-             std::string(ir::name_of(o)) + " inside " + loop_name(p) + " (" + how + "); a reduction needs one operator");
+        fail(fmt::format("scalar {} is updated with both {} and {} inside {} ({}); a reduction needs one operator",
+                         describe(v), ir::name_of(*op), ir::name_of(o), loop_name(p), how));
       op = o;
     };
     for (ReduceOp o : inherited) agree(o, "in a nested prange");
     for (const ir::AssignStmt* a : assigns) {
-      const std::string text = v->name + " = " + ir::to_string(a->value);
+      const std::string text = fmt::format("{} = {}", v->name, ir::to_string(a->value));
       const auto o = implied_op(*a);
-      if (!o) fail("scalar " + describe(v) + " is assigned inside " + loop_name(p) + " as `" + text + "`, which is not a reduction. " + advice(v));
-      agree(*o, "`" + text + "`");
+      if (!o)
+        fail(fmt::format("scalar {} is assigned inside {} as `{}`, which is not a reduction. {}", describe(v),
+                         loop_name(p), text, advice(v)));
+      agree(*o, fmt::format("`{}`", text));
     }
     return *op;
   }
@@ -391,31 +396,33 @@ class Detector : public ir::IRMutator {
     std::optional<ReduceOp> op;
     auto agree = [&](ReduceOp o, const std::string& how) {
       if (op && *op != o)
-        fail("array " + describe(a) + " is updated with both " + std::string(ir::name_of(*op)) + " and " +
-             std::string(ir::name_of(o)) + " inside " + loop_name(p) + " (" + how + "); an array reduction needs one operator");
+        fail(fmt::format("array {} is updated with both {} and {} inside {} ({}); an array reduction needs one operator",
+                         describe(a), ir::name_of(*op), ir::name_of(o), loop_name(p), how));
       op = o;
     };
     for (ReduceOp o : inherited) agree(o, "in a nested prange");
     bool any_update = !inherited.empty();
     for (const ArrayWrite& w : writes) any_update |= implied_array_op(w).has_value();
     if (!any_update) {
-      ctx_.note("note: " + a->name + " is written in " + (p.origin.empty() ? "a prange" : p.origin) +
-                " at indices not derived from the loop index; kiln assumes they do not collide");
+      ctx_.note(fmt::format("note: {} is written in {} at indices not derived from the loop index; kiln assumes they do "
+                            "not collide",
+                            a->name, p.origin.empty() ? "a prange" : p.origin));
       return std::nullopt;
     }
     if (a->type.elem == DType::Bool)
-      fail("bool array " + describe(a) + " is updated at indices that repeat across iterations of " + loop_name(p) +
-           "; bool array reductions are not supported");
+      fail(fmt::format("bool array {} is updated at indices that repeat across iterations of {}; bool array reductions "
+                       "are not supported",
+                       describe(a), loop_name(p)));
     for (const ArrayWrite& w : writes) {
-      std::string idx;
-      for (size_t d = 0; d < w.index.size(); ++d) idx += (d ? ", " : "") + ir::to_string(w.index[d]);
-      const std::string text = a->name + "[" + idx + "] = " + ir::to_string(w.value);
+      std::vector<std::string> idx;
+      for (const ir::Expr& i : w.index) idx.push_back(ir::to_string(i));
+      const std::string text = fmt::format("{}[{}] = {}", a->name, fmt::join(idx, ", "), ir::to_string(w.value));
       const auto o = implied_array_op(w);
       if (!o)
-        fail("array " + describe(a) + " is written inside " + loop_name(p) + " as `" + text + "` and also updated "
-             "as a reduction at indices that repeat across iterations; only updates `a[k] op= e` can be made "
-             "race-free");
-      agree(*o, "`" + text + "`");
+        fail(fmt::format("array {} is written inside {} as `{}` and also updated as a reduction at indices that repeat "
+                         "across iterations; only updates `a[k] op= e` can be made race-free",
+                         describe(a), loop_name(p), text));
+      agree(*o, fmt::format("`{}`", text));
     }
     return op;
   }

@@ -11,6 +11,8 @@
 #include <optional>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/ops.hpp"
@@ -246,15 +248,16 @@ class Lowering : public SplicingMutator {
         if (!windows.count(l.array.get()) || !bad.empty()) return;
         for (size_t k = 0; k < l.indices.size(); ++k)
           if (!index_offset(l.indices[k], st.indices[k].get()) && !plus_index(l.indices[k], st.indices[k].get(), st.indices))
-            bad = l.array->name + " along axis " + std::to_string(k);
+            bad = fmt::format("{} along axis {}", l.array->name, k);
       }
     } reads(st);
     reads.walk(st.value);
     const std::string& bad = reads.bad;
     if (!bad.empty())
-      throw TraceError(origin + ": halo reads (kiln::Options::halo_reads, distributed arrays) need every window read at the "
-                       "element's index plus an offset, but the stencil reads " + bad + " elsewhere: read windows "
-                       "relative to the element (a(0, -1)), or run it on one process");
+      throw TraceError(fmt::format("{}: halo reads (kiln::Options::halo_reads, distributed arrays) need every window read "
+                                   "at the element's index plus an offset, but the stencil reads {} elsewhere: read "
+                                   "windows relative to the element (a(0, -1)), or run it on one process",
+                                   origin, bad));
   }
 
   /// One parfor of the stencil over [begins, ends): the value with window reads rewritten for the range,
