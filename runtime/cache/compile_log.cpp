@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace kiln {
 namespace {
 
@@ -51,13 +53,10 @@ std::vector<CompileRecord> compile_history() {
 }
 
 std::string cache::format_record(const CompileRecord& r) {
-  char times[160];
-  std::snprintf(times, sizeof times, "trace=%.0fus passes=%.0fus codegen=%.2fms load=%.0fus", r.trace_us, r.passes_us,
-                r.codegen_ms, r.load_us);
-  std::string line = "kiln: compile " + r.kernel + " target=" + r.target + " cache=" + std::string(name_of(r.cache)) +
-                     " " + times;
-  if (!r.key.empty()) line += " key=" + r.key;
-  return line + " [" + r.signature + "]";
+  return fmt::format("kiln: compile {} target={} cache={} trace={:.0f}us passes={:.0f}us codegen={:.2f}ms "
+                     "load={:.0f}us{} [{}]",
+                     r.kernel, r.target, name_of(r.cache), r.trace_us, r.passes_us, r.codegen_ms, r.load_us,
+                     r.key.empty() ? std::string() : " key=" + r.key, r.signature);
 }
 
 void cache::log_compile(const CompileRecord& r) {

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "runtime/cache/warnings.hpp"
 
 namespace kiln::cache {
@@ -68,20 +70,23 @@ CacheSettings settings_from_environment() {
   CacheSettings s;
   if (const std::string m = env("KILN_CACHE"); !m.empty()) {
     if (auto mode = parse_mode(m)) s.mode = *mode;
-    else warn_once(Warning::bad_setting, "ignoring KILN_CACHE=" + m + " (expected on, read-only or off)");
+    else warn_once(Warning::bad_setting, fmt::format("ignoring KILN_CACHE={} (expected on, read-only or off)", m));
   }
   if (const std::string b = env("KILN_CACHE_MAX_BYTES"); !b.empty()) {
     if (auto bytes = parse_bytes(b)) s.max_bytes = *bytes;
-    else warn_once(Warning::bad_setting, "ignoring KILN_CACHE_MAX_BYTES=" + b + " (expected a byte count such as 512M)");
+    else
+      warn_once(Warning::bad_setting,
+                fmt::format("ignoring KILN_CACHE_MAX_BYTES={} (expected a byte count such as 512M)", b));
   }
   s.directory = default_directory();
   if (!s.directory.empty() && s.directory[0] != '/') {
     // A relative directory follows the working directory: run in a checkout, it would use entries the checkout
     // carries. It is refused rather than resolved.
     if (s.mode != CacheMode::off)
-      warn_once(Warning::untrusted_directory, "ignoring the cache directory " + s.directory +
-                                                  ": not an absolute path (a checkout could carry its entries); set "
-                                                  "KILN_CACHE_DIR to an absolute path; the disk cache is off");
+      warn_once(Warning::untrusted_directory,
+                fmt::format("ignoring the cache directory {}: not an absolute path (a checkout could carry its "
+                            "entries); set KILN_CACHE_DIR to an absolute path; the disk cache is off",
+                            s.directory));
     s.directory.clear();
     s.mode = CacheMode::off;
   } else if (s.directory.empty() && s.mode != CacheMode::off) {

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace kiln::cache {
 namespace {
 
@@ -39,8 +41,7 @@ EntryFile read_entry_file(int dirfd, const std::string& name, const Secret& secr
   const std::uint64_t size = static_cast<std::uint64_t>(f.st.st_size);
   if (size > kMaxEntryBytes) {
     out.status = FileStatus::too_large;
-    out.problem = std::to_string(size) + " bytes, more than any entry (" + std::to_string(kMaxEntryBytes >> 20) +
-                  " MiB); not read";
+    out.problem = fmt::format("{} bytes, more than any entry ({} MiB); not read", size, kMaxEntryBytes >> 20);
     return out;
   }
   std::string bytes(size < kHeaderSize ? size : kHeaderSize, '\0');
@@ -64,8 +65,8 @@ EntryFile read_entry_file(int dirfd, const std::string& name, const Secret& secr
     out.status = FileStatus::bad;
     out.problem = std::string(describe(out.decoded.status));
     if (out.decoded.status == DecodeStatus::foreign_version)
-      out.problem = "entry format version " + std::to_string(out.decoded.version) + ", this kiln reads " +
-                    std::to_string(kFormatVersion);
+      out.problem =
+          fmt::format("entry format version {}, this kiln reads {}", out.decoded.version, kFormatVersion);
     return out;
   }
   out.status = FileStatus::ok;

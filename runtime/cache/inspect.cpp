@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "runtime/cache/entry_file.hpp"
 #include "runtime/cache/key.hpp"
 
@@ -11,20 +13,21 @@ namespace kiln::cache {
 Inspector::Inspector(const std::string& dir) {
   Opened d = open_cache_directory(dir, /*create=*/false);
   if (!d.problem.empty()) {
-    problem_ = "kiln does not use " + dir + ": " + d.problem;
+    problem_ = fmt::format("kiln does not use {}: {}", dir, d.problem);
     return;
   }
   if (!d.fd) {
     missing_ = d.error == ENOENT;
-    if (!missing_) problem_ = "cannot open " + dir + ": " + std::strerror(d.error);
+    if (!missing_) problem_ = fmt::format("cannot open {}: {}", dir, std::strerror(d.error));
     return;
   }
   dir_ = std::move(d.fd);
   const SecretResult s = read_secret(dir_.get());
   if (s.ok) secret_ = s.secret;
-  else if (!s.problem.empty()) problem_ = "kiln does not use " + dir + ": its secret " + kSecretName + ": " + s.problem;
+  else if (!s.problem.empty())
+    problem_ = fmt::format("kiln does not use {}: its secret {}: {}", dir, kSecretName, s.problem);
   else if (s.missing) secret_problem_ = "the directory has no secret, so no entry can be authenticated";
-  else secret_problem_ = std::string("cannot read the directory's secret: ") + std::strerror(s.error);
+  else secret_problem_ = fmt::format("cannot read the directory's secret: {}", std::strerror(s.error));
 }
 
 Inspection Inspector::inspect(const DirFile& f) const {
@@ -45,7 +48,7 @@ Inspection Inspector::inspect(const DirFile& f) const {
   Entry& e = file.decoded.entry;
   Key named;
   if (!parse_key(std::string_view(f.name).substr(0, 32), named) || named != e.key) {
-    out.problem = "its header's key " + e.key.hex() + " differs from its file name";
+    out.problem = fmt::format("its header's key {} differs from its file name", e.key.hex());
     return out;
   }
   bool code = false;

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include <fmt/format.h>
+
 #include "runtime/cache/trust.hpp"
 
 namespace kiln::cache {
@@ -24,7 +26,7 @@ SecretResult read_secret(int dirfd) {
     return out;
   }
   if (f.st.st_size != static_cast<off_t>(kSecretSize)) {
-    out.problem = "it is " + std::to_string(f.st.st_size) + " bytes, not " + std::to_string(kSecretSize);
+    out.problem = fmt::format("it is {} bytes, not {}", f.st.st_size, kSecretSize);
     return out;
   }
   std::size_t done = 0;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "runtime/cache/config.hpp"
 #include "runtime/cache/directory.hpp"
 #include "runtime/cache/stats.hpp"
@@ -38,12 +40,13 @@ DiskStore::Access DiskStore::access(bool create) const {
   // The descriptor stays open once opened, refused or not: another thread may still be using it.
   auto refuse = [&](const std::string& what) {
     refused_ = true;
-    warn_once(Warning::untrusted_directory, "not using " + what + "; kernels are compiled without the disk cache");
+    warn_once(Warning::untrusted_directory,
+              fmt::format("not using {}; kernels are compiled without the disk cache", what));
     return Access{};
   };
   if (!dir_) {
     Opened d = open_cache_directory(dir, create);
-    if (!d.problem.empty()) return refuse("the cache directory " + dir + ": " + d.problem);
+    if (!d.problem.empty()) return refuse(fmt::format("the cache directory {}: {}", dir, d.problem));
     if (!d.fd) {
       a.error = d.error;  // missing (or not creatable): tried again next time
       return a;
@@ -54,8 +57,9 @@ DiskStore::Access DiskStore::access(bool create) const {
   if (!secret_) {
     const SecretResult s = create ? read_or_create_secret(dir_.get()) : read_secret(dir_.get());
     if (!s.problem.empty())
-      return refuse(dir + "/" + kSecretName + ": " + s.problem + "; remove it (kiln then writes a new one; entries "
-                    "sealed with the old one are recompiled)");
+      return refuse(fmt::format("{}/{}: {}; remove it (kiln then writes a new one; entries sealed with the old one are "
+                                "recompiled)",
+                                dir, kSecretName, s.problem));
     if (s.ok) secret_ = s.secret;
     else a.error = s.error;
   }
@@ -87,7 +91,7 @@ std::optional<Entry> DiskStore::lookup(const ir::Hash128& key, std::string_view 
       return std::nullopt;
     case FileStatus::unreadable:
       warn_once(Warning::unusable_directory,
-                "cannot read " + entry_path(settings_.directory, key) + " (" + f.problem + "); kernels are compiled");
+                fmt::format("cannot read {} ({}); kernels are compiled", entry_path(settings_.directory, key), f.problem));
       bump(c.disk_misses);
       return std::nullopt;
     case FileStatus::untrusted:
@@ -109,7 +113,7 @@ std::optional<Entry> DiskStore::lookup(const ir::Hash128& key, std::string_view 
   }
   Entry& e = f.decoded.entry;
   if (e.key != key) {
-    reject(a.dirfd, name, f.st, Warning::mismatch, "its header has key " + e.key.hex());
+    reject(a.dirfd, name, f.st, Warning::mismatch, fmt::format("its header has key {}", e.key.hex()));
     return std::nullopt;
   }
   if (e.canonical_ir != canonical_ir) {
@@ -127,10 +131,11 @@ void DiskStore::reject(int dirfd, const std::string& name, const struct stat& se
   bump(c.rejected_entries);
   bump(c.disk_misses);
   const bool deleting = writable();
-  const std::string path = settings_.directory + "/" + name;
-  warn_once(kind, deleting ? "discarding " + path + ": " + why + "; the kernel is recompiled"
-                           : "ignoring " + path + ": " + why + "; the kernel is compiled (the cache is read-only: "
-                                                               "nothing is deleted)");
+  const std::string path = fmt::format("{}/{}", settings_.directory, name);
+  warn_once(kind, deleting ? fmt::format("discarding {}: {}; the kernel is recompiled", path, why)
+                           : fmt::format("ignoring {}: {}; the kernel is compiled (the cache is read-only: nothing is "
+                                         "deleted)",
+                                         path, why));
   if (!deleting) return;
   // Delete only the file we judged (a link itself, never its target): a concurrent writer may have renamed a
   // good entry into its place.
@@ -145,8 +150,8 @@ void DiskStore::discard(const ir::Hash128& key, const std::string& why) {
   bump(counters().rejected_entries);
   bump(counters().disk_misses);
   const bool deleting = writable();
-  warn_once(Warning::load_failed, (deleting ? "discarding " : "ignoring ") + path + ": " + why +
-                                      (deleting ? "; the kernel is recompiled" : "; the kernel is compiled"));
+  warn_once(Warning::load_failed, fmt::format("{} {}: {}; the kernel is {}", deleting ? "discarding" : "ignoring", path,
+                                              why, deleting ? "recompiled" : "compiled"));
   const Access a = access(false);
   if (deleting && a.dirfd >= 0) unlinkat(a.dirfd, entry_name(key).c_str(), 0);
 }
@@ -157,39 +162,39 @@ bool DiskStore::store(const Entry& e) {
   const std::string& dir = settings_.directory;
   auto fail = [&](const std::string& what, int err) {
     bump(c.store_failures);
-    warn_once(Warning::store_failed, "cannot " + what + (err ? " (" + errno_text(err) + ")" : std::string()) +
-                                         "; kernels are compiled but not cached");
+    warn_once(Warning::store_failed,
+              fmt::format("cannot {}{}; kernels are compiled but not cached", what,
+                          err ? fmt::format(" ({})", errno_text(err)) : std::string()));
     return false;
   };
   const Access a = access(/*create=*/true);
   if (a.dirfd < 0) {
     if (!writable()) return false;  // refused just now, and warned about
-    return fail("create the directory " + dir, a.error);
+    return fail(fmt::format("create the directory {}", dir), a.error);
   }
-  if (!a.secret) return fail("create " + dir + "/" + kSecretName, a.error);
+  if (!a.secret) return fail(fmt::format("create {}/{}", dir, kSecretName), a.error);
 
   const std::string bytes = encode(e, *a.secret);
   if (bytes.size() > kMaxEntryBytes)
-    return fail("store the entry of " + e.meta.kernel + ": " + std::to_string(bytes.size()) +
-                    " bytes, more than the entry size limit of " + std::to_string(kMaxEntryBytes >> 20) + " MiB",
+    return fail(fmt::format("store the entry of {}: {} bytes, more than the entry size limit of {} MiB", e.meta.kernel,
+                            bytes.size(), kMaxEntryBytes >> 20),
                 0);
   static std::atomic<std::uint64_t> temp_counter{0};
-  const std::string temp =
-      "." + e.key.hex() + "." + std::to_string(getpid()) + "." + std::to_string(temp_counter.fetch_add(1)) + ".tmp";
+  const std::string temp = fmt::format(".{}.{}.{}.tmp", e.key.hex(), getpid(), temp_counter.fetch_add(1));
   const int fd = openat(a.dirfd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return fail("write to " + dir, errno);
+  if (fd < 0) return fail(fmt::format("write to {}", dir), errno);
   // fsync before rename: after a crash the entry is either complete or absent (the seal would catch a torn
   // file too, but then the work is lost).
   if (!write_all(fd, bytes) || fsync(fd) != 0) {
     const int err = errno;
     close(fd);
     unlinkat(a.dirfd, temp.c_str(), 0);
-    return fail("write " + dir + "/" + temp, err);
+    return fail(fmt::format("write {}/{}", dir, temp), err);
   }
   if (close(fd) != 0 || renameat(a.dirfd, temp.c_str(), a.dirfd, entry_name(e.key).c_str()) != 0) {
     const int err = errno;
     unlinkat(a.dirfd, temp.c_str(), 0);
-    return fail("write " + entry_path(dir, e.key), err);
+    return fail(fmt::format("write {}", entry_path(dir, e.key)), err);
   }
   bump(c.stores);
   // Every store rescans under the directory's lock (directory.hpp): a size estimate kept per process would

@@ -4,7 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "runtime/cache/directory.hpp"
 
@@ -22,11 +23,7 @@ Fd::~Fd() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::string mode_text(mode_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
-  return buf;
-}
+std::string mode_text(mode_t mode) { return fmt::format("{:04o}", static_cast<unsigned>(mode & 07777)); }
 
 namespace {
 
@@ -41,34 +38,33 @@ std::string kind_text(mode_t mode) {
 }
 
 std::string owner_text(const struct stat& st) {
-  return "it is owned by uid " + std::to_string(st.st_uid) + ", not by this process's effective uid " +
-         std::to_string(geteuid());
+  return fmt::format("it is owned by uid {}, not by this process's effective uid {}", st.st_uid, geteuid());
 }
 
 /// What to do about a refused cache directory `path` with status `st`.
 std::string directory_fix(const std::string& path, const struct stat& st) {
-  if (S_ISDIR(st.st_mode) && st.st_uid == geteuid()) return "run chmod go-w " + path + " (or chmod 700)";
+  if (S_ISDIR(st.st_mode) && st.st_uid == geteuid()) return fmt::format("run chmod go-w {} (or chmod 700)", path);
   return "set KILN_CACHE_DIR to an absolute path of a directory of your own (kiln creates it with mode 0700)";
 }
 
 }  // namespace
 
 std::string directory_problem(const struct stat& st) {
-  if (!S_ISDIR(st.st_mode)) return "it is " + kind_text(st.st_mode) + ", not a directory";
+  if (!S_ISDIR(st.st_mode)) return fmt::format("it is {}, not a directory", kind_text(st.st_mode));
   if (st.st_uid != geteuid()) return owner_text(st);
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return "it is writable by " + std::string(st.st_mode & S_IWGRP ? "its group" : "others") +
-           (st.st_mode & S_IWGRP && st.st_mode & S_IWOTH ? " and others" : "") + " (mode " + mode_text(st.st_mode) + ")";
+  const bool group = st.st_mode & S_IWGRP, others = st.st_mode & S_IWOTH;
+  if (group || others)
+    return fmt::format("it is writable by {} (mode {})",
+                       group && others ? "its group and others" : group ? "its group" : "others", mode_text(st.st_mode));
   return "";
 }
 
 std::string file_problem(const struct stat& st, bool secret) {
-  if (!S_ISREG(st.st_mode)) return "it is " + kind_text(st.st_mode);
+  if (!S_ISREG(st.st_mode)) return fmt::format("it is {}", kind_text(st.st_mode));
   if (st.st_uid != geteuid()) return owner_text(st);
   const mode_t others = secret ? (S_IRWXG | S_IRWXO) : (S_IWGRP | S_IWOTH);
   if (st.st_mode & others)
-    return std::string("it is ") + (secret ? "accessible" : "writable") + " by group or others (mode " +
-           mode_text(st.st_mode) + ")";
+    return fmt::format("it is {} by group or others (mode {})", secret ? "accessible" : "writable", mode_text(st.st_mode));
   return "";
 }
 
@@ -79,7 +75,7 @@ Opened open_cache_file(int dirfd, const std::string& name, bool secret) {
     out.error = errno;
     // A link (ELOOP under O_NOFOLLOW) or a socket (ENXIO): say what is there rather than an errno.
     if ((out.error == ELOOP || out.error == ENXIO) && fstatat(dirfd, name.c_str(), &out.st, AT_SYMLINK_NOFOLLOW) == 0) {
-      out.problem = "it is " + kind_text(out.st.st_mode);
+      out.problem = fmt::format("it is {}", kind_text(out.st.st_mode));
       out.error = 0;
     }
     return out;

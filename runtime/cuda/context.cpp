@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
@@ -55,8 +57,7 @@ Device::Device(int ordinal) {
   int count = 0;
   check(d.cuDeviceGetCount(&count), "cuDeviceGetCount");
   if (ordinal < 0 || ordinal >= count)
-    throw DeviceError("CUDA device " + std::to_string(ordinal) + " does not exist (this machine has " +
-                      std::to_string(count) + ")");
+    throw DeviceError(fmt::format("CUDA device {} does not exist (this machine has {})", ordinal, count));
   CUdevice dev = 0;
   check(d.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
   info_.ordinal = ordinal;
@@ -74,7 +75,7 @@ Device::Device(int ordinal) {
   check(d.cuDeviceTotalMem(&info_.memory_bytes, dev), "cuDeviceTotalMem");
   // The primary context is the one the CUDA runtime and other libraries share, so kiln's device memory
   // and theirs are interchangeable.
-  check(d.cuDevicePrimaryCtxRetain(&ctx_, dev), "cuDevicePrimaryCtxRetain on device " + std::to_string(ordinal));
+  check(d.cuDevicePrimaryCtxRetain(&ctx_, dev), fmt::format("cuDevicePrimaryCtxRetain on device {}", ordinal));
   check(d.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
   // Kernels that allocate inside a parfor use the device heap (8 MiB by default).
   if (const char* mb = std::getenv("KILN_CUDA_HEAP_MB"); mb && std::atol(mb) > 0)
@@ -106,8 +107,8 @@ Scratch Device::scratch(std::size_t bytes) {
     }
   }
   bind();
-  check(driver().cuMemAlloc(&s.ptr_, bytes), "allocating " + std::to_string(bytes) + " bytes of scratch on CUDA device " +
-                                                 std::to_string(info_.ordinal));
+  check(driver().cuMemAlloc(&s.ptr_, bytes),
+        fmt::format("allocating {} bytes of scratch on CUDA device {}", bytes, info_.ordinal));
   s.bytes_ = bytes;
   s.device_ = this;
   return s;
@@ -128,7 +129,7 @@ Device& device(int ordinal) {
   static std::mutex mutex;
   static std::array<std::unique_ptr<Device>, 64> devices;
   if (ordinal < 0 || ordinal >= static_cast<int>(devices.size()))
-    throw DeviceError("CUDA device " + std::to_string(ordinal) + " does not exist");
+    throw DeviceError(fmt::format("CUDA device {} does not exist", ordinal));
   std::lock_guard lock(mutex);
   auto& slot = devices[static_cast<std::size_t>(ordinal)];
   if (!slot) slot = std::make_unique<Device>(ordinal);
@@ -140,7 +141,7 @@ int current_device() { return t_current >= 0 ? t_current : default_device(); }
 void set_current_device(int ordinal) {
   const int n = device_count();
   if (ordinal < 0 || ordinal >= n)
-    throw DeviceError("cannot select CUDA device " + std::to_string(ordinal) + ": this machine has " + std::to_string(n));
+    throw DeviceError(fmt::format("cannot select CUDA device {}: this machine has {}", ordinal, n));
   t_current = ordinal;
 }
 

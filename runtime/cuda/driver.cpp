@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "kiln/error.hpp"
 
 namespace kiln::gpu {
@@ -34,7 +36,7 @@ Loaded load() {
     tried += std::string(tried.empty() ? "" : "; ") + (e ? e : n);
   }
   if (!lib) {
-    l.error = "no CUDA driver/GPU: cannot open libcuda (" + tried + ")";
+    l.error = fmt::format("no CUDA driver/GPU: cannot open libcuda ({})", tried);
     return l;
   }
   // The handle is never closed: function pointers from it live in static tables for the whole process.
@@ -84,11 +86,12 @@ std::string error_text(CUresult r) {
   const char* text = nullptr;
   if (l.api.cuGetErrorName) l.api.cuGetErrorName(r, &name);
   if (l.api.cuGetErrorString) l.api.cuGetErrorString(r, &text);
-  return std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) + (text ? std::string(": ") + text : "");
+  const std::string head = name ? std::string(name) : fmt::format("CUDA error {}", static_cast<int>(r));
+  return text ? fmt::format("{}: {}", head, text) : head;
 }
 
 void check(CUresult r, const std::string& what) {
-  if (r != CUDA_SUCCESS) throw DeviceError(what + ": " + error_text(r));
+  if (r != CUDA_SUCCESS) throw DeviceError(fmt::format("{}: {}", what, error_text(r)));
 }
 
 }  // namespace kiln::gpu

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
@@ -16,7 +18,7 @@ int compact_block_size(CUfunction fn, int block, const std::string& name) {
   const DriverApi& d = driver();
   auto resident_threads = [&](int threads) {
     int blocks = 0;
-    check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, 0), "occupancy of kernel " + name);
+    check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, 0), fmt::format("occupancy of kernel {}", name));
     return blocks * threads;
   };
   const int target = resident_threads(block);
@@ -39,20 +41,22 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
     from_cubin_ = r == CUDA_SUCCESS;
   }
   if (r != CUDA_SUCCESS) r = d.cuModuleLoadData(&mod_, ptx.c_str());  // the driver JIT-compiles the PTX
-  check(r, "loading a CUDA module (" + std::to_string(ptx.size()) + " bytes of PTX) on device " + std::to_string(dev.info().ordinal) +
-               " (" + dev.info().name + ")");
+  check(r, fmt::format("loading a CUDA module ({} bytes of PTX) on device {} ({})", ptx.size(), dev.info().ordinal,
+                       dev.info().name));
   for (const auto& n : names) {
     LoadedFunction f;
     f.name = n;
     const CUresult g = d.cuModuleGetFunction(&f.fn, mod_, n.c_str());
     if (g != CUDA_SUCCESS) {
       d.cuModuleUnload(mod_);
-      check(g, "kernel " + n + " is missing from its module");
+      check(g, fmt::format("kernel {} is missing from its module", n));
     }
     int min_grid = 0, block = 0;
-    check(d.cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f.fn, nullptr, 0, 0), "occupancy of kernel " + n);
+    check(d.cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f.fn, nullptr, 0, 0),
+          fmt::format("occupancy of kernel {}", n));
     int max_block = 0;
-    check(d.cuFuncGetAttribute(&max_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn), "attributes of kernel " + n);
+    check(d.cuFuncGetAttribute(&max_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn),
+          fmt::format("attributes of kernel {}", n));
     f.max_block_size = max_block;
     const int o = block_size;
     f.block_size = o ? std::min(o, max_block) : block;
@@ -75,9 +79,8 @@ Module::~Module() {
 void launch(const Device& dev, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params) {
   const CUresult r = driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, dev.stream(), params, nullptr);
   if (r != CUDA_SUCCESS)
-    throw DeviceError("launching CUDA kernel " + f.name + " (grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) + "x" +
-                      std::to_string(grid.z) + ", block " + std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
-                      std::to_string(block.z) + "): " + error_text(r));
+    throw DeviceError(fmt::format("launching CUDA kernel {} (grid {}x{}x{}, block {}x{}x{}): {}", f.name, grid.x, grid.y,
+                                  grid.z, block.x, block.y, block.z, error_text(r)));
 }
 
 }  // namespace kiln::gpu

@@ -1,6 +1,8 @@
 // kiln/device.hpp on top of the driver: device selection, streams, device and pinned memory, copies.
 #include <string>
 
+#include <fmt/format.h>
+
 #include "kiln/device.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -17,8 +19,7 @@ gpu::Device& bound(int ordinal) {
 CUstream stream_of(const Stream* s, const gpu::Device& d) {
   if (!s) return d.stream();
   if (s->device() != d.info().ordinal)
-    throw DeviceError("a copy on device " + std::to_string(d.info().ordinal) + " was queued on a stream of device " +
-                      std::to_string(s->device()));
+    throw DeviceError(fmt::format("a copy on device {} was queued on a stream of device {}", d.info().ordinal, s->device()));
   return static_cast<CUstream>(s->handle());
 }
 
@@ -49,7 +50,7 @@ DeviceProperties properties(int ordinal) {
 
 void synchronize(int ordinal) {
   gpu::Device& d = bound(ordinal);
-  gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), "synchronizing CUDA device " + std::to_string(ordinal));
+  gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), fmt::format("synchronizing CUDA device {}", ordinal));
 }
 
 Stream::Stream(int device) : device_(device) {
@@ -76,8 +77,7 @@ void* device_alloc(std::size_t bytes, int device) {
   CUdeviceptr p = 0;
   const CUresult r = gpu::driver().cuMemAlloc(&p, bytes);
   if (r != CUDA_SUCCESS)
-    throw DeviceError("allocating " + std::to_string(bytes) + " bytes on CUDA device " + std::to_string(device) + ": " +
-                      gpu::error_text(r));
+    throw DeviceError(fmt::format("allocating {} bytes on CUDA device {}: {}", bytes, device, gpu::error_text(r)));
   return reinterpret_cast<void*>(p);
 }
 
@@ -153,7 +153,8 @@ void* pinned_alloc(std::size_t bytes) {
   void* p = nullptr;
   // PORTABLE: usable with every context, so a buffer serves any device.
   const CUresult r = gpu::driver().cuMemHostAlloc(&p, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
-  if (r != CUDA_SUCCESS) throw DeviceError("allocating " + std::to_string(bytes) + " bytes of pinned host memory: " + gpu::error_text(r));
+  if (r != CUDA_SUCCESS)
+    throw DeviceError(fmt::format("allocating {} bytes of pinned host memory: {}", bytes, gpu::error_text(r)));
   return p;
 }
 
