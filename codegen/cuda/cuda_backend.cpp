@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/executable.hpp"
 #include "codegen/target_options.hpp"
@@ -75,13 +77,14 @@ CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const Cod
   auto program = std::make_shared<const Program>(emit_program(lowered, cuda.emit));
   const double emit_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   const std::string arch = target_arch(cuda);
-  if (binary.arch != arch) throw CacheError("the entry holds code for " + binary.arch + ", this process compiles for " + arch);
+  if (binary.arch != arch)
+    throw CacheError(fmt::format("the entry holds code for {}, this process compiles for {}", binary.arch, arch));
   if (binary.ptx.find(".target " + binary.arch) == std::string::npos)
-    throw CacheError("the entry's PTX is not for " + binary.arch);
+    throw CacheError(fmt::format("the entry's PTX is not for {}", binary.arch));
   if (binary.cubin.size() < 4 || binary.cubin.compare(0, 4, "\x7f" "ELF") != 0) throw CacheError("the entry's CUBIN is not an ELF image");
   for (const std::string& entry : program->entries())
     if (binary.ptx.find(".entry " + entry + "(") == std::string::npos)
-      throw CacheError("the entry's PTX lacks the __global__ function " + entry + " of the emitted program");
+      throw CacheError(fmt::format("the entry's PTX lacks the __global__ function {} of the emitted program", entry));
   // The entry is checked first, so that a bad one is discarded on any machine; without a device the call
   // then fails as compile() would (load() asks for the device).
   CompiledKernel k = load(std::move(program), std::move(binary), opts, cuda);
@@ -131,7 +134,7 @@ class CudaBackend final : public Backend {
     try {
       lowered = ir::deserialize(host->data);
     } catch (const ir::IRError& err) {
-      throw CacheError(std::string("the entry's host function: ") + err.what());
+      throw CacheError(fmt::format("the entry's host function: {}", err.what()));
     }
     return load_binary(lowered, Binary{arch->data, ptx->data, cubin->data, {}, 0}, opts.common, opts.cuda);
   }

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <string>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "codegen/cuda/geometry.hpp"
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
@@ -91,9 +94,9 @@ CUdeviceptr CallState::alloc(std::size_t bytes, const std::string& what) {
   CUdeviceptr p = 0;
   const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, dev.stream());
   if (r != CUDA_SUCCESS)
-    throw DeviceError((r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating " : "cannot allocate ") + what + " (" +
-                      std::to_string(bytes) + " bytes) on CUDA device " + std::to_string(dev.info().ordinal) + " (" +
-                      dev.info().name + "): " + gpu::error_text(r));
+    throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
+                                  r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate",
+                                  what, bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
   owned_.push_back(p);
   return p;
 }
@@ -108,17 +111,18 @@ void CallState::release(CUdeviceptr p) noexcept {
 }
 
 void CallState::synchronize(const std::string& kernel) {
-  check(gpu::driver().cuStreamSynchronize(dev.stream()), "kernel '" + kernel + "'");
+  check(gpu::driver().cuStreamSynchronize(dev.stream()), fmt::format("kernel '{}'", kernel));
   pending.clear();
 }
 
 void CallState::check(CUresult r, const std::string& what) const {
   if (r == CUDA_SUCCESS) return;
-  std::string list;
-  for (const auto& n : pending) list += (list.empty() ? "" : ", ") + n;
-  throw DeviceError(what + ": the GPU reported " + gpu::error_text(r) +
-                    (list.empty() ? std::string() : " (CUDA kernels launched since the last synchronization: " + list +
-                                                        "; KILN_CUDA_SYNC=1 checks after every launch)"));
+  const std::string launched =
+      pending.empty() ? std::string()
+                      : fmt::format(" (CUDA kernels launched since the last synchronization: {}; KILN_CUDA_SYNC=1 checks "
+                                    "after every launch)",
+                                    fmt::join(pending, ", "));
+  throw DeviceError(fmt::format("{}: the GPU reported {}{}", what, gpu::error_text(r), launched));
 }
 
 // ---- the machine ----------------------------------------------------------------------------------------
@@ -160,8 +164,7 @@ void DeviceMachine::fail(Frame& fr, std::int32_t code, const std::string& messag
 std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::HostScope& scope) const {
   const ir::ParforStmt& p = l.parfor();
   if (static_cast<std::size_t>(l.kernel) >= prog_->gpu_kernels.size() || prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)].parfor != &p)
-    throw CompileError("kiln CUDA backend: kernel '" + prog_->function->name + "': launch " + std::to_string(l.kernel) +
-                           " is not a kernel of the emitted program", {});
+    backend_error(prog_->function->name, fmt::format("launch {} is not a kernel of the emitted program", l.kernel));
   const GpuKernel* gk = &prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)];
   std::vector<std::function<Value(Frame&)>> begins, ends;
   for (std::size_t d = 0; d < p.indices.size(); ++d) {

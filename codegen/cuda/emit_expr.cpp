@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/ops.hpp"
@@ -72,7 +74,7 @@ std::string shortest(T v, int max_digits) {
 }
 
 [[noreturn]] void unsupported(const std::string& what) {
-  throw CompileError("kiln CUDA backend: " + what, {});
+  throw CompileError(fmt::format("kiln CUDA backend: {}", what), {});
 }
 
 }  // namespace
@@ -108,13 +110,14 @@ std::string Emitter::bind(const ir::VarNode* v) {
 
 const std::string& Emitter::name(const ir::VarNode* v) const {
   auto it = names_.find(v);
-  if (it == names_.end()) unsupported("kernel '" + fn_.name + "': variable " + v->name + " is not available inside the parfor");
+  if (it == names_.end())
+    backend_error(fn_.name, fmt::format("variable {} is not available inside the parfor", v->name));
   return it->second;
 }
 
 const Emitter::ArrayNames& Emitter::array(const ir::VarNode* v) const {
   auto it = arrays_.find(v);
-  if (it == arrays_.end()) unsupported("kernel '" + fn_.name + "': array " + v->name + " is not available inside the parfor");
+  if (it == arrays_.end()) backend_error(fn_.name, fmt::format("array {} is not available inside the parfor", v->name));
   return it->second;
 }
 
@@ -165,7 +168,7 @@ std::string Emitter::expr(const ir::Expr& e) {
     case ir::ExprKind::Dim: {
       const auto& d = e->as<ir::DimExpr>();
       const std::string& n = array(d.array.get()).extent[d.axis];
-      if (n.empty()) unsupported("kernel '" + fn_.name + "': the extent of " + d.array->name + " was not captured");
+      if (n.empty()) backend_error(fn_.name, fmt::format("the extent of {} was not captured", d.array->name));
       return n;
     }
     case ir::ExprKind::Unary: return unary(e->as<ir::UnaryExpr>());
@@ -180,7 +183,7 @@ std::string Emitter::expr(const ir::Expr& e) {
     }
     case ir::ExprKind::Call: return call(e->as<ir::CallExpr>());
   }
-  unsupported("kernel '" + fn_.name + "': unknown expression kind");
+  backend_error(fn_.name, "unknown expression kind");
 }
 
 std::string Emitter::unary(const ir::UnaryExpr& u) {
@@ -242,7 +245,7 @@ std::string Emitter::call(const ir::CallExpr& c) {
     for (const auto& m : kMath)
       if (m.fn == c.fn) fn = t == DType::F32 ? m.f32 : m.f64;
     if (fn.empty() || !is_float(t))
-      unsupported("kernel '" + fn_.name + "': intrinsic " + std::string(ir::name_of(c.fn)) + " on " + std::string(name_of(t)));
+      backend_error(fn_.name, fmt::format("intrinsic {} on {}", ir::name_of(c.fn), name_of(t)));
   }
   std::string s = fn + "(";
   for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];

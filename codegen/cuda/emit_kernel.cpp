@@ -4,6 +4,8 @@
 #include <array>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -115,7 +117,7 @@ Emitter::Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string nam
     }
   }
   k_.reductions = p.reductions;
-  if (k_.rank > kMaxRank) throw CompileError("kiln CUDA backend: parfor of rank " + std::to_string(k_.rank), {});
+  if (k_.rank > kMaxRank) throw CompileError(fmt::format("kiln CUDA backend: parfor of rank {}", k_.rank), {});
   taken_.insert(k_.name);
 }
 

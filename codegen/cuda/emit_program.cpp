@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "codegen/cuda/prelude.hpp"
 #include "ir/analysis.hpp"
@@ -54,13 +56,11 @@ class ProgramBuilder {
       case ir::StmtKind::Bind:
       case ir::StmtKind::Check: return;  // the host runs these
       case ir::StmtKind::Parfor:
-        throw CompileError("kiln CUDA backend: kernel '" + prog_.function->name +
-                               "': a parfor outside every launch; the offload pass makes launches of them", {});
+        backend_error(prog_.function->name, "a parfor outside every launch; the offload pass makes launches of them");
       default:
         // Array-level operations are lowered to parfors before code generation; anything else is new.
-        throw CompileError("kiln CUDA backend: kernel '" + prog_.function->name + "': statement kind " +
-                               std::to_string(static_cast<int>(s->kind)) + " reached code generation unlowered",
-                           {});
+        backend_error(prog_.function->name,
+                      fmt::format("statement kind {} reached code generation unlowered", static_cast<int>(s->kind)));
     }
   }
 
@@ -94,6 +94,10 @@ std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s) {
   return out;
 }
 
+void backend_error(const std::string& kernel, const std::string& what) {
+  throw CompileError(fmt::format("kiln CUDA backend: kernel '{}': {}", kernel, what), {});
+}
+
 std::vector<std::string> Program::entries() const {
   std::vector<std::string> names;
   for (const auto& k : gpu_kernels)
@@ -105,8 +109,8 @@ std::vector<std::string> Program::entries() const {
 Program emit_program(const ir::Function& f, const EmitOptions& opts) {
   const StencilSettings& st = opts.stencil;
   if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16)
-    throw ValueError("stencil settings: rows and rounds must be in [1, 16], got rows=" + std::to_string(st.rows) +
-                     " rounds=" + std::to_string(st.rounds));
+    throw ValueError(
+        fmt::format("stencil settings: rows and rounds must be in [1, 16], got rows={} rounds={}", st.rows, st.rounds));
   Program prog;
   prog.function = std::make_shared<const ir::Function>(f);  // shares the nodes: ParforStmt pointers stay valid
   prog.prelude = prelude();

@@ -1,6 +1,8 @@
 // Statements inside a kernel: one thread's view of a parfor iteration. Nested parfors run in order inside
 // the thread; array reductions become atomics; allocations use the device heap; checks and failed
 // allocations record the status and leave the thread's remaining iterations.
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -181,9 +183,7 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Bind: return bind_array(s->as<ir::BindStmt>());
     default:
       // Array-level operations are lowered to parfors before code generation; anything else is new.
-      throw CompileError("kiln CUDA backend: kernel '" + fn_.name + "': statement kind " +
-                             std::to_string(static_cast<int>(s->kind)) + " cannot be compiled for the GPU",
-                         {});
+      backend_error(fn_.name, fmt::format("statement kind {} cannot be compiled for the GPU", static_cast<int>(s->kind)));
   }
 }
 
@@ -296,9 +296,8 @@ void Emitter::bind_array(const ir::BindStmt& b) {
   std::vector<std::string> extent, stride;
   for (int k = 0; k < rank; ++k) {
     if (src.extent[k].empty())
-      throw CompileError("kiln CUDA backend: kernel '" + fn_.name + "': the extents of " + b.source->name +
-                             " are not available to bind " + b.target->name,
-                         {});
+      backend_error(fn_.name,
+                    fmt::format("the extents of {} are not available to bind {}", b.source->name, b.target->name));
     extent.push_back(src.extent[k]);
     stride.push_back(src.stride[k].empty() ? "1LL" : src.stride[k]);  // only a unit innermost stride is implicit
   }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/arg_memory.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
@@ -73,7 +75,7 @@ ir::Executor executor(const ir::Function& f, const DeviceMachine& machine) {
   try {
     return ir::Executor(f, &machine);
   } catch (const ir::IRError& e) {
-    throw CompileError("kiln CUDA backend: " + std::string(e.what()), {});
+    throw CompileError(fmt::format("kiln CUDA backend: {}", e.what()), {});
   }
 }
 

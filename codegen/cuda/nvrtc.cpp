@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "kiln/error.hpp"
 
 namespace kiln::codegen::cuda {
@@ -89,7 +91,7 @@ Nvrtc load() {
     tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
   }
   if (!lib) {
-    n.error = "the CUDA runtime compiler (libnvrtc) cannot be opened (" + tried + "); set KILN_NVRTC to its path";
+    n.error = fmt::format("the CUDA runtime compiler (libnvrtc) cannot be opened ({}); set KILN_NVRTC to its path", tried);
     return n;
   }
 #define KILN_NVRTC_RESOLVE(fn)                                                     \
@@ -102,7 +104,7 @@ Nvrtc load() {
 #undef KILN_NVRTC_RESOLVE
   int major = 0, minor = 0;
   n.nvrtcVersion(&major, &minor);
-  n.version = std::to_string(major) + "." + std::to_string(minor);
+  n.version = fmt::format("{}.{}", major, minor);
   if (link_map* map = nullptr; dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) n.path = map->l_name;
   return n;
 }
@@ -175,7 +177,8 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
   ProgramGuard guard{api};
   const std::string file = kernel + ".cu";
   if (const nvrtcResult r = api.nvrtcCreateProgram(&guard.prog, source.c_str(), file.c_str(), 0, nullptr, nullptr); r != NVRTC_SUCCESS)
-    throw CompileError("kiln CUDA backend: NVRTC could not create a program for kernel '" + kernel + "': " + api.nvrtcGetErrorString(r),
+    throw CompileError(fmt::format("kiln CUDA backend: NVRTC could not create a program for kernel '{}': {}", kernel,
+                                   api.nvrtcGetErrorString(r)),
                        numbered(source));
   std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++17"};
   if (kiln_float_rules && opts.fast_math) {
@@ -198,8 +201,8 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
     out.log.resize(log_size - 1);  // the terminating NUL
   }
   if (r != NVRTC_SUCCESS)
-    throw CompileError("kiln CUDA backend: NVRTC failed to compile kernel '" + kernel + "' for " + arch + ": " +
-                           api.nvrtcGetErrorString(r) + "\n" + out.log,
+    throw CompileError(fmt::format("kiln CUDA backend: NVRTC failed to compile kernel '{}' for {}: {}\n{}", kernel, arch,
+                                   api.nvrtcGetErrorString(r), out.log),
                        numbered(source), out.log);
   std::size_t size = 0;
   if (api.nvrtcGetPTXSize(guard.prog, &size) == NVRTC_SUCCESS && size > 0) {
@@ -212,8 +215,8 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
     api.nvrtcGetCUBIN(guard.prog, out.cubin.data());
   }
   if (out.ptx.empty() || out.cubin.empty())
-    throw CompileError("kiln CUDA backend: NVRTC produced no " + std::string(out.ptx.empty() ? "PTX" : "CUBIN") + " for kernel '" +
-                           kernel + "' (" + arch + ")",
+    throw CompileError(fmt::format("kiln CUDA backend: NVRTC produced no {} for kernel '{}' ({})",
+                                   out.ptx.empty() ? "PTX" : "CUBIN", kernel, arch),
                        numbered(source), out.log);
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

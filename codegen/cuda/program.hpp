@@ -30,6 +30,9 @@ inline constexpr int kSlotBytes = 8;
 /// is only valid for the emission that produced it, so the disk cache keys on this.
 std::string emission_settings(const EmitOptions& opts);
 
+/// Throws the CompileError of a kernel the backend cannot compile: "kiln CUDA backend: kernel '<kernel>': <what>".
+[[noreturn]] void backend_error(const std::string& kernel, const std::string& what);
+
 /// The arrays `s` may write: those it stores to, and every array a binding it stores through may name
 /// (followed through every bind in `s`, wherever it is: a time loop's buffers are written through
 /// bindings swapped between them). Written parameters are copied back to host arrays and are not `const`
