@@ -28,32 +28,24 @@ bool Box::empty(int rank) const {
   return false;
 }
 
-namespace {
-
-std::string shape_text(int rank, const std::int64_t* s) {
-  std::string out = "(";
-  for (int d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
-  return out + ")";
-}
-
-}  // namespace
+using ir::shape_text;
 
 Block::Block(const Grid& g, DType t, int r, const std::int64_t* shape)
     : grid(g), dtype(t), rank(r), elem_size(static_cast<std::int64_t>(size_of(t))) {
   if (g.ndims() > r)
-    throw DistributedError("kiln::dist::Array of rank " + std::to_string(r) + " over a grid of " + std::to_string(g.ndims()) +
-                           " axes: an array is split along at most its own axes; make the Grid with at most " +
-                           std::to_string(r) + " axes");
+    throw DistributedError(fmt::format("kiln::dist::Array of rank {} over a grid of {} axes: an array is split along at "
+                                       "most its own axes; make the Grid with at most {} axes",
+                                       r, g.ndims(), r));
   for (int d = 0; d < r; ++d) {
     global[d] = shape[d];
-    if (shape[d] < 0) throw ShapeError("kiln::dist::Array: negative extent in shape " + shape_text(r, shape));
+    if (shape[d] < 0) throw ShapeError(fmt::format("kiln::dist::Array: negative extent in shape {}", shape_text(r, shape)));
     if (d < g.ndims()) {
       const int p = g.dims()[static_cast<std::size_t>(d)];
       if (shape[d] < p)
-        throw DistributedError("kiln::dist::Array of shape " + shape_text(r, shape) + " over " + g.describe() + ": axis " +
-                               std::to_string(d) + " has " + std::to_string(shape[d]) + " elements for " + std::to_string(p) +
-                               " ranks, so a block would be empty: use at most " + std::to_string(shape[d]) +
-                               " ranks along that axis (Grid dims) or a larger array");
+        throw DistributedError(fmt::format("kiln::dist::Array of shape {} over {}: axis {} has {} elements for {} ranks, so "
+                                           "a block would be empty: use at most {} ranks along that axis (Grid dims) or "
+                                           "a larger array",
+                                           shape_text(r, shape), g.describe(), d, shape[d], p, shape[d]));
       const BlockRange b = block_of(shape[d], p, g.coords()[static_cast<std::size_t>(d)]);
       start[d] = b.start;
       count[d] = b.count;
@@ -85,7 +77,7 @@ void Block::allocate() {
   const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1) * elem_size);
   const std::size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw Error("kiln::dist::Array: out of memory for a block of " + std::to_string(bytes) + " bytes");
+  if (!p) throw Error(fmt::format("kiln::dist::Array: out of memory for a block of {} bytes", bytes));
   std::memset(p, 0, rounded);
   storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
   free_types();
@@ -197,9 +189,9 @@ void swap_blocks(Block& a, Block& b) {
   bool same = a.grid.comm() == b.grid.comm() && a.dtype == b.dtype && a.rank == b.rank;
   for (int d = 0; same && d < a.rank; ++d) same = a.global[d] == b.global[d];
   if (!same)
-    throw DistributedError("kiln::dist::Array::swap: the arrays differ in grid, element type or shape " +
-                           shape_text(a.rank, a.global) + " and " + shape_text(b.rank, b.global) +
-                           ": swap arrays made alike");
+    throw DistributedError(fmt::format("kiln::dist::Array::swap: the arrays differ in grid, element type or shape {} and "
+                                       "{}: swap arrays made alike",
+                                       shape_text(a.rank, a.global), shape_text(b.rank, b.global)));
   a.swap(b);
 }
 
@@ -235,16 +227,18 @@ void agree_on_root(const Block& b, const void* global, int root, const char* wha
   // One MPI_MAX over {root, -root, no buffer}: the largest and smallest root, and whether the root lacks one.
   int mine[3] = {root, -root, missing ? 1 : 0}, all[3] = {};
   MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, b.grid.comm());
-  const std::string head = std::string("kiln::dist::Array::") + what + ": ";
   if (all[0] != -all[1])
-    throw DistributedError(head + "the ranks passed different roots (" + std::to_string(-all[1]) + " to " +
-                           std::to_string(all[0]) + "): every rank passes the same root");
+    throw DistributedError(fmt::format("kiln::dist::Array::{}: the ranks passed different roots ({} to {}): every rank "
+                                       "passes the same root",
+                                       what, -all[1], all[0]));
   if (!valid_root)
-    throw DistributedError(head + "root " + std::to_string(root) + " is not a rank of the grid (" + b.grid.describe() +
-                           "): pass a root in 0.." + std::to_string(size - 1));
+    throw DistributedError(fmt::format("kiln::dist::Array::{}: root {} is not a rank of the grid ({}): pass a root in "
+                                       "0..{}",
+                                       what, root, b.grid.describe(), size - 1));
   if (all[2])
-    throw DistributedError(head + "the root (rank " + std::to_string(root) + ") passed no array: pass the global row-major " +
-                           "array of shape " + shape_text(b.rank, b.global) + " there (other ranks may pass null)");
+    throw DistributedError(fmt::format("kiln::dist::Array::{}: the root (rank {}) passed no array: pass the global "
+                                       "row-major array of shape {} there (other ranks may pass null)",
+                                       what, root, shape_text(b.rank, b.global)));
 }
 
 }  // namespace

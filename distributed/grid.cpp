@@ -4,6 +4,9 @@
 #include <atomic>
 #include <string>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "distributed/block.hpp"
 
 namespace kiln::dist {
@@ -24,18 +27,20 @@ Grid::Grid(int ndims, MPI_Comm comm, std::vector<int> dims) : s_(std::make_share
   if (!initialized)
     throw DistributedError("kiln::dist::Grid: MPI is not initialized: call MPI_Init (or MPI_Init_thread) first");
   if (ndims < 1 || ndims > kMaxRank)
-    throw ValueError("kiln::dist::Grid: ndims must be 1.." + std::to_string(kMaxRank) + ", got " + std::to_string(ndims));
+    throw ValueError(fmt::format("kiln::dist::Grid: ndims must be 1..{}, got {}", kMaxRank, ndims));
   if (dims.empty()) dims.assign(static_cast<std::size_t>(ndims), 0);
   if (dims.size() != static_cast<std::size_t>(ndims))
-    throw ValueError("kiln::dist::Grid: " + std::to_string(dims.size()) + " entries in dims for a grid of " +
-                     std::to_string(ndims) + " axes: give one per axis (0 lets MPI choose)");
+    throw ValueError(fmt::format("kiln::dist::Grid: {} entries in dims for a grid of {} axes: give one per axis (0 lets "
+                                 "MPI choose)",
+                                 dims.size(), ndims));
   int size = 0;
   MPI_Comm_size(comm, &size);
   for (int d : dims)
     if (d < 0) throw ValueError("kiln::dist::Grid: a negative number of ranks along an axis");
   if (MPI_Dims_create(size, ndims, dims.data()) != MPI_SUCCESS)
-    throw DistributedError("kiln::dist::Grid: the fixed axes of dims do not divide the " + std::to_string(size) +
-                           " ranks: choose dims whose product is the number of ranks");
+    throw DistributedError(fmt::format("kiln::dist::Grid: the fixed axes of dims do not divide the {} ranks: choose dims "
+                                       "whose product is the number of ranks",
+                                       size));
   std::vector<int> periods(static_cast<std::size_t>(ndims), 1);
   detail::GridState& s = *s_;
   static std::atomic<std::uint64_t> grids{0};
@@ -65,9 +70,7 @@ int Grid::rank_at(const std::vector<int>& coords) const {
 }
 
 std::string Grid::describe() const {
-  std::string out;
-  for (std::size_t d = 0; d < s_->dims.size(); ++d) out += (d ? " x " : "") + std::to_string(s_->dims[d]);
-  return out + " ranks";
+  return fmt::format("{} ranks", fmt::join(s_->dims, " x "));
 }
 
 BlockRange block_of(std::int64_t n, int p, int c) {

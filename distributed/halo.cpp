@@ -11,6 +11,8 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "kiln/runtime.hpp"
 
 namespace kiln::dist::detail {
@@ -151,8 +153,6 @@ void fill_edges(const HaloNeed& n, int d, Fill fill) {
   }
 }
 
-std::string axis_text(int d) { return "axis " + std::to_string(d); }
-
 std::string border_text(Border b) { return b == Border::mirror ? "mirror" : "reflect"; }  // the two that fold
 
 }  // namespace
@@ -160,17 +160,17 @@ std::string border_text(Border b) { return b == Border::mirror ? "mirror" : "ref
 void check_halo(const std::string& kernel, const HaloNeed& n) {
   const Block& b = *n.block;
   const bool wrap = n.border == Border::wrap;
-  const std::string head = "kernel '" + kernel + "': distributed array '" + n.name + "': ";
+  const std::string head = fmt::format("kernel '{}': distributed array '{}': ", kernel, n.name);
   for (int d = 0; d < b.rank; ++d) {
     const std::int64_t r = reach(n, d);
     if (r == 0) continue;
     const int p = ranks_along(b, d);
     const std::int64_t smallest = block_of(b.global[d], p, p - 1).count;  // the last blocks are the short ones
     if ((p > 1 || wrap) && smallest < r)
-      throw DistributedError(head + "the stencil reaches " + std::to_string(r) + " elements along " + axis_text(d) +
-                             ", but a block there has only " + std::to_string(smallest) + " (" + std::to_string(b.global[d]) +
-                             " elements over " + std::to_string(p) + " ranks): a block must hold what its neighbour reads; "
-                             "use fewer ranks along " + axis_text(d) + " (Grid dims) or a larger array");
+      throw DistributedError(fmt::format("{}the stencil reaches {} elements along axis {}, but a block there has only {} "
+                                         "({} elements over {} ranks): a block must hold what its neighbour reads; use "
+                                         "fewer ranks along axis {} (Grid dims) or a larger array",
+                                         head, r, d, smallest, b.global[d], p, d));
     // Mirror and reflect read planes up to the reach away from the edge: within the edge block and the
     // ghosts its inner neighbour sends.
     if (!wrap && n.border != Border::constant && n.border != Border::nearest && n.border != Border::skip) {
@@ -179,11 +179,11 @@ void check_halo(const std::string& kernel, const HaloNeed& n) {
       const std::int64_t first = block_of(b.global[d], p, 0).count, last = block_of(b.global[d], p, p - 1).count;
       const std::int64_t first_has = first + (p > 1 ? n.hi[d] : 0), last_has = last + (p > 1 ? n.lo[d] : 0);
       if (need_lo >= first_has || need_hi >= last_has)
-        throw DistributedError(head + "the " + border_text(n.border) + " border at the global edge of " +
-                               axis_text(d) + " reads " + std::to_string(std::max(need_lo, need_hi) + 1) +
-                               " planes in, more than the edge block and its neighbour's ghost layer hold (" +
-                               std::to_string(b.global[d]) + " elements over " + std::to_string(p) + " ranks): use fewer "
-                               "ranks along " + axis_text(d) + " or a larger array");
+        throw DistributedError(fmt::format("{}the {} border at the global edge of axis {} reads {} planes in, more than "
+                                           "the edge block and its neighbour's ghost layer hold ({} elements over {} "
+                                           "ranks): use fewer ranks along axis {} or a larger array",
+                                           head, border_text(n.border), d, std::max(need_lo, need_hi) + 1, b.global[d],
+                                           p, d));
     }
   }
 }

@@ -13,6 +13,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "distributed/block.hpp"
 #include "ir/semantics.hpp"
 #include "kiln/runtime.hpp"
@@ -171,8 +173,8 @@ std::vector<T> segment_partials(const Block& b, const Fold<T>& fold, int axis, s
   MPI_Allgatherv(part.data(), count, type, all_part.data(), counts.data(), displs.data(), type, comm);
   MPI_Allgatherv(index.data(), count, MPI_INT64_T, all_index.data(), counts.data(), displs.data(), MPI_INT64_T, comm);
   if (static_cast<std::int64_t>(total) != global_rows * per_row)
-    throw Error("kiln::dist reduction: gathered " + std::to_string(total) + " segment partials, expected " +
-                std::to_string(global_rows * per_row) + " (internal error)");
+    throw Error(fmt::format("kiln::dist reduction: gathered {} segment partials, expected {} (internal error)", total,
+                            global_rows * per_row));
   std::vector<T> ordered(static_cast<std::size_t>(total));
   for (int k = 0; k < total; ++k) ordered[static_cast<std::size_t>(all_index[static_cast<std::size_t>(k)])] = all_part[static_cast<std::size_t>(k)];
   return ordered;

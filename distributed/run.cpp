@@ -28,6 +28,7 @@
 
 #include "distributed/block.hpp"
 #include "distributed/halo.hpp"
+#include "ir/messages.hpp"
 
 namespace kiln::dist::detail {
 namespace {
@@ -42,15 +43,16 @@ struct Analysis {
   std::int64_t skip_lo[kMaxRank] = {}, skip_hi[kMaxRank] = {};  ///< skip borders: global edge bands not computed
 };
 
-std::string shape_text(int rank, const std::int64_t* s) {
-  std::string out = "(";
-  for (int d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string(s[d]);
-  return out + ")";
-}
+using ir::shape_text;
 
 std::string arg_label(const TraceSummary& s, std::size_t i) {
-  const std::string n = i < s.param_names.size() ? s.param_names[i] : "";
-  return "argument " + std::to_string(i + 1) + (n.empty() ? "" : " ('" + n + "')");
+  return ir::argument_text(i, i < s.param_names.size() ? s.param_names[i] : std::string());
+}
+
+/// Throws the DistributedError "kernel '<kernel>': <what>", `what` formatted from its arguments.
+template <class... Args>
+[[noreturn]] void fail(const std::string& kernel, fmt::format_string<Args...> what, Args&&... args) {
+  throw DistributedError(fmt::format("kernel '{}': {}", kernel, fmt::format(what, std::forward<Args>(args)...)));
 }
 
 /// The key of an analysis: the kernel, its options, the grid (the checks are collective over it), what
@@ -91,22 +93,24 @@ void check_agreement(const Call& c, const Analysis& an, const std::string& kerne
   for (int r = 1; r < grid.size(); ++r) {
     const std::int64_t* other = &all[static_cast<std::size_t>(r) * width];
     if (other[0] != ref[0] || other[1] != ref[1] || other[2] != ref[2])
-      throw DistributedError("kernel '" + kernel + "': rank " + std::to_string(r) + " traced other IR than rank 0 "
-                             "(their structural hashes differ): every rank must run the same kernel on the same "
-                             "kinds of arguments. A host value the lambda captures (by [&]) that differs between "
-                             "ranks does this: pass it as a kernel parameter (kiln::Int, kiln::Double), whose value "
-                             "may differ per rank");
+      fail(kernel,
+           "rank {} traced other IR than rank 0 (their structural hashes differ): every rank must run the same kernel on "
+           "the same kinds of arguments. A host value the lambda captures (by [&]) that differs between ranks does this: "
+           "pass it as a kernel parameter (kiln::Int, kiln::Double), whose value may differ per rank",
+           r);
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t* a = &ref[3 + i * (2 + kMaxRank)];
       const std::int64_t* b = &other[3 + i * (2 + kMaxRank)];
       if (std::memcmp(a, b, sizeof(std::int64_t) * (2 + kMaxRank)) == 0) continue;
       const int rank = static_cast<int>(std::max(a[1], b[1]));
-      const std::string what = a[0] != b[0] ? std::string("is a kiln::dist::Array on ") + (a[0] ? "rank 0" : "rank " + std::to_string(r)) +
-                                                  " but not on " + (a[0] ? "rank " + std::to_string(r) : "rank 0")
-                                            : "has global shape " + shape_text(rank, b + 2) + " on rank " + std::to_string(r) +
-                                                  " but " + shape_text(rank, a + 2) + " on rank 0";
-      throw DistributedError("kernel '" + kernel + "': " + arg_label(an.summary, i) + " " + what +
-                             ": every rank passes the same distributed arrays (made with one global shape on every rank)");
+      const std::string here = fmt::format("rank {}", r);
+      const std::string what =
+          a[0] != b[0] ? fmt::format("is a kiln::dist::Array on {} but not on {}", a[0] ? "rank 0" : here,
+                                     a[0] ? here : "rank 0")
+                       : fmt::format("has global shape {} on rank {} but {} on rank 0", shape_text(rank, b + 2), r,
+                                     shape_text(rank, a + 2));
+      fail(kernel, "{} {}: every rank passes the same distributed arrays (made with one global shape on every rank)",
+           arg_label(an.summary, i), what);
     }
   }
 }
@@ -119,9 +123,10 @@ void check_in_place(const Call& c, const TraceSummary& s, const std::string& ker
     if (st.target < 0 || !c.blocks[static_cast<std::size_t>(st.target)]) continue;
     for (int w : st.windows)
       if (w >= 0 && c.blocks[static_cast<std::size_t>(w)] == c.blocks[static_cast<std::size_t>(st.target)])
-        throw DistributedError("kernel '" + kernel + "': " + st.origin + " writes into " + arg_label(s, static_cast<std::size_t>(st.target)) +
-                               ", the array it reads as " + arg_label(s, static_cast<std::size_t>(w)) +
-                               ": write into a second kiln::dist::Array and swap the two after the call");
+        fail(kernel,
+             "{} writes into {}, the array it reads as {}: write into a second kiln::dist::Array and swap the two after "
+             "the call",
+             st.origin, arg_label(s, static_cast<std::size_t>(st.target)), arg_label(s, static_cast<std::size_t>(w)));
   }
 }
 
@@ -146,10 +151,11 @@ std::vector<HaloNeed> block_needs(const Call& c, const Analysis& an, const std::
     }
     HaloNeed& m = needs[k];
     if (m.border != h.border || (h.border == Border::constant && m.cval != h.cval))
-      throw DistributedError("kernel '" + kernel + "': " + arg_label(an.summary, first_arg[k]) + " and " + arg_label(an.summary, i) +
-                             " are one kiln::dist::Array, read by stencils with different borders in one call: its ghost "
-                             "layers hold one border. Pass a copy of the array as one of them, or run those stencils in "
-                             "separate kiln::dist::run calls");
+      fail(kernel,
+           "{} and {} are one kiln::dist::Array, read by stencils with different borders in one call: its ghost layers "
+           "hold one border. Pass a copy of the array as one of them, or run those stencils in separate kiln::dist::run "
+           "calls",
+           arg_label(an.summary, first_arg[k]), arg_label(an.summary, i));
     for (int d = 0; d < m.block->rank; ++d) {
       m.lo[d] = std::max(m.lo[d], h.lo[d]);
       m.hi[d] = std::max(m.hi[d], h.hi[d]);
@@ -169,9 +175,10 @@ Analysis analyze(Call& c, const std::string& kernel) {
   an.summary = c.core->summarize(c.options_id, global.data(), global.size());
   const TraceSummary& s = an.summary;
   if (s.has_result)
-    throw DistributedError("kernel '" + kernel + "' returns a value: on kiln::dist::Arrays a kernel writes into its "
-                           "arguments, one block per rank. Write the result into an argument, and reduce with "
-                           "kiln::dist::sum/min/max/prod");
+    throw DistributedError(fmt::format("kernel '{}' returns a value: on kiln::dist::Arrays a kernel writes into its "
+                                       "arguments, one block per rank. Write the result into an argument, and reduce "
+                                       "with kiln::dist::sum/min/max/prod",
+                                       kernel));
   an.halos.resize(c.args.size());
   for (const auto& st : s.stencils) {
     const int rank = static_cast<int>(st.lo.size());
@@ -179,14 +186,15 @@ Analysis analyze(Call& c, const std::string& kernel) {
     for (std::size_t w = 0; w < st.windows.size(); ++w) {
       const int p = st.windows[w];
       if (p < 0)
-        throw DistributedError("kernel '" + kernel + "': " + st.origin + " reads '" + st.window_names[w] +
-                               "', an array the kernel makes: on kiln::dist::Arrays a stencil reads the kernel's "
-                               "parameters, whose ghost layers kiln exchanges before the call. Split the kernel "
-                               "there (one kiln::dist::run per stencil of a computed array)");
+        fail(kernel,
+             "{} reads '{}', an array the kernel makes: on kiln::dist::Arrays a stencil reads the kernel's parameters, "
+             "whose ghost layers kiln exchanges before the call. Split the kernel there (one kiln::dist::run per "
+             "stencil of a computed array)",
+             st.origin, st.window_names[w]);
       const auto i = static_cast<std::size_t>(p);
       if (!c.blocks[i])
-        throw DistributedError("kernel '" + kernel + "': " + st.origin + " reads " + arg_label(s, i) +
-                               ", which is not a kiln::dist::Array: pass the stencil's inputs as distributed arrays");
+        fail(kernel, "{} reads {}, which is not a kiln::dist::Array: pass the stencil's inputs as distributed arrays",
+             st.origin, arg_label(s, i));
       std::optional<HaloNeed>& h = an.halos[i];
       if (!h) {
         h.emplace();
@@ -194,9 +202,10 @@ Analysis analyze(Call& c, const std::string& kernel) {
         h->cval = st.cval;
         h->name = st.window_names[w];
       } else if (h->border != border || (border == Border::constant && h->cval != st.cval)) {
-        throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " is read by stencils with different "
-                               "borders in one call: its ghost layers hold one border. Run those stencils in separate "
-                               "kiln::dist::run calls");
+        fail(kernel,
+             "{} is read by stencils with different borders in one call: its ghost layers hold one border. Run those "
+             "stencils in separate kiln::dist::run calls",
+             arg_label(s, i));
       }
       for (int d = 0; d < rank; ++d) {
         h->lo[d] = std::max(h->lo[d], -st.lo[static_cast<std::size_t>(d)]);
@@ -222,14 +231,15 @@ Analysis analyze(Call& c, const std::string& kernel) {
     int same_comm = MPI_UNEQUAL;
     if (b->grid.comm() != first->grid.comm()) MPI_Comm_compare(b->grid.comm(), first->grid.comm(), &same_comm);
     if (b->grid.comm() != first->grid.comm() && same_comm != MPI_IDENT)
-      throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " is distributed over another kiln::dist::Grid "
-                             "than " + arg_label(s, first_i) + ": make the arrays of one call on one Grid");
+      fail(kernel, "{} is distributed over another kiln::dist::Grid than {}: make the arrays of one call on one Grid",
+           arg_label(s, i), arg_label(s, first_i));
     bool same = b->rank == first->rank;
     for (int d = 0; same && d < b->rank; ++d) same = b->global[d] == first->global[d];
     if (!same)
-      throw DistributedError("kernel '" + kernel + "': " + arg_label(s, i) + " has global shape " + shape_text(b->rank, b->global) +
-                             " but " + arg_label(s, first_i) + " has " + shape_text(first->rank, first->global) +
-                             ": the distributed arrays of one call have one shape (they are computed block by block)");
+      fail(kernel,
+           "{} has global shape {} but {} has {}: the distributed arrays of one call have one shape (they are computed "
+           "block by block)",
+           arg_label(s, i), shape_text(b->rank, b->global), arg_label(s, first_i), shape_text(first->rank, first->global));
   }
   return an;
 }
@@ -351,7 +361,7 @@ void run(Call& c) {
     if (b) any = b;
   const std::string kernel = c.core->name();
   if (!any)
-    throw DistributedError("kernel '" + kernel + "': kiln::dist::run was given no kiln::dist::Array: call the kernel itself");
+    fail(kernel, "kiln::dist::run was given no kiln::dist::Array: call the kernel itself");
   const std::string key = signature(c, *any);
   std::shared_ptr<const Analysis> an;
   {
@@ -374,8 +384,7 @@ void run(Call& c) {
     MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, any->grid.comm());
     if (failed_here) throw DistributedError(failure);
     if (failed_anywhere)
-      throw DistributedError("kernel '" + kernel + "': another rank failed to trace or check this call (its error is "
-                             "printed there); this rank stops too");
+      fail(kernel, "another rank failed to trace or check this call (its error is printed there); this rank stops too");
     check_agreement(c, *fresh, kernel, any->grid);
     std::lock_guard lock(table().mutex);
     an = fresh;
