@@ -109,8 +109,10 @@ def main():
     ap.add_argument("--cache", default="", help="the peer's kernel cache directory")
     ap.add_argument("--first-only", action="store_true", help="only each kernel's first call (fresh process)")
     ap.add_argument("--only", default="", help="(internal) the one workload this process runs")
+    ap.add_argument("--variant", default="", help="(internal) the one variant this process runs")
+    ap.add_argument("--header-only", action="store_true", help="(internal) print the peer's header line only")
     a = ap.parse_args()
-    if not a.only:
+    if not a.only and not a.header_only:
         return isolate(a)
     os.environ.update(PEER_TARGET=a.target, PEER_THREADS=str(a.threads or os.cpu_count()), PEER_CACHE=a.cache,
                       PEER_DTYPE=a.dtype)
@@ -125,6 +127,8 @@ def main():
     na = {f"{k[0]}|{k[1]}" if isinstance(k, tuple) else k: why for k, why in peer.NA.items()}
     print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe(),
                       "variants": peer.VARIANTS, "kernels": sorted(peer.KERNELS), "na": na}), flush=True)
+    if a.header_only:
+        return 0
 
     dtype = np.float32 if a.dtype == "f32" else np.float64
     makers = peer_workloads.workloads(a.sets.split(","), a.n, a.smoke, dtype, a.side or None)
@@ -133,7 +137,7 @@ def main():
         if name != a.only:
             continue
         case = None
-        for variant in peer.VARIANTS:
+        for variant in [a.variant] if a.variant else peer.VARIANTS:
             row = {"peer": a.peer, "variant": variant, "kernel": name, "target": a.target, "dtype": a.dtype,
                    "threads": int(os.environ["PEER_THREADS"]), "reps": a.reps}
             why = peer.NA.get((name, variant)) or peer.NA.get(name)
@@ -155,43 +159,41 @@ def main():
 
 
 def isolate(a):
-    """Runs each workload in its own process (this script with --only): a peer whose JIT code crashes costs
-    that row, not the table, and no workload's compiled code or arrays outlive it. Prints the first process's
-    header line and every row; a process that died without reporting a variant gets an "error" row."""
+    """Runs each workload and variant in its own process (this script with --only and --variant): every first
+    call then includes the peer's one-time set-up (a JIT runtime, a thread pool), a peer whose JIT code
+    crashes costs that row, not the table, and no workload's compiled code or arrays outlive it. Prints the
+    peer's header line and every row; a process that died without reporting gets an "error" row."""
     import subprocess
     import numpy as np
     import peer_workloads
     names = list(peer_workloads.workloads(a.sets.split(","), a.n, a.smoke, np.float64, a.side or None))
     wanted = [w for w in a.filter.split(",") if w]
     names = [n for n in names if not wanted or any(w == n or w in n for w in wanted)]
-    argv = [arg for arg in sys.argv[1:]]
-    status, header = 0, None
+    me = [sys.executable, os.path.abspath(__file__), *sys.argv[1:]]
+    r = subprocess.run(me + ["--header-only"], stdout=subprocess.PIPE, text=True)
+    header = next((json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")), None)
+    if header is None:
+        sys.stderr.write(f"peer_harness: {a.peer} did not start (exit status {r.returncode})\n")
+        return 1
+    print(json.dumps(header), flush=True)
+    status = 0
     for name in names:
-        if header and name not in header["kernels"]:  # no kernel: its rows come from the header
-            for variant in header["variants"]:
-                why = header["na"].get(f"{name}|{variant}") or header["na"].get(name) or "not written"
+        for variant in header["variants"]:
+            why = header["na"].get(f"{name}|{variant}") or header["na"].get(name)
+            if why or name not in header["kernels"]:
                 print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
-                                  "status": "n/a: " + why}), flush=True)
-            continue
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--only", name], stdout=subprocess.PIPE,
-                           text=True)
-        rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
-        head = next((x for x in rows if "version" in x), None)
-        if head and header is None:
-            header = head
-            print(json.dumps(head), flush=True)
-        seen = set()
-        for row in rows:
-            if "version" not in row:
-                seen.add(row["variant"])
+                                  "status": "n/a: " + (why or "not written")}), flush=True)
+                continue
+            r = subprocess.run(me + ["--only", name, "--variant", variant], stdout=subprocess.PIPE, text=True)
+            rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"kernel"' in l]
+            for row in rows:
                 print(json.dumps(row), flush=True)
-        for variant in (head or header or {"variants": [a.peer]})["variants"]:
-            if variant not in seen:
+            if not rows:
                 why = f"signal {-r.returncode}" if r.returncode < 0 else f"exit status {r.returncode}"
                 print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
                                   "status": f"error: the process died ({why}) before reporting"}), flush=True)
-        status = status or (r.returncode != 0)
-    return int(status)
+            status = status or int(r.returncode != 0)
+    return status
 
 
 if __name__ == "__main__":

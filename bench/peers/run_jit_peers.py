@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""kiln next to the JIT-compiled kernel languages (issue 20): per workload of kiln-bench and of the public
+kernel suite, kiln's and the hand-written C++/OpenMP reference's times (kiln-bench --json, kiln-suite --csv:
+one process, interleaved) and each peer's (Numba: numba_bench.py / numba_suite.py; Halide, Dr.Jit, Taichi,
+Devito: peer_harness.py), all at one thread count, as ratios to the hand reference. Writes OUT/NAME.csv (one
+row per workload and system), OUT/NAME.md (the tables, also printed) and OUT/NAME.png, and keeps each
+system's raw output in OUT/raw/.
+
+  bench/peers/run_jit_peers.py --build BUILD [--threads T] [--reps R] [--runs N] [--sets bench,suite]
+      [--peers numba,halide,drjit,taichi,devito] [--n N] [--filter a,b] [--python PY] [--out DIR] [--name N]
+
+With --runs N every system is measured N times, alternating, and each time is the median over the runs. The
+latency columns: each peer's first call in a process whose kernel cache is empty (run 1) and in a fresh
+process with the cache that run wrote (peer_harness.py --first-only), each minus one steady call, so that
+what remains is compile (or cache load) and set-up, not the work; Numba's as numba_bench.py / numba_suite.py
+measure them; kiln's from kiln-bench --first-call (the bench rows; kiln-suite has no first-call mode).
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from run_cpu import cpu_model, kiln_first_calls, kiln_rows
+from run_suite_peers import kiln_run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "bench", "peers")
+JIT_PEERS = ["halide", "drjit", "taichi", "devito"]
+LABELS = {"kiln": "kiln", "numba": "Numba", "halide": "Halide (hand)", "halide-auto": "Halide (Adams2019)",
+          "drjit": "Dr.Jit", "taichi": "Taichi", "devito": "Devito"}
+
+
+def log(msg):
+    sys.stderr.write(f"run_jit_peers: {msg}\n")
+
+
+def json_lines(text):
+    return [json.loads(l) for l in text.splitlines() if l.startswith("{")]
+
+
+def capture(cmd, env=None, path=None):
+    log(" ".join(os.path.basename(c) if i < 2 else c for i, c in enumerate(cmd)))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    if path:
+        with open(path, "w") as f:
+            f.write(r.stdout)
+    return r.stdout
+
+
+def peer_run(a, py, peer, cache, path, first_only=False):
+    cmd = [py, os.path.join(HERE, "peer_harness.py"), "--peer", peer, "--threads", str(a.threads), "--reps",
+           str(a.reps), "--sets", a.sets, "--n", str(a.n), "--cache", cache]
+    if a.filter:
+        cmd += ["--filter", a.filter]
+    if first_only:
+        cmd += ["--first-only"]
+    return json_lines(capture(cmd, path=path))
+
+
+def numba_runs(a, py, cache, raw, r):
+    """workload -> {"ms", "first_ms", "fresh_ms", "status"} from numba_bench.py (bench) and numba_suite.py."""
+    out = {}
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    if "bench" in a.sets:
+        cmd = [py, os.path.join(HERE, "numba_bench.py"), "--n", str(a.n), "--reps", str(a.reps), "--threads",
+               str(a.threads)] + ([] if r == 1 else ["--no-latency"]) + (["--filter", a.filter] if a.filter else [])
+        for row in json_lines(capture(cmd, env, os.path.join(raw, f"numba_bench_run{r}.jsonl"))):
+            out[row["name"]] = {"ms": row["numba_s"] * 1e3, "status": "ok",
+                                "first_ms": ms(row.get("first_call_s")), "fresh_ms": ms(row.get("fresh_s"))}
+    if "suite" in a.sets:
+        cmd = [py, os.path.join(HERE, "numba_suite.py"), "--threads", str(a.threads), "--reps", str(a.reps)]
+        cmd += ["--filter", a.filter] if a.filter else []
+        for row in json_lines(capture(cmd, env, os.path.join(raw, f"numba_suite_run{r}.jsonl"))):
+            first = row.get("first_call_ms")
+            steady = row.get("numba_ms")
+            out[row["kernel"]] = {"ms": steady, "status": row["status"],
+                                  "first_ms": first - steady if first and steady else None, "fresh_ms": None}
+    return out
+
+
+def ms(seconds):
+    return None if seconds is None else seconds * 1e3
+
+
+def med(values):
+    values = [float(v) for v in values if v not in (None, "")]
+    return statistics.median(values) if values else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="the build directory holding bench/kiln-bench and kiln-suite")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--sets", default="bench,suite")
+    ap.add_argument("--peers", default="numba," + ",".join(JIT_PEERS))
+    ap.add_argument("--n", type=int, default=20_000_000, help="kiln-bench's --n")
+    ap.add_argument("--filter", default="", help="comma-separated workload names (every system)")
+    ap.add_argument("--python", default="", help="the Python with the peers (default .venv-peers/bin/python)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build-jit-peers"))
+    ap.add_argument("--name", default="jit_peers")
+    a = ap.parse_args()
+    peers = [p for p in a.peers.split(",") if p]
+    for p in peers:
+        if p not in ["numba"] + JIT_PEERS:
+            sys.exit(f"run_jit_peers: --peers {p}: one of numba, {', '.join(JIT_PEERS)}")
+    venv = os.path.join(ROOT, ".venv-peers", "bin", "python")
+    py = a.python or (venv if os.path.exists(venv) else sys.executable)
+    raw = os.path.join(a.out, "raw")
+    os.makedirs(raw, exist_ok=True)
+    bench = os.path.join(a.build, "bench", "kiln-bench")
+    # run_cpu's and run_suite_peers' helpers read these names from their own argument objects.
+    a.numba_env = []
+
+    kiln, numba, jit, fresh, headers = [], [], {p: [] for p in peers if p != "numba"}, {}, {}
+    caches = {p: tempfile.mkdtemp(prefix=f"{p}-cache-") for p in peers}
+    for r in range(1, a.runs + 1):  # alternate the systems so that a noisy minute hurts all alike
+        rows = {}
+        if "bench" in a.sets:
+            for name, k in kiln_rows(bench, a).items():
+                if name != "copy":  # the bandwidth yardstick: no peer code to compare
+                    rows[name] = {"set": "kiln-bench", "kiln_ms": k["kiln_s"] * 1e3, "ref_ms": k["ref_s"] * 1e3,
+                                  "status": "ok"}
+        if "suite" in a.sets:
+            for name, k in kiln_run(a, os.path.join(raw, f"kiln_suite_run{r}.csv")).items():
+                rows[name] = {"set": "suite", "kiln_ms": float(k["kiln_ms"]), "ref_ms": float(k["ref_ms"]),
+                              "status": k["status"]}
+        kiln.append(rows)
+        if "numba" in peers:
+            numba.append(numba_runs(a, py, caches["numba"], raw, r))
+        for p in jit:
+            out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p}_run{r}.jsonl"))
+            headers[p] = next((x for x in out if "version" in x), {})
+            jit[p].append({(x["variant"], x["kernel"]): x for x in out if "kernel" in x})
+            if r == 1:  # a fresh process with the cache that run 1 wrote
+                out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p}_fresh.jsonl"), first_only=True)
+                fresh.update({(x["variant"], x["kernel"]): x.get("first_call_ms") for x in out if "kernel" in x})
+
+    systems = ["kiln"] + (["numba"] if "numba" in peers else [])
+    for p in jit:
+        systems += headers[p].get("variants", [p])
+    names = list(kiln[0])
+    first_kiln = kiln_first_calls(bench, a) if "bench" in a.sets else {}
+    table = []
+    for name in names:
+        ks = [k[name] for k in kiln if name in k]
+        ref = med(k["ref_ms"] for k in ks)
+        entry = {"workload": name, "set": ks[0]["set"], "ref_ms": ref, "systems": {}}
+        kfirst = first_kiln.get(name, (None, None))
+        entry["systems"]["kiln"] = {"ms": med(k["kiln_ms"] for k in ks), "status": ks[0]["status"],
+                                    "first_ms": ms(kfirst[0]), "fresh_ms": ms(kfirst[1])}
+        if numba:
+            ns = [n[name] for n in numba if name in n]
+            entry["systems"]["numba"] = ({"ms": med(n["ms"] for n in ns), "status": ns[0]["status"],
+                                          "first_ms": ns[0]["first_ms"], "fresh_ms": ns[0]["fresh_ms"]}
+                                         if ns else {"status": "n/a: no Numba version"})
+        for p in jit:
+            for variant in headers[p].get("variants", [p]):
+                xs = [run[(variant, name)] for run in jit[p] if (variant, name) in run]
+                if not xs:
+                    entry["systems"][variant] = {"status": "error: no row"}
+                    continue
+                steady = med(x.get("ms") for x in xs)
+                bad = [x["status"] for x in xs if x["status"] != "ok" and not x["status"].startswith("ok ")]
+                first, again = xs[0].get("first_call_ms"), fresh.get((variant, name))
+                entry["systems"][variant] = {
+                    "ms": steady, "status": bad[0] if bad else xs[0]["status"],
+                    "first_ms": first - steady if first is not None and steady else None,
+                    "fresh_ms": again - steady if again is not None and steady else None}
+        table.append(entry)
+
+    write_csv(table, systems, a, os.path.join(a.out, a.name + ".csv"))
+    text = markdown(table, systems, headers, a, py)
+    with open(os.path.join(a.out, a.name + ".md"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    plot(table, systems, a, os.path.join(a.out, a.name + ".png"))
+
+
+def write_csv(table, systems, a, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "set", "system", "ms", "ref_ms", "ratio_to_ref", "first_call_overhead_ms",
+                    "fresh_process_overhead_ms", "status", "threads", "runs", "reps"])
+        for e in table:
+            for s in systems:
+                v = e["systems"].get(s, {})
+                ratio = v["ms"] / e["ref_ms"] if v.get("ms") and e["ref_ms"] else None
+                w.writerow([e["workload"], e["set"], s, cell(v.get("ms")), cell(e["ref_ms"]), cell(ratio),
+                            cell(v.get("first_ms")), cell(v.get("fresh_ms")), v.get("status", ""), a.threads,
+                            a.runs, a.reps])
+
+
+def cell(v, spec=".4g"):
+    return "" if v is None else format(v, spec)
+
+
+def short(status):
+    if status.startswith("n/a"):
+        return "n/a"
+    if status.startswith("error"):
+        return "error"
+    if status.startswith("mismatch"):
+        return "wrong"
+    return ""
+
+
+def markdown(table, systems, headers, a, py):
+    notes, note_ids = [], {}
+
+    def note(system, status):
+        key = (system, status)
+        if key not in note_ids:
+            note_ids[key] = len(notes) + 1
+            notes.append(f"{len(notes) + 1}. {LABELS.get(system, system)}: {status}")
+        return f"[{note_ids[key]}]"
+
+    lines = [f"{cpu_model()}, {os.cpu_count()} logical CPUs; threads {a.threads}; medians of {a.runs} run(s) x "
+             f"{a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite", ""]
+    for p, h in headers.items():
+        lines.append(f"- {h.get('settings', p)}")
+    lines += ["", "Steady state: ms (ratio to the hand-written C++/OpenMP; below 1 is faster than it)", "",
+              "| workload | C++/OpenMP ms | " + " | ".join(LABELS.get(s, s) for s in systems) + " |",
+              "|---|---:|" + "---:|" * len(systems)]
+    for e in table:
+        cells = []
+        for s in systems:
+            v = e["systems"].get(s, {})
+            status = v.get("status", "")
+            tag = note(s, status) if short(status) else ""
+            if v.get("ms") and not status.startswith(("error", "mismatch")):
+                cells.append(f"{v['ms']:.2f} ({v['ms'] / e['ref_ms']:.2f}){tag}")
+            else:
+                cells.append(f"{short(status) or '-'}{tag}")
+        lines.append(f"| {e['workload']} | {cell(e['ref_ms'], '.2f')} | " + " | ".join(cells) + " |")
+    lines += ["", "Latency: first call − one steady call, ms: empty cache / fresh process with the cache "
+              "(Halide's JIT has no disk cache: its fresh process compiles again)", "",
+              "| workload | " + " | ".join(LABELS.get(s, s) for s in systems) + " |",
+              "|---|" + "---:|" * len(systems)]
+    for e in table:
+        cells = []
+        for s in systems:
+            v = e["systems"].get(s, {})
+            if v.get("first_ms") is None and v.get("fresh_ms") is None:
+                cells.append("-")
+            else:
+                cells.append(f"{cell(v.get('first_ms'), '.0f') or '-'} / {cell(v.get('fresh_ms'), '.0f') or '-'}")
+        lines.append(f"| {e['workload']} | " + " | ".join(cells) + " |")
+    if notes:
+        lines += ["", "Notes:", ""] + notes
+    return "\n".join(lines) + "\n"
+
+
+def plot(table, systems, a, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing (tools/peers_setup.sh installs it): no plot")
+        return
+    width = 0.8 / len(systems)
+    fig, ax = plt.subplots(figsize=(max(9, 0.62 * len(table)), 4.6))
+    for s_i, s in enumerate(systems):
+        xs, ys = [], []
+        for k, e in enumerate(table):
+            v = e["systems"].get(s, {})
+            if v.get("ms") and e["ref_ms"] and not v.get("status", "").startswith(("error", "mismatch")):
+                xs.append(k + (s_i - (len(systems) - 1) / 2) * width)
+                ys.append(v["ms"] / e["ref_ms"])
+        ax.bar(xs, ys, width, label=LABELS.get(s, s))
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_xticks(range(len(table)))
+    ax.set_xticklabels([e["workload"] for e in table], rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel("time / hand C++/OpenMP time (log)")
+    ax.set_title(f"kiln and JIT peers, CPU, {a.threads} threads, f64 (lower is faster; no bar: n/a or failed)")
+    ax.legend(fontsize=7, ncol=4)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
