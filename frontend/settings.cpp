@@ -149,6 +149,7 @@ codegen::TargetOptions target_options(const Options& opts) {
   t.cpu.keep_llvm_ir = opts.keep_llvm_ir;
   t.cpu.dump_llvm = env_flag("KILN_DUMP_LLVM");
   t.cuda = cuda_options();
+  t.cuda.emit.halo_reads = opts.halo_reads;
   return t;
 }
 

@@ -355,6 +355,24 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
   EXPECT_THROW(cu::emit_program(stencil, {4, {M::Shuffle, 4, 17}}), ValueError);
 }
 
+// kiln::dist's kernels read ghost layers beyond their views: plain loops, which load where the body reads.
+TEST(CudaStencil, HaloReadsTakeThePlainLoops) {
+  require_nvrtc();
+  cu::EmitOptions emission = emit_options();
+  emission.halo_reads = true;
+  EXPECT_NE(cu::emission_settings(emission), cu::emission_settings(emit_options()));
+  int stencils = 0;
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (!is_stencil_case(c.name)) continue;
+    SCOPED_TRACE(c.name);
+    ++stencils;
+    const cu::Program prog = compile_for_sm90(c.f, {}, emission);
+    EXPECT_EQ(prog.gpu_kernels.at(0).stencil_columns, 0);
+    EXPECT_EQ(prog.kernels.find("// stencil:"), std::string::npos) << prog.kernels;
+  }
+  EXPECT_GT(stencils, 3);
+}
+
 TEST(CudaStencil, KilnStencilKernelsCompile) {
   // kiln::stencil as the examples use it: lowered to an interior parfor (the stencil form) and border
   // parfors; heat3d's time loop swaps its buffers through bindings on the host.

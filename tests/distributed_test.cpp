@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/config.hpp"
 #include "kiln/device.hpp"
 #include "kiln/distributed.hpp"
 
@@ -702,10 +703,10 @@ TEST(DistributedCuda, TimeLoopThenCpuThenGpuAgain) {
   dist::select_gpu();
   const dist::Grid g(2);
   const auto x = random_array<double>({17, 19}, 9);
-  const auto cpu = kiln::stencil("jacobi_wrap", [](kiln::Window<double, 2> a) {
+  const auto jacobi = kiln::stencil("jacobi_wrap", [](kiln::Window<double, 2> a) {
     return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0));
   }, kiln::border(Border::wrap));
-  const auto gpu = cpu.on(kiln::Target::cuda);
+  const auto cpu = jacobi.on(kiln::Target::cpu), gpu = jacobi.on(kiln::Target::cuda);
   kiln::NDArray<double> want = x.clone(), spare = x.clone();
   auto u = distribute<double, 2>(g, x);
   dist::Array<double, 2> v(g, {17, 19});
@@ -719,8 +720,10 @@ TEST(DistributedCuda, TimeLoopThenCpuThenGpuAgain) {
   };
   steps(gpu, 10);
   expect_equal(u, want, "10 steps on the GPU");
+#if KILN_HAVE_LLVM  // a GPU machine's build may have no cpu target
   steps(cpu, 3);
   expect_equal(u, want, "then 3 on the cpu");
+  // dist::sum brings the blocks down and adds in the order of one process's cpu kernel.
   const auto total = kiln::jit("total", [](kiln::Array<double, 2> a) { return kiln::sum(a); });
   const double d = dist::sum(u), one = total(want);
   EXPECT_EQ(std::memcmp(&d, &one, sizeof d), 0) << d << " vs " << one;

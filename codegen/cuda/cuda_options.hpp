@@ -37,6 +37,11 @@ struct EmitOptions {
   /// KILN_CUDA_COOPERATIVE=0 (an experiment override): rows whose body reduces over a contiguous range run
   /// one thread per row instead of a group of threads per row (ir/cooperative.hpp, emit_cooperative.cpp).
   bool cooperative = true;
+  /// kiln::Options::halo_reads (kiln::dist): the arrays are views inside ghost layers that the reads reach.
+  /// The stencil forms guard their loads by the arrays' extents (a window may reach past what the body reads),
+  /// which would read the ghosts as zeros, so these kernels take the plain loops: each load where the body
+  /// makes it.
+  bool halo_reads = false;
 };
 
 struct CudaOptions {

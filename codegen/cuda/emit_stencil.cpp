@@ -101,7 +101,7 @@ void Emitter::plan_stencil() {
   const StencilSettings& st = opts_.stencil;
   // Windows are loaded ahead of the body, which is right only where the arrays read do not overlap the
   // arrays written: the __restrict__ kernels (unroll > 1), whose host checks that at each launch.
-  if (st.mode == StencilMode::Off || k_.strategy != Strategy::Elementwise || k_.unroll <= 1 || !p_.array_reductions.empty()) return;
+  if (st.mode == StencilMode::Off || opts_.halo_reads || k_.strategy != Strategy::Elementwise || k_.unroll <= 1 || !p_.array_reductions.empty()) return;
   BodyFacts facts;
   facts.walk(p_.body);
   if (facts.leaves_early) return;
