@@ -40,7 +40,7 @@ if(KILN_ENABLE_LLVM)
   target_compile_definitions(kiln_llvm INTERFACE ${LLVM_DEFINITIONS})
   if(KILN_LLVM_STATIC)
     find_program(KILN_LLVM_CONFIG llvm-config HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
-    execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --libs orcjit native passes
+    execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --libs orcjit native passes bitreader bitwriter
                     OUTPUT_VARIABLE llvm_libs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
     execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --system-libs
                     OUTPUT_VARIABLE llvm_syslibs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)

@@ -78,6 +78,9 @@ const codegen::cpu::CpuOptions& process_cpu_options() {
     o.llvm_options = env_text("KILN_LLVM_OPTIONS");
     const char* lanes = std::getenv("KILN_CPU_LANES");
     o.lanes = !(lanes && std::strcmp(lanes, "0") == 0);
+    // A count of threads, 1 or more; anything else leaves the default (the host's hardware threads).
+    if (const char* threads = std::getenv("KILN_COMPILE_THREADS"); threads && std::atoi(threads) > 0)
+      o.compile_threads = std::atoi(threads);
     return o;
   }());
   return options;

@@ -1,20 +1,28 @@
 // The public CPU backend API: kiln IR -> LLVM IR -> optimized host object -> JIT-linked kernel.
 #include "codegen/llvm/cpu_backend.hpp"
 
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Pass.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBufferRef.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 #include "codegen/llvm/emitter.hpp"
 #include "codegen/llvm/host_target.hpp"
 #include "codegen/llvm/jit.hpp"
 #include "codegen/llvm/optimize.hpp"
+#include "codegen/llvm/partition.hpp"
 #include "codegen/target_options.hpp"
 #include "kiln/config.hpp"
 #include "kiln/error.hpp"
@@ -28,6 +36,41 @@ std::string module_text(const llvm::Module& m) {
   llvm::raw_string_ostream out(text);
   m.print(out, nullptr);
   return text;
+}
+
+struct Part {
+  std::string object;
+  std::string llvm_ir;  ///< if kept
+};
+
+/// Optimizes and compiles one part of a partitioned kernel in a context and target machine of its own (`tm`
+/// if given, made here otherwise), so that parts can be compiled on different threads.
+Part compile_part(const std::string& bitcode, int opt_level, const CpuOptions& cpu, bool keep_ir, const std::string& kernel,
+                  llvm::TargetMachine* tm) {
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, kernel), context);
+  if (!m)
+    throw CompileError("kiln CPU backend: kernel '" + kernel + "': reading back a part of its module failed: " +
+                           llvm::toString(m.takeError()), "");
+  std::unique_ptr<llvm::TargetMachine> own;
+  if (!tm) {
+    own = detail::make_host_target_machine(opt_level, cpu);
+    tm = own.get();
+  }
+  detail::optimize(**m, *tm, opt_level);
+  Part out;
+  if (keep_ir) out.llvm_ir = module_text(**m);
+  out.object = detail::emit_object(**m, *tm);
+  return out;
+}
+
+/// The threads one kernel's code generation may use: CpuOptions::compile_threads, 0 meaning the host's
+/// hardware threads. One while LLVM times its passes (KILN_LLVM_OPTIONS=-time-passes): its timers are
+/// process-wide, and each kernel's tables are printed as it finishes.
+int codegen_threads(const CpuOptions& cpu) {
+  if (llvm::TimePassesIsEnabled) return 1;
+  if (cpu.compile_threads > 0) return cpu.compile_threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
@@ -60,22 +103,59 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
     throw CompileError("kiln CPU backend: LLVM rejected the IR emitted for kernel '" + f.name + "': " + problems,
                        module_text(m), problems);
 
-  detail::optimize(m, *tm, opt_level);
+  const bool keep_ir = cpu.keep_llvm_ir || cpu.dump_llvm;
   ObjectCode out;
-  if (cpu.keep_llvm_ir || cpu.dump_llvm) out.llvm_ir = module_text(m);
-  out.object = detail::emit_object(m, *tm);
+  const int parts = opt_level >= 1 ? detail::partition_count(m, codegen_threads(cpu)) : 1;
+  if (parts == 1) {
+    detail::optimize(m, *tm, opt_level);
+    if (keep_ir) out.llvm_ir = module_text(m);
+    out.object = detail::emit_object(m, *tm);
+  } else {
+    // The outlined parfor bodies are independent functions (the entry passes their addresses to the
+    // runtime), so parts of the module compile at the same time (partition.hpp): part 0 here with this
+    // target machine, the others on threads of their own.
+    const std::vector<std::string> bitcode = detail::partition_module(m, parts);
+    std::vector<Part> done(bitcode.size());
+    std::vector<std::exception_ptr> failed(bitcode.size());
+    auto run = [&](std::size_t p) {
+      try {
+        done[p] = compile_part(bitcode[p], opt_level, cpu, keep_ir, f.name, p == 0 ? tm.get() : nullptr);
+      } catch (...) {
+        failed[p] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t p = 1; p < bitcode.size(); ++p) {
+      try {
+        workers.emplace_back(run, p);
+      } catch (const std::system_error&) {
+        run(p);  // no thread to be had: compile it here
+      }
+    }
+    run(0);
+    for (std::thread& w : workers) w.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+    out.object = std::move(done[0].object);
+    for (std::size_t p = 1; p < done.size(); ++p) out.more_objects.push_back(std::move(done[p].object));
+    for (std::size_t p = 0; p < done.size(); ++p)
+      if (keep_ir) out.llvm_ir += "; kiln: part " + std::to_string(p) + " of " + std::to_string(parts) + "\n" + done[p].llvm_ir;
+  }
   out.codegen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
-CompiledKernel load_object(const std::string& object, std::string_view debug_name) {
+CompiledKernel load_object(const std::string& object, std::string_view debug_name,
+                           const std::vector<std::string>& more_objects) {
   const detail::LlvmUse use(debug_name);
-  return detail::jit_load(object, debug_name);
+  std::vector<const std::string*> objects{&object};
+  for (const std::string& o : more_objects) objects.push_back(&o);
+  return detail::jit_load(objects, debug_name);
 }
 
 CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu) {
   ObjectCode obj = compile_to_object(f, opts, cpu);
-  CompiledKernel k = load_object(obj.object, f.name);
+  CompiledKernel k = load_object(obj.object, f.name, obj.more_objects);
   k.llvm_ir = std::move(obj.llvm_ir);
   k.codegen_ms = obj.codegen_ms;
   return k;
@@ -94,10 +174,12 @@ class CpuBackend final : public Backend {
                          std::vector<cache::Blob>& payloads) const override {
     // Object and load separately (what cpu::compile does), keeping the object for the disk cache.
     ObjectCode obj = compile_to_object(f, opts.common, opts.cpu);
-    CompiledKernel code = load_object(obj.object, f.name);
+    CompiledKernel code = load_object(obj.object, f.name, obj.more_objects);
     code.llvm_ir = std::move(obj.llvm_ir);
     code.codegen_ms = obj.codegen_ms;
     payloads.push_back(cache::Blob{"object", std::move(obj.object)});
+    for (std::size_t p = 0; p < obj.more_objects.size(); ++p)
+      payloads.push_back(cache::Blob{"object." + std::to_string(p + 1), std::move(obj.more_objects[p])});
     if (opts.cpu.dump_llvm)
       std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", f.name.c_str(), code.llvm_ir.c_str());
     return code;
@@ -107,7 +189,10 @@ class CpuBackend final : public Backend {
                       const TargetOptions&) const override {
     const cache::Blob* obj = e.payload("object");
     if (!obj) throw CacheError("the entry has no \"object\" payload");
-    return load_object(obj->data, kernel);
+    // A kernel compiled in parts stored the others as "object.1", "object.2", ...
+    std::vector<std::string> more;
+    for (std::size_t p = 1; const cache::Blob* part = e.payload("object." + std::to_string(p)); ++p) more.push_back(part->data);
+    return load_object(obj->data, kernel, more);
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen/backend.hpp"
 #include "codegen/llvm/cpu_options.hpp"
@@ -15,9 +16,12 @@ namespace kiln::codegen::cpu {
 /// opts.features) and LLVM options. Part of cache keys.
 std::string host_target_description(const CpuOptions& opts = {});
 
-/// A relocatable object for the host, exporting one symbol `kiln_entry` with kiln's calling convention.
+/// Relocatable objects for the host, together exporting `kiln_entry` with kiln's calling convention.
 struct ObjectCode {
-  std::string object;    ///< ELF relocatable bytes
+  std::string object;    ///< ELF relocatable bytes; the object defining kiln_entry
+  /// The kernel's other parts when its module was compiled in parts at the same time (partition.hpp),
+  /// linked with `object`; empty otherwise.
+  std::vector<std::string> more_objects;
   std::string llvm_ir;   ///< optimized LLVM IR, if CpuOptions::keep_llvm_ir
   double codegen_ms = 0; ///< emission + optimization + machine-code generation
 };
@@ -26,9 +30,10 @@ struct ObjectCode {
 /// Throws CompileError carrying the LLVM IR if the LLVM verifier rejects the module.
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu = {});
 
-/// Links an object produced by compile_to_object into the process-wide JIT, in a JITDylib of its own that
-/// is released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
-CompiledKernel load_object(const std::string& object, std::string_view debug_name);
+/// Links the objects produced by compile_to_object into the process-wide JIT, in a JITDylib of their own
+/// that is released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
+CompiledKernel load_object(const std::string& object, std::string_view debug_name,
+                           const std::vector<std::string>& more_objects = {});
 
 /// compile_to_object followed by load_object.
 CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu = {});

@@ -17,6 +17,10 @@ struct CpuOptions {
   /// Parfor bodies with an in-order inner loop run in vector lanes (ir/lanes.hpp); off (KILN_CPU_LANES=0)
   /// leaves them to LLVM's loop vectorizer, for comparisons. Part of the cache key.
   bool lanes = true;
+  /// Threads one kernel's code generation may use (KILN_COMPILE_THREADS): a kernel with enough code is
+  /// split into parts compiled at the same time (codegen/llvm/partition.hpp). 0: the host's hardware
+  /// threads; 1: one part. Not part of the cache key: the parts are the same code, linked together.
+  int compile_threads = 0;
 };
 
 }  // namespace kiln::codegen::cpu

@@ -30,14 +30,14 @@ class Jit {
     return *jit;
   }
 
-  CompiledKernel load(const std::string& object, std::string_view debug_name) {
+  CompiledKernel load(const std::vector<const std::string*>& objects, std::string_view debug_name) {
     const auto start = std::chrono::steady_clock::now();
     // Names only need to be unique; the debug name makes them readable in JIT diagnostics.
     const std::string name = "kiln." + std::string(debug_name) + "." + std::to_string(next_id_++);
     orc::JITDylib& jd = check(es_->createJITDylib(name), name);
     jd.addToLinkOrder(*main_);
     try {
-      check(linker_->add(jd, llvm::MemoryBuffer::getMemBufferCopy(object, name)), name);
+      for (const std::string* object : objects) check(linker_->add(jd, llvm::MemoryBuffer::getMemBufferCopy(*object, name)), name);
       const orc::ExecutorAddr entry = check(es_->lookup({&jd}, es_->intern("kiln_entry")), name).getAddress();
       CompiledKernel k;
       k.entry = entry.toPtr<KernelEntry>();
@@ -111,8 +111,8 @@ class Jit {
 
 }  // namespace
 
-CompiledKernel jit_load(const std::string& object, std::string_view debug_name) {
-  return Jit::get().load(object, debug_name);
+CompiledKernel jit_load(const std::vector<const std::string*>& objects, std::string_view debug_name) {
+  return Jit::get().load(objects, debug_name);
 }
 
 }  // namespace kiln::codegen::cpu::detail

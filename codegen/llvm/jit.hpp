@@ -3,13 +3,14 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen/backend.hpp"
 
 namespace kiln::codegen::cpu::detail {
 
-/// Links an object exporting `kiln_entry` into a JITDylib of its own, removed from the JIT when the
-/// returned kernel's keepalive is dropped. Thread-safe. Throws CompileError if linking fails.
-CompiledKernel jit_load(const std::string& object, std::string_view debug_name);
+/// Links objects together exporting `kiln_entry` into a JITDylib of their own, removed from the JIT when
+/// the returned kernel's keepalive is dropped. Thread-safe. Throws CompileError if linking fails.
+CompiledKernel jit_load(const std::vector<const std::string*>& objects, std::string_view debug_name);
 
 }  // namespace kiln::codegen::cpu::detail
