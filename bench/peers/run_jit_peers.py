@@ -6,7 +6,7 @@ Devito: peer_harness.py), all at one thread count, as ratios to the hand referen
 row per workload and system), OUT/NAME.md (the tables, also printed) and OUT/NAME.png, and keeps each
 system's raw output in OUT/raw/.
 
-  bench/peers/run_jit_peers.py --build BUILD [--threads T] [--reps R] [--runs N] [--sets bench,suite]
+  bench/peers/run_jit_peers.py --build BUILD [--suite-build B] [--threads T] [--reps R] [--runs N] [--sets bench,suite]
       [--peers numba,halide,drjit,taichi,devito] [--n N] [--filter a,b] [--python PY] [--out DIR] [--name N]
 
 With --runs N every system is measured N times, alternating, and each time is the median over the runs. The
@@ -94,6 +94,8 @@ def med(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="the build directory holding bench/kiln-bench and kiln-suite")
+    ap.add_argument("--suite-build", default="", help="where bench/kiln-suite is, if not in --build (the GPU "
+                    "machine: bench/suite/run_prebuilt.sh and bench/peers/run_cpu_prebuilt.sh build them apart)")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--runs", type=int, default=1)
@@ -127,7 +129,8 @@ def main():
                     rows[name] = {"set": "kiln-bench", "kiln_ms": k["kiln_s"] * 1e3, "ref_ms": k["ref_s"] * 1e3,
                                   "status": "ok"}
         if "suite" in a.sets:
-            for name, k in kiln_run(a, os.path.join(raw, f"kiln_suite_run{r}.csv")).items():
+            suite_args = argparse.Namespace(**{**vars(a), "build": a.suite_build or a.build})
+            for name, k in kiln_run(suite_args, os.path.join(raw, f"kiln_suite_run{r}.csv")).items():
                 rows[name] = {"set": "suite", "kiln_ms": float(k["kiln_ms"]), "ref_ms": float(k["ref_ms"]),
                               "status": k["status"]}
         kiln.append(rows)
@@ -161,25 +164,32 @@ def main():
                                          if ns else {"status": "n/a: no Numba version"})
         for p in jit:
             for variant in headers[p].get("variants", [p]):
-                xs = [run[(variant, name)] for run in jit[p] if (variant, name) in run]
-                if not xs:
-                    entry["systems"][variant] = {"status": "error: no row"}
-                    continue
-                steady = med(x.get("ms") for x in xs)
-                bad = [x["status"] for x in xs if x["status"] != "ok" and not x["status"].startswith("ok ")]
-                first, again = xs[0].get("first_call_ms"), fresh.get((variant, name))
-                entry["systems"][variant] = {
-                    "ms": steady, "status": bad[0] if bad else xs[0]["status"],
-                    "first_ms": first - steady if first is not None and steady else None,
-                    "fresh_ms": again - steady if again is not None and steady else None}
+                entry["systems"][variant] = peer_cell([run[(variant, name)] for run in jit[p] if (variant, name) in run],
+                                                      fresh.get((variant, name)))
         table.append(entry)
 
     write_csv(table, systems, a, os.path.join(a.out, a.name + ".csv"))
-    text = markdown(table, systems, headers, a, py)
+    text = markdown(table, systems, headers, f"{cpu_model()}, {os.cpu_count()} logical CPUs; threads {a.threads}; "
+                    f"medians of {a.runs} run(s) x {a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite",
+                    "C++/OpenMP")
     with open(os.path.join(a.out, a.name + ".md"), "w") as f:
         f.write(text)
     print(text, end="")
-    plot(table, systems, a, os.path.join(a.out, a.name + ".png"))
+    plot(table, systems, f"kiln and JIT peers, CPU, {a.threads} threads, f64", "hand C++/OpenMP",
+         os.path.join(a.out, a.name + ".png"))
+
+
+def peer_cell(xs, fresh_first_ms):
+    """A peer's entry for one workload from its peer_harness.py rows (one per run) and the first call of its
+    fresh process: the median time, the first failure's status, the latencies minus one steady call."""
+    if not xs:
+        return {"status": "error: no row"}
+    steady = med(x.get("ms") for x in xs)
+    bad = [x["status"] for x in xs if x["status"] != "ok" and not x["status"].startswith("ok ")]
+    first = xs[0].get("first_call_ms")
+    return {"ms": steady, "status": bad[0] if bad else xs[0]["status"],
+            "first_ms": first - steady if first is not None and steady else None,
+            "fresh_ms": fresh_first_ms - steady if fresh_first_ms is not None and steady else None}
 
 
 def write_csv(table, systems, a, path):
@@ -210,7 +220,7 @@ def short(status):
     return ""
 
 
-def markdown(table, systems, headers, a, py):
+def markdown(table, systems, headers, first_line, ref_label):
     notes, note_ids = [], {}
 
     def note(system, status):
@@ -220,12 +230,11 @@ def markdown(table, systems, headers, a, py):
             notes.append(f"{len(notes) + 1}. {LABELS.get(system, system)}: {status}")
         return f"[{note_ids[key]}]"
 
-    lines = [f"{cpu_model()}, {os.cpu_count()} logical CPUs; threads {a.threads}; medians of {a.runs} run(s) x "
-             f"{a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite", ""]
+    lines = [first_line, ""]
     for p, h in headers.items():
         lines.append(f"- {h.get('settings', p)}")
-    lines += ["", "Steady state: ms (ratio to the hand-written C++/OpenMP; below 1 is faster than it)", "",
-              "| workload | C++/OpenMP ms | " + " | ".join(LABELS.get(s, s) for s in systems) + " |",
+    lines += ["", f"Steady state: ms (ratio to the hand-written {ref_label}; below 1 is faster than it)", "",
+              f"| workload | {ref_label} ms | " + " | ".join(LABELS.get(s, s) for s in systems) + " |",
               "|---|---:|" + "---:|" * len(systems)]
     for e in table:
         cells = []
@@ -256,7 +265,7 @@ def markdown(table, systems, headers, a, py):
     return "\n".join(lines) + "\n"
 
 
-def plot(table, systems, a, path):
+def plot(table, systems, title, ref_label, path):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -278,8 +287,8 @@ def plot(table, systems, a, path):
     ax.axhline(1.0, color="gray", linewidth=0.8)
     ax.set_xticks(range(len(table)))
     ax.set_xticklabels([e["workload"] for e in table], rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("time / hand C++/OpenMP time (log)")
-    ax.set_title(f"kiln and JIT peers, CPU, {a.threads} threads, f64 (lower is faster; no bar: n/a or failed)")
+    ax.set_ylabel(f"time / {ref_label} time (log)")
+    ax.set_title(f"{title} (lower is faster; no bar: n/a or failed)")
     ax.legend(fontsize=7, ncol=4)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
