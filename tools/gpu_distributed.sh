@@ -38,3 +38,12 @@ for np in 1 2 3; do
   echo "distributed_test on $np rank(s) sharing $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s): exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/distributed_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]|Failure" "$LOGS/distributed_np$np.log" | head -10
 done
+# The staging cost, one GPU per rank (ranks share where the machine has fewer GPUs).
+if g++ "${common[@]}" -O3 distributed/*.cpp bench/distributed/dist_gpu_bench.cpp -o /tmp/kiln-dist-gpu-bench "${link[@]}" \
+    >"$LOGS/dist_gpu_bench_build.log" 2>&1; then
+  for np in 1 2; do
+    timeout 120 "${mpirun[@]}" -np "$np" /tmp/kiln-dist-gpu-bench --steps 10 --reps 3 2>&1 | tee "$LOGS/dist_gpu_bench_np$np.log"
+  done
+else
+  echo "kiln-dist-gpu-bench: build FAILED"; grep error "$LOGS/dist_gpu_bench_build.log" | head -5
+fi
