@@ -763,3 +763,116 @@ def hist2d(hist, xs, ys):
     # NumPy hist[bx, by]: Halide (x = by, y = bx).
     h, hand = histogram_stage(H, lambda i: [idx(Y, i), idx(X, i)], xs.shape[0], [x, y])
     return one_stage([h], [H], hand, lambda: (hist,))
+
+
+@kernel("syrk")
+def syrk(C, A, alpha, beta):
+    n, m = A.shape
+    AB = buf(A)
+
+    def define(CB):
+        # C[i, j] for j <= i only: an update over an RDom restricted by where(), row y in parallel.
+        rk = hl.RDom([(0, m)], "k")
+        rj = hl.RDom([(0, n)], "j")
+        rj.where(rj.x <= y)
+        dots = hl.Func("dots")  # row y of A against row x, computed per point of the triangle
+        dots[x, y] = c(0.0)
+        dots[x, y] += AB[rk.x, y] * AB[rk.x, x]
+        f = hl.Func("syrk")
+        f[x, y] = CB[x, y]
+        f[rj.x, y] = c(beta) * CB[rj.x, y] + c(alpha) * dots[rj.x, y]
+
+        def hand():
+            if GPU:
+                return
+            f.compute_root().parallel(y, 8, hl.TailStrategy.GuardWithIf)
+            f.update().parallel(y, 8, hl.TailStrategy.GuardWithIf)
+            dots.compute_at(f, rj.x)
+
+        return [f], hand
+
+    return stateful([C], define)
+
+
+def centred(data, n, m, scaled):
+    """Funcs: d(x = column, y = row) = data minus its column means, columns divided by sqrt(n) * sd
+    (sd <= 0.1 -> 1) when scaled; and the column statistics to schedule."""
+    D0 = buf(data)
+    r = hl.RDom([(0, n)], "rows")
+    csum = hl.Func("csum")
+    csum[x] = c(0.0)
+    csum[x] += D0[x, r.x]
+    d = hl.Func("d")
+    stats = [(csum, r.x)]
+    if scaled:
+        r2 = hl.RDom([(0, n)], "rows2")
+        cvar = hl.Func("cvar")
+        cvar[x] = c(0.0)
+        cvar[x] += (D0[x, r2.x] - csum[x] / c(n)) ** 2
+        sd = hl.sqrt(cvar[x] / c(n))
+        d[x, y] = (D0[x, y] - csum[x] / c(n)) / (c(np.sqrt(n)) * hl.select(sd <= c(0.1), c(1.0), sd))
+        stats.append((cvar, r2.x))
+    else:
+        d[x, y] = D0[x, y] - csum[x] / c(n)
+    return d, stats
+
+
+def gram(data, scaled, scale):
+    n, m = data.shape
+    d, stats = centred(data, n, m, scaled)
+    dT = hl.Func("dT")
+    dT[x, y] = d[y, x]
+    g, p, k = product(dT, d, n, "gram", scale)
+    out = np.empty((m, m), data.dtype)
+
+    def hand():
+        for f, r in stats:
+            schedule_vecmat(f, r)
+        pointwise(d.compute_root(), [x, y])
+        schedule_product(g, p, k)
+
+    return one_stage([g], [buf(out)], hand, lambda: (out,))
+
+
+@kernel("covariance")
+def covariance(data):
+    return gram(data, False, 1.0 / (data.shape[0] - 1))
+
+
+@kernel("correlation")
+def correlation(data):
+    return gram(data, True, 1.0)
+
+
+@kernel("logistic_regression")
+def logistic_regression(X, Y, w, iterations):
+    n, k = X.shape
+    XB, YB = buf(X), buf(Y)
+
+    def define(W):
+        z = sum(XB[j, x] * W[j] for j in range(k))
+        cf = hl.Func("c")
+        cf[x] = ((c(1.0) / (c(1.0) + hl.exp(-YB[x] * z))) - c(1.0)) * YB[x]
+        r = hl.RDom([(0, n)], "rows")
+        grad = hl.Func("grad")
+        grad[x] = c(0.0)
+        grad[x] += cf[r.x] * XB[x, r.x]
+        w_new = hl.Func("w")
+        w_new[x] = W[x] - grad[x]
+
+        def hand():
+            pointwise(cf.compute_root(), [x])
+            ro, ri = hl.RVar("ro"), hl.RVar("ri")
+            grad.compute_root().update().split(r.x, ro, ri, 1 << 14)
+            intm = grad.update().rfactor(ro, u)
+            intm.compute_root().update().reorder(x, ri, u).parallel(u)
+
+        return [w_new], hand
+
+    st = State([w], define)
+
+    def run(variant):
+        for _ in range(iterations):
+            st.step(variant)
+
+    return Work(run, st.arrays)
