@@ -11,9 +11,13 @@ OUT=${OUT:-/tmp/kiln-peers}
 mkdir -p "$OUT"
 py=python3
 [ -x .venv-peers/bin/python ] && py=.venv-peers/bin/python
-"$build/bench/gpu/kiln-bench-gpu" --reps 20 >"$OUT/gpu_kiln.txt" 2>&1 || echo "kiln-bench-gpu failed" >&2
-"$py" bench/peers/cupy_bench.py --reps 20 >"$OUT/gpu_cupy.jsonl" 2>"$OUT/gpu_cupy.err" || echo "cupy_bench failed" >&2
-"$py" bench/peers/gpu_table.py "$OUT/gpu_kiln.txt" "$OUT/gpu_cupy.jsonl" "$OUT/gpu.png" | tee "$OUT/gpu_table.md"
+# KILN_JIT_ONLY=1: only the JIT peers below (a device call that carries one peer's wheels; its files are
+# merged with the first call's gpu_kiln.txt by gpu_jit_table.py).
+if [ -z "${KILN_JIT_ONLY:-}" ]; then
+  "$build/bench/gpu/kiln-bench-gpu" --reps 20 >"$OUT/gpu_kiln.txt" 2>&1 || echo "kiln-bench-gpu failed" >&2
+  "$py" bench/peers/cupy_bench.py --reps 20 >"$OUT/gpu_cupy.jsonl" 2>"$OUT/gpu_cupy.err" || echo "cupy_bench failed" >&2
+  "$py" bench/peers/gpu_table.py "$OUT/gpu_kiln.txt" "$OUT/gpu_cupy.jsonl" "$OUT/gpu.png" | tee "$OUT/gpu_table.md"
+fi
 
 # The JIT peers (issue 20) on kiln-bench-gpu's rows, f32 at its sizes (2^27 elements, jacobi 16384^2): Dr.Jit
 # (drjit.cuda), Taichi (ti.cuda) and Halide (CUDA target, hand gpu_tile schedules), each where it imports.
@@ -39,7 +43,7 @@ for p in ${peers//,/ }; do
   "$py" bench/peers/peer_harness.py "${args[@]}" --first-only >"$OUT/gpu_${p}_fresh.jsonl" 2>>"$OUT/gpu_$p.err"
   jsonl+=("$OUT/gpu_$p.jsonl") fresh+=("$OUT/gpu_${p}_fresh.jsonl")
 done
-if [ ${#jsonl[@]} -gt 0 ]; then
+if [ ${#jsonl[@]} -gt 0 ] && [ -s "$OUT/gpu_kiln.txt" ]; then
   "$py" bench/peers/gpu_jit_table.py "$OUT/gpu_kiln.txt" "${jsonl[@]}" --fresh "${fresh[@]}" --plot "$OUT/gpu_jit.png" |
     tee "$OUT/gpu_jit_table.md"
 fi
