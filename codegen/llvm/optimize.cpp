@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "codegen/llvm/host_target.hpp"
 
@@ -93,11 +94,12 @@ struct NoUselessRuntimeUnrolling : llvm::PassInfoMixin<NoUselessRuntimeUnrolling
 /// (loops from 0, the scalar remainders after a vector loop). So LSR runs only on loops with such
 /// arithmetic, at the end of the optimization pipeline (where the code generator would run it: only IR
 /// verification, loop simplification and freeze canonicalization come before it there), and the code
-/// generator's run is switched off (take_over_strength_reduction). Over kiln-suite --smoke, codegen CPU
-/// went from 1713 to 1493 ms (stencil27 54 -> 32 ms, heat3d 93 -> 66, life 72 -> 55); of the 367 innermost
-/// loops in the machine code, 357 kept their instruction count and 10 scalar remainders or argument checks
-/// got one more instruction per iteration. KILN_LLVM_OPTIONS=-disable-lsr=false restores LLVM's choice (any
-/// mention of -disable-lsr turns this pass off).
+/// generator's run is switched off (take_over_strength_reduction). Over kiln-suite --smoke and the examples,
+/// codegen CPU went from 1687 to 1382 ms (conv5x5_into 98 -> 66 ms, heat3d 88 -> 64, life 73 -> 54,
+/// stencil27 58 -> 32); of the suite's 367 innermost loops in machine code, 355 kept their instruction count
+/// and 12 got one more instruction per iteration: scalar remainders, argument checks, and nbody's 47- and
+/// 91-instruction lane loops (bound by vector divides and square roots). KILN_LLVM_OPTIONS=-disable-lsr=false
+/// restores LLVM's choice (any mention of -disable-lsr turns this pass off).
 struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexArithmetic> {
   llvm::PreservedAnalyses run(llvm::Loop& l, llvm::LoopAnalysisManager& am, llvm::LoopStandardAnalysisResults& ar,
                               llvm::LPMUpdater& u) {
@@ -109,17 +111,27 @@ struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexAr
   }
 
   /// In the loop's own blocks (not in inner loops): a scalar integer multiplication or left shift of a value
-  /// that changes from one iteration to the next, or a sum or difference of such a value and a loop-invariant
-  /// value that is not a constant (a constant is an addressing mode's displacement, or an increment); or more
-  /// than one integer phi in the header.
+  /// that changes from one iteration to the next. In a loop of at most kShortBody instructions also a sum or
+  /// difference of such a value and a loop-invariant value that is not a constant (a constant is an
+  /// addressing mode's displacement, or an increment), or more than one integer phi in the header: each
+  /// costs one instruction per iteration, which matters in a short body, while LSR's time grows with the
+  /// number of addresses it rewrites (conv5x5's 25-point vector body alone took 14 ms of it).
   static bool has_index_arithmetic(const llvm::Loop& l) {
+    constexpr std::size_t kShortBody = 64;
+    std::vector<const llvm::BasicBlock*> own;
+    std::size_t size = 0;
+    for (const llvm::BasicBlock* b : l.blocks())
+      if (std::none_of(l.begin(), l.end(), [&](const llvm::Loop* inner) { return inner->contains(b); })) {
+        own.push_back(b);
+        size += b->size();
+      }
+    const bool short_body = size <= kShortBody;
     int integer_phis = 0;
     for (const llvm::PHINode& phi : l.getHeader()->phis())
-      if (phi.getType()->isIntegerTy() && ++integer_phis > 1) return true;
+      if (phi.getType()->isIntegerTy() && ++integer_phis > 1 && short_body) return true;
     auto variable = [&](const llvm::Value* v) { return !l.isLoopInvariant(v); };
     auto runtime_invariant = [&](const llvm::Value* v) { return l.isLoopInvariant(v) && !llvm::isa<llvm::Constant>(v); };
-    for (const llvm::BasicBlock* b : l.blocks()) {
-      if (std::any_of(l.begin(), l.end(), [&](const llvm::Loop* inner) { return inner->contains(b); })) continue;
+    for (const llvm::BasicBlock* b : own) {
       for (const llvm::Instruction& i : *b) {
         if (!i.getType()->isIntegerTy()) continue;
         switch (i.getOpcode()) {
@@ -129,8 +141,8 @@ struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexAr
             break;
           case llvm::Instruction::Add:
           case llvm::Instruction::Sub:
-            if ((variable(i.getOperand(0)) && runtime_invariant(i.getOperand(1))) ||
-                (variable(i.getOperand(1)) && runtime_invariant(i.getOperand(0))))
+            if (short_body && ((variable(i.getOperand(0)) && runtime_invariant(i.getOperand(1))) ||
+                               (variable(i.getOperand(1)) && runtime_invariant(i.getOperand(0)))))
               return true;
             break;
           default:
