@@ -176,6 +176,8 @@ void* owned_data(const Block& b) {
   b.mirror.to_host(b, true);
   return b.owned();
 }
+ArrayDesc block_view(const Block& b) { return b.desc(b.owned_box()); }
+std::int64_t whole_block_copies(const Block& b) { return b.mirror.whole_copies(); }
 ArrayDesc owned_desc(const Block& b) {
   b.mirror.to_host(b, true);
   return b.desc(b.owned_box());

@@ -18,7 +18,10 @@ std::size_t storage_bytes(const Block& b) {
 }  // namespace
 
 void DeviceMirror::to_host(const Block& b, bool write) {
-  if (fresh_ == Fresh::device) cuda::detail::copy_to_host(b.base(), storage_.get(), bytes_, device_, nullptr);
+  if (fresh_ == Fresh::device) {
+    cuda::detail::copy_to_host(b.base(), storage_.get(), bytes_, device_, nullptr);
+    ++whole_copies_;
+  }
   fresh_ = write ? Fresh::host : Fresh::both;
 }
 
@@ -34,6 +37,7 @@ std::byte* DeviceMirror::to_device(const Block& b, int device) {
   }
   if (fresh_ == Fresh::host) {
     cuda::detail::copy_to_device(storage_.get(), b.base(), bytes_, device_, nullptr);
+    ++whole_copies_;
     fresh_ = Fresh::both;
   }
   return storage_.get();
@@ -89,6 +93,7 @@ void DeviceMirror::swap(DeviceMirror& o) noexcept {
   std::swap(storage_, o.storage_);
   std::swap(device_, o.device_);
   std::swap(bytes_, o.bytes_);
+  std::swap(whole_copies_, o.whole_copies_);
 }
 
 }  // namespace kiln::dist::detail

@@ -36,6 +36,9 @@ class DeviceMirror {
   std::byte* base() const { return storage_.get(); }
   int device() const { return device_; }
   void swap(DeviceMirror& o) noexcept;
+  /// Copies of the whole storage between host and device so far (bands and ghost layers not counted): a
+  /// time loop of CUDA calls makes none after its first.
+  std::int64_t whole_copies() const { return whole_copies_; }
 
  private:
   enum class Fresh : std::uint8_t { host, device, both };
@@ -46,6 +49,7 @@ class DeviceMirror {
   std::shared_ptr<std::byte> storage_;
   int device_ = -1;
   std::size_t bytes_ = 0;
+  std::int64_t whole_copies_ = 0;
 };
 
 }  // namespace kiln::dist::detail

@@ -32,7 +32,7 @@ fi
 mpirun=("$P/bin/mpirun" --oversubscribe --bind-to none -x OPAL_PREFIX -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY)
 for np in 1 2 3; do
   # The GPU build has no cpu target (no LLVM there): the CUDA tests and those without kernels.
-  KILN_NUM_THREADS=2 timeout 180 "${mpirun[@]}" -np "$np" -x KILN_NUM_THREADS /tmp/distributed_test --gtest_brief=1 \
+  KILN_NUM_THREADS=2 timeout 180 "${mpirun[@]}" -np "$np" -x KILN_NUM_THREADS /tmp/distributed_test --gtest_brief=1 --gtest_color=no \
     --gtest_filter='DistributedCuda.*:DistributedPartition.*' \
     >"$LOGS/distributed_np$np.log" 2>&1
   echo "distributed_test on $np rank(s) sharing $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s): exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/distributed_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"

@@ -68,6 +68,11 @@ void run(Call& call);
 std::shared_ptr<Block> make_block(const Grid& grid, DType dtype, int rank, const std::int64_t* global);
 void* owned_data(const Block& b);
 ArrayDesc owned_desc(const Block& b);
+/// The owned block's view of the host storage, without bringing a device copy down (kiln::dist::run
+/// replaces it by the view of the copy the call's target uses).
+ArrayDesc block_view(const Block& b);
+/// DeviceMirror::whole_copies of the block (tests: CUDA time loops keep their arrays on the GPU).
+std::int64_t whole_block_copies(const Block& b);
 const std::int64_t* block_start(const Block& b);
 const std::int64_t* block_count(const Block& b);
 const std::int64_t* global_shape(const Block& b);
@@ -227,7 +232,7 @@ template <class X>
 void add_arg(Call& c, X&& x) {
   using D = std::remove_cvref_t<X>;
   if constexpr (is_dist_array<D>::value) {
-    const ArrayDesc d = x.local_desc();
+    const ArrayDesc d = block_view(x.block());
     using T = std::remove_cvref_t<decltype(x.local({}))>;
     constexpr int N = static_cast<int>(std::tuple_size_v<decltype(x.shape())>);
     c.args.push_back(kiln::detail::array_arg(static_cast<T*>(d.data), N, d.shape, d.strides, !std::is_const_v<std::remove_reference_t<X>>,
