@@ -306,6 +306,33 @@ TEST(SourceListing, EachLineBesideTheParforsItBecameAndWhereFusionPutThem) {
   EXPECT_EQ(d.find("not on these lines"), std::string::npos) << d;
 }
 
+TEST(SourceListing, RecordedFromTheJitCallToTheLastTracedLineOfItsFileAtMost200Lines) {
+  using kiln::detail::Where;
+  std::vector<std::string> file;
+  std::ifstream in(__FILE__);
+  for (std::string l; std::getline(in, l);) file.push_back(l);
+  ASSERT_GT(file.size(), 300u);
+  kiln::detail::TraceContext ctx("long", {}, {});
+  const Where jit_call{__FILE__, 10, 3};
+  ctx.note_line(Where{__FILE__, 14, 5});
+  ctx.note_line(Where{"elsewhere/helpers.hpp", 900, 1});  // another file's lines do not extend the listing
+  kiln::detail::SourceListing s = kiln::detail::record_source_listing(ctx, jit_call);
+  EXPECT_EQ(s.file, this_file());
+  EXPECT_EQ(s.first, 10u);
+  EXPECT_EQ(s.lines, std::vector<std::string>(file.begin() + 9, file.begin() + 14));
+  EXPECT_FALSE(s.cut);
+  // A value made before the call (a lambda written above it) starts the listing there.
+  ctx.note_line(Where{__FILE__, 8, 1});
+  EXPECT_EQ(kiln::detail::record_source_listing(ctx, jit_call).first, 8u);
+  // Past kMaxListedLines the listing is cut, and says so.
+  ctx.note_line(Where{__FILE__, 300, 1});
+  s = kiln::detail::record_source_listing(ctx, jit_call);
+  EXPECT_EQ(s.first, 8u);
+  EXPECT_EQ(s.lines.size(), kiln::detail::kMaxListedLines);
+  EXPECT_TRUE(s.cut);
+  EXPECT_CONTAINS(kiln::detail::source_listing_text(s, {}), " lines 8-207 (cut at 200 lines), as traced");
+}
+
 TEST(SourceListing, TextOfAListingWithFusedNestedAndUnplacedParfors) {
   kiln::detail::SourceListing s;
   s.file = "k.cpp";
