@@ -66,7 +66,7 @@ Expr make_const(DType t, double v) {
 
 Expr make_ref(Var v) {
   if (!v) fail("reference to a null variable");
-  if (v->type.is_array()) fail("array " + v->name + " used as a scalar value");
+  if (v->type.is_array()) fail(fmt::format("array {} used as a scalar value", v->name));
   return std::make_shared<VarRefExpr>(std::move(v));
 }
 
@@ -77,7 +77,7 @@ Expr make_load(Var array, std::vector<Expr> indices) {
 
 Expr make_dim(Var array, int axis) {
   if (!array || !array->type.is_array()) fail("dim of a non-array");
-  if (axis < 0 || axis >= array->type.rank) fail("dim axis out of range for " + array->name);
+  if (axis < 0 || axis >= array->type.rank) fail(fmt::format("dim axis out of range for {}", array->name));
   return std::make_shared<DimExpr>(std::move(array), axis);
 }
 
@@ -175,7 +175,7 @@ Stmt make_let(Var v, Expr init) {
 
 Stmt make_assign(Var v, Expr value) {
   if (!v || v->kind != VarKind::Local || v->type.is_array())
-    fail("assignment to " + (v ? v->name : std::string("null")) + ", which is not a local scalar");
+    fail(fmt::format("assignment to {}, which is not a local scalar", v ? v->name : std::string("null")));
   require(value && value->type == v->type.elem, ("assigned value type differs for " + v->name).c_str(), value);
   return std::make_shared<AssignStmt>(std::move(v), std::move(value));
 }
@@ -204,11 +204,11 @@ namespace {
 
 void require_index_space(const std::vector<Var>& indices, const std::vector<Expr>& shape, const char* what) {
   if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank))
-    fail(std::string(what) + " needs 1..4 dimensions");
-  if (shape.size() != indices.size()) fail(std::string(what) + ": shape and indices differ in length");
+    fail(fmt::format("{} needs 1..{} dimensions", what, kMaxRank));
+  if (shape.size() != indices.size()) fail(fmt::format("{}: shape and indices differ in length", what));
   for (size_t d = 0; d < indices.size(); ++d) {
     if (!indices[d] || indices[d]->kind != VarKind::Index || indices[d]->type != Type::scalar(DType::I64))
-      fail(std::string(what) + " index must be an i64 index variable");
+      fail(fmt::format("{} index must be an i64 index variable", what));
     require(shape[d] && shape[d]->type == DType::I64, "extents must be i64", shape[d]);
   }
 }
@@ -217,7 +217,8 @@ void require_index_space(const std::vector<Var>& indices, const std::vector<Expr
 
 Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector<Expr> ends, Stmt body,
                  std::vector<Reduction> reductions, std::vector<ArrayReduction> array_reductions, std::string origin) {
-  if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank)) fail("parfor needs 1..4 dimensions");
+  if (indices.empty() || indices.size() > static_cast<size_t>(kMaxRank))
+    fail(fmt::format("parfor needs 1..{} dimensions", kMaxRank));
   if (begins.size() != indices.size() || ends.size() != indices.size()) fail("parfor bounds do not match its rank");
   for (size_t d = 0; d < indices.size(); ++d) {
     if (!indices[d] || indices[d]->kind != VarKind::Index || indices[d]->type != Type::scalar(DType::I64))
@@ -251,7 +252,7 @@ Stmt make_if(Expr cond, Stmt then_body, Stmt else_body) {
 
 Stmt make_allocate(Var array, std::vector<Expr> shape) {
   if (!array || array->kind != VarKind::Local || !array->type.is_array()) fail("allocate needs a local array variable");
-  if (shape.size() != array->type.rank) fail("allocation shape does not match the rank of " + array->name);
+  if (shape.size() != array->type.rank) fail(fmt::format("allocation shape does not match the rank of {}", array->name));
   for (const auto& s : shape) require(s && s->type == DType::I64, "allocation extents must be i64", s);
   return std::make_shared<AllocateStmt>(std::move(array), std::move(shape));
 }

@@ -171,11 +171,13 @@ class Lowering : public SplicingMutator {
       // every element is interior, every read a plain load at index + offset.
       halo_reads_only(st, origin);
       out.push_back(parfor(st, std::vector<Expr>(rank, i64c(0)), n, std::vector<bool>(rank, true), false, origin + " (halo reads)"));
-      ctx_.note(Topic::other, "lower_stencils: " + origin + " (into " + st.target->name + ") -> one parfor reading the ghost layers (halo reads)");
+      ctx_.note(Topic::other, fmt::format("lower_stencils: {} (into {}) -> one parfor reading the ghost layers (halo reads)",
+                                          origin, st.target->name));
     } else if (skip && !st.allocate) {
       // Nothing to compute on the border: the interior alone.
       out.push_back(parfor(st, a, b, std::vector<bool>(rank, true), false, origin + " (interior)"));
-      ctx_.note(Topic::other, "lower_stencils: " + origin + " (skip, into " + st.target->name + ") -> interior parfor (border skipped)");
+      ctx_.note(Topic::other, fmt::format("lower_stencils: {} (skip, into {}) -> interior parfor (border skipped)", origin,
+                                          st.target->name));
     } else {
       // One parfor over the whole space, the band tests inside: one fork and join of the team per stencil,
       // and each row's border elements are computed while the row is in cache. For host targets
@@ -184,9 +186,10 @@ class Lowering : public SplicingMutator {
       std::vector<Var> idx;
       for (const auto& i : st.indices) idx.push_back(fresh(i));
       out.push_back(make_parfor(idx, std::vector<Expr>(rank, i64c(0)), n, banded(st, idx, a, b, 0, skip), {}, origin));
-      ctx_.note(Topic::other, "lower_stencils: " + origin + " (" + std::string(name_of(st.border)) + ", into " +
-                                  st.target->name + ") -> one parfor, interior tested per axis" +
-                                  (skip ? " copying " + st.windows[0]->name + " on the border" : ""));
+      ctx_.note(Topic::other,
+                fmt::format("lower_stencils: {} ({}, into {}) -> one parfor, interior tested per axis{}", origin,
+                            name_of(st.border), st.target->name,
+                            skip ? fmt::format(" copying {} on the border", st.windows[0]->name) : std::string()));
     }
     return splice(std::move(out));
   }
