@@ -43,12 +43,28 @@ def json_lines(text):
 
 
 def capture(cmd, env=None, path=None):
+    """The command's standard output, kept in `path`; with --from-raw, what `path` kept from an earlier run."""
+    if FROM_RAW:
+        with open(path) as f:
+            return f.read()
     log(" ".join(os.path.basename(c) if i < 2 else c for i, c in enumerate(cmd)))
     r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
     if path:
         with open(path, "w") as f:
             f.write(r.stdout)
     return r.stdout
+
+
+FROM_RAW = False
+
+
+def kept(path, produce):
+    """produce()'s JSON-able result, kept in `path`; with --from-raw read back from there."""
+    if not FROM_RAW:
+        with open(path, "w") as f:
+            json.dump(produce(), f)
+    with open(path) as f:
+        return json.load(f)
 
 
 def peer_run(a, py, peer, cache, path, first_only=False):
@@ -106,7 +122,11 @@ def main():
     ap.add_argument("--python", default="", help="the Python with the peers (default .venv-peers/bin/python)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build-jit-peers"))
     ap.add_argument("--name", default="jit_peers")
+    ap.add_argument("--from-raw", action="store_true", help="measure nothing: the tables from OUT/raw/ of an "
+                    "earlier run (its first --runs runs)")
     a = ap.parse_args()
+    global FROM_RAW
+    FROM_RAW = a.from_raw
     peers = [p for p in a.peers.split(",") if p]
     for p in peers:
         if p not in ["numba"] + JIT_PEERS:
@@ -120,17 +140,23 @@ def main():
     a.numba_env = []
 
     kiln, numba, jit, fresh, headers = [], [], {p: [] for p in peers if p != "numba"}, {}, {}
-    caches = {p: tempfile.mkdtemp(prefix=f"{p}-cache-") for p in peers}
+    caches = {p: "" if FROM_RAW else tempfile.mkdtemp(prefix=f"{p}-cache-") for p in peers}
     for r in range(1, a.runs + 1):  # alternate the systems so that a noisy minute hurts all alike
         rows = {}
         if "bench" in a.sets:
-            for name, k in kiln_rows(bench, a).items():
+            for name, k in kept(os.path.join(raw, f"kiln_bench_run{r}.json"), lambda: kiln_rows(bench, a)).items():
                 if name != "copy":  # the bandwidth yardstick: no peer code to compare
                     rows[name] = {"set": "kiln-bench", "kiln_ms": k["kiln_s"] * 1e3, "ref_ms": k["ref_s"] * 1e3,
                                   "status": "ok"}
         if "suite" in a.sets:
             suite_args = argparse.Namespace(**{**vars(a), "build": a.suite_build or a.build})
-            for name, k in kiln_run(suite_args, os.path.join(raw, f"kiln_suite_run{r}.csv")).items():
+            path = os.path.join(raw, f"kiln_suite_run{r}.csv")
+            if FROM_RAW:
+                with open(path) as f:
+                    suite = {k["kernel"]: k for k in csv.DictReader(f)}
+            else:
+                suite = kiln_run(suite_args, path)
+            for name, k in suite.items():
                 rows[name] = {"set": "suite", "kiln_ms": float(k["kiln_ms"]), "ref_ms": float(k["ref_ms"]),
                               "status": k["status"]}
         kiln.append(rows)
@@ -148,7 +174,8 @@ def main():
     for p in jit:
         systems += headers[p].get("variants", [p])
     names = list(kiln[0])
-    first_kiln = kiln_first_calls(bench, a) if "bench" in a.sets else {}
+    first_kiln = kept(os.path.join(raw, "kiln_first.json"),
+                      lambda: kiln_first_calls(bench, a) if "bench" in a.sets else {})
     table = []
     for name in names:
         ks = [k[name] for k in kiln if name in k]
