@@ -19,7 +19,8 @@ struct CpuOptions {
   bool lanes = true;
   /// Threads one kernel's code generation may use (KILN_COMPILE_THREADS): a kernel with enough code is
   /// split into parts compiled at the same time (codegen/llvm/partition.hpp). 0: the host's hardware
-  /// threads; 1: one part. Not part of the cache key: the parts are the same code, linked together.
+  /// threads that are idle when it starts; 1: one part. Not part of the cache key: the parts are the same
+  /// code, linked together.
   int compile_threads = 0;
 };
 

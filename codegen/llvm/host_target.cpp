@@ -19,6 +19,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codegen/llvm/optimize.hpp"
@@ -179,6 +180,18 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, con
       host.triple, host.cpu, target_features(opts), llvm::TargetOptions(), llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
   if (!tm) throw CompileError("kiln CPU backend: cannot create a target machine for " + host.cpu, "");
   return tm;
+}
+
+int idle_hardware_threads() {
+  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::FILE* stat = std::fopen("/proc/stat", "r");
+  if (!stat) return all;
+  int running = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, stat))
+    if (std::sscanf(line, "procs_running %d", &running) == 1) break;
+  std::fclose(stat);
+  return running > 0 ? std::clamp(all - (running - 1), 1, all) : all;
 }
 
 unsigned vector_register_bits(const llvm::TargetMachine& tm) {

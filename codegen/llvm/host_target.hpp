@@ -32,6 +32,11 @@ std::string target_features(const CpuOptions& opts);
 /// whole process.
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts);
 
+/// Hardware threads with nothing to run right now: the host's hardware threads less the other runnable
+/// threads (Linux: /proc/stat's procs_running, this thread included), at least 1; elsewhere all of them.
+/// Read at each call (a few microseconds).
+int idle_hardware_threads();
+
 /// The vector register width, in bits, that code for `tm` should use: 512 where AVX-512 is on and not
 /// tuned down to 256-bit vectors, 256 with AVX, else 128 (SSE2, and the baseline of other targets).
 unsigned vector_register_bits(const llvm::TargetMachine& tm);
