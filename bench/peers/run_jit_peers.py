@@ -140,7 +140,11 @@ def main():
     a.numba_env = []
 
     kiln, numba, jit, fresh, headers = [], [], {p: [] for p in peers if p != "numba"}, {}, {}
-    caches = {p: "" if FROM_RAW else tempfile.mkdtemp(prefix=f"{p}-cache-") for p in peers}
+    # Each peer's kernel cache: empty for run 1, then what run 1 wrote; removed at the end.
+    cache_root = tempfile.TemporaryDirectory(prefix="jit-peers-caches-")
+    caches = {p: os.path.join(cache_root.name, p) for p in peers}
+    for d in caches.values():
+        os.makedirs(d)
     for r in range(1, a.runs + 1):  # alternate the systems so that a noisy minute hurts all alike
         rows = {}
         if "bench" in a.sets:
@@ -176,6 +180,7 @@ def main():
     names = list(kiln[0])
     first_kiln = kept(os.path.join(raw, "kiln_first.json"),
                       lambda: kiln_first_calls(bench, a) if "bench" in a.sets else {})
+    cache_root.cleanup()
     table = []
     for name in names:
         ks = [k[name] for k in kiln if name in k]
