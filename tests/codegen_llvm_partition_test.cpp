@@ -3,11 +3,14 @@
 // also when they come back from the disk cache's entry.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <string>
 #include <vector>
 
 #include "codegen/backend.hpp"
 #include "codegen/llvm/cpu_backend.hpp"
+#include "codegen/llvm/host_target.hpp"
 #include "codegen/target_options.hpp"
 #include "runtime/cache/entry.hpp"
 #include "tests/codegen_llvm_support.hpp"
@@ -98,6 +101,30 @@ TEST(Partition, PartsGoThroughTheCacheEntry) {
   cache::Entry missing;
   missing.payloads = {payloads[0]};
   EXPECT_THROW(backend.load(missing, f.name, opts), CompileError);
+}
+
+// By default a kernel gets as many parts as hardware threads are idle for this process: pinned to one CPU
+// (taskset, a cpuset), a compile never splits, since its parts could only take turns.
+TEST(Partition, ByDefaultOnlyIdleThreadsThisProcessMayUseCompileParts) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  const int idle = cpu::detail::idle_hardware_threads();
+  EXPECT_GE(idle, 1);
+  EXPECT_LE(idle, CPU_COUNT(&before));
+
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &before)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const int pinned = cpu::detail::idle_hardware_threads();
+  const cpu::ObjectCode obj = cpu::compile_to_object(four_stages(), {}, with_threads(0));
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(pinned, 1);
+  EXPECT_TRUE(obj.more_objects.empty());
 }
 
 }  // namespace

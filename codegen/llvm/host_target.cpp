@@ -1,5 +1,9 @@
 #include "codegen/llvm/host_target.hpp"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -183,7 +187,12 @@ std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, con
 }
 
 int idle_hardware_threads() {
-  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#if defined(__linux__)
+  // The CPUs this process may run on (taskset, cgroup cpusets), which the count of all CPUs ignores.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) all = std::clamp(CPU_COUNT(&allowed), 1, all);
+#endif
   std::FILE* stat = std::fopen("/proc/stat", "r");
   if (!stat) return all;
   int running = 0;

@@ -32,8 +32,9 @@ std::string target_features(const CpuOptions& opts);
 /// whole process.
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts);
 
-/// Hardware threads with nothing to run right now: the host's hardware threads less the other runnable
-/// threads (Linux: /proc/stat's procs_running, this thread included), at least 1; elsewhere all of them.
+/// Hardware threads with nothing to run right now: the hardware threads this process may use (Linux: its
+/// CPU affinity) less the other runnable threads (/proc/stat's procs_running, this thread included), at
+/// least 1; elsewhere all of them.
 /// Read at each call (a few microseconds).
 int idle_hardware_threads();
 
