@@ -1003,8 +1003,9 @@ TEST(Codegen, OptimizationLevelsAndFastMath) {
 
 TEST(Codegen, ObjectsLoadIndependently) {
   const cpu::ObjectCode obj = cpu::compile_to_object(pi_kernel(), {});
-  const codegen::CompiledKernel k1 = cpu::load_object(obj.object, "pi");
-  const codegen::CompiledKernel k2 = cpu::load_object(obj.object, "pi");  // same symbols, own JITDylib
+  // With its other parts, if the module was compiled in parts (codegen/llvm/partition.hpp).
+  const codegen::CompiledKernel k1 = cpu::load_object(obj.object, "pi", obj.more_objects);
+  const codegen::CompiledKernel k2 = cpu::load_object(obj.object, "pi", obj.more_objects);  // same symbols, own JITDylib
   EXPECT_NE(reinterpret_cast<void*>(k1.entry), reinterpret_cast<void*>(k2.entry));
   std::int64_t n = 1000;
   void* args[] = {&n};
