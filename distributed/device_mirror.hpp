@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace kiln::dist::detail {
 
@@ -43,13 +44,17 @@ class DeviceMirror {
  private:
   enum class Fresh : std::uint8_t { host, device, both };
   /// Storage planes [first, first + planes) along `axis` (storage coordinates), the whole extent of the
-  /// other axes: one strided copy.
-  void copy_planes(const Block& b, int axis, std::int64_t first, std::int64_t planes, bool up) const;
+  /// other axes: one copy along axis 0, else packed on the device and moved in one copy.
+  void copy_planes(const Block& b, int axis, std::int64_t first, std::int64_t planes, bool up);
   Fresh fresh_ = Fresh::host;
   std::shared_ptr<std::byte> storage_;
   int device_ = -1;
   std::size_t bytes_ = 0;
   std::int64_t whole_copies_ = 0;
+  std::shared_ptr<std::byte> packed_;  ///< device buffer of a packed slab (grown as needed)
+  std::size_t packed_bytes_ = 0;
+  std::shared_ptr<std::byte> staging_;  ///< its host side, page-locked (grown as needed)
+  std::size_t staging_bytes_ = 0;
 };
 
 }  // namespace kiln::dist::detail
