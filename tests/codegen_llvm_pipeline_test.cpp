@@ -118,5 +118,37 @@ TEST(Pipeline, NoStrengthReductionWhereAddressesAreBasePlusIndex) {
     check_kernel(k, f, {array_arg(random_array(t, {3, n})), array_arg(random_array(t, {3, n}))});
 }
 
+/// The block of `ir` labelled `label` (up to the blank line that ends it), or "" if there is none.
+std::string llvm_block(const std::string& ir, const std::string& label) {
+  const std::size_t at = ir.find("\n" + label + ":");
+  if (at == std::string::npos) return "";
+  return ir.substr(at + 1, ir.find("\n\n", at + 1) - at);
+}
+
+// A run-time offset added to the index (a row segment lo .. hi) is folded into the base in the main vector
+// loop, which counts from 0, and not in the vector epilogue or the scalar remainder (optimize.cpp,
+// StrengthReduceIndexArithmetic::is_remainder): they run less than one pass of the vector loop.
+TEST(Pipeline, NoStrengthReductionInTheVectorizersRemainders) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2, true), out = array_param("out", t, 2, true), lo = param("lo", DType::I64);
+  Var i = index("i"), k = index("k");
+  const std::vector<Expr> ik = {val(i), val(k)};
+  const Stmt body = for_loop(k, val(lo), dim(a, 1), store(out, ik, at(a, ik) * num(t, 2)));
+  const ir::Function f = function("segment", {a, out, lo}, {parfor({i}, {dim(a, 0)}, body)});
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel kernel = cpu::compile(f, {}, keep_ir);
+  const std::string main_loop = llvm_block(kernel.llvm_ir, "vector.body");
+  const std::string epilogue = llvm_block(kernel.llvm_ir, "vec.epilog.vector.body");
+  ASSERT_FALSE(main_loop.empty()) << kernel.llvm_ir;
+  ASSERT_FALSE(epilogue.empty()) << kernel.llvm_ir;
+  EXPECT_NE(main_loop.find("lsr.iv"), std::string::npos) << main_loop;
+  EXPECT_EQ(epilogue.find("lsr.iv"), std::string::npos) << epilogue;
+  EXPECT_EQ(llvm_block(kernel.llvm_ir, "k.body").find("lsr.iv"), std::string::npos) << kernel.llvm_ir;
+  for (std::int64_t from : {0, 3})
+    for (std::int64_t n : {4, 13, 101})
+      check_kernel(kernel, f, {array_arg(random_array(t, {3, n})), array_arg(random_array(t, {3, n})), scalar_arg(from)});
+}
+
 }  // namespace
 }  // namespace kiln
