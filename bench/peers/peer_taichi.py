@@ -15,8 +15,9 @@ S = settings()
 import taichi as ti  # noqa: E402  (after the settings: ti.init below)
 
 FP = ti.f32 if S.dtype == "f32" else ti.f64
+_cache = {"offline_cache": True, "offline_cache_file_path": S.cache} if S.cache else {"offline_cache": False}
 ti.init(arch=ti.cuda if S.target == "cuda" else ti.cpu, cpu_max_num_threads=S.threads, default_fp=FP,
-        offline_cache=bool(S.cache), offline_cache_file_path=S.cache or None, log_level=ti.WARN)
+        log_level=ti.WARN, fast_math=os.environ.get("PEER_TAICHI_FAST_MATH", "1") == "1", **_cache)
 VARIANTS = ["taichi"]
 ARR = ti.types.ndarray()
 
@@ -27,7 +28,7 @@ def version():
 
 def describe():
     arch = "ti.cuda" if S.target == "cuda" else f"ti.cpu, cpu_max_num_threads={S.threads}"
-    return f"Taichi {version()}: {arch}, default_fp {FP}, offline cache on"
+    return f"Taichi {version()}: {arch}, default_fp {FP}, offline cache {'on' if S.cache else 'off'}"
 
 
 def dev(a):

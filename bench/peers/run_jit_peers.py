@@ -9,7 +9,8 @@ system's raw output in OUT/raw/.
   bench/peers/run_jit_peers.py --build BUILD [--suite-build B] [--threads T] [--reps R] [--runs N] [--sets bench,suite]
       [--peers numba,halide,drjit,taichi,devito] [--n N] [--filter a,b] [--python PY] [--out DIR] [--name N]
 
-With --runs N every system is measured N times, alternating, and each time is the median over the runs. The
+With --runs N every system is measured N times, alternating, and each time is the median over the runs (--stat
+min: the fastest run's, for a machine that other processes load at times). The
 latency columns: each peer's first call in a process whose kernel cache is empty (run 1) and in a fresh
 process with the cache that run wrote (peer_harness.py --first-only), each minus one steady call, so that
 what remains is compile (or cache load) and set-up, not the work; Numba's as numba_bench.py / numba_suite.py
@@ -102,9 +103,16 @@ def ms(seconds):
     return None if seconds is None else seconds * 1e3
 
 
-def med(values):
+STAT = "median"
+
+
+def across_runs(values):
+    """One figure from the runs' figures: their median, or with --stat min the least disturbed run's (on a
+    shared machine other processes only ever add time)."""
     values = [float(v) for v in values if v not in (None, "")]
-    return statistics.median(values) if values else None
+    if not values:
+        return None
+    return min(values) if STAT == "min" else statistics.median(values)
 
 
 def main():
@@ -122,11 +130,12 @@ def main():
     ap.add_argument("--python", default="", help="the Python with the peers (default .venv-peers/bin/python)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build-jit-peers"))
     ap.add_argument("--name", default="jit_peers")
+    ap.add_argument("--stat", default="median", choices=["median", "min"], help="how the runs combine")
     ap.add_argument("--from-raw", action="store_true", help="measure nothing: the tables from OUT/raw/ of an "
                     "earlier run (its first --runs runs)")
     a = ap.parse_args()
-    global FROM_RAW
-    FROM_RAW = a.from_raw
+    global FROM_RAW, STAT
+    FROM_RAW, STAT = a.from_raw, a.stat
     peers = [p for p in a.peers.split(",") if p]
     for p in peers:
         if p not in ["numba"] + JIT_PEERS:
@@ -184,14 +193,14 @@ def main():
     table = []
     for name in names:
         ks = [k[name] for k in kiln if name in k]
-        ref = med(k["ref_ms"] for k in ks)
+        ref = across_runs(k["ref_ms"] for k in ks)
         entry = {"workload": name, "set": ks[0]["set"], "ref_ms": ref, "systems": {}}
         kfirst = first_kiln.get(name, (None, None))
-        entry["systems"]["kiln"] = {"ms": med(k["kiln_ms"] for k in ks), "status": ks[0]["status"],
+        entry["systems"]["kiln"] = {"ms": across_runs(k["kiln_ms"] for k in ks), "status": ks[0]["status"],
                                     "first_ms": ms(kfirst[0]), "fresh_ms": ms(kfirst[1])}
         if numba:
             ns = [n[name] for n in numba if name in n]
-            entry["systems"]["numba"] = ({"ms": med(n["ms"] for n in ns), "status": ns[0]["status"],
+            entry["systems"]["numba"] = ({"ms": across_runs(n["ms"] for n in ns), "status": ns[0]["status"],
                                           "first_ms": ns[0]["first_ms"], "fresh_ms": ns[0]["fresh_ms"]}
                                          if ns else {"status": "n/a: no Numba version"})
         for p in jit:
@@ -202,7 +211,7 @@ def main():
 
     write_csv(table, systems, a, os.path.join(a.out, a.name + ".csv"))
     text = markdown(table, systems, headers, f"{cpu_model()}, {os.cpu_count()} logical CPUs; threads {a.threads}; "
-                    f"medians of {a.runs} run(s) x {a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite",
+                    f"{'medians' if a.stat == 'median' else 'minima'} over {a.runs} run(s) of medians of {a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite",
                     "C++/OpenMP")
     with open(os.path.join(a.out, a.name + ".md"), "w") as f:
         f.write(text)
@@ -216,7 +225,7 @@ def peer_cell(xs, fresh_first_ms):
     fresh process: the median time, the first failure's status, the latencies minus one steady call."""
     if not xs:
         return {"status": "error: no row"}
-    steady = med(x.get("ms") for x in xs)
+    steady = across_runs(x.get("ms") for x in xs)
     bad = [x["status"] for x in xs if x["status"] != "ok" and not x["status"].startswith("ok ")]
     first = xs[0].get("first_call_ms")
     return {"ms": steady, "status": bad[0] if bad else xs[0]["status"],
