@@ -3,7 +3,8 @@ ti.types.ndarray() arguments (NumPy arrays passed zero-copy on the CPU, ti.ndarr
 the outermost loop of a kernel parallel, `s += ...` on a kernel-scope scalar for reductions (Taichi turns it
 into thread-local partial sums), ti.atomic_add for scatters, time loops in Python around kernel calls (only
 a kernel's outermost loops run in parallel). ti.init(arch=ti.cpu, cpu_max_num_threads=T, default_fp=ti.f64)
-or ti.cuda; the offline cache (compiled kernels on disk) in PEER_CACHE. Imported by peer_harness.py.
+or ti.cuda, with Taichi's default fast_math=True (PEER_TAICHI_FAST_MATH=0 turns it off, to see what it buys);
+the offline cache (compiled kernels on disk) in PEER_CACHE. Imported by peer_harness.py.
 """
 import os
 
