@@ -140,12 +140,11 @@ def conv2d(a, w, out):
 
 def time_stepped(A, B, expr_of, tsteps):
     """PolyBench's B = f(A); A = f(B) time loop as one TimeFunction whose two buffers are A and B: 2 tsteps
-    Devito time steps, each writing the interior of the other buffer."""
+    Devito time steps (an even count: A ends in buffer 0, B in 1), each writing the interior of the other."""
     grid = grid_of(A.shape)
     u = TimeFunction(name="u", grid=grid, time_order=1, space_order=1)
     u.data[0] = A
     u.data[1] = B
-    t = grid.stepping_dim
     build = lambda: Operator([Eq(u.forward, expr_of(u, grid.dimensions), subdomain=grid.interior)])  # noqa: E731
     return build, lambda op: op.apply(time_M=2 * tsteps - 1), lambda: (np.array(u.data[0]), np.array(u.data[1]))
 
