@@ -76,6 +76,13 @@ int codegen_threads(const CpuOptions& cpu) {
   return detail::idle_hardware_threads();
 }
 
+/// The parts `m` compiles in: idle threads are counted (codegen_threads) only for a module large enough to
+/// be split on this machine's hardware threads.
+int codegen_parts(const llvm::Module& m, const CpuOptions& cpu) {
+  const int most = cpu.compile_threads > 0 ? cpu.compile_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return detail::partition_count(m, most) == 1 ? 1 : detail::partition_count(m, codegen_threads(cpu));
+}
+
 }  // namespace
 
 std::string host_target_description(const CpuOptions& opts) {
@@ -108,7 +115,7 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
 
   const bool keep_ir = cpu.keep_llvm_ir || cpu.dump_llvm;
   ObjectCode out;
-  const int parts = opt_level >= 1 ? detail::partition_count(m, codegen_threads(cpu)) : 1;
+  const int parts = opt_level >= 1 ? codegen_parts(m, cpu) : 1;
   if (parts == 1) {
     detail::optimize(m, *tm, opt_level);
     if (keep_ir) out.llvm_ir = module_text(m);
