@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "distributed/device_mirror.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "distributed/block.hpp"
 #include "kiln/device.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/runtime.hpp"
 
 namespace kiln::dist::detail {
 namespace {
@@ -58,7 +60,7 @@ void copy_box_on_host(const ArrayDesc& box, std::byte* packed, int rank, std::in
   std::int64_t rows = 1;
   for (int d = 0; d + 1 < rank; ++d) rows *= box.shape[d];
   const auto run = static_cast<std::size_t>(box.shape[rank - 1] * elem);
-#pragma omp parallel for schedule(static) if (rows >= 4096)
+#pragma omp parallel for schedule(static) num_threads(kiln::num_threads()) if (rows >= 4096)
   for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t off = 0;
     for (std::int64_t rest = r, d = rank - 2; d >= 0; --d) {
@@ -89,7 +91,10 @@ void DeviceMirror::to_host(const Block& b, bool write) {
 
 std::byte* DeviceMirror::to_device(const Block& b, int device) {
   const std::size_t bytes = storage_bytes(b);
-  if (storage_ && (device_ != device || bytes_ != bytes)) before_reallocation(b);
+  // The host storage is only replaced after before_reallocation: the sizes of the two copies always agree.
+  if (storage_ && bytes_ != bytes)
+    throw Error("kiln::dist: internal error: a block's storage changed size while its device copy was kept");
+  if (storage_ && device_ != device) before_reallocation(b);  // another GPU for this thread: move there
   if (!storage_) {
     storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(cuda::detail::device_alloc(bytes, device)),
                                           [device](std::byte* p) { cuda::detail::device_free(p, device); });
@@ -109,6 +114,8 @@ void DeviceMirror::before_reallocation(const Block& b) {
   if (!storage_) return;
   to_host(b, true);
   storage_.reset();
+  packed_.reset();  // on the old device
+  packed_bytes_ = 0;
   device_ = -1;
   bytes_ = 0;
 }
@@ -141,9 +148,10 @@ void DeviceMirror::copy_planes(const Block& b, int axis, std::int64_t first, std
     packed_bytes_ = bytes;
   }
   ArrayDesc packed = slab;
-  for (int d = b.rank - 1, stride = 1; d >= 0; --d) {
+  std::int64_t stride = 1;
+  for (int d = b.rank - 1; d >= 0; --d) {
     packed.strides[d] = stride;
-    stride *= static_cast<int>(slab.shape[d]);
+    stride *= slab.shape[d];
   }
   packed.data = packed_.get();
   slab.data = storage_.get() + offset;

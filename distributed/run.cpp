@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A kernel call on distributed arrays. The first call of a signature (global shapes included) traces the
 // kernel (without compiling it) to learn what its stencils read, and checks across ranks, with one
 // Allgather, that every rank traced the same IR and passed arrays of the same global shapes. Each call then
@@ -324,16 +325,31 @@ void call_on_chunks(const Call& c, const std::vector<Box>& chunks, int rank) {
 /// border fill done on the host copy, the ghost layers taken up); then one kernel call on the region with the
 /// device copies as arguments. No overlap: a CUDA call returns when its kernel has finished, so the interior
 /// cannot run while the halos travel.
-void run_on_device(const Call& c, std::vector<HaloNeed> needs, const Box& region, int rank) {
+void run_on_device(const Call& c, std::vector<HaloNeed> needs, const Box& region, int rank, const Grid& grid,
+                   const std::string& kernel) {
   const int device = cuda::current_device();
-  for (Block* b : c.blocks)
-    if (b) b->mirror.to_device(*b, device);
-  if (!needs.empty()) {
-    std::vector<Block*> exchanged;
+  std::vector<Block*> exchanged;
+  // What can fail on one rank alone (device or pinned memory, the copy kernel's first compilation) comes
+  // before the exchange, which the other ranks would otherwise wait in for ever: the ranks agree first.
+  std::string failure;
+  try {
+    for (Block* b : c.blocks)
+      if (b) b->mirror.to_device(*b, device);
     for (const HaloNeed& h : needs) {
       h.block->mirror.download_bands(*h.block, h.lo, h.hi);
       exchanged.push_back(h.block);
     }
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  if (!needs.empty()) {
+    int failed_here = failure.empty() ? 0 : 1, failed_anywhere = 0;
+    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, grid.comm());
+    if (failed_anywhere && !failed_here)
+      fail(kernel, "another rank failed to take its blocks to its GPU (its error is printed there); this rank stops too");
+  }
+  if (!failure.empty()) throw DeviceError(failure);
+  if (!needs.empty()) {
     Exchange exchange(std::move(needs));
     exchange.finish();
     for (Block* b : exchanged) b->mirror.upload_ghosts(*b);
@@ -406,7 +422,7 @@ void run(Call& c) {
     region.hi[d] = std::min<std::int64_t>(any->count[d], any->global[d] - an->skip_hi[d] - any->start[d]);
   }
   if (c.target == Target::cuda) {
-    run_on_device(c, std::move(needs), region, rank);
+    run_on_device(c, std::move(needs), region, rank, any->grid, kernel);
     return;
   }
   // The cpu target works on the host copies (after a CUDA call on these arrays, brought down first).

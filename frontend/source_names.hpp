@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Names for traced variables and kernel parameters, read from the user's source file (best effort).
 // C++ has no reflection of local variable names, but std::source_location tells where a value was
 // declared; reading that line lets error messages say `sum` instead of `t17`. The names are read while the
-// kernel is traced and kept in its IR; a source file edited after the program was built is not read at all
-// (its positions would name other text), so names are either right or absent, never wrong.
+// kernel is traced and kept in its IR; a source file modified after the program was built is not read at
+// all (its positions would name other text). The test is the files' modification times, so a source that
+// was edited and then given an older time (copies that keep times) can still mislead it.
 #pragma once
 
 #include <string>

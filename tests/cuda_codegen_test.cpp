@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend without a GPU: every test kernel, example kernel and benchmark kernel is emitted as CUDA
 // C and compiled by NVRTC to PTX and CUBIN for sm_90; golden sources pin the emitted code of a few;
 // errors, launch geometry, and the no-driver behaviour of Target::cuda.
@@ -358,14 +359,19 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
 // kiln::dist's kernels read ghost layers beyond their views: plain loops, which load where the body reads.
 TEST(CudaStencil, HaloReadsTakeThePlainLoops) {
   require_nvrtc();
-  cu::EmitOptions emission = emit_options();
+  // Settings under which the stencil forms are chosen (not the environment's, which may turn them off).
+  cu::EmitOptions tiled;
+  tiled.unroll = 4;
+  tiled.stencil = {cu::StencilMode::Shared, 4, 4};
+  cu::EmitOptions emission = tiled;
   emission.halo_reads = true;
-  EXPECT_NE(cu::emission_settings(emission), cu::emission_settings(emit_options()));
+  EXPECT_NE(cu::emission_settings(emission), cu::emission_settings(tiled));
   int stencils = 0;
   for (const KernelCase& c : kernel_catalogue()) {
     if (!is_stencil_case(c.name)) continue;
     SCOPED_TRACE(c.name);
     ++stencils;
+    EXPECT_GT(cu::emit_program(offloaded(c.f), tiled).gpu_kernels.at(0).stencil_columns, 0);  // the control
     const cu::Program prog = compile_for_sm90(c.f, {}, emission);
     EXPECT_EQ(prog.gpu_kernels.at(0).stencil_columns, 0);
     EXPECT_EQ(prog.kernels.find("// stencil:"), std::string::npos) << prog.kernels;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln::dist under mpirun -np 1..4 (tests/CMakeLists.txt): every result compared bitwise with the
 // single-process kiln result on the global array, which each rank computes itself.
 #include <gtest/gtest.h>
@@ -674,24 +675,51 @@ TEST(DistributedErrors, UnsupportedKernelShapes) {
 
 // ---- one GPU per rank ---------------------------------------------------------------------------------
 
-// The CUDA target on every rank's block (halos staged through the host): every border, bitwise the
-// single-process CUDA result.
+/// `steps` steps of `st` with swap, in one process (st.into on NDArrays) and on kiln::dist, compared
+/// bitwise: from the second step on, the stencil reads an array whose current copy is on the GPU, so its
+/// halo bands come down from there.
+template <class S, int N>
+void expect_steps_as_one_process(const dist::Grid& g, const S& st, const kiln::NDArray<double>& x, int steps,
+                                 const std::string& what) {
+  kiln::NDArray<double> want = x.clone(), spare = x.clone();
+  auto u = distribute<double, N>(g, x);
+  auto v = distribute<double, N>(g, x);
+  for (int t = 0; t < steps; ++t) {
+    st.into(spare, want);
+    std::swap(want, spare);
+    dist::run(st, v, u);
+    u.swap(v);
+  }
+  expect_equal(u, want, what);
+}
+
+// The CUDA target on every rank's block (halos staged through the host): every border, three steps each,
+// bitwise the single-process CUDA result.
 TEST(DistributedCuda, EveryBorderAsOneProcessOnTheGpu) {
   if (!kiln::cuda::available()) GTEST_SKIP() << "no GPU: " << kiln::cuda::unavailable_reason();
   dist::select_gpu();
   const dist::Grid g(2);
   const auto x = random_array<double>({13, 11}, 4);
-  const auto y0 = random_array<double>({13, 11}, 5);
   for (const auto& b : kBorders) {
     const auto jacobi = kiln::stencil("jacobi", [](kiln::Window<double, 2> a) {
       return 0.25 * (a(0, 1) + a(0, -1) + a(-1, 0) + a(1, 0)) + 0.125 * a(-1, 1);
     }, b).on(kiln::Target::cuda);
-    kiln::NDArray<double> want = y0.clone();
-    jacobi.into(want, x);
-    auto in = distribute<double, 2>(g, x);
-    auto out = distribute<double, 2>(g, y0);
-    dist::run(jacobi, out, in);
-    expect_equal(out, want, "jacobi on the GPU, " + border_name(b));
+    expect_steps_as_one_process<decltype(jacobi), 2>(g, jacobi, x, 3, "jacobi on the GPU, " + border_name(b));
+  }
+}
+
+// A reach of 2 along every axis of a 3-d grid: bands of width 3 (mirror reads one plane further), slabs
+// across the middle and last axes packed on the GPU, thin edge blocks.
+TEST(DistributedCuda, ReachTwoIn3dEveryBorder) {
+  if (!kiln::cuda::available()) GTEST_SKIP() << "no GPU: " << kiln::cuda::unavailable_reason();
+  dist::select_gpu();
+  const dist::Grid g(3);
+  const auto x = random_array<double>({11, 9, 13}, 7);
+  for (const auto& b : kBorders) {
+    const auto wide = kiln::stencil("wide3", [](kiln::Window<double, 3> a) {
+      return 0.5 * a(0, 0, 0) + 0.125 * (a(-2, 0, 0) + a(0, 2, 0) + a(0, 0, -2) + a(1, -1, 2));
+    }, b).on(kiln::Target::cuda);
+    expect_steps_as_one_process<decltype(wide), 3>(g, wide, x, 3, "reach 2 in 3-d on the GPU, " + border_name(b));
   }
 }
 

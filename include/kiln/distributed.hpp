@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distributed kiln: n-d arrays block-partitioned over a Cartesian grid of MPI ranks, the same kiln
 // kernels run SPMD on each rank's block (stencils reading ghost layers that kiln exchanges), and
 // reductions whose result is bitwise the same for any number of ranks and threads. docs/distributed.md.
@@ -174,7 +175,9 @@ class Array {
     return g;
   }
 
-  /// The owned element at local index `l` (0 <= l[d] < local_shape()[d]).
+  /// The owned element at local index `l` (0 <= l[d] < local_shape()[d]). References and views into the
+  /// block (local(), local_desc()) hold until the next kiln::dist call or swap on the array: a call may
+  /// move the block (wider ghost layers) or, on the CUDA target, make the GPU's copy the current one.
   T& local(const std::array<std::int64_t, N>& l) {
     const ArrayDesc d = detail::owned_desc(*b_);
     std::int64_t off = 0;
