@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-cache-bench: what the disk cache buys, per kernel: the examples pi, saxpy and dot, and a kernel of each
 // class that takes LLVM longest (issue #15): gemm (array expressions: matrix products, several parfors and
 // strategies) and conv5x5 (a stencil: interior and border loops):

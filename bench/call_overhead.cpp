@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-call-bench: what a user pays per call, each cost next to its hand-written baseline (Google Benchmark).
 //   call/N             a compiled kernel y = a*x + y on N = 0, 1, 1000 elements: dispatch on the signature,
 //                      argument checks, the overlap check of x and y, the loop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-bench: a plain harness that times kiln and a hand-written C++/OpenMP reference of the same work in
 // the same process, interleaved, and reports medians.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-bench: every registered row runs kiln and its hand-written reference in this process, interleaved,
 // and prints medians, the ratio, GB/s, the cold compile time and the dispatch overhead.
 //   kiln-bench [--json] [--n N] [--reps R] [--filter NAME[,NAME...]] [--threads T] [--first-call] [--aa]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a careful C++ programmer writes with OpenMP for the same work (parallel + simd, static schedule).
 #include "reference.hpp"
 

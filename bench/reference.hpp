@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written C++/OpenMP references, compiled with -O3 -march=native -fopenmp (bench/CMakeLists.txt).
 #pragma once
 

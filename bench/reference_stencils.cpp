@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The border handling is split from the interior as a programmer would do by hand: row pointers are
 // clamped once per row (nearest), and the inner loop over the contiguous dimension runs without any index
 // arithmetic on its interior, so that it vectorizes; only its first and last elements clamp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written C++/OpenMP stencils for the stencil rows (rows_stencils.cpp): what a careful programmer writes
 // by hand, with the same border handling as the kiln stencils they are compared with. Arrays are dense and
 // row-major; `out` never aliases the input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written C++/OpenMP for the streaming rows (rows_streaming.cpp): a parallel copy, whose bandwidth is
 // the ceiling every streaming row is compared with, and the fused triad a*b + c.
 #include "reference_streaming.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written references of the streaming rows (compiled -O3 -march=native -fopenmp).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rows softmax, logistic_regression, black_scholes and normalize: the array-DSL examples (f64), each kernel
 // written exactly as in examples/, against a hand-written C++/OpenMP reference (bench/reference.cpp).
 //

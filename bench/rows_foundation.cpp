@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rows saxpy, dot and pi: the foundation kernels, f64.
 #include <cmath>
 #include <memory>

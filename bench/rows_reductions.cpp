@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Row histogram: an array reduction (`hist[bin] += 1` at data-dependent bins in a prange), 10^7 values
 // into 256 bins at the default size. kiln gives each thread a private copy of the bins and combines them,
 // as the reference does by hand.

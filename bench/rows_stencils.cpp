@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rows jacobi2d, heat3d, smooth1d and conv2d: kiln stencils (stand-alone, written into an existing output)
 // against hand-written C++/OpenMP with the same borders (reference_stencils.cpp). At the default problem
 // size: one Jacobi sweep on 4096^2, one 7-point heat step on 256^3, a 3-point smoothing of 2*10^7 values and

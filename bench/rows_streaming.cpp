@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rows copy and triad. `copy` measures the machine's memory-bandwidth ceiling in the same run as the other
 // rows (its reference GB/s is the ceiling the peers' plot draws); `triad` is the fused array expression
 // a * b + c written into an existing output, one pass over memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A tuning harness for lowered stencils (the passes and CPU codegen half of issue 4), independent of the
 // stencil frontend: jacobi2d (4096^2, reflect border), smooth1d (2*10^7, nearest border) and heat3d (256^3,
 // nearest, as kiln-bench's row) built as IR (KILN_TUNE_LLVM=1 prints each optimized LLVM module),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Finds kiln's dependencies and gathers the private ones into `kiln_private_deps`.
 add_library(kiln_private_deps INTERFACE)
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install` puts the headers, libkiln and a CMake package in the prefix, so that
 # find_package(kiln) + target_link_libraries(app kiln::kiln) works.
 include(GNUInstallDirs)

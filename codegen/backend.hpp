@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every backend produces (an entry point with kiln's calling convention, kiln/abi.hpp) and the one
 // interface through which the driver (frontend/compiler.cpp) uses a target: compile a lowered function, load
 // code from a disk-cache entry, and say what the cache must know about the code. Each target's .cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU target in a kiln built without LLVM (KILN_ENABLE_LLVM=OFF): every compilation reports why.
 #include "codegen/uncached_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target in a kiln built without the CUDA toolkit headers: every compilation reports why.
 #include "codegen/uncached_backend.hpp"
 

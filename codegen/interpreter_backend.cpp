@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The interpreter target: the lowered function runs on ir::interpret, which defines kiln's semantics. It
 // compiles nothing, so nothing of it is cached.
 #include <memory>

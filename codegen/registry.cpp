@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The registry of backends: one per kiln::Target (codegen/backend.hpp).
 #include "codegen/backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Everything a backend is told about the code to make: the options common to all targets and each
 // target's own. Built once per compilation by the driver (frontend/settings.cpp reads the environment).
 #pragma once

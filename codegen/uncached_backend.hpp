@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Backends whose code the disk cache does not hold: the interpreter (it compiles nothing) and, in a build
 // without LLVM or the CUDA headers, the target the build lacks.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A failing rank ends the job: its error printed, then MPI_Abort, so that ranks waiting for it in a
 // collective or a halo exchange do not hang.
 #include <cstdio>

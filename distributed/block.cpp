@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rank's block: storage with ghost layers, scatter from and gather to a root with subarray datatypes.
 #include "distributed/block.hpp"
 

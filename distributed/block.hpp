@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rank's block of a distributed array: where it lies in the global array, its storage with ghost
 // layers around the owned elements, and the MPI datatypes of its halo regions.
 #pragma once

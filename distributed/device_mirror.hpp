@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target on distributed arrays, one GPU per rank: a copy of a block's storage on the rank's GPU in
 // the same layout (ghost layers included), and which copy is current. MPI moves host memory, so the halo
 // exchange of a device-resident block is staged through the host: the owned bands that the messages and

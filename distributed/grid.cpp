@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Cartesian grid of ranks: MPI chooses the factorization (MPI_Dims_create) unless the caller fixes
 // some axes; the communicator is periodic along every axis so that a `wrap` border finds its neighbours
 // across the ends, while other borders treat the ends as global edges (distributed/halo.cpp).

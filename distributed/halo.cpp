@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Halo exchange with the 3^R - 1 neighbours of a block (faces, edges and corners at once, so one
 // Waitall completes it), each region an MPI subarray datatype of the ghosted storage: no packing.
 // A message's tag is the direction it travels in (plus 81 per array of the exchange), so that two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Halo exchange: the ghost layers a kernel's stencils read, filled from the neighbouring ranks' blocks
 // (non-blocking, every array of a call in one Waitall) and, at the global edges, by the border rule.
 #pragma once

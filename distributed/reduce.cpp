@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions of distributed arrays in an order fixed by the global array alone (kiln/distributed.hpp,
 // kSegment): along the last axis, segments of kSegment elements aligned at multiples of kSegment, each
 // folded from the identity in index order; a segment that crosses a block boundary is continued on the

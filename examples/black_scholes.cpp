@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Black-Scholes call prices of N options with erf, written with array operations; kiln fuses the whole
 // formula into one parallel loop with no temporary arrays.
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A 5x5 convolution (correlation) with weights given at run time: the seed's Ramba "general stencil". The
 // body loops over the offsets with kiln::range, so the offsets are traced values and the neighbourhood is
 // declared; kiln unrolls the loops while tracing (the weights stay run-time values). Zero padding outside

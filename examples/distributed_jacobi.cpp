@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Jacobi iterations on a periodic 2-d grid split over MPI ranks (docs/distributed.md). Run it with
 //   mpirun -np 4 ./distributed_jacobi [n] [steps]
 // Each step is one kernel call on every rank's block, after kiln exchanged the ghost layers; the buffers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dot(x, y) over double arrays: a parallel sum reduction, bitwise identical for any thread count.
 #include <random>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the example programs: options, timing, the pass/fail verdict, and what tools/demo.sh shows of
 // pi, saxpy and dot: the first call (compiled, or loaded from the disk cache) and the steady-state speed
 // against a serial loop and an OpenMP loop of the same work.

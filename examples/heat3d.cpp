@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 100 explicit time steps of the 3-d heat equation in ONE kernel: a 7-point stencil writes the next state
 // into a second buffer and kiln::swap exchanges the buffers at the end of each step (the loop body is traced
 // once; the swap rebinds the arrays at run time). Insulated walls: Border::nearest.

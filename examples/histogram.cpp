@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A histogram of N values into 256 bins: `hist[k] += 1` at data-dependent bins inside a prange, an array
 // reduction that kiln makes race-free (per-thread copies of the bins, or atomics for large histograms).
 #include <random>

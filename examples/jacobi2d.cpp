@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One Jacobi sweep on an n x n grid: each interior element becomes the average of its four neighbours (the
 // seed's `@stencil def jacobi_kernel(a): return 0.25 * (a[0,1] + a[0,-1] + a[-1,0] + a[1,0])` called from a
 // jitted `run_jacobi`). Border::skip leaves the boundary alone: a new output keeps the input's boundary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Conway's game of life on a torus (Border::wrap), int32 cells, 50 generations in one kernel with swapped
 // buffers. The neighbour count loops over offsets in plain C++, so the offsets are C++ integers and the
 // neighbourhood (-1..1 in both dimensions) is inferred.

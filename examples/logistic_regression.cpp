@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Logistic regression by gradient descent, the classic ParallelAccelerator example:
 //   w -= dot(((1 / (1 + exp(-Y * dot(X, w)))) - 1) * Y, X)
 // over N samples of 10 features, 20 iterations inside one kernel.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Row normalization (x - mean(x, axis=1)) / std(x, axis=1) of an N-element matrix with 256 columns, with
 // NumPy's keepdims broadcasting; the statistics are two-pass, as NumPy's.
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // pi by the midpoint rule on 4/(1+x^2): a prange whose `sum +=` becomes a deterministic parallel reduction.
 #include "example.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // y = a*x + y on float arrays: the canonical streaming kernel, vectorized and run on all cores.
 #include <random>
 #include <vector>

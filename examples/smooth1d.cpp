@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A 3-point smoothing of N values, 0.25 a[i-1] + 0.5 a[i] + 0.25 a[i+1] (the seed's Ramba `smooth`), as a
 // stand-alone stencil: `smooth(x)` on a host array compiles it like a kernel and returns a new array. The
 // ends repeat the edge value (Border::nearest), so the output has N values.

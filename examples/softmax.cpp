@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // softmax(a) = exp(a - max(a)) / sum(exp(a - max(a))), written with array operations as in NumPy. kiln
 // fuses it into three parallel loops (the max; exp with the sum; the scaling) that allocate only the result.
 #include <algorithm>

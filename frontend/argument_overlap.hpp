@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Call-time handling of array arguments that share memory (see ir/argument_access.hpp for the kernel side).
 //
 // At each call the byte ranges of the array arguments are compared. Where a written argument overlaps

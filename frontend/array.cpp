@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Traced arrays: element loads and stores (through views too), shapes, allocation inside kernels, and the
 // handle bookkeeping shared by the array operations (frontend/array_info.hpp).
 #include <unordered_map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the frontend knows about an array beyond its IR variable: the extents of temporaries and views as
 // expressions (so that equal shapes are recognised while tracing), a view's index map onto its base array,
 // and a label naming it in messages and parfor origins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NumPy broadcasting at trace time: operands of an array operation, their common shape, and run-time
 // checks for the extents that must agree but cannot be proven to while tracing.
 #pragma once

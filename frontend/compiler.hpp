@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // From a traced kernel to callable code: the pass pipeline, then the backend of the target.
 // (The on-disk cache and the GPU backend plug in here.)
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // arange and linspace: maps over a 1-d index space whose length is computed from the bounds, with NumPy's
 // formulas (so results agree with NumPy element for element).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise array operations and assignments into arrays, each traced as one MapStmt.
 #include "frontend/broadcast.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Integer (i64) expression builders for extents and indices that fold constants as they go, so that views
 // and broadcasting produce the same expression for the same extent (`max((n - 2), 0)` for a[1:-1], a[:-2]
 // and a[2:] alike) and constant shapes stay constant.

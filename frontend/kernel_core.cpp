@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The non-template half of kiln::Kernel: argument checking, the per-signature table, and compilation
 // (trace -> passes -> backend).
 #include <fmt/format.h>

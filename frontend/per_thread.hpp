@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Per-thread state that stays usable while the process exits.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions: whole-array ones trace a ReduceStmt, axis ones a ReduceAxisStmt; mean/var/std, ptp, nanmean,
 // any and alltrue compose them with elementwise maps; dot is a reduction of products.
 #include <fmt/format.h>

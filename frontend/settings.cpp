@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every KILN_* variable that steers compilation is read here (frontend/settings.hpp says which are not).
 // Bad values are ignored as they always were: with a warning here (KILN_TARGET, KILN_BOUNDSCHECK,
 // KILN_CHECK) or where LLVM parses them (KILN_LLVM_OPTIONS, codegen/llvm/host_target.cpp), and the CUDA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The KILN_* environment variables that steer compilation, read here (frontend/settings.cpp) and nowhere
 // else; below the frontend, code generation gets them through codegen::TargetOptions and the passes through
 // passes::PipelineOptions. Not here: the disk cache's own (runtime/cache/config.cpp, and KILN_LOG in

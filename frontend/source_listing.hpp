@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The annotated source listing of the diagnostics report (as Numba's parallel_diagnostics level 4 gives):
 // each line of the kernel, read while it is traced, beside the parfors it became and what fusion made of
 // them. The text is recorded with the kernel's compiled variant, so a report asked for after the file

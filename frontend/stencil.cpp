@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tracing a stencil application: its inputs and their checks, the windows' relative reads, and the body
 // turned into a StencilStmt (frontend/stencil_flatten.cpp makes the body one expression).
 #include <algorithm>

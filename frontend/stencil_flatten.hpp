@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A stencil body as one expression. The body lambda is traced like any kernel code, so it may declare
 // variables, accumulate in `kiln::range` loops over offsets and branch with `kiln::if_`; a StencilStmt holds
 // a single expression per element, so those statements are evaluated symbolically here: loops with bounds

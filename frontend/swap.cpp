@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln::swap: exchanging two array handles. Outside loops and branches that is the C++ swap of the handles.
 // Inside one, whose body is traced once but runs many times, the handles must name different arrays on
 // different runs: each handle declared outside becomes an array binding (VarKind::Binding), declared just

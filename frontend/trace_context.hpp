@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The state of one trace in progress: the scope stack of statement lists being built, the traced values
 // alive in it, and the function's parameters and result. One per thread at a time (thread_local).
 #pragma once

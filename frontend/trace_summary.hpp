@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a traced kernel does, for callers that must know before running it (the distributed layer reads
 // its stencils' neighbourhoods and compares its IR hash across ranks).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Traced scalars: construction, reads and assignment (delegating the rules to TraceContext), and the
 // operations that build IR nodes.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Views: slices, integer indices, new axes and transposes turn into an index map onto the base array (no IR
 // node, no copy).
 // Slice bounds follow Python exactly: negative bounds count from the end, bounds are clamped, the step may

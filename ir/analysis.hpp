@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Small queries over IR trees shared by the verifier, passes and backends.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a kernel touches its array parameters, as needed to call it safely with overlapping arguments.
 //
 // kiln gives a kernel the meaning it has when every array argument is its own memory (as NumPy does for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checked constructors for IR nodes. They enforce the typing rules, so a node that exists is well typed.
 #pragma once
 

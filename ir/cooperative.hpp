@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cooperative rows: a parfor whose iterations ("rows") each reduce over a range of their own — kiln::sum(x, 1),
 // mean/var/std along the last axis, a prange over rows with an inner prange reduction — run by a group of
 // GPU threads per row instead of one thread per row. With one thread per row, the 32 threads of a warp read

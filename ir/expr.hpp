@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Immutable expression nodes. Expressions are pure except Load, which reads an array.
 #pragma once
 

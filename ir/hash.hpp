@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Strong hashing: BLAKE2b (RFC 7693) and the structural hash of a Function built on it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The IR interpreter: the executable definition of kiln's semantics. Every pass and backend is tested
 // against it. It uses the same calling convention as compiled kernels (kiln/abi.hpp).
 //

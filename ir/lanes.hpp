@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SPMD lanes: a parfor's innermost loop run W iterations at a time, one per lane of a vector, as ISPC and
 // GPUs run such code. Each lane computes exactly what its scalar iteration computes, in the same order, so
 // sums inside the body stay in order and the result is bitwise the scalar one; only independent iterations

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pieces of error-message text that several stages write alike (the frontend's array checks, the interpreter,
 // kiln::dist), so that one shape reads the same in every message.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Operators, intrinsics and reduction kinds of the IR, with their names and algebraic facts.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The stable text form of the IR. Golden tests and the cache key depend on it: change it deliberately.
 #pragma once
 

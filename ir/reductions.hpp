@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The statement shapes that update reductions inside a parfor. The verifier, detect_reductions and the
 // backends agree on them through these functions.
 #pragma once

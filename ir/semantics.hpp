@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The arithmetic of kiln, defined once: the interpreter and constant folding use these functions, and the
 // backends must agree with them. Integer arithmetic wraps, division is total, shifts take the count modulo
 // the width, float-to-integer conversion saturates, min/max propagate NaN.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A binary form of ir::Function, for the on-disk kernel cache: a CUDA entry keeps the lowered host function,
 // so that a hit skips the passes. The encoding is deterministic (a function gives the same bytes in every
 // process: nothing depends on addresses or hash-map order) and decoding treats its input as hostile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // deserialize(): one walk over hostile bytes, refusing anything serialize() would not have written.
 #include "ir/serialize.hpp"
 

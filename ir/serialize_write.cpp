@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // serialize(): one walk over the function, writing the encoding ir/serialize.hpp describes.
 #include "ir/serialize.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel failures: the status codes of kiln/abi.hpp as exceptions, and check-message formatting.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Immutable statement nodes and the Function that holds them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replacing variables in IR, the one utility every pass and the frontend use (Halide's src/Substitute.h is
 // the model): scalar references by expressions (copy propagation and CSE, an index fixed to its only value,
 // a traced variable by its current value), one expression by another, and variables by other variables

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Structural checks every Function must pass between passes: scoping, mutability and parallel safety.
 #pragma once
 

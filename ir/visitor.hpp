@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Read-only traversal (IRVisitor) and rebuilding traversal (IRMutator) of IR trees.
 #pragma once
 

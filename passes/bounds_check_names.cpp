@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The array names in the messages of bounds-checked mode's checks, for the cache key
 // (passes/insert_bounds_checks.hpp).
 #include <unordered_set>

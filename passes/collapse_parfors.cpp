@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Collapsing perfectly nested parfors. Numba runs a prange nested in a prange serially; here the nest
 // becomes one n-d parfor, whose whole space the backend schedules at once. Runs after hoist_invariants
 // (which moves out of the outer body whatever the inner loop does not need, making more nests perfect)

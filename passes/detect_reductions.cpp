@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "passes/detect_reductions.hpp"
 
 #include <algorithm>

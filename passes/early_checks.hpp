@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Run-time checks moved up past statements that nothing outside the kernel can observe: part of
 // array_analysis, so that the facts of a check hold for the statements it moved past.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "passes/element_accesses.hpp"
 
 #include "ir/builder.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The element accesses of an expression, each with the condition under which it is evaluated: what
 // insert_bounds_checks guards with a check.
 #pragma once

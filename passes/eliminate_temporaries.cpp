@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Temporaries to scalars. After fusion, `t = f(a); r = g(t)` is one parfor whose body stores t[i] and then
 // reads t[i]. When nothing else touches t, each iteration only ever sees the value it wrote itself, so the
 // array is a scalar per iteration: the store becomes a let, the loads read it, and the allocation (and

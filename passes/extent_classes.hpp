@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Equivalence classes of i64 extents up to a constant offset, with a lower bound per class: the facts
 // array_analysis learns as it walks a kernel (passes/array_analysis.hpp says which).
 #pragma once

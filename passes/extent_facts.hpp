@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Equal extents known at a point of the program, for the stencil passes: array_analysis makes equal extents
 // syntactically equal where it can, but an equality it could not prove stays a run-time check, and the
 // extents of an allocation equal its shape. Both are facts once the statement has run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parfor fusion. Two parfors P then C over the same space become one whose body runs P's body then C's
 // for each index. Sequentially that reorders P(i+1) before C(i); in parallel any interleaving is possible.
 // Both are harmless exactly when no element is written by one and touched by the other in different

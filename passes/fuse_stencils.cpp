@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencil fusion (passes/fuse_stencils.hpp). After lower_array_ops a map is `alloc t; parfor i { t[i] = f }`,
 // so both neighbours of a stencil are found as that pair in the stencil's block. A consumer is folded into
 // the stencil's value, which makes the stencil write the consumer's array and moves it down to the

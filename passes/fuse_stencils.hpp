@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fusion of stencils with their pointwise neighbours, before lower_stencils: once lowered, a stencil's
 // interior and border parfors cover other index spaces than the maps around it, so fuse_parfors cannot join
 // them any more.

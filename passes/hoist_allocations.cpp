@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Allocation hoisting. Runs after fusion, temporaries and buffer reuse, so only the allocations that are
 // still needed are hoisted; a parfor body's allocations stay where they are (iterations run concurrently
 // and each needs its own buffer), but a For nested in a parfor body hoists into that body.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loop-invariant code motion. A value that is the same in every iteration is computed once before the
 // loop. Pure expressions can be evaluated anywhere (integer division is total, nothing else traps), so
 // only loads need care: the array must not be written by the loop (nor by a store to a parameter that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Clamps of a loop index. `min(max(k + c, lo), hi)` equals `k + c` exactly when lo <= k + c <= hi, that is
 // when lo - c <= k < hi - c + 1; a chain of min/max in any order holds the same for all its bounds, and a
 // clamp on one side only also needs `k + c` not to overflow on the other (MIN <= k + c <= MAX), which bounds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Clamps of a loop index, as users write the reads of a stencil that stay inside the array:
 // `in(min(max(k - 1, 0), n - 1))`. A clamp is a test of the index in disguise: over the range of k where
 // no clamp is active each one equals its plain term `k + c`, an affine subscript the vectorizer turns into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bounds-checked mode: a check before each element access of the kernel's own code. Runs right after
 // detect_reductions, on the IR as traced, so the checks guard exactly the accesses the user wrote, and
 // later passes (fusion, hoisting, simplification) and every backend treat them like any other check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Dependence facts shared by the loop passes (fusion, temporaries, buffer reuse, hoisting): what a
 // statement reads and writes, which arrays may share memory, and which subscripts touch one element per
 // iteration.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "passes/lower_array_ops.hpp"
 
 #include <unordered_map>

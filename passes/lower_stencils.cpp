@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencil lowering. The interpreter answers every out-of-range window read through border_index; compiled
 // code cannot afford a test per read. The index space is cut along each dimension into a low band, the
 // interior and a high band (passes/lower_stencils.hpp), tested per position inside one parfor. In the interior every read `w[i + c]` with c in the

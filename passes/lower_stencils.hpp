@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencils to parfors: one parfor whose interior elements use plain loads (no bounds checks, no border
 // logic, so the vectorizer sees straight-line code) and whose border elements remap indices per the border mode.
 #pragma once

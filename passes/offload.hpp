@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Offloading for device targets (Halide's src/OffloadGPULoops.h and Taichi's offload pass are the models): the
 // lowered function is split into what runs where. Every parfor reached from the body without passing through
 // another parfor becomes a `launch` of a device kernel; everything around the launches (lets, assignments,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The numbering of parfors in the fusion report. Parfors entering fusion are numbered #1, #2, ... in source
 // order; a parfor fusion builds is labelled with the numbers of the originals it holds ("#1+#3"). The
 // numbering also records the parfor graph of the report and the Graphviz dump (PassContext::parfors): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loop partitioning. lower_stencils writes a stencil as one parfor over the whole space whose body tests
 // whether the position is inside the interior (`if (a <= j && j < b) plain else remapped`): a per-element
 // branch that would keep the loop from vectorizing, or make the vectorizer run both arms. Here the range

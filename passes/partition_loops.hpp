@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loop partitioning (Halide's src/PartitionLoops.h is the model): a parfor whose body tests its innermost
 // index against bounds that do not change in the loop, `if (a <= j && j < b) A else B` as lower_stencils
 // writes a stencil, becomes loops over [begin, a) running B, [a, b) running A and [b, end) running B; a test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a pass is: a function from IR to IR that records what it decided.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The pass pipeline: the one place that lists kiln's passes in order.
 #pragma once
 

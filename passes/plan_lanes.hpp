@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which parfors the host backend runs in vector lanes, and why (ir/lanes.hpp holds the rule; the CPU backend
 // applies it when it emits each parfor's innermost loop). The pass changes nothing in the IR: it puts the
 // decision, with its reason, in the diagnostics, where a user looks for why a loop did or did not vectorize.

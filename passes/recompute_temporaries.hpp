@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Recomputing cheap temporaries where they are read. Fusion puts a pointwise producer `t = x - mean` into the
 // nearest loop it can join, which may be a loop its consumer cannot join (`std` is known only after the loop
 // that sums the squares: `(x - mean) / std`). The temporary then lives in memory: n elements written, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the passes did, for people: the sectioned diagnostics text of kernel.diagnostics() and
 // KILN_DIAGNOSTICS, and the Graphviz file of KILN_DUMP_DOT.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Buffer reuse. Array code allocates a result per operation; once an array is dead its memory can hold a
 // later one of the same shape. The interesting case is the in-place one: in softmax's last step
 // `out[i] = e[i] / s`, e dies in the very loop that fills out, and because each iteration reads e[i]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Unit dimensions of parfor spaces. A keepdims reduction makes (n, 1) spaces that are really the (n) space
 // of the loops around them; fusion compares spaces, so it squeezes them first.
 #pragma once

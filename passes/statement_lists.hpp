@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The walks shared by the passes that rewrite statement lists bottom-up. Fusion, temporaries and buffer
 // reuse decide about neighbouring statements of one block, so each block is handed over as a list once the
 // blocks nested in it are done; the hoisting passes replace each loop by what they take out of it followed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime that compiled kernels call: parfor scheduling on the OpenMP team, deterministic reduction
 // blocking and checked allocation. Everything here is reached from generated code, so nothing may throw.
 #include "runtime/parallel.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime services compiled kernels call: the OpenMP thread team that runs parfor chunks, and
 // allocation. Declared extern "C" with plain types so generated code can call them by address.
 #pragma once

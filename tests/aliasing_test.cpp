@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array arguments that share memory: every call gets the answer distinct arrays give, or an AliasError
 // naming the kernel and both arguments (frontend/argument_overlap.hpp, ir/argument_access.hpp). Each case
 // runs on the interpreter and, where kiln has it, the CPU target, against a plain C++ computation.

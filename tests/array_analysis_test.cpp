@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // array_analysis: equivalence classes of extents (with constant offsets), proven shape checks removed,
 // facts scoped to where they hold, extents rewritten to one representative. Every case is also run on the
 // interpreter before and after the pass. Golden IR of the example kernels after lower_array_ops and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The array-level DSL (kiln/array_ops.hpp, creation.hpp, reduce.hpp, views.hpp): every operation against
 // plain C++ on random inputs (sizes 0, 1, primes, large; NaN and infinities where they matter), on the
 // interpreter (exact) and on the CPU backend; broadcasting and its errors; empty reductions; views, slice

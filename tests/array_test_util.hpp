@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the array DSL tests: tracing a lambda to IR without compiling it, running IR on the interpreter
 // with kiln's calling convention, random inputs, and comparisons that treat NaN as a value.
 #pragma once

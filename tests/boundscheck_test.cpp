@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bounds-checked mode (Options::boundscheck, KILN_BOUNDSCHECK=1): every out-of-range element access of a
 // kernel throws kiln::IndexError naming the kernel, the array, the axis, the index and the extent, on the
 // CPU as in the interpreter; in-range kernels give bitwise the same results with and without the mode; the

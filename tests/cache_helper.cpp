@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A second process for the cache tests: runs the named kernels of cache_kernels.hpp with the disk cache the
 // environment describes (KILN_CACHE_DIR, KILN_CACHE, ...) and prints the cache statistics on one line:
 //   stats memory_hits=0 disk_hits=3 disk_misses=0 compiles=0 stores=0 store_failures=0 rejected=0 evictions=0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels shared by the cache tests and tests/cache_helper.cpp. Both programs trace these same lambdas, so
 // a kernel compiled by one finds the other's entry: the key is the traced IR, not the lambda's type.
 #pragma once

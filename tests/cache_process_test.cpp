@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The disk cache across real processes: tests/cache_helper.cpp runs kernels in a child process and reports
 // its cache statistics; tools/kiln-cache checks the directory afterwards.
 #include <gtest/gtest.h>

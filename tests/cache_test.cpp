@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The disk cache inside one process: lookup order (memory, disk, compile), what changes the key and what
 // does not, recovery from bad entries, modes and unusable directories, eviction, the compile log, and
 // readers racing writers and eviction. Each test uses a fresh directory through kiln::set_cache_settings.

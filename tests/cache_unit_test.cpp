@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cache library on its own: entry format (every corruption is detected), key inputs, settings parsing,
 // directory creation and least-recently-used pruning. No kernels are compiled here.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Check mode (Options::check, KILN_CHECK=1): a kernel whose lambda no longer traces to the compiled IR — a
 // `[&]`-captured host value changed after the first call — is a TraceError naming the kernel, not a silently
 // stale answer.

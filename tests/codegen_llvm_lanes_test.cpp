@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parfor bodies run in vector lanes (ir/lanes.hpp, codegen/llvm/emit_lanes.cpp): which bodies the rule takes
 // and why, that the compiled kernel really runs in lanes, and that every result is bitwise the scalar one —
 // the interpreter's, and the same kernel compiled with lanes off — for sizes around the lane count, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A kernel's module compiled in parts at the same time (codegen/llvm/partition.hpp, issue #15 compile
 // latency): when it is split, into how many parts, and that the linked parts compute what one object does,
 // also when they come back from the disk cache's entry.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LLVM pipeline kernels go through (codegen/llvm/host_target.cpp, optimize.cpp): choices made for compile
 // latency (issue #15) that must not come back unnoticed.
 #include <gtest/gtest.h>

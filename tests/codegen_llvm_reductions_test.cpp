@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU backend's run-time checks, ArgMin/ArgMax reductions and array reductions (privatized and atomic),
 // tested against the interpreter on random and edge-case inputs at every thread count from 1 to 8, plus
 // the runtime entries behind them (pieces, private copies, failure reports).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the CPU backend's tests: running a function through the interpreter and a compiled kernel with each
 // thread count, and comparing the outcomes with tolerances. The IR shorthands, host arrays and comparisons come
 // from tools/test_support (shared with the GPU tests and kiln-fuzz).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LLVM CPU backend, tested differentially against the IR interpreter (the definition of kiln's
 // semantics) on random and edge-case inputs, plus the runtime's scheduling and allocation contracts.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Trip-count bounds the CPU backend proves from kiln IR (codegen/llvm/trip_bound.hpp), and the loops it
 // therefore keeps from the vectorizer: a stencil's border loops, whose bounds reach a chunk as loaded values.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend on a GPU: every test kernel against the interpreter (the differential suite), device
 // memory and streams, argument checking, determinism, and the errors a GPU can cause. Every test is skipped
 // without a driver and device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernels the CUDA tests run: built as IR and offloaded (what the backend receives after the passes), each with the
 // inputs the differential test feeds it. The codegen test compiles every one of them with NVRTC; the GPU
 // test runs every one against the interpreter.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels whose rows reduce (cooperative rows on the GPU, ir/cooperative.hpp), shared by the CUDA codegen
 // test (emitted form, NVRTC) and the GPU test (against the interpreter, run to run): each traced for the CUDA
 // pipeline as kiln::jit would trace it, with arrays of unit innermost stride.

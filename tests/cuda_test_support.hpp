@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the CUDA tests: runs against the interpreter (the definition of kiln's semantics), including runs that
 // fail. The IR shorthands, host arrays and comparisons come from tools/test_support (shared with the CPU tests and
 // kiln-fuzz).

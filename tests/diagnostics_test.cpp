@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The diagnostics report as people read it: nested parfors indented under the parfor holding them (before and
 // after fusion) and drawn inside it in the Graphviz file, and the annotated source listing (each line of the
 // kernel beside the parfors it became and what fusion made of them), checked against this file's own line

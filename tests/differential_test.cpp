@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels traced through kiln::jit run on the CPU backend and on the interpreter (the definition of their
 // meaning) with the same random inputs, over sizes 0, 1, 2, 3, 7, 1023 and 10^6 and 1..8 threads.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rank whose kernel throws ends the whole job: run under mpirun -np 2, rank 1 passes an array a kernel
 // rejects while rank 0 waits in a barrier it would otherwise wait in forever. The ctest entry expects
 // rank 1's kiln error on the output (and a time limit catches a hang).

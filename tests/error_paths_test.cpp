@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Misuses named in the README and docs that tests/errors_test.cpp and the array DSL tests do not already cover:
 // each must surface as the documented kiln::Error subclass with a message naming the kernel or the construct, and
 // bad environment values must be reported and ignored (checked in child processes, since kiln reads the

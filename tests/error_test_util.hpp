@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the error tests share: catching exactly one kiln::Error class, and checking that a message holds a
 // piece of context.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // User errors: each must surface as the right kiln::Error subclass, with a message naming the kernel and
 // the argument or variable involved, and must leave kiln usable afterwards.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels traced, compiled and called while the process exits: from an atexit handler and from a static
 // destructor, with the cache on and off, on the CPU and the interpreter. Each case is a child process (this
 // test binary run again with a filter), since only a fresh process has the order of exit-time destruction that

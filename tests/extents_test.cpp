@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array extents at every entry point (kiln::array_size's rule: no negative extent, at most kMaxArrayBytes):
 // host arrays, kernel arguments, arrays made inside kernels (also when fusion removes their allocation), on the
 // interpreter and the CPU. Impossible sizes are ShapeErrors; sizes memory cannot hold are kiln::Errors naming the

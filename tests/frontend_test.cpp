@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tracing frontend: kernels written with kiln's C++ types must mean what the same code means in plain
 // C++. Every kernel runs on the interpreter (the reference semantics) and is compared with plain C++.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The loop passes: fuse_parfors (legality cases with their recorded reasons), eliminate_temporaries,
 // reuse_buffers, hoist_invariants, hoist_allocations and collapse_parfors, each checked on hand-built IR
 // by golden text and differentially (interpreter before vs after, sizes 0, 1, primes and large); the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Programs kiln-fuzz found (tools/kiln_fuzz), reduced to their core: each ran wrongly, crashed or was rejected
 // somewhere between the interpreter, the pass pipeline and the CPU backend. Each is checked through the whole
 // pipeline and the JIT against the interpreter on the IR as written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ir::interpret on hand-built IR: the executable definition of kiln's arithmetic (ir/semantics.hpp) and of
 // loops, reductions, allocation, bounds checks and the calling convention (kiln/abi.hpp).
 #include <gtest/gtest.h>

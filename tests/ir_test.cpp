@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The IR itself: the checked builder, the stable printer (plain and canonical, with golden files), the
 // verifier's rules and messages, the structural hash and BLAKE2b, and the small analyses (equal,
 // free_vars, node_count, uses).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array reductions and argmin through the whole pipeline: kernels written with kiln's C++ API, traced,
 // optimized (detect_reductions finds the histogram and the argmin pair), compiled for the CPU and run at
 // several thread counts, against the same kernels on the interpreter.

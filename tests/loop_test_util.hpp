@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers for the loop-pass tests (fusion_test.cpp): IR shorthands, a builder that lowers NumPy-style
 // array statements to parfors the way lower_array_ops does, and a differential runner that interprets a
 // function before and after a transformation on random inputs and compares everything bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // lower_array_ops: every array-level statement becomes loops with exactly the interpreter's meaning. Each
 // test runs the interpreter on the IR before and after the pass (bit for bit, errors included), on
 // hand-built statements of every kind and on traced kernels, including random array programs.

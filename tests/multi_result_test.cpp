@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernels that return several values: a std::tuple or std::pair of traced scalars and arrays, unpacked with
 // structured bindings. Each on the interpreter and the CPU against plain C++; empty inputs as the single
 // results behave; results read after the body stay alive through the passes; the disk cache describes them.

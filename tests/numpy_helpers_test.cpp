@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The NumPy helpers of the array DSL (issue #15): clip, square, sign, outer, transposes and new axes as views,
 // and the reductions any / alltrue / count_nonzero / ptp / nansum / nanmean. Each against plain C++ loops on
 // sizes 0, 1 and primes with NaN, infinities and -0, on the interpreter and on the CPU backend; the fusion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The offload pass (passes/offload.hpp) and the host executor with a Machine (ir/interpreter.hpp): what a device
 // target receives and how its host function runs, tested on the CPU with a Machine over host memory that
 // records what the executor asks of it.

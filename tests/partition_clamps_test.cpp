@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // partition_loops at clamps of the innermost index (passes/index_clamps.hpp): `a[min(max(i + c, lo), hi)]`
 // runs as `a[i + c]` where no clamp is active and as written in the rims. Every kernel is compared three
 // ways (the interpreter on the traced IR, the interpreter after the pipeline, the CPU JIT with 1 and 3

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The passes: detect_reductions (on traced kernels and hand-built IR), simplify (constant folding with
 // kiln's arithmetic, safe identities, copy propagation, CSE, dead code) and the pipeline, with golden IR
 // for the example kernels.

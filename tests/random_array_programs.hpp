@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Random array programs for differential tests: a seed picks a sequence of array operations (elementwise,
 // broadcasting, whole and axis reductions, views, in-place updates, overlapping slice assignments) over
 // the parameters a (m, n), b (n), c ((m, n), or (m, 1) to broadcast) and a scalar s.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A kernel made anew at each call of a user's function (`kiln::jit` inside a loop) reuses the code this
 // process already loaded — no disk read, no link — and kiln::compile_history() stays bounded.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ir::serialize / ir::deserialize (ir/serialize.hpp), the binary form of a function that the disk cache stores:
 // round trips of hand-built IR covering every node kind and field, of traced kernels before and after the CPU and
 // CUDA pipelines and of kiln-fuzz programs; the interpreter's results before and after a round trip; and hostile

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Names read from the user's source (frontend/source_names): a file edited after the program was built is
 // not read at all, so a name is either the one written at that position or absent, never another line's.
 #include <dlfcn.h>

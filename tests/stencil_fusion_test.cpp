@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // fuse_stencils: `relu(stencil(2 * a) + b)` as array code (maps around a stencil) becomes one stencil, so one
 // pass over memory, for every border where that is exact; the refusals (constant border for a producer,
 // skip border for a consumer, temporaries with other users) are explained in the diagnostics. Each kernel

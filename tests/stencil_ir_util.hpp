@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencil IR built directly with ir/builder.hpp (no frontend), and the three-way comparison the stencil
 // tests use: the interpreter on the traced IR (the definition), the interpreter after the whole pipeline,
 // and the CPU JIT on the pipeline's output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // lower_stencils and array bindings on the CPU: every border mode in 1-d, 2-d and 3-d, symmetric and
 // asymmetric neighbourhoods, extents from 1 (and 0) to primes and arrays only just larger than the
 // neighbourhood (empty interior), each compared three ways (tests/stencil_ir_util.hpp). Also the lowered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencils (kiln/stencil.hpp): tracing, every border mode against plain C++ on 1-d, 2-d and 3-d arrays,
 // several inputs, weights, traced offsets, stand-alone and in-kernel use, time loops with kiln::swap, and
 // each kind of bad input. Every computation runs three ways: the traced IR on the interpreter (no passes),

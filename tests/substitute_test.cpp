@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The shared IR plumbing of the passes: ir/substitute (variables replaced by expressions, expressions by
 // expressions, variables renamed, statements copied with fresh variables), the "what a statement declares"
 // queries of ir/analysis, and the statement splicing of passes/statement_lists.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host threads using kiln at once: one kernel called from many threads, first calls of new signatures racing,
 // different kernels compiled concurrently through the in-memory table and a fresh disk cache, and readers of a
 // kernel's diagnostics while it compiles. tools/tsan.sh runs this under ThreadSanitizer (with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what is missing, builds libkiln and three example programs (Release; not the tests, benchmarks or
 # tools) and runs them: pi, saxpy and dot, each checked against plain C++ (a mismatch fails the demo), with
 #   - the first call's time in a new process with an empty kernel cache (the kernel is compiled), and in a

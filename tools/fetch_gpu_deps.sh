@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Unpacks libsodium (headers and shared library; the disk cache seals entries with it) into .deps/sodium, and
 # nlohmann-json into .deps/nlohmann, for a machine without apt such as the GPU machine: run it here, then carry .deps there. cmake
 # (cmake/KilnDependencies.cmake) uses .deps/sodium when the system has no libsodium, and tools/gpu_check.sh puts

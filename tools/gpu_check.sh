@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # One run on a GPU machine: configure and build kiln (no LLVM there: the CPU target is off), run the CUDA
 # tests, every example with --target cuda (twice: the second run loads its kernels from the disk cache,
 # then kiln-cache lists them), compute-sanitizer memcheck on the examples and the stencil kernels (and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds kiln's libFuzzer targets (tests/fuzz) with clang, AddressSanitizer and UBSan, and runs each for a fixed
 # time: tools/libfuzz.sh [seconds per target, default 600] [target...]. The corpora grow in build-fuzz/corpus/<target>
 # (kept between runs, so a later run starts where the last one stopped); a crash leaves its input in build-fuzz/

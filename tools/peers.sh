@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Side-by-side tables of docs/performance.md (issue 8), one command each:
 #   bash tools/peers.sh cpu [run_cpu.py args]   kiln vs hand-written C++/OpenMP vs Numba on this machine:
 #                                                docs/perf/cpu.csv, cpu.png and cpu.md; then kiln vs the JIT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Creates .venv-peers with the peer systems kiln is compared against on the CPU (Numba, NumPy, Halide,
 # Dr.Jit, Taichi, Devito) and, when a GPU is present and CuPy installs, CuPy. Idempotent: a second run only checks the versions.
 set -euo pipefail

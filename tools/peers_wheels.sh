@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fetches, here, what the GPU machine needs to run the JIT peers of issue 20 (it has Python 3.12, NumPy 2.5,
 # SymPy, CuPy and Numba, and no network): the cp312 wheels of the versions tools/peers_setup.sh pins and
 # their dependencies missing there, into .whl-peers/ (ignored by git through .git/info/exclude).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds kiln with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) and runs every test
 # that does not need the LLVM backend: IR, interpreter, passes, tracing, arrays, fusion, errors, cache
 # library. (Kernels JIT-compiled by LLVM are not instrumented, so the CPU backend is left out to keep the

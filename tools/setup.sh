@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the Debian packages kiln needs, if any are missing (runs `apt-get update` once, only then).
 # Safe to run repeatedly. Needs root (or sudo) only when something must be installed.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A libkiln that runs on a machine without LLVM: the needed LLVM components linked in statically
 # (-DKILN_LLVM_STATIC=ON), stripped, copied to build-static/dist/libkiln.so.0 next to libsodium.so.23 (~30 MB:
 # small enough to carry to the GPU machine, where bench/peers/run_cpu_prebuilt.sh compiles kiln-bench against it).

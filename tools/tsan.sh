@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds kiln with ThreadSanitizer (LLVM on: the concurrency that matters is in compiling, loading and caching
 # kernels) and runs the thread-safety test and the cache tests.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-dist-bench: strong and weak scaling of kiln::dist, and the halo exchange against the compute. Run it
 // once per rank count with ranks x threads = the machine's cores; on 16 cores:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-dist-gpu-bench: kiln::dist on the CUDA target, one GPU per rank (dist::select_gpu), against the
 // same stencil steps of one process on device arrays (kiln::DeviceArray: no copies, no halos). Per
 // workload, ms per step (the slowest rank's best of --reps): `base` the single-process steps on the whole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-written C++/MPI/OpenMP reference of kiln-dist-bench: the jacobi2d and heat3d steps as an MPI
 // programmer writes them without kiln. A Cartesian grid from MPI_Dims_create/MPI_Cart_create (the same
 // calls as kiln::dist::Grid, so the same blocks), one ghost layer, faces exchanged with MPI_Isend/Irecv

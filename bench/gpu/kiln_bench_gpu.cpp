@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-bench-gpu: kiln's CUDA target against hand-written CUDA of the same work, in one process, on device
 // arrays (no host transfers in the timed region). Both are timed with CUDA events on the same stream,
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device

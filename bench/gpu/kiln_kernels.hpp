@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The benchmark's kernels written in kiln with prange (the array-expression and stencil APIs come later).
 // Plain lambdas, so that the benchmark jit-compiles them and the CUDA codegen test traces and compiles them
 // without a GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-written CUDA of the benchmark's work, as a careful programmer writes it: one element per thread
 // with __restrict__ pointers for streaming kernels, grid-stride loops with warp-shuffle reductions and a
 // second pass over the block partials for reductions, results left on the device until the scalar is read.

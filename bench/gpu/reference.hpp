@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-written CUDA reference of every benchmark row, compiled in the same process (reference.cpp).
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The GPU workloads of kiln-bench-gpu (bench/gpu/kiln_kernels.hpp) written for CuPy, f32, on device arrays:
 idiomatic unfused array code (what a NumPy user writes), and where CuPy offers it a fused form (cupy.fuse,
 ElementwiseKernel, ReductionKernel). Timed with CUDA events, medians; prints one JSON object a line:

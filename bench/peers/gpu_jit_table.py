@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The GPU table of the JIT peers (issue 20): kiln-bench-gpu's kiln and hand-written CUDA times with the
 peers' (peer_harness.py --target cuda --dtype f32 on the same rows and sizes), as ratios to the hand CUDA,
 and each peer's first-call and fresh-process latencies. Written by bench/peers/run_gpu.sh; the files of

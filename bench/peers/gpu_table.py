@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Merges kiln-bench-gpu's table (kiln and hand CUDA, same process) with cupy_bench.py's JSON lines into the
 markdown table of docs/performance.md: times in ms, kiln's share of the copy ceiling, kiln over hand CUDA,
 and CuPy over kiln (how many times faster kiln is than CuPy's unfused and fused code).

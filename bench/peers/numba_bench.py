@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Times the Numba versions of the kiln-bench workloads (numba_kernels.py) and prints one JSON object a line:
 {"name", "numba_s" (median of --reps runs after warm-up), "first_call_s" (the first call in a process whose
 Numba cache is empty: type inference + LLVM compile + run), "fresh_s" (the first call in a fresh process with

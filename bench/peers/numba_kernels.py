@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The kiln-bench workloads written idiomatically for Numba: @njit(parallel=True) with prange, array
 # expressions and @stencil, each with cache=True so that a second process can load it from Numba's cache.
 # Sizes and data follow the rows of bench/rows_*.cpp so that the driver can put the numbers side by side.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Times the Numba versions of kiln-suite's kernels (numba_suite_kernels.py) and prints one JSON object a line:
 {"kernel", "origin", "shape", "numba_ms" (median of --reps calls after two warm-up calls), "first_call_ms"
 (the first call in this process: type inference + LLVM compile + one run at the timed size; NUMBA_CACHE_DIR

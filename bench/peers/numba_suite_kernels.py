@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The kernels of kiln-suite (bench/suite/kernels_*.cpp) written as a Numba user would first write them:
 # @njit(parallel=True, cache=True, fastmath=False), NumPy array expressions and slices where the kiln kernel
 # uses them, np.dot for the products, a prange where the kiln kernel has one. Where Numba lacks what NumPy

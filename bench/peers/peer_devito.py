@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The stencil workloads of peer_workloads.py in Devito, as its documentation writes them: Functions on a
 Grid, TimeFunctions (time_order=1: two buffers the time loop alternates) for the time-stepped PolyBench
 stencils, Eq(..., subdomain=...) for the points each update writes, and one Operator per workload, applied

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The workloads of peer_workloads.py in Dr.Jit, as its documentation writes array programs: flat JIT arrays
 (drjit.llvm on the CPU, drjit.cuda on the GPU) resident in Dr.Jit's memory, element-wise expressions traced
 and fused into one kernel per dr.eval(), neighbours and rows read with dr.gather, scatters with

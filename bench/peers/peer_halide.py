@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The workloads of peer_workloads.py in Halide (JIT, Python bindings): each an algorithm of Funcs over
 hl.Buffers that wrap the NumPy arrays (zero-copy; Halide's x is NumPy's last axis), realized into the output
 arrays, under two schedules:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs one JIT peer's kernels (peer_halide.py, peer_drjit.py, peer_taichi.py, peer_devito.py) on the
 workloads of peer_workloads.py and prints one JSON object a line:
 {"peer", "variant", "kernel", "origin", "shape", "ms" (median of --reps calls after two warm-up calls),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The workloads of peer_workloads.py in Taichi, as its documentation recommends: @ti.kernel functions over
 ti.types.ndarray() arguments (NumPy arrays passed zero-copy on the CPU, ti.ndarray device arrays on CUDA),
 the outermost loop of a kernel parallel, `s += ...` on a kernel-scope scalar for reductions (Taichi turns it

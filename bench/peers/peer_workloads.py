@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The workloads every JIT peer (peer_halide.py, peer_drjit.py, peer_taichi.py, peer_devito.py) runs, as
 `numba_suite.Case`s: the public kernel suite's cases are numba_suite.cases() unchanged (kiln-suite's sizes,
 constants and input distributions, NumPy references, kiln-suite's tolerances); the kiln-bench rows are built

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C entry points to the hand-written references of kiln-bench (bench/reference*.cpp), so that
 // same_arrays.py can call them through ctypes on Numba's own NumPy arrays, in Numba's process.
 #include "reference.hpp"

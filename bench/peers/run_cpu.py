@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The CPU side-by-side table (issue 8): kiln, the hand-written C++/OpenMP reference and Numba on the same
 workloads, sizes and machine, in one run. Writes docs/perf/cpu.csv, docs/perf/cpu.png and prints a markdown
 table (docs/performance.md quotes it).

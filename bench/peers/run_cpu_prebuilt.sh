@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The CPU side-by-side table on a machine without LLVM development files (the GPU machine: 16 cores, its own
 # Numba). libkiln comes prebuilt from a KILN_LLVM_STATIC build made elsewhere (LLVM linked in, ~30 MB);
 # kiln-bench itself, and with it the hand-written C++/OpenMP reference, is compiled here with this machine's

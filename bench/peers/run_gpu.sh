@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The GPU side-by-side table (issue 8), on the GPU machine: kiln's CUDA target and hand-written CUDA
 # (kiln-bench-gpu, same process) and CuPy (cupy_bench.py: unfused array code and its fused forms) on the
 # same device, sizes and run. Writes $OUT/gpu_kiln.txt, $OUT/gpu_cupy.jsonl and prints a markdown table;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kiln next to the JIT-compiled kernel languages (issue 20): per workload of kiln-bench and of the public
 kernel suite, kiln's and the hand-written C++/OpenMP reference's times (kiln-bench --json, kiln-suite --csv:
 one process, interleaved) and each peer's (Numba: numba_bench.py / numba_suite.py; Halide, Dr.Jit, Taichi,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kiln-suite side by side with Numba (issue 15): per kernel of bench/suite/, kiln's and the hand-written
 C++/OpenMP reference's times (kiln-suite --csv: one process, interleaved, medians) and Numba's
 (numba_suite.py: the same kernels, sizes and input distributions, medians, results checked against NumPy), at

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Numba against kiln-bench's hand-written C++/OpenMP reference on the SAME NumPy arrays, in one process,
 calls interleaved: separates what the code does from where the arrays live. In the peers table Numba runs in
 its own process on its own arrays, kiln and the reference in kiln-bench on theirs; on the memory-bound rows

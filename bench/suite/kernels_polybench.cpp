@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The suite's PolyBench/C 4.2 kernels in kiln, written from the kernels' mathematical descriptions as a NumPy
 // user would first write them: slices for the stencils' time loops, kiln::dot for the products, reductions
 // with an axis for the statistics; a prange where the mathematics has no array form in kiln (outer products,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The suite's kernels that users commonly write, in kiln as they would first write them: an all-pairs n-body
 // (a prange over bodies, a sequential inner loop accumulating), statistics by rows and columns with
 // kiln::mean/var/std and an axis, a multi-stage normalization (x - mean(x)) / std(x) clipped and summed, a

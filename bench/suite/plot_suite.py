@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The suite's kiln/C++ ratios as a bar chart, one bar per kernel and thread count.
 
   plot_suite.py OUT.png LABEL=DIR [LABEL=DIR ...]

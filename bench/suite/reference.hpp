@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-written C++/OpenMP references of the suite's kernels (reference_polybench.cpp,
 // reference_user.cpp; compiled -O3 -march=native -fopenmp). Arrays are row-major; `threads` is the OpenMP
 // team size, kiln's thread count at the call. Each does the arithmetic of its kiln twin in the natural loop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written C++/OpenMP references of the suite's PolyBench/C 4.2 kernels, written from the kernels'
 // mathematical descriptions in the loop order a careful C++ programmer picks for row-major arrays: rows in
 // parallel, contiguous innermost loops, products in i-k-j order, and the transposed products (A^T v) over

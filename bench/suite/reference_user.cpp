@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand-written C++/OpenMP references of the kernels users commonly write (n-body, statistics by rows and
 // columns, multi-stage normalization, a clamped-index stencil, a 2-d histogram), in the loop order a careful
 // C++ programmer picks. Sums run in sequence where the kiln kernel sums in sequence (n-body's inner kiln::range)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # kiln-suite on a machine without LLVM development files (the GPU machine's 16 cores): libkiln comes prebuilt
 # from a KILN_LLVM_STATIC build made elsewhere (tools/static_dist.sh); the suite and its hand-written C++/OpenMP
 # references are compiled here with this machine's g++ and bench/CMakeLists.txt's flags (-O3 -march=native for

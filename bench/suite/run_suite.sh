@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs kiln-suite several times and prints the table of docs/performance.md ("Public kernel suite"): per kernel
 # the medians over the runs of kiln's and the reference's times and of their ratio, and the range of the A/A
 # ratios (the reference against itself in the same repetitions).

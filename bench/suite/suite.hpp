@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-suite: a public kernel suite. Each kernel is written twice, from its mathematical description: in kiln
 // as a user would first write it (array expressions where they are natural) and as a hand-written C++/OpenMP
 // reference doing the same arithmetic in the natural loop order (compiled -O3 -march=native, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-suite: times every kernel of the public suite in kiln and in its hand-written C++/OpenMP reference, in
 // this process, interleaved, and prints medians, the ratio kiln / reference and, with --aa, the A/A ratio (the
 // reference timed against itself in the same repetitions: the noise band of the machine at hand).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where the array arguments of a call live. The frontend passes it to a CUDA kernel as argv[nparams] (one
 // past the arguments), so that the calling convention of kiln/abi.hpp stays the same for every backend.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend as the compile driver sees it: kiln IR -> CUDA C -> NVRTC (PTX + CUBIN) -> a module on
 // the device, run by the host executor. No CUDA header here.
 //

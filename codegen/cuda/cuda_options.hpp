@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Settings of the CUDA backend that only it understands (docs/gpu.md lists the KILN_CUDA_* variables that
 // frontend/settings.cpp reads into them). No CUDA header: the driver builds them in every build.
 #pragma once

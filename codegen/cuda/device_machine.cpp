@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target's ir::Machine: device memory for the host executor, and the launches of the kernels.
 #include "codegen/cuda/device_machine.hpp"
 

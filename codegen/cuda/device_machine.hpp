@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target as an ir::Machine: the host function of an offloaded kernel (passes/offload.hpp) runs on the
 // one host executor (ir/interpreter.hpp), and this says what its memory and launches are on a device. Arrays
 // are device memory: element reads and writes outside kernels are copies, allocations stream-ordered device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cooperative rows (ir/cooperative.hpp): a group of threads per iteration of the launched parfor (a "row") —
 // a warp, with the block's warps on rows along y, or the whole block (geometry.cpp, cooperative_geometry,
 // decides at launch). Every thread of the group runs the row's own statements, which compute the same values

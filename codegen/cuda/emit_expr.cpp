@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Expressions as CUDA C. Every operator is fully parenthesized; the arithmetic follows ir/semantics.hpp
 // through the prelude's helpers (wrapping integers, total division, masked shifts, saturating casts,
 // NaN-propagating min/max), and float code is compiled without contraction (--fmad=false) so it rounds as

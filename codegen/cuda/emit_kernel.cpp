@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A launch's parfor as a __global__ function: the captured parameters, the loops that spread the
 // iteration space over threads (see Strategy), the body, and the per-block reduction with its fold kernel.
 #include <algorithm>

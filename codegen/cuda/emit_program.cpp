@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An offloaded kernel as a CUDA program: each launch (passes/offload.cpp) becomes a __global__ function; the
 // host function around the launches runs on the host executor (ir/interpreter.hpp with device_machine.hpp).
 #include "codegen/cuda/emit_program.hpp"

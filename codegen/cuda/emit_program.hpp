@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // From a lowered kernel to CUDA C (see program.hpp).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencils: elementwise parfors that read arrays at the index plus small constant offsets — the interiors
 // that lower_stencils produces, and stencils written with prange. Emitted as plain grid-stride loops, each
 // neighbour is a load of its own: a 3-point average loads every element three times and a 5-point Jacobi

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Statements inside a kernel: one thread's view of a parfor iteration. Nested parfors run in order inside
 // the thread; array reductions become atomics; allocations use the device heap; checks and failed
 // allocations record the status and leave the thread's remaining iterations.

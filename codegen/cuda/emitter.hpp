@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Emits the parfor of one launch as CUDA C: a __global__ function (and a fold kernel when it reduces) whose
 // body is the parfor's body as readable C, with the parameters the host binds at launch.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A compiled CUDA kernel: the program, its binary, a module per device it ran on, and the host function on the
 // host executor with the device machine. One call: arguments to the device (host arrays copied in), the host
 // function with its launches, written host arrays and the result back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Launch geometry: how many blocks of how many threads run a parfor. Reducing kernels get a geometry that
 // depends only on the iteration counts, so their partial results (and the rounding of float reductions)
 // are the same on every run and every device.

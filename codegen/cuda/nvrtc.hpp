@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NVRTC, the CUDA runtime compiler, opened with dlopen on first use: CUDA C to PTX and CUBIN in memory.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The device helpers every generated module starts with: kiln's arithmetic (ir/semantics.hpp) in CUDA C,
 // the fixed-order block reductions, atomics for array reductions, and failure reporting.
 #include "codegen/cuda/prelude.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA C every generated module starts with (see prelude.cpp).
 #pragma once
 

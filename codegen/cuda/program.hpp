@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the CUDA emitter makes of an offloaded kernel: CUDA C with one __global__ function per launch (plus a
 // fold kernel per reducing one), and for each of them how the host binds the parameters at launch. The host
 // function around the launches runs on the host executor with the device machine (device_machine.hpp).

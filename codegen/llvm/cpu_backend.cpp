@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public CPU backend API: kiln IR -> LLVM IR -> optimized host object -> JIT-linked kernel.
 #include "codegen/llvm/cpu_backend.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CPU backend: kiln IR -> LLVM IR -> optimized machine code for the host, run through ORC LLJIT.
 // This header is LLVM-free; LLVM stays inside codegen/llvm/*.cpp.
 #pragma once

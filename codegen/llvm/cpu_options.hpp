@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Settings of the CPU (LLVM) backend that only it understands. LLVM-free: the driver builds them.
 #pragma once
 

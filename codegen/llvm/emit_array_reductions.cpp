@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array reductions (`hist[k] += 1`, `y[i % 4] += x[i]`, `acc[:] += row`): iterations may update the same
 // element, so the parfor makes the updates race-free in one of two ways, chosen when it starts:
 //  - private copies: each piece of the parfor gets its own contiguous row-major copy of the array, set to

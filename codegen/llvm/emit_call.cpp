@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Intrinsics: LLVM intrinsics where LLVM has them (they constant-fold, and the vectorizer maps them to
 // libmvec), libm calls for the rest.
 #include <llvm/IR/Intrinsics.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Run-time checks: when the condition is false the kernel records the failure in its KernelStatus
 // (kiln_rt_fail formats the message) and leaves through the failure path, which frees the function's
 // allocations. In a parfor chunk that ends the chunk; the caller looks at the status after the parfor.

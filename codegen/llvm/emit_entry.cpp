@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernel entry: unpack the arguments, run the body, write the result, free what is not returned.
 #include "codegen/llvm/emitter.hpp"
 

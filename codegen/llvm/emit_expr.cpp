@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Expressions. The arithmetic follows ir/semantics.hpp exactly: integers wrap (no nsw/nuw on user
 // arithmetic), division and shifts are total, float min/max propagate NaN, float-to-int casts saturate.
 #include <algorithm>

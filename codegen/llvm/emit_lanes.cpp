@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parfor bodies run in lanes (ir/lanes.hpp): `width` consecutive iterations of the innermost index at once,
 // each lane computing what its scalar iteration computes, in the same order (no operation is reassociated,
 // and library functions run lane by lane), so results are bitwise those of the scalar loop. Values that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parfors: the body is outlined into `void chunk(ptr ctx, i64 lo, i64 hi, ptr partial)` running iterations
 // [lo, hi) of the outermost dimension (inner dimensions in full), and the caller hands it to the runtime.
 // Free variables travel by value in a context struct. Scalar reductions accumulate privately per block and

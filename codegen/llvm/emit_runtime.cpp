@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Declarations of the runtime functions generated code calls (runtime/parallel.hpp). The JIT binds these
 // names to the functions' addresses in this process (jit.cpp).
 #include "codegen/llvm/emitter.hpp"

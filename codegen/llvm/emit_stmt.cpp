@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Statements: locals live in entry-block allocas (mem2reg makes them SSA), loops have a phi induction
 // variable, allocations go through kiln_rt_alloc into per-site slots that every exit frees.
 #include "codegen/llvm/emitter.hpp"

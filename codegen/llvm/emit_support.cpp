@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Emitter plumbing: type mapping, variable bindings, entry-block allocas, loops and the exit paths that
 // free a function's allocations.
 #include <llvm/IR/MDBuilder.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Translation of one kiln Function into an LLVM module: the entry `kiln_entry` plus one outlined chunk
 // function per parfor. The Emitter's methods are split by topic over emit_*.cpp.
 #pragma once

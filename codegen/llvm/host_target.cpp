@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "codegen/llvm/host_target.hpp"
 
 #if defined(__linux__)

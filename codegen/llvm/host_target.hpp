@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The machine kernels are compiled for: the host's triple, CPU and features, shared by code generation and
 // the JIT so that objects are always built for the CPU they run on.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "codegen/llvm/jit.hpp"
 
 #include <llvm/ExecutionEngine/Orc/Core.h>

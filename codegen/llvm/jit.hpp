@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide ORC LLJIT that kernels are linked into.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Machine-code generation for the host into an in-memory ELF object.
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LLVM optimization pipeline kernels go through, and machine-code generation.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Splitting one kernel's LLVM module into parts that are optimized and compiled at the same time, each on a
 // thread of its own with an LLVMContext of its own (a context is not thread-safe), and linked together into
 // the kernel's JITDylib (issue #15, compile latency). A kernel's parfor bodies are outlined functions that

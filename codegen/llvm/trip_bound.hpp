@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A constant upper bound on a loop's trip count, proved from kiln IR that LLVM no longer sees.
 //
 // A stencil's border loops (lower_stencils, partition_loops) run at most the halo's width, e.g.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The calling convention shared by compiled kernels, the interpreter and the runtime.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Traced arrays: kernel parameters, arrays made inside a kernel, views of either, and element access.
 //
 // An Array is a handle, like a NumPy name: `Array c = a + b; c = a - b;` rebinds c to a new array, while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise array operations: arithmetic, comparisons, math, where, casts, with NumPy broadcasting.
 //
 // Operands may be arrays (or views), traced scalars, array elements and literals, with at least one array.

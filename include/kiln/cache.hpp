@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The on-disk kernel cache and the compile log.
 //
 // A kernel is compiled once per signature per process; the disk cache makes that "once per machine": the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Traced control flow: parallel and sequential loops, and branches.
 #pragma once
 

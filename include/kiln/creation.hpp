@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Arrays made inside a kernel: zeros, ones, full, *_like, arange, linspace (and empty, kiln/array.hpp).
 //
 // Each is named after the variable it initializes (`auto w = kiln::zeros<double>(n);` is `w` in IR dumps and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU memory for the CUDA target: kiln::DeviceArray<T>, pinned host buffers, streams for asynchronous
 // copies, and device selection. No CUDA header is needed: kiln opens the driver at run time, and every
 // function here throws kiln::DeviceError("no CUDA driver/GPU: ...") on a machine without one.

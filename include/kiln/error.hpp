@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln's error hierarchy. Every failure a user can cause surfaces as one of these, with context.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln::jit: a C++ lambda traced into IR, compiled per argument signature, and called like a function.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln: a JIT-compiling kernel DSL for C++. The one header users include; it pulls in no LLVM or CUDA
 // header.
 //

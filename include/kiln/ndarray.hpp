@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host arrays: NDArray (kiln-owned, shared like a NumPy array) and ArrayRef (a view of user memory).
 #pragma once
 

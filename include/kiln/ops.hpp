@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Operator codes shared by the tracing frontend and the IR (their meaning is defined in ir/semantics.hpp).
 #pragma once
 

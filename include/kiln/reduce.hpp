@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reductions of traced arrays: sum prod min max argmin argmax mean var std any alltrue count_nonzero ptp
 // nansum nanmean, over the whole array (a traced scalar) or along one axis (an array; `kiln::keepdims` keeps
 // the axis with extent 1), and dot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stencils: a function of the neighbourhood of each element, applied to every element of n-d arrays.
 //
 //   auto lap = kiln::stencil("lap", [](kiln::Window<double, 2> a) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Traced scalars: C++ values that record kiln IR when a kernel is traced.
 //
 // Semantics follow C++ value semantics exactly. A Scalar holds an expression; it becomes a mutable IR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Slices of traced arrays: `a[kiln::slice(1, -1)]`, `a(kiln::range(1, n - 1), kiln::all)`.
 //
 // A slice follows Python: a negative bound counts from the end (also when it is only known at run time),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Entries are written by a background thread: storing costs an fsync (4-17 ms on the reference VM, as much
 // as compiling the kernel), which a kernel's first call should not wait for. Entries still pending when the
 // process exits are written first (bounded: a hung disk does not hang the exit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Little-endian, length-prefixed encoding shared by the entry format and the payloads stored in it. Readers
 // are bounds-checked: a short or malformed buffer makes them fail, never read past the end.
 #pragma once

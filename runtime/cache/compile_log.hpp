@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The compile log: every kernel compilation or load, kept for kiln::compile_history() and printed to
 // stderr under KILN_LOG=compile.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cache settings from the environment, and the process-wide current settings.
 #pragma once
 

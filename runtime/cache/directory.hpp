@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cache directory's files: naming, listing, and the least-recently-used pruning shared by the store
 // (after writes) and the kiln-cache tool.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One cache entry: the format of a file in the cache directory.
 //
 //   offset  size  field

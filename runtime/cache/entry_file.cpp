@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "runtime/cache/entry_file.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading one entry file of an open cache directory: the one code path by which both the loader
 // (DiskStore::lookup) and `kiln-cache verify` (inspect.hpp) judge an entry, so that verify accepts exactly
 // what the loader would load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checking entries one file at a time, for `kiln-cache verify`/`list`/`stats` and for tests: through the same
 // directory rules, secret and entry reader as the loader (entry_file.hpp), so that what is reported good is
 // exactly what a kernel would load.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cache key: a 128-bit BLAKE2b of everything that determines the compiled code, and nothing else (no
 // scalar argument values, no kernel or variable names, no source locations).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The per-user secret that seals cache entries: 32 random bytes in "<cache dir>/secret", mode 0600, created with
 // the first entry. Whoever cannot read it cannot produce an entry that kiln accepts (docs/cache.md, "Trust").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The disk store: a directory of entries, one file per key, shared by any number of processes of one user.
 //
 // The directory is used only if it passes the ownership and mode rules of trust.hpp (else one warning, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Who may have put a file in the cache: the ownership and mode rules that decide whether kiln uses a cache
 // directory, its secret and its entries (docs/cache.md, "Trust"). Files are opened without following links and
 // without blocking, and judged by fstat of the opened descriptor, so the file checked is the file read.

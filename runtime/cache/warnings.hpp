@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Cache problems are never fatal: each kind is reported once per process, on one line of stderr, and the
 // kernel is compiled as if there were no cache.
 #pragma once

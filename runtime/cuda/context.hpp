@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Devices: the primary context of each, kiln's stream on it, its limits, and small reusable device buffers.
 // Everything is created on first use and lives until the process ends.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA driver API, opened with dlopen on first use: kiln links no CUDA library, so it builds and runs on
 // machines without a driver, where the GPU target reports DeviceError("no CUDA driver/GPU: ...").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loaded code: a CUDA module on one device, its kernels, their occupancy-derived block sizes, and launches.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln/device.hpp on top of the driver: device selection, streams, device and pinned memory, copies.
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln/device.hpp in a kiln built without the CUDA toolkit headers: no device exists, and every operation
 // that needs one reports why.
 #include "kiln/device.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln kernel call: an array was passed for a scalar parameter
 #include <kiln/kiln.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The constructs the other sources get wrong, used right: this one must compile (so a failure elsewhere is the
 // static assertion's, not a broken include path or flag).
 #include <kiln/kiln.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `if` needs a C++ bool; a traced comparison has no value until the kernel runs.
 // expect: a traced value is not a C++ bool: branch with kiln::if_(c, [&] {...}).else_([&] {...}) or choose with kiln::select(c, a, b)
 #include <kiln/kiln.hpp>

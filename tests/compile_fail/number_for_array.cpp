@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln kernel call: a number was passed for a kiln::Array parameter
 #include <kiln/kiln.hpp>
 

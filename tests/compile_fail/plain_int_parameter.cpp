@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln::jit: declare a number parameter as kiln::Double, kiln::Float, kiln::Int
 #include <kiln/kiln.hpp>
 

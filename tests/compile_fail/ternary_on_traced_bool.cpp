@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: a traced value is not a C++ bool: branch with kiln::if_
 #include <kiln/kiln.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln kernel call: a std::vector or std::span has rank 1, so pass a kiln::NDArray or kiln::ArrayRef
 #include <kiln/kiln.hpp>
 

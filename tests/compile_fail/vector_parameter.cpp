@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln::jit: declare an array parameter as kiln::Array<T> or kiln::Array<T, N>
 #include <kiln/kiln.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln kernel call: pass one argument per parameter of the kernel's lambda
 #include <kiln/kiln.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // expect: kiln kernel call: the array's element type is not the kiln::Array<T> parameter's T
 #include <kiln/kiln.hpp>
 #include <kiln/device.hpp>

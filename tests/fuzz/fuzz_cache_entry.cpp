@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the cache-entry reader (runtime/cache/entry.cpp) on arbitrary bytes. Entry files are
 // untrusted input: another kiln version, a crashed writer or another user may have left anything in the
 // directory.

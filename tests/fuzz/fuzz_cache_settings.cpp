@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the parsers of the cache's environment variables (runtime/cache/config.cpp), KILN_CACHE
 // (parse_mode) and KILN_CACHE_MAX_BYTES (parse_bytes, also kiln-cache --max-bytes), and of entry file names in the
 // cache directory (parse_key). Any text must be accepted or rejected without crashing; an accepted byte count must

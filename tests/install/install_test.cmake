@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the kiln build tree into a fresh prefix, builds the consumer project against it and runs it.
 # Invoked by ctest: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -P install_test.cmake
 file(REMOVE_RECURSE ${WORK_DIR})

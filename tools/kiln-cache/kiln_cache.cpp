@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-cache: the on-disk kernel cache from the command line.
 //   kiln-cache [--dir D] stats | list | verify | prune --max-bytes N | clear
 // The directory is D, else the one kiln would use (KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln, ~/.cache/kiln).

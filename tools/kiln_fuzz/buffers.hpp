@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel arguments for kiln-fuzz: random contents for each parameter of a program, and the comparison of two runs'
 // results. The arrays themselves (any layout, gaps that must come back untouched) are tools/test_support's.
 #pragma once

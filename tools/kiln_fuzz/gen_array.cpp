@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array-level statements, as the frontend traces them and lower_array_ops / fuse_stencils / lower_stencils
 // rewrite them: allocating maps and maps into outputs, whole-space reductions into new scalars, axis reductions
 // (keepdims) read back by later elementwise code, and stencils with every border mode.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Random well-typed expressions: every operator, intrinsic and cast on every type, with edge-case constants.
 #include <cmath>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parfors: their index spaces (all of S, or its first axes with sequential loops inside), the arrays they write
 // and define, their scalar, argmin/argmax and array reductions, and random bodies (the rules that keep them well
 // defined are in generator.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Top-level statements and whole programs: parameters of every type and layout, lets, assignments, loops, ifs,
 // table stores, parfors (gen_parfor.cpp) and array-level statements (gen_array.cpp), and the result.
 #include "tools/kiln_fuzz/generator.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The random program generator's state (internal to kiln-fuzz): expressions in gen_expr.cpp, parfors and their
 // bodies in gen_parfor.cpp, array-level statements in gen_array.cpp, top-level statements and the program in
 // gen_stmt.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-fuzz: random-program differential testing of the interpreter, the pass pipeline and the CPU JIT.
 //
 //   kiln-fuzz [--seed S] [--count N] [--jobs J] [--progress K] [--print] [--every-pass] [--[no-]shrink]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A random kiln program: the IR function, how to build its arguments, and how exactly each output must match.
 #pragma once
 

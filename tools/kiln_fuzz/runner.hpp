@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs one random program through every stage and compares each with the reference: the interpreter on the
 // IR as generated, the interpreter after the pass pipeline (and after each pass, to name the one at fault), and
 // the CPU JIT with one thread, with several, and with several and array reductions updated by atomics.

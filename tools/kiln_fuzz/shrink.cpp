@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tools/kiln_fuzz/shrink.hpp"
 
 #include "ir/builder.hpp"

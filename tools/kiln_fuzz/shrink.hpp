@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reduces a failing program: removes statements, replaces ifs by one of their branches and expressions by an
 // operand or a zero, as long as the program still fails at the same stage.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel arguments for the tests and kiln-fuzz: host arrays in any layout (with gaps that must come back untouched),
 // scalars, random contents, and the record of one run.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tests that need a process of their own (environment variables read once per process, exit-time behaviour):
 // the test binary runs itself with a filter and an environment, and the parent checks what the child printed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Comparing a result with its reference: exact, or within a tolerance in ulps or absolute terms.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GoogleTest checks on kernel runs (for the test binaries only: kiln-fuzz reports differences in its own words).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shorthands for building IR in tests: the CPU and GPU backend tests write their kernels with these.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program built against an installed kiln: find_package(kiln) + kiln::kiln.
 #include <kiln/kiln.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program built against an installed kiln with find_package(kiln COMPONENTS distributed): a wrap stencil
 // over the ranks, checked against the same steps on one process.
 #include <kiln/distributed.hpp>
