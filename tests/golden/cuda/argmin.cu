@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 // ---- kiln kernel 'argbest': one __global__ function per top-level parfor ----
 // test: 1-d, argmin/argmax reduction, argmin best

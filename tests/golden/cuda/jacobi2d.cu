@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 // ---- kiln kernel 'jacobi2d': one __global__ function per top-level parfor ----
 // prange at kiln_kernels.hpp:<line>: 2-d, elementwise

@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 // ---- kiln kernel 'saxpy': one __global__ function per top-level parfor ----
 // prange at cuda_codegen_test.cpp:<line>: 1-d, elementwise
