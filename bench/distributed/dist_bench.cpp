@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "hand_stencils.hpp"
+#include "rank_timing.hpp"
 #include "kiln/distributed.hpp"
 
 namespace {
@@ -68,24 +69,7 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-/// The slowest rank of `comm`'s best-of-reps time for `body` (seconds), after one warm-up (compilation,
-/// ghost layers). Every rank of `comm` starts each repetition together.
-template <class F>
-double timed(MPI_Comm comm, int reps, F&& body) {
-  body();
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    MPI_Barrier(comm);
-    const double t0 = now();
-    body();
-    double t = now() - t0, slowest = 0;
-    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    best = std::min(best, slowest);
-  }
-  return best;
-}
+using bench::timed;
 
 /// timed() for two bodies at once, alternating them in each repetition (so drift in the machine's state
 /// reaches both): the best of each.

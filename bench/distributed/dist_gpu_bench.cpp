@@ -11,34 +11,23 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "kiln/device.hpp"
+#include "rank_timing.hpp"
 #include "kiln/distributed.hpp"
 
 namespace {
 
 namespace dist = kiln::dist;
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 /// The slowest rank's best of `reps` for `body` (seconds), after one warm-up; `body` ends with the GPU idle.
 template <class F>
 double timed(int reps, F&& body) {
-  body();
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = now();
-    body();
-    double t = now() - t0, slowest = 0;
-    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, slowest);
-  }
-  return best;
+  return bench::timed(MPI_COMM_WORLD, reps, std::forward<F>(body));
 }
 
 /// ms per step: one process on device arrays of `shape`, and kiln::dist over `grid`, and the exchange alone.
