@@ -45,7 +45,8 @@ class DeviceMirror {
  private:
   enum class Fresh : std::uint8_t { host, device, both };
   /// Storage planes [first, first + planes) along `axis` (storage coordinates), the whole extent of the
-  /// other axes: one copy along axis 0, else packed on the device and moved in one copy.
+  /// other axes: one copy along axis 0; across the rows one strided copy, or, for many runs, packed on the
+  /// device and moved in one copy.
   void copy_planes(const Block& b, int axis, std::int64_t first, std::int64_t planes, bool up);
   Fresh fresh_ = Fresh::host;
   std::shared_ptr<std::byte> storage_;

@@ -723,6 +723,22 @@ TEST(DistributedCuda, ReachTwoIn3dEveryBorder) {
   }
 }
 
+// Bands across the last axis of a block of at least 49 x 402 storage rows (140 x 400 x 5 split along its
+// first axis over up to 3 ranks) are more runs than one strided copy takes (distributed/device_mirror.cpp,
+// kPackRuns): they are packed on the GPU and unpacked on the host.
+TEST(DistributedCuda, LargeBandsArePackedOnTheGpu) {
+  if (!kiln::cuda::available()) GTEST_SKIP() << "no GPU: " << kiln::cuda::unavailable_reason();
+  dist::select_gpu();
+  const dist::Grid g(1);  // split along the first axis only
+  const auto x = random_array<double>({140, 400, 5}, 11);
+  for (const auto& b : {kiln::border(Border::nearest), kiln::border(Border::mirror)}) {
+    const auto heat = kiln::stencil("heat7", [](kiln::Window<double, 3> u) {
+      return u(0, 0, 0) + 0.125 * (u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) - 6.0 * u(0, 0, 0));
+    }, b).on(kiln::Target::cuda);
+    expect_steps_as_one_process<decltype(heat), 3>(g, heat, x, 3, "packed bands on the GPU, " + border_name(b));
+  }
+}
+
 // A time loop on the GPU (the blocks stay there: only halo bands move), then the cpu target and a
 // reduction on the same arrays (brought back first), then the GPU again (taken up again): bitwise the
 // same steps in one process.

@@ -76,6 +76,12 @@ void device_free(void* p, int device) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
 void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
+/// `runs` runs of `run_bytes` bytes, their starts `pitch` bytes apart, with the same layout at both ends: a
+/// strided slab of an array (one cuMemcpy2D, where a copy per run would pay the driver's latency each time).
+void copy_runs_to_device(void* dst, const void* src, std::size_t run_bytes, std::size_t runs, std::size_t pitch, int device,
+                         const Stream* stream);
+void copy_runs_to_host(void* dst, const void* src, std::size_t run_bytes, std::size_t runs, std::size_t pitch, int device,
+                       const Stream* stream);
 void* pinned_alloc(std::size_t bytes);
 void pinned_free(void* p) noexcept;
 }  // namespace detail

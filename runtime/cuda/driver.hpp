@@ -18,6 +18,7 @@ namespace kiln::gpu {
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)         \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync)             \
   X(cuMemFreeAsync) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)   \
+  X(cuMemcpy2DAsync)                                                                                  \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuModuleLoadData) X(cuModuleUnload)              \
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuOccupancyMaxPotentialBlockSize)                          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuFuncGetAttribute) X(cuGetErrorName)               \

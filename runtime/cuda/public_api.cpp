@@ -113,6 +113,42 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, c
   finish(stream, d, "copying on CUDA device");
 }
 
+namespace {
+
+void copy_runs(void* dst, const void* src, std::size_t run_bytes, std::size_t runs, std::size_t pitch, bool to_device,
+               int device, const Stream* stream) {
+  if (run_bytes == 0 || runs == 0) return;
+  gpu::Device& d = bound(device);
+  CUDA_MEMCPY2D m{};
+  m.srcMemoryType = to_device ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+  m.dstMemoryType = to_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+  if (to_device) {
+    m.srcHost = src;
+    m.dstDevice = dptr(dst);
+  } else {
+    m.srcDevice = dptr(src);
+    m.dstHost = dst;
+  }
+  m.srcPitch = m.dstPitch = runs > 1 ? pitch : run_bytes;  // one run: any pitch >= its width will do
+  m.WidthInBytes = run_bytes;
+  m.Height = runs;
+  const char* what = to_device ? "copying a slab to CUDA device" : "copying a slab from CUDA device";
+  gpu::check(gpu::driver().cuMemcpy2DAsync(&m, stream_of(stream, d)), what);
+  finish(stream, d, what);
+}
+
+}  // namespace
+
+void copy_runs_to_device(void* dst, const void* src, std::size_t run_bytes, std::size_t runs, std::size_t pitch, int device,
+                         const Stream* stream) {
+  copy_runs(dst, src, run_bytes, runs, pitch, true, device, stream);
+}
+
+void copy_runs_to_host(void* dst, const void* src, std::size_t run_bytes, std::size_t runs, std::size_t pitch, int device,
+                       const Stream* stream) {
+  copy_runs(dst, src, run_bytes, runs, pitch, false, device, stream);
+}
+
 void* pinned_alloc(std::size_t bytes) {
   bound(current_device());
   void* p = nullptr;

@@ -29,6 +29,8 @@ void device_free(void*, int) noexcept {}
 void copy_to_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
 void copy_to_host(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
 void copy_on_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
+void copy_runs_to_device(void*, const void*, std::size_t, std::size_t, std::size_t, int, const Stream*) { unavailable(); }
+void copy_runs_to_host(void*, const void*, std::size_t, std::size_t, std::size_t, int, const Stream*) { unavailable(); }
 void* pinned_alloc(std::size_t) { unavailable(); }
 void pinned_free(void*) noexcept {}
 }  // namespace detail
