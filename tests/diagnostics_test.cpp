@@ -123,8 +123,22 @@ DotLayout layout_of(const std::string& dot) {
   return out;
 }
 
-/// Runs a kernel of the NestedParfors tests: a row loop whose body holds a row reduction, next to an axis
-/// reduction lowered to nested parfors; the outer loops fuse, and so do the loops nested in them.
+/// The kernel of the NestedParfors tests: a row loop whose body holds a row reduction, next to an axis
+/// reduction lowered to nested parfors; the outer loops fuse, and so do the loops nested in them. Its axis
+/// sum is on line kNestedFirstLine, the row loop on the next, the loop nested in it two lines further.
+constexpr int kNestedFirstLine = __LINE__ + 3;
+auto nested_kernel(const char* name) {
+  return jit(name, [](Array<double, 2> a, Array<double> sums, Array<double> row_sums) {
+    sums(kiln::all) = kiln::sum(a * 2.0, 1);
+    prange(a.shape(0), [&](Int i) {
+      Double s = 0.0;
+      prange(a.shape(1), [&](Int j) { s += a(i, j); });
+      row_sums[i] = s;
+    });
+  }, interp());
+}
+
+/// Runs nested_kernel and checks its results.
 void run_nested(auto& k) {
   NDArray<double> a({3, 4});
   for (int x = 0; x < 12; ++x) a[x] = x;
@@ -135,20 +149,13 @@ void run_nested(auto& k) {
 }
 
 TEST(NestedParfors, IndentedUnderTheParforHoldingThemBeforeAndAfterFusion) {
-  const int top = __LINE__;
-  auto k = jit("nested_rows", [](Array<double, 2> a, Array<double> sums, Array<double> row_sums) {
-    sums(kiln::all) = kiln::sum(a * 2.0, 1);
-    prange(a.shape(0), [&](Int i) {
-      Double s = 0.0;
-      prange(a.shape(1), [&](Int j) { s += a(i, j); });
-      row_sums[i] = s;
-    });
-  }, interp());
+  auto k = nested_kernel("nested_rows");
   run_nested(k);
   const std::string d = k.diagnostics();
   const std::string at = " at " + this_file() + ":";
-  const std::string axis = "sum(a * 2.0, 1)" + at + std::to_string(top + 2);
-  const std::string rows = "prange" + at + std::to_string(top + 3), in_rows = "prange" + at + std::to_string(top + 5);
+  const std::string axis = "sum(a * 2.0, 1)" + at + std::to_string(kNestedFirstLine);
+  const std::string rows = "prange" + at + std::to_string(kNestedFirstLine + 1);
+  const std::string in_rows = "prange" + at + std::to_string(kNestedFirstLine + 3);
   const std::vector<Item> before = section(d, "parfors before fusion: 6");
   ASSERT_EQ(before.size(), 6u) << d;
   const std::vector<std::pair<std::size_t, std::string>> want_before = {
@@ -168,14 +175,7 @@ TEST(NestedParfors, IndentedUnderTheParforHoldingThemBeforeAndAfterFusion) {
 TEST(NestedParfors, DrawnInsideTheParforHoldingThemInTheDotFile) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kiln-diag-dot-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  auto k = jit("nested_dot", [](Array<double, 2> a, Array<double> sums, Array<double> row_sums) {
-    sums(kiln::all) = kiln::sum(a * 2.0, 1);
-    prange(a.shape(0), [&](Int i) {
-      Double s = 0.0;
-      prange(a.shape(1), [&](Int j) { s += a(i, j); });
-      row_sums[i] = s;
-    });
-  }, interp());
+  auto k = nested_kernel("nested_dot");
   ::setenv("KILN_DUMP_DOT", dir.c_str(), 1);
   run_nested(k);
   ::unsetenv("KILN_DUMP_DOT");
