@@ -171,14 +171,10 @@ void Block::swap(Block& o) {
 std::shared_ptr<Block> make_block(const Grid& grid, DType dtype, int rank, const std::int64_t* global) {
   return std::make_shared<Block>(grid, dtype, rank, global);
 }
-// Host access to the elements: the host copy made current, and (the caller may write through the pointer)
-// the device copy marked stale.
-void* owned_data(const Block& b) {
-  b.mirror.to_host(b, true);
-  return b.owned();
-}
 ArrayDesc block_view(const Block& b) { return b.desc(b.owned_box()); }
 std::int64_t whole_block_copies(const Block& b) { return b.mirror.whole_copies(); }
+// Host access to the elements: the host copy made current, and (the caller may write through the view)
+// the device copy marked stale.
 ArrayDesc owned_desc(const Block& b) {
   b.mirror.to_host(b, true);
   return b.desc(b.owned_box());

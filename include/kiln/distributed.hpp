@@ -67,7 +67,6 @@ struct Call {
 void run(Call& call);
 
 std::shared_ptr<Block> make_block(const Grid& grid, DType dtype, int rank, const std::int64_t* global);
-void* owned_data(const Block& b);
 ArrayDesc owned_desc(const Block& b);
 /// The owned block's view of the host storage, without bringing a device copy down (kiln::dist::run
 /// replaces it by the view of the copy the call's target uses).
