@@ -41,6 +41,11 @@ constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::Fma, "fma", 3, true, false},           {Intrinsic::Copysign, "copysign", 2, true, false},
     {Intrinsic::IsNan, "isnan", 1, true, true},        {Intrinsic::IsInf, "isinf", 1, true, true},
     {Intrinsic::IsFinite, "isfinite", 1, true, true},
+    {Intrinsic::RandomBits, "random_bits", 2, false, false},
+    {Intrinsic::RandomUniformF32, "random_uniform_f32", 2, false, false},
+    {Intrinsic::RandomUniformF64, "random_uniform_f64", 2, false, false},
+    {Intrinsic::RandomNormalF32, "random_normal_f32", 2, false, false},
+    {Intrinsic::RandomNormalF64, "random_normal_f64", 2, false, false},
 };
 
 constexpr std::pair<ReduceOp, std::string_view> kReduce[] = {

@@ -15,6 +15,7 @@
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/ops.hpp"
+#include "ir/random.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::codegen::cuda {
@@ -240,7 +241,9 @@ std::string Emitter::call(const ir::CallExpr& c) {
   for (const auto& a : c.args) args.push_back(expr(a));
   const DType t = c.args[0]->type;
   std::string fn;
-  if (c.fn == Intrinsic::Abs && is_int(t)) {
+  if (ir::random::is_random(c.fn)) {
+    fn = "kiln_" + std::string(ir::name_of(c.fn));  // prelude_random.cpp
+  } else if (c.fn == Intrinsic::Abs && is_int(t)) {
     fn = "kiln_abs";  // wraps: abs(MIN) == MIN
   } else {
     for (const auto& m : kMath)

@@ -3,6 +3,8 @@
 // the fixed-order block reductions, atomics for array reductions, and failure reporting.
 #include "codegen/cuda/prelude.hpp"
 
+#include "codegen/cuda/prelude_random.hpp"
+
 #include "kiln/abi.hpp"
 
 namespace kiln::codegen::cuda {
@@ -289,7 +291,7 @@ __device__ void kiln_fail(KilnStatus* status, int code, const char* message, int
 }  // namespace
 
 std::string prelude() {
-  std::string text = kPrelude;
+  std::string text = kPrelude + random_prelude();
   const std::string key = "KILN_MESSAGE_BYTES";
   const std::string bytes = std::to_string(sizeof(KernelStatus::message));
   for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + bytes.size()))

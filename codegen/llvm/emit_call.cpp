@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/llvm/emitter.hpp"
+#include "ir/random.hpp"
 
 namespace kiln::codegen::cpu::detail {
 namespace {
@@ -65,6 +66,7 @@ llvm::Value* Emitter::call(const ir::CallExpr& c) {
   for (const auto& a : c.args) args.push_back(expr(a));
   if (std::any_of(args.begin(), args.end(), [](llvm::Value* a) { return a->getType()->isVectorTy(); }))
     for (auto& a : args) a = splat(a);  // lane mode: operands combine as vectors
+  if (ir::random::is_random(c.fn)) return random(c.fn, args[0], args[1]);
   const DType t = c.args[0]->type;
   llvm::Value* x = args[0];
 

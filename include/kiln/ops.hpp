@@ -28,6 +28,9 @@ enum class Intrinsic : std::uint8_t {
   Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Tanh, Erf,
   Abs, Floor, Ceil, Round, Trunc, Fma, Copysign,
   IsNan, IsInf, IsFinite,
+  /// Counter-based random numbers (kiln/random.hpp; defined in ir/random.hpp): two i64 arguments, key and
+  /// counter; the result is i64 bits, or a uniform or normal f32 or f64.
+  RandomBits, RandomUniformF32, RandomUniformF64, RandomNormalF32, RandomNormalF64,
 };
 
 /// Reductions. Each starts from its identity and partial results are combined in a fixed order.

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Counter-based random numbers (kiln/random.hpp) on the CUDA target. Without a GPU: kernels drawing every kind
+// in a prange and as arrays are emitted as CUDA C and compiled by NVRTC for sm_90 without a warning, with
+// Philox's products as mul.hi.u32 and no contracted or approximate floating point in the numbers, also
+// under fast_math. On a GPU (skipped without one): the same bits as the definition (ir/random.hpp), the
+// interpreter and the CPU backend, for sizes 0, 1, primes and large.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+#include <string>
+#include <tuple>
+
+#include "codegen/cuda/emit_program.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "cuda_rows.hpp"
+#include "cuda_test_support.hpp"
+#include "frontend/settings.hpp"
+#include "ir/random.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
+
+namespace kiln {
+namespace {
+
+namespace cu = codegen::cuda;
+namespace rnd = ir::random;
+using cudatest::offloaded;
+namespace rows = cudatest::rows;
+
+constexpr std::int64_t kKey = 0x0123456789ABCDEFLL;
+
+const auto draws = [](Array<float, 1> u, Array<double, 1> v, Array<float, 1> z, Array<double, 1> w,
+                      Array<std::int64_t, 1> b, Int key, Int first) {
+  prange(u.shape(0), [&](Int i) {
+    u[i] = random::uniform<float>(key, first + i);
+    v[i] = random::uniform<double>(key, first + i);
+    z[i] = random::normal<float>(key, first + i);
+    w[i] = random::normal<double>(key, first + i);
+    b[i] = random::bits(key, first + i);
+  });
+};
+const auto arrays = [](Int n, Int m, Int key, Double mean, Double sd) {
+  return std::tuple{random::uniform<float>(shape(n, m), key), random::normal<double>(shape(n, m), key, mean, sd, 11),
+                    kiln::sum(random::normal<float>(shape(n), key))};
+};
+const auto normal_only = [](Array<double, 1> w, Int key) {
+  prange(w.shape(0), [&](Int i) { w[i] = random::normal<double>(key, i); });
+};
+
+cu::Binary compile(const ir::Function& lowered, const codegen::CodegenOptions& opts = {}) {
+  const cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
+  cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", opts);
+  for (const std::string& entry : prog.entries())
+    EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << lowered.name << ": no entry " << entry;
+  EXPECT_EQ(bin.log, "") << lowered.name << ": NVRTC warned";
+  EXPECT_EQ(bin.cubin.substr(0, 4), std::string("\x7f" "ELF")) << lowered.name;
+  return bin;
+}
+
+void require_nvrtc() {
+  std::string why;
+  if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
+}
+
+TEST(RandomCudaCodegen, EveryFormCompilesWithoutWarnings) {
+  require_nvrtc();
+  const cu::Binary bin = compile(rows::lower_for_cuda("random_draws", draws, {"u", "v", "z", "w", "b", "key", "first"}));
+  EXPECT_NE(bin.ptx.find("mul.hi.u32"), std::string::npos) << "Philox's products";
+  compile(rows::lower_for_cuda("random_arrays", arrays, {"n", "m", "key", "mean", "sd"}));
+  compile(rows::lower_for_cuda("random_draws_checked", draws, {"u", "v", "z", "w", "b", "key", "first"}, 1, true));
+}
+
+TEST(RandomCudaCodegen, NumbersAreNotContractedEvenUnderFastMath) {
+  require_nvrtc();
+  const ir::Function f = rows::lower_for_cuda("random_normal", normal_only, {"w", "key"});
+  for (bool fast : {false, true}) {
+    codegen::CodegenOptions o;
+    o.fast_math = fast;
+    const cu::Binary bin = compile(f, o);
+    SCOPED_TRACE(fast ? "fast_math" : "default");
+    EXPECT_EQ(bin.ptx.find("fma.rn.f64"), std::string::npos) << "a contracted product in the polynomials";
+    EXPECT_EQ(bin.ptx.find(".approx"), std::string::npos) << "an approximate operation";
+    EXPECT_NE(bin.ptx.find("sqrt.rn.f64"), std::string::npos);
+    EXPECT_NE(bin.ptx.find("div.rn.f64"), std::string::npos);
+  }
+}
+
+// ---- on a GPU ---------------------------------------------------------------------------------------------------
+
+class RandomGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+Options on(Target t) {
+  Options o;
+  o.target = t;
+  return o;
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+TEST_F(RandomGpu, EveryKindIsTheDefinitionsBits) {
+  auto g = jit("random_draws", draws, on(Target::cuda));
+  for (std::int64_t n : {0, 1, 2, 7, 13, 1009, 100003, (1 << 22) + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const std::size_t m = static_cast<std::size_t>(n);
+    std::vector<float> u(m), z(m);
+    std::vector<double> v(m), w(m);
+    std::vector<std::int64_t> b(m);
+    const std::int64_t first = n * 1000003 - 5;
+    g(u, v, z, w, b, kKey, first);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::int64_t c = first + static_cast<std::int64_t>(i);
+      bad += !same_bits(u[i], rnd::uniform_f32(kKey, c)) || !same_bits(v[i], rnd::uniform_f64(kKey, c)) ||
+             !same_bits(z[i], rnd::normal_f32(kKey, c)) || !same_bits(w[i], rnd::normal_f64(kKey, c)) ||
+             b[i] != rnd::bits(kKey, c);
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+TEST_F(RandomGpu, ArraysMatchTheInterpreter) {
+  auto g = jit("random_arrays", arrays, on(Target::cuda));
+  auto i = jit("random_arrays", arrays, on(Target::interpreter));
+  for (auto [n, m] : {std::pair<std::int64_t, std::int64_t>{0, 3}, {1, 1}, {101, 37}, {1031, 1021}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m));
+    auto [ga, gb, gs] = g(n, m, kKey, 2.5, 0.75);
+    auto [ia, ib, is] = i(n, m, kKey, 2.5, 0.75);
+    EXPECT_EQ(std::memcmp(ga.data(), ia.data(), sizeof(float) * static_cast<std::size_t>(n * m)), 0);
+    EXPECT_EQ(std::memcmp(gb.data(), ib.data(), sizeof(double) * static_cast<std::size_t>(n * m)), 0);
+    EXPECT_NEAR(gs, is, 1e-3 * static_cast<double>(n) + 1e-6);  // the GPU's reduction tree is its own
+  }
+}
+
+}  // namespace
+}  // namespace kiln
