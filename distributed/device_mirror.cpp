@@ -97,7 +97,7 @@ std::byte* DeviceMirror::to_device(const Block& b, int device) {
   if (storage_ && device_ != device) before_reallocation(b);  // another GPU for this thread: move there
   if (!storage_) {
     storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(cuda::detail::device_alloc(bytes, device)),
-                                          [device](std::byte* p) { cuda::detail::device_free(p, device); });
+                                          [device, bytes](std::byte* p) { cuda::detail::device_free(p, bytes, device); });
     device_ = device;
     bytes_ = bytes;
     fresh_ = Fresh::host;
@@ -159,7 +159,7 @@ void DeviceMirror::copy_planes(const Block& b, int axis, std::int64_t first, std
   if (packed_bytes_ < bytes) {
     const int device = device_;
     packed_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(cuda::detail::device_alloc(bytes, device)),
-                                         [device](std::byte* p) { cuda::detail::device_free(p, device); });
+                                         [device, bytes](std::byte* p) { cuda::detail::device_free(p, bytes, device); });
     packed_bytes_ = bytes;
   }
   ArrayDesc packed = slab;

@@ -195,6 +195,24 @@ struct KernelCore::Impl {
   ir::Function trace(const SigKey& key, const ArgValue* args, bool halo_reads, SourceListing* listing = nullptr) const;
 
   void check_trace(const Variant& v, const ArgValue* args) const;
+
+  /// An asynchronous call (kernel.async(stream)): every array argument must be a DeviceArray on the stream's
+  /// device, since the call returns before any copy back to host memory could happen.
+  void place_async(const CallPlacement& where, const ArgValue* args, std::size_t nargs, codegen::cuda::ArgMemory& memory) const {
+    for (std::size_t i = 0; i < nargs; ++i) {
+      if (!args[i].is_array) continue;
+      if (!args[i].on_device)
+        type_error(i, fmt::format("is host memory ({}), but an asynchronous call (kernel.async(stream)) takes kiln::DeviceArray "
+                                  "arguments only: copy it with kiln::to_device, or call the kernel synchronously",
+                                  args[i].cpp_type));
+      if (args[i].device != where.device)
+        type_error(i, fmt::format("is on CUDA device {}, but the call's stream is on device {}: make the stream on the "
+                                  "arrays' device",
+                                  args[i].device, where.device));
+    }
+    memory.stream = where.stream.get();
+    memory.device = where.device;
+  }
 };
 
 /// Runs the lambda on traced parameters of this call signature.
@@ -281,7 +299,8 @@ int KernelCore::options_id(const Options& o) {
   return static_cast<int>(all.size() - 1);
 }
 
-int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks) {
+int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks,
+                     const CallPlacement* placement) {
   Impl& m = *impl_;
   if (nargs != m.params.size()) {
     std::vector<std::string> list;
@@ -333,10 +352,17 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
                                       "with to_host(), or call kernel.on(kiln::Target::cuda)",
                                       name_of(target)));
   }
+  if (placement) m.place_async(*placement, args, nargs, memory);
   argv[nargs] = &memory;
   const Variant* v = m.find(key);
   if (!v) v = m.compile(key, args);
   else if (!v->checked_ir.empty()) m.check_trace(*v, args);
+  if (placement) {
+    // Thrown when the stream is synchronized, as this call would have thrown it.
+    memory.report = [name = m.name, locations = v->locations](const KernelStatus& s) {
+      ir::throw_status(s.code, "kernel '" + name + "': " + ir::resolve_locations(s.message, locations));
+    };
+  }
   if (v->written & read_only) {
     for (std::size_t i = 0; i < nargs; ++i)
       if ((v->written & read_only) & (1u << i))

@@ -4,12 +4,24 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+
+#include "kiln/abi.hpp"
+
+namespace kiln::cuda::detail {
+struct StreamState;  // runtime/cuda/stream_state.hpp
+}
 
 namespace kiln::codegen::cuda {
 
 struct ArgMemory {
   std::uint32_t device_arrays = 0;  ///< bit i: argument i is a DeviceArray (a device address, no copies)
   int device = -1;                  ///< the device those arrays live on; -1: none (run on the current device)
+  /// An asynchronous call (kernel.async(stream)): queued on this stream, every array argument a DeviceArray,
+  /// array results left on the device, failures deferred to the stream's synchronization. Null: synchronous.
+  kiln::cuda::detail::StreamState* stream = nullptr;
+  /// An asynchronous call: throws the kiln::Error for a failed kernel's status, as a synchronous call would.
+  std::function<void(const KernelStatus&)> report;
 };
 
 }  // namespace kiln::codegen::cuda

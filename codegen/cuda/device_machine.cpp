@@ -71,48 +71,80 @@ bool arg_takes(ReduceOp op, const ArgClauses& c, T x, T v, std::int64_t i) {
 
 // ---- CallState ----------------------------------------------------------------------------------------
 
-CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, KernelStatus* s)
-    : dev(d), module(m), status(s) {
+CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, KernelStatus* s,
+                     kiln::cuda::detail::StreamState* a)
+    : dev(d), module(m), status(s), async(a), stream(a ? a->stream : d.stream()) {
   std::size_t scratch_bytes = 0;
   bool may_fail = false;
   for (const auto& k : prog.gpu_kernels) {
     scratch_bytes = std::max(scratch_bytes, k.scratch_bytes());
     may_fail |= k.may_fail;
   }
-  if (scratch_bytes) scratch = dev.scratch(scratch_bytes);
+  if (async) {
+    // Stream-ordered: the device's shared buffers are only safe for work on its own stream.
+    if (scratch_bytes) scratch = alloc(scratch_bytes, "reduction scratch");
+    if (may_fail) device_status = async->status_slot();
+    return;
+  }
+  if (scratch_bytes) {
+    scratch_ = dev.scratch(scratch_bytes);
+    scratch = scratch_.ptr();
+  }
   if (may_fail) {
-    device_status = dev.scratch(sizeof(KernelStatus));
-    gpu::check(gpu::driver().cuMemsetD8Async(device_status.ptr(), 0, sizeof(KernelStatus), dev.stream()), "clearing the kernel status");
+    status_ = dev.scratch(sizeof(KernelStatus));
+    device_status = status_.ptr();
+    gpu::check(gpu::driver().cuMemsetD8Async(device_status, 0, sizeof(KernelStatus), stream), "clearing the kernel status");
   }
 }
 
 CallState::~CallState() {
-  for (CUdeviceptr p : owned_) gpu::driver().cuMemFreeAsync(p, dev.stream());
+  for (const auto& [p, bytes] : owned_) {
+    gpu::driver().cuMemFreeAsync(p, stream);
+    dev.count_free(bytes);
+  }
 }
 
 CUdeviceptr CallState::alloc(std::size_t bytes, const std::string& what) {
   if (bytes == 0) return 0;
   CUdeviceptr p = 0;
-  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, dev.stream());
+  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, stream);
   if (r != CUDA_SUCCESS)
     throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
                                   r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate",
                                   what, bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
-  owned_.push_back(p);
+  owned_.emplace_back(p, bytes);
+  dev.count_alloc(bytes);
   return p;
 }
 
 void CallState::release(CUdeviceptr p) noexcept {
   for (std::size_t i = 0; i < owned_.size(); ++i) {
-    if (owned_[i] != p) continue;
-    gpu::driver().cuMemFreeAsync(p, dev.stream());
+    if (owned_[i].first != p) continue;
+    gpu::driver().cuMemFreeAsync(p, stream);
+    dev.count_free(owned_[i].second);
     owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
     return;
   }
 }
 
+bool CallState::adopt(CUdeviceptr p) noexcept {
+  for (std::size_t i = 0; i < owned_.size(); ++i) {
+    if (owned_[i].first != p) continue;
+    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
+    for (CUdeviceptr& site : sites)
+      if (site == p) site = 0;
+    return true;
+  }
+  return false;
+}
+
 void CallState::synchronize(const std::string& kernel) {
-  check(gpu::driver().cuStreamSynchronize(dev.stream()), fmt::format("kernel '{}'", kernel));
+  if (async && async->recording)
+    throw DeviceError(fmt::format("kernel '{}' needs a value back from the device (a reduction's total, a scalar "
+                                  "result, or an array element read outside a parfor) while its stream records a graph, "
+                                  "where nothing can wait: call it outside kiln::cuda::capture",
+                                  kernel));
+  check(gpu::driver().cuStreamSynchronize(stream), fmt::format("kernel '{}'", kernel));
   pending.clear();
 }
 
@@ -133,14 +165,14 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
 
 void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t bytes) const {
   CallState& c = call_of(fr);
-  c.check(gpu::driver().cuMemcpyDtoHAsync(out, reinterpret_cast<CUdeviceptr>(element), bytes, c.dev.stream()),
+  c.check(gpu::driver().cuMemcpyDtoHAsync(out, reinterpret_cast<CUdeviceptr>(element), bytes, c.stream),
           "reading an array element");
   c.synchronize(prog_->function->name);
 }
 
 void DeviceMachine::write(Frame& fr, void* element, const void* in, std::size_t bytes) const {
   CallState& c = call_of(fr);
-  c.check(gpu::driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(element), in, bytes, c.dev.stream()),
+  c.check(gpu::driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(element), in, bytes, c.stream),
           "writing an array element");
   c.synchronize(prog_->function->name);  // `in` lives on the executor's stack
 }
@@ -216,7 +248,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       b[d] = lo;
       n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
     }
-    CUdeviceptr scratch = c.scratch.ptr(), status = c.device_status.ptr();
+    CUdeviceptr scratch = c.scratch, status = c.device_status;
     std::vector<void*> params;
     params.reserve(binds.size());
     for (const Binding& x : binds) {
@@ -257,22 +289,23 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
                    gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     }
-    gpu::launch(c.dev, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
+    gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
     c.pending.push_back(main.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());
       void* fold_params[] = {&scratch, &blocks};
       const gpu::LoadedFunction& fold = c.module.function(static_cast<std::size_t>(gk->fold_entry));
-      gpu::launch(c.dev, fold, {1, 1, 1}, {static_cast<unsigned>(kMaxReduceBlocks), 1, 1}, fold_params);
+      gpu::launch(c.stream, fold, {1, 1, 1}, {static_cast<unsigned>(kMaxReduceBlocks), 1, 1}, fold_params);
       c.pending.push_back(fold.name);
     }
-    if (sync_each_) c.synchronize(name);
-    if (gk->may_fail) {
+    if (sync_each_ && !(c.async && c.async->recording)) c.synchronize(name);
+    // An asynchronous call's status is read when its stream is synchronized (runtime/cuda/stream_state.hpp).
+    if (gk->may_fail && !c.async) {
       std::int32_t code = 0;
-      c.check(gpu::driver().cuMemcpyDtoHAsync(&code, status, sizeof code, c.dev.stream()), "reading the kernel status");
+      c.check(gpu::driver().cuMemcpyDtoHAsync(&code, status, sizeof code, c.stream), "reading the kernel status");
       c.synchronize(name);
       if (code != 0) {
-        c.check(gpu::driver().cuMemcpyDtoHAsync(c.status, status, sizeof(KernelStatus), c.dev.stream()), "reading the kernel status");
+        c.check(gpu::driver().cuMemcpyDtoHAsync(c.status, status, sizeof(KernelStatus), c.stream), "reading the kernel status");
         c.synchronize(name);
         throw KernelFailed{code};
       }
@@ -281,7 +314,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     // The reductions' totals come back to the host, which combines them with the variables' values.
     std::vector<std::uint64_t> totals(static_cast<std::size_t>(gk->slots));
     const std::uint64_t* out = totals.data();
-    c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), totals.size() * kSlotBytes, c.dev.stream()),
+    c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), totals.size() * kSlotBytes, c.stream),
                "reading reduction results");
     c.synchronize(name);
     for (std::size_t i = 0; i < gk->reductions.size(); ++i) {

@@ -16,13 +16,17 @@
 #include "kiln/abi.hpp"
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/module.hpp"
+#include "runtime/cuda/stream_state.hpp"
 
 namespace kiln::codegen::cuda {
 
 /// One call on one device: where it runs, the module's functions, and the device memory it owns.
 class CallState {
  public:
-  CallState(gpu::Device& dev, const gpu::Module& module, const Program& prog, KernelStatus* status);
+  /// `async`: the stream of an asynchronous call (ArgMemory::stream); null for a synchronous call, which runs
+  /// on the device's own stream.
+  CallState(gpu::Device& dev, const gpu::Module& module, const Program& prog, KernelStatus* status,
+            kiln::cuda::detail::StreamState* async = nullptr);
   CallState(const CallState&) = delete;
   CallState& operator=(const CallState&) = delete;
   ~CallState();  ///< frees the call's device memory (stream-ordered)
@@ -30,8 +34,11 @@ class CallState {
   gpu::Device& dev;
   const gpu::Module& module;
   KernelStatus* status;
-  /// Scratch for reduction partials and results, and the device copy of KernelStatus (when any kernel may fail).
-  gpu::Scratch scratch, device_status;
+  kiln::cuda::detail::StreamState* async;  ///< null: a synchronous call
+  CUstream stream;                         ///< where the call's copies and launches are queued
+  /// Scratch for reduction partials and results, and the device copy of KernelStatus (when any kernel may
+  /// fail; an asynchronous call's is a status slot, checked when its stream is synchronized).
+  CUdeviceptr scratch = 0, device_status = 0;
   /// CUDA kernels launched since the last synchronization (for errors that surface there).
   std::vector<std::string> pending;
   /// Per allocation site of the host function: its current array (freed when the site runs again).
@@ -40,14 +47,18 @@ class CallState {
   /// Stream-ordered device memory owned by the call; null for 0 bytes. OOM is a DeviceError.
   CUdeviceptr alloc(std::size_t bytes, const std::string& what);
   void release(CUdeviceptr p) noexcept;
-  /// Waits for the stream; a failure names the kernels launched since the last wait.
+  /// Hands memory of the call to its caller (an asynchronous call's array result); false if the call does not own p.
+  bool adopt(CUdeviceptr p) noexcept;
+  /// Waits for the stream; a failure names the kernels launched since the last wait. While the stream
+  /// records a graph nothing can wait: that is a DeviceError saying why.
   void synchronize(const std::string& kernel);
   /// Throws DeviceError unless r is CUDA_SUCCESS. An error from an earlier launch can surface in any later
   /// driver call, so the message names the kernels launched since the last wait too.
   void check(CUresult r, const std::string& what) const;
 
  private:
-  std::vector<CUdeviceptr> owned_;
+  gpu::Scratch scratch_, status_;  // a synchronous call's: the device's shared buffers, safe on its one stream
+  std::vector<std::pair<CUdeviceptr, std::size_t>> owned_;
 };
 
 /// Thrown through the host executor when a check or a device kernel fails: `status` holds code and message.
@@ -64,6 +75,8 @@ class DeviceMachine final : public ir::Machine {
   void write(ir::Frame& fr, void* element, const void* in, std::size_t bytes) const override;
   void* allocate(ir::Frame& fr, int site, std::size_t bytes, const std::string& what) const override;
   std::function<void(ir::Frame&)> launch(const ir::LaunchStmt& launch, ir::HostScope& scope) const override;
+  /// Sorts with the radix kernels of sort_kernels.hpp (defined there).
+  std::function<void(ir::Frame&)> sort(const ir::SortStmt& sort, ir::HostScope& scope) const override;
   [[noreturn]] void fail(ir::Frame& fr, std::int32_t code, const std::string& message) const override;
 
  private:

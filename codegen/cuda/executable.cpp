@@ -125,14 +125,16 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   const ir::Function& f = *program_->function;
   const std::size_t nparams = f.params.size();
   const auto* memory = static_cast<const ArgMemory*>(args[nparams]);
-  const int ordinal = memory && memory->device >= 0 ? memory->device : gpu::current_device();
+  kiln::cuda::detail::StreamState* async = memory ? memory->stream : nullptr;
+  const int ordinal = async ? async->device : memory && memory->device >= 0 ? memory->device : gpu::current_device();
   gpu::Device& dev = gpu::device(ordinal);
   dev.bind();
   const gpu::Module& module = module_for(dev);
-  const CUstream stream = dev.stream();
   const gpu::DriverApi& d = gpu::driver();
 
-  CallState call(dev, module, *program_, status);
+  CallState call(dev, module, *program_, status, async);
+  const CUstream stream = call.stream;
+  if (async) return call_async(args, result, call, *memory);
   std::vector<void*> argv(args, args + nparams);
   std::vector<HostCopy> copies;
   std::vector<ArrayDesc> device_descs(nparams);
@@ -244,6 +246,57 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     *static_cast<ArrayDesc*>(r.out) = out_descs[next];
     host_results[next++].release();
   }
+  return 0;
+}
+
+std::int32_t Executable::call_async(void* const* args, void* result, CallState& call, const ArgMemory& memory) {
+  const ir::Function& f = *program_->function;
+  const std::size_t nparams = f.params.size();
+  for (std::size_t i = 0; i < nparams; ++i)
+    if (f.params[i]->type.is_array() && !((memory.device_arrays >> i) & 1u))
+      backend_error(f.name, fmt::format("argument '{}' of an asynchronous call is not a DeviceArray", f.params[i]->name));
+  bool makes_arrays = static_cast<bool>(f.result_array);
+  for (const auto& m : f.tuple) makes_arrays |= static_cast<bool>(m.array);
+  // A graph's allocation that outlives the graph's work would make the graph impossible to launch again.
+  if (makes_arrays && memory.stream->recording)
+    throw DeviceError(fmt::format("kernel '{}' returns a new array while its stream records a graph: a graph replays "
+                                  "into the same memory, so write into a DeviceArray argument instead, or call it "
+                                  "outside kiln::cuda::capture",
+                                  f.name));
+
+  std::vector<ArrayDesc> device_results(f.tuple.size() + 1);
+  std::vector<void*> outs;
+  if (f.result || f.result_array) outs.push_back(f.result_array ? &device_results[0] : result);
+  for (std::size_t i = 0; i < f.tuple.size(); ++i)
+    outs.push_back(f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i]);
+  try {
+    host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0], &call);
+  } catch (const KernelFailed& failed) {
+    return failed.code;  // a check on the host side: reported now, like a synchronous call's
+  }
+  if (call.device_status) memory.stream->defer(call.device_status, memory.report);
+
+  // Arrays the kernel made stay on the device and belong to the caller from now on; one the call does not
+  // own (an argument returned as the result) is copied, since a result is always a new array.
+  const auto hand_over = [&](const ir::Var& array, const ArrayDesc& dev_desc, void* out) {
+    const int rank = array->type.rank;
+    const std::size_t bytes = static_cast<std::size_t>(element_count(dev_desc, rank) * size_of(array->type.elem));
+    auto p = reinterpret_cast<CUdeviceptr>(dev_desc.data);
+    // The lowering makes every array result a dense allocation, as the synchronous copy back assumes too.
+    if (bytes > 0 && !is_dense(dev_desc, rank))
+      backend_error(f.name, fmt::format("the result array {} is a strided view of device memory", array->name));
+    if (!call.adopt(p)) {
+      const CUdeviceptr fresh = call.alloc(bytes, "the result array " + array->name);
+      if (bytes > 0)
+        call.check(gpu::driver().cuMemcpyDtoDAsync(fresh, p, bytes, call.stream), "copying the result array " + array->name);
+      call.adopt(fresh);
+      p = fresh;
+    }
+    *static_cast<ArrayDesc*>(out) = dense_like(dev_desc, rank, reinterpret_cast<void*>(p));
+  };
+  if (f.result_array) hand_over(f.result_array, device_results[0], result);
+  for (std::size_t i = 0; i < f.tuple.size(); ++i)
+    if (f.tuple[i].array) hand_over(f.tuple[i].array, device_results[i + 1], static_cast<void* const*>(result)[i]);
   return 0;
 }
 

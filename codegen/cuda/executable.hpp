@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/device_machine.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "codegen/cuda/program.hpp"
@@ -28,6 +29,9 @@ class Executable {
   const gpu::Module& module_for(gpu::Device& dev, double* load_us = nullptr);
 
  private:
+  /// An asynchronous call (ArgMemory::stream): queued, results left on the device, failures deferred.
+  std::int32_t call_async(void* const* args, void* result, CallState& call, const ArgMemory& memory);
+
   std::shared_ptr<const Program> program_;
   Binary binary_;
   CodegenOptions opts_;

@@ -8,6 +8,10 @@
 //   saxpy.on(kiln::Target::cuda)(2.0f, x, y);      // no copies: the kernel works on device memory
 //   std::vector<float> out = y.to_vector();        // or y.to_host() for an NDArray
 //
+//   kiln::cuda::Stream s;                          // asynchronous, device-resident calls (docs/gpu.md):
+//   auto z = step.on(kiln::Target::cuda).async(s)(x, y);  // queued on s; returns a DeviceArray at once
+//   s.synchronize();                               // waits; a kernel's failure is thrown here, naming it
+//
 // Kernels called with host arrays on the CUDA target copy them to the device and the written ones back
 // (see docs/gpu.md); DeviceArray arguments avoid those copies. Passing a DeviceArray to a kernel compiled
 // for another target, or one of the wrong element type, is a kiln::TypeError.
@@ -15,19 +19,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kiln/abi.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
+#include "kiln/kernel.hpp"
 #include "kiln/ndarray.hpp"
 
 namespace kiln {
 namespace cuda {
+
+class Graph;
 
 /// True when the CUDA driver loads and sees at least one device.
 bool available();
@@ -48,31 +58,106 @@ struct DeviceProperties {
 };
 DeviceProperties properties(int ordinal);
 
-/// Waits for all of kiln's queued work on the device (kernel calls already return finished).
-void synchronize(int ordinal);
+/// Waits for all work on the device: kiln's own queue and every stream (cuCtxSynchronize), then reports the
+/// first failure of an asynchronous kernel call on any of the device's kiln::cuda::Streams (as Stream does).
+void synchronize(int ordinal = current_device());
 
-/// A queue of asynchronous copies on one device. Copies on a stream return at once; the memory involved
-/// must stay alive and unchanged until synchronize(). Host memory should be a PinnedBuffer for the copy to
-/// overlap with other work (pageable memory is copied synchronously by the driver).
+class Event;
+
+/// A queue of asynchronous work on one device: copies, and kernel calls made with `kernel.async(stream)`.
+/// Work on one stream runs in order; work on different streams may overlap. Everything queued returns at
+/// once; the memory involved must stay alive and unchanged until the work is done. Host memory should be a
+/// PinnedBuffer for a copy to overlap with other work (pageable memory is copied synchronously by the driver).
+/// Copies of a Stream are handles to the same stream; it is destroyed with its last handle and the last
+/// DeviceArray allocated on it.
 class Stream {
  public:
   explicit Stream(int device = current_device());
-  ~Stream();
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+  /// Waits for everything queued so far. A kernel of an asynchronous call that failed (an index out of
+  /// range, ...) is reported here as the kiln::Error the synchronous call would have thrown, naming the
+  /// kernel; the calls queued after it have run on whatever it left.
   void synchronize() const;
+  /// Work queued on this stream from now on waits until `e` has happened.
+  void wait(const Event& e) const;
   int device() const { return device_; }
   void* handle() const { return handle_; }  ///< the CUstream
+  const std::shared_ptr<detail::StreamState>& state() const { return state_; }
 
  private:
+  std::shared_ptr<detail::StreamState> state_;
   void* handle_ = nullptr;
   int device_ = 0;
 };
 
+/// A point in a stream's work: record() marks it, other streams wait() for it, the host synchronize()s on it,
+/// and two recorded events time the work between them.
+class Event {
+ public:
+  explicit Event(int device = current_device());
+  /// Marks the end of the work queued on `s` so far.
+  void record(const Stream& s);
+  /// Waits until the recorded work has finished.
+  void synchronize() const;
+  /// Whether the recorded work has finished (never waits).
+  bool done() const;
+  /// Milliseconds between two recorded events (both finished; start recorded before end).
+  static float elapsed_ms(const Event& start, const Event& end);
+  int device() const { return device_; }
+  void* handle() const { return handle_.get(); }  ///< the CUevent
+
+ private:
+  std::shared_ptr<void> handle_;
+  int device_ = 0;
+};
+
+namespace detail {
+struct GraphState;
+Graph capture_graph(const Stream& s, const std::function<void()>& work);
+}  // namespace detail
+
+/// A recorded sequence of a stream's work (kernel calls, copies), replayed with one launch: the per-launch
+/// cost of the CPU side (kiln's host function, the driver's checks) is paid once, at capture. Kernels of a
+/// captured call that fail are reported at the next synchronization of the stream the graph was launched on.
+class Graph {
+ public:
+  /// Queues the whole recorded sequence on `s` (a stream of the device it was captured on).
+  void launch(const Stream& s) const;
+  /// The number of operations (kernels, copies, memory operations) in the graph.
+  std::size_t nodes() const;
+
+ private:
+  friend Graph detail::capture_graph(const Stream& s, const std::function<void()>& work);
+  std::shared_ptr<detail::GraphState> state_;
+};
+
+/// Records what `work()` queues on `s` into a Graph instead of running it. Only asynchronous work may be
+/// queued: kernel calls made with `.async(s)` that need no value back from the device (a reduction's total
+/// is one: such a call is a kiln::DeviceError naming the kernel) and return no new array (write into
+/// DeviceArray arguments instead), and copies on `s`. The arrays the calls see are baked into the graph:
+/// replays read and write the same DeviceArrays, which must stay alive as long as the graph.
+template <class F>
+Graph capture(const Stream& s, F&& work) {
+  return detail::capture_graph(s, std::function<void()>(std::forward<F>(work)));
+}
+
+/// kiln's device memory on one device: DeviceArrays, call results and temporaries.
+struct MemoryStats {
+  std::int64_t in_use_bytes = 0;    ///< allocated by kiln and not yet freed
+  std::int64_t peak_bytes = 0;      ///< the most in use at once since the last reset_memory_peak()
+  std::uint64_t allocations = 0;    ///< allocations made, ever
+  std::int64_t pool_reserved_bytes = 0;  ///< what the stream-ordered pool holds from the driver (freed memory kept for reuse)
+};
+MemoryStats memory_stats(int device = current_device());
+void reset_memory_peak(int device = current_device());
+
 namespace detail {
 // The untyped operations DeviceArray and PinnedBuffer are built on (exported by libkiln).
 void* device_alloc(std::size_t bytes, int device);
-void device_free(void* p, int device) noexcept;
+void device_free(void* p, std::size_t bytes, int device) noexcept;
+/// Stream-ordered memory from the device's pool: usable by work queued on `stream` after this call, returned
+/// to the pool when the stream reaches the free (the stream's state is kept alive until then).
+void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& stream);
+void device_free_async(void* p, std::size_t bytes, const std::shared_ptr<StreamState>& stream) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
 void copy_on_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
@@ -115,17 +200,32 @@ class DeviceArray {
 
   /// Uninitialized device memory of this shape on `device`.
   explicit DeviceArray(const std::vector<std::int64_t>& shape, int device = cuda::current_device()) : device_(device) {
-    rank_ = static_cast<int>(shape.size());
-    if (rank_ < 1 || rank_ > kMaxRank) kiln::detail::throw_bad_shape(rank_, shape.data(), "DeviceArray rank must be 1..4");
-    for (int d = 0; d < rank_; ++d) shape_[d] = shape[static_cast<std::size_t>(d)];
-    kiln::detail::new_array_bytes(rank_, shape_, sizeof(T), "DeviceArray");
-    kiln::detail::row_major_strides(rank_, shape_, strides_);
+    set_shape(shape);
     const int dev = device_;
     data_ = std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc(bytes(), dev)),
-                               [dev](T* p) { cuda::detail::device_free(p, dev); });
+                               [dev, n = bytes()](T* p) { cuda::detail::device_free(p, n, dev); });
   }
   explicit DeviceArray(std::initializer_list<std::int64_t> shape, int device = cuda::current_device())
       : DeviceArray(std::vector<std::int64_t>(shape), device) {}
+
+  /// Uninitialized memory from the device's stream-ordered pool, for work queued on `stream` (see
+  /// cuda::detail::device_alloc_async): cheaper than the plain constructor, which waits for the device.
+  DeviceArray(const std::vector<std::int64_t>& shape, const cuda::Stream& stream) : device_(stream.device()) {
+    set_shape(shape);
+    auto owner = stream.state();
+    data_ = std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc_async(bytes(), owner)),
+                               [owner, n = bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); });
+  }
+
+  /// Takes over an array an asynchronous kernel call made in stream-ordered memory on `owner`'s stream.
+  static DeviceArray adopt(const ArrayDesc& d, int rank, int device, const std::shared_ptr<cuda::detail::StreamState>& owner) {
+    DeviceArray a;
+    a.device_ = device;
+    a.rank_ = rank;
+    for (int k = 0; k < rank; ++k) a.shape_[k] = d.shape[k], a.strides_[k] = d.strides[k];
+    a.data_ = std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n = a.bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); });
+    return a;
+  }
 
   int rank() const { return rank_; }
   int device() const { return device_; }
@@ -179,6 +279,13 @@ class DeviceArray {
   }
 
  private:
+  void set_shape(const std::vector<std::int64_t>& shape) {
+    rank_ = static_cast<int>(shape.size());
+    if (rank_ < 1 || rank_ > kMaxRank) kiln::detail::throw_bad_shape(rank_, shape.data(), "DeviceArray rank must be 1..4");
+    for (int d = 0; d < rank_; ++d) shape_[d] = shape[static_cast<std::size_t>(d)];
+    kiln::detail::new_array_bytes(rank_, shape_, sizeof(T), "DeviceArray");
+    kiln::detail::row_major_strides(rank_, shape_, strides_);
+  }
   void check_count(std::size_t n) const {
     if (n != static_cast<std::size_t>(size()))
       throw ShapeError("DeviceArray copy of " + std::to_string(n) + " elements into an array of " + std::to_string(size()));
@@ -210,6 +317,70 @@ DeviceArray<T> to_device(const NDArray<T>& host, int device = cuda::current_devi
 template <Element T>
 NDArray<T> to_host(const DeviceArray<T>& d) {
   return d.to_host();
+}
+
+namespace detail {
+
+/// The result of an asynchronous call: arrays stay on the device, scalars are values.
+template <class R>
+struct device_result {
+  using type = R;
+};
+template <class T>
+struct device_result<NDArray<T>> {
+  using type = DeviceArray<T>;
+};
+template <class... M>
+struct device_result<std::tuple<M...>> {
+  using type = std::tuple<typename device_result<M>::type...>;
+};
+template <class A, class B>
+struct device_result<std::pair<A, B>> {
+  using type = std::pair<typename device_result<A>::type, typename device_result<B>::type>;
+};
+
+}  // namespace detail
+
+/// A kernel bound to a CUDA stream (kernel.async(stream)). Each call is queued on the stream and returns without
+/// waiting for the GPU: array arguments must be DeviceArrays on the stream's device, arrays the kernel returns
+/// stay on the device (DeviceArrays in the stream's memory pool), and a kernel's failure is reported by the
+/// stream's next synchronize(). A call whose host part needs a value back from the device (a reduction's total,
+/// a scalar result) waits for that value on the stream.
+template <class F>
+class AsyncKernel {
+ public:
+  using result_type = typename detail::device_result<typename Kernel<F>::result_type>::type;
+
+  AsyncKernel(Kernel<F> kernel, const cuda::Stream& stream)
+      : kernel_(std::move(kernel)), where_{stream.state(), stream.device()}, device_(stream.device()) {}
+
+  template <class... A>
+  result_type operator()(A&&... args) const {
+    return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
+  }
+
+  const Kernel<F>& kernel() const { return kernel_; }
+
+ private:
+  /// Arrays the call made: stream-ordered device memory the DeviceArray takes over.
+  struct DeviceArrays {
+    int device;
+    std::shared_ptr<cuda::detail::StreamState> owner;
+    template <class M>
+    M operator()(const ArrayDesc& d, int rank) const {
+      return M::adopt(d, rank, device, owner);
+    }
+  };
+  Kernel<F> kernel_;
+  detail::CallPlacement where_;
+  int device_;
+};
+
+template <class F>
+template <class S>
+auto Kernel<F>::async(const S& stream) const {
+  static_assert(std::is_same_v<S, cuda::Stream>, "kernel.async takes a kiln::cuda::Stream");
+  return AsyncKernel<F>(on(Target::cuda), stream);
 }
 
 }  // namespace kiln

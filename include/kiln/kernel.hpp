@@ -21,7 +21,18 @@
 
 namespace kiln {
 
+namespace cuda::detail {
+struct StreamState;  // a CUDA stream and the checks deferred to its next synchronization (kiln/device.hpp)
+}
+
 namespace detail {
+
+/// Where an asynchronous CUDA call runs (kernel.async(stream), kiln/device.hpp): it is queued on `stream`, takes
+/// and returns device arrays only, and its kernels' failures are reported at the stream's next synchronization.
+struct CallPlacement {
+  std::shared_ptr<cuda::detail::StreamState> stream;
+  int device = 0;  ///< the stream's device
+};
 
 /// A parameter of a kernel lambda, as declared.
 struct ParamSpec {
@@ -261,7 +272,9 @@ class KernelCore {
   /// Checks the arguments, compiles on the first call of a signature, runs. Returns the result's rank
   /// for array results (0 otherwise). A tuple result: `result` is `void* outs[n]` (ir::Function::tuple),
   /// and `member_ranks[i]` receives member i's rank (0 for a scalar).
-  int call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks = nullptr);
+  /// With a placement the call is asynchronous on its stream (CallPlacement).
+  int call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks = nullptr,
+           const CallPlacement* placement = nullptr);
 
   const std::string& name() const;
   /// Human-readable report of the last compiled signature: IR after the passes, decisions, timings.
@@ -335,22 +348,34 @@ class Kernel {
 
   template <class... A>
   result_type operator()(A&&... args) const {
+    return invoke<result_type>(HostArrays{}, nullptr, std::forward<A>(args)...);
+  }
+
+  /// Asynchronous, device-resident calls on a CUDA stream: `kernel.async(stream)(args...)` queues the call and
+  /// returns kiln::DeviceArray results (kiln/device.hpp defines it; include kiln/kiln.hpp or kiln/device.hpp).
+  template <class S>
+  auto async(const S& stream) const;
+
+  /// One call: `Result` is the C++ result (host or device arrays), `adopt(desc, rank)` turns an array the kernel
+  /// made into the result's array type, `where` places an asynchronous call (null: a synchronous one).
+  template <class Result, class Adopt, class... A>
+  Result invoke(const Adopt& adopt, const detail::CallPlacement* where, A&&... args) const {
     static_assert(detail::check_kernel_args<typename Traits::params, A...>());
     std::array<detail::ArgValue, sizeof...(A)> av{detail::make_arg(std::forward<A>(args))...};
-    if constexpr (std::is_void_v<result_type>) {
-      core_->call(options_id_, av.data(), av.size(), nullptr);
-    } else if constexpr (std::is_arithmetic_v<result_type>) {
+    if constexpr (std::is_void_v<Result>) {
+      core_->call(options_id_, av.data(), av.size(), nullptr, nullptr, where);
+    } else if constexpr (std::is_arithmetic_v<Result>) {
       ScalarSlot out{};
-      core_->call(options_id_, av.data(), av.size(), &out);
-      result_type r;
+      core_->call(options_id_, av.data(), av.size(), &out, nullptr, where);
+      Result r;
       std::memcpy(&r, &out, sizeof r);
       return r;
-    } else if constexpr (detail::is_result_tuple<result_type>::value) {
-      return call_tuple(av, std::make_index_sequence<std::tuple_size_v<result_type>>{});
+    } else if constexpr (detail::is_result_tuple<Result>::value) {
+      return call_tuple<Result>(adopt, where, av, std::make_index_sequence<std::tuple_size_v<Result>>{});
     } else {
       ArrayDesc out{};
-      const int rank = core_->call(options_id_, av.data(), av.size(), &out);
-      return result_type::adopt(out, rank);
+      const int rank = core_->call(options_id_, av.data(), av.size(), &out, nullptr, where);
+      return adopt.template operator()<Result>(out, rank);
     }
   }
 
@@ -375,26 +400,34 @@ class Kernel {
   int options_id() const { return options_id_; }
 
  private:
-  template <class AV, std::size_t... I>
-  result_type call_tuple(AV& av, std::index_sequence<I...>) const {
+  /// Arrays a synchronous call returns: host memory the NDArray takes over.
+  struct HostArrays {
+    template <class M>
+    M operator()(const ArrayDesc& d, int rank) const {
+      return M::adopt(d, rank);
+    }
+  };
+
+  template <class Result, class Adopt, class AV, std::size_t... I>
+  Result call_tuple(const Adopt& adopt, const detail::CallPlacement* where, AV& av, std::index_sequence<I...>) const {
     constexpr std::size_t n = sizeof...(I);
     std::array<ScalarSlot, n> scalars{};
     std::array<ArrayDesc, n> arrays{};
     std::array<int, n> ranks{};
-    std::array<void*, n> outs{(std::is_arithmetic_v<std::tuple_element_t<I, result_type>> ? static_cast<void*>(&scalars[I])
-                                                                                          : static_cast<void*>(&arrays[I]))...};
-    core_->call(options_id_, av.data(), av.size(), outs.data(), ranks.data());
+    std::array<void*, n> outs{(std::is_arithmetic_v<std::tuple_element_t<I, Result>> ? static_cast<void*>(&scalars[I])
+                                                                                     : static_cast<void*>(&arrays[I]))...};
+    core_->call(options_id_, av.data(), av.size(), outs.data(), ranks.data(), where);
     // Every array is adopted before anything else can throw, so none is leaked.
-    return result_type(member<std::tuple_element_t<I, result_type>>(scalars[I], arrays[I], ranks[I])...);
+    return Result(member<std::tuple_element_t<I, Result>>(adopt, scalars[I], arrays[I], ranks[I])...);
   }
-  template <class M>
-  static M member(const ScalarSlot& s, const ArrayDesc& a, int rank) {
+  template <class M, class Adopt>
+  static M member(const Adopt& adopt, const ScalarSlot& s, const ArrayDesc& a, int rank) {
     if constexpr (std::is_arithmetic_v<M>) {
       M r;
       std::memcpy(&r, &s, sizeof r);
       return r;
     } else {
-      return M::adopt(a, rank);
+      return adopt.template operator()<M>(a, rank);
     }
   }
 

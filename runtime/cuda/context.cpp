@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "kiln/abi.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
@@ -83,6 +84,12 @@ Device::Device(int ordinal) {
     check(d.cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, static_cast<std::size_t>(std::atol(mb)) << 20), "cuCtxSetLimit");
   // Non-blocking: kiln's work does not serialize with the legacy default stream of other code.
   check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  // Call temporaries, results of asynchronous calls and stream-ordered DeviceArrays come from the default
+  // pool. By default the pool returns freed memory to the driver at every synchronization, so the next call
+  // maps it again (tens of microseconds per MiB); kept, a freed block serves the next allocation of its size.
+  check(d.cuDeviceGetDefaultMemPool(&pool_, dev), "cuDeviceGetDefaultMemPool");
+  std::uint64_t keep = UINT64_MAX;
+  check(d.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep), "cuMemPoolSetAttribute");
 }
 
 void Device::bind() const {
@@ -110,6 +117,7 @@ Scratch Device::scratch(std::size_t bytes) {
   bind();
   check(driver().cuMemAlloc(&s.ptr_, bytes),
         fmt::format("allocating {} bytes of scratch on CUDA device {}", bytes, info_.ordinal));
+  count_alloc(bytes);
   s.bytes_ = bytes;
   s.device_ = this;
   return s;
@@ -119,6 +127,49 @@ void Device::give_back(CUdeviceptr p, std::size_t bytes) noexcept {
   std::lock_guard lock(mutex_);
   free_.emplace_back(p, bytes);
 }
+
+CUdeviceptr Device::status_slot() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!free_slots_.empty()) {
+      const CUdeviceptr p = free_slots_.back();
+      free_slots_.pop_back();
+      return p;
+    }
+  }
+  // A chunk of slots at a time: one allocation and one clearing serve many calls.
+  constexpr std::size_t kSlots = 64, kSlotBytes = (sizeof(KernelStatus) + 15) / 16 * 16;
+  bind();
+  CUdeviceptr chunk = 0;
+  check(driver().cuMemAlloc(&chunk, kSlots * kSlotBytes), fmt::format("allocating kernel status memory on CUDA device {}", info_.ordinal));
+  count_alloc(kSlots * kSlotBytes);
+  // Cleared on kiln's own stream, never on a caller's stream: that one may be recording a graph.
+  check(driver().cuMemsetD8Async(chunk, 0, kSlots * kSlotBytes, stream_), "clearing kernel status memory");
+  check(driver().cuStreamSynchronize(stream_), "clearing kernel status memory");
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = kSlots; i-- > 1;) free_slots_.push_back(chunk + i * kSlotBytes);
+  return chunk;
+}
+
+void Device::release_status_slot(CUdeviceptr p) noexcept {
+  std::lock_guard lock(mutex_);
+  free_slots_.push_back(p);
+}
+
+void Device::clear_status_slot(CUdeviceptr p) {
+  check(driver().cuMemsetD8Async(p, 0, sizeof(KernelStatus), stream_), "clearing kernel status memory");
+  check(driver().cuStreamSynchronize(stream_), "clearing kernel status memory");
+}
+
+void Device::count_alloc(std::size_t bytes) noexcept {
+  allocations_.fetch_add(1, std::memory_order_relaxed);
+  const std::int64_t now = in_use_.fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed) + static_cast<std::int64_t>(bytes);
+  std::int64_t peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+void Device::count_free(std::size_t bytes) noexcept { in_use_.fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed); }
 
 int device_count() noexcept {
   if (!driver_available()) return 0;

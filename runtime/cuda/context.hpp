@@ -5,7 +5,9 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -64,6 +66,24 @@ class Device {
   /// A device buffer of at least `bytes` (rounded up to 4 KiB), reused across calls.
   Scratch scratch(std::size_t bytes);
 
+  /// Zeroed device memory for one KernelStatus, for kernels whose failure is checked later than their launch
+  /// (asynchronous calls and graphs, runtime/cuda/stream_state.hpp). It is not stream-ordered, so a graph can
+  /// keep it across replays; give it back, zeroed, with release_status_slot.
+  CUdeviceptr status_slot();
+  void release_status_slot(CUdeviceptr p) noexcept;
+  /// Zeroes a status slot again after its failure was reported (waits for the copy).
+  void clear_status_slot(CUdeviceptr p);
+
+  /// kiln's device memory on this device (kiln::cuda::memory_stats): every allocation kiln makes is counted.
+  void count_alloc(std::size_t bytes) noexcept;
+  void count_free(std::size_t bytes) noexcept;
+  std::int64_t in_use_bytes() const { return in_use_.load(std::memory_order_relaxed); }
+  std::int64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
+  std::uint64_t allocations() const { return allocations_.load(std::memory_order_relaxed); }
+  void reset_peak() noexcept { peak_.store(in_use_bytes(), std::memory_order_relaxed); }
+  /// The device's default memory pool, which cuMemAllocAsync draws from.
+  CUmemoryPool pool() const { return pool_; }
+
  private:
   friend class Scratch;
   void give_back(CUdeviceptr p, std::size_t bytes) noexcept;
@@ -71,8 +91,12 @@ class Device {
   DeviceInfo info_;
   CUcontext ctx_ = nullptr;
   CUstream stream_ = nullptr;
-  std::mutex mutex_;  // guards free_
+  CUmemoryPool pool_ = nullptr;
+  std::mutex mutex_;  // guards free_ and free_slots_
   std::vector<std::pair<CUdeviceptr, std::size_t>> free_;
+  std::vector<CUdeviceptr> free_slots_;
+  std::atomic<std::int64_t> in_use_{0}, peak_{0};
+  std::atomic<std::uint64_t> allocations_{0};
 };
 
 /// Number of CUDA devices; 0 when there is no driver. Never throws.

@@ -18,7 +18,10 @@ namespace kiln::gpu {
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)         \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync)             \
   X(cuMemFreeAsync) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)   \
-  X(cuMemcpy2DAsync)                                                                                  \
+  X(cuMemcpy2DAsync) X(cuMemsetD8) X(cuStreamWaitEvent) X(cuEventQuery) X(cuStreamBeginCapture)        \
+  X(cuStreamEndCapture) X(cuStreamIsCapturing) X(cuGraphInstantiate) X(cuGraphLaunch)                   \
+  X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuGraphGetNodes) X(cuDeviceGetDefaultMemPool)                \
+  X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)                                                     \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuModuleLoadData) X(cuModuleUnload)              \
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuOccupancyMaxPotentialBlockSize)                          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuFuncGetAttribute) X(cuGetErrorName)               \

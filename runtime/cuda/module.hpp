@@ -52,7 +52,7 @@ struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
-/// cuLaunchKernel on the device's stream; a failure to launch is a DeviceError naming `kernel`.
-void launch(const Device& dev, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params);
+/// cuLaunchKernel on `stream` (a stream of f's device); a failure to launch is a DeviceError naming the kernel.
+void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params);
 
 }  // namespace kiln::gpu

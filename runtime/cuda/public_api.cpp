@@ -49,27 +49,6 @@ DeviceProperties properties(int ordinal) {
   return DeviceProperties{i.name, i.cc_major, i.cc_minor, i.sm_count, i.memory_bytes};
 }
 
-void synchronize(int ordinal) {
-  gpu::Device& d = bound(ordinal);
-  gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), fmt::format("synchronizing CUDA device {}", ordinal));
-}
-
-Stream::Stream(int device) : device_(device) {
-  bound(device);
-  CUstream s = nullptr;
-  gpu::check(gpu::driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "creating a CUDA stream");
-  handle_ = s;
-}
-
-Stream::~Stream() {
-  if (handle_ && gpu::driver_available()) gpu::driver().cuStreamDestroy(static_cast<CUstream>(handle_));
-}
-
-void Stream::synchronize() const {
-  bound(device_);
-  gpu::check(gpu::driver().cuStreamSynchronize(static_cast<CUstream>(handle_)), "synchronizing a CUDA stream");
-}
-
 namespace detail {
 
 void* device_alloc(std::size_t bytes, int device) {
@@ -79,13 +58,14 @@ void* device_alloc(std::size_t bytes, int device) {
   const CUresult r = gpu::driver().cuMemAlloc(&p, bytes);
   if (r != CUDA_SUCCESS)
     throw DeviceError(fmt::format("allocating {} bytes on CUDA device {}: {}", bytes, device, gpu::error_text(r)));
+  gpu::device(device).count_alloc(bytes);
   return reinterpret_cast<void*>(p);
 }
 
-void device_free(void* p, int device) noexcept {
+void device_free(void* p, std::size_t bytes, int device) noexcept {
   if (!p || !gpu::driver_available()) return;
   try {
-    bound(device);
+    bound(device).count_free(bytes);
     gpu::driver().cuMemFree(dptr(p));
   } catch (...) {
     // Freeing cannot be reported from a destructor; the memory goes with the context.

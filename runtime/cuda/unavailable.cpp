@@ -20,12 +20,24 @@ int current_device() { return 0; }
 DeviceProperties properties(int) { unavailable(); }
 void synchronize(int) { unavailable(); }
 Stream::Stream(int device) : device_(device) { unavailable(); }
-Stream::~Stream() = default;
 void Stream::synchronize() const { unavailable(); }
+void Stream::wait(const Event&) const { unavailable(); }
+Event::Event(int device) : device_(device) { unavailable(); }
+void Event::record(const Stream&) { unavailable(); }
+void Event::synchronize() const { unavailable(); }
+bool Event::done() const { unavailable(); }
+float Event::elapsed_ms(const Event&, const Event&) { unavailable(); }
+void Graph::launch(const Stream&) const { unavailable(); }
+std::size_t Graph::nodes() const { return 0; }
+MemoryStats memory_stats(int) { unavailable(); }
+void reset_memory_peak(int) { unavailable(); }
 
 namespace detail {
 void* device_alloc(std::size_t, int) { unavailable(); }
-void device_free(void*, int) noexcept {}
+void device_free(void*, std::size_t, int) noexcept {}
+void* device_alloc_async(std::size_t, const std::shared_ptr<StreamState>&) { unavailable(); }
+void device_free_async(void*, std::size_t, const std::shared_ptr<StreamState>&) noexcept {}
+Graph capture_graph(const Stream&, const std::function<void()>&) { unavailable(); }
 void copy_to_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
 void copy_to_host(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }
 void copy_on_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The CUDA execution model (kiln/device.hpp): asynchronous calls on streams with device-resident results,
+// failures deferred to the stream's synchronization, events, graphs, the stream-ordered pool and its
+// statistics. Every test needs a GPU and skips without one; the reference is the interpreter.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+
+namespace {
+
+class Async : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+std::vector<double> ramp(std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 7919) % 1009) * 0.125 - 40.0;
+  return v;
+}
+
+// An array expression made of several parfors, returning a new array.
+auto normalize(kiln::Target t) {
+  return kiln::jit("normalize", [](kiln::Array<double> x, kiln::Double lo, kiln::Double hi) {
+    return kiln::clip((x - lo) / (hi - lo), 0.0, 1.0) * 2.0 - 1.0;
+  }, kiln::Options().on(t));
+}
+
+auto step_kernel(kiln::Target t) {
+  return kiln::jit("smooth_step", [](kiln::Array<double> u, kiln::Array<double> v) {
+    kiln::prange(1, u.shape(0) - 1, [&](kiln::Int i) { v[i] = 0.25 * u[i - 1] + 0.5 * u[i] + 0.25 * u[i + 1]; });
+  }, kiln::Options().on(t));
+}
+
+kiln::Options checked_on_gpu() {
+  kiln::Options o;
+  o.target = kiln::Target::cuda;
+  o.boundscheck = true;
+  return o;
+}
+
+TEST_F(Async, PipelineStaysOnTheDevice) {
+  const std::vector<double> x = ramp(1000003);
+  auto gpu = normalize(kiln::Target::cuda);
+  auto ref = normalize(kiln::Target::interpreter);
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<double> dx = kiln::to_device(x);
+  // Each result feeds the next call without a copy; nothing waits until synchronize().
+  kiln::DeviceArray<double> y = gpu.async(s)(dx, -40.0, 86.0);
+  kiln::DeviceArray<double> z = gpu.async(s)(y, -1.0, 1.0);
+  static_assert(std::is_same_v<decltype(y), kiln::DeviceArray<double>>);
+  s.synchronize();
+  const kiln::NDArray<double> want = ref(ref(x, -40.0, 86.0), -1.0, 1.0);
+  EXPECT_EQ(z.to_vector(), want.to_vector());
+  EXPECT_EQ(y.shape(), (std::vector<std::int64_t>{1000003}));
+}
+
+TEST_F(Async, ResultsComeFromThePoolAndAreCounted) {
+  auto gpu = normalize(kiln::Target::cuda);
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<double> dx = kiln::to_device(ramp(1 << 20));
+  const kiln::cuda::MemoryStats before = kiln::cuda::memory_stats();
+  {
+    kiln::DeviceArray<double> y = gpu.async(s)(dx, -40.0, 86.0);
+    s.synchronize();
+    const kiln::cuda::MemoryStats during = kiln::cuda::memory_stats();
+    EXPECT_EQ(during.in_use_bytes - before.in_use_bytes, static_cast<std::int64_t>(y.bytes()));
+    EXPECT_GE(during.peak_bytes, during.in_use_bytes);
+    EXPECT_GT(during.allocations, before.allocations);
+  }
+  s.synchronize();
+  const kiln::cuda::MemoryStats after = kiln::cuda::memory_stats();
+  EXPECT_EQ(after.in_use_bytes, before.in_use_bytes);
+  // Freed memory stays in the pool for the next call instead of going back to the driver.
+  EXPECT_GE(after.pool_reserved_bytes, static_cast<std::int64_t>(dx.bytes()));
+}
+
+TEST_F(Async, HostArraysAndOtherDevicesAreRejected) {
+  auto gpu = normalize(kiln::Target::cuda);
+  kiln::cuda::Stream s;
+  std::vector<double> host = ramp(10);
+  try {
+    (void)gpu.async(s)(host, 0.0, 1.0);
+    FAIL() << "an asynchronous call took host memory";
+  } catch (const kiln::TypeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("normalize"), std::string::npos) << m;
+    EXPECT_NE(m.find("to_device"), std::string::npos) << m;
+  }
+}
+
+TEST_F(Async, ScalarResultsWaitForTheirValue) {
+  auto dot = kiln::jit("dot", [](kiln::Array<double> x, kiln::Array<double> y) {
+    kiln::Double acc = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { acc += x[i] * y[i]; });
+    return acc;
+  });
+  kiln::cuda::Stream s;
+  const std::vector<double> x(100000, 0.5), y(100000, 4.0);
+  EXPECT_EQ(dot.async(s)(kiln::to_device(x), kiln::to_device(y)), 200000.0);
+}
+
+TEST_F(Async, AKernelsFailureIsThrownAtSynchronization) {
+  auto gather = kiln::jit("gather", [](kiln::Array<double> x, kiln::Array<std::int64_t> idx, kiln::Array<double> out) {
+    kiln::prange(idx.shape(0), [&](kiln::Int i) { out[i] = x[idx[i]]; });
+  }, checked_on_gpu());
+  kiln::cuda::Stream s;
+  std::vector<std::int64_t> idx(1000, 3);
+  idx[777] = 5000;  // out of range
+  const kiln::DeviceArray<double> x = kiln::to_device(ramp(100));
+  const kiln::DeviceArray<std::int64_t> bad = kiln::to_device(idx);
+  kiln::DeviceArray<double> out({1000}, s);
+  gather.async(s)(x, bad, out);  // queued: returns without knowing
+  try {
+    s.synchronize();
+    FAIL() << "the failed kernel was not reported";
+  } catch (const kiln::IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("gather"), std::string::npos) << e.what();
+  }
+  // Reported once: the stream is usable again, and a good call succeeds.
+  idx[777] = 4;
+  const kiln::DeviceArray<std::int64_t> good = kiln::to_device(idx);
+  gather.async(s)(x, good, out);
+  EXPECT_NO_THROW(s.synchronize());
+  EXPECT_EQ(out.to_vector()[777], ramp(100)[4]);
+}
+
+TEST_F(Async, EventsOrderStreamsAndTimeWork) {
+  auto gpu = normalize(kiln::Target::cuda);
+  kiln::cuda::Stream a, b;
+  const kiln::DeviceArray<double> dx = kiln::to_device(ramp(1 << 22));
+  kiln::cuda::Event start, made;
+  start.record(a);
+  kiln::DeviceArray<double> y = gpu.async(a)(dx, -40.0, 86.0);
+  made.record(a);
+  b.wait(made);  // b's copy reads y only after a made it
+  kiln::DeviceArray<double> copy({1 << 22}, b);
+  copy.copy_from(y, nullptr);
+  made.synchronize();
+  EXPECT_TRUE(made.done());
+  EXPECT_GT(kiln::cuda::Event::elapsed_ms(start, made), 0.0f);
+  b.synchronize();
+  EXPECT_EQ(copy.to_vector(), y.to_vector());
+}
+
+TEST_F(Async, CapturedStepsReplayAsTheSameSteps) {
+  auto gpu = step_kernel(kiln::Target::cuda);
+  auto ref = step_kernel(kiln::Target::interpreter);
+  const std::vector<double> init = ramp(4099);
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<double> u = kiln::to_device(init), v = kiln::to_device(init);
+  const kiln::cuda::Graph g = kiln::cuda::capture(s, [&] {
+    for (int t = 0; t < 5; ++t) {
+      gpu.async(s)(u, v);
+      gpu.async(s)(v, u);
+    }
+  });
+  EXPECT_GE(g.nodes(), 10u);
+  for (int r = 0; r < 3; ++r) g.launch(s);
+  s.synchronize();
+  std::vector<double> hu = init, hv = init;
+  for (int t = 0; t < 15; ++t) {
+    ref(hu, hv);
+    ref(hv, hu);
+  }
+  EXPECT_EQ(u.to_vector(), hu);
+}
+
+TEST_F(Async, CaptureRefusesCallsThatMustWait) {
+  auto total = kiln::jit("total", [](kiln::Array<double> x) { return kiln::sum(x); });
+  auto gpu = normalize(kiln::Target::cuda);
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<double> dx = kiln::to_device(ramp(1000));
+  try {
+    (void)kiln::cuda::capture(s, [&] { (void)total.async(s)(dx); });
+    FAIL() << "a reduction was captured";
+  } catch (const kiln::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("total"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("capture"), std::string::npos) << e.what();
+  }
+  try {
+    (void)kiln::cuda::capture(s, [&] { (void)gpu.async(s)(dx, 0.0, 1.0); });
+    FAIL() << "a call returning a new array was captured";
+  } catch (const kiln::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("normalize"), std::string::npos) << e.what();
+  }
+  // The stream records nothing any more and works as before.
+  EXPECT_EQ(total.async(s)(dx), total.on(kiln::Target::interpreter)(ramp(1000)));
+}
+
+TEST_F(Async, ACapturedFailureIsReportedAfterTheLaunch) {
+  auto gather = kiln::jit("gather", [](kiln::Array<double> x, kiln::Array<std::int64_t> idx, kiln::Array<double> out) {
+    kiln::prange(idx.shape(0), [&](kiln::Int i) { out[i] = x[idx[i]]; });
+  }, checked_on_gpu());
+  kiln::cuda::Stream s;
+  std::vector<std::int64_t> idx(64, 1);
+  kiln::DeviceArray<std::int64_t> d_idx = kiln::to_device(idx);
+  const kiln::DeviceArray<double> x = kiln::to_device(ramp(16));
+  kiln::DeviceArray<double> out({64}, s);
+  const kiln::cuda::Graph g = kiln::cuda::capture(s, [&] { gather.async(s)(x, d_idx, out); });
+  g.launch(s);
+  EXPECT_NO_THROW(s.synchronize());
+  idx[5] = 99;
+  d_idx.copy_from(std::span<const std::int64_t>(idx));  // the graph reads the same array
+  g.launch(s);
+  EXPECT_THROW(s.synchronize(), kiln::IndexError);
+  idx[5] = 2;
+  d_idx.copy_from(std::span<const std::int64_t>(idx));
+  g.launch(s);
+  EXPECT_NO_THROW(s.synchronize());
+}
+
+}  // namespace
