@@ -25,6 +25,7 @@ class UsesVar : public IRVisitor {
     IRVisitor::visit(s);
   }
   void visit(const BindStmt& s) override { found |= s.target.get() == v_ || s.source.get() == v_; }
+  void visit(const SortStmt& s) override { found |= s.keys.get() == v_ || s.positions.get() == v_; }
   void visit(const StencilStmt& s) override {
     found |= s.target.get() == v_;
     for (const auto& w : s.windows) found |= w.get() == v_;
@@ -115,6 +116,10 @@ class FreeVars : public IRVisitor {
     walk(s.value);
     defined_.insert(s.target.get());
   }
+  void visit(const SortStmt& s) override {
+    use(s.keys);
+    if (s.positions) use(s.positions);
+  }
   void visit(const BindStmt& s) override {
     use(s.source);
     if (s.declare) defined_.insert(s.target.get());
@@ -169,6 +174,10 @@ class Writes : public IRVisitor {
   }
   void visit(const BindStmt& s) override {
     if (!s.declare) assigned.insert(s.target.get());  // rebinding changes what the variable names
+  }
+  void visit(const SortStmt& s) override {
+    stored.insert(s.keys.get());
+    if (s.positions) stored.insert(s.positions.get());
   }
 };
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "ir/printer.hpp"
-#include "ir/random.hpp"
 
 namespace kiln::ir {
 namespace {
@@ -140,10 +139,6 @@ Expr make_call(Intrinsic fn, std::vector<Expr> args) {
     require(x->type == args[0]->type, "intrinsic arguments differ in type", args[0], x);
   }
   const DType t = args[0]->type;
-  if (random::is_random(fn)) {
-    require(t == DType::I64, "a random intrinsic's key and counter are i64", args[0]);
-    return std::make_shared<CallExpr>(random::result_type(fn), fn, std::move(args));
-  }
   if (is_float_only(fn)) require(is_float(t), "intrinsic needs float arguments", args[0]);
   else require(t != DType::Bool, "intrinsic on bool", args[0]);
   return std::make_shared<CallExpr>(returns_bool(fn) ? DType::Bool : t, fn, std::move(args));
@@ -353,6 +348,16 @@ Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<
     fail("reduce result must be a local scalar of the reduction's type");
   return std::make_shared<ReduceStmt>(std::move(result), op, std::move(indices), std::move(shape), std::move(value),
                                       std::move(origin));
+}
+
+Stmt make_sort(Var keys, Var positions, std::string origin) {
+  if (!keys || !keys->type.is_array() || keys->kind != VarKind::Local)
+    fail("sort needs an array the kernel allocated (kind Local) as its keys");
+  if (positions && (positions->kind != VarKind::Local || positions->type.elem != DType::I64 ||
+                    positions->type.rank != keys->type.rank))
+    fail(fmt::format("sort positions {} ({}) must be an allocated i64 array of the keys' rank {}", positions->name,
+                     to_string(positions->type), int(keys->type.rank)));
+  return std::make_shared<SortStmt>(std::move(keys), std::move(positions), std::move(origin));
 }
 
 Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vector<Var> indices,

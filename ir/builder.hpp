@@ -64,6 +64,9 @@ Stmt make_stencil(Var target, bool allocate, std::vector<Var> indices, std::vect
                   std::vector<Expr> target_index, Expr value, std::vector<Var> windows, std::vector<std::int64_t> lo,
                   std::vector<std::int64_t> hi, Border border, Expr cval, std::string origin = {});
 
+/// Sorts the rows of `keys` in place (ir/stmt.hpp's SortStmt); `positions` (i64, keys' rank) or null.
+Stmt make_sort(Var keys, Var positions, std::string origin = {});
+
 /// The element type a reduction produces from values of type t (i64 for ArgMin/ArgMax).
 DType reduce_result_type(ReduceOp op, DType t);
 

@@ -15,7 +15,7 @@
 #include "ir/messages.hpp"
 #include "ir/printer.hpp"
 #include "ir/semantics.hpp"
-#include "ir/random.hpp"
+#include "ir/sort_rows.hpp"
 #include "ir/status.hpp"
 
 namespace kiln::ir {
@@ -195,6 +195,11 @@ class Compiler final : public HostScope {
           const Value v = value(fr);  // evaluate the value before the address, as the backends do
           std::memcpy(addr(fr), &v, size);
         };
+      }
+      case StmtKind::Sort: {
+        const auto& x = s->as<SortStmt>();
+        if (machine_) return machine_->sort(x, *this);
+        return host_sort(x, *this);
       }
       case StmtKind::For: {
         const auto& f = s->as<ForStmt>();
@@ -484,7 +489,6 @@ class Compiler final : public HostScope {
       fail(fr, code, format_message(message, values.data(), values.size()));
     };
   }
-    if (random::is_random(fn)) return random_call(fn, args[0], args[1]);
 
   /// Visits every index of [0, extents) in row-major order, setting the index slots first.
   struct Space {
@@ -502,18 +506,6 @@ class Compiler final : public HostScope {
         size_t d = rank;
         while (d-- > 0) {
           if (++i[d] < ext[d]) {
-  }
-
-  static ExprFn random_call(Intrinsic fn, ExprFn key, ExprFn counter) {
-    return sem::with_type(random::result_type(fn), [&](auto t) -> ExprFn {
-      using T = decltype(t);
-      return [fn, key, counter](Frame& fr) {
-        const std::int64_t k = key(fr).i64;  // key before counter, as written
-        const random::Value v = random::evaluate(fn, k, counter(fr).i64);
-        if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(v.as_float));
-        else return make<T>(static_cast<T>(v.as_int));
-      };
-    });
             fr.scalars[idx[d]] = make<std::int64_t>(i[d]);
             break;
           }

@@ -56,6 +56,9 @@ class Machine {
   virtual void* allocate(Frame& fr, int site, std::size_t bytes, const std::string& what) const = 0;
   /// The closure that runs `launch` (built once, run each time the launch is reached).
   virtual std::function<void(Frame&)> launch(const LaunchStmt& launch, HostScope& scope) const = 0;
+  /// The closure that runs `sort` (built once, run each time it is reached). This default sorts host memory
+  /// (ir/sort_rows.hpp): a machine whose arrays live elsewhere overrides it.
+  virtual std::function<void(Frame&)> sort(const SortStmt& sort, HostScope& scope) const;
   /// Stops the run with a KernelStatus code; `message` does not name the kernel.
   [[noreturn]] virtual void fail(Frame& fr, std::int32_t code, const std::string& message) const = 0;
 };

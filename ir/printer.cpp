@@ -167,6 +167,12 @@ class Printer {
         else line(depth, "rebind " + name(b.target) + " = " + source);
         break;
       }
+      case StmtKind::Sort: {
+        const auto& x = s->as<SortStmt>();
+        line(depth, "sort rows of " + name(x.keys) + (x.positions ? " with positions " + name(x.positions) : "") +
+                        origin(x.origin));
+        break;
+      }
       case StmtKind::Launch: {
         const auto& l = s->as<LaunchStmt>();
         line(depth, "launch kernel " + std::to_string(l.kernel) + " {");

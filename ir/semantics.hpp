@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The arithmetic of kiln, defined once: the interpreter and constant folding use these functions, and the
 // backends must agree with them. Integer arithmetic wraps, division is total, shifts take the count modulo
-// the width, float-to-integer conversion saturates, min/max propagate NaN.
+// the width, float-to-integer conversion saturates, min/max propagate NaN. The order of sorts (NumPy's: NaN last,
+// -0.0 == +0.0, stable) is defined per key type in ir/sort_keys.hpp.
 #pragma once
 
 #include <cmath>

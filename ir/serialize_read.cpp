@@ -18,10 +18,10 @@ namespace {
 constexpr auto kLastDType = DType::F64;
 constexpr auto kLastVarKind = VarKind::Binding;
 constexpr auto kLastExprKind = ExprKind::Call;
-constexpr auto kLastStmtKind = StmtKind::Launch;
+constexpr auto kLastStmtKind = StmtKind::Sort;
 constexpr auto kLastUnaryOp = UnaryOp::BitNot;
 constexpr auto kLastBinaryOp = BinaryOp::Ge;
-constexpr auto kLastIntrinsic = Intrinsic::RandomNormalF64;
+constexpr auto kLastIntrinsic = Intrinsic::IsFinite;
 constexpr auto kLastReduceOp = ReduceOp::ArgMax;
 constexpr auto kLastBorder = Border::skip;
 
@@ -353,6 +353,12 @@ class Reader {
         return build(at, [&] { return make_bind(std::move(target), std::move(source), declare); });
       }
       case StmtKind::Stencil: return stencil(at);
+      case StmtKind::Sort: {
+        Var keys = array_var("a sort's keys");
+        Var positions = flag("a sort's positions") ? array_var("a sort's positions") : nullptr;
+        std::string origin = str("a sort's origin");
+        return build(at, [&] { return make_sort(std::move(keys), std::move(positions), std::move(origin)); });
+      }
       case StmtKind::Launch: {
         const int kernel = i32("a kernel number");
         Stmt body = stmt();

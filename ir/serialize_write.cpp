@@ -302,6 +302,13 @@ class Writer {
         str(st.origin);
         break;
       }
+      case StmtKind::Sort: {
+        const auto& x = s->as<SortStmt>();
+        var(x.keys);
+        optional(x.positions, &Writer::var);
+        str(x.origin);
+        break;
+      }
       case StmtKind::Launch: {
         const auto& l = s->as<LaunchStmt>();
         i32(l.kernel);

@@ -16,6 +16,7 @@ enum class StmtKind : std::uint8_t {
   Map, Reduce, ReduceAxis,  // array-level operations, as traced; lower_array_ops turns them into parfors
   Stencil,                  // lower_stencils turns it into an interior parfor plus border parfors
   Launch,                   // a parfor that runs on a device as one kernel (passes/offload.cpp)
+  Sort,                     // sorts the rows of an array in place; stays until codegen (ir/sort_keys.hpp)
 };
 
 struct StmtNode {
@@ -271,6 +272,19 @@ struct LaunchStmt final : StmtNode {
   Stmt body;  ///< a ParforStmt
   LaunchStmt(int k, Stmt b) : StmtNode(kKind), kernel(k), body(std::move(b)) {}
   const ParforStmt& parfor() const { return body->as<ParforStmt>(); }
+};
+
+/// Sorts every row (along the last axis) of `keys` in place, ascending and stable in kiln's key order
+/// (ir/sort_keys.hpp): NaN last, -0.0 equal to +0.0, equal keys in input order. With `positions` (else null),
+/// also writes there, for each element of the result, its position along its row before the sort (argsort).
+/// Both are arrays the kernel allocated (row-major and compact, never a parameter's memory), of one shape;
+/// positions are i64. The statement reads and writes every element of both. Host code: never in a parfor.
+struct SortStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Sort;
+  Var keys;
+  Var positions;
+  std::string origin;
+  SortStmt(Var k, Var p, std::string o) : StmtNode(kKind), keys(std::move(k)), positions(std::move(p)), origin(std::move(o)) {}
 };
 
 template <class T>

@@ -139,6 +139,13 @@ Stmt Renamer::visit(const BindStmt& s, const Stmt& self) {
   return make_bind(target, source, s.declare);
 }
 
+Stmt Renamer::visit(const SortStmt& s, const Stmt& self) {
+  const Var& keys = map(s.keys);
+  const Var positions = s.positions ? map(s.positions) : nullptr;
+  if (keys == s.keys && positions == s.positions) return self;
+  return make_sort(keys, positions, s.origin);
+}
+
 Stmt Renamer::visit(const ParforStmt& s, const Stmt& self) {
   Stmt r = IRMutator::visit(s, self);
   const auto& p = r->as<ParforStmt>();

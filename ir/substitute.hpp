@@ -51,6 +51,7 @@ class Renamer : public IRMutator {
   Stmt visit(const StencilStmt& s, const Stmt& self) override;
   Stmt visit(const ParforStmt& s, const Stmt& self) override;
   Stmt visit(const BindStmt& s, const Stmt& self) override;
+  Stmt visit(const SortStmt& s, const Stmt& self) override;
 };
 
 /// A copy of `s` whose own variables (every variable declared in it: ir::declared_in) are new ones with the

@@ -282,6 +282,14 @@ class Verifier {
         define(r.target);
         break;
       }
+      case StmtKind::Sort: {
+        const auto& x = s->as<SortStmt>();
+        use(x.keys, "a sort");
+        if (x.positions) use(x.positions, "a sort");
+        if (!parfors_.empty()) report("sort of " + x.keys->name + " inside a parfor (a sort is host code)");
+        if (x.positions == x.keys) report("sort of " + x.keys->name + " writes its positions into its keys");
+        break;
+      }
       case StmtKind::Bind: {
         const auto& b = s->as<BindStmt>();
         use(b.source, "a bind");

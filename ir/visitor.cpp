@@ -40,6 +40,7 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::Bind: return visit(s->as<BindStmt>());
     case StmtKind::Stencil: return visit(s->as<StencilStmt>());
     case StmtKind::Launch: return visit(s->as<LaunchStmt>());
+    case StmtKind::Sort: return visit(s->as<SortStmt>());
   }
 }
 
@@ -154,6 +155,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Bind: return visit(s->as<BindStmt>(), s);
     case StmtKind::Stencil: return visit(s->as<StencilStmt>(), s);
     case StmtKind::Launch: return visit(s->as<LaunchStmt>(), s);
+    case StmtKind::Sort: return visit(s->as<SortStmt>(), s);
   }
   return s;
 }

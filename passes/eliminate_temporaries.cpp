@@ -48,6 +48,7 @@ bool touches(const Stmt& s, const VarNode* array) {
       for (const auto& r : s.array_reductions) found |= r.array.get() == v;
       IRVisitor::visit(s);
     }
+    void visit(const SortStmt& s) override { found |= s.keys.get() == v || s.positions.get() == v; }
   } f;
   f.v = array;
   f.walk(s);

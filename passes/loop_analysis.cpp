@@ -71,6 +71,13 @@ class Collect : public IRVisitor {
   void visit(const BindStmt& s) override {
     if (!s.declare) out.writes.insert(s.target.get());
   }
+  // A sort reads and writes every element: no subscripts to record, which keeps it out of the passes that
+  // reason about one element per iteration.
+  void visit(const SortStmt& s) override {
+    out.loaded.insert(s.keys.get());
+    out.stored.insert(s.keys.get());
+    if (s.positions) out.stored.insert(s.positions.get());
+  }
   void visit(const StencilStmt& s) override {
     IRVisitor::visit(s);
     for (const auto& w : s.windows) out.loaded.insert(w.get());

@@ -5,7 +5,6 @@
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
-#include "ir/random.hpp"
 #include "ir/reductions.hpp"
 #include "ir/semantics.hpp"
 #include "ir/substitute.hpp"
@@ -126,10 +125,6 @@ class Folder : public IRMutator {
     const auto& x = r->as<CallExpr>();
     for (const auto& a : x.args)
       if (!as_const(a)) return r;
-    if (random::is_random(x.fn)) {
-      const random::Value v = random::evaluate(x.fn, as_const(x.args[0])->i, as_const(x.args[1])->i);
-      return is_float(x.type) ? make_float(x.type, v.as_float) : make_int(x.type, v.as_int);
-    }
     return sem::with_type(x.args[0]->type, [&](auto t) -> Expr {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, bool>) {
@@ -349,6 +344,10 @@ VarSet used_vars(const Function& f) {
       if (s.array->kind == VarKind::Binding) used.insert(s.array.get());
       IRVisitor::visit(s);
     }
+    // An argsort reads its keys to write the positions; a sort alone only rewrites its keys (dead with them).
+    void visit(const SortStmt& s) override {
+      if (s.positions) used.insert(s.keys.get());
+    }
     void visit(const ParforStmt& p) override {
       for (const auto& r : p.reductions) {
         used.insert(r.var.get());
@@ -390,6 +389,9 @@ class DeadCode : public IRMutator {
     return s.allocate && dead(s.target) ? nullptr : IRMutator::visit(s, self);
   }
   Stmt visit(const BindStmt& s, const Stmt& self) override { return dead(s.target) ? nullptr : self; }
+  Stmt visit(const SortStmt& s, const Stmt& self) override {
+    return dead(s.keys) && (!s.positions || dead(s.positions)) ? nullptr : self;
+  }
 
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
     Stmt r = IRMutator::visit(b, self);

@@ -49,6 +49,7 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Allocate: return allocate(s->as<ir::AllocateStmt>());
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
     case ir::StmtKind::Bind: return bind(s->as<ir::BindStmt>());
+    case ir::StmtKind::Sort: return sort(s->as<ir::SortStmt>());
     case ir::StmtKind::Launch:
       internal_error("a launch reached the CPU backend: the offload pass runs for device targets only");
     case ir::StmtKind::Stencil:

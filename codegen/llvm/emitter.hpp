@@ -208,8 +208,6 @@ class Emitter {
   // ---- emit_call.cpp: intrinsics ----
   llvm::Value* call(const ir::CallExpr& c);
   llvm::Value* libm_call(const char* name, DType t, llvm::ArrayRef<llvm::Value*> args);
-  // ---- emit_random.cpp: the random intrinsics (ir/random.hpp) on evaluated i64 key and counter ----
-  llvm::Value* random(Intrinsic fn, llvm::Value* key, llvm::Value* counter);
 
   // ---- emit_stmt.cpp: statements ----
   void stmt(const ir::Stmt& s);
@@ -218,6 +216,7 @@ class Emitter {
   void store(const ir::StoreStmt& s);
   void if_stmt(const ir::IfStmt& s);
   void allocate(const ir::AllocateStmt& a);
+  void sort(const ir::SortStmt& s);  // emit_sort.cpp
   /// Makes a binding name the source's array: stores its descriptor into the binding's slots. Bindings own
   /// no memory, so nothing is freed here or at exit (the verifier keeps a binding within its arrays' lives).
   void bind(const ir::BindStmt& s);
@@ -310,6 +309,7 @@ class Emitter {
   llvm::FunctionCallee rt_parfor_pieces();
   llvm::FunctionCallee rt_parfor_reduce_pieces();
   llvm::FunctionCallee rt_private_copies();
+  llvm::FunctionCallee rt_sort();
   llvm::FunctionCallee rt_fail();
 };
 

@@ -16,6 +16,7 @@
 #include "codegen/llvm/host_target.hpp"
 #include "kiln/error.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/sort.hpp"
 
 namespace kiln::codegen::cpu::detail {
 namespace {
@@ -84,6 +85,7 @@ class Jit {
     define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
     define("kiln_rt_private_copies", &kiln_rt_private_copies);
     define("kiln_rt_fail", &kiln_rt_fail);
+    define("kiln_rt_sort", &kiln_rt_sort);
     check(main_->define(orc::absoluteSymbols(std::move(runtime))), "startup");
     // libm, libmvec (loaded globally by libmvec_available) and the C library, from the process. ELF
     // symbols have no global prefix.

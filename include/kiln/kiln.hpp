@@ -26,7 +26,7 @@
 #include "kiln/ndarray.hpp"
 #include "kiln/options.hpp"
 #include "kiln/reduce.hpp"
-#include "kiln/random.hpp"
+#include "kiln/sort.hpp"
 #include "kiln/runtime.hpp"
 #include "kiln/stencil.hpp"
 #include "kiln/traced.hpp"
