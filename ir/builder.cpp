@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ir/printer.hpp"
+#include "ir/random.hpp"
 
 namespace kiln::ir {
 namespace {
@@ -139,6 +140,10 @@ Expr make_call(Intrinsic fn, std::vector<Expr> args) {
     require(x->type == args[0]->type, "intrinsic arguments differ in type", args[0], x);
   }
   const DType t = args[0]->type;
+  if (random::is_random(fn)) {
+    require(t == DType::I64, "a random intrinsic's key and counter are i64", args[0]);
+    return std::make_shared<CallExpr>(random::result_type(fn), fn, std::move(args));
+  }
   if (is_float_only(fn)) require(is_float(t), "intrinsic needs float arguments", args[0]);
   else require(t != DType::Bool, "intrinsic on bool", args[0]);
   return std::make_shared<CallExpr>(returns_bool(fn) ? DType::Bool : t, fn, std::move(args));

@@ -16,6 +16,7 @@
 #include "ir/printer.hpp"
 #include "ir/semantics.hpp"
 #include "ir/sort_rows.hpp"
+#include "ir/random.hpp"
 #include "ir/status.hpp"
 
 namespace kiln::ir {
@@ -489,6 +490,7 @@ class Compiler final : public HostScope {
       fail(fr, code, format_message(message, values.data(), values.size()));
     };
   }
+    if (random::is_random(fn)) return random_call(fn, args[0], args[1]);
 
   /// Visits every index of [0, extents) in row-major order, setting the index slots first.
   struct Space {
@@ -506,6 +508,18 @@ class Compiler final : public HostScope {
         size_t d = rank;
         while (d-- > 0) {
           if (++i[d] < ext[d]) {
+  }
+
+  static ExprFn random_call(Intrinsic fn, ExprFn key, ExprFn counter) {
+    return sem::with_type(random::result_type(fn), [&](auto t) -> ExprFn {
+      using T = decltype(t);
+      return [fn, key, counter](Frame& fr) {
+        const std::int64_t k = key(fr).i64;  // key before counter, as written
+        const random::Value v = random::evaluate(fn, k, counter(fr).i64);
+        if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(v.as_float));
+        else return make<T>(static_cast<T>(v.as_int));
+      };
+    });
             fr.scalars[idx[d]] = make<std::int64_t>(i[d]);
             break;
           }

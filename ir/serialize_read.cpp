@@ -21,7 +21,7 @@ constexpr auto kLastExprKind = ExprKind::Call;
 constexpr auto kLastStmtKind = StmtKind::Sort;
 constexpr auto kLastUnaryOp = UnaryOp::BitNot;
 constexpr auto kLastBinaryOp = BinaryOp::Ge;
-constexpr auto kLastIntrinsic = Intrinsic::IsFinite;
+constexpr auto kLastIntrinsic = Intrinsic::RandomNormalF64;
 constexpr auto kLastReduceOp = ReduceOp::ArgMax;
 constexpr auto kLastBorder = Border::skip;
 

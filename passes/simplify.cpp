@@ -5,6 +5,7 @@
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/random.hpp"
 #include "ir/reductions.hpp"
 #include "ir/semantics.hpp"
 #include "ir/substitute.hpp"
@@ -125,6 +126,10 @@ class Folder : public IRMutator {
     const auto& x = r->as<CallExpr>();
     for (const auto& a : x.args)
       if (!as_const(a)) return r;
+    if (random::is_random(x.fn)) {
+      const random::Value v = random::evaluate(x.fn, as_const(x.args[0])->i, as_const(x.args[1])->i);
+      return is_float(x.type) ? make_float(x.type, v.as_float) : make_int(x.type, v.as_int);
+    }
     return sem::with_type(x.args[0]->type, [&](auto t) -> Expr {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, bool>) {

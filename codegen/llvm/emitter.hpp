@@ -208,6 +208,8 @@ class Emitter {
   // ---- emit_call.cpp: intrinsics ----
   llvm::Value* call(const ir::CallExpr& c);
   llvm::Value* libm_call(const char* name, DType t, llvm::ArrayRef<llvm::Value*> args);
+  // ---- emit_random.cpp: the random intrinsics (ir/random.hpp) on evaluated i64 key and counter ----
+  llvm::Value* random(Intrinsic fn, llvm::Value* key, llvm::Value* counter);
 
   // ---- emit_stmt.cpp: statements ----
   void stmt(const ir::Stmt& s);

@@ -27,6 +27,7 @@
 #include "kiln/options.hpp"
 #include "kiln/reduce.hpp"
 #include "kiln/sort.hpp"
+#include "kiln/random.hpp"
 #include "kiln/runtime.hpp"
 #include "kiln/stencil.hpp"
 #include "kiln/traced.hpp"
