@@ -124,8 +124,6 @@ void check_rebind(std::uint64_t home, const ArrayHandle& to) {
 
 // ---- elements and shapes --------------------------------------------------------------------------------
 
-namespace {
-
 std::vector<ir::Expr> read_indices(TraceContext& ctx, const ArrayHandle& a, const Int* const* indices, int n,
                                    Node& flags) {
   if (n != a.rank)
@@ -139,8 +137,6 @@ std::vector<ir::Expr> read_indices(TraceContext& ctx, const ArrayHandle& a, cons
   }
   return base_indices(a, out);
 }
-
-}  // namespace
 
 DType elem_of(const ArrayHandle& a) { return a.var->type.elem; }
 

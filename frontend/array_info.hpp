@@ -31,6 +31,10 @@ struct ArrayInfo {
 std::vector<ir::Expr> extents_of(const ArrayHandle& a);
 /// The indices into `a.var` of the element at `index` (one per dimension of `a`).
 std::vector<ir::Expr> base_indices(const ArrayHandle& a, const std::vector<ir::Expr>& index);
+/// The indices into `a.var` of the element `a(indices[0], ..., indices[n - 1])` (a TraceError for the wrong
+/// count); what the index values read is added to `flags`.
+std::vector<ir::Expr> read_indices(TraceContext& ctx, const ArrayHandle& a, const Int* const* indices, int n,
+                                   Node& flags);
 bool is_view(const ArrayHandle& a);
 /// How `a` is named in messages: its variable, or the expression or view it came from.
 std::string label_of(const ArrayHandle& a);

@@ -159,6 +159,9 @@ class Flattener {
       case ir::StmtKind::Store:
         fail(fmt::format("it stores into array '{}': a stencil body only computes the element's value (its result)",
                          s->as<ir::StoreStmt>().array->name));
+      case ir::StmtKind::Atomic:
+        fail(fmt::format("it updates array '{}' atomically: a stencil body only computes the element's value (its result)",
+                         s->as<ir::AtomicStmt>().array->name));
       case ir::StmtKind::Launch:
       case ir::StmtKind::Parfor: fail("it contains a kiln::prange: a stencil body is evaluated per element already");
       case ir::StmtKind::Check:

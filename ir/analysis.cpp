@@ -44,6 +44,10 @@ class UsesVar : public IRVisitor {
     found |= s.array.get() == v_;
     IRVisitor::visit(s);
   }
+  void visit(const AtomicStmt& s) override {
+    found |= s.array.get() == v_ || s.result.get() == v_;
+    IRVisitor::visit(s);
+  }
 
  private:
   const VarNode* v_;
@@ -85,6 +89,11 @@ class FreeVars : public IRVisitor {
   void visit(const StoreStmt& s) override {
     use(s.array);
     IRVisitor::visit(s);
+  }
+  void visit(const AtomicStmt& s) override {
+    use(s.array);
+    IRVisitor::visit(s);
+    defined_.insert(s.result.get());
   }
   void visit(const ForStmt& s) override {
     walk(s.begin);
@@ -161,6 +170,10 @@ class Writes : public IRVisitor {
     IRVisitor::visit(s);
   }
   void visit(const StoreStmt& s) override {
+    stored.insert(s.array.get());
+    IRVisitor::visit(s);
+  }
+  void visit(const AtomicStmt& s) override {
     stored.insert(s.array.get());
     IRVisitor::visit(s);
   }
@@ -264,6 +277,7 @@ std::vector<Var> free_vars(const Expr& e) {
 std::vector<Var> declared_by(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::Let: return {s->as<LetStmt>().var};
+    case StmtKind::Atomic: return {s->as<AtomicStmt>().result};
     case StmtKind::Allocate: return {s->as<AllocateStmt>().array};
     case StmtKind::Map:
       if (s->as<MapStmt>().allocate) return {s->as<MapStmt>().target};

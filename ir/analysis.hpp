@@ -29,7 +29,7 @@ inline bool is_speculatable(const Expr& e) { return !has_load(e); }
 std::vector<Var> free_vars(const Stmt& s);
 std::vector<Var> free_vars(const Expr& e);
 
-/// The variables `s` itself declares for the statements after it in its block: a Let's variable, an array it
+/// The variables `s` itself declares for the statements after it in its block: a Let's variable, an Atomic's result, an array it
 /// allocates (Allocate, an allocating Map or Stencil, ReduceAxis's target), a Reduce's result, a declaring
 /// Bind's binding. A loop's index, and what its body declares, are not visible after it: none.
 std::vector<Var> declared_by(const Stmt& s);

@@ -58,6 +58,12 @@ class Collector final : public IRVisitor {
     IRVisitor::visit(s);  // indices and value first: they are read before the element is written
     record(s.array.get(), s.indices, true);
   }
+  // An atomic reads the element, then writes it.
+  void visit(const AtomicStmt& s) override {
+    IRVisitor::visit(s);
+    record(s.array.get(), s.indices, false);
+    record(s.array.get(), s.indices, true);
+  }
   void visit(const ForStmt& s) override {
     walk(s.begin);
     walk(s.end);

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/messages.hpp"
 #include "ir/printer.hpp"
@@ -197,6 +198,7 @@ class Compiler final : public HostScope {
           std::memcpy(addr(fr), &v, size);
         };
       }
+      case StmtKind::Atomic: return atomic(s->as<AtomicStmt>());
       case StmtKind::Sort: {
         const auto& x = s->as<SortStmt>();
         if (machine_) return machine_->sort(x, *this);
@@ -318,6 +320,30 @@ class Compiler final : public HostScope {
  private:
   const Function fn_;
   const Machine* const machine_;
+
+  // The interpreter runs one statement at a time, so an atomic is its read, its update and its write. On a
+  // device target's host function the element lives in the machine's memory.
+  StmtFn atomic(const AtomicStmt& a) {
+    auto addr = address(a.array, a.indices);
+    ExprFn value = expr(a.value);
+    ExprFn expected = a.expected ? expr(a.expected) : ExprFn([](Frame&) { return make<std::int32_t>(0); });
+    const int slot = scalar_slot(a.result.get());
+    const AtomicOp op = a.op;
+    return sem::with_type(a.array->type.elem, [&](auto t) -> StmtFn {
+      using T = decltype(t);
+      return [addr, value, expected, slot, op, m = machine_](Frame& fr) {
+        const T v = get<T>(value(fr)), e = get<T>(expected(fr));
+        void* p = addr(fr);
+        T old;
+        if (m) m->read(fr, p, &old, sizeof(T));
+        else std::memcpy(&old, p, sizeof(T));
+        const T updated = sem::atomic_update(op, old, v, e);
+        if (m) m->write(fr, p, &updated, sizeof(T));
+        else std::memcpy(p, &updated, sizeof(T));
+        fr.scalars[slot] = make<T>(old);
+      };
+    });
+  }
   std::unordered_map<const VarNode*, int> scalar_slots_, array_slots_;
   int sites_ = 0;  ///< allocation sites so far
 

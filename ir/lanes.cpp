@@ -134,6 +134,8 @@ class Planner : public IRVisitor {
   void visit(const ReduceAxisStmt&) override { refuse_with("it holds an array operation"); }
   void visit(const StencilStmt&) override { refuse_with("it holds a stencil"); }
   void visit(const LaunchStmt&) override { refuse_with("it holds a launch"); }
+  // Lanes would update their elements as one vector, not as one atomic step each.
+  void visit(const AtomicStmt& s) override { refuse_with("it updates an element of " + s.array->name + " atomically"); }
 
  private:
   enum class Mode : std::uint8_t { Spread, Check };

@@ -12,6 +12,7 @@
 namespace kiln::ir {
 
 // The operator enums are public (kiln/ops.hpp); the IR refers to them as ir::BinaryOp etc. too.
+using kiln::AtomicOp;
 using kiln::BinaryOp;
 using kiln::Border;
 using kiln::Intrinsic;

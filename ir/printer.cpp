@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ir/printer.hpp"
 
+#include "ir/atomics.hpp"
 #include "ir/status.hpp"
 
 #include "kiln/abi.hpp"
@@ -171,6 +172,16 @@ class Printer {
         const auto& x = s->as<SortStmt>();
         line(depth, "sort rows of " + name(x.keys) + (x.positions ? " with positions " + name(x.positions) : "") +
                         origin(x.origin));
+        break;
+      }
+      case StmtKind::Atomic: {
+        const auto& a = s->as<AtomicStmt>();
+        // As kiln::atomic_compare_exchange(element, expected, desired) spells it.
+        std::string args = name(a.array) + "[" + exprs(a.indices) + "], ";
+        if (a.expected) args += expr(a.expected) + ", ";
+        args += expr(a.value);
+        line(depth, "let " + define(a.result) + ": " + to_string(a.result->type) + " = " +
+                        std::string(name_of(a.op)) + "(" + args + ")");
         break;
       }
       case StmtKind::Launch: {

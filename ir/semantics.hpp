@@ -3,6 +3,9 @@
 // backends must agree with them. Integer arithmetic wraps, division is total, shifts take the count modulo
 // the width, float-to-integer conversion saturates, min/max propagate NaN. The order of sorts (NumPy's: NaN last,
 // -0.0 == +0.0, stable) is defined per key type in ir/sort_keys.hpp.
+// Atomics on array elements (kiln::atomic_*) apply this arithmetic in one indivisible, relaxed step:
+// ir/atomics.hpp holds their rules (memory order, bitwise compare-exchange, which results are reproducible)
+// and sem::atomic_update, what each leaves in the element.
 #pragma once
 
 #include <cmath>

@@ -31,6 +31,7 @@
 //     Stencil: var target, bool allocate, vars indices, exprs shape, exprs target_index (only when !allocate),
 //              expr value, vars windows, i64s lo, i64s hi, u8 Border, opt<expr> cval, str origin
 //     Launch: i32 kernel, stmt body
+//     Atomic: var result, u8 AtomicOp, var array, exprs indices, expr value, opt<expr> expected
 //     Sort: var keys, opt<var> positions, str origin
 // Variables are numbered in the order the encoding first refers to them (a reference names a known variable or
 // the next one). Expressions are written as trees: a subexpression shared by two parents is written twice, so the
@@ -49,7 +50,7 @@ namespace kiln::ir {
 
 /// Written first and checked first. Change it with any change to the encoding (a node kind or field added to
 /// ir/expr.hpp or ir/stmt.hpp included), so that stored entries in the old form are refused, never misread.
-inline constexpr std::uint32_t kSerialFormatVersion = 2;
+inline constexpr std::uint32_t kSerialFormatVersion = 3;
 
 /// The deepest nesting (a statement or expression inside another is one level deeper) either direction accepts:
 /// decoding recurses once per level, as do the verifier, the printer and the passes on what it returns, so a

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/verifier.hpp"
 
@@ -24,6 +25,7 @@ constexpr auto kLastBinaryOp = BinaryOp::Ge;
 constexpr auto kLastIntrinsic = Intrinsic::RandomNormalF64;
 constexpr auto kLastReduceOp = ReduceOp::ArgMax;
 constexpr auto kLastBorder = Border::skip;
+constexpr auto kLastAtomicOp = AtomicOp::CompareExchange;
 
 // ---- decoding ----------------------------------------------------------------------------------------------
 
@@ -363,6 +365,17 @@ class Reader {
         const int kernel = i32("a kernel number");
         Stmt body = stmt();
         return build(at, [&] { return make_launch(kernel, std::move(body)); });
+      }
+      case StmtKind::Atomic: {
+        Var result = var();
+        const AtomicOp op = enumerator(kLastAtomicOp, "atomic operation");
+        Var a = var();
+        auto idx = exprs();
+        Expr value = expr();
+        Expr expected = flag("an atomic's expected value") ? expr() : nullptr;
+        return build(at, [&] {
+          return make_atomic(std::move(result), op, std::move(a), std::move(idx), std::move(value), std::move(expected));
+        });
       }
     }
     fail(at, "unreachable statement kind");

@@ -309,6 +309,16 @@ class Writer {
         str(x.origin);
         break;
       }
+      case StmtKind::Atomic: {
+        const auto& a = s->as<AtomicStmt>();
+        var(a.result);
+        u8(static_cast<std::uint8_t>(a.op));
+        var(a.array);
+        exprs(a.indices);
+        expr(a.value);
+        optional(a.expected, &Writer::expr);
+        break;
+      }
       case StmtKind::Launch: {
         const auto& l = s->as<LaunchStmt>();
         i32(l.kernel);

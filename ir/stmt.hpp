@@ -16,6 +16,7 @@ enum class StmtKind : std::uint8_t {
   Map, Reduce, ReduceAxis,  // array-level operations, as traced; lower_array_ops turns them into parfors
   Stencil,                  // lower_stencils turns it into an interior parfor plus border parfors
   Launch,                   // a parfor that runs on a device as one kernel (passes/offload.cpp)
+  Atomic,                   // an atomic read-modify-write of one array element (ir/atomics.hpp)
   Sort,                     // sorts the rows of an array in place; stays until codegen (ir/sort_keys.hpp)
 };
 
@@ -272,6 +273,29 @@ struct LaunchStmt final : StmtNode {
   Stmt body;  ///< a ParforStmt
   LaunchStmt(int k, Stmt b) : StmtNode(kKind), kernel(k), body(std::move(b)) {}
   const ParforStmt& parfor() const { return body->as<ParforStmt>(); }
+};
+
+/// An atomic read-modify-write of one element: old = array[indices]; array[indices] = op(old, value) (for
+/// CompareExchange: `value` if old has the bits of `expected`, else old) as one indivisible step against
+/// every other atomic on the element. Declares `result` (a Local scalar of the element type, never assigned,
+/// visible to the rest of the enclosing block) holding old. Iterations of a parfor may update one element
+/// concurrently through atomics; the rules (order, types, determinism) are in ir/atomics.hpp.
+struct AtomicStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Atomic;
+  Var result;
+  AtomicOp op;
+  Var array;
+  std::vector<Expr> indices;
+  Expr value;
+  Expr expected;  ///< CompareExchange only, else null
+  AtomicStmt(Var r, AtomicOp o, Var a, std::vector<Expr> idx, Expr v, Expr e)
+      : StmtNode(kKind),
+        result(std::move(r)),
+        op(o),
+        array(std::move(a)),
+        indices(std::move(idx)),
+        value(std::move(v)),
+        expected(std::move(e)) {}
 };
 
 /// Sorts every row (along the last axis) of `keys` in place, ascending and stable in kiln's key order

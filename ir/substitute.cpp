@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 
 namespace kiln::ir {
@@ -112,6 +113,14 @@ Stmt Renamer::visit(const StoreStmt& s, const Stmt& self) {
   return make_store(a, std::move(idx), v);
 }
 
+// The atomic's result is a declaration, which only fresh_copy renames.
+Stmt Renamer::visit(const AtomicStmt& s, const Stmt& self) {
+  Stmt r = IRMutator::visit(s, self);
+  const auto& a = r->as<AtomicStmt>();
+  if (map(a.array) == a.array) return r;
+  return make_atomic(a.result, a.op, map(a.array), a.indices, a.value, a.expected);
+}
+
 // An allocating map or stencil declares its target: only one into an existing array renames it.
 Stmt Renamer::visit(const MapStmt& s, const Stmt& self) {
   Stmt r = IRMutator::visit(s, self);
@@ -180,6 +189,11 @@ class Cloner : public Renamer {
     return out;
   }
   Stmt visit(const LetStmt& l, const Stmt&) override { return make_let(map(l.var), mutate(l.init)); }
+  Stmt visit(const AtomicStmt& a, const Stmt& self) override {
+    const Stmt r = Renamer::visit(a, self);
+    const auto& b = r->as<AtomicStmt>();
+    return make_atomic(map(b.result), b.op, b.array, b.indices, b.value, b.expected);
+  }
   Stmt visit(const ForStmt& f, const Stmt&) override {
     return make_for(map(f.index), mutate(f.begin), mutate(f.end), mutate(f.body));
   }

@@ -47,6 +47,7 @@ class Renamer : public IRMutator {
   Expr visit(const DimExpr& e, const Expr& self) override;
   Stmt visit(const AssignStmt& s, const Stmt& self) override;
   Stmt visit(const StoreStmt& s, const Stmt& self) override;
+  Stmt visit(const AtomicStmt& s, const Stmt& self) override;
   Stmt visit(const MapStmt& s, const Stmt& self) override;
   Stmt visit(const StencilStmt& s, const Stmt& self) override;
   Stmt visit(const ParforStmt& s, const Stmt& self) override;

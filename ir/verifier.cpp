@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
@@ -195,6 +196,19 @@ class Verifier {
                  to_string(st.value) + "`");
   }
 
+  void atomic(const AtomicStmt& a) {
+    use(a.array, "an atomic");
+    exprs(a.indices, "an index of " + a.array->name);
+    expr(a.value, "the value of " + std::string(name_of(a.op)) + " on " + a.array->name);
+    if (a.expected) expr(a.expected, "the expected value of an atomic on " + a.array->name);
+    for (const auto& f : parfors_)
+      for (const auto& r : f.parfor->array_reductions)
+        if (r.array == a.array)
+          report("array " + a.array->name + " is an array reduction of a parfor but is updated by " +
+                 std::string(name_of(a.op)));
+    define(a.result);
+  }
+
   /// Opens a scope holding the indices of an array operation's space; the extents are outside it.
   void index_space(const std::vector<Var>& indices, const std::vector<Expr>& shape, const std::string& what) {
     exprs(shape, "the shape of " + what);
@@ -215,6 +229,7 @@ class Verifier {
       }
       case StmtKind::Assign: assign(s->as<AssignStmt>()); break;
       case StmtKind::Store: store(s->as<StoreStmt>()); break;
+      case StmtKind::Atomic: atomic(s->as<AtomicStmt>()); break;
       case StmtKind::For: {
         const auto& f = s->as<ForStmt>();
         expr(f.begin, "a loop bound");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ir/visitor.hpp"
 
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 
 namespace kiln::ir {
@@ -40,6 +41,7 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::Bind: return visit(s->as<BindStmt>());
     case StmtKind::Stencil: return visit(s->as<StencilStmt>());
     case StmtKind::Launch: return visit(s->as<LaunchStmt>());
+    case StmtKind::Atomic: return visit(s->as<AtomicStmt>());
     case StmtKind::Sort: return visit(s->as<SortStmt>());
   }
 }
@@ -112,6 +114,11 @@ void IRVisitor::visit(const ReduceAxisStmt& s) {
   walk(s.value);
 }
 void IRVisitor::visit(const LaunchStmt& s) { walk(s.body); }
+void IRVisitor::visit(const AtomicStmt& s) {
+  for (const auto& i : s.indices) walk(i);
+  walk(s.value);
+  walk(s.expected);
+}
 void IRVisitor::visit(const StencilStmt& s) {
   for (const auto& e : s.shape) walk(e);
   for (const auto& e : s.target_index) walk(e);
@@ -155,6 +162,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Bind: return visit(s->as<BindStmt>(), s);
     case StmtKind::Stencil: return visit(s->as<StencilStmt>(), s);
     case StmtKind::Launch: return visit(s->as<LaunchStmt>(), s);
+    case StmtKind::Atomic: return visit(s->as<AtomicStmt>(), s);
     case StmtKind::Sort: return visit(s->as<SortStmt>(), s);
   }
   return s;
@@ -313,6 +321,14 @@ Stmt IRMutator::visit(const ReduceAxisStmt& s, const Stmt& self) {
   Expr v = mutate(s.value);
   if (!changed && v == s.value) return self;
   return make_reduce_axis(s.target, s.op, s.axis, s.keepdims, s.indices, std::move(shape), v, s.origin);
+}
+
+Stmt IRMutator::visit(const AtomicStmt& s, const Stmt& self) {
+  std::vector<Expr> idx;
+  bool changed = mutate_all(s.indices, idx);
+  Expr v = mutate(s.value), e = mutate(s.expected);
+  if (!changed && v == s.value && e == s.expected) return self;
+  return make_atomic(s.result, s.op, s.array, std::move(idx), v, e);
 }
 
 Stmt IRMutator::visit(const LaunchStmt& s, const Stmt& self) {

@@ -41,6 +41,7 @@ class IRVisitor {
   virtual void visit(const BindStmt&) {}
   virtual void visit(const StencilStmt& s);
   virtual void visit(const LaunchStmt& s);
+  virtual void visit(const AtomicStmt& s);
   virtual void visit(const SortStmt&) {}  ///< holds no expressions: its arrays are its only operands
 };
 
@@ -79,6 +80,7 @@ class IRMutator {
   virtual Stmt visit(const BindStmt&, const Stmt& self) { return self; }
   virtual Stmt visit(const StencilStmt& s, const Stmt& self);
   virtual Stmt visit(const LaunchStmt& s, const Stmt& self);
+  virtual Stmt visit(const AtomicStmt& s, const Stmt& self);
   virtual Stmt visit(const SortStmt&, const Stmt& self) { return self; }
 
   /// Mutates each element; returns true if any changed.

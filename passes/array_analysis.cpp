@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
@@ -303,6 +304,13 @@ class Analysis {
       case StmtKind::Store: {
         const auto& st = s->as<StoreStmt>();
         return make_store(st.array, rewrite_all(st.indices, false), rewrite(st.value, false));
+      }
+      case StmtKind::Atomic: {
+        const auto& a = s->as<AtomicStmt>();
+        Stmt out = make_atomic(a.result, a.op, a.array, rewrite_all(a.indices, false), rewrite(a.value, false),
+                               a.expected ? rewrite(a.expected, false) : nullptr);
+        define(a.result);
+        return out;
       }
       case StmtKind::For: {
         const auto& f = s->as<ForStmt>();

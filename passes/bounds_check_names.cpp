@@ -27,6 +27,10 @@ std::string check_message_names(const ir::Function& f) {
       add(s.array);
       IRVisitor::visit(s);
     }
+    void visit(const AtomicStmt& s) override {
+      add(s.array);
+      IRVisitor::visit(s);
+    }
     void visit(const MapStmt& s) override {
       add(s.target);
       IRVisitor::visit(s);

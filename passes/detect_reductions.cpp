@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/reductions.hpp"
@@ -58,6 +59,8 @@ struct BodyFacts {
   std::vector<ir::Var> arrays;  // outer arrays written, in first-write order
   std::map<const ir::VarNode*, std::vector<ArrayWrite>> writes;
   std::map<const ir::VarNode*, std::vector<ReduceOp>> inherited_arrays;
+  std::map<const ir::VarNode*, std::vector<const ir::AtomicStmt*>> atomics;  // outer arrays updated atomically
+  std::vector<const ir::AtomicStmt*> own_atomics;  // the atomics of this body, not of a nested parfor
 
   void note_scalar(const ir::Var& v) {
     if (!assigns.count(v.get()) && !inherited.count(v.get())) scalars.push_back(v);
@@ -95,6 +98,12 @@ struct BodyFacts {
         if (!outer(st.array)) break;
         note_array(st.array);
         writes[st.array.get()].push_back({st.array, st.indices, st.value});
+        break;
+      }
+      case ir::StmtKind::Atomic: {
+        const auto& a = s->as<ir::AtomicStmt>();
+        own_atomics.push_back(&a);
+        if (outer(a.array)) atomics[a.array.get()].push_back(&a);
         break;
       }
       case ir::StmtKind::Map: {
@@ -174,6 +183,8 @@ struct BodyFacts {
       mine.insert(mine.end(), inner.writes[a.get()].begin(), inner.writes[a.get()].end());
     }
     arg_candidates.insert(arg_candidates.end(), inner.arg_candidates.begin(), inner.arg_candidates.end());
+    for (const auto& [a, list] : inner.atomics)
+      if (!defined.count(a)) atomics[a].insert(atomics[a].end(), list.begin(), list.end());
   }
 };
 
@@ -274,8 +285,12 @@ class Detector : public ir::IRMutator {
     arg_reductions(q, facts, reductions, handled);
     for (const ir::Var& v : facts.scalars)
       if (!handled.count(v.get())) reductions.push_back({v, scalar_op(q, v, facts), nullptr});
-    for (const ir::Var& a : facts.arrays)
+    for (const ir::Var& a : facts.arrays) {
+      if (const auto atomic = facts.atomics.find(a.get()); atomic != facts.atomics.end())
+        mixed_atomics(q, a, *atomic->second.front());
       if (auto op = array_op(q, a, facts, inside)) array_reductions.push_back({a, *op});
+    }
+    note_order_dependence(q, facts.own_atomics);
 
     for (const auto& r : reductions) {
       if (read_outside_updates(q.body, r.var.get(), &r, nullptr) ||
@@ -311,6 +326,40 @@ class Detector : public ir::IRMutator {
   PassContext& ctx_;
 
   [[noreturn]] void fail(const std::string& msg) const { throw TraceError(fmt::format("kernel '{}': {}", fn_.name, msg)); }
+
+  /// An array updated by atomics in a prange may not also be written plainly there: a plain write races
+  /// with the atomics of other iterations (and an `a[k] += e` would become an array reduction, updating a
+  /// private copy the atomics never see).
+  [[noreturn]] void mixed_atomics(const ir::ParforStmt& p, const ir::Var& a, const ir::AtomicStmt& atomic) const {
+    fail(fmt::format("array {} is updated by kiln::{} and also written with a plain store inside {}; a plain write "
+                     "races with the atomics of other iterations. Inside the loop update it only through kiln::atomic_* "
+                     "(kiln::atomic_exchange for a plain write), or write it in a loop of its own",
+                     describe(a), ir::name_of(atomic.op), loop_name(p)));
+  }
+
+  /// Float atomic add/sub round in the order the updates happen, which differs between runs and thread counts
+  /// on parallel targets; exchange and compare-exchange let the order pick the winner. Said once per array and
+  /// operation, with the reproducible alternative.
+  void note_order_dependence(const ir::ParforStmt& p, const std::vector<const ir::AtomicStmt*>& atomics) {
+    std::vector<std::pair<const ir::VarNode*, AtomicOp>> said;
+    const std::string where = p.origin.empty() ? "a prange" : p.origin;
+    for (const ir::AtomicStmt* a : atomics) {
+      const DType t = a->array->type.elem;
+      if (!ir::order_dependent(a->op, t)) continue;
+      if (std::find(said.begin(), said.end(), std::make_pair(a->array.get(), a->op)) != said.end()) continue;
+      said.emplace_back(a->array.get(), a->op);
+      if (a->op == AtomicOp::Add || a->op == AtomicOp::Sub)
+        ctx_.note(Topic::other, fmt::format("not reproducible: kiln::{} on {} array {} in {} rounds in the order the updates "
+                              "happen, which varies between runs and thread counts, so its result is not bitwise "
+                              "reproducible. For a sum that is the same run to run write `{}[k] += x`: kiln makes it an "
+                              "array reduction, whose per-thread copies combine in a fixed order",
+                              ir::name_of(a->op), name_of(t), a->array->name, where, a->array->name));
+      else
+        ctx_.note(Topic::other, fmt::format("order-dependent: kiln::{} on {} in {}: which iteration's value stays depends on the "
+                              "order of the updates, which varies between runs and thread counts",
+                              ir::name_of(a->op), a->array->name, where));
+    }
+  }
 
   std::string advice(const ir::Var& v) const {
     return fmt::format("Iterations of a prange run in parallel, so this would race. Update it only as {0} += e, {0} -= e, "

@@ -11,6 +11,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "passes/loop_analysis.hpp"
 #include "passes/statement_lists.hpp"
 
@@ -37,6 +38,10 @@ bool touches(const Stmt& s, const VarNode* array) {
       IRVisitor::visit(e);
     }
     void visit(const StoreStmt& s) override {
+      found |= s.array.get() == v;
+      IRVisitor::visit(s);
+    }
+    void visit(const AtomicStmt& s) override {
       found |= s.array.get() == v;
       IRVisitor::visit(s);
     }
@@ -264,6 +269,7 @@ class Eliminator {
     if (const auto* p = dyn<ParforStmt>(s))
       for (const auto& r : p->array_reductions)
         if (r.array.get() == v) return std::nullopt;
+    if (has_atomic(s, v)) return std::nullopt;  // its elements are shared, and an atomic is no value to forward
     const Stmt& body = loop_body(holder_of(s, v));
     if (stored_in_nested_parfor(body, v)) return std::nullopt;
     const auto acc = accesses_of(body, v);

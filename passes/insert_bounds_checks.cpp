@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "ir/analysis.hpp"
+#include "ir/atomics.hpp"
 #include "ir/builder.hpp"
 #include "ir/visitor.hpp"
 #include "kiln/abi.hpp"
@@ -370,6 +371,16 @@ class Inserter {
         for (const Expr& i : st.indices) statement_level(i, nullptr, out);
         statement_level(st.value, nullptr, out);
         check_access(Access{st.array, st.indices, nullptr}, out);
+        out.push_back(s);
+        return;
+      }
+      case StmtKind::Atomic: {
+        const auto& a = s->as<AtomicStmt>();
+        for (const Expr& i : a.indices) statement_level(i, nullptr, out);
+        statement_level(a.value, nullptr, out);
+        if (a.expected) statement_level(a.expected, nullptr, out);
+        check_access(Access{a.array, a.indices, nullptr}, out);
+        define(a.result);
         out.push_back(s);
         return;
       }

@@ -47,6 +47,14 @@ class Collect : public IRVisitor {
     IRVisitor::visit(s);
     out.writes.insert(s.var.get());
   }
+  // An atomic reads its element and writes it: a load and a store at the same subscripts.
+  void visit(const AtomicStmt& s) override {
+    IRVisitor::visit(s);
+    out.loaded.insert(s.array.get());
+    out.stored.insert(s.array.get());
+    out.accesses.push_back(Access{s.array, s.indices, false});
+    out.accesses.push_back(Access{s.array, s.indices, true});
+  }
   void visit(const MapStmt& s) override {
     IRVisitor::visit(s);
     out.stored.insert(s.target.get());

@@ -349,6 +349,12 @@ VarSet used_vars(const Function& f) {
       if (s.array->kind == VarKind::Binding) used.insert(s.array.get());
       IRVisitor::visit(s);
     }
+    // An atomic reads its element (its result may be used even where the array is not read otherwise): it
+    // is a use of the array, so it and the array stay.
+    void visit(const AtomicStmt& s) override {
+      used.insert(s.array.get());
+      IRVisitor::visit(s);
+    }
     // An argsort reads its keys to write the positions; a sort alone only rewrites its keys (dead with them).
     void visit(const SortStmt& s) override {
       if (s.positions) used.insert(s.keys.get());

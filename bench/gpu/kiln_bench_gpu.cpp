@@ -98,6 +98,12 @@ void fill(DeviceArray<float>& x, float lo, float hi, long long seed) {
   k(x, lo, hi, seed);
 }
 
+/// kiln::atomic_add at data-dependent bins (docs/atomics.md): the histogram row's kernel.
+const auto hist_atomic = [](kiln::Array<float> x, kiln::Array<std::int32_t> hist) {
+  const auto bins = kiln::to_float(hist.shape(0));
+  kiln::prange(x.shape(0), [&](kiln::Int i) { kiln::atomic_add(hist[kiln::to_int(x[i] * bins)], 1); });
+};
+
 /// Median event times of kiln and the two references, interleaved (rotating which goes first).
 void time_rows(EventTimer& t, int reps, const std::function<void()>& kiln_run, const std::function<void(const benchgpu::Reference&)>& hand_run,
                const benchgpu::Reference& hand, const benchgpu::Reference& exact, Row& row) {
@@ -323,6 +329,32 @@ int main(int argc, char** argv) {
                 relative_check(m.to_vector(), m_ref.to_vector(), 1e-3);
     DeviceArray<float> t1({3, 5}), t2({3}), t3({3}), t4({3});
     cold_compile(row, benchgpu::row_stats, "row_stats", [&](auto& kk) { kk(t1, t2, t3, t4); });
+    rows.push_back(row);
+  }
+
+  if (opt.selected("hist_atomic")) {
+    // A histogram by atomics (kiln::atomic_add at data-dependent bins) against the same by hand: one global
+    // atomicAdd per element into 256 int32 bins. Both start from zero and run equally often: exact counts.
+    const int bins = 256;
+    Row row("histogram atomics 256", nb);
+    DeviceArray<float> x({n});
+    fill(x, 0, 1, 13);
+    const auto zero = std::vector<std::int32_t>(bins, 0);
+    DeviceArray<std::int32_t> hist({bins}), hist_ref({bins});
+    hist.copy_from(zero), hist_ref.copy_from(zero);
+    auto k = kiln::jit("hist_atomic", hist_atomic, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, opt.reps, [&] { k(x, hist); },
+              [&](const benchgpu::Reference& h) { h.histogram_atomic(x.data(), n, hist_ref.data(), bins); }, ref, exact, row);
+    // The hand kernel ran twice per kiln run (hand and hand=): halve its counts.
+    const std::vector<std::int32_t> got = hist.to_vector(), want = hist_ref.to_vector();
+    bool same = true;
+    long long total = 0;
+    for (int b = 0; b < bins; ++b) same = same && 2 * static_cast<long long>(got[b]) == want[b], total += got[b];
+    row.check = same && total % n == 0 ? "ok" : "MISMATCH";
+    DeviceArray<float> t1({1});
+    fill(t1, 0, 1, 14);
+    DeviceArray<std::int32_t> t2({4});
+    cold_compile(row, hist_atomic, "hist_atomic", [&](auto& kk) { kk(t1, t2); });
     rows.push_back(row);
   }
 

@@ -154,12 +154,18 @@ extern "C" __global__ void ref_row_stats(const float* __restrict__ x, float* __r
   }
 }
 
+// A histogram by global atomics, one element per thread: the hand form of kiln::atomic_add(hist[bin], 1).
+extern "C" __global__ void ref_hist_atomic(const float* __restrict__ x, long long n, int* hist, int bins) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&hist[(int)(x[i] * (float)bins)], 1);
+}
+
 extern "C" __global__ void ref_empty() {}
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
                                          "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
-                                         "ref_row_stats", "ref_empty"};
+                                         "ref_row_stats", "ref_hist_atomic", "ref_empty"};
 
 }  // namespace
 
@@ -233,6 +239,10 @@ void Reference::black_scholes(const float* s, const float* k, const float* t, fl
 
 void Reference::row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const {
   launch("ref_row_stats", blocks(rows, 8), 32, {&x, &mean, &var, &sd, &rows, &cols}, 1, 8);
+}
+
+void Reference::histogram_atomic(const float* x, long long n, int* hist, int bins) const {
+  launch("ref_hist_atomic", blocks(n, 256), 256, {&x, &n, &hist, &bins});
 }
 
 void Reference::empty() const { launch("ref_empty", 1, 32, {}); }

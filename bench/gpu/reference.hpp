@@ -31,6 +31,8 @@ class Reference {
   void black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const;
   /// Per-row mean, variance and standard deviation of a rows x cols matrix (a warp per row).
   void row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const;
+  /// Adds the counts of x (values in [0, 1), bin = int(x * bins)) to hist with one global atomicAdd per element.
+  void histogram_atomic(const float* x, long long n, int* hist, int bins) const;
   void empty() const;  ///< an empty kernel: the floor of launch overhead
   void synchronize() const;
 

@@ -53,6 +53,7 @@ class ProgramBuilder {
       case ir::StmtKind::Let:
       case ir::StmtKind::Assign:
       case ir::StmtKind::Store:
+      case ir::StmtKind::Atomic:
       case ir::StmtKind::Allocate:
       case ir::StmtKind::Bind:
       case ir::StmtKind::Check: return;  // the host runs these

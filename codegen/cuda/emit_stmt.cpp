@@ -150,6 +150,7 @@ void Emitter::stmt(const ir::Stmt& s) {
       return;
     }
     case ir::StmtKind::Store: return store(s->as<ir::StoreStmt>());
+    case ir::StmtKind::Atomic: return atomic(s->as<ir::AtomicStmt>());
     case ir::StmtKind::For: {
       const auto& f = s->as<ir::ForStmt>();
       const std::string begin = expr(f.begin), end = expr(f.end);

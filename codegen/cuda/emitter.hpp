@@ -95,6 +95,8 @@ class Emitter {
   /// lets right after it repeat, recorded in lets_ so that expr() reads them.
   void hoist_repeated_calls(const std::vector<ir::Stmt>& stmts, std::size_t at);
   void store(const ir::StoreStmt& s);
+  /// kiln::atomic_* on an element (emit_atomics.cpp).
+  void atomic(const ir::AtomicStmt& a);
   void nested_parfor(const ir::ParforStmt& p);
   void allocate(const ir::AllocateStmt& a);
   /// An array binding inside the body: a pointer with its extents and strides, (re)assigned.

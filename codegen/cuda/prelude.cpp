@@ -214,8 +214,9 @@ __device__ __forceinline__ void kiln_atomic_min(long long* p, long long v) { ato
 __device__ __forceinline__ void kiln_atomic_max(int* p, int v) { atomicMax(p, v); }
 __device__ __forceinline__ void kiln_atomic_max(long long* p, long long v) { atomicMax(p, v); }
 // The rest by compare-and-swap on the bits.
+// Each returns the value it replaced (kiln::atomic_min/max on floats use them too).
 template <class T, class Op>
-__device__ void kiln_atomic_cas32(T* p, T v, Op op) {
+__device__ T kiln_atomic_cas32(T* p, T v, Op op) {
   unsigned* a = (unsigned*)p;
   unsigned old = *a, assumed;
   do {
@@ -227,9 +228,12 @@ __device__ void kiln_atomic_cas32(T* p, T v, Op op) {
     memcpy(&bits, &next, 4);
     old = atomicCAS(a, assumed, bits);
   } while (old != assumed);
+  T replaced;
+  memcpy(&replaced, &assumed, 4);
+  return replaced;
 }
 template <class T, class Op>
-__device__ void kiln_atomic_cas64(T* p, T v, Op op) {
+__device__ T kiln_atomic_cas64(T* p, T v, Op op) {
   unsigned long long* a = (unsigned long long*)p;
   unsigned long long old = *a, assumed;
   do {
@@ -241,6 +245,9 @@ __device__ void kiln_atomic_cas64(T* p, T v, Op op) {
     memcpy(&bits, &next, 8);
     old = atomicCAS(a, assumed, bits);
   } while (old != assumed);
+  T replaced;
+  memcpy(&replaced, &assumed, 8);
+  return replaced;
 }
 __device__ __forceinline__ void kiln_atomic_mul(int* p, int v) { kiln_atomic_cas32(p, v, kiln_op_mul()); }
 __device__ __forceinline__ void kiln_atomic_mul(long long* p, long long v) { kiln_atomic_cas64(p, v, kiln_op_mul()); }
@@ -250,6 +257,43 @@ __device__ __forceinline__ void kiln_atomic_min(float* p, float v) { kiln_atomic
 __device__ __forceinline__ void kiln_atomic_min(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_min()); }
 __device__ __forceinline__ void kiln_atomic_max(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_max()); }
 __device__ __forceinline__ void kiln_atomic_max(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_max()); }
+
+// ---- explicit atomics (kiln::atomic_*, ir/atomics.hpp): relaxed, device scope; each returns the old value --
+// Integers wrap (through the unsigned forms); float sub is the add of -v, which IEEE defines as the same.
+__device__ __forceinline__ int kiln_fetch_add(int* p, int v) { return (int)atomicAdd((unsigned*)p, (unsigned)v); }
+__device__ __forceinline__ long long kiln_fetch_add(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ float kiln_fetch_add(float* p, float v) { return atomicAdd(p, v); }
+__device__ __forceinline__ double kiln_fetch_add(double* p, double v) { return atomicAdd(p, v); }
+__device__ __forceinline__ int kiln_fetch_sub(int* p, int v) { return (int)atomicSub((unsigned*)p, (unsigned)v); }
+__device__ __forceinline__ long long kiln_fetch_sub(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, 0ULL - (unsigned long long)v); }
+__device__ __forceinline__ float kiln_fetch_sub(float* p, float v) { return atomicAdd(p, -v); }
+__device__ __forceinline__ double kiln_fetch_sub(double* p, double v) { return atomicAdd(p, -v); }
+__device__ __forceinline__ int kiln_fetch_min(int* p, int v) { return atomicMin(p, v); }
+__device__ __forceinline__ long long kiln_fetch_min(long long* p, long long v) { return atomicMin(p, v); }
+__device__ __forceinline__ float kiln_fetch_min(float* p, float v) { return kiln_atomic_cas32(p, v, kiln_op_min()); }
+__device__ __forceinline__ double kiln_fetch_min(double* p, double v) { return kiln_atomic_cas64(p, v, kiln_op_min()); }
+__device__ __forceinline__ int kiln_fetch_max(int* p, int v) { return atomicMax(p, v); }
+__device__ __forceinline__ long long kiln_fetch_max(long long* p, long long v) { return atomicMax(p, v); }
+__device__ __forceinline__ float kiln_fetch_max(float* p, float v) { return kiln_atomic_cas32(p, v, kiln_op_max()); }
+__device__ __forceinline__ double kiln_fetch_max(double* p, double v) { return kiln_atomic_cas64(p, v, kiln_op_max()); }
+__device__ __forceinline__ int kiln_fetch_exchange(int* p, int v) { return atomicExch(p, v); }
+__device__ __forceinline__ long long kiln_fetch_exchange(long long* p, long long v) { return (long long)atomicExch((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ float kiln_fetch_exchange(float* p, float v) { return atomicExch(p, v); }
+__device__ __forceinline__ double kiln_fetch_exchange(double* p, double v) {
+  return __longlong_as_double((long long)atomicExch((unsigned long long*)p, (unsigned long long)__double_as_longlong(v)));
+}
+// Compare-exchange compares bit patterns.
+__device__ __forceinline__ int kiln_fetch_cas(int* p, int e, int v) { return atomicCAS(p, e, v); }
+__device__ __forceinline__ long long kiln_fetch_cas(long long* p, long long e, long long v) {
+  return (long long)atomicCAS((unsigned long long*)p, (unsigned long long)e, (unsigned long long)v);
+}
+__device__ __forceinline__ float kiln_fetch_cas(float* p, float e, float v) {
+  return __uint_as_float(atomicCAS((unsigned*)p, __float_as_uint(e), __float_as_uint(v)));
+}
+__device__ __forceinline__ double kiln_fetch_cas(double* p, double e, double v) {
+  return __longlong_as_double((long long)atomicCAS((unsigned long long*)p, (unsigned long long)__double_as_longlong(e),
+                                                   (unsigned long long)__double_as_longlong(v)));
+}
 
 // ---- failures: the first one of a call is kept, with its message -----------------------------------------
 struct KilnStatus {

@@ -227,7 +227,7 @@ void Emitter::atomic_update(const ir::StoreStmt& s, ReduceOp op) {
   });
 }
 
-void Emitter::atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<llvm::Value*(llvm::Value*)>& update) {
+llvm::Value* Emitter::atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<llvm::Value*(llvm::Value*)>& update) {
   llvm::Type* bits = b_.getIntNTy(static_cast<unsigned>(size_of(t)) * 8);
   const llvm::Align align(size_of(t));
   llvm::LoadInst* first = b_.CreateAlignedLoad(bits, addr, align, "atomic.first");
@@ -252,6 +252,7 @@ void Emitter::atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<ll
   seen->addIncoming(b_.CreateExtractValue(x, 0), swap);
   b_.CreateCondBr(b_.CreateExtractValue(x, 1), done, retry);
   b_.SetInsertPoint(done);
+  return old;  // what the element held when the update took effect (at the load, or at the exchange)
 }
 
 }  // namespace kiln::codegen::cpu::detail

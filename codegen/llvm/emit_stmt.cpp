@@ -26,6 +26,7 @@ void Emitter::stmt(const ir::Stmt& s) {
     }
     case ir::StmtKind::Assign: return assign(s->as<ir::AssignStmt>());
     case ir::StmtKind::Store: return store(s->as<ir::StoreStmt>());
+    case ir::StmtKind::Atomic: return atomic(s->as<ir::AtomicStmt>());
     case ir::StmtKind::For: {
       const auto& f = s->as<ir::ForStmt>();
       llvm::Value* begin = expr(f.begin);

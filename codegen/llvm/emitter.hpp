@@ -297,8 +297,12 @@ class Emitter {
   void combine_copies(const ArrayPlan& plan, llvm::Value* pieces);
   /// `a[k] = a[k] op e` as one atomic read-modify-write of a[k].
   void atomic_update(const ir::StoreStmt& s, ReduceOp op);
-  /// A compare-exchange loop replacing *addr by update(*addr), for the updates atomicrmw lacks.
-  void atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<llvm::Value*(llvm::Value*)>& update);
+  /// A compare-exchange loop replacing *addr by update(*addr), for the updates atomicrmw lacks; returns the
+  /// value it replaced.
+  llvm::Value* atomic_rmw_loop(llvm::Value* addr, DType t, const std::function<llvm::Value*(llvm::Value*)>& update);
+
+  // ---- emit_atomics.cpp: kiln::atomic_* on array elements (ir::AtomicStmt) ----
+  void atomic(const ir::AtomicStmt& a);
 
   // ---- emit_runtime.cpp: declarations of the runtime functions (runtime/parallel.hpp) ----
   llvm::FunctionCallee rt_parfor();

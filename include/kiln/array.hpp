@@ -173,6 +173,11 @@ ArrayHandle view_of(const ArrayHandle& a, std::index_sequence<K...>, const I&...
 
 }  // namespace detail
 
+namespace detail {
+template <Element T>
+struct ElementAccess;  // kiln/atomic.hpp: the element an atomic updates
+}  // namespace detail
+
 /// One element of a traced array, `a[i]`. As a value it behaves like a Scalar holding the element as it was
 /// when `a[i]` was evaluated (so `auto v = a[i]; a[i] = 5;` leaves v unchanged, as in C++). Assigning to it
 /// stores into the array; that is only possible on the expression itself (`a[i] = x`, `a[i] += x`), not on
@@ -229,6 +234,7 @@ class ElementRef {
     return *this;
   }
 
+  friend struct detail::ElementAccess<T>;
   detail::ArrayHandle array_;
   std::vector<Int> idx_;
   Scalar<T> value_;

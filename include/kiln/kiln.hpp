@@ -16,6 +16,7 @@
 #include "kiln/abi.hpp"
 #include "kiln/array.hpp"
 #include "kiln/array_ops.hpp"
+#include "kiln/atomic.hpp"
 #include "kiln/control.hpp"
 #include "kiln/creation.hpp"
 #include "kiln/device.hpp"

@@ -49,4 +49,7 @@ enum class ReduceOp : std::uint8_t { Add, Mul, Min, Max, ArgMin, ArgMax };
 ///                   output's value (a new output takes the first input's value there)
 enum class Border : std::uint8_t { constant, nearest, wrap, reflect, mirror, skip };
 
+/// Atomic read-modify-write operations on one array element (kiln/atomic.hpp; rules in ir/atomics.hpp).
+enum class AtomicOp : std::uint8_t { Add, Sub, Min, Max, Exchange, CompareExchange };
+
 }  // namespace kiln
