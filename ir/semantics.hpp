@@ -48,6 +48,14 @@ T float_max(T a, T b) {
   return a > b ? a : b;
 }
 
+/// Prefix scans (kiln/scan.hpp) cut the scanned axis into blocks of this many elements. Each block is scanned
+/// in order from its first element (not from the identity: -0.0 survives a sum); block b > 0 then combines each
+/// running value v with its carry as `carry op v`, where carry(1) = total(0) and carry(b + 1) = carry(b) op
+/// total(b), total(b) being the in-order fold of block b. An exclusive scan's element i is the inclusive
+/// scan's element i - 1 (element 0: the identity, +0 for Add, ir::identity_of otherwise). Every target follows this order
+/// with no contraction (no FMA), so float scans are bitwise identical for any thread count and target.
+inline constexpr std::int64_t kScanBlock = 1024;
+
 /// Arithmetic and bitwise operators (not comparisons, not And/Or) on one type. Bool uses the bitwise ops.
 template <class T>
 T binary(BinaryOp op, T a, T b) {

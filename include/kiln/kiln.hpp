@@ -27,6 +27,7 @@
 #include "kiln/ndarray.hpp"
 #include "kiln/options.hpp"
 #include "kiln/reduce.hpp"
+#include "kiln/scan.hpp"
 #include "kiln/sort.hpp"
 #include "kiln/random.hpp"
 #include "kiln/runtime.hpp"

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The blocks are the parallel dimension, with the other axes: rows of an axis scan run side by side, and an
+// axis other than the last keeps unit-stride rows innermost, which the CPU backend runs in vector lanes. A
+// block starts from its first element, not from the identity, so that -0.0 survives (-0 + 0 is +0), and
+// block 0 takes no carry for the same reason.
+#include "ir/scan.hpp"
+
+#include "ir/builder.hpp"
+#include "ir/ops.hpp"
+#include "ir/semantics.hpp"
+
+namespace kiln::ir {
+namespace {
+
+constexpr std::int64_t kB = sem::kScanBlock;
+
+Expr i64(std::int64_t v) { return make_i64(v); }
+Expr add(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Add, a, b); }
+Expr sub(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Sub, a, b); }
+Expr mul(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Mul, a, b); }
+
+class Builder {
+ public:
+  explicit Builder(const ScanSpec& s) : s_(s) {}
+
+  std::vector<Stmt> build() {
+    const Expr n = s_.shape[s_.axis];
+    const Expr blocks = make_binary(BinaryOp::Div, add(n, i64(kB - 1)), i64(kB));
+    const auto* known = dyn<ConstExpr>(n);
+    if (known && known->i <= kB) return {scan_pass(blocks, nullptr)};  // one block: no carries
+    // Carries of blocks 1..blocks-1: the totals of every block but the last, all full. A 1-d scan's carries
+    // are one row of a 2-d array, which the carry pass's one iteration indexes (see carry_pass).
+    const Expr carried = make_binary(BinaryOp::Max, sub(blocks, i64(1)), i64(0));
+    std::vector<Expr> carry_shape = s_.shape;
+    carry_shape[s_.axis] = carried;
+    if (s_.shape.size() == 1) carry_shape.insert(carry_shape.begin(), i64(1));
+    const Var carry = make_var(s_.name + "_carry", Type::array(s_.type, static_cast<int>(carry_shape.size()), true),
+                               VarKind::Local);
+    return {make_allocate(carry, carry_shape), totals_pass(carry, carried), carry_pass(carry, carried),
+            scan_pass(blocks, carry)};
+  }
+
+ private:
+  const ScanSpec& s_;
+
+  Var local(const std::string& suffix, DType t) const { return make_var(s_.name + suffix, Type::scalar(t), VarKind::Local); }
+  static Var index(const std::string& n) { return make_var(n, Type::scalar(DType::I64), VarKind::Index); }
+  Expr combine(const Expr& a, const Expr& b) const { return make_binary(combiner(s_.op), a, b); }
+
+  /// Fresh parfor indices for the space with the axis replaced by a block index.
+  std::vector<Var> block_indices() const {
+    std::vector<Var> idx;
+    for (size_t d = 0; d < s_.shape.size(); ++d) idx.push_back(index(d == s_.axis ? "b" : std::string(1, "ijlm"[d % 4])));
+    return idx;
+  }
+  std::vector<Expr> at(const std::vector<Var>& idx, const Expr& k) const {
+    std::vector<Expr> out;
+    for (const Var& v : idx) out.push_back(make_ref(v));
+    out[s_.axis] = k;
+    return out;
+  }
+  /// carry's element for the block `b` of a space index: the index itself, after a row 0 for a 1-d scan.
+  std::vector<Expr> carry_index(const std::vector<Var>& idx, const Expr& b) const {
+    std::vector<Expr> i = at(idx, b);
+    if (s_.shape.size() == 1) i.insert(i.begin(), i64(0));
+    return i;
+  }
+  Stmt parfor(const std::vector<Var>& idx, std::vector<Expr> ext, Stmt body, const char* what) const {
+    return make_parfor(idx, std::vector<Expr>(idx.size(), i64(0)), std::move(ext), std::move(body), {},
+                       s_.origin + ": " + what);
+  }
+
+  /// Pass 1: the in-order total of each of the first `carried` blocks (all full) into carry.
+  Stmt totals_pass(const Var& carry, const Expr& carried) const {
+    const std::vector<Var> idx = block_indices();
+    std::vector<Expr> ext = s_.shape;
+    ext[s_.axis] = carried;
+    const Var lo = local("_lo", DType::I64), acc = local("_total", s_.type), k = index("k");
+    const Expr lov = make_ref(lo);
+    const Stmt body = make_block(
+        {make_let(lo, mul(make_ref(idx[s_.axis]), i64(kB))), make_let(acc, s_.value(at(idx, lov))),
+         make_for(k, i64(1), i64(kB),
+                  make_block({make_assign(acc, combine(make_ref(acc), s_.value(at(idx, add(lov, make_ref(k))))))})),
+         make_store(carry, carry_index(idx, make_ref(idx[s_.axis])), make_ref(acc))});
+    return parfor(idx, ext, body, "block totals");
+  }
+
+  /// Pass 2: the carries, in order along the axis, in place (carry[b] becomes the fold of totals 0..b).
+  Stmt carry_pass(const Var& carry, const Expr& carried) const {
+    std::vector<Var> idx;
+    std::vector<Expr> ext;
+    for (size_t d = 0; d < s_.shape.size(); ++d)
+      if (d != s_.axis) {
+        idx.push_back(index(std::string(1, "ijlm"[d % 4])));
+        ext.push_back(s_.shape[d]);
+      }
+    // A 1-d scan's carries are one sequential loop: a parfor of one iteration (over carry's one row) keeps it
+    // off the host of a device target, where an element access is a copy.
+    const bool one_row = idx.empty();
+    if (one_row) {
+      idx.push_back(index("row"));
+      ext.push_back(i64(1));
+    }
+    const Var b = index("b");
+    auto carry_at = [&](const Expr& e) {
+      std::vector<Expr> i;
+      if (one_row) return std::vector<Expr>{make_ref(idx[0]), e};
+      size_t o = 0;
+      for (size_t d = 0; d < s_.shape.size(); ++d) i.push_back(d == s_.axis ? e : make_ref(idx[o++]));
+      return i;
+    };
+    const Expr bv = make_ref(b);
+    const Stmt loop = make_for(
+        b, i64(1), carried,
+        make_block({make_store(carry, carry_at(bv),
+                               combine(make_load(carry, carry_at(sub(bv, i64(1)))), make_load(carry, carry_at(bv))))}));
+    return parfor(idx, ext, make_block({loop}), "block carries");
+  }
+
+  /// One block's scan of `len` elements from lo into out, each value passed through `with` (the carry) before
+  /// it is stored; `with(nullptr)` is an exclusive scan's first element. The loop runs over offsets in the
+  /// block, so that its index is the same for every block (the CPU backend runs blocks in vector lanes).
+  Stmt block_scan(const std::vector<Var>& idx, const Expr& lo, const Expr& len,
+                  const std::function<Expr(const Expr&)>& with) const {
+    const Var acc = local("_acc", s_.type), k = index("k");
+    const Expr kv = add(lo, make_ref(k)), accv = make_ref(acc);
+    auto store = [&](const Expr& pos, const Expr& v) { return make_store(s_.out, at(idx, pos), make_cast(s_.result, v)); };
+    const Stmt step = make_assign(acc, combine(accv, s_.value(at(idx, kv))));
+    std::vector<Stmt> body = {make_let(acc, s_.value(at(idx, lo)))};
+    if (s_.exclusive) {
+      body.push_back(store(lo, with(nullptr)));
+      body.push_back(make_for(k, i64(1), len, make_block({store(kv, with(accv)), step})));
+    } else {
+      body.push_back(store(lo, with(accv)));
+      body.push_back(make_for(k, i64(1), len, make_block({step, store(kv, with(accv))})));
+    }
+    return make_block(std::move(body));
+  }
+
+  /// Pass 3: every block scanned again from its first element, combined with its carry.
+  Stmt scan_pass(const Expr& blocks, const Var& carry) const {
+    const std::vector<Var> idx = block_indices();
+    std::vector<Expr> ext = s_.shape;
+    ext[s_.axis] = blocks;
+    const Var lo = local("_lo", DType::I64), len = local("_len", DType::I64);
+    const Expr b = make_ref(idx[s_.axis]), lov = make_ref(lo), lenv = make_ref(len);
+    // The identity an exclusive scan starts from: +0 for sums (np.sum of nothing), not the -0 reductions
+    // start from (where it is never seen on its own).
+    const Expr identity = s_.op == ReduceOp::Add ? make_const(s_.type, 0) : identity_of(s_.op, s_.type);
+    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : identity; });
+    std::vector<Stmt> body = {make_let(lo, mul(b, i64(kB))),
+                              make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov)))};
+    if (!carry) {
+      body.push_back(first);
+    } else {
+      const Var c = local("_carry_in", s_.type);
+      const Expr cv = make_ref(c);
+      const Stmt rest = make_block({make_let(c, make_load(carry, carry_index(idx, sub(b, i64(1))))),
+                                    block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? combine(cv, v) : cv; })});
+      body.push_back(make_if(make_binary(BinaryOp::Eq, b, i64(0)), first, rest));
+    }
+    return parfor(idx, ext, make_block(std::move(body)), carry ? "blocks with their carries" : "one block");
+  }
+};
+
+}  // namespace
+
+std::vector<Stmt> scan_statements(const ScanSpec& s) { return Builder(s).build(); }
+
+}  // namespace kiln::ir

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// A prefix scan as plain statements (parfors, sequential loops) in the order ir/semantics.hpp defines
+// (kScanBlock): what kiln::cumsum and its kin trace (frontend/scans.cpp) and what kiln-fuzz generates. The
+// order of every operation is fixed by the statements themselves, so every target that runs them as written
+// (the interpreter, the CPU's threads, the GPU's) gives the same bits:
+//
+//   1. totals:  parfor over the space with the axis cut into its blocks but the last
+//                 { carry[b] = v[lo] op v[lo+1] op ... op v[lo+B-1] }                  (in order)
+//   2. carries: parfor over the other axes { for b in 1..: carry[b] = carry[b-1] op carry[b] }
+//   3. scan:    parfor over the space with the axis cut into blocks
+//                 { acc = v[lo]; out[lo] = C(acc); for k: acc = acc op v[k]; out[k] = C(acc) }
+//               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/stmt.hpp"
+
+namespace kiln::ir {
+
+struct ScanSpec {
+  ReduceOp op = ReduceOp::Add;  ///< Add, Mul, Min or Max
+  DType type = DType::F64;      ///< the type values are combined in
+  DType result = DType::F64;    ///< out's element type (each stored value is converted to it)
+  bool exclusive = false;       ///< element i combines 0..i-1 (element 0: the identity, +0 for Add)
+  std::vector<Expr> shape;      ///< the scanned space, out's shape
+  size_t axis = 0;              ///< the axis scanned along
+  /// The element (of `type`) at an index of the space; called once per use, each call a fresh expression.
+  std::function<Expr(const std::vector<Expr>&)> value;
+  Var out;                      ///< allocated by the caller, of `shape`
+  std::string name;             ///< names the scan's variables (name_carry, name_acc, ...)
+  std::string origin;           ///< the parfors' origin, followed by ": block totals" and so on
+};
+
+/// The statements that fill `s.out` (after its allocation): the carry array's allocation and the three passes,
+/// or only pass 3 when the axis is a constant of at most one block. Variables are fresh.
+std::vector<Stmt> scan_statements(const ScanSpec& s);
+
+}  // namespace kiln::ir

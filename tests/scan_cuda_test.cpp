@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Prefix scans (kiln/scan.hpp) on the CUDA target. Without a GPU: every scan form is offloaded, emitted as CUDA
+// C and compiled by NVRTC for sm_90 without a warning, each of the three passes its own launch, and the
+// float additions stay uncontracted. On a GPU (skipped without one): every operator, kind, axis and type
+// against the interpreter bit for bit, and the same bits run to run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "codegen/cuda/emit_program.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "cuda_rows.hpp"
+#include "cuda_test_support.hpp"
+#include "frontend/settings.hpp"
+#include "ir/semantics.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
+
+namespace kiln {
+namespace {
+
+namespace cu = codegen::cuda;
+using cudatest::offloaded;
+namespace rows = cudatest::rows;
+
+constexpr std::int64_t kB = ir::sem::kScanBlock;
+
+// The kernels of both halves: 1-d (flat), every axis of 2-d and 3-d arrays, each operator and kind.
+const auto scan_1d = [](Array<double, 1> x) {
+  return std::tuple{kiln::cumsum(x), kiln::cumprod(x), kiln::cummin(x, kiln::exclusive), kiln::cummax(x)};
+};
+const auto scan_2d = [](Array<float, 2> x) {
+  return std::tuple{kiln::cumsum(x, 0), kiln::cumsum(x, 1, kiln::exclusive), kiln::cummax(x, 0, kiln::exclusive),
+                    kiln::cumprod(x, 1), kiln::cumsum(x)};
+};
+const auto scan_3d_int = [](Array<std::int32_t, 3> x) {
+  return std::tuple{kiln::cumsum(x, 0), kiln::cumsum(x, 1), kiln::scan(x, ReduceOp::Add, 2, kiln::exclusive),
+                    kiln::cummin(x, 2), kiln::cumprod(x)};
+};
+const auto scan_fused = [](Array<double, 2> x, Array<double, 1> w) { return kiln::cumsum(x * w, 1) * 0.5 + 1.0; };
+
+cu::Program compile(const ir::Function& lowered, cu::Binary* out = nullptr) {
+  cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
+  cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", {});
+  for (const std::string& entry : prog.entries())
+    EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << lowered.name << ": no entry " << entry;
+  EXPECT_EQ(bin.log, "") << lowered.name << ": NVRTC warned";
+  EXPECT_EQ(bin.cubin.substr(0, 4), std::string("\x7f" "ELF")) << lowered.name;
+  if (out) *out = std::move(bin);
+  return prog;
+}
+
+void require_nvrtc() {
+  std::string why;
+  if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
+}
+
+TEST(ScanCudaCodegen, EveryFormCompilesWithoutWarnings) {
+  require_nvrtc();
+  // One scan of each form (NVRTC takes about a second for a kernel of several scans; the GPU tests run them).
+  compile(rows::lower_for_cuda("scan_forms", [](Array<double, 1> x, Array<float, 2> m, Array<std::int32_t, 3> v) {
+    return std::tuple{kiln::cummin(x, kiln::exclusive), kiln::cumsum(m, 0), kiln::cumprod(m, 1, kiln::exclusive),
+                      kiln::scan(v, ReduceOp::Max, 1), kiln::cumsum(v)};
+  }, {"x", "m", "v"}));
+  compile(rows::lower_for_cuda("scan_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+                               /*boundscheck=*/true));
+}
+
+TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
+  require_nvrtc();
+  const auto cumsum = [](Array<double, 1> x, Array<double, 1> y) { return kiln::cumsum(x * y); };
+  const ir::Function f = rows::lower_for_cuda("cumsum_xy", cumsum, {"x", "y"});
+  cu::Binary bin;
+  const cu::Program prog = compile(f, &bin);
+  // Block totals, carries, blocks with their carries (the product x * y is recomputed in both, or read from
+  // its own launch: either way at least the scan's three).
+  EXPECT_GE(prog.entries().size(), 3u) << prog.source();
+  EXPECT_EQ(bin.ptx.find("fma.rn.f64"), std::string::npos) << "a contracted x * y + acc:\n" << prog.source();
+}
+
+// ---- on a GPU ---------------------------------------------------------------------------------------------------
+
+class ScanGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+Options on(Target t) {
+  Options o;
+  o.target = t;
+  return o;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) return false;
+  }
+  return true;
+}
+
+template <class... A, std::size_t... K>
+void expect_members(const std::tuple<A...>& got, const std::tuple<A...>& want, const std::string& what,
+                    std::index_sequence<K...>) {
+  const bool same[] = {same_bits(std::get<K>(got).to_vector(), std::get<K>(want).to_vector())...};
+  for (std::size_t k = 0; k < sizeof...(K); ++k) EXPECT_TRUE(same[k]) << what << " member " << k;
+}
+template <class... A>
+void expect_tuple_bits(const std::tuple<A...>& got, const std::tuple<A...>& want, const std::string& what) {
+  expect_members(got, want, what, std::index_sequence_for<A...>{});
+}
+
+template <class T>
+NDArray<T> random_nd(std::vector<std::int64_t> shape, std::uint64_t seed) {
+  NDArray<T> a(shape);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    if constexpr (std::is_integral_v<T>) a.data()[i] = static_cast<T>(static_cast<std::int64_t>(rng() % 7) - 3);
+    else a.data()[i] = static_cast<T>(0.5 + static_cast<double>(rng() % 1000) / 1000.0) * (i % 2 ? T(-1) : T(1));
+  }
+  // -0 first (it survives the first sums), an infinity and a NaN last (they would swamp everything after them).
+  if constexpr (std::is_floating_point_v<T>)
+    if (a.size() > 7) {
+      a.data()[0] = a.data()[1] = T(-0.0);
+      a.data()[a.size() - 3] = -std::numeric_limits<T>::infinity();
+      a.data()[a.size() - 1] = std::numeric_limits<T>::quiet_NaN();
+    }
+  return a;
+}
+
+TEST_F(ScanGpu, EveryFormMatchesTheInterpreterBitwise) {
+  auto g1 = jit("scan_1d", scan_1d, on(Target::cuda));
+  auto i1 = jit("scan_1d", scan_1d, on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, kB, kB + 1, 5 * kB + 3, std::int64_t{1000003}}) {
+    const NDArray<double> x = random_nd<double>({n}, static_cast<std::uint64_t>(n));
+    expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
+  }
+  auto g2 = jit("scan_2d", scan_2d, on(Target::cuda));
+  auto i2 = jit("scan_2d", scan_2d, on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{0, 3}, {1, 1}, {13, 7}, {2 * kB + 5, 33}, {17, 3 * kB + 1}}) {
+    const NDArray<float> x = random_nd<float>({m, n}, static_cast<std::uint64_t>(m * 31 + n));
+    expect_tuple_bits(g2(x), i2(x), "2-d " + std::to_string(m) + "x" + std::to_string(n));
+  }
+  auto g3 = jit("scan_3d_int", scan_3d_int, on(Target::cuda));
+  auto i3 = jit("scan_3d_int", scan_3d_int, on(Target::interpreter));
+  for (auto shape : {std::vector<std::int64_t>{2, 0, 3}, {3, 5, 7}, {kB + 3, 2, 5}, {2, 3, kB + 9}}) {
+    const NDArray<std::int32_t> x = random_nd<std::int32_t>(shape, 9);
+    expect_tuple_bits(g3(x), i3(x), "3-d int32 " + ::testing::PrintToString(shape));
+  }
+  auto gf = jit("scan_fused", scan_fused, on(Target::cuda));
+  auto inf = jit("scan_fused", scan_fused, on(Target::interpreter));
+  const NDArray<double> x = random_nd<double>({37, 2 * kB + 11}, 4);
+  const NDArray<double> w = random_nd<double>({2 * kB + 11}, 5);
+  EXPECT_TRUE(same_bits(gf(x, w).to_vector(), inf(x, w).to_vector()));
+}
+
+TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
+  auto k = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, on(Target::cuda));
+  auto ki = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, on(Target::interpreter));
+  const NDArray<double> x = random_nd<double>({(1 << 23) + 17}, 6);
+  const auto first = k(x).to_vector();
+  EXPECT_TRUE(same_bits(first, k(x).to_vector()));
+  EXPECT_TRUE(same_bits(first, ki(x).to_vector()));
+}
+
+}  // namespace
+}  // namespace kiln
