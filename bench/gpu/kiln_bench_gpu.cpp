@@ -18,6 +18,7 @@
 
 #include "bench/gpu/kiln_kernels.hpp"
 #include "bench/gpu/reference.hpp"
+#include "bench/gpu/random_rows.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -357,6 +358,9 @@ int main(int argc, char** argv) {
     cold_compile(row, hist_atomic, "hist_atomic", [&](auto& kk) { kk(t1, t2); });
     rows.push_back(row);
   }
+
+  // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
+  if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
 
   // Launch overhead: a whole call (launch + synchronize) on a tiny input, a launch inside a host time loop,
   // and the same for hand-written launches of an empty kernel.
