@@ -19,6 +19,7 @@
 #include "ir/random.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
+#include "tests/random_test_util.hpp"
 
 namespace kiln {
 namespace {
@@ -28,18 +29,9 @@ namespace rnd = ir::random;
 using cudatest::offloaded;
 namespace rows = cudatest::rows;
 
-constexpr std::int64_t kKey = 0x0123456789ABCDEFLL;
+using random_test::draws;
+using random_test::kKey;
 
-const auto draws = [](Array<float, 1> u, Array<double, 1> v, Array<float, 1> z, Array<double, 1> w,
-                      Array<std::int64_t, 1> b, Int key, Int first) {
-  prange(u.shape(0), [&](Int i) {
-    u[i] = random::uniform<float>(key, first + i);
-    v[i] = random::uniform<double>(key, first + i);
-    z[i] = random::normal<float>(key, first + i);
-    w[i] = random::normal<double>(key, first + i);
-    b[i] = random::bits(key, first + i);
-  });
-};
 const auto arrays = [](Int n, Int m, Int key, Double mean, Double sd) {
   return std::tuple{random::uniform<float>(shape(n, m), key), random::normal<double>(shape(n, m), key, mean, sd, 11),
                     kiln::sum(random::normal<float>(shape(n), key))};
@@ -101,29 +93,11 @@ Options on(Target t) {
   return o;
 }
 
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
 TEST_F(RandomGpu, EveryKindIsTheDefinitionsBits) {
   auto g = jit("random_draws", draws, on(Target::cuda));
   for (std::int64_t n : {0, 1, 2, 7, 13, 1009, 100003, (1 << 22) + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    const std::size_t m = static_cast<std::size_t>(n);
-    std::vector<float> u(m), z(m);
-    std::vector<double> v(m), w(m);
-    std::vector<std::int64_t> b(m);
-    const std::int64_t first = n * 1000003 - 5;
-    g(u, v, z, w, b, kKey, first);
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::int64_t c = first + static_cast<std::int64_t>(i);
-      bad += !same_bits(u[i], rnd::uniform_f32(kKey, c)) || !same_bits(v[i], rnd::uniform_f64(kKey, c)) ||
-             !same_bits(z[i], rnd::normal_f32(kKey, c)) || !same_bits(w[i], rnd::normal_f64(kKey, c)) ||
-             b[i] != rnd::bits(kKey, c);
-    }
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(random_test::draws_mismatches(g, n, n * 1000003 - 5), 0u);
   }
 }
 

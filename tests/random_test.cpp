@@ -13,15 +13,18 @@
 #include <tuple>
 
 #include "ir/random.hpp"
+#include "ir/serialize.hpp"
 #include "tests/array_test_util.hpp"
+#include "tests/random_test_util.hpp"
 
 namespace kiln {
 namespace {
 
 using namespace kiln::testing;
+using random_test::draws;
+using random_test::kKey;
+using random_test::same_bits;
 namespace rnd = ir::random;
-
-constexpr std::int64_t kKey = 0x0123456789ABCDEFLL;
 
 std::vector<Options> targets() {
   std::vector<Options> t = {interp()};
@@ -29,11 +32,6 @@ std::vector<Options> targets() {
   return t;
 }
 const char* name_of(const Options& o) { return o.target == Target::cpu ? "cpu" : "interpreter"; }
-
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
 
 class Threads {
  public:
@@ -128,17 +126,6 @@ TEST(RandomPhilox, NormalIsFiniteAndItsFloatIsTheRoundedDouble) {
 
 // ---- the targets against the definition -----------------------------------------------------------------
 
-const auto draws = [](Array<float, 1> u, Array<double, 1> v, Array<float, 1> z, Array<double, 1> w,
-                      Array<std::int64_t, 1> b, Int key, Int first) {
-  prange(u.shape(0), [&](Int i) {
-    u[i] = random::uniform<float>(key, first + i);
-    v[i] = random::uniform<double>(key, first + i);
-    z[i] = random::normal<float>(key, first + i);
-    w[i] = random::normal<double>(key, first + i);
-    b[i] = random::bits(key, first + i);
-  });
-};
-
 TEST(RandomTargets, EveryTargetAndThreadCountGivesTheDefinitionsBits) {
   for (const Options& o : targets()) {
     auto k = jit("random_draws", draws, o);
@@ -147,20 +134,8 @@ TEST(RandomTargets, EveryTargetAndThreadCountGivesTheDefinitionsBits) {
       for (int t : threads) {
         SCOPED_TRACE(std::string(name_of(o)) + " n=" + std::to_string(n) + " threads=" + std::to_string(t));
         Threads th(t);
-        const std::size_t m = static_cast<std::size_t>(n);
-        std::vector<float> u(m), z(m);
-        std::vector<double> v(m), w(m);
-        std::vector<std::int64_t> b(m);
-        const std::int64_t first = n * 1000003 - 5;  // negative for n = 0: counters are any Int
-        k(u, v, z, w, b, kKey, first);
-        std::size_t bad = 0;
-        for (std::size_t i = 0; i < m; ++i) {
-          const std::int64_t c = first + static_cast<std::int64_t>(i);
-          bad += !same_bits(u[i], rnd::uniform_f32(kKey, c)) || !same_bits(v[i], rnd::uniform_f64(kKey, c)) ||
-                 !same_bits(z[i], rnd::normal_f32(kKey, c)) || !same_bits(w[i], rnd::normal_f64(kKey, c)) ||
-                 b[i] != rnd::bits(kKey, c);
-        }
-        EXPECT_EQ(bad, 0u);
+        // Negative counters for n = 0: counters are any Int.
+        EXPECT_EQ(random_test::draws_mismatches(k, n, n * 1000003 - 5), 0u);
       }
     }
   }
@@ -260,6 +235,20 @@ TEST(RandomTargets, ConstantKeyAndCounterFold) {
     const std::string after = d.substr(std::min(d.size(), d.find("IR after passes:")));
     EXPECT_FALSE(std::regex_search(after, std::regex("random_(bits|uniform|normal)"))) << "not folded:\n" << after;
   }
+}
+
+TEST(RandomTargets, IntrinsicsPrintAndSerializeRoundTrip) {
+  std::vector<float> u(3), z(3);
+  std::vector<double> v(3), w(3);
+  std::vector<std::int64_t> b(3);
+  const ir::Function f = trace_ir("random_draws", {"u", "v", "z", "w", "b", "key", "first"}, draws, u, v, z, w, b,
+                                  std::int64_t{1}, std::int64_t{2});
+  const std::string text = ir::to_string(f);
+  for (const char* name : {"random_uniform_f32(", "random_uniform_f64(", "random_normal_f32(", "random_normal_f64(",
+                           "random_bits("})
+    EXPECT_NE(text.find(name), std::string::npos) << name << " in\n" << text;
+  const ir::Function back = ir::deserialize(ir::serialize(f));
+  EXPECT_EQ(ir::to_string(back), text);
 }
 
 TEST(RandomTargets, CpuLoopIsVectorized) {

@@ -16,20 +16,7 @@ import argparse
 import cupy as cp
 from cupy.cuda import curand
 
-
-def median_ms(fn, reps):
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(2):
-        fn()
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
+from cupy_cumsum import median_ms  # CUDA-event medians, as the other CuPy scripts here time
 
 
 def main():
