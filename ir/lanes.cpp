@@ -78,6 +78,9 @@ class Planner : public IRVisitor {
     } stores(stores_);
     stores.walk(body_);
     walk(body_);
+    if (far_ && !near_)
+      refuse_with("every lane reads and writes its own pages in its loops (each access a gather or scatter over 4 KiB "
+                  "or more, which the prefetchers do not follow)");
     return refusal_;
   }
 
@@ -96,11 +99,13 @@ class Planner : public IRVisitor {
   }
   void visit(const LoadExpr& e) override {
     note_float(e.array->type.elem);
+    note_access(e.array, e.indices);
     if (mode_ == Mode::Check && stored_.count(e.array.get()) && !same_as_a_store(e))
       refuse_with("it reads " + e.array->name + " at other elements than it writes");
     IRVisitor::visit(e);
   }
   void visit(const StoreStmt& s) override {
+    note_access(s.array, s.indices);
     if (mode_ == Mode::Check) {
       const bool spread_out = std::any_of(s.indices.begin(), s.indices.end(), [&](const Expr& i) { return varies(plan_, i); });
       if (!spread_out) refuse_with("every lane stores to the same element of " + s.array->name);
@@ -122,7 +127,9 @@ class Planner : public IRVisitor {
     walk(s.end);
     const bool diverges = varies(plan_, s.begin) || varies(plan_, s.end);
     divergent_ += diverges;
+    ++loops_;
     walk(s.body);
+    --loops_;
     divergent_ -= diverges;
   }
   void visit(const ParforStmt&) override { refuse_with("it holds a parallel loop"); }
@@ -148,6 +155,27 @@ class Planner : public IRVisitor {
   VarSet changing_;
   std::vector<const StoreStmt*> stores_;
   std::string refusal_;
+  // Varying accesses inside the body's sequential loops: at a constant lane stride of a page or more (a blocked
+  // prefix sum: lane k walks block b + k, 8 KiB from its neighbour), or otherwise. Lanes whose loops make only
+  // far accesses gather one element per page per lane: a 1-d cumsum's passes ran 2x slower so than scalar.
+  int loops_ = 0;
+  bool far_ = false, near_ = false;
+
+  void note_access(const Var& array, const std::vector<Expr>& indices) {
+    if (mode_ != Mode::Check || !loops_ || indices.empty()) return;
+    bool any = false;
+    for (const Expr& i : indices) any |= varies(plan_, i);
+    if (!any) return;
+    for (size_t d = 0; d + 1 < indices.size(); ++d)
+      if (varies(plan_, indices[d])) {
+        near_ = true;  // a stride of a run-time row length: not judged here
+        return;
+      }
+    const auto stride = lane_stride(plan_, indices.back());
+    const std::int64_t bytes = size_of(array->type.elem);
+    if (stride && (*stride >= 4096 / bytes || *stride <= -4096 / bytes)) far_ = true;
+    else near_ = true;
+  }
 
   void add(const Var& v) { added_ |= plan_.varying.insert(v.get()).second; }
   void note_float(DType t) { plan_.float_bits = std::max(plan_.float_bits, float_bits_of(t)); }

@@ -18,6 +18,7 @@
 
 #include "bench/gpu/kiln_kernels.hpp"
 #include "bench/gpu/reference.hpp"
+#include "bench/gpu/scan_rows.hpp"
 #include "bench/gpu/random_rows.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
@@ -361,6 +362,10 @@ int main(int argc, char** argv) {
 
   // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
   if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
+
+  // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).
+  if (opt.selected("cumsum"))
+    benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2);
 
   // Launch overhead: a whole call (launch + synchronize) on a tiny input, a launch inside a host time loop,
   // and the same for hand-written launches of an empty kernel.

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array-level statements, as the frontend traces them and lower_array_ops / fuse_stencils / lower_stencils
 // rewrite them: allocating maps and maps into outputs, whole-space reductions into new scalars, axis reductions
-// (keepdims) read back by later elementwise code, and stencils with every border mode.
+// (keepdims) read back by later elementwise code, prefix scans (ir/scan.hpp, the statements kiln::cumsum
+// traces) along any axis, and stencils with every border mode.
 #include <algorithm>
 #include <iterator>
 #include <map>
 
+#include "ir/scan.hpp"
+#include "ir/substitute.hpp"
 #include "tools/kiln_fuzz/generator.hpp"
 
 namespace kiln::fuzz::detail {
@@ -39,10 +42,11 @@ void Generator::leave_space() {
 }
 
 void Generator::array_statement(std::vector<Stmt>& out) {
-  switch (uniform(0, 3)) {
+  switch (uniform(0, 4)) {
     case 0: map(out); return;
     case 1: reduce(out); return;
     case 2: reduce_axis(out); return;
+    case 3: scan(out); return;
     default: stencil(out); return;
   }
 }
@@ -101,6 +105,33 @@ void Generator::reduce_axis(std::vector<Stmt>& out) {
   ArrayInfo info{target, false, true, false, false, false, false};
   info.unit_axis = axis;
   arrays_.push_back(info);
+}
+
+void Generator::scan(std::vector<Stmt>& out) {
+  // Any values, floats too: a scan's order is defined (ir/semantics.hpp), so every pass and the JIT must keep it.
+  const DType t = numeric_type();
+  const auto op = static_cast<ReduceOp>(uniform(0, 3));  // Add, Mul, Min, Max
+  const int rank = static_cast<int>(shape_.size());
+  std::vector<Var> idx = enter_space();
+  const Expr value = expr(t, 3);
+  leave_space();
+  ir::ScanSpec spec;
+  spec.op = op;
+  spec.type = spec.result = t;
+  spec.exclusive = chance(0.5);
+  spec.shape = space_shape();
+  spec.axis = static_cast<std::size_t>(uniform(0, rank - 1));
+  spec.value = [idx, value](const std::vector<Expr>& at) {
+    ir::Replacements with;
+    for (std::size_t d = 0; d < idx.size(); ++d) with[idx[d].get()] = at[d];
+    return ir::substitute(value, with);
+  };
+  spec.out = ir::make_var(name("sc"), ir::Type::array(t, rank, true), ir::VarKind::Local);
+  spec.name = spec.out->name;
+  spec.origin = "fuzz scan";
+  out.push_back(ir::make_allocate(spec.out, spec.shape));
+  for (Stmt& st : ir::scan_statements(spec)) out.push_back(std::move(st));
+  arrays_.push_back({spec.out, true, true, false, false, false, false});
 }
 
 void Generator::stencil(std::vector<Stmt>& out) {

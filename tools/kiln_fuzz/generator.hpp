@@ -13,8 +13,9 @@
 //    ±1, ±0, ±inf, NaN), because reassociation is allowed to round differently; spaces stay small enough
 //    (about 45 000 elements at most) for the sums to stay exact;
 //  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again;
-//  - maps, reductions and stencils run over S too; a stencil reads its windows only at offsets inside its
-//    neighbourhood and never writes one of them.
+//  - maps, reductions, scans and stencils run over S too (a scan may combine any values: its order is
+//    defined); a stencil reads its windows only at offsets inside its neighbourhood and never writes one of
+//    them.
 #pragma once
 
 #include <cstdint>
@@ -88,6 +89,7 @@ class Generator {
   void map(std::vector<Stmt>& out);
   void reduce(std::vector<Stmt>& out);
   void reduce_axis(std::vector<Stmt>& out);
+  void scan(std::vector<Stmt>& out);  ///< a prefix scan along a random axis into a new array
   void stencil(std::vector<Stmt>& out);
   /// Enters an elementwise context over S: new index variables become the own index. Returns the indices.
   std::vector<Var> enter_space();

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""cupy.cumsum (CUB's device scan) on the sizes of kiln-bench-gpu's cumsum rows, timed with CUDA events.
+
+    python3 bench/gpu/cupy_cumsum.py [--n N] [--side S] [--reps R]
+
+Prints one line per row: median milliseconds and GB/s of the minimum traffic (read x, write out), the
+figures to put next to `kiln-bench-gpu --filter cumsum` (same n and side defaults).
+"""
+import argparse
+
+import cupy as cp
+
+
+def median_ms(fn, reps):
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    for _ in range(2):
+        fn()
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1 << 27)
+    ap.add_argument("--side", type=int, default=8192)
+    ap.add_argument("--reps", type=int, default=20)
+    a = ap.parse_args()
+    rng = cp.random.default_rng(1)
+    x = rng.uniform(-1, 1, a.n, dtype=cp.float64)
+    out = cp.empty_like(x)
+    m = rng.uniform(-1, 1, (a.side, a.side), dtype=cp.float64)
+    mout = cp.empty_like(m)
+    rows = [
+        (f"cumsum f64 n={a.n}", lambda: cp.cumsum(x, out=out), 16.0 * a.n),
+        (f"cumsum f64 axis 0 {a.side}^2", lambda: cp.cumsum(m, axis=0, out=mout), 16.0 * a.side * a.side),
+        (f"cumsum f64 axis 1 {a.side}^2", lambda: cp.cumsum(m, axis=1, out=mout), 16.0 * a.side * a.side),
+    ]
+    print(f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
+    for name, fn, nbytes in rows:
+        ms = median_ms(fn, a.reps)
+        print(f"{name:32s} {ms:9.3f} ms {nbytes / (ms * 1e6):8.0f} GB/s")
+
+
+if __name__ == "__main__":
+    main()
