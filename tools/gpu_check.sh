@@ -96,6 +96,11 @@ if ! ninja -C "$BUILD" -j "$JOBS" "${targets[@]}" >"$LOGS/build.log" 2>&1; then
 fi
 # Examples one by one: one that does not build is reported, the others still run.
 ninja -C "$BUILD" -j "$JOBS" -k 0 "${examples[@]}" >>"$LOGS/build.log" 2>&1
+# The other GPU test binaries (sort, scans, atomics, random numbers, the asynchronous model, ...): every test
+# target with "cuda" in its name, each built on its own so that one that fails to build does not hide the others.
+extra_tests=($(ninja -C "$BUILD" -t targets all 2>/dev/null | sed -n 's/^\([a-z_]*cuda[a-z_]*_test\): phony$/\1/p' |
+               grep -v '^cmake_' | grep -vx 'cuda_gpu_test\|cuda_codegen_test' | sort -u))
+ninja -C "$BUILD" -j "$JOBS" -k 0 "${extra_tests[@]}" gpu_streams kiln-bench-gpu-async >>"$LOGS/build.log" 2>&1
 built=()
 for ex in "${examples[@]}"; do
   if [ -x "$BUILD/examples/$ex" ]; then built+=("$ex"); else note "example $ex: build FAILED"; fi
@@ -116,6 +121,16 @@ if want tests; then
   timeout $(tmo 120) "$BUILD/tests/cuda_codegen_test" --gtest_brief=1 >"$LOGS/codegen_test.log" 2>&1
   note "cuda_codegen_test: exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/codegen_test.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]" "$LOGS/codegen_test.log" | head -10 | tee -a "$summary"
+  if [ -x "$BUILD/examples/gpu_streams" ]; then
+    timeout $(tmo 90) "$BUILD/examples/gpu_streams" --reps 5 >"$LOGS/gpu_streams.log" 2>&1
+    note "gpu_streams (chunked host data over 3 streams): exit $?"; cat "$LOGS/gpu_streams.log" | tee -a "$summary"
+  fi
+  for t in "${extra_tests[@]}"; do
+    if [ ! -x "$BUILD/tests/$t" ]; then note "$t: build FAILED"; grep -E "error" "$LOGS/build.log" | grep -m5 "${t%_test}" | tee -a "$summary"; continue; fi
+    timeout $(tmo 120) "$BUILD/tests/$t" --gtest_brief=1 >"$LOGS/$t.log" 2>&1
+    note "$t: exit $? — $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/$t.log" | tr '\n' ' ')"
+    grep -E "^\[  FAILED  \]|Failure|error" "$LOGS/$t.log" | head -20 | tee -a "$summary"
+  done
 fi
 
 # ---- kiln::dist on the CUDA target (needs the Open MPI wheel carried in .whl/) --------------------------------
@@ -126,6 +141,11 @@ fi
 
 # ---- benchmark -------------------------------------------------------------------------------------------
 if want bench; then
+  if [ -x "$BUILD/bench/gpu/kiln-bench-gpu-async" ]; then
+    note "== kiln-bench-gpu-async (execution model)"
+    timeout $(tmo 120) "$BUILD/bench/gpu/kiln-bench-gpu-async" >"$LOGS/bench_async.log" 2>&1
+    note "exit $?"; cat "$LOGS/bench_async.log" | tee -a "$summary"
+  fi
   note "== kiln-bench-gpu"
   timeout $(tmo 200) "$BUILD/bench/gpu/kiln-bench-gpu" >"$LOGS/bench.log" 2>&1
   note "exit $?"

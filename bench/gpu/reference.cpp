@@ -185,7 +185,7 @@ const kiln::gpu::LoadedFunction& Reference::fn(const std::string& name) const {
 
 void Reference::launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y,
                        unsigned block_y) const {
-  kiln::gpu::launch(dev_, fn(name), {grid_x, grid_y, 1}, {block_x, block_y, 1}, params.data());
+  kiln::gpu::launch(dev_.stream(), fn(name), {grid_x, grid_y, 1}, {block_x, block_y, 1}, params.data());
 }
 
 unsigned Reference::blocks(long long n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }

@@ -165,6 +165,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
 
 void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t bytes) const {
   CallState& c = call_of(fr);
+  c.dev.count_transfer();
   c.check(gpu::driver().cuMemcpyDtoHAsync(out, reinterpret_cast<CUdeviceptr>(element), bytes, c.stream),
           "reading an array element");
   c.synchronize(prog_->function->name);
@@ -172,6 +173,7 @@ void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t 
 
 void DeviceMachine::write(Frame& fr, void* element, const void* in, std::size_t bytes) const {
   CallState& c = call_of(fr);
+  c.dev.count_transfer();
   c.check(gpu::driver().cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(element), in, bytes, c.stream),
           "writing an array element");
   c.synchronize(prog_->function->name);  // `in` lives on the executor's stack
@@ -302,9 +304,11 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     // An asynchronous call's status is read when its stream is synchronized (runtime/cuda/stream_state.hpp).
     if (gk->may_fail && !c.async) {
       std::int32_t code = 0;
+      c.dev.count_transfer();
       c.check(gpu::driver().cuMemcpyDtoHAsync(&code, status, sizeof code, c.stream), "reading the kernel status");
       c.synchronize(name);
       if (code != 0) {
+        c.dev.count_transfer();
         c.check(gpu::driver().cuMemcpyDtoHAsync(c.status, status, sizeof(KernelStatus), c.stream), "reading the kernel status");
         c.synchronize(name);
         throw KernelFailed{code};
@@ -314,6 +318,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     // The reductions' totals come back to the host, which combines them with the variables' values.
     std::vector<std::uint64_t> totals(static_cast<std::size_t>(gk->slots));
     const std::uint64_t* out = totals.data();
+    c.dev.count_transfer();
     c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), totals.size() * kSlotBytes, c.stream),
                "reading reduction results");
     c.synchronize(name);

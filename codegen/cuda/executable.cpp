@@ -166,6 +166,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
           });
           src = staging.back().data();
         }
+        dev.count_transfer();
         gpu::check(d.cuMemcpyHtoDAsync(dp, src, bytes, stream), "copying argument '" + p->name + "' to the device");
       }
       device_descs[i] = dense_like(*host, rank, reinterpret_cast<void*>(dp));
@@ -205,6 +206,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     for (const auto& other : copies)
       if (&other != &c && other.device.data == c.device.data && other.param < c.param && ((written_ >> other.param) & 1u)) first = false;
     if (!first) continue;
+    dev.count_transfer();
     if (is_dense(*c.host, rank)) {
       call.check(d.cuMemcpyDtoHAsync(c.host->data, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
                  "copying argument '" + p->name + "' back from the device");
@@ -226,6 +228,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     // Like kiln_rt_alloc: 64-byte aligned, at least one block, freed by the caller with std::free.
     host_results.emplace_back(std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64)), &std::free);
     if (!host_results.back()) throw std::bad_alloc();
+    if (bytes > 0) dev.count_transfer();
     if (bytes > 0)
       call.check(d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream),
                  "copying the result array " + r.array->name + " from the device");

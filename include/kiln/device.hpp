@@ -146,6 +146,7 @@ struct MemoryStats {
   std::int64_t peak_bytes = 0;      ///< the most in use at once since the last reset_memory_peak()
   std::uint64_t allocations = 0;    ///< allocations made, ever
   std::int64_t pool_reserved_bytes = 0;  ///< what the stream-ordered pool holds from the driver (freed memory kept for reuse)
+  std::uint64_t host_transfers = 0;  ///< copies between host and device memory, ever: arguments, results, values read back
 };
 MemoryStats memory_stats(int device = current_device());
 void reset_memory_peak(int device = current_device());

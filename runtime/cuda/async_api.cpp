@@ -188,6 +188,7 @@ MemoryStats memory_stats(int device) {
   m.in_use_bytes = d.in_use_bytes();
   m.peak_bytes = d.peak_bytes();
   m.allocations = d.allocations();
+  m.host_transfers = d.transfers();
   cuuint64_t reserved = 0;
   gpu::check(gpu::driver().cuMemPoolGetAttribute(d.pool(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved), "reading the memory pool's size");
   m.pool_reserved_bytes = static_cast<std::int64_t>(reserved);

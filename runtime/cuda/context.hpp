@@ -81,6 +81,9 @@ class Device {
   std::int64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
   std::uint64_t allocations() const { return allocations_.load(std::memory_order_relaxed); }
   void reset_peak() noexcept { peak_.store(in_use_bytes(), std::memory_order_relaxed); }
+  /// Copies between host and device memory kiln queued on this device (arguments, results, values read back).
+  void count_transfer() noexcept { transfers_.fetch_add(1, std::memory_order_relaxed); }
+  std::uint64_t transfers() const { return transfers_.load(std::memory_order_relaxed); }
   /// The device's default memory pool, which cuMemAllocAsync draws from.
   CUmemoryPool pool() const { return pool_; }
 
@@ -96,7 +99,7 @@ class Device {
   std::vector<std::pair<CUdeviceptr, std::size_t>> free_;
   std::vector<CUdeviceptr> free_slots_;
   std::atomic<std::int64_t> in_use_{0}, peak_{0};
-  std::atomic<std::uint64_t> allocations_{0};
+  std::atomic<std::uint64_t> allocations_{0}, transfers_{0};
 };
 
 /// Number of CUDA devices; 0 when there is no driver. Never throws.

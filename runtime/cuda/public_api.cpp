@@ -75,6 +75,7 @@ void device_free(void* p, std::size_t bytes, int device) noexcept {
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream) {
   if (bytes == 0) return;
   gpu::Device& d = bound(device);
+  d.count_transfer();
   gpu::check(gpu::driver().cuMemcpyHtoDAsync(dptr(dst), src, bytes, stream_of(stream, d)), "copying to CUDA device");
   finish(stream, d, "copying to CUDA device");
 }
@@ -82,6 +83,7 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, c
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream) {
   if (bytes == 0) return;
   gpu::Device& d = bound(device);
+  d.count_transfer();
   gpu::check(gpu::driver().cuMemcpyDtoHAsync(dst, dptr(src), bytes, stream_of(stream, d)), "copying from CUDA device");
   finish(stream, d, "copying from CUDA device");
 }
@@ -113,6 +115,7 @@ void copy_runs(void* dst, const void* src, std::size_t run_bytes, std::size_t ru
   m.WidthInBytes = run_bytes;
   m.Height = runs;
   const char* what = to_device ? "copying a slab to CUDA device" : "copying a slab from CUDA device";
+  d.count_transfer();
   gpu::check(gpu::driver().cuMemcpy2DAsync(&m, stream_of(stream, d)), what);
   finish(stream, d, what);
 }
