@@ -208,12 +208,25 @@ TEST(RandomTargets, ATimeLoopAdvancesItsCounter) {
   std::vector<double> want(n, 0.0);
   for (std::int64_t s = 0; s < steps; ++s)
     for (std::int64_t i = 0; i < n; ++i) want[i] += rnd::normal_f64(kKey, s * n + i);
+  // docs/random.md's array form: the counters of step s start at s * n; the same sums with mean 0, sd 0.5.
+  const auto walk_arrays = [](Array<double, 1> x, Int key, Int steps) {
+    range(steps, [&](Int s) {
+      x(kiln::all) = x + random::normal<double>(shape(x.shape(0)), key, 0.0, 0.5, s * x.shape(0));
+    });
+  };
+  std::vector<double> half(n, 0.0);
+  for (std::int64_t s = 0; s < steps; ++s)
+    for (std::int64_t i = 0; i < n; ++i) half[i] += 0.0 + 0.5 * rnd::normal_f64(kKey, s * n + i);
   for (const Options& o : targets()) {
     SCOPED_TRACE(name_of(o));
     auto k = jit("random_walk", walk, o);
     std::vector<double> x(n, 0.0);
     k(x, kKey, steps);
     for (std::int64_t i = 0; i < n; ++i) EXPECT_TRUE(same_bits(x[i], want[i])) << i;
+    auto ka = jit("random_walk_arrays", walk_arrays, o);
+    std::vector<double> y(n, 0.0);
+    ka(y, kKey, steps);
+    for (std::int64_t i = 0; i < n; ++i) EXPECT_TRUE(same_bits(y[i], half[i])) << i;
   }
 }
 
