@@ -97,8 +97,8 @@ fi
 # Examples one by one: one that does not build is reported, the others still run.
 ninja -C "$BUILD" -j "$JOBS" -k 0 "${examples[@]}" >>"$LOGS/build.log" 2>&1
 # The other GPU test binaries (sort, scans, atomics, random numbers, the asynchronous model, ...): every test
-# target with "cuda" in its name, each built on its own so that one that fails to build does not hide the others.
-extra_tests=($(ninja -C "$BUILD" -t targets all 2>/dev/null | sed -n 's/^\([a-z_]*cuda[a-z_]*_test\): phony$/\1/p' |
+# target with "cuda" or "dlpack" in its name, each built on its own so that one that fails to build does not hide the others.
+extra_tests=($(ninja -C "$BUILD" -t targets all 2>/dev/null | sed -n 's/^\([a-z_]*\(cuda\|dlpack\)[a-z_]*_test\): phony$/\1/p' |
                grep -v '^cmake_' | grep -vx 'cuda_gpu_test\|cuda_codegen_test' | sort -u))
 ninja -C "$BUILD" -j "$JOBS" -k 0 "${extra_tests[@]}" gpu_streams kiln-bench-gpu-async >>"$LOGS/build.log" 2>&1
 built=()

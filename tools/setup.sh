@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ make pkg-config llvm-19-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev nlohmann-json3-dev zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libsodium-dev
-          libopenmpi-dev openmpi-bin doxygen)
+          libdlpack-dev libopenmpi-dev openmpi-bin doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -218,6 +218,17 @@ class DeviceArray {
                                [owner, n = bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); });
   }
 
+  /// Row-major device memory someone else owns, kept alive by `data` (kiln/dlpack.hpp imports through it).
+  static DeviceArray share(std::shared_ptr<T> data, const std::vector<std::int64_t>& shape, int device) {
+    DeviceArray a;
+    a.device_ = device;
+    a.set_shape(shape);
+    a.data_ = std::move(data);
+    return a;
+  }
+  /// The memory's owner, shared (kiln/dlpack.hpp exports through it).
+  const std::shared_ptr<T>& shared_data() const { return data_; }
+
   /// Takes over an array an asynchronous kernel call made in stream-ordered memory on `owner`'s stream.
   static DeviceArray adopt(const ArrayDesc& d, int rank, int device, const std::shared_ptr<cuda::detail::StreamState>& owner) {
     DeviceArray a;

@@ -109,9 +109,22 @@ class NDArray {
     return a;
   }
 
+  /// Row-major memory someone else owns, kept alive by `data` (kiln/dlpack.hpp imports through it).
+  static NDArray share(std::shared_ptr<T> data, const std::vector<std::int64_t>& shape) {
+    NDArray a;
+    a.rank_ = static_cast<int>(shape.size());
+    if (a.rank_ < 1 || a.rank_ > kMaxRank) detail::throw_bad_shape(a.rank_, shape.data(), "NDArray rank must be 1..4");
+    std::copy(shape.begin(), shape.end(), a.shape_);
+    detail::row_major_strides(a.rank_, a.shape_, a.strides_);
+    a.data_ = std::move(data);
+    return a;
+  }
+
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   int rank() const { return rank_; }
+  /// The memory's owner, shared (kiln/dlpack.hpp exports through it).
+  const std::shared_ptr<T>& shared_data() const { return data_; }
   std::int64_t shape(int d) const { return shape_[d]; }
   std::vector<std::int64_t> shape() const { return {shape_, shape_ + rank_}; }
   std::int64_t stride(int d) const { return strides_[d]; }
