@@ -18,6 +18,7 @@
 
 #include "kiln/ndarray.hpp"
 #include "kiln/runtime.hpp"
+#include "runtime/cuda/memory_totals.hpp"
 
 namespace {
 
@@ -181,10 +182,16 @@ AllocationStats allocation_stats() {
   s.in_use_bytes = g_in_use.load(std::memory_order_relaxed);
   s.peak_bytes = g_peak.load(std::memory_order_relaxed);
   s.allocations = g_allocations.load(std::memory_order_relaxed);
+  const gpu::MemoryTotals device = gpu::memory_totals();
+  s.device_in_use_bytes = device.in_use_bytes;
+  s.device_peak_bytes = device.peak_bytes;
   return s;
 }
 
-void reset_allocation_peak() { g_peak.store(g_in_use.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+void reset_allocation_peak() {
+  g_peak.store(g_in_use.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  gpu::reset_memory_peaks();
+}
 
 namespace detail {
 // Kernel results (kiln_rt_alloc, which also counts them in allocation_stats()) and NDArrays.

@@ -71,6 +71,7 @@ TEST_F(Async, ResultsComeFromThePoolAndAreCounted) {
     s.synchronize();
     const kiln::cuda::MemoryStats during = kiln::cuda::memory_stats();
     EXPECT_EQ(during.in_use_bytes - before.in_use_bytes, static_cast<std::int64_t>(y.bytes()));
+    EXPECT_GE(kiln::allocation_stats().device_in_use_bytes, during.in_use_bytes);
     EXPECT_GE(during.peak_bytes, during.in_use_bytes);
     EXPECT_GT(during.allocations, before.allocations);
   }

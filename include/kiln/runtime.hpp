@@ -20,9 +20,13 @@ struct AllocationStats {
   std::int64_t in_use_bytes = 0;   ///< allocated by kernels and neither freed nor returned yet
   std::int64_t peak_bytes = 0;     ///< the most in use at once since the last reset_allocation_peak()
   std::uint64_t allocations = 0;   ///< allocations made, ever
+  /// GPU memory kiln holds on every device it has used (DeviceArrays, call results and temporaries; per device
+  /// and with the pool's size: kiln::cuda::memory_stats), and the sum of the devices' peaks.
+  std::int64_t device_in_use_bytes = 0;
+  std::int64_t device_peak_bytes = 0;
 };
 AllocationStats allocation_stats();
-/// Starts a new high-water mark at the current in_use_bytes.
+/// Starts a new high-water mark at the current in_use_bytes (and on every device).
 void reset_allocation_peak();
 
 /// Whether this build has the CPU (LLVM) backend.

@@ -11,6 +11,7 @@
 #include "kiln/abi.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/memory_totals.hpp"
 
 namespace kiln::gpu {
 namespace {
@@ -177,15 +178,44 @@ int device_count() noexcept {
   return driver().cuDeviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
 }
 
+namespace {
+
+/// The devices used so far, made on first use.
+struct Devices {
+  std::mutex mutex;
+  std::array<std::unique_ptr<Device>, 64> slots;
+};
+Devices& devices() {
+  static Devices& d = *new Devices;  // never destroyed: Streams and arrays may outlive static destruction
+  return d;
+}
+
+}  // namespace
+
 Device& device(int ordinal) {
-  static std::mutex mutex;
-  static std::array<std::unique_ptr<Device>, 64> devices;
-  if (ordinal < 0 || ordinal >= static_cast<int>(devices.size()))
+  Devices& all = devices();
+  if (ordinal < 0 || ordinal >= static_cast<int>(all.slots.size()))
     throw DeviceError(fmt::format("CUDA device {} does not exist", ordinal));
-  std::lock_guard lock(mutex);
-  auto& slot = devices[static_cast<std::size_t>(ordinal)];
+  std::lock_guard lock(all.mutex);
+  auto& slot = all.slots[static_cast<std::size_t>(ordinal)];
   if (!slot) slot = std::make_unique<Device>(ordinal);
   return *slot;
+}
+
+MemoryTotals memory_totals() noexcept {
+  Devices& all = devices();
+  std::lock_guard lock(all.mutex);
+  MemoryTotals t;
+  for (const auto& d : all.slots)
+    if (d) t.in_use_bytes += d->in_use_bytes(), t.peak_bytes += d->peak_bytes();
+  return t;
+}
+
+void reset_memory_peaks() noexcept {
+  Devices& all = devices();
+  std::lock_guard lock(all.mutex);
+  for (const auto& d : all.slots)
+    if (d) d->reset_peak();
 }
 
 int current_device() { return t_current >= 0 ? t_current : default_device(); }

@@ -2,6 +2,7 @@
 // kiln/device.hpp in a kiln built without the CUDA toolkit headers: no device exists, and every operation
 // that needs one reports why.
 #include "kiln/device.hpp"
+#include "runtime/cuda/memory_totals.hpp"
 
 namespace kiln::cuda {
 namespace {
@@ -47,3 +48,8 @@ void* pinned_alloc(std::size_t) { unavailable(); }
 void pinned_free(void*) noexcept {}
 }  // namespace detail
 }  // namespace kiln::cuda
+
+namespace kiln::gpu {
+MemoryTotals memory_totals() noexcept { return {}; }
+void reset_memory_peaks() noexcept {}
+}  // namespace kiln::gpu
