@@ -100,7 +100,7 @@ ninja -C "$BUILD" -j "$JOBS" -k 0 "${examples[@]}" >>"$LOGS/build.log" 2>&1
 # target with "cuda" or "dlpack" in its name, each built on its own so that one that fails to build does not hide the others.
 extra_tests=($(ninja -C "$BUILD" -t targets all 2>/dev/null | sed -n 's/^\([a-z_]*\(cuda\|dlpack\)[a-z_]*_test\): phony$/\1/p' |
                grep -v '^cmake_' | grep -vx 'cuda_gpu_test\|cuda_codegen_test' | sort -u))
-ninja -C "$BUILD" -j "$JOBS" -k 0 "${extra_tests[@]}" gpu_streams kiln-bench-gpu-async >>"$LOGS/build.log" 2>&1
+ninja -C "$BUILD" -j "$JOBS" -k 0 "${extra_tests[@]}" gpu_streams kiln-bench-gpu-async kiln_dlpack_interop >>"$LOGS/build.log" 2>&1
 built=()
 for ex in "${examples[@]}"; do
   if [ -x "$BUILD/examples/$ex" ]; then built+=("$ex"); else note "example $ex: build FAILED"; fi
@@ -124,6 +124,11 @@ if want tests; then
   if [ -x "$BUILD/examples/gpu_streams" ]; then
     timeout $(tmo 90) "$BUILD/examples/gpu_streams" --reps 5 >"$LOGS/gpu_streams.log" 2>&1
     note "gpu_streams (chunked host data over 3 streams): exit $?"; cat "$LOGS/gpu_streams.log" | tee -a "$summary"
+  fi
+  if [ -f "$BUILD/tests/libkiln_dlpack_interop.so" ]; then
+    XLA_PYTHON_CLIENT_PREALLOCATE=false timeout $(tmo 150) python3 tests/dlpack/check_interop.py "$BUILD/tests/libkiln_dlpack_interop.so" --gpu \
+      >"$LOGS/dlpack_interop.log" 2>&1
+    note "DLPack with PyTorch, CuPy and JAX: exit $?"; grep -v "^  ok" "$LOGS/dlpack_interop.log" | tail -20 | tee -a "$summary"
   fi
   for t in "${extra_tests[@]}"; do
     if [ ! -x "$BUILD/tests/$t" ]; then note "$t: build FAILED"; grep -E "error" "$LOGS/build.log" | grep -m5 "${t%_test}" | tee -a "$summary"; continue; fi
