@@ -126,9 +126,11 @@ if want tests; then
     note "gpu_streams (chunked host data over 3 streams): exit $?"; cat "$LOGS/gpu_streams.log" | tee -a "$summary"
   fi
   if [ -f "$BUILD/tests/libkiln_dlpack_interop.so" ]; then
-    XLA_PYTHON_CLIENT_PREALLOCATE=false timeout $(tmo 150) python3 tests/dlpack/check_interop.py "$BUILD/tests/libkiln_dlpack_interop.so" --gpu \
-      >"$LOGS/dlpack_interop.log" 2>&1
-    note "DLPack with PyTorch, CuPy and JAX: exit $?"; grep -v "^  ok" "$LOGS/dlpack_interop.log" | tail -20 | tee -a "$summary"
+    for fw in torch cupy jax; do
+      XLA_PYTHON_CLIENT_PREALLOCATE=false timeout $(tmo 60) python3 -X faulthandler tests/dlpack/check_interop.py \
+        "$BUILD/tests/libkiln_dlpack_interop.so" $fw >"$LOGS/dlpack_$fw.log" 2>&1
+      note "DLPack with $fw: exit $?"; tail -25 "$LOGS/dlpack_$fw.log" | tee -a "$summary"
+    done
   fi
   for t in "${extra_tests[@]}"; do
     if [ ! -x "$BUILD/tests/$t" ]; then note "$t: build FAILED"; grep -E "error" "$LOGS/build.log" | grep -m5 "${t%_test}" | tee -a "$summary"; continue; fi

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kiln's arrays to NumPy, PyTorch, CuPy and JAX and theirs to kiln through DLPack, without copies.
 
-    python3 check_interop.py LIBRARY [--gpu]
+    python3 check_interop.py LIBRARY [numpy|torch|cupy|jax]   (default numpy; the others need a GPU)
 
 LIBRARY is the kiln_dlpack_interop module (tests/dlpack/interop.cpp). Each framework that imports is checked:
 kiln -> framework (the framework's array has kiln's data pointer and values), framework -> kiln (kiln's import
 sees the framework's data pointer; a kiln kernel's in-place update is visible to the framework, or for JAX,
-whose arrays are immutable, a kiln reduction reads the right total). Exit 0: every available framework passed;
-77: none could be checked (NumPy missing, or --gpu without a GPU framework); 1: a failure.
+whose arrays are immutable, a kiln reduction reads the right total). One framework per process, so that their
+libraries do not meet. Exit 0: passed; 77: the framework (or its GPU) is not there; 1: a failure.
 """
 import ctypes
 import sys
@@ -58,13 +58,13 @@ def into_kiln(capsule, fn):
 
 
 def check(name, ok, detail=""):
-    print(f"  {'ok  ' if ok else 'FAIL'} {name} {detail}")
+    print(f"  {'ok  ' if ok else 'FAIL'} {name} {detail}", flush=True)
     if not ok:
         failures.append(name)
 
 
 def run(framework, device, to_framework, from_kiln, data_ptr, values, sync, mutable=True):
-    print(f"{framework} ({'GPU ' + str(device) if device >= 0 else 'host'}):")
+    print(f"{framework} ({'GPU ' + str(device) if device >= 0 else 'host'}):", flush=True)
     k = KilnTensor(device)
     x = from_kiln(k)
     v = values(x)
@@ -87,45 +87,36 @@ def run(framework, device, to_framework, from_kiln, data_ptr, values, sync, muta
         check("kiln's reduction of the framework's array", abs(total - want) <= 1e-5 * want, f"{total} vs {want}")
 
 
-checked = 0
-gpu = "--gpu" in sys.argv
+framework = sys.argv[2] if len(sys.argv) > 2 else "numpy"
 try:
     import numpy as np
-except ImportError:
-    np = None
-
-if not gpu and np is not None:
-    run("numpy", -1, lambda: np.arange(N, dtype=np.float32), np.from_dlpack,
+    if framework == "numpy":
+        run("numpy", -1, lambda: np.arange(N, dtype=np.float32), np.from_dlpack,
             lambda a: a.__array_interface__["data"][0], lambda a: a, lambda: None)
-    checked += 1
-
-if gpu:
-    try:
+    elif framework == "torch":
         import torch
-        if torch.cuda.is_available():
-            run("torch", 0, lambda: torch.arange(N, dtype=torch.float32, device="cuda"), torch.from_dlpack,
-                lambda t: t.data_ptr(), lambda t: t.cpu().numpy(), torch.cuda.synchronize)
-            checked += 1
-    except ImportError:
-        pass
-    try:
+        if not torch.cuda.is_available():
+            sys.exit(77)
+        run("torch", 0, lambda: torch.arange(N, dtype=torch.float32, device="cuda"), torch.from_dlpack,
+            lambda t: t.data_ptr(), lambda t: t.cpu().numpy(), torch.cuda.synchronize)
+    elif framework == "cupy":
         import cupy as cp
         run("cupy", 0, lambda: cp.arange(N, dtype=cp.float32), cp.from_dlpack, lambda a: a.data.ptr, cp.asnumpy,
             lambda: cp.cuda.Device(0).synchronize())
-        checked += 1
-    except ImportError:
-        pass
-    try:
+    elif framework == "jax":
         import jax
         import jax.numpy as jnp
-        if any(d.platform == "gpu" for d in jax.devices()):
-            run("jax", 0, lambda: jnp.arange(N, dtype=jnp.float32), jax.dlpack.from_dlpack,
-                lambda a: a.unsafe_buffer_pointer(), lambda a: np.asarray(a), lambda: None, mutable=False)
-            checked += 1
-    except ImportError:
-        pass
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            sys.exit(77)
+        run("jax", 0, lambda: jnp.arange(N, dtype=jnp.float32), jax.dlpack.from_dlpack,
+            lambda a: a.unsafe_buffer_pointer(), lambda a: np.asarray(a), lambda: None, mutable=False)
+    else:
+        sys.exit(f"unknown framework {framework}")
+except ImportError as e:
+    print(f"{framework}: not installed ({e})")
+    sys.exit(77)
 
 if failures:
     print("FAILED:", ", ".join(failures))
     sys.exit(1)
-sys.exit(0 if checked else 77)
+sys.exit(0)
