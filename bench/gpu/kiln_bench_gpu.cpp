@@ -12,6 +12,8 @@
 #include <cstring>
 #include <functional>
 #include <numbers>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -170,6 +172,42 @@ std::string relative_check(const std::vector<float>& a, const std::vector<float>
   char buf[64];
   std::snprintf(buf, sizeof buf, "%s (%.1e)", worst <= tol ? "ok" : "MISMATCH", worst);
   return buf;
+}
+
+/// kiln::sort of 10^7 f64 and i32 keys and kiln::argsort of the f64 keys, each checked against std::stable_sort.
+void sort_rows(EventTimer& timer, int reps) {
+  const long long n = 10'000'000;
+  std::mt19937_64 g(1);
+  std::vector<double> hf(static_cast<size_t>(n));
+  std::vector<std::int32_t> hi(static_cast<size_t>(n));
+  for (auto& v : hf) v = std::uniform_real_distribution<double>(-1.0, 1.0)(g);
+  for (auto& v : hi) v = static_cast<std::int32_t>(g());
+  DeviceArray<double> xf({n}), of({n});
+  DeviceArray<std::int32_t> xi({n}), oi({n});
+  DeviceArray<std::int64_t> op({n});
+  xf.copy_from(hf), xi.copy_from(hi);
+  const kiln::Options on_gpu = kiln::Options().on(kiln::Target::cuda);
+  auto kf = kiln::jit("sort_f64", [](kiln::Array<double> x, kiln::Array<double> out) { out(kiln::all) = kiln::sort(x); }, on_gpu);
+  auto ki = kiln::jit("sort_i32", [](kiln::Array<std::int32_t> x, kiln::Array<std::int32_t> out) { out(kiln::all) = kiln::sort(x); }, on_gpu);
+  auto ka = kiln::jit("argsort_f64", [](kiln::Array<double> x, kiln::Array<std::int64_t> out) { out(kiln::all) = kiln::argsort(x); }, on_gpu);
+  auto time = [&](const std::function<void()>& f) {
+    f(), f();
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) t.push_back(timer.ms(f));
+    return median(t);
+  };
+  const double tf = time([&] { kf(xf, of); }), ti = time([&] { ki(xi, oi); }), ta = time([&] { ka(xf, op); });
+  std::vector<std::int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return hf[static_cast<size_t>(a)] < hf[static_cast<size_t>(b)]; });
+  std::vector<double> sf(static_cast<size_t>(n));
+  for (size_t i = 0; i < sf.size(); ++i) sf[i] = hf[static_cast<size_t>(order[i])];
+  std::stable_sort(hi.begin(), hi.end());
+  const bool okf = of.to_host().to_vector() == sf, oki = oi.to_host().to_vector() == hi, oka = op.to_host().to_vector() == order;
+  std::printf("\nsorts of %lld keys (compare with bench/gpu/cupy_sort.py, CuPy = CUB's radix sort):\n", n);
+  std::printf("  sort_f64    %9.3f ms %7.2f Gkeys/s  %s\n", tf, static_cast<double>(n) / tf / 1e6, okf ? "ok" : "MISMATCH");
+  std::printf("  sort_i32    %9.3f ms %7.2f Gkeys/s  %s\n", ti, static_cast<double>(n) / ti / 1e6, oki ? "ok" : "MISMATCH");
+  std::printf("  argsort_f64 %9.3f ms %7.2f Gkeys/s  %s\n", ta, static_cast<double>(n) / ta / 1e6, oka ? "ok" : "MISMATCH");
 }
 
 }  // namespace
@@ -359,6 +397,17 @@ int main(int argc, char** argv) {
     cold_compile(row, hist_atomic, "hist_atomic", [&](auto& kk) { kk(t1, t2); });
     rows.push_back(row);
   }
+
+  // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
+  if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
+
+  // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).
+  if (opt.selected("cumsum"))
+    benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2);
+
+  // Sorts (issue 19): kiln::sort and kiln::argsort of 10^7 keys into device arrays. No hand-written reference
+  // here: bench/gpu/cupy_sort.py times CuPy (CUB's radix sort) on the same keys for the comparison.
+  if (opt.selected("sort")) sort_rows(timer, opt.reps);
 
   // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
   if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);

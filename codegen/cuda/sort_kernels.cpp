@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "codegen/cuda/sort_kernels.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "codegen/cuda/device_machine.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "ir/semantics.hpp"
+#include "ir/sort_keys.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+constexpr int kThreads = 256;  // a digit per thread in the histogram and scatter blocks
+constexpr int kRounds = 16;    // elements per thread and tile: a tile is 4096 keys
+constexpr std::int64_t kTile = kThreads * kRounds;
+constexpr int kScanThreads = 1024;
+
+const char* c_type(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int";
+    case DType::I64: return "long long";
+    case DType::F32: return "float";
+    case DType::F64: break;
+  }
+  return "double";
+}
+
+// The kernels; key_t, code_t, KILN_ENCODE and KILN_DECODE come first (sort_source).
+constexpr const char* kKernels = R"(
+#define KILN_THREADS 256
+#define KILN_TILE (KILN_THREADS * 16)
+
+extern "C" __global__ void kiln_sort_encode(const key_t* __restrict__ keys, code_t* __restrict__ codes,
+                                            long long* __restrict__ pos, long long total, long long n, int carry) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    key_t x = keys[i];
+    code_t code;
+    KILN_ENCODE
+    codes[i] = code;
+    if (carry) pos[i] = i % n;
+  }
+}
+
+// Digit counts of tile t of row r (block r * tiles + t), at hist[(r * 256 + digit) * tiles + t].
+extern "C" __global__ void kiln_sort_hist(const code_t* __restrict__ codes, long long* __restrict__ hist, long long n,
+                                          long long tiles, int shift) {
+  __shared__ unsigned int h[256];
+  const long long r = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  h[threadIdx.x] = 0;
+  __syncthreads();
+  const code_t* row = codes + r * n;
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
+  for (long long i = lo + threadIdx.x; i < hi; i += KILN_THREADS) atomicAdd(&h[(unsigned)(row[i] >> shift) & 255u], 1u);
+  __syncthreads();
+  hist[(r * 256 + threadIdx.x) * tiles + t] = h[threadIdx.x];
+}
+
+// Row blockIdx.x's counts to first slots: an exclusive scan of its 256 * tiles counts, in order.
+extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, long long tiles) {
+  __shared__ long long s[1024];
+  long long* h = hist + blockIdx.x * 256 * tiles;
+  const long long len = 256 * tiles, per = (len + 1023) / 1024;
+  const long long lo = min(len, threadIdx.x * per), hi = min(len, lo + per);
+  long long sum = 0;
+  for (long long i = lo; i < hi; ++i) sum += h[i];
+  s[threadIdx.x] = sum;
+  __syncthreads();
+  for (int off = 1; off < 1024; off <<= 1) {
+    const long long v = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+    __syncthreads();
+    s[threadIdx.x] += v;
+    __syncthreads();
+  }
+  long long run = s[threadIdx.x] - sum;
+  for (long long i = lo; i < hi; ++i) {
+    const long long c = h[i];
+    h[i] = run;
+    run += c;
+  }
+}
+
+// Tile t of row r to its slots, element order kept among equal digits.
+extern "C" __global__ void kiln_sort_scatter(const code_t* __restrict__ cin, code_t* __restrict__ cout,
+                                             const long long* __restrict__ pin, long long* __restrict__ pout,
+                                             const long long* __restrict__ hist, long long n, long long tiles, int shift,
+                                             int carry) {
+  __shared__ long long base[256];
+  __shared__ unsigned int warp_slot[KILN_THREADS / 32][256];
+  const long long r = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  base[tid] = hist[(r * 256 + tid) * tiles + t];
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
+  const code_t* rin = cin + r * n;
+  code_t* rout = cout + r * n;
+  const long long* rpin = pin + r * n;
+  long long* rpout = pout + r * n;
+  const unsigned below = (1u << lane) - 1u;
+  for (long long start = lo; start < hi; start += KILN_THREADS) {
+    for (int k = tid; k < (KILN_THREADS / 32) * 256; k += KILN_THREADS) (&warp_slot[0][0])[k] = 0;
+    __syncthreads();
+    const long long i = start + tid;
+    const bool valid = i < hi;
+    const code_t c = valid ? rin[i] : (code_t)0;
+    const int d = valid ? (int)((unsigned)(c >> shift) & 255u) : 256;  // 256: no digit
+    unsigned peers = 0xffffffffu;
+    for (int bit = 0; bit < 9; ++bit) {
+      const unsigned m = __ballot_sync(0xffffffffu, (d >> bit) & 1);
+      peers &= ((d >> bit) & 1) ? m : ~m;
+    }
+    const int rank = __popc(peers & below);
+    if (valid && rank == 0) warp_slot[warp][d] = __popc(peers);
+    __syncthreads();
+    unsigned run = 0;  // thread tid scans digit tid over the warps
+    for (int w = 0; w < KILN_THREADS / 32; ++w) {
+      const unsigned cnt = warp_slot[w][tid];
+      warp_slot[w][tid] = run;
+      run += cnt;
+    }
+    __syncthreads();
+    if (valid) {
+      const long long o = base[d] + warp_slot[warp][d] + rank;
+      rout[o] = c;
+      if (carry) rpout[o] = rpin[i];
+    }
+    __syncthreads();
+    base[tid] += run;
+  }
+}
+
+// Positions out; keys decoded from their codes, or (mode 1) gathered through the positions into `gathered`.
+extern "C" __global__ void kiln_sort_finish(key_t* __restrict__ keys, const code_t* __restrict__ codes,
+                                            const long long* __restrict__ pos, long long* __restrict__ positions,
+                                            key_t* __restrict__ gathered, long long total, long long n, int mode) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+    if (positions) positions[i] = pos[i];
+    if (mode == 1) {
+      gathered[i] = keys[i - i % n + pos[i]];
+    } else {
+      const code_t code = codes[i];
+      key_t x;
+      KILN_DECODE
+      keys[i] = x;
+    }
+  }
+}
+)";
+
+/// Entry indices in sort_entries().
+enum Entry : std::size_t { kEncode, kHist, kScan, kScatter, kFinish };
+
+/// Modules per (device, key type), made once and kept for the process (as every kiln process-wide object:
+/// kernels may run from exit handlers). Binaries are compiled once per (architecture, key type).
+const gpu::Module& sort_module(gpu::Device& dev, DType t) {
+  static std::mutex mutex;
+  static auto* binaries = new std::map<std::pair<std::string, DType>, Binary>();
+  static auto* modules = new std::map<std::pair<int, DType>, std::unique_ptr<gpu::Module>>();
+  std::lock_guard lock(mutex);
+  auto& slot = (*modules)[{dev.info().ordinal, t}];
+  if (!slot) {
+    const std::string arch = dev.info().arch();
+    auto it = binaries->find({arch, t});
+    if (it == binaries->end())
+      it = binaries->emplace(std::pair{arch, t}, compile_source(sort_source(t), "kiln_sort", arch, {}, false)).first;
+    slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
+  }
+  return *slot;
+}
+
+unsigned grid_for(std::int64_t total) {
+  return static_cast<unsigned>(std::min<std::int64_t>((total + kThreads - 1) / kThreads, 65536));
+}
+
+}  // namespace
+
+std::string sort_source(DType t) {
+  return ir::sem::with_type(t, [&](auto zero) {
+    using K = ir::sort::SortKey<decltype(zero)>;
+    const char* decode = K::cuda_decode ? K::cuda_decode : "(void)code; x = (key_t)0;";  // mode 1 only
+    return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
+                       "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n{}",
+                       name_of(t), c_type(t), K::cuda_code, K::cuda_encode, decode, kKernels);
+  });
+}
+
+std::vector<std::string> sort_entries() {
+  return {"kiln_sort_encode", "kiln_sort_hist", "kiln_sort_scan", "kiln_sort_scatter", "kiln_sort_finish"};
+}
+
+void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
+                    std::int64_t n, const std::string& what) {
+  const std::int64_t total = rows * n;
+  if (total <= 0) return;
+  const gpu::Module& m = sort_module(call.dev, t);
+  const std::size_t code_bytes = static_cast<std::size_t>(size_of(t));  // a code is as wide as its key
+  const bool gather = ir::sem::with_type(t, [](auto zero) { return ir::sort::SortKey<decltype(zero)>::cuda_decode == nullptr; });
+  int carry = positions || gather;
+  const std::int64_t tiles = (n + kTile - 1) / kTile;
+  const auto bytes = static_cast<std::size_t>(total);
+  CUdeviceptr code[2] = {call.alloc(bytes * code_bytes, "sort codes of " + what),
+                         call.alloc(bytes * code_bytes, "sort codes of " + what)};
+  CUdeviceptr pos[2] = {carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0,
+                        carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0};
+  const CUdeviceptr hist = call.alloc(static_cast<std::size_t>(rows * 256 * tiles) * 8, "sort counts of " + what);
+  auto launch = [&](Entry e, unsigned grid, unsigned block, std::initializer_list<void*> params) {
+    std::vector<void*> p(params);
+    gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {block, 1, 1}, p.data());
+  };
+  call.pending.push_back("kiln's sort of " + what);
+  std::int64_t nn = n, tt = tiles, tot = total;
+  CUdeviceptr k = keys;
+  launch(kEncode, grid_for(total), kThreads, {&k, &code[0], &pos[0], &tot, &nn, &carry});
+  const auto blocks = static_cast<unsigned>(rows * tiles);
+  int cur = 0;
+  for (int shift = 0; shift < static_cast<int>(code_bytes) * 8; shift += 8) {
+    int s = shift, c = carry;
+    CUdeviceptr h = hist;
+    launch(kHist, blocks, kThreads, {&code[cur], &h, &nn, &tt, &s});
+    launch(kScan, static_cast<unsigned>(rows), kScanThreads, {&h, &tt});
+    launch(kScatter, blocks, kThreads, {&code[cur], &code[cur ^ 1], &pos[cur], &pos[cur ^ 1], &h, &nn, &tt, &s, &c});
+    cur ^= 1;
+  }
+  // Gathered keys go to the free code buffer (as wide as the keys), then back into the keys.
+  int mode = gather ? 1 : 0;
+  CUdeviceptr out = positions, spare = code[cur ^ 1];
+  launch(kFinish, grid_for(total), kThreads, {&k, &code[cur], &pos[cur], &out, &spare, &tot, &nn, &mode});
+  if (gather) call.check(gpu::driver().cuMemcpyDtoDAsync(keys, spare, bytes * code_bytes, call.stream), "copying sorted keys");
+  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist})
+    if (p) call.release(p);
+}
+
+std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::HostScope& scope) const {
+  const int keys = scope.array(s.keys.get()), positions = s.positions ? scope.array(s.positions.get()) : -1;
+  const DType t = s.keys->type.elem;
+  const int rank = s.keys->type.rank;
+  const std::string what = s.keys->name;
+  return [keys, positions, t, rank, what](ir::Frame& fr) {
+    const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
+    std::int64_t rows = 1;
+    for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
+    const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
+    sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
+                   d.shape[rank - 1], what);
+  };
+}
+
+}  // namespace kiln::codegen::cuda
