@@ -139,6 +139,8 @@ Expr Generator::expr(DType t, int depth) {
     case 1:
     case 2: return bin(pick(rng_, kArithmetic), expr(t, d), expr(t, d));
     case 3: {
+      if (chance(0.1))
+        if (Expr r = random_draw(t, d)) return r;
       if (!is_int(t)) {
         const Intrinsic fn = chance(0.7) ? pick(rng_, kExactUnary) : (chance(0.5) ? Intrinsic::Fma : Intrinsic::Copysign);
         if (fn == Intrinsic::Fma) return ir::make_call(fn, {expr(t, d), expr(t, d), expr(t, d)});
@@ -183,6 +185,18 @@ Expr Generator::exact_product_term(DType t) {
   const double factors[] = {1.0, -1.0, 1.0, -1.0, 0.0, -0.0, inf, -inf, std::nan("")};
   auto factor = [&] { return ir::make_float(t, pick(rng_, factors)); };
   return ir::make_select(expr(DType::Bool, 2), factor(), ir::make_select(expr(DType::Bool, 1), factor(), ir::make_float(t, 1.0)));
+}
+
+Expr Generator::random_draw(DType t, int depth) {
+  // Exact on every target (ir/random.hpp): compared bit for bit like the other exact operations.
+  Intrinsic fn;
+  switch (t) {
+    case DType::I64: fn = Intrinsic::RandomBits; break;
+    case DType::F32: fn = chance(0.5) ? Intrinsic::RandomUniformF32 : Intrinsic::RandomNormalF32; break;
+    case DType::F64: fn = chance(0.5) ? Intrinsic::RandomUniformF64 : Intrinsic::RandomNormalF64; break;
+    default: return nullptr;
+  }
+  return ir::make_call(fn, {expr(DType::I64, depth), expr(DType::I64, depth)});
 }
 
 Expr Generator::approximate(DType t) {

@@ -72,6 +72,8 @@ class Generator {
   Expr exact_sum_term(DType t);          ///< a float whose sums are exact in any order
   Expr exact_product_term(DType t);      ///< a float whose products are exact in any order
   Expr approximate(DType t);             ///< a libm function of an exact value
+  /// A kiln::random intrinsic of result type t (null for bool and i32), key and counter any i64 expressions.
+  Expr random_draw(DType t, int depth);
 
   // ---- statements (gen_stmt.cpp) ----
   void top_statements(std::vector<Stmt>& out, int count, int depth);
