@@ -24,9 +24,14 @@
 #include "ir/serialize.hpp"
 #include "ir/verifier.hpp"
 #include "kiln/kiln.hpp"
+#include "tests/atomics_test_util.hpp"
+#include "tests/error_test_util.hpp"
 
 namespace kiln {
 namespace {
+
+using atomics_test::random_bins;
+using atomics_test::same_bits;
 
 const std::int64_t kSizes[] = {0, 1, 7, 1009, 100003};
 const int kThreads[] = {1, 2, 3};
@@ -36,22 +41,6 @@ class Threads {
   explicit Threads(int n) { set_num_threads(n); }
   ~Threads() { set_num_threads(0); }
 };
-
-std::vector<std::int64_t> random_bins(std::int64_t n, std::int64_t bins, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-  for (auto& b : v) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(bins));
-  return v;
-}
-
-/// Bitwise equality, so that NaN equals NaN and -0 differs from +0.
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!ir::sem::same_bits(a[i], b[i])) return false;
-  return true;
-}
 
 // ---- integer atomics: exact ------------------------------------------------------------------------------
 
@@ -356,15 +345,10 @@ TEST(Atomics, EveryOperationOnEveryTypeMatchesTheInterpreter) {
 TEST(Atomics, BoolArraysHaveNone) {
   auto k = jit("bool_atomic", [](Array<bool> flag) { prange(flag.shape(0), [&](Int i) { atomic_exchange(flag[i], true); }); });
   NDArray<bool> flags({4});
-  try {
-    k.on(Target::interpreter)(flags);
-    FAIL() << "expected a TraceError";
-  } catch (const TraceError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("bool_atomic"), std::string::npos) << m;
-    EXPECT_NE(m.find("atomic_exchange"), std::string::npos) << m;
-    EXPECT_NE(m.find("int32 flag"), std::string::npos) << m;
-  }
+  const std::string m = kiln_tests::exact_error_of<TraceError>([&] { k.on(Target::interpreter)(flags); });
+  EXPECT_CONTAINS(m, "bool_atomic");
+  EXPECT_CONTAINS(m, "atomic_exchange");
+  EXPECT_CONTAINS(m, "int32 flag");
 }
 
 TEST(Atomics, PlainWritesBesideAtomicsInOnePrangeAreRefused) {
@@ -375,15 +359,10 @@ TEST(Atomics, PlainWritesBesideAtomicsInOnePrangeAreRefused) {
     });
   });
   std::vector<std::int64_t> bin{0, 1}, h(2);
-  try {
-    k.on(Target::cpu)(bin, h);
-    FAIL() << "expected a TraceError";
-  } catch (const TraceError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("'mixed'"), std::string::npos) << m;
-    EXPECT_NE(m.find("atomic_add"), std::string::npos) << m;
-    EXPECT_NE(m.find("plain store"), std::string::npos) << m;
-  }
+  const std::string m = kiln_tests::exact_error_of<TraceError>([&] { k.on(Target::cpu)(bin, h); });
+  EXPECT_CONTAINS(m, "'mixed'");
+  EXPECT_CONTAINS(m, "atomic_add");
+  EXPECT_CONTAINS(m, "plain store");
 }
 
 // ---- diagnostics ------------------------------------------------------------------------------------------

@@ -21,11 +21,15 @@
 #include "cuda_test_support.hpp"
 #include "frontend/settings.hpp"
 #include "ir/atomics.hpp"
+#include "tests/atomics_test_util.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
 
 namespace kiln {
 namespace {
+
+using atomics_test::random_bins;
+using atomics_test::same_bits;
 
 namespace cu = codegen::cuda;
 using cudatest::offloaded;
@@ -104,21 +108,6 @@ class AtomicsGpu : public ::testing::Test {
 };
 
 const std::int64_t kSizes[] = {0, 1, 7, 1009, 1000003};
-
-std::vector<std::int64_t> random_bins(std::int64_t n, std::int64_t bins, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-  for (auto& b : v) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(bins));
-  return v;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!ir::sem::same_bits(a[i], b[i])) return false;
-  return true;
-}
 
 template <class T>
 void histogram_on_gpu() {

@@ -49,36 +49,25 @@ Scalar<T> atomic(AtomicOp op, const ElementRef<T>& e, V&& value) {
 
 }  // namespace detail
 
-/// element += value; returns the old value. Integers wrap; floats round (in the order the updates happen).
-template <Element T, class V>
-  requires detail::Operand<V>
-Scalar<T> atomic_add(const ElementRef<T>& element, V&& value) {
-  return detail::atomic(AtomicOp::Add, element, std::forward<V>(value));
-}
-/// element -= value; returns the old value.
-template <Element T, class V>
-  requires detail::Operand<V>
-Scalar<T> atomic_sub(const ElementRef<T>& element, V&& value) {
-  return detail::atomic(AtomicOp::Sub, element, std::forward<V>(value));
-}
-/// element = kiln::min(element, value) (floats: NaN propagates, -0 < +0); returns the old value.
-template <Element T, class V>
-  requires detail::Operand<V>
-Scalar<T> atomic_min(const ElementRef<T>& element, V&& value) {
-  return detail::atomic(AtomicOp::Min, element, std::forward<V>(value));
-}
-/// element = kiln::max(element, value) (floats: NaN propagates, -0 < +0); returns the old value.
-template <Element T, class V>
-  requires detail::Operand<V>
-Scalar<T> atomic_max(const ElementRef<T>& element, V&& value) {
-  return detail::atomic(AtomicOp::Max, element, std::forward<V>(value));
-}
-/// element = value; returns the old value.
-template <Element T, class V>
-  requires detail::Operand<V>
-Scalar<T> atomic_exchange(const ElementRef<T>& element, V&& value) {
-  return detail::atomic(AtomicOp::Exchange, element, std::forward<V>(value));
-}
+// Each takes the element and a value and returns the element's old value.
+#define KILN_ATOMIC_RMW(fn, op)                                             \
+  template <Element T, class V>                                            \
+    requires detail::Operand<V>                                            \
+  Scalar<T> fn(const ElementRef<T>& element, V&& value) {                  \
+    return detail::atomic(AtomicOp::op, element, std::forward<V>(value));  \
+  }
+// element += value. Integers wrap; floats round (in the order the updates happen).
+KILN_ATOMIC_RMW(atomic_add, Add)
+// element -= value.
+KILN_ATOMIC_RMW(atomic_sub, Sub)
+// element = kiln::min(element, value) (floats: NaN propagates, -0 < +0).
+KILN_ATOMIC_RMW(atomic_min, Min)
+// element = kiln::max(element, value) (floats: NaN propagates, -0 < +0).
+KILN_ATOMIC_RMW(atomic_max, Max)
+// element = value.
+KILN_ATOMIC_RMW(atomic_exchange, Exchange)
+#undef KILN_ATOMIC_RMW
+
 /// If the element holds `expected` (the same bits: for floats NaN matches the same NaN, -0 does not match +0),
 /// it becomes `desired`. Returns the old value either way: the exchange happened exactly when the old value
 /// has the bits of `expected` (for integers, `old == expected`).
