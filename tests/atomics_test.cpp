@@ -153,6 +153,29 @@ TEST(Atomics, CounterHandsOutDistinctSlots) {
   }
 }
 
+// The old value read in a nested branch and loop: a traced value like any other (the first five iterations
+// to arrive each mark a slot, in order of arrival; the rest mark nothing).
+TEST(Atomics, OldValuesAreUsableInNestedScopes) {
+  auto k = jit("first_five", [](Array<std::int64_t> count, Array<std::int64_t> marks, Int n) {
+    prange(n, [&](Int) {
+      const Int old = atomic_add(count[0], 1);
+      if_(old < 5, [&] { range(old + 1, [&](Int j) { atomic_add(marks[old], j + 1); }); });
+    });
+  });
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{3}, std::int64_t{1009}}) {
+    for (int threads : kThreads) {
+      Threads t(threads);
+      for (Target target : {Target::interpreter, Target::cpu}) {
+        std::vector<std::int64_t> count{0}, marks(5, 0), want(5, 0);
+        for (std::int64_t s = 0; s < std::min<std::int64_t>(n, 5); ++s) want[static_cast<std::size_t>(s)] = (s + 1) * (s + 2) / 2;
+        k.on(target)(count, marks, n);
+        EXPECT_EQ(count[0], n);
+        EXPECT_EQ(marks, want) << "n " << n << " threads " << threads;
+      }
+    }
+  }
+}
+
 // Compare-exchange: the first iteration to reach a bin claims it, every other one sees the winner.
 TEST(Atomics, CompareExchangeFirstWriterWins) {
   auto k = jit("claim", [](Array<std::int64_t> key, Array<std::int64_t> owner, Array<std::int32_t> won) {

@@ -48,6 +48,13 @@ const auto every_op = [](Array<std::int64_t> bin, Array<T> x, Array<T> h, Array<
   });
 };
 
+/// An atomic in host code (outside every prange) next to one in a launch.
+const auto host_atomic = [](Array<std::int64_t> c, Array<std::int64_t> h) {
+  const Int old = atomic_add(c[0], 5);
+  c[1] = old;
+  prange(1000, [&](Int i) { atomic_max(h[i % 3], i); });
+};
+
 cu::Binary compile(const ir::Function& lowered, std::string* source = nullptr) {
   const cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
   cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", {});
@@ -93,9 +100,10 @@ TEST(AtomicsCudaCodegen, EveryOperationOnEveryTypeCompilesWithoutWarnings) {
   every_op_compiles<double>("64", true);
 }
 
-TEST(AtomicsCudaCodegen, BoundsCheckedAtomicsCompile) {
+TEST(AtomicsCudaCodegen, BoundsCheckedAndHostCodeAtomicsCompile) {
   require_nvrtc();
   compile(rows::lower_for_cuda("every_op_checked", every_op<double>, {"bin", "x", "h", "olds"}, 1, /*boundscheck=*/true));
+  compile(rows::lower_for_cuda("host_atomic", host_atomic, {"c", "h"}));
 }
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
@@ -165,6 +173,15 @@ TEST_F(AtomicsGpu, CounterAndClaims) {
       }
     }
   }
+}
+
+// An atomic outside every prange is host code: the host executor updates the element in device memory.
+TEST_F(AtomicsGpu, HostCodeAtomicsUpdateDeviceMemory) {
+  auto k = jit("host_atomic", host_atomic);
+  std::vector<std::int64_t> c{1, 0}, h(3, -1);
+  k.on(Target::cuda)(c, h);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{6, 1}));
+  EXPECT_EQ(h, (std::vector<std::int64_t>{999, 997, 998}));
 }
 
 template <class T>
