@@ -2,26 +2,18 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # CuPy's sorts on the GPU for kiln-bench-gpu's sort rows (issue 19): cupy.sort and cupy.argsort run CUB's radix
 # sort. The same work as the rows: 10^7 f64 keys uniform in [-1, 1), 10^7 i32 keys over the whole range, a copy
-# of the keys sorted (or their positions). Device arrays, CUDA events, median of --reps after two warm-ups.
+# of the keys sorted (or their positions). Device arrays, CUDA events, median of --reps after two warm-ups
+# (bench/peers/cupy_bench.py's timer).
 #   python3 bench/gpu/cupy_sort.py [--n N] [--reps R]
 import argparse
+import os
+import sys
 
 import cupy as cp
 import numpy as np
 
-
-def timed(fn, reps):
-    for _ in range(2):
-        fn()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from cupy_bench import timed  # noqa: E402  (CUDA events, median after two warm-up calls)
 
 
 def main():
