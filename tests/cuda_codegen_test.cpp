@@ -205,6 +205,31 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
   EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Elementwise);
 }
 
+TEST(CudaCodegen, ParforsWhoseBodyRunsALoopAreNotUnrolled) {
+  // n-body style: each iteration runs a sequential loop, so it is one thread's work; unrolled 4x the grid
+  // would have a quarter of the threads. A straight-line body keeps the unrolled rounds.
+  auto forces = [](kiln::Array<float> x, kiln::Array<float> f) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) {
+      kiln::Float acc = 0.0f;
+      kiln::range(x.shape(0), [&](kiln::Int j) { acc += x[j] - x[i]; });
+      f[i] = acc;
+    });
+  };
+  auto saxpy = [](kiln::Float a, kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = a * x[i] + y[i]; });
+  };
+  if (emit_options().unroll < 2) GTEST_SKIP() << "KILN_CUDA_UNROLL=1: nothing is unrolled";
+  const cu::Program loop = emit(lower("forces", forces, {"x", "f"}));
+  EXPECT_EQ(loop.gpu_kernels[0].unroll, 1);
+  EXPECT_NE(loop.kernels.find("one iteration per thread: the body runs a sequential loop"), std::string::npos) << loop.kernels;
+  EXPECT_EQ(loop.kernels.find("kiln_u"), std::string::npos) << loop.kernels;
+  const cu::Program straight = emit(lower("saxpy", saxpy, {"a", "x", "y"}));
+  EXPECT_EQ(straight.gpu_kernels[0].unroll, emit_options().unroll);
+  EXPECT_NE(straight.kernels.find("kiln_u"), std::string::npos) << straight.kernels;
+  require_nvrtc();
+  compile_for_sm90(lower("forces", forces, {"x", "f"}));
+}
+
 TEST(CudaCodegen, NamesThatCollideWithCudaAreRenamed) {
   Var exp = param("exp", DType::F64), x = array_param("threadIdx", DType::F64, 1, true), kiln_n0 = param("kiln_n0", DType::F64);
   Var i = index("i");

@@ -372,6 +372,27 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
 
+  if (opt.selected("nbody")) {
+    // Compute-bound: all pairs of 65 536 bodies, 20 flops each (a division and a square root among them); the
+    // hand kernel stages bodies in shared memory. Its parfor runs a loop, so kiln runs one body per thread.
+    const long long nb_bodies = 65536;
+    Row row("nbody 65536 (all pairs)", 0);
+    DeviceArray<float> x({nb_bodies}), y({nb_bodies}), z({nb_bodies}), m({nb_bodies});
+    fill(x, -1, 1, 21), fill(y, -1, 1, 22), fill(z, -1, 1, 23), fill(m, 0.5f, 1, 24);
+    DeviceArray<float> ax({nb_bodies}), ay({nb_bodies}), az({nb_bodies}), rx({nb_bodies}), ry({nb_bodies}), rz({nb_bodies});
+    auto k = kiln::jit("nbody", benchgpu::nbody, kiln::Options().on(kiln::Target::cuda));
+    time_rows(timer, std::max(3, opt.reps / 4), [&] { k(x, y, z, m, ax, ay, az); },
+              [&](const benchgpu::Reference& h) { h.nbody(x.data(), y.data(), z.data(), m.data(), rx.data(), ry.data(), rz.data(), static_cast<int>(nb_bodies)); },
+              ref, exact, row);
+    // Against the exact reference (--fmad=false, kiln's rounding): the same sums in the same order.
+    exact.nbody(x.data(), y.data(), z.data(), m.data(), rx.data(), ry.data(), rz.data(), static_cast<int>(nb_bodies));
+    exact.synchronize();
+    row.check = relative_check(ax.to_vector(), rx.to_vector(), 1e-6) + " " + relative_check(az.to_vector(), rz.to_vector(), 1e-6);
+    DeviceArray<float> t1({3}), t2({3}), t3({3}), t4({3}), t5({3}), t6({3}), t7({3});
+    cold_compile(row, benchgpu::nbody, "nbody", [&](auto& kk) { kk(t1, t2, t3, t4, t5, t6, t7); });
+    rows.push_back(row);
+  }
+
   if (opt.selected("hist_atomic")) {
     // A histogram by atomics (kiln::atomic_add at data-dependent bins) against the same by hand: one global
     // atomicAdd per element into 256 int32 bins. Both start from zero and run equally often: exact counts.

@@ -75,6 +75,27 @@ inline const auto black_scholes = [](kiln::Array<float> s, kiln::Array<float> k,
   });
 };
 
+/// All-pairs gravitational accelerations with softening, as users write it: a prange over the bodies, a
+/// sequential loop over all bodies accumulating in order.
+inline const auto nbody = [](kiln::Array<float> x, kiln::Array<float> y, kiln::Array<float> z, kiln::Array<float> m,
+                             kiln::Array<float> ax, kiln::Array<float> ay, kiln::Array<float> az) {
+  kiln::prange(x.shape(0), [&](kiln::Int i) {
+    kiln::Float fx = 0.0f, fy = 0.0f, fz = 0.0f;
+    const kiln::Float xi = x[i], yi = y[i], zi = z[i];
+    kiln::range(x.shape(0), [&](kiln::Int j) {
+      const kiln::Float dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+      const kiln::Float r2 = dx * dx + dy * dy + dz * dz + 1e-3f;
+      const kiln::Float w = m[j] / (r2 * kiln::sqrt(r2));
+      fx += w * dx;
+      fy += w * dy;
+      fz += w * dz;
+    });
+    ax[i] = fx;
+    ay[i] = fy;
+    az[i] = fz;
+  });
+};
+
 /// Per-row mean, variance and standard deviation of a matrix (NumPy's x.mean(1), x.var(1), x.std(1)).
 inline const auto row_stats = [](kiln::Array<float, 2> x, kiln::Array<float> mean, kiln::Array<float> var, kiln::Array<float> sd) {
   mean(kiln::all) = kiln::mean(x, 1);

@@ -160,12 +160,40 @@ extern "C" __global__ void ref_hist_atomic(const float* __restrict__ x, long lon
   if (i < n) atomicAdd(&hist[(int)(x[i] * (float)bins)], 1);
 }
 
+// All-pairs accelerations, tiled as the CUDA samples' n-body is: each block stages 256 bodies at a time in
+// shared memory, every thread of the block reads them from there; the sums run over j in order.
+extern "C" __global__ void ref_nbody(const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ z,
+                                     const float* __restrict__ m, float* __restrict__ ax, float* __restrict__ ay,
+                                     float* __restrict__ az, int n) {
+  __shared__ float4 tile[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float xi = i < n ? x[i] : 0.0f, yi = i < n ? y[i] : 0.0f, zi = i < n ? z[i] : 0.0f;
+  float fx = 0.0f, fy = 0.0f, fz = 0.0f;
+  for (int base = 0; base < n; base += 256) {
+    const int j = base + threadIdx.x;
+    tile[threadIdx.x] = j < n ? make_float4(x[j], y[j], z[j], m[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    __syncthreads();
+    const int count = min(256, n - base);
+    for (int k = 0; k < count; ++k) {
+      const float4 b = tile[k];
+      const float dx = b.x - xi, dy = b.y - yi, dz = b.z - zi;
+      const float r2 = dx * dx + dy * dy + dz * dz + 1e-3f;
+      const float w = b.w / (r2 * sqrtf(r2));
+      fx += w * dx;
+      fy += w * dy;
+      fz += w * dz;
+    }
+    __syncthreads();
+  }
+  if (i < n) ax[i] = fx, ay[i] = fy, az[i] = fz;
+}
+
 extern "C" __global__ void ref_empty() {}
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
                                          "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
-                                         "ref_row_stats", "ref_hist_atomic", "ref_empty"};
+                                         "ref_row_stats", "ref_hist_atomic", "ref_nbody", "ref_empty"};
 
 }  // namespace
 
@@ -235,6 +263,10 @@ void Reference::jacobi2d(const float* a, float* out, int rows, int cols) const {
 
 void Reference::black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const {
   launch("ref_black_scholes", blocks(n, 256), 256, {&s, &k, &t, &call, &put, &n, &r, &v});
+}
+
+void Reference::nbody(const float* x, const float* y, const float* z, const float* m, float* ax, float* ay, float* az, int n) const {
+  launch("ref_nbody", blocks(n, 256), 256, {&x, &y, &z, &m, &ax, &ay, &az, &n});
 }
 
 void Reference::row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const {

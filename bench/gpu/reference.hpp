@@ -33,6 +33,8 @@ class Reference {
   void row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const;
   /// Adds the counts of x (values in [0, 1), bin = int(x * bins)) to hist with one global atomicAdd per element.
   void histogram_atomic(const float* x, long long n, int* hist, int bins) const;
+  /// All-pairs accelerations of n bodies, shared-memory tiles of 256 bodies.
+  void nbody(const float* x, const float* y, const float* z, const float* m, float* ax, float* ay, float* az, int n) const;
   void empty() const;  ///< an empty kernel: the floor of launch overhead
   void synchronize() const;
 

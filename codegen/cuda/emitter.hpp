@@ -151,6 +151,7 @@ class Emitter {
   /// into a let (black_scholes computes erf four times otherwise), and NVVM does not merge such calls.
   std::vector<std::vector<std::pair<ir::Expr, std::string>>> lets_;
   std::optional<ir::CooperativePlan> coop_;  ///< set for Strategy::Cooperative
+  std::string unroll_note_;  ///< why the parfor is not unrolled (a loop in its body), for the kernel's head comment
   bool spreading_ = false;  ///< emitting a spread parfor's body (each thread its own iterations)
   bool leading_ = false;    ///< emitting a store inside `if (kiln_lane == 0)`
   int spread_count_ = 0;    ///< names the spread loops' counters
