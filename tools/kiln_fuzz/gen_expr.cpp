@@ -139,7 +139,7 @@ Expr Generator::expr(DType t, int depth) {
     case 1:
     case 2: return bin(pick(rng_, kArithmetic), expr(t, d), expr(t, d));
     case 3: {
-      if (chance(0.1))
+      if (std::uniform_real_distribution<double>(0, 1)(draw_rng_) < 0.1)
         if (Expr r = random_draw(t, d)) return r;
       if (!is_int(t)) {
         const Intrinsic fn = chance(0.7) ? pick(rng_, kExactUnary) : (chance(0.5) ? Intrinsic::Fma : Intrinsic::Copysign);

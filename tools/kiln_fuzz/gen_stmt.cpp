@@ -10,7 +10,8 @@ int type_number(DType t) { return static_cast<int>(t); }
 
 }  // namespace
 
-Generator::Generator(std::uint64_t seed, const GeneratorOptions& options) : rng_(seed), options_(options) {}
+Generator::Generator(std::uint64_t seed, const GeneratorOptions& options)
+    : rng_(seed), draw_rng_(seed ^ 0x52414E444F4D5EEDull), options_(options) {}
 
 std::int64_t Generator::extent() {
   static constexpr std::int64_t kSmall[] = {0, 1, 2, 3, 5, 7, 13, 17, 31, 64, 101, 257};

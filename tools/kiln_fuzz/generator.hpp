@@ -109,6 +109,9 @@ class Generator {
   Var add_param(const std::string& name, ir::Type type, ParamSpec spec);
 
   std::mt19937_64 rng_;
+  /// Decides where random_draw is used, apart from rng_, so that programs without one are what they were
+  /// before it existed (tests pick seeds for what those programs hold).
+  std::mt19937_64 draw_rng_;
   GeneratorOptions options_;
   Program program_;
   std::vector<std::int64_t> shape_;  ///< S
