@@ -274,23 +274,12 @@ T reference_min(T a, T b, bool is_min) {
 
 template <class T>
 void min_max_with_specials() {
-  auto k = jit("bin_extremes", [](Array<std::int64_t> bin, Array<T> x, Array<T> lo, Array<T> hi) {
-    prange(bin.shape(0), [&](Int i) {
-      atomic_min(lo[bin[i]], x[i]);
-      atomic_max(hi[bin[i]], x[i]);
-    });
-  });
-  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  auto k = jit("bin_extremes", atomics_test::bin_extremes<T>);
+  const T inf = std::numeric_limits<T>::infinity();
   for (std::int64_t n : kSizes) {
     const std::int64_t bins = 11;
     const auto bin = random_bins(n, bins, static_cast<unsigned>(n) + 1);
-    std::mt19937_64 rng(static_cast<unsigned>(n) * 7 + 1);
-    std::vector<T> x(static_cast<std::size_t>(n));
-    const T special[] = {nan, inf, -inf, T(0), T(-0.0)};
-    for (auto& v : x) v = rng() % 4 == 0 ? special[rng() % 5] : static_cast<T>(static_cast<int>(rng() % 200) - 100);
-    // Bins 9 and 10 see only zeros of both signs (and start from them), so the sign rule decides them.
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (bin[i] >= 9) x[i] = i % 2 ? T(0) : T(-0.0);
+    const std::vector<T> x = atomics_test::values_with_specials<T>(bin, static_cast<unsigned>(n) * 7 + 1);
     std::vector<T> lo0(static_cast<std::size_t>(bins), inf), hi0(static_cast<std::size_t>(bins), -inf);
     lo0[9] = hi0[9] = T(0);
     lo0[10] = hi0[10] = T(-0.0);

@@ -186,21 +186,11 @@ TEST_F(AtomicsGpu, HostCodeAtomicsUpdateDeviceMemory) {
 
 template <class T>
 void min_max_on_gpu() {
-  auto k = jit("gpu_extremes", [](Array<std::int64_t> bin, Array<T> x, Array<T> lo, Array<T> hi) {
-    prange(bin.shape(0), [&](Int i) {
-      atomic_min(lo[bin[i]], x[i]);
-      atomic_max(hi[bin[i]], x[i]);
-    });
-  });
-  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  auto k = jit("gpu_extremes", atomics_test::bin_extremes<T>);
+  const T inf = std::numeric_limits<T>::infinity();
   for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1009}, std::int64_t{100003}}) {
     const auto bin = random_bins(n, 11, static_cast<unsigned>(n) + 3);
-    std::mt19937_64 rng(static_cast<unsigned>(n));
-    std::vector<T> x(static_cast<std::size_t>(n));
-    const T special[] = {nan, inf, -inf, T(0), T(-0.0)};
-    for (auto& v : x) v = rng() % 4 == 0 ? special[rng() % 5] : static_cast<T>(static_cast<int>(rng() % 200) - 100);
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (bin[i] >= 9) x[i] = i % 2 ? T(0) : T(-0.0);
+    const std::vector<T> x = atomics_test::values_with_specials<T>(bin, static_cast<unsigned>(n));
     std::vector<T> lo0(11, inf), hi0(11, -inf);
     std::vector<T> want_lo = lo0, want_hi = hi0, lo = lo0, hi = hi0;
     k.on(Target::interpreter)(bin, x, want_lo, want_hi);
