@@ -13,6 +13,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -552,6 +553,30 @@ TEST(AtomicsPasses, LanesAreRefusedForBodiesWithAtomics) {
   }
   const std::string d = k.diagnostics();
   EXPECT_NE(d.find("updates an element of h atomically"), std::string::npos) << d;
+}
+
+// What the CPU backend made of a histogram by atomics: scalar `atomicrmw` at monotonic order, each element its own
+// atomic step (the loop vectorizer widens no atomic instruction), and float min/max as a compare-exchange loop.
+TEST(AtomicsPasses, TheCpuCodeIsOneAtomicInstructionPerElement) {
+  Options o;
+  o.target = Target::cpu;
+  o.keep_llvm_ir = true;
+  auto k = jit("llvm_atomics", [](Array<std::int64_t> bin, Array<double> x, Array<std::int32_t> h, Array<double> lo) {
+    prange(bin.shape(0), [&](Int i) {
+      atomic_add(h[bin[i]], 1);
+      atomic_min(lo[bin[i]], x[i]);
+    });
+  }, o);
+  std::vector<std::int64_t> bin{0, 1, 0};
+  std::vector<double> x{3, 2, 1}, lo(2, 9);
+  std::vector<std::int32_t> h(2);
+  k(bin, x, h, lo);
+  EXPECT_EQ(h, (std::vector<std::int32_t>{2, 1}));
+  EXPECT_EQ(lo, (std::vector<double>{1, 2}));
+  const std::string ir = k.llvm_ir();
+  EXPECT_TRUE(std::regex_search(ir, std::regex("atomicrmw add ptr [^\\n]*, i32 1 monotonic"))) << ir;
+  EXPECT_TRUE(std::regex_search(ir, std::regex("cmpxchg ptr [^\\n]*, i64 [^\\n]*, i64 [^\\n]* monotonic monotonic"))) << ir;
+  EXPECT_FALSE(std::regex_search(ir, std::regex("atomicrmw [a-z]+ ptr [^\\n]*<[0-9]+ x"))) << ir;
 }
 
 // One buffer passed as both the bins and the histogram: the call-time overlap check sees the atomic's read
