@@ -250,6 +250,21 @@ TEST(RandomTargets, ConstantKeyAndCounterFold) {
   }
 }
 
+TEST(RandomTargets, ANegativeExtentIsAShapeErrorNamingTheArray) {
+  const auto k = [](Int n, Int key) {
+    auto noise = random::normal<double>(shape(n, 3), key);
+    return kiln::sum(noise);
+  };
+  for (const Options& o : targets()) {
+    SCOPED_TRACE(name_of(o));
+    auto kern = jit("random_negative", k, o);
+    EXPECT_EQ(kern(0, kKey), 0.0);
+    const std::string m = error_of<ShapeError>([&] { kern(-2, kKey); });
+    EXPECT_NE(m.find("array 'noise' has a negative extent: shape (-2, 3)"), std::string::npos) << m;
+    EXPECT_NE(m.find("random_negative"), std::string::npos) << m;
+  }
+}
+
 TEST(RandomTargets, IntrinsicsPrintAndSerializeRoundTrip) {
   std::vector<float> u(3), z(3);
   std::vector<double> v(3), w(3);
