@@ -12,15 +12,6 @@ libraries do not meet. Exit 0: passed; 77: the framework (or its GPU) is not the
 import ctypes
 import sys
 
-lib = ctypes.CDLL(sys.argv[1])
-lib.kiln_interop_make.restype = ctypes.c_void_p
-lib.kiln_interop_make.argtypes = [ctypes.c_longlong, ctypes.c_float, ctypes.c_int]
-lib.kiln_interop_increment.argtypes = [ctypes.c_void_p]
-lib.kiln_interop_sum.restype = ctypes.c_double
-lib.kiln_interop_sum.argtypes = [ctypes.c_void_p]
-lib.kiln_interop_last_pointer.restype = ctypes.c_void_p
-lib.kiln_interop_error.restype = ctypes.c_char_p
-
 api = ctypes.pythonapi
 api.PyCapsule_New.restype = ctypes.py_object
 api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -29,6 +20,24 @@ api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 N = 100003
+
+lib = None
+
+
+def load_kiln():
+    """Loads kiln's module after the framework: a framework imported after it aborted in its own initialization
+    on the GPU machine (PyTorch in `import torch`, JAX in its first compilation)."""
+    global lib
+    lib = ctypes.CDLL(sys.argv[1])
+    lib.kiln_interop_make.restype = ctypes.c_void_p
+    lib.kiln_interop_make.argtypes = [ctypes.c_longlong, ctypes.c_float, ctypes.c_int]
+    lib.kiln_interop_increment.argtypes = [ctypes.c_void_p]
+    lib.kiln_interop_sum.restype = ctypes.c_double
+    lib.kiln_interop_sum.argtypes = [ctypes.c_void_p]
+    lib.kiln_interop_last_pointer.restype = ctypes.c_void_p
+    lib.kiln_interop_error.restype = ctypes.c_char_p
+
+
 failures = []
 
 
@@ -65,6 +74,7 @@ def check(name, ok, detail=""):
 
 def run(framework, device, to_framework, from_kiln, data_ptr, values, sync, mutable=True):
     print(f"{framework} ({'GPU ' + str(device) if device >= 0 else 'host'}):", flush=True)
+    load_kiln()
     k = KilnTensor(device)
     x = from_kiln(k)
     v = values(x)
@@ -97,6 +107,7 @@ try:
         import torch
         if not torch.cuda.is_available():
             sys.exit(77)
+        torch.zeros(1, device="cuda")  # the CUDA libraries loaded before kiln
         run("torch", 0, lambda: torch.arange(N, dtype=torch.float32, device="cuda"), torch.from_dlpack,
             lambda t: t.data_ptr(), lambda t: t.cpu().numpy(), torch.cuda.synchronize)
     elif framework == "cupy":
@@ -108,6 +119,7 @@ try:
         import jax.numpy as jnp
         if not any(d.platform == "gpu" for d in jax.devices()):
             sys.exit(77)
+        jnp.zeros(1).block_until_ready()  # the GPU backend and its compiler loaded before kiln
         run("jax", 0, lambda: jnp.arange(N, dtype=jnp.float32), jax.dlpack.from_dlpack,
             lambda a: a.unsafe_buffer_pointer(), lambda a: np.asarray(a), lambda: None, mutable=False)
     else:
