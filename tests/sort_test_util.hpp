@@ -82,13 +82,20 @@ NDArray<T> array_of(const std::vector<T>& v, const std::vector<std::int64_t>& sh
 }
 
 /// Checks sort and argsort of `in` (sorted along its last axis) against the reference, bit for bit.
+/// The stable order of each row of `in` along its last axis.
+template <class T>
+std::vector<std::int64_t> ref_argsort(const NDArray<T>& in) {
+  const std::int64_t n = in.shape(in.rank() - 1), rows = n ? in.size() / n : 0;
+  return ref_argsort(in.data(), rows, n);
+}
+
+/// Checks sort and argsort of `in` against `want` (ref_argsort(in)), bit for bit.
 template <class T>
 void expect_sorted(const NDArray<T>& in, const NDArray<T>& sorted, const NDArray<std::int64_t>& pos,
-                   const std::string& what) {
+                   const std::string& what, const std::vector<std::int64_t>& want) {
   ASSERT_EQ(sorted.shape(), in.shape()) << what;
   ASSERT_EQ(pos.shape(), in.shape()) << what;
   const std::int64_t n = in.shape(in.rank() - 1), rows = n ? in.size() / n : 0;
-  const std::vector<std::int64_t> want = ref_argsort(in.data(), rows, n);
   int reported = 0;
   for (std::int64_t k = 0; k < rows * n && reported < 5; ++k) {
     const std::int64_t r = k / std::max<std::int64_t>(n, 1);
@@ -101,6 +108,12 @@ void expect_sorted(const NDArray<T>& in, const NDArray<T>& sorted, const NDArray
                     << want[static_cast<size_t>(k)] << ", value " << +sorted.data()[k] << " want " << +expect;
     }
   }
+}
+
+template <class T>
+void expect_sorted(const NDArray<T>& in, const NDArray<T>& sorted, const NDArray<std::int64_t>& pos,
+                   const std::string& what) {
+  expect_sorted(in, sorted, pos, what, ref_argsort(in));
 }
 
 }  // namespace kiln::sorttest
