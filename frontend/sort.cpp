@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln::sort and kiln::argsort: the operand is copied by an allocating map into a new array of its shape (the
-// keys), which a SortStmt sorts in place, row by row along the last axis; argsort also allocates the i64
-// positions the sort writes. The copy is what lets any operand (a parameter of any strides, a view, an
+// keys), which a SortStmt sorts in place, row by row along the last axis; for argsort a second map makes the
+// i64 positions along the rows, which the sort permutes with the keys. The copy is what lets any operand (a parameter of any strides, a view, an
 // expression that fusion then computes straight into the keys) reach the backends' sorts as one compact
 // row-major array the kernel owns.
 #include <fmt/format.h>
@@ -37,9 +37,11 @@ ArrayHandle sort_rows(const ArrayHandle& a, bool arg, Where w) {
   ctx.emit(ir::make_map(keys, idx, in.extents, read(in, refs(idx), t), origin));
   ir::Var positions;
   if (arg) {
+    // Each element's position along its row, which the sort permutes with the keys.
     positions = ctx.new_array(DType::I64, rank, name, w);
     check_new_array(ctx, positions, in.extents, w);
-    ctx.emit(ir::make_allocate(positions, in.extents));
+    const std::vector<ir::Var> at = space_indices(ctx, rank);
+    ctx.emit(ir::make_map(positions, at, in.extents, ir::make_ref(at.back()), origin));
   }
   ctx.emit(ir::make_sort(keys, positions, origin));
   return new_handle(ctx, arg ? positions : keys, in.extents, what);

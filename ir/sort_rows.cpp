@@ -21,6 +21,7 @@ void stable_sort_rows(DType t, const ArrayDesc& keys, const ArrayDesc* positions
     auto* data = static_cast<T*>(keys.data);
     std::vector<std::int64_t> order(static_cast<size_t>(n));
     std::vector<T> row(static_cast<size_t>(n));
+    std::vector<std::int64_t> payload;
     for (std::int64_t r = 0; r < rows; ++r) {
       T* x = data + r * n;
       std::iota(order.begin(), order.end(), std::int64_t{0});
@@ -28,7 +29,11 @@ void stable_sort_rows(DType t, const ArrayDesc& keys, const ArrayDesc* positions
                        [x](std::int64_t a, std::int64_t b) { return sort::SortKey<T>::less(x[a], x[b]); });
       std::copy(x, x + n, row.begin());
       for (std::int64_t k = 0; k < n; ++k) x[k] = row[static_cast<size_t>(order[static_cast<size_t>(k)])];
-      if (positions) std::copy(order.begin(), order.end(), static_cast<std::int64_t*>(positions->data) + r * n);
+      if (positions) {
+        std::int64_t* p = static_cast<std::int64_t*>(positions->data) + r * n;
+        payload.assign(p, p + n);
+        for (std::int64_t k = 0; k < n; ++k) p[k] = payload[static_cast<size_t>(order[static_cast<size_t>(k)])];
+      }
     }
   });
 }

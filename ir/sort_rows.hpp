@@ -13,8 +13,7 @@
 namespace kiln::ir {
 
 /// Sorts every row along the last axis of `keys` (elements of type `t`, row-major and compact, `rank`
-/// extents) in place; with `positions` (same shape, i64, else null) also writes each element's position
-/// along its row before the sort.
+/// extents) in place; with `positions` (same shape, i64, else null) applies the same permutation to them.
 void stable_sort_rows(DType t, const ArrayDesc& keys, const ArrayDesc* positions, int rank);
 
 /// The closure that runs `sort` on host memory, its arrays found through `scope`.

@@ -300,7 +300,7 @@ struct AtomicStmt final : StmtNode {
 
 /// Sorts every row (along the last axis) of `keys` in place, ascending and stable in kiln's key order
 /// (ir/sort_keys.hpp): NaN last, -0.0 equal to +0.0, equal keys in input order. With `positions` (else null),
-/// also writes there, for each element of the result, its position along its row before the sort (argsort).
+/// applies the same permutation to each row of it: argsort fills it with the positions along the rows first.
 /// Both are arrays the kernel allocated (row-major and compact, never a parameter's memory), of one shape;
 /// positions are i64. The statement reads and writes every element of both. Host code: never in a parfor.
 struct SortStmt final : StmtNode {

@@ -355,9 +355,12 @@ VarSet used_vars(const Function& f) {
       used.insert(s.array.get());
       IRVisitor::visit(s);
     }
-    // An argsort reads its keys to write the positions; a sort alone only rewrites its keys (dead with them).
+    // An argsort reads its keys and positions to permute the positions (it stays with them; an unread one is
+    // kept); a sort alone only rewrites its keys, and goes when they are dead.
     void visit(const SortStmt& s) override {
-      if (s.positions) used.insert(s.keys.get());
+      if (!s.positions) return;
+      used.insert(s.keys.get());
+      used.insert(s.positions.get());
     }
     void visit(const ParforStmt& p) override {
       for (const auto& r : p.reductions) {

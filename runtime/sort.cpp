@@ -47,16 +47,19 @@ void once(int threads, F&& f) {
   f();
 }
 
-/// Scratch of one row sort: two code buffers and, when positions travel, two position buffers.
+/// Scratch of one row sort: two code buffers, two buffers of the positions that travel with the codes, and a
+/// copy of the caller's positions (the payload the sort permutes).
 template <class U, class I>
 struct Scratch {
   std::unique_ptr<U[]> code[2];
   std::unique_ptr<I[]> pos[2];
+  std::unique_ptr<std::int64_t[]> payload;
   std::int64_t capacity = 0;
   void reserve(std::int64_t n) {
     if (n <= capacity) return;
     for (auto& c : code) c.reset(new U[static_cast<size_t>(n)]);
     for (auto& p : pos) p.reset(new I[static_cast<size_t>(n)]);
+    payload.reset(new std::int64_t[static_cast<size_t>(n)]);
     capacity = n;
   }
 };
@@ -75,6 +78,7 @@ class RowSort {
     code_[1] = s.code[1].get();
     pos_[0] = s.pos[0].get();
     pos_[1] = s.pos[1].get();
+    payload_ = s.payload.get();
   }
 
   /// The team that runs it, at most the threads it was made for.
@@ -115,6 +119,7 @@ class RowSort {
   int threads_;
   U* code_[2];
   I* pos_[2];
+  std::int64_t* payload_;
   std::vector<std::array<std::int64_t, kRadix * kPasses>> counts_;  // per thread: every pass's digits
   std::vector<std::array<std::int64_t, kRadix>> hist_;              // per thread: this pass's digits, then slots
   std::vector<char> exact_;
@@ -137,7 +142,10 @@ class RowSort {
       for (int p = 0; p < kPasses; ++p) ++c[static_cast<size_t>(p * kRadix + digit(u, p))];
     }
     if (out_)
-      for (std::int64_t i = lo; i < hi; ++i) pos_[0][i] = static_cast<I>(i);
+      for (std::int64_t i = lo; i < hi; ++i) {
+        pos_[0][i] = static_cast<I>(i);
+        payload_[i] = out_[i];
+      }
     exact_[static_cast<size_t>(t)] = exact;
   }
 
@@ -182,10 +190,10 @@ class RowSort {
     }
   }
 
-  /// Keys back into x (decoded, or gathered from the original row through the positions), positions out.
+  /// Keys back into x (decoded, or gathered from the original row through the positions); the payload permuted.
   void finish(int cur, std::int64_t lo, std::int64_t hi) {
     if (out_)
-      for (std::int64_t k = lo; k < hi; ++k) out_[k] = static_cast<std::int64_t>(pos_[cur][k]);
+      for (std::int64_t k = lo; k < hi; ++k) out_[k] = payload_[pos_[cur][k]];
     if (exact_all_) {
       for (std::int64_t k = lo; k < hi; ++k) x_[k] = ir::sort::decode<T>(code_[cur][k]);
       return;
@@ -202,14 +210,16 @@ class RowSort {
 /// A short row by comparison, with the same order.
 template <class T>
 void small_row(T* x, std::int64_t* out, std::int64_t n) {
-  std::array<std::int64_t, kSmallRow> order;
+  std::array<std::int64_t, kSmallRow> order, payload;
   std::array<T, kSmallRow> row;
   std::iota(order.begin(), order.begin() + n, std::int64_t{0});
   std::stable_sort(order.begin(), order.begin() + n,
                    [x](std::int64_t a, std::int64_t b) { return SortKey<T>::less(x[a], x[b]); });
   std::copy_n(x, n, row.begin());
   for (std::int64_t k = 0; k < n; ++k) x[k] = row[static_cast<size_t>(order[static_cast<size_t>(k)])];
-  if (out) std::copy_n(order.begin(), n, out);
+  if (!out) return;
+  std::copy_n(out, n, payload.begin());
+  for (std::int64_t k = 0; k < n; ++k) out[k] = payload[static_cast<size_t>(order[static_cast<size_t>(k)])];
 }
 
 template <class T, class I>

@@ -15,8 +15,8 @@
 extern "C" {
 
 /// Sorts each of the `rows` rows of `n` elements of `keys` (row-major, compact; DType `dtype`) in place in
-/// kiln's order, stably; with `positions` (same layout, i64, else null) also writes each element's position
-/// in its row before the sort. Returns 0, or on failure (memory for the scratch buffers) fills `status`
+/// kiln's order, stably; with `positions` (same layout, i64, else null) applies the same permutation to their
+/// rows. Returns 0, or on failure (memory for the scratch buffers) fills `status`
 /// naming the array `name` and returns the status code. Never throws.
 std::int32_t kiln_rt_sort(kiln::KernelStatus* status, std::int32_t dtype, void* keys, std::int64_t* positions,
                           std::int64_t rows, std::int64_t n, const char* name) noexcept;

@@ -210,6 +210,26 @@ TEST(Sort, InATimeLoopAndInBoundsCheckedMode) {
   }
 }
 
+// Results written into parameters (which kiln may compute straight into the destination), and sorts nobody
+// reads (dead code goes, what a sort needs stays).
+TEST(Sort, IntoParametersAndUnread) {
+  for (const Target& t : targets()) {
+    Threads threads(t.threads);
+    auto k = jit("sort_into", [](Array<double, 2> x, Array<std::int64_t, 2> order, Array<double, 2> sorted) {
+      order(kiln::all, kiln::all) = kiln::argsort(x);
+      sorted(kiln::all, kiln::all) = kiln::sort(x);
+      auto unused_order = kiln::argsort(x * 2.0);
+      auto unused_sort = kiln::sort(x);
+      return kiln::sum(x);
+    }, t.options);
+    const NDArray<double> x = random_matrix(6, 37, 41, true);
+    NDArray<std::int64_t> order({6, 37});
+    NDArray<double> sorted({6, 37});
+    k(x, order, sorted);
+    expect_sorted(x, sorted, order, "into parameters " + t.name());
+  }
+}
+
 TEST(Sort, InsideAPrangeIsATraceError) {
   auto k = jit("sort_in_prange", [](Array<double, 2> m, Array<double, 2> out) {
     prange(m.shape(0), [&](Int i) { out(i, all) = kiln::sort(m(i, all)); });

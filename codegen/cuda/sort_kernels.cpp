@@ -135,12 +135,14 @@ extern "C" __global__ void kiln_sort_scatter(const code_t* __restrict__ cin, cod
   }
 }
 
-// Positions out; keys decoded from their codes, or (mode 1) gathered through the positions into `gathered`.
+// The payload permuted into `positions` (from its copy); keys decoded from their codes, or (mode 1) gathered
+// through the positions into `gathered`.
 extern "C" __global__ void kiln_sort_finish(key_t* __restrict__ keys, const code_t* __restrict__ codes,
                                             const long long* __restrict__ pos, long long* __restrict__ positions,
-                                            key_t* __restrict__ gathered, long long total, long long n, int mode) {
+                                            const long long* __restrict__ payload, key_t* __restrict__ gathered,
+                                            long long total, long long n, int mode) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-    if (positions) positions[i] = pos[i];
+    if (positions) positions[i] = payload[i - i % n + pos[i]];
     if (mode == 1) {
       gathered[i] = keys[i - i % n + pos[i]];
     } else {
@@ -209,6 +211,10 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   CUdeviceptr pos[2] = {carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0,
                         carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0};
   const CUdeviceptr hist = call.alloc(static_cast<std::size_t>(rows * 256 * tiles) * 8, "sort counts of " + what);
+  // The positions the sort permutes, read from a copy: the finish kernel writes them in place.
+  const CUdeviceptr payload = positions ? call.alloc(bytes * 8, "sort payload of " + what) : 0;
+  if (payload)
+    call.check(gpu::driver().cuMemcpyDtoDAsync(payload, positions, bytes * 8, call.stream), "copying sort positions");
   auto launch = [&](Entry e, unsigned grid, unsigned block, std::initializer_list<void*> params) {
     std::vector<void*> p(params);
     gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {block, 1, 1}, p.data());
@@ -229,10 +235,10 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   }
   // Gathered keys go to the free code buffer (as wide as the keys), then back into the keys.
   int mode = gather ? 1 : 0;
-  CUdeviceptr out = positions, spare = code[cur ^ 1];
-  launch(kFinish, grid_for(total), kThreads, {&k, &code[cur], &pos[cur], &out, &spare, &tot, &nn, &mode});
+  CUdeviceptr out = positions, in = payload, spare = code[cur ^ 1];
+  launch(kFinish, grid_for(total), kThreads, {&k, &code[cur], &pos[cur], &out, &in, &spare, &tot, &nn, &mode});
   if (gather) call.check(gpu::driver().cuMemcpyDtoDAsync(keys, spare, bytes * code_bytes, call.stream), "copying sorted keys");
-  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist})
+  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist, payload})
     if (p) call.release(p);
 }
 

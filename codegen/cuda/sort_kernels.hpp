@@ -25,7 +25,7 @@ std::string sort_source(DType t);
 std::vector<std::string> sort_entries();
 
 /// Sorts the `rows` rows of `n` keys of type `t` at device address `keys` in place, in kiln's order, stably;
-/// with `positions` (else 0) also writes each key's position in its row before the sort. Scratch comes from
+/// with `positions` (else 0) applies the same permutation to their rows. Scratch comes from
 /// the call's stream-ordered memory.
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
                     std::int64_t n, const std::string& what);
