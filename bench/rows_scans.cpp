@@ -96,8 +96,9 @@ bench::Case axis_case(int axis) {
   };
   c.kiln = [s] { s->call(s->x, s->out); };
   c.ref = [s, side, axis] {
-    if (axis == 0) ref::cumsum_rows_down(s->x.data(), s->out_ref.data(), static_cast<long>(side), static_cast<long>(side), kiln::num_threads());
-    else ref::cumsum_along_rows(s->x.data(), s->out_ref.data(), static_cast<long>(side), static_cast<long>(side), kiln::num_threads());
+    const long n = static_cast<long>(side);
+    if (axis == 0) ref::cumsum_rows_down(s->x.data(), s->out_ref.data(), n, n, kiln::num_threads());
+    else ref::cumsum_along_rows(s->x.data(), s->out_ref.data(), n, n, kiln::num_threads());
   };
   c.check = [s, axis] {
     return compare(s->out.to_vector(), s->out_ref.to_vector(), axis == 0 ? "cumsum axis 0" : "cumsum axis 1");

@@ -52,8 +52,9 @@ T float_max(T a, T b) {
 /// in order from its first element (not from the identity: -0.0 survives a sum); block b > 0 then combines each
 /// running value v with its carry as `carry op v`, where carry(1) = total(0) and carry(b + 1) = carry(b) op
 /// total(b), total(b) being the in-order fold of block b. An exclusive scan's element i is the inclusive
-/// scan's element i - 1 (element 0: the identity, +0 for Add, ir::identity_of otherwise). Every target follows this order
-/// with no contraction (no FMA), so float scans are bitwise identical for any thread count and target.
+/// scan's element i - 1 (element 0: the identity, +0 for Add, ir::identity_of otherwise). Every target follows
+/// this order with no contraction (no FMA), so float scans are bitwise identical for any thread count and
+/// target (ir/scan.hpp writes it down as statements).
 inline constexpr std::int64_t kScanBlock = 1024;
 
 /// Arithmetic and bitwise operators (not comparisons, not And/Or) on one type. Bool uses the bitwise ops.

@@ -12,6 +12,7 @@
 #include "passes/detect_reductions.hpp"
 #include "passes/eliminate_temporaries.hpp"
 #include "passes/fuse_parfors.hpp"
+#include "passes/forward_destinations.hpp"
 #include "passes/fuse_stencils.hpp"
 #include "passes/hoist_allocations.hpp"
 #include "passes/hoist_invariants.hpp"
@@ -33,6 +34,8 @@ const std::vector<Pass>& pipeline() {
   static const std::vector<Pass>& passes = *new std::vector<Pass>{
       // prange scalar writes -> reductions, or TraceError
       {"detect_reductions", detect_reductions, Topic::reductions},
+      // `o(all) = <new array>`: the statements that fill the new array fill o (a scan's passes)
+      {"forward_destinations", forward_destinations, Topic::allocations},
       // bounds-checked mode: a check before each element access the user wrote, before lowering adds the
       // accesses of array operations (which index their own spaces) and before fusion and hoisting see them
       {"insert_bounds_checks", insert_bounds_checks, Topic::other, /*boundscheck_only=*/true},

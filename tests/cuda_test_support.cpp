@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "frontend/settings.hpp"
 #include "passes/offload.hpp"
 
 namespace kiln::cudatest {
@@ -25,6 +26,19 @@ std::int32_t code_of(const Error& e) {
 ir::Function offloaded(const ir::Function& f) {
   passes::PassContext ctx;
   return passes::offload(f, ctx);
+}
+
+codegen::cuda::Binary compile_for_sm90(const ir::Function& lowered, const codegen::CodegenOptions& opts,
+                                       codegen::cuda::Program* program) {
+  namespace cu = codegen::cuda;
+  cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
+  cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", opts);
+  for (const std::string& entry : prog.entries())
+    EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << lowered.name << ": no entry " << entry;
+  EXPECT_EQ(bin.log, "") << lowered.name << ": NVRTC warned";
+  EXPECT_EQ(bin.cubin.substr(0, 4), std::string("\x7f" "ELF")) << lowered.name;
+  if (program) *program = std::move(prog);
+  return bin;
 }
 
 double uniform(double lo, double hi) { return test_support::uniform(rng(), lo, hi); }

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "codegen/backend.hpp"
+#include "codegen/cuda/emit_program.hpp"
+#include "codegen/cuda/nvrtc.hpp"
 #include "ir/interpreter.hpp"
 #include "ir/status.hpp"
 #include "kiln/abi.hpp"
@@ -27,6 +29,12 @@ using namespace test_support;  // NOLINT(google-build-using-namespace): the shar
 /// Inputs drawn from this binary's own seed.
 /// What the CUDA backend receives: `f` after the CUDA pipeline's last pass, which makes its parfors launches.
 ir::Function offloaded(const ir::Function& f);
+
+/// `lowered` (after the CUDA pipeline) offloaded, emitted with this process's emission settings and compiled by
+/// NVRTC for sm_90; expects an entry in the PTX per kernel, no NVRTC warning and an ELF CUBIN. The program
+/// goes to *program when given.
+codegen::cuda::Binary compile_for_sm90(const ir::Function& lowered, const codegen::CodegenOptions& opts = {},
+                                       codegen::cuda::Program* program = nullptr);
 
 double uniform(double lo, double hi);
 std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);

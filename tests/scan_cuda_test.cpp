@@ -26,7 +26,7 @@ namespace kiln {
 namespace {
 
 namespace cu = codegen::cuda;
-using cudatest::offloaded;
+using cudatest::compile_for_sm90;
 namespace rows = cudatest::rows;
 
 constexpr std::int64_t kB = ir::sem::kScanBlock;
@@ -45,17 +45,6 @@ const auto scan_3d_int = [](Array<std::int32_t, 3> x) {
 };
 const auto scan_fused = [](Array<double, 2> x, Array<double, 1> w) { return kiln::cumsum(x * w, 1) * 0.5 + 1.0; };
 
-cu::Program compile(const ir::Function& lowered, cu::Binary* out = nullptr) {
-  cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
-  cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", {});
-  for (const std::string& entry : prog.entries())
-    EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << lowered.name << ": no entry " << entry;
-  EXPECT_EQ(bin.log, "") << lowered.name << ": NVRTC warned";
-  EXPECT_EQ(bin.cubin.substr(0, 4), std::string("\x7f" "ELF")) << lowered.name;
-  if (out) *out = std::move(bin);
-  return prog;
-}
-
 void require_nvrtc() {
   std::string why;
   if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
@@ -64,11 +53,11 @@ void require_nvrtc() {
 TEST(ScanCudaCodegen, EveryFormCompilesWithoutWarnings) {
   require_nvrtc();
   // One scan of each form (NVRTC takes about a second for a kernel of several scans; the GPU tests run them).
-  compile(rows::lower_for_cuda("scan_forms", [](Array<double, 1> x, Array<float, 2> m, Array<std::int32_t, 3> v) {
+  compile_for_sm90(rows::lower_for_cuda("scan_forms", [](Array<double, 1> x, Array<float, 2> m, Array<std::int32_t, 3> v) {
     return std::tuple{kiln::cummin(x, kiln::exclusive), kiln::cumsum(m, 0), kiln::cumprod(m, 1, kiln::exclusive),
                       kiln::scan(v, ReduceOp::Max, 1), kiln::cumsum(v)};
   }, {"x", "m", "v"}));
-  compile(rows::lower_for_cuda("scan_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+  compile_for_sm90(rows::lower_for_cuda("scan_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
                                /*boundscheck=*/true));
 }
 
@@ -76,8 +65,8 @@ TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
   require_nvrtc();
   const auto cumsum = [](Array<double, 1> x, Array<double, 1> y) { return kiln::cumsum(x * y); };
   const ir::Function f = rows::lower_for_cuda("cumsum_xy", cumsum, {"x", "y"});
-  cu::Binary bin;
-  const cu::Program prog = compile(f, &bin);
+  cu::Program prog;
+  const cu::Binary bin = compile_for_sm90(f, {}, &prog);
   // Block totals, carries, blocks with their carries (the product x * y is recomputed in both, or read from
   // its own launch: either way at least the scan's three).
   EXPECT_GE(prog.entries().size(), 3u) << prog.source();

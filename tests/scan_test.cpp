@@ -400,6 +400,31 @@ TEST(Scan, TheReportNamesTheScansPassesAndWhatFused) {
   EXPECT_EQ(after.find("alloc mul"), std::string::npos) << d;
 }
 
+TEST(Scan, IsWrittenStraightIntoTheArrayItIsAssignedTo) {
+  for (const Options& o : targets()) {
+    auto k = jit("scan_into", [](Array<double, 2> x, Array<double, 2> out) { out(all, all) = kiln::cumsum(x, 1); }, o);
+    // The destination is the scan's input: the new array stays (x * 2.0 would be a temporary of its own).
+    auto self = jit("scan_self", [](Array<double, 1> x) { x(all) = kiln::cumsum(x); }, o);
+    for (std::int64_t cols : {std::int64_t{5}, 2 * kB + 1}) {
+      const NDArray<double> x = random_matrix(3, cols, 17);
+      NDArray<double> out({3, cols});
+      k(x, out);
+      expect_bits(out.to_vector(), reference<double>(x.to_vector(), {3, cols}, 1, ReduceOp::Add, false), name_of(o));
+      NDArray<double> row({3 * cols});
+      std::copy(x.data(), x.data() + 3 * cols, row.data());
+      self(row);
+      expect_bits(row.to_vector(), reference<double>(x.to_vector(), {3 * cols}, 0, ReduceOp::Add, false), name_of(o));
+    }
+    EXPECT_CONTAINS(k.diagnostics(), "wrote cumsum straight into out (out[:, :] = cumsum(x, 1)): no allocation, no copy");
+    EXPECT_EQ(self.diagnostics().find("straight into"), std::string::npos);
+    // A destination of another shape is the copy's ShapeError, raised before anything is written.
+    NDArray<double> small({3, 4});
+    std::fill(small.data(), small.data() + 12, 7.0);
+    EXPECT_CONTAINS(error_of<ShapeError>([&] { k(random_matrix(3, 5, 1), small); }), "cumsum(x, 1)");
+    for (std::int64_t i = 0; i < 12; ++i) EXPECT_EQ(small.data()[i], 7.0) << name_of(o);
+  }
+}
+
 TEST(Scan, MisuseIsATraceErrorNamingTheScan) {
   auto axis = jit("scan_axis_bad", [](Array<double, 2> x) { return kiln::cumsum(x, 2); }, interp());
   EXPECT_CONTAINS(error_of<TraceError>([&] { axis(random_matrix(2, 2, 1)); }),

@@ -42,11 +42,13 @@ void Generator::leave_space() {
 }
 
 void Generator::array_statement(std::vector<Stmt>& out) {
-  switch (uniform(0, 4)) {
+  switch (uniform(0, 3)) {
     case 0: map(out); return;
     case 1: reduce(out); return;
-    case 2: reduce_axis(out); return;
-    case 3: scan(out); return;
+    case 2:  // along an axis: a reduction, and now and then a prefix scan too
+      reduce_axis(out);
+      if (chance(0.4)) scan(out);
+      return;
     default: stencil(out); return;
   }
 }
