@@ -26,7 +26,7 @@ namespace {
 
 namespace cu = codegen::cuda;
 namespace rnd = ir::random;
-using cudatest::offloaded;
+using cudatest::compile_for_sm90;
 namespace rows = cudatest::rows;
 
 using random_test::draws;
@@ -40,16 +40,6 @@ const auto normal_only = [](Array<double, 1> w, Int key) {
   prange(w.shape(0), [&](Int i) { w[i] = random::normal<double>(key, i); });
 };
 
-cu::Binary compile(const ir::Function& lowered, const codegen::CodegenOptions& opts = {}) {
-  const cu::Program prog = cu::emit_program(offloaded(lowered), kiln::detail::cuda_options().emit);
-  cu::Binary bin = cu::compile_source(prog.source(), lowered.name, "sm_90", opts);
-  for (const std::string& entry : prog.entries())
-    EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << lowered.name << ": no entry " << entry;
-  EXPECT_EQ(bin.log, "") << lowered.name << ": NVRTC warned";
-  EXPECT_EQ(bin.cubin.substr(0, 4), std::string("\x7f" "ELF")) << lowered.name;
-  return bin;
-}
-
 void require_nvrtc() {
   std::string why;
   if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
@@ -57,10 +47,10 @@ void require_nvrtc() {
 
 TEST(RandomCudaCodegen, EveryFormCompilesWithoutWarnings) {
   require_nvrtc();
-  const cu::Binary bin = compile(rows::lower_for_cuda("random_draws", draws, {"u", "v", "z", "w", "b", "key", "first"}));
+  const cu::Binary bin = compile_for_sm90(rows::lower_for_cuda("random_draws", draws, {"u", "v", "z", "w", "b", "key", "first"}));
   EXPECT_NE(bin.ptx.find("mul.hi.u32"), std::string::npos) << "Philox's products";
-  compile(rows::lower_for_cuda("random_arrays", arrays, {"n", "m", "key", "mean", "sd"}));
-  compile(rows::lower_for_cuda("random_draws_checked", draws, {"u", "v", "z", "w", "b", "key", "first"}, 1, true));
+  compile_for_sm90(rows::lower_for_cuda("random_arrays", arrays, {"n", "m", "key", "mean", "sd"}));
+  compile_for_sm90(rows::lower_for_cuda("random_draws_checked", draws, {"u", "v", "z", "w", "b", "key", "first"}, 1, true));
 }
 
 TEST(RandomCudaCodegen, NumbersAreNotContractedEvenUnderFastMath) {
@@ -69,7 +59,7 @@ TEST(RandomCudaCodegen, NumbersAreNotContractedEvenUnderFastMath) {
   for (bool fast : {false, true}) {
     codegen::CodegenOptions o;
     o.fast_math = fast;
-    const cu::Binary bin = compile(f, o);
+    const cu::Binary bin = compile_for_sm90(f, o);
     SCOPED_TRACE(fast ? "fast_math" : "default");
     EXPECT_EQ(bin.ptx.find("fma.rn.f64"), std::string::npos) << "a contracted product in the polynomials";
     EXPECT_EQ(bin.ptx.find(".approx"), std::string::npos) << "an approximate operation";
