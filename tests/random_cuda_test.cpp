@@ -77,14 +77,8 @@ class RandomGpu : public ::testing::Test {
   }
 };
 
-Options on(Target t) {
-  Options o;
-  o.target = t;
-  return o;
-}
-
 TEST_F(RandomGpu, EveryKindIsTheDefinitionsBits) {
-  auto g = jit("random_draws", draws, on(Target::cuda));
+  auto g = jit("random_draws", draws, Options().on(Target::cuda));
   for (std::int64_t n : {0, 1, 2, 7, 13, 1009, 100003, (1 << 22) + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     EXPECT_EQ(random_test::draws_mismatches(g, n, n * 1000003 - 5), 0u);
@@ -92,8 +86,8 @@ TEST_F(RandomGpu, EveryKindIsTheDefinitionsBits) {
 }
 
 TEST_F(RandomGpu, ArraysMatchTheInterpreter) {
-  auto g = jit("random_arrays", arrays, on(Target::cuda));
-  auto i = jit("random_arrays", arrays, on(Target::interpreter));
+  auto g = jit("random_arrays", arrays, Options().on(Target::cuda));
+  auto i = jit("random_arrays", arrays, Options().on(Target::interpreter));
   for (auto [n, m] : {std::pair<std::int64_t, std::int64_t>{0, 3}, {1, 1}, {101, 37}, {1031, 1021}}) {
     SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m));
     auto [ga, gb, gs] = g(n, m, kKey, 2.5, 0.75);
