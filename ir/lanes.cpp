@@ -79,8 +79,8 @@ class Planner : public IRVisitor {
     stores.walk(body_);
     walk(body_);
     if (far_ && !near_)
-      refuse_with("every lane reads and writes its own pages in its loops (each access a gather or scatter over 4 KiB "
-                  "or more, which the prefetchers do not follow)");
+      refuse_with("every lane reads and writes its own pages in its loops (each access a gather or scatter a row or "
+                  "4 KiB or more apart, which the prefetchers do not follow)");
     return refusal_;
   }
 
@@ -155,9 +155,11 @@ class Planner : public IRVisitor {
   VarSet changing_;
   std::vector<const StoreStmt*> stores_;
   std::string refusal_;
-  // Varying accesses inside the body's sequential loops: at a constant lane stride of a page or more (a blocked
-  // prefix sum: lane k walks block b + k, 8 KiB from its neighbour), or otherwise. Lanes whose loops make only
-  // far accesses gather one element per page per lane: a 1-d cumsum's passes ran 2x slower so than scalar.
+  // Accesses inside the body's sequential loops: far (a constant lane stride of a page or more: a blocked
+  // prefix sum, lane k walking block b + k 8 KiB from its neighbour; or each lane on a row of its own at one
+  // column, a scan along rows) or near (contiguous, short strides, uniform, or not judged). Lanes whose loops
+  // make only far accesses gather one element per page per lane: a 1-d cumsum's passes ran 2x slower so than
+  // scalar code, a scan along 4472-element rows 3.5x.
   int loops_ = 0;
   bool far_ = false, near_ = false;
 
@@ -165,12 +167,18 @@ class Planner : public IRVisitor {
     if (mode_ != Mode::Check || !loops_ || indices.empty()) return;
     bool any = false;
     for (const Expr& i : indices) any |= varies(plan_, i);
-    if (!any) return;
-    for (size_t d = 0; d + 1 < indices.size(); ++d)
-      if (varies(plan_, indices[d])) {
-        near_ = true;  // a stride of a run-time row length: not judged here
-        return;
-      }
+    if (!any) {
+      near_ = true;  // one element for every lane, loaded once (syrk's a[j, k] beside its gathered a[i, k])
+      return;
+    }
+    bool rows = false;
+    for (size_t d = 0; d + 1 < indices.size(); ++d) rows |= varies(plan_, indices[d]);
+    if (rows) {
+      // Each lane on a row of its own at one column (a scan along the rows of a matrix): rows apart, as far
+      // as the row length; with the column varying too the stride is not judged here.
+      (varies(plan_, indices.back()) ? near_ : far_) = true;
+      return;
+    }
     const auto stride = lane_stride(plan_, indices.back());
     const std::int64_t bytes = size_of(array->type.elem);
     if (stride && (*stride >= 4096 / bytes || *stride <= -4096 / bytes)) far_ = true;

@@ -13,6 +13,10 @@ namespace kiln::ir {
 namespace {
 
 constexpr std::int64_t kB = sem::kScanBlock;
+/// From this many rows (the other axes' extents multiplied) up, an axis scan runs a row per parfor iteration in
+/// one pass; below, the blocks of each row are the parallel dimension too (three passes). Either gives the
+/// defined order's bits; 64 rows keep 2..16 threads busy.
+constexpr std::int64_t kMinRows = 64;
 
 Expr i64(std::int64_t v) { return make_i64(v); }
 Expr add(const Expr& a, const Expr& b) { return make_binary(BinaryOp::Add, a, b); }
@@ -36,8 +40,16 @@ class Builder {
     if (s_.shape.size() == 1) carry_shape.insert(carry_shape.begin(), i64(1));
     const Var carry = make_var(s_.name + "_carry", Type::array(s_.type, static_cast<int>(carry_shape.size()), true),
                                VarKind::Local);
-    return {make_allocate(carry, carry_shape), totals_pass(carry, carried), carry_pass(carry, carried),
-            scan_pass(blocks, carry)};
+    std::vector<Stmt> passes = {make_allocate(carry, carry_shape), totals_pass(carry, carried),
+                                carry_pass(carry, carried), scan_pass(blocks, carry)};
+    if (s_.shape.size() == 1) return passes;
+    // With enough rows to share among the threads, each row runs the same order in one pass, carrying its
+    // carry from block to block: the same bits, one read of the input instead of two.
+    Expr rows = i64(1);
+    for (size_t d = 0; d < s_.shape.size(); ++d)
+      if (d != s_.axis) rows = mul(rows, s_.shape[d]);
+    return {make_if(make_binary(BinaryOp::Ge, rows, i64(kMinRows)), make_block({rows_pass(blocks)}),
+                    make_block(std::move(passes)))};
   }
 
  private:
@@ -121,7 +133,8 @@ class Builder {
   /// it is stored; `with(nullptr)` is an exclusive scan's first element. The loop runs over offsets in the
   /// block, so that its index is the same for every block (the CPU backend runs blocks in vector lanes).
   Stmt block_scan(const std::vector<Var>& idx, const Expr& lo, const Expr& len,
-                  const std::function<Expr(const Expr&)>& with) const {
+                  const std::function<Expr(const Expr&)>& with,
+                  const std::function<Stmt(const Expr&)>& then = {}) const {
     const Var acc = local("_acc", s_.type), k = index("k");
     const Expr kv = add(lo, make_ref(k)), accv = make_ref(acc);
     auto store = [&](const Expr& pos, const Expr& v) { return make_store(s_.out, at(idx, pos), make_cast(s_.result, v)); };
@@ -134,7 +147,39 @@ class Builder {
       body.push_back(store(lo, with(accv)));
       body.push_back(make_for(k, i64(1), len, make_block({step, store(kv, with(accv))})));
     }
+    if (then) body.push_back(then(accv));  // the block's total in acc
     return make_block(std::move(body));
+  }
+
+  /// The identity an exclusive scan starts from: +0 for sums (np.sum of nothing), not the -0 reductions start
+  /// from (where it is never seen on its own).
+  Expr identity() const { return s_.op == ReduceOp::Add ? make_const(s_.type, 0) : identity_of(s_.op, s_.type); }
+
+  /// Every row in one pass: a parfor over the other axes, each iteration scanning its blocks in order and
+  /// carrying carry(b + 1) = carry(b) op total(b) from one to the next (the value its last element got).
+  Stmt rows_pass(const Expr& blocks) const {
+    const std::vector<Var> idx = block_indices();  // the axis's entry is never read: block_scan replaces it
+    std::vector<Var> rows;
+    std::vector<Expr> ext;
+    for (size_t d = 0; d < s_.shape.size(); ++d)
+      if (d != s_.axis) {
+        rows.push_back(idx[d]);
+        ext.push_back(s_.shape[d]);
+      }
+    const Var b = index("b"), lo = local("_lo", DType::I64), len = local("_len", DType::I64);
+    const Var carry = local("_carry_in", s_.type);
+    const Expr bv = make_ref(b), lov = make_ref(lo), lenv = make_ref(len), cv = make_ref(carry);
+    const Expr id = identity();
+    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; },
+                                  [&](const Expr& total) { return make_assign(carry, total); });
+    const Stmt rest = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? combine(cv, v) : cv; },
+                                 [&](const Expr& total) { return make_assign(carry, combine(cv, total)); });
+    const Stmt loop = make_for(
+        b, i64(0), blocks,
+        make_block({make_let(lo, mul(bv, i64(kB))),
+                    make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov))),
+                    make_if(make_binary(BinaryOp::Eq, bv, i64(0)), first, rest)}));
+    return parfor(rows, ext, make_block({make_let(carry, id), loop}), "rows, one pass each");
   }
 
   /// Pass 3: every block scanned again from its first element, combined with its carry.
@@ -144,10 +189,8 @@ class Builder {
     ext[s_.axis] = blocks;
     const Var lo = local("_lo", DType::I64), len = local("_len", DType::I64);
     const Expr b = make_ref(idx[s_.axis]), lov = make_ref(lo), lenv = make_ref(len);
-    // The identity an exclusive scan starts from: +0 for sums (np.sum of nothing), not the -0 reductions
-    // start from (where it is never seen on its own).
-    const Expr identity = s_.op == ReduceOp::Add ? make_const(s_.type, 0) : identity_of(s_.op, s_.type);
-    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : identity; });
+    const Expr id = identity();
+    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; });
     std::vector<Stmt> body = {make_let(lo, mul(b, i64(kB))),
                               make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov)))};
     if (!carry) {

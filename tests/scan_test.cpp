@@ -172,7 +172,8 @@ TEST(ScanTypes, ResultTypesFollowTheReductionRules) {
 std::vector<std::vector<std::int64_t>> shapes_of_rank(int rank) {
   switch (rank) {
     case 1: return {{0}, {1}, {7}, {kB}, {kB + 1}, {3 * kB + 5}};
-    case 2: return {{0, 5}, {1, 1}, {3, 13}, {2 * kB + 3, 3}, {2, kB + 7}};
+    // Past one block with few rows (three passes) and with 64 rows or more (one pass per row).
+    case 2: return {{0, 5}, {1, 1}, {3, 13}, {2 * kB + 3, 3}, {2, kB + 7}, {kB + 5, 65}, {67, kB + 3}};
     case 3: return {{2, 0, 3}, {3, 5, 7}, {kB + 2, 1, 2}};
     default: return {{2, 3, 1, 5}, {1, 2, kB + 1, 2}};
   }
@@ -240,8 +241,8 @@ void check_rank(const Options& o) {
   for (int axis = 0; axis < R; ++axis) check_axis<T, R>(o, axis);
 }
 
-/// Every rank up to `max_rank` (each kernel costs a compilation: float64 and int32, whose rounding and
-/// promotion differ most, go to rank 4; float32 and int64 to rank 2).
+/// Every rank up to `max_rank` (each kernel costs a compilation: float64 goes to rank 4, the other types to
+/// rank 2; ranks 3 and 4 add no rule of their own, only more axes).
 template <class T>
 void check_type(int max_rank) {
   for (const Options& o : targets()) {
@@ -256,7 +257,7 @@ void check_type(int max_rank) {
 TEST(Scan, Float64MatchesTheDefinitionOnEveryAxis) { check_type<double>(4); }
 TEST(Scan, Float32MatchesTheDefinitionOnEveryAxis) { check_type<float>(2); }
 TEST(Scan, Int64MatchesTheDefinitionOnEveryAxis) { check_type<std::int64_t>(2); }
-TEST(Scan, Int32MatchesTheDefinitionOnEveryAxis) { check_type<std::int32_t>(4); }
+TEST(Scan, Int32MatchesTheDefinitionOnEveryAxis) { check_type<std::int32_t>(2); }
 
 TEST(Scan, NegativeAxesCountFromTheLast) {
   for (const Options& o : targets()) {
