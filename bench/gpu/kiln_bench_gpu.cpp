@@ -419,13 +419,6 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
 
-  // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
-  if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
-
-  // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).
-  if (opt.selected("cumsum"))
-    benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2);
-
   // Sorts (issue 19): kiln::sort and kiln::argsort of 10^7 keys into device arrays. No hand-written reference
   // here: bench/gpu/cupy_sort.py times CuPy (CUB's radix sort) on the same keys for the comparison.
   if (opt.selected("sort")) sort_rows(timer, opt.reps);
