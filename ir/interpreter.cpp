@@ -15,9 +15,9 @@
 #include "ir/builder.hpp"
 #include "ir/messages.hpp"
 #include "ir/printer.hpp"
+#include "ir/random.hpp"
 #include "ir/semantics.hpp"
 #include "ir/sort_rows.hpp"
-#include "ir/random.hpp"
 #include "ir/status.hpp"
 
 namespace kiln::ir {
@@ -480,6 +480,7 @@ class Compiler final : public HostScope {
     std::vector<ExprFn> args;
     for (const auto& a : c.args) args.push_back(expr(a));
     const Intrinsic fn = c.fn;
+    if (random::is_random(fn)) return random_call(fn, args[0], args[1]);
     return sem::with_type(c.args[0]->type, [&](auto t) -> ExprFn {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, bool>) {
@@ -499,6 +500,18 @@ class Compiler final : public HostScope {
     });
   }
 
+  static ExprFn random_call(Intrinsic fn, ExprFn key, ExprFn counter) {
+    return sem::with_type(random::result_type(fn), [&](auto t) -> ExprFn {
+      using T = decltype(t);
+      return [fn, key, counter](Frame& fr) {
+        const std::int64_t k = key(fr).i64;  // key before counter, as written
+        const random::Value v = random::evaluate(fn, k, counter(fr).i64);
+        if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(v.as_float));
+        else return make<T>(static_cast<T>(v.as_int));
+      };
+    });
+  }
+
   StmtFn check(const CheckStmt& c) {
     ExprFn cond = expr(c.cond);
     std::vector<ExprFn> args;
@@ -512,7 +525,6 @@ class Compiler final : public HostScope {
       fail(fr, code, format_message(message, values.data(), values.size()));
     };
   }
-    if (random::is_random(fn)) return random_call(fn, args[0], args[1]);
 
   /// Visits every index of [0, extents) in row-major order, setting the index slots first.
   struct Space {
@@ -530,18 +542,6 @@ class Compiler final : public HostScope {
         size_t d = rank;
         while (d-- > 0) {
           if (++i[d] < ext[d]) {
-  }
-
-  static ExprFn random_call(Intrinsic fn, ExprFn key, ExprFn counter) {
-    return sem::with_type(random::result_type(fn), [&](auto t) -> ExprFn {
-      using T = decltype(t);
-      return [fn, key, counter](Frame& fr) {
-        const std::int64_t k = key(fr).i64;  // key before counter, as written
-        const random::Value v = random::evaluate(fn, k, counter(fr).i64);
-        if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(v.as_float));
-        else return make<T>(static_cast<T>(v.as_int));
-      };
-    });
             fr.scalars[idx[d]] = make<std::int64_t>(i[d]);
             break;
           }

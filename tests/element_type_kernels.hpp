@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "kiln/kiln.hpp"
 
@@ -82,5 +86,21 @@ inline const auto byte_histogram = [](Array<std::uint8_t> x, Array<C> hist) {
 inline const auto small_reductions = [](Array<std::uint8_t, 2> a, Array<std::int16_t, 2> b, Array<half, 2> h) {
   return std::tuple{kiln::sum(a), kiln::max(b), kiln::sum(h), kiln::sum(a, 1), kiln::min(b, 0), kiln::mean(h, 1)};
 };
+
+/// Operands for half_ops: values in [-300, 300] with NaN, ±inf, ±0, f16's largest value, one below its
+/// subnormals and one past its range spread among them.
+template <class H>
+std::pair<std::vector<H>, std::vector<H>> half_inputs(std::int64_t n, unsigned seed) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 65504.0f, 1e-7f, 70000.0f};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-300, 300);
+  std::vector<H> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = H(i % 5 == 0 ? specials[i / 5 % 8] : d(rng));
+    b[i] = H(i % 7 == 0 ? specials[i / 7 % 8] : d(rng));
+  }
+  return {a, b};
+}
 
 }  // namespace kiln::elemtest

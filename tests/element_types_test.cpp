@@ -316,17 +316,9 @@ void check_half_kernel() {
   const auto& fn = elemtest::half_ops<H>;
   auto cpu = jit("half_ops", fn, on(Target::cpu));
   auto ref = jit("half_ops", fn, on(Target::interpreter));
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   for (std::int64_t n : kSizes) {
     SCOPED_TRACE(::testing::Message() << name_of(dtype_of<H>()) << " n=" << n);
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> d(-300, 300);
-    const float specials[] = {nan, inf, -inf, 0.0f, -0.0f, 65504.0f, 1e-7f, 70000.0f};
-    std::vector<H> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      a[i] = H(i % 5 == 0 ? specials[i / 5 % 8] : d(rng));
-      b[i] = H(i % 7 == 0 ? specials[i / 7 % 8] : d(rng));
-    }
+    const auto [a, b] = elemtest::half_inputs<H>(n, 5);
     NDArray<H> o1({8, n}), o2({8, n});
     NDArray<float> w1({n}), w2({n});
     NDArray<std::uint8_t> u1({n}), u2({n});
