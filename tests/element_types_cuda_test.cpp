@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/nvrtc.hpp"
+#include "codegen/cuda/sort_kernels.hpp"
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
 #include "frontend/settings.hpp"
@@ -58,6 +60,16 @@ TEST(ElementTypesCuda, EveryKernelCompilesWithoutWarnings) {
   compiles_clean("hist_u32", elemtest::byte_histogram<std::uint32_t>, {"x", "hist"});
   compiles_clean("hist_u64", elemtest::byte_histogram<std::uint64_t>, {"x", "hist"});
   compiles_clean("small_reductions", elemtest::small_reductions, {"a", "b", "h"}, 2);
+}
+
+TEST(ElementTypesCuda, SortKernelsOfEveryNewTypeCompileWithoutWarnings) {
+  require_nvrtc();
+  for (DType t : {DType::U8, DType::U16, DType::U32, DType::U64, DType::I8, DType::I16, DType::F16, DType::BF16}) {
+    SCOPED_TRACE(std::string(name_of(t)));
+    const cu::Binary b = cu::compile_source(cu::sort_source(t), "kiln_sort", "sm_90", {}, false);
+    for (const std::string& entry : cu::sort_entries()) EXPECT_NE(b.ptx.find(".entry " + entry), std::string::npos) << entry;
+    EXPECT_EQ(b.log, "");
+  }
 }
 
 // ---- on a GPU: the same kernels against the interpreter ------------------------------------------------------
@@ -174,6 +186,31 @@ TEST_F(ElementTypesGpu, HistogramsAndReductionsOfSmallTypes) {
     EXPECT_NEAR(hm1(r), hm2(r), 1e-4);
   }
   for (std::int64_t c = 0; c < 1031; ++c) EXPECT_EQ(cm1(c), cm2(c));
+}
+
+template <class T>
+void gpu_sort(const std::vector<T>& x) {
+  auto fn = [](Array<T> a) { return std::pair{kiln::sort(a), kiln::argsort(a)}; };
+  const auto [s1, p1] = jit("sort_types", fn, on(Target::cuda))(x);
+  const auto [s2, p2] = jit("sort_types", fn, on(Target::interpreter))(x);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(x.size()); ++i) {
+    ASSERT_EQ(p1(i), p2(i)) << name_of(dtype_of<T>()) << " at " << i;
+    ASSERT_EQ(std::memcmp(&s1(i), &s2(i), sizeof(T)), 0) << name_of(dtype_of<T>()) << " at " << i;
+  }
+}
+
+TEST_F(ElementTypesGpu, SortsOfEveryNewTypeMatchTheInterpreter) {
+  std::mt19937_64 rng(6);
+  std::vector<std::uint8_t> u8(1000003);
+  std::vector<std::int16_t> i16(1000003);
+  for (std::size_t i = 0; i < u8.size(); ++i) {
+    u8[i] = static_cast<std::uint8_t>(rng());
+    i16[i] = static_cast<std::int16_t>(rng() % 100);
+  }
+  gpu_sort(u8);
+  gpu_sort(i16);
+  gpu_sort(elemtest::half_inputs<half>(100003, 7).first);
+  gpu_sort(elemtest::half_inputs<bfloat16>(100003, 8).first);
 }
 
 }  // namespace
