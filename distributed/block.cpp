@@ -19,6 +19,13 @@ MPI_Datatype mpi_type(DType t) {
     case DType::I64: return MPI_INT64_T;
     case DType::F32: return MPI_FLOAT;
     case DType::F64: return MPI_DOUBLE;
+    case DType::U8: return MPI_UINT8_T;
+    case DType::U16: return MPI_UINT16_T;
+    case DType::U32: return MPI_UINT32_T;
+    case DType::U64: return MPI_UINT64_T;
+    case DType::I8: return MPI_INT8_T;
+    case DType::I16: return MPI_INT16_T;
+    case DType::F16: case DType::BF16: return MPI_UINT16_T;  // moved as their bits
   }
   return MPI_BYTE;
 }

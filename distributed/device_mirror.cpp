@@ -50,6 +50,11 @@ void copy_on_device(DType t, int rank, const ArrayDesc& to, const ArrayDesc& fro
     case DType::I64: return copy_view_of_rank<std::int64_t>(rank, to, from, device);
     case DType::F32: return copy_view_of_rank<float>(rank, to, from, device);
     case DType::F64: return copy_view_of_rank<double>(rank, to, from, device);
+    case DType::U8: case DType::I8: return copy_view_of_rank<std::uint8_t>(rank, to, from, device);  // bytes alike
+    case DType::U16: case DType::I16: case DType::F16: case DType::BF16:
+      return copy_view_of_rank<std::uint16_t>(rank, to, from, device);
+    case DType::U32: return copy_view_of_rank<std::uint32_t>(rank, to, from, device);
+    case DType::U64: return copy_view_of_rank<std::uint64_t>(rank, to, from, device);
   }
 }
 

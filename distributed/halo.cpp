@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/semantics.hpp"
 #include "kiln/runtime.hpp"
 
 namespace kiln::dist::detail {
@@ -40,13 +41,11 @@ int neighbour(const Block& b, const int* s, bool wrap) {
 }
 
 void store_value(std::byte* p, DType t, double v) {
-  switch (t) {
-    case DType::Bool: *reinterpret_cast<bool*>(p) = v != 0; break;
-    case DType::I32: *reinterpret_cast<std::int32_t*>(p) = static_cast<std::int32_t>(v); break;
-    case DType::I64: *reinterpret_cast<std::int64_t*>(p) = static_cast<std::int64_t>(v); break;
-    case DType::F32: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
-    case DType::F64: *reinterpret_cast<double*>(p) = v; break;
-  }
+  // A border constant takes the element type by kiln's conversion rules (ir/semantics.hpp).
+  ir::sem::with_type(t, [&](auto x) {
+    const auto value = ir::sem::cast<decltype(x), double>(v);
+    std::memcpy(p, &value, sizeof value);
+  });
 }
 
 bool at_edge(const Block& b, int d, bool high) { return high ? coord(b, d) == ranks_along(b, d) - 1 : coord(b, d) == 0; }

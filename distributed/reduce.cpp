@@ -43,8 +43,8 @@ struct Fold {
   }
   T operator()(T acc, T x) const {
     switch (op) {
-      case ReduceOp::sum: return acc + x;
-      case ReduceOp::prod: return acc * x;
+      case ReduceOp::sum: return ir::sem::binary<T>(BinaryOp::Add, acc, x);  // integers wrap, as kiln's do
+      case ReduceOp::prod: return ir::sem::binary<T>(BinaryOp::Mul, acc, x);
       case ReduceOp::min:
       case ReduceOp::max:
         // kiln's own min/max (NaN gives kiln's NaN, -0 orders before +0): so the fold is commutative
@@ -250,9 +250,16 @@ void histogram(const Block& b, std::int64_t bins, double lo, double hi, std::int
     case DType::F32: return count_typed<float>(b, bins, lo, hi, out);
     case DType::I32: return count_typed<std::int32_t>(b, bins, lo, hi, out);
     case DType::I64: return count_typed<std::int64_t>(b, bins, lo, hi, out);
-    case DType::Bool: break;
+    case DType::U8: return count_typed<std::uint8_t>(b, bins, lo, hi, out);
+    case DType::U16: return count_typed<std::uint16_t>(b, bins, lo, hi, out);
+    case DType::U32: return count_typed<std::uint32_t>(b, bins, lo, hi, out);
+    case DType::U64: return count_typed<std::uint64_t>(b, bins, lo, hi, out);
+    case DType::I8: return count_typed<std::int8_t>(b, bins, lo, hi, out);
+    case DType::I16: return count_typed<std::int16_t>(b, bins, lo, hi, out);
+    case DType::Bool: case DType::F16: case DType::BF16: break;
   }
-  throw TypeError("kiln::dist::histogram takes arrays of i32, i64, f32 or f64, not bool: convert it first");
+  throw TypeError(fmt::format("kiln::dist::histogram takes integer, f32 or f64 arrays, not {}: convert it first",
+                              name_of(b.dtype)));
 }
 
 void reduce_axis(const Block& b, ReduceOp op, int axis, void* out) {
@@ -262,9 +269,16 @@ void reduce_axis(const Block& b, ReduceOp op, int axis, void* out) {
     case DType::F32: return reduce_axis_typed<float>(b, op, axis, static_cast<float*>(out));
     case DType::I32: return reduce_axis_typed<std::int32_t>(b, op, axis, static_cast<std::int32_t*>(out));
     case DType::I64: return reduce_axis_typed<std::int64_t>(b, op, axis, static_cast<std::int64_t*>(out));
-    case DType::Bool: break;
+    case DType::U8: return reduce_axis_typed<std::uint8_t>(b, op, axis, static_cast<std::uint8_t*>(out));
+    case DType::U16: return reduce_axis_typed<std::uint16_t>(b, op, axis, static_cast<std::uint16_t*>(out));
+    case DType::U32: return reduce_axis_typed<std::uint32_t>(b, op, axis, static_cast<std::uint32_t*>(out));
+    case DType::U64: return reduce_axis_typed<std::uint64_t>(b, op, axis, static_cast<std::uint64_t*>(out));
+    case DType::I8: return reduce_axis_typed<std::int8_t>(b, op, axis, static_cast<std::int8_t*>(out));
+    case DType::I16: return reduce_axis_typed<std::int16_t>(b, op, axis, static_cast<std::int16_t*>(out));
+    case DType::Bool: case DType::F16: case DType::BF16: break;
   }
-  throw TypeError("kiln::dist reductions take arrays of i32, i64, f32 or f64, not bool: convert it first");
+  throw TypeError(fmt::format("kiln::dist reductions take integer, f32 or f64 arrays, not {}: convert it first",
+                              name_of(b.dtype)));
 }
 
 void reduce(const Block& b, ReduceOp op, void* out) {
@@ -274,9 +288,16 @@ void reduce(const Block& b, ReduceOp op, void* out) {
     case DType::F32: *static_cast<float*>(out) = reduce_typed<float>(b, op); return;
     case DType::I32: *static_cast<std::int32_t*>(out) = reduce_typed<std::int32_t>(b, op); return;
     case DType::I64: *static_cast<std::int64_t*>(out) = reduce_typed<std::int64_t>(b, op); return;
-    case DType::Bool: break;
+    case DType::U8: *static_cast<std::uint8_t*>(out) = reduce_typed<std::uint8_t>(b, op); return;
+    case DType::U16: *static_cast<std::uint16_t*>(out) = reduce_typed<std::uint16_t>(b, op); return;
+    case DType::U32: *static_cast<std::uint32_t*>(out) = reduce_typed<std::uint32_t>(b, op); return;
+    case DType::U64: *static_cast<std::uint64_t*>(out) = reduce_typed<std::uint64_t>(b, op); return;
+    case DType::I8: *static_cast<std::int8_t*>(out) = reduce_typed<std::int8_t>(b, op); return;
+    case DType::I16: *static_cast<std::int16_t*>(out) = reduce_typed<std::int16_t>(b, op); return;
+    case DType::Bool: case DType::F16: case DType::BF16: break;
   }
-  throw TypeError("kiln::dist reductions take arrays of i32, i64, f32 or f64, not bool: convert it first");
+  throw TypeError(fmt::format("kiln::dist reductions take integer, f32 or f64 arrays, not {}: convert it first",
+                              name_of(b.dtype)));
 }
 
 }  // namespace kiln::dist::detail

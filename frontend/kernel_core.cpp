@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include "codegen/backend.hpp"
 #include "codegen/cuda/arg_memory.hpp"
@@ -24,6 +25,7 @@
 #include "frontend/trace_context.hpp"
 #include "frontend/trace_summary.hpp"
 #include "ir/analysis.hpp"
+#include "ir/semantics.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/status.hpp"
@@ -109,10 +111,10 @@ std::uint8_t array_code(const ArgValue& a) {
 }
 
 /// Converts a scalar argument to the parameter's type as C++ converts implicitly (so a double passed for a
-/// Float parameter is rounded), except that floats never become integers, nothing becomes or stops being
-/// bool, and an integer must fit its parameter. Returns an error text when the conversion is refused.
+/// Float parameter is rounded, to nearest-even through f32 for a Half), except that floats never become
+/// integers, nothing becomes or stops being bool, and an integer must fit its parameter's type (a negative
+/// value never becomes unsigned). Returns an error text when the conversion is refused.
 std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
-  if (std::strncmp(a.cpp_type, "unsigned integer too large", 26) == 0) return a.cpp_type;
   const DType from = a.dtype;
   if (from == to) {
     out = a.scalar;
@@ -122,19 +124,28 @@ std::string convert_scalar(const ArgValue& a, DType to, ScalarSlot& out) {
     return fmt::format("a {} value cannot be passed for a {} parameter", name_of(from), name_of(to));
   if (is_int(to) && is_float(from))
     return "a floating-point value cannot be passed for an integer parameter (convert it explicitly)";
-  const double fv = from == DType::F32 ? a.scalar.f32 : a.scalar.f64;
-  const std::int64_t iv = from == DType::I32 ? a.scalar.i32 : a.scalar.i64;
-  switch (to) {
-    case DType::I32:
-      if (iv < INT32_MIN || iv > INT32_MAX) return fmt::format("the value {} does not fit in i32", iv);
-      out.i32 = static_cast<std::int32_t>(iv);
-      return {};
-    case DType::I64: out.i64 = iv; return {};
-    case DType::F32: out.f32 = is_float(from) ? static_cast<float>(fv) : static_cast<float>(iv); return {};
-    case DType::F64: out.f64 = is_float(from) ? fv : static_cast<double>(iv); return {};
-    case DType::Bool: break;
-  }
-  return "unsupported conversion";
+  return ir::sem::with_type(from, [&](auto f) -> std::string {
+    using F = decltype(f);
+    F v;
+    std::memcpy(&v, &a.scalar, sizeof v);
+    return ir::sem::with_type(to, [&](auto t) -> std::string {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, bool> || std::is_same_v<F, bool>) {
+        return "unsupported conversion";  // refused above
+      } else if constexpr (std::is_integral_v<T> && std::is_integral_v<F>) {
+        if (!std::in_range<T>(v)) return fmt::format("the value {} does not fit in {}", v, name_of(to));
+        const T r = static_cast<T>(v);
+        std::memcpy(&out, &r, sizeof r);
+        return {};
+      } else if constexpr (is_float_element_v<T>) {
+        const T r = ir::sem::cast<T, F>(v);
+        std::memcpy(&out, &r, sizeof r);
+        return {};
+      } else {
+        return "unsupported conversion";  // float to integer: refused above
+      }
+    });
+  });
 }
 
 }  // namespace

@@ -67,6 +67,7 @@ DType value_type(Reduction r, DType elem, DType result) {
   if (r == Reduction::Sum || r == Reduction::Prod || r == Reduction::NanSum) return result;
   if (r == Reduction::Mean || r == Reduction::Var || r == Reduction::Std || r == Reduction::NanMean) return result;
   if (r == Reduction::CountNonzero) return DType::I64;
+  if (is_half(elem)) return DType::F32;  // f16/bf16 are reduced in f32 (kiln/reduce.hpp)
   return elem == DType::Bool ? DType::I32 : elem;
 }
 

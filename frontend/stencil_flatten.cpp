@@ -22,7 +22,17 @@ std::optional<std::int64_t> int_value(const ir::Expr& e) {
   return k->i;
 }
 
-/// Integer and bool constants as T, for the semantics functions.
+/// Calls f(T{}) with T the C++ type of an integer or bool type t; a float type gives `otherwise`.
+template <class F>
+ir::Expr with_int_type(DType t, const ir::Expr& otherwise, F&& f) {
+  return ir::sem::with_type(t, [&](auto x) -> ir::Expr {
+    using T = decltype(x);
+    if constexpr (is_float_element_v<T>) return otherwise;
+    else return f(x);
+  });
+}
+
+/// An integer or bool constant's value as T (constants hold it wrapped to their type).
 template <class T>
 T as(std::int64_t v) {
   return static_cast<T>(v);
@@ -38,12 +48,10 @@ class Folder : public ir::IRMutator {
     const auto& u = r->as<ir::UnaryExpr>();
     const auto a = int_value(u.a);
     if (!a) return r;
-    switch (u.type) {
-      case DType::Bool: return ir::make_int(DType::Bool, ir::sem::unary<bool>(u.op, *a != 0));
-      case DType::I32: return ir::make_int(DType::I32, ir::sem::unary<std::int32_t>(u.op, as<std::int32_t>(*a)));
-      case DType::I64: return ir::make_int(DType::I64, ir::sem::unary<std::int64_t>(u.op, *a));
-      default: return r;
-    }
+    return with_int_type(u.type, r, [&](auto x) {
+      using T = decltype(x);
+      return ir::make_int(u.type, static_cast<std::int64_t>(ir::sem::unary<T>(u.op, as<T>(*a))));
+    });
   }
 
   ir::Expr visit(const ir::BinaryExpr& e, const ir::Expr& self) override {
@@ -56,19 +64,11 @@ class Folder : public ir::IRMutator {
     if (x && b.op == BinaryOp::And) return *x ? b.b : ir::make_bool(false);
     if (x && b.op == BinaryOp::Or) return *x ? ir::make_bool(true) : b.b;
     if (!x || !y || is_float(t)) return r;
-    if (ir::is_comparison(b.op)) {
-      switch (t) {
-        case DType::Bool: return ir::make_bool(ir::sem::compare<bool>(b.op, *x != 0, *y != 0));
-        case DType::I32: return ir::make_bool(ir::sem::compare<std::int32_t>(b.op, as<std::int32_t>(*x), as<std::int32_t>(*y)));
-        default: return ir::make_bool(ir::sem::compare<std::int64_t>(b.op, *x, *y));
-      }
-    }
-    switch (t) {
-      case DType::Bool: return ir::make_int(DType::Bool, ir::sem::binary<bool>(b.op, *x != 0, *y != 0));
-      case DType::I32:
-        return ir::make_int(DType::I32, ir::sem::binary<std::int32_t>(b.op, as<std::int32_t>(*x), as<std::int32_t>(*y)));
-      default: return ir::make_int(DType::I64, ir::sem::binary<std::int64_t>(b.op, *x, *y));
-    }
+    return with_int_type(t, r, [&](auto v) {
+      using T = decltype(v);
+      if (ir::is_comparison(b.op)) return ir::make_bool(ir::sem::compare<T>(b.op, as<T>(*x), as<T>(*y)));
+      return ir::make_int(t, static_cast<std::int64_t>(ir::sem::binary<T>(b.op, as<T>(*x), as<T>(*y))));
+    });
   }
 
   ir::Expr visit(const ir::SelectExpr& e, const ir::Expr& self) override {
@@ -85,11 +85,13 @@ class Folder : public ir::IRMutator {
     const auto& c = r->as<ir::CastExpr>();
     const auto a = int_value(c.a);
     if (!a || is_float(c.type)) return r;
-    switch (c.type) {
-      case DType::Bool: return ir::make_bool(*a != 0);
-      case DType::I32: return ir::make_int(DType::I32, ir::sem::cast<std::int32_t>(*a));
-      default: return ir::make_int(DType::I64, *a);
-    }
+    return with_int_type(c.type, r, [&](auto to) {
+      using To = decltype(to);
+      return with_int_type(c.a->type, r, [&](auto from) {
+        using From = decltype(from);
+        return ir::make_int(c.type, static_cast<std::int64_t>(ir::sem::cast<To, From>(as<From>(*a))));
+      });
+    });
   }
 };
 

@@ -40,14 +40,17 @@ std::optional<AtomicOp> parse_atomic(std::string_view s) {
 bool atomic_allowed(AtomicOp, DType t) {
   switch (t) {
     case DType::I32: case DType::I64: case DType::F32: case DType::F64: return true;
-    case DType::Bool: return false;
+    case DType::Bool: case DType::U8: case DType::U16: case DType::U32: case DType::U64: case DType::I8:
+    case DType::I16: case DType::F16: case DType::BF16:
+      return false;
   }
   return false;
 }
 
 std::string atomic_types_text(AtomicOp op) {
   return fmt::format("kiln::{} takes elements of type int32, int64, float or double; a bool array has no atomics "
-                     "(its one-byte elements have none on the GPU): use an int32 flag array, kiln::atomic_max(flag(i), 1) "
+                     "(its one-byte elements have none on the GPU; unsigned, 8- and 16-bit and f16/bf16 arrays have "
+                     "none either: keep such counters in int32 or int64): use an int32 flag array, kiln::atomic_max(flag(i), 1) "
                      "to set a flag and kiln::atomic_exchange to claim one",
                      name_of(op));
 }

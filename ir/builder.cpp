@@ -8,6 +8,7 @@
 
 #include "ir/printer.hpp"
 #include "ir/random.hpp"
+#include "ir/semantics.hpp"
 
 namespace kiln::ir {
 namespace {
@@ -29,11 +30,12 @@ void require_indices(const Var& array, const std::vector<Expr>& indices) {
   for (const auto& i : indices) require(i && i->type == DType::I64, "array index must be i64", i);
 }
 
-std::int64_t wrap_int(DType t, std::int64_t v) {
-  if (t == DType::I32) return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
-  if (t == DType::Bool) return v != 0;
-  return v;
+void require_not_half(DType t, const char* what) {
+  if (is_half(t)) fail(fmt::format("{} on {}: f16 and bf16 accumulate in f32 (convert the values first)", what, name_of(t)));
 }
+
+/// f16/bf16 operands converted to f32, where kiln computes with them.
+Expr widened(const Expr& a) { return is_half(a->type) ? make_cast(DType::F32, a) : a; }
 
 }  // namespace
 
@@ -41,14 +43,15 @@ Expr make_bool(bool v) { return std::make_shared<ConstExpr>(DType::Bool, v ? 1 :
 
 Expr make_int(DType t, std::int64_t v) {
   if (is_float(t)) fail("make_int with a float type");
-  return std::make_shared<ConstExpr>(t, wrap_int(t, v), 0.0);
+  return std::make_shared<ConstExpr>(t, sem::wrap_int(t, v), 0.0);
 }
 
 Expr make_i64(std::int64_t v) { return make_int(DType::I64, v); }
 
 Expr make_float(DType t, double v) {
   if (!is_float(t)) fail("make_float with a non-float type");
-  if (t == DType::F32) v = static_cast<double>(static_cast<float>(v));
+  // Rounded to the type as a conversion rounds (f16 and bf16 through f32).
+  if (t != DType::F64) v = sem::with_type(t, [&](auto x) { return static_cast<double>(sem::cast<decltype(x), double>(v)); });
   return std::make_shared<ConstExpr>(t, 0, v);
 }
 
@@ -56,14 +59,11 @@ Expr make_const(DType t, double v) {
   if (is_float(t)) return make_float(t, v);
   if (t == DType::Bool) return make_bool(v != 0);
   // Saturating, NaN -> 0: the same rule as a float-to-integer cast.
-  if (std::isnan(v)) return make_int(t, 0);
-  const double lo = t == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
-  const double hi = t == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
-  if (v <= lo) return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::min()
-                                                   : std::numeric_limits<std::int64_t>::min());
-  if (v >= hi) return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::max()
-                                                   : std::numeric_limits<std::int64_t>::max());
-  return make_int(t, static_cast<std::int64_t>(v));
+  return sem::with_type(t, [&](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_integral_v<T>) return make_int(t, static_cast<std::int64_t>(sem::cast<T, double>(v)));
+    else return make_float(t, v);  // not reached: floats and bool are handled above
+  });
 }
 
 Expr make_ref(Var v) {
@@ -91,6 +91,7 @@ Expr make_unary(UnaryOp op, Expr a) {
     case UnaryOp::BitNot: require(is_int(a->type), "bitwise not needs an integer", a); break;
   }
   const DType t = a->type;
+  if (is_half(t)) return make_cast(t, make_unary(op, widened(a)));
   return std::make_shared<UnaryExpr>(t, op, std::move(a));
 }
 
@@ -114,6 +115,10 @@ Expr make_binary(BinaryOp op, Expr a, Expr b) {
       break;
     default:
       break;  // comparisons accept every type
+  }
+  if (is_half(t)) {
+    Expr r = make_binary(op, widened(a), widened(b));
+    return is_comparison(op) ? r : make_cast(t, std::move(r));
   }
   const DType result = is_comparison(op) ? DType::Bool : t;
   return std::make_shared<BinaryExpr>(result, op, std::move(a), std::move(b));
@@ -146,6 +151,11 @@ Expr make_call(Intrinsic fn, std::vector<Expr> args) {
   }
   if (is_float_only(fn)) require(is_float(t), "intrinsic needs float arguments", args[0]);
   else require(t != DType::Bool, "intrinsic on bool", args[0]);
+  if (is_half(t)) {
+    for (auto& x : args) x = widened(x);
+    Expr r = make_call(fn, std::move(args));
+    return returns_bool(fn) ? r : make_cast(t, std::move(r));
+  }
   return std::make_shared<CallExpr>(returns_bool(fn) ? DType::Bool : t, fn, std::move(args));
 }
 
@@ -157,12 +167,10 @@ Expr identity_of(ReduceOp op, DType t) {
     case ReduceOp::Mul: return make_const(t, 1);
     case ReduceOp::Min:
       if (is_float(t)) return make_float(t, std::numeric_limits<double>::infinity());
-      return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::max()
-                                         : t == DType::I64 ? std::numeric_limits<std::int64_t>::max() : 1);
+      return make_int(t, sem::int_max(t));
     case ReduceOp::Max:
       if (is_float(t)) return make_float(t, -std::numeric_limits<double>::infinity());
-      return make_int(t, t == DType::I32 ? std::numeric_limits<std::int32_t>::min()
-                                         : t == DType::I64 ? std::numeric_limits<std::int64_t>::min() : 0);
+      return make_int(t, sem::int_min(t));
   }
   fail("unknown reduction");
 }
@@ -235,6 +243,7 @@ Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector
   for (const auto& r : reductions) {
     if (!r.var || r.var->kind != VarKind::Local || r.var->type.is_array() || r.var->type.elem == DType::Bool)
       fail("reduction variable must be a numeric local scalar");
+    require_not_half(r.var->type.elem, "a parfor reduction");
     if (is_arg_reduction(r.op) != (r.index != nullptr))
       fail("argmin/argmax reductions (and only they) carry an index variable");
     if (r.index && (r.index->kind != VarKind::Local || r.index->type != Type::scalar(DType::I64)))
@@ -243,6 +252,7 @@ Stmt make_parfor(std::vector<Var> indices, std::vector<Expr> begins, std::vector
   for (const auto& r : array_reductions) {
     if (!r.array || !r.array->type.is_array() || r.array->type.elem == DType::Bool)
       fail("array reduction needs a numeric array");
+    require_not_half(r.array->type.elem, "an array reduction");
     if (is_arg_reduction(r.op)) fail("array reductions are add, mul, min or max");
   }
   if (!body) fail("null parfor body");
@@ -348,6 +358,7 @@ Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<
                  std::string origin) {
   require_index_space(indices, shape, "reduce");
   require(value && value->type != DType::Bool, "reductions need numeric values", value);
+  require_not_half(value->type, "a reduction");
   if (!result || result->kind != VarKind::Local || !result->type.is_scalar() ||
       result->type.elem != reduce_result_type(op, value->type))
     fail("reduce result must be a local scalar of the reduction's type");
@@ -370,6 +381,7 @@ Stmt make_reduce_axis(Var target, ReduceOp op, int axis, bool keepdims, std::vec
   require_index_space(indices, shape, "reduce");
   if (axis < 0 || axis >= static_cast<int>(shape.size())) fail("reduction axis out of range");
   require(value && value->type != DType::Bool, "reductions need numeric values", value);
+  require_not_half(value->type, "a reduction");
   const size_t rank = keepdims ? shape.size() : shape.size() - 1;
   if (rank == 0) fail("an axis reduction of a 1-d space is a whole reduction (use make_reduce)");
   if (!target || target->kind != VarKind::Local || target->type.rank != rank ||

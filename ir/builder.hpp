@@ -17,10 +17,10 @@ class IRError : public Error {
 };
 
 Expr make_bool(bool v);
-Expr make_int(DType t, std::int64_t v);  ///< I32/I64 (value wrapped to the width) or Bool
+Expr make_int(DType t, std::int64_t v);  ///< an integer type (value wrapped to its width) or Bool
 Expr make_i64(std::int64_t v);
-Expr make_float(DType t, double v);      ///< F32 (value rounded to float) or F64
-Expr make_const(DType t, double v);      ///< any type; integers truncate, bool is v != 0
+Expr make_float(DType t, double v);      ///< a float type (value rounded to it, f16/bf16 through f32)
+Expr make_const(DType t, double v);      ///< any type; integers truncate and saturate, bool is v != 0
 Expr make_ref(Var v);
 Expr make_load(Var array, std::vector<Expr> indices);
 Expr make_dim(Var array, int axis);

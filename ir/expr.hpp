@@ -29,13 +29,17 @@ struct ExprNode {
 };
 using Expr = std::shared_ptr<const ExprNode>;
 
-/// Holds every scalar type: bool and integers in `i`, floats (f32 values are exact in double) in `f`.
+/// Holds every scalar type: bool and integers in `i` (wrapped to the type: sign-extended for signed types,
+/// zero-extended for unsigned ones, a u64 as its bits), floats (exact in double) in `f`.
 struct ConstExpr final : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Const;
   std::int64_t i = 0;
   double f = 0;
   ConstExpr(DType t, std::int64_t iv, double fv) : ExprNode(kKind, t), i(iv), f(fv) {}
-  double as_double() const { return is_float(type) ? f : static_cast<double>(i); }
+  double as_double() const {
+    if (is_float(type)) return f;
+    return type == DType::U64 ? static_cast<double>(static_cast<std::uint64_t>(i)) : static_cast<double>(i);
+  }
 };
 
 /// Reads a scalar variable (parameter, local or loop index).

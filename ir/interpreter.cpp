@@ -28,24 +28,19 @@ namespace {
 
 using Value = ScalarSlot;
 
+// A value sits at the start of its slot, as a load or store copies it (the slot is zeroed first).
 template <class T>
 T get(const Value& v) {
-  if constexpr (std::is_same_v<T, bool>) return v.b;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return v.i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return v.i64;
-  else if constexpr (std::is_same_v<T, float>) return v.f32;
-  else return v.f64;
+  T x;
+  std::memcpy(&x, &v, sizeof(T));
+  return x;
 }
 
 template <class T>
 Value make(T x) {
   Value v;
   std::memset(&v, 0, sizeof v);
-  if constexpr (std::is_same_v<T, bool>) v.b = x;
-  else if constexpr (std::is_same_v<T, std::int32_t>) v.i32 = x;
-  else if constexpr (std::is_same_v<T, std::int64_t>) v.i64 = x;
-  else if constexpr (std::is_same_v<T, float>) v.f32 = x;
-  else v.f64 = x;
+  std::memcpy(&v, &x, sizeof(T));
   return v;
 }
 
@@ -94,7 +89,7 @@ class Compiler final : public HostScope {
         const auto& c = e->as<ConstExpr>();
         const Value v = sem::with_type(c.type, [&](auto t) {
           using T = decltype(t);
-          if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(c.f));
+          if constexpr (is_float_element_v<T>) return make<T>(static_cast<T>(c.f));
           else return make<T>(static_cast<T>(c.i));
         });
         return [v](Frame&) { return v; };
@@ -310,6 +305,7 @@ class Compiler final : public HostScope {
       using T = decltype(t);
       T poison;
       if constexpr (std::is_floating_point_v<T>) poison = std::numeric_limits<T>::quiet_NaN();
+      else if constexpr (sem::is_half_v<T>) poison = T(std::numeric_limits<float>::quiet_NaN());
       else if constexpr (std::is_same_v<T, bool>) poison = true;
       else poison = static_cast<T>(0x5A5A5A5A5A5A5A5AULL);
       for (std::int64_t k = 0; k < count; ++k) std::memcpy(static_cast<char*>(p) + k * sizeof(T), &poison, sizeof(T));
@@ -491,7 +487,7 @@ class Compiler final : public HostScope {
         throw IRError("interpreter: intrinsic on bool");
       } else {
         if (returns_bool(fn)) {
-          if constexpr (std::is_floating_point_v<T>)
+          if constexpr (is_float_element_v<T>)
             return [args, fn](Frame& fr) { return make<bool>(sem::predicate<T>(fn, get<T>(args[0](fr)))); };
           throw IRError("interpreter: predicate on an integer");
         }
@@ -623,8 +619,8 @@ class Compiler final : public HostScope {
     const Expr identity = identity_of(op, r.value->type);
     return sem::with_type(r.value->type, [&](auto t) -> StmtFn {
       using T = decltype(t);
-      if constexpr (std::is_same_v<T, bool>) {
-        throw IRError("interpreter: reduction of bools");
+      if constexpr (std::is_same_v<T, bool> || sem::is_half_v<T>) {
+        throw IRError("interpreter: reduction of bools or 16-bit floats (the builder refuses them)");
       } else {
         return [sp, value, slot, op, identity](Frame& fr) {
           std::int64_t ext[kMaxRank];
@@ -649,8 +645,8 @@ class Compiler final : public HostScope {
     const Expr identity = identity_of(op, r.value->type);
     return sem::with_type(r.value->type, [&](auto t) -> StmtFn {
       using T = decltype(t);
-      if constexpr (std::is_same_v<T, bool>) {
-        throw IRError("interpreter: reduction of bools");
+      if constexpr (std::is_same_v<T, bool> || sem::is_half_v<T>) {
+        throw IRError("interpreter: reduction of bools or 16-bit floats (the builder refuses them)");
       } else {
         const int site = sites_++;
         return [this, sp, value, slot, op, axis, keepdims, out_type, name, identity, site](Frame& fr) {

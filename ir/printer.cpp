@@ -354,9 +354,13 @@ std::string literal(const ConstExpr& c) {
     case DType::Bool: return c.i ? "true" : "false";
     case DType::I32: return std::to_string(c.i) + "i32";
     case DType::I64: return std::to_string(c.i);
+    case DType::I8: case DType::I16: return std::to_string(c.i) + std::string(name_of(c.type));
+    case DType::U8: case DType::U16: case DType::U32: case DType::U64:
+      return std::to_string(static_cast<std::uint64_t>(c.i)) + std::string(name_of(c.type));
+    case DType::F16: case DType::BF16:  // exact as f32 values: printed as the shortest f32, then the type
     case DType::F32:
     case DType::F64: {
-      const bool f32 = c.type == DType::F32;
+      const bool f32 = c.type != DType::F64;
       std::string s;
       if (std::isnan(c.f)) s = nan_text(c.f, f32);
       else if (std::isinf(c.f)) s = c.f < 0 ? "-inf" : "inf";
@@ -367,6 +371,7 @@ std::string literal(const ConstExpr& c) {
         s.assign(buf, r.ptr);
         if (s.find_first_of(".e") == std::string::npos) s += ".0";
       }
+      if (is_half(c.type)) return s + std::string(name_of(c.type));
       return f32 ? s + "f" : s;
     }
   }

@@ -12,7 +12,8 @@
 // where str = u32 length + bytes; var = u32 index into the variable table; vars, exprs, stmts, i64s = u32 count +
 // items; opt<x> = u8 0 (absent) or 1 + x; bool = u8 0 or 1.
 //   expr = u8 ExprKind, then
-//     Const: u8 DType + value (bool: u8; i32: u32; i64: u64; f32 and f64: the u64 bits of the double held)
+//     Const: u8 DType + value (bool: u8; i32: u32; i64 and the other integers: the u64 bits of the wrapped
+//            value held; floats: the u64 bits of the double held)
 //     VarRef: var | Load: var array, exprs indices | Dim: var array, i32 axis | Unary: u8 UnaryOp, expr
 //     Binary: u8 BinaryOp, expr, expr | Select: expr cond, expr, expr | Cast: u8 DType, expr | Call: u8 Intrinsic, exprs
 //   stmt = u8 StmtKind, then
@@ -50,7 +51,7 @@ namespace kiln::ir {
 
 /// Written first and checked first. Change it with any change to the encoding (a node kind or field added to
 /// ir/expr.hpp or ir/stmt.hpp included), so that stored entries in the old form are refused, never misread.
-inline constexpr std::uint32_t kSerialFormatVersion = 3;
+inline constexpr std::uint32_t kSerialFormatVersion = 4;  // 4: the integer and 16-bit float types
 
 /// The deepest nesting (a statement or expression inside another is one level deeper) either direction accepts:
 /// decoding recurses once per level, as do the verifier, the printer and the passes on what it returns, so a

@@ -3,6 +3,7 @@
 #include "ir/serialize.hpp"
 
 #include <bit>
+#include <cmath>
 #include <unordered_map>
 #include <utility>
 
@@ -10,13 +11,14 @@
 
 #include "ir/atomics.hpp"
 #include "ir/builder.hpp"
+#include "ir/semantics.hpp"
 #include "ir/verifier.hpp"
 
 namespace kiln::ir {
 namespace {
 
 // The last enumerator of each enum the format carries: a decoded byte above it is refused.
-constexpr auto kLastDType = DType::F64;
+constexpr auto kLastDType = DType::BF16;
 constexpr auto kLastVarKind = VarKind::Binding;
 constexpr auto kLastExprKind = ExprKind::Call;
 constexpr auto kLastStmtKind = StmtKind::Sort;
@@ -193,14 +195,24 @@ class Reader {
       case DType::Bool: return make_bool(flag("a bool constant"));
       case DType::I32: return make_int(t, i32("an i32 constant"));
       case DType::I64: return make_i64(i64("an i64 constant"));
-      case DType::F32:
-      case DType::F64: break;
+      case DType::U8: case DType::U16: case DType::U32: case DType::U64: case DType::I8: case DType::I16: {
+        const std::int64_t v = i64("an integer constant");
+        // The builders hold the value wrapped to the type; anything else would not come back bit for bit.
+        if (sem::wrap_int(t, v) != v) fail(at, "{} constant {} outside its type", name_of(t), v);
+        return make_int(t, v);
+      }
+      case DType::F32: case DType::F64: case DType::F16: case DType::BF16: break;
     }
     const double v = std::bit_cast<double>(fixed(8, "a float constant"));
-    // An f32 constant holds a float value widened to double; anything else would not come back bit for bit.
-    if (t == DType::F32 &&
-        std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<float>(v))) != std::bit_cast<std::uint64_t>(v))
-      fail(at, "f32 constant that is not a float value");
+    // A narrower float's constant holds one of its values widened to double; anything else would not come
+    // back bit for bit. (NaN payloads of f16/bf16 are canonical: a NaN is accepted as it reads.)
+    if (t != DType::F64) {
+      const auto e = make_float(t, v);
+      const double held = e->as<ConstExpr>().f;
+      if (std::bit_cast<std::uint64_t>(held) != std::bit_cast<std::uint64_t>(v) && !(is_half(t) && std::isnan(v)))
+        fail(at, "{} constant that is not a {} value", name_of(t), name_of(t));
+      return e;
+    }
     return make_float(t, v);
   }
 

@@ -111,9 +111,11 @@ class Writer {
         switch (c.type) {
           case DType::Bool: u8(c.i != 0); break;
           case DType::I32: i32(static_cast<std::int32_t>(c.i)); break;
-          case DType::I64: i64(c.i); break;
-          case DType::F32:
-          case DType::F64: fixed(std::bit_cast<std::uint64_t>(c.f), 8); break;  // bits: NaN payloads, -0
+          case DType::I64: case DType::U8: case DType::U16: case DType::U32: case DType::U64: case DType::I8:
+          case DType::I16: i64(c.i); break;
+          case DType::F32: case DType::F64: case DType::F16: case DType::BF16:
+            fixed(std::bit_cast<std::uint64_t>(c.f), 8);  // bits: NaN payloads, -0
+            break;
         }
         break;
       }

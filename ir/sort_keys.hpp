@@ -24,21 +24,73 @@ namespace kiln::ir::sort {
 template <class T>
 struct SortKey;
 
-/// Integers: the sign bit flipped, so the two's complement order becomes the unsigned one.
+/// Signed integers: the sign bit flipped, so the two's complement order becomes the unsigned one.
 template <class T>
   requires(std::is_integral_v<T> && std::is_signed_v<T>)
 struct SortKey<T> {
   using Code = std::make_unsigned_t<T>;
   static constexpr Code kSign = Code(1) << (sizeof(T) * 8 - 1);
-  static Code encode(T x) { return static_cast<Code>(x) ^ kSign; }
+  static Code encode(T x) { return static_cast<Code>(static_cast<Code>(x) ^ kSign); }
   static bool less(T a, T b) { return a < b; }
   /// The same map in CUDA C on a `x` of the key type, giving `code`.
-  static constexpr const char* cuda_code = sizeof(T) == 4 ? "unsigned int" : "unsigned long long";
+  static constexpr const char* cuda_code = sizeof(T) == 1   ? "unsigned char"
+                                           : sizeof(T) == 2 ? "unsigned short"
+                                           : sizeof(T) == 4 ? "unsigned int"
+                                                            : "unsigned long long";
   static constexpr const char* cuda_encode =
-      sizeof(T) == 4 ? "code = (unsigned int)x ^ 0x80000000u;" : "code = (unsigned long long)x ^ 0x8000000000000000ull;";
+      sizeof(T) == 1   ? "code = (unsigned char)((unsigned char)x ^ 0x80u);"
+      : sizeof(T) == 2 ? "code = (unsigned short)((unsigned short)x ^ 0x8000u);"
+      : sizeof(T) == 4 ? "code = (unsigned int)x ^ 0x80000000u;"
+                       : "code = (unsigned long long)x ^ 0x8000000000000000ull;";
   /// The key back from `code` in CUDA C (every key comes back from its code), or null.
-  static constexpr const char* cuda_decode = sizeof(T) == 4 ? "x = (int)(code ^ 0x80000000u);"
-                                                            : "x = (long long)(code ^ 0x8000000000000000ull);";
+  static constexpr const char* cuda_decode = sizeof(T) == 1   ? "x = (signed char)(code ^ 0x80u);"
+                                             : sizeof(T) == 2 ? "x = (short)(code ^ 0x8000u);"
+                                             : sizeof(T) == 4 ? "x = (int)(code ^ 0x80000000u);"
+                                                              : "x = (long long)(code ^ 0x8000000000000000ull);";
+};
+
+/// Unsigned integers are their own codes.
+template <class T>
+  requires(std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
+struct SortKey<T> {
+  using Code = T;
+  static constexpr Code kSign = 0;
+  static Code encode(T x) { return x; }
+  static bool less(T a, T b) { return a < b; }
+  static constexpr const char* cuda_code = sizeof(T) == 1   ? "unsigned char"
+                                           : sizeof(T) == 2 ? "unsigned short"
+                                           : sizeof(T) == 4 ? "unsigned int"
+                                                            : "unsigned long long";
+  static constexpr const char* cuda_encode = "code = x;";
+  static constexpr const char* cuda_decode = "x = code;";
+};
+
+/// f16 and bf16 (held as their bits on the GPU): ordered as their values, as the wider floats below, on
+/// 16-bit codes. Keys are gathered, as for the wider floats.
+template <class T>
+  requires(std::is_same_v<T, half> || std::is_same_v<T, bfloat16>)
+struct SortKey<T> {
+  using Code = std::uint16_t;
+  static constexpr Code kSign = 0x8000u;
+  static constexpr Code kInf = std::is_same_v<T, half> ? 0x7c00u : 0x7f80u;
+  static Code encode(T x) {
+    Code u = x.bits;
+    if ((u & 0x7fffu) > kInf) return 0xffffu;
+    if ((u & 0x7fffu) == 0) u = 0;
+    return static_cast<Code>((u & kSign) ? ~u : (u | kSign));
+  }
+  static bool less(T a, T b) {
+    const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+    return fa < fb || (std::isnan(fb) && !std::isnan(fa));
+  }
+  static constexpr const char* cuda_code = "unsigned short";
+  static constexpr const char* cuda_encode =
+      std::is_same_v<T, half>
+          ? "{ unsigned short u = x; if ((u & 0x7fffu) > 0x7c00u) code = 0xffffu; else { if ((u & 0x7fffu) == 0u) u = 0;"
+            " code = (u & 0x8000u) ? (unsigned short)~u : (unsigned short)(u | 0x8000u); } }"
+          : "{ unsigned short u = x; if ((u & 0x7fffu) > 0x7f80u) code = 0xffffu; else { if ((u & 0x7fffu) == 0u) u = 0;"
+            " code = (u & 0x8000u) ? (unsigned short)~u : (unsigned short)(u | 0x8000u); } }";
+  static constexpr const char* cuda_decode = nullptr;
 };
 
 template <>
@@ -84,6 +136,7 @@ struct SortKey<T> {
 template <class T>
 bool code_is_value(T x) {
   if constexpr (std::is_floating_point_v<T>) return !std::isnan(x) && !(x == T(0) && std::signbit(x));
+  else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) return SortKey<T>::encode(x) != 0xffffu && x.bits != 0x8000u;
   else return true;
 }
 
@@ -94,7 +147,7 @@ T decode(typename SortKey<T>::Code c) {
   if constexpr (std::is_same_v<T, bool>) {
     return c != 0;
   } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(c ^ K::kSign);
+    return static_cast<T>(static_cast<typename K::Code>(c ^ K::kSign));
   } else {
     const typename K::Code u = (c & K::kSign) ? (c & ~K::kSign) : ~c;
     T x;

@@ -20,7 +20,7 @@ using namespace kiln::ir;
 
 template <class T>
 T value_of(const ConstExpr& c) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(c.f);
+  if constexpr (is_float_element_v<T>) return static_cast<T>(c.f);
   else if constexpr (std::is_same_v<T, bool>) return c.i != 0;
   else return static_cast<T>(c.i);
 }
@@ -28,7 +28,7 @@ T value_of(const ConstExpr& c) {
 template <class T>
 Expr constant_of(T v) {
   constexpr DType t = dtype_of<T>();
-  if constexpr (std::is_floating_point_v<T>) return make_float(t, static_cast<double>(v));
+  if constexpr (is_float_element_v<T>) return make_float(t, static_cast<double>(v));
   else if constexpr (std::is_same_v<T, bool>) return make_bool(v);
   else return make_int(t, static_cast<std::int64_t>(v));
 }
@@ -138,7 +138,7 @@ class Folder : public IRMutator {
         T v[3] = {};
         for (size_t k = 0; k < x.args.size(); ++k) v[k] = value_of<T>(*as_const(x.args[k]));
         if (returns_bool(x.fn)) {
-          if constexpr (std::is_floating_point_v<T>) return make_bool(sem::predicate<T>(x.fn, v[0]));
+          if constexpr (is_float_element_v<T>) return make_bool(sem::predicate<T>(x.fn, v[0]));
           else return r;
         }
         return constant_of<T>(sem::call<T>(x.fn, v[0], v[1], v[2]));

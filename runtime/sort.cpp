@@ -295,6 +295,14 @@ std::int32_t kiln_rt_sort(kiln::KernelStatus* status, std::int32_t dtype, void* 
       case kiln::DType::I64: sort_typed<std::int64_t>(keys, positions, rows, n); break;
       case kiln::DType::F32: sort_typed<float>(keys, positions, rows, n); break;
       case kiln::DType::F64: sort_typed<double>(keys, positions, rows, n); break;
+      case kiln::DType::U8: sort_typed<std::uint8_t>(keys, positions, rows, n); break;
+      case kiln::DType::U16: sort_typed<std::uint16_t>(keys, positions, rows, n); break;
+      case kiln::DType::U32: sort_typed<std::uint32_t>(keys, positions, rows, n); break;
+      case kiln::DType::U64: sort_typed<std::uint64_t>(keys, positions, rows, n); break;
+      case kiln::DType::I8: sort_typed<std::int8_t>(keys, positions, rows, n); break;
+      case kiln::DType::I16: sort_typed<std::int16_t>(keys, positions, rows, n); break;
+      case kiln::DType::F16: sort_typed<kiln::half>(keys, positions, rows, n); break;
+      case kiln::DType::BF16: sort_typed<kiln::bfloat16>(keys, positions, rows, n); break;
     }
   } catch (const std::bad_alloc&) {
     const std::int64_t values[] = {rows, n};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Random array programs for differential tests: a seed picks a sequence of array operations (elementwise,
 // broadcasting, whole and axis reductions, views, in-place updates, overlapping slice assignments) over
-// the parameters a (m, n), b (n), c ((m, n), or (m, 1) to broadcast) and a scalar s.
+// the parameters a (m, n), b (n), c ((m, n), or (m, 1) to broadcast) and a scalar s; values pass through
+// the 16-bit floats and the small integer types too.
 #pragma once
 
 #include <random>
@@ -36,7 +37,7 @@ struct RandomProgram {
     for (int step = 0; step < 10; ++step) {
       auto& [x, kx] = any();
       auto& [y, ky] = any();
-      switch (pick(12)) {
+      switch (pick(14)) {
         case 0: pool.emplace_back(kiln::tanh(x) + kiln::exp(y * 0.25), combined(kx, ky)); break;
         case 1: pool.emplace_back(kiln::where(x > y, x - y, kiln::minimum(x, y) * s), combined(kx, ky)); break;
         case 2: pool.emplace_back(kiln::sqrt(kiln::abs(x)) / (y * y + 1.0) + acc, combined(kx, ky)); break;
@@ -64,6 +65,16 @@ struct RandomProgram {
           if (kx == Kind::Full && (ky == Kind::Row || ky == Kind::Top)) x(kiln::range(0, -1, 2), all) = y;
           break;
         case 10: pool.emplace_back(kiln::cast<double>(kiln::cast<float>(x)) - kiln::floor(y), combined(kx, ky)); break;
+        case 11:  // through the 16-bit floats: rounded to nearest-even, computed in f32
+          pool.emplace_back(kiln::cast<double>(kiln::cast<kiln::half>(x) * kiln::cast<kiln::bfloat16>(y)), combined(kx, ky));
+          break;
+        case 12:  // through small integers: saturating conversions, wrapping arithmetic, 64-bit sums
+          // (acc first: emplace_back may move the pool, and x and y with it)
+          acc = acc + to_double(kiln::sum(kiln::cast<std::int8_t>(y * 10.0))) * 0.001;
+          pool.emplace_back(kiln::cast<double>(kiln::cast<std::uint8_t>(x * 20.0) + kiln::cast<std::uint8_t>(y)) -
+                                kiln::cast<double>(kiln::cast<std::int16_t>(x * 1000.0) >> 3),
+                            combined(kx, ky));
+          break;
         default: pool.emplace_back(kiln::maximum(x, acc) + kiln::pow(kiln::abs(y), 0.5), combined(kx, ky)); break;
       }
     }

@@ -329,7 +329,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       const std::uint64_t* slot = out + gk->slot[i];
       ir::sem::with_type(r.var->type.elem, [&](auto t) {
         using T = decltype(t);
-        if constexpr (!std::is_same_v<T, bool>) {
+        if constexpr (!std::is_same_v<T, bool> && !ir::sem::is_half_v<T>) {  // the builder refuses both
           T total;
           std::memcpy(&total, slot, sizeof total);
           if (ir::is_arg_reduction(r.op)) {

@@ -17,6 +17,7 @@
 #include "ir/ops.hpp"
 #include "ir/random.hpp"
 #include "kiln/error.hpp"
+#include "kiln/half.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
@@ -88,6 +89,13 @@ const char* type_name(DType t) {
     case DType::I64: return "long long";
     case DType::F32: return "float";
     case DType::F64: return "double";
+    case DType::U8: return "unsigned char";
+    case DType::U16: return "unsigned short";
+    case DType::U32: return "unsigned int";
+    case DType::U64: return "unsigned long long";
+    case DType::I8: return "signed char";
+    case DType::I16: return "short";
+    case DType::F16: case DType::BF16: return "unsigned short";  // their bits: only converted (prelude)
   }
   return "void";
 }
@@ -148,6 +156,15 @@ std::string Emitter::constant(const ir::ConstExpr& c) const {
       const std::string s = shortest(c.f, 17);
       return std::signbit(c.f) ? "(" + s + ")" : s;
     }
+    case DType::U32: return std::to_string(static_cast<std::uint32_t>(c.i)) + "u";
+    case DType::U64: return std::to_string(static_cast<std::uint64_t>(c.i)) + "ull";
+    // Narrow types keep their own type, so that overloaded helpers and atomics see it.
+    case DType::U8: case DType::U16: case DType::I8: case DType::I16:
+      return "((" + std::string(type_name(c.type)) + ")" + std::to_string(c.i) + ")";
+    case DType::F16:
+      return fmt::format("((unsigned short){:#06x})", kiln::detail::f32_to_f16_bits(static_cast<float>(c.f)));
+    case DType::BF16:
+      return fmt::format("((unsigned short){:#06x})", kiln::detail::f32_to_bf16_bits(static_cast<float>(c.f)));
   }
   return "0";
 }
@@ -193,7 +210,7 @@ std::string Emitter::unary(const ir::UnaryExpr& u) {
   switch (u.op) {
     case UnaryOp::Neg: return is_float(u.type) ? "(-" + a + ")" : "kiln_neg(" + a + ")";
     case UnaryOp::Not: return "(!" + a + ")";
-    case UnaryOp::BitNot: return "(~" + a + ")";
+    case UnaryOp::BitNot: return "((" + std::string(type_name(u.type)) + ")~" + a + ")";  // ~ promotes narrow types
   }
   unsupported("unknown unary operator");
 }
@@ -202,6 +219,10 @@ std::string Emitter::binary(const ir::BinaryExpr& b) {
   const std::string x = expr(b.a), y = expr(b.b);
   const DType t = b.a->type;
   auto infix = [&](const char* op) { return "(" + x + " " + op + " " + y + ")"; };
+  // Bitwise operators promote 8- and 16-bit operands to int: converted back, the result keeps its type.
+  auto bitwise = [&](const char* op) {
+    return size_of(t) < 4 && t != DType::Bool ? "((" + std::string(type_name(t)) + ")" + infix(op) + ")" : infix(op);
+  };
   auto helper = [&](const char* fn) { return std::string(fn) + "(" + x + ", " + y + ")"; };
   switch (b.op) {
     case BinaryOp::Add: return is_float(t) ? infix("+") : helper("kiln_add");
@@ -211,9 +232,9 @@ std::string Emitter::binary(const ir::BinaryExpr& b) {
     case BinaryOp::Mod: return is_float(t) ? helper(t == DType::F32 ? "fmodf" : "fmod") : helper("kiln_mod");
     case BinaryOp::Min: return helper("kiln_min");
     case BinaryOp::Max: return helper("kiln_max");
-    case BinaryOp::BitAnd: return infix("&");
-    case BinaryOp::BitOr: return infix("|");
-    case BinaryOp::BitXor: return t == DType::Bool ? infix("!=") : infix("^");
+    case BinaryOp::BitAnd: return bitwise("&");
+    case BinaryOp::BitOr: return bitwise("|");
+    case BinaryOp::BitXor: return t == DType::Bool ? infix("!=") : bitwise("^");
     case BinaryOp::Shl: return helper("kiln_shl");
     case BinaryOp::Shr: return helper("kiln_shr");
     case BinaryOp::And: return infix("&&");  // C's && and || evaluate the right side only when needed
@@ -230,10 +251,28 @@ std::string Emitter::binary(const ir::BinaryExpr& b) {
 
 std::string Emitter::cast(DType to, DType from, const std::string& x) const {
   if (to == from) return x;
+  // f16 and bf16 convert through f32 (exact from them; rounded once to nearest-even to them).
+  if (from == DType::F16) return cast(to, DType::F32, "kiln_f16_to_f32(" + x + ")");
+  if (from == DType::BF16) return cast(to, DType::F32, "kiln_bf16_to_f32(" + x + ")");
+  if (to == DType::F16) return "kiln_f32_to_f16(" + cast(DType::F32, from, x) + ")";
+  if (to == DType::BF16) return "kiln_f32_to_bf16(" + cast(DType::F32, from, x) + ")";
   if (to == DType::Bool) return "(" + x + (from == DType::F32 ? " != 0.0f)" : from == DType::F64 ? " != 0.0)" : " != 0)");
-  if (is_int(to) && is_float(from)) return std::string(to == DType::I32 ? "kiln_to_i32(" : "kiln_to_i64(") + x + ")";
+  if (is_int(to) && is_float(from)) {
+    switch (to) {
+      case DType::I32: return "kiln_to_i32(" + x + ")";
+      case DType::I64: return "kiln_to_i64(" + x + ")";
+      case DType::U32: return "kiln_to_u32(" + x + ")";
+      case DType::U64: return "kiln_to_u64(" + x + ")";
+      case DType::U8: return "kiln_to_small<unsigned char, 0, 255>(" + x + ")";
+      case DType::U16: return "kiln_to_small<unsigned short, 0, 65535>(" + x + ")";
+      case DType::I8: return "kiln_to_small<signed char, -128, 127>(" + x + ")";
+      case DType::I16: return "kiln_to_small<short, -32768, 32767>(" + x + ")";
+      default: break;
+    }
+  }
   if (to == DType::I32 && from == DType::I64) return "kiln_wrap_i32(" + x + ")";
-  return "((" + std::string(type_name(to)) + ")" + x + ")";  // widening, int->float (nearest), float<->double
+  // Widening (by the source's signedness), narrowing (wraps), int->float (nearest), float<->double.
+  return "((" + std::string(type_name(to)) + ")" + x + ")";
 }
 
 std::string Emitter::call(const ir::CallExpr& c) {

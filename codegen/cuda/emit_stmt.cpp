@@ -210,7 +210,9 @@ void Emitter::store(const ir::StoreStmt& s) {
       case BinaryOp::Max: fn = "kiln_atomic_max"; break;
       default: break;
     }
-    line(std::string(fn) + "(&" + element(s.array.get(), s.indices) + ", " + operand + ");");
+    // The operand in the element's own type: the atomics are overloaded (and templates) on it.
+    line(std::string(fn) + "(&" + element(s.array.get(), s.indices) + ", (" + type_name(s.array->type.elem) + ")" +
+         operand + ");");
     return;
   }
   const std::string value = expr(s.value);

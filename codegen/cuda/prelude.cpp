@@ -11,35 +11,48 @@ namespace kiln::codegen::cuda {
 namespace {
 
 constexpr const char* kPrelude = R"CUDA(// ---- kiln prelude: the arithmetic of ir/semantics.hpp ------------------------------------------------
-// Integers wrap: C++ leaves signed overflow undefined, so the arithmetic is done in unsigned types.
-__device__ __forceinline__ int kiln_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
-__device__ __forceinline__ long long kiln_add(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+// Integers wrap: C++ leaves signed overflow undefined, so the arithmetic is done in unsigned types of at
+// least 32 bits (an 8- or 16-bit operand would otherwise be promoted to a signed int that can overflow).
+template <class T> struct kiln_wide { typedef unsigned int u; };
+template <> struct kiln_wide<long long> { typedef unsigned long long u; };
+template <> struct kiln_wide<unsigned long long> { typedef unsigned long long u; };
+template <class T> struct kiln_is_signed { static const bool value = false; };
+template <> struct kiln_is_signed<signed char> { static const bool value = true; };
+template <> struct kiln_is_signed<short> { static const bool value = true; };
+template <> struct kiln_is_signed<int> { static const bool value = true; };
+template <> struct kiln_is_signed<long long> { static const bool value = true; };
+template <class T> __device__ __forceinline__ T kiln_add(T a, T b) { typedef typename kiln_wide<T>::u U; return (T)((U)a + (U)b); }
 __device__ __forceinline__ float kiln_add(float a, float b) { return a + b; }
 __device__ __forceinline__ double kiln_add(double a, double b) { return a + b; }
-__device__ __forceinline__ int kiln_sub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
-__device__ __forceinline__ long long kiln_sub(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
-__device__ __forceinline__ int kiln_mul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
-__device__ __forceinline__ long long kiln_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+template <class T> __device__ __forceinline__ T kiln_sub(T a, T b) { typedef typename kiln_wide<T>::u U; return (T)((U)a - (U)b); }
+template <class T> __device__ __forceinline__ T kiln_mul(T a, T b) { typedef typename kiln_wide<T>::u U; return (T)((U)a * (U)b); }
 __device__ __forceinline__ float kiln_mul(float a, float b) { return a * b; }
 __device__ __forceinline__ double kiln_mul(double a, double b) { return a * b; }
-__device__ __forceinline__ int kiln_neg(int a) { return (int)(0u - (unsigned)a); }
-__device__ __forceinline__ long long kiln_neg(long long a) { return (long long)(0ull - (unsigned long long)a); }
-// Division is total: x / 0 == 0, x % 0 == x, MIN / -1 == MIN, MIN % -1 == 0.
-__device__ __forceinline__ int kiln_div(int a, int b) { return b == 0 ? 0 : b == -1 ? kiln_neg(a) : a / b; }
-__device__ __forceinline__ long long kiln_div(long long a, long long b) { return b == 0 ? 0 : b == -1 ? kiln_neg(a) : a / b; }
-__device__ __forceinline__ int kiln_mod(int a, int b) { return b == 0 ? a : b == -1 ? 0 : a % b; }
-__device__ __forceinline__ long long kiln_mod(long long a, long long b) { return b == 0 ? a : b == -1 ? 0 : a % b; }
-// Shift counts are taken modulo the width; >> is arithmetic.
-__device__ __forceinline__ int kiln_shl(int a, int b) { return (int)((unsigned)a << ((unsigned)b & 31u)); }
-__device__ __forceinline__ long long kiln_shl(long long a, long long b) { return (long long)((unsigned long long)a << ((unsigned long long)b & 63u)); }
-__device__ __forceinline__ int kiln_shr(int a, int b) { return a >> ((unsigned)b & 31u); }
-__device__ __forceinline__ long long kiln_shr(long long a, long long b) { return a >> ((unsigned long long)b & 63u); }
-__device__ __forceinline__ int kiln_abs(int a) { return a < 0 ? kiln_neg(a) : a; }
-__device__ __forceinline__ long long kiln_abs(long long a) { return a < 0 ? kiln_neg(a) : a; }
-__device__ __forceinline__ int kiln_min(int a, int b) { return a < b ? a : b; }
-__device__ __forceinline__ long long kiln_min(long long a, long long b) { return a < b ? a : b; }
-__device__ __forceinline__ int kiln_max(int a, int b) { return a > b ? a : b; }
-__device__ __forceinline__ long long kiln_max(long long a, long long b) { return a > b ? a : b; }
+template <class T> __device__ __forceinline__ T kiln_neg(T a) { typedef typename kiln_wide<T>::u U; return (T)((U)0 - (U)a); }
+// Division is total: x / 0 == 0, x % 0 == x, MIN / -1 == MIN, MIN % -1 == 0 (the -1 cases: signed types).
+template <class T> __device__ __forceinline__ T kiln_div(T a, T b) {
+  if constexpr (kiln_is_signed<T>::value) return b == 0 ? (T)0 : b == (T)-1 ? kiln_neg(a) : (T)(a / b);
+  else return b == 0 ? (T)0 : (T)(a / b);
+}
+template <class T> __device__ __forceinline__ T kiln_mod(T a, T b) {
+  if constexpr (kiln_is_signed<T>::value) return b == 0 ? a : b == (T)-1 ? (T)0 : (T)(a % b);
+  else return b == 0 ? a : (T)(a % b);
+}
+// Shift counts are taken modulo the width; >> is arithmetic on signed types, logical on unsigned ones.
+template <class T> __device__ __forceinline__ T kiln_shl(T a, T b) {
+  typedef typename kiln_wide<T>::u U;
+  return (T)((U)a << ((U)b & (U)(sizeof(T) * 8 - 1)));
+}
+template <class T> __device__ __forceinline__ T kiln_shr(T a, T b) {
+  typedef typename kiln_wide<T>::u U;
+  return (T)(a >> ((U)b & (U)(sizeof(T) * 8 - 1)));
+}
+template <class T> __device__ __forceinline__ T kiln_abs(T a) {
+  if constexpr (kiln_is_signed<T>::value) return a < (T)0 ? kiln_neg(a) : a;
+  else return a;
+}
+template <class T> __device__ __forceinline__ T kiln_min(T a, T b) { return a < b ? a : b; }
+template <class T> __device__ __forceinline__ T kiln_max(T a, T b) { return a > b ? a : b; }
 // Float min/max propagate NaN and order -0 before +0 (IEEE 754-2019 minimum/maximum).
 __device__ __forceinline__ float kiln_min(float a, float b) {
   if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
@@ -66,11 +79,45 @@ __device__ __forceinline__ int kiln_to_i32(float x) { return isnan(x) ? 0 : __fl
 __device__ __forceinline__ int kiln_to_i32(double x) { return isnan(x) ? 0 : __double2int_rz(x); }
 __device__ __forceinline__ long long kiln_to_i64(float x) { return isnan(x) ? 0 : __float2ll_rz(x); }
 __device__ __forceinline__ long long kiln_to_i64(double x) { return isnan(x) ? 0 : __double2ll_rz(x); }
+__device__ __forceinline__ unsigned kiln_to_u32(float x) { return isnan(x) ? 0u : __float2uint_rz(x); }
+__device__ __forceinline__ unsigned kiln_to_u32(double x) { return isnan(x) ? 0u : __double2uint_rz(x); }
+__device__ __forceinline__ unsigned long long kiln_to_u64(float x) { return isnan(x) ? 0ull : __float2ull_rz(x); }
+__device__ __forceinline__ unsigned long long kiln_to_u64(double x) { return isnan(x) ? 0ull : __double2ull_rz(x); }
+// 8- and 16-bit types: truncated and saturated to int first, then clamped to the type's range.
+template <class T, int Lo, int Hi, class F> __device__ __forceinline__ T kiln_to_small(F x) {
+  const int v = kiln_to_i32(x);
+  return (T)(v < Lo ? Lo : v > Hi ? Hi : v);
+}
 __device__ __forceinline__ int kiln_wrap_i32(long long x) { return (int)(unsigned)(unsigned long long)x; }
+template <class T> __device__ __forceinline__ bool kiln_isnan(T) { return false; }
 __device__ __forceinline__ bool kiln_isnan(float x) { return isnan(x); }
 __device__ __forceinline__ bool kiln_isnan(double x) { return isnan(x); }
-__device__ __forceinline__ bool kiln_isnan(int) { return false; }
-__device__ __forceinline__ bool kiln_isnan(long long) { return false; }
+// f16 and bf16 are held as their bits and converted through f32 as kiln/half.hpp does, rounding to
+// nearest-even, so that every target gives the same bits.
+__device__ __forceinline__ float kiln_f16_to_f32(unsigned short h) {
+  unsigned o = ((unsigned)h & 0x7fffu) << 13;
+  const unsigned exp = o & (0x7c00u << 13);
+  o += (127u - 15u) << 23;
+  if (exp == (0x7c00u << 13)) o += (128u - 16u) << 23;
+  else if (exp == 0u) o = __float_as_uint(__fsub_rn(__uint_as_float(o + (1u << 23)), __uint_as_float(113u << 23)));
+  return __uint_as_float(o | (((unsigned)h & 0x8000u) << 16));
+}
+__device__ __forceinline__ unsigned short kiln_f32_to_f16(float x) {
+  unsigned f = __float_as_uint(x);
+  const unsigned sign = f & 0x80000000u;
+  f ^= sign;
+  unsigned o;
+  if (f >= (143u << 23)) o = f > 0x7f800000u ? 0x7e00u : 0x7c00u;
+  else if (f < (113u << 23)) o = __float_as_uint(__fadd_rn(__uint_as_float(f), 0.5f)) - (126u << 23);
+  else o = (f + 0xc8000fffu + ((f >> 13) & 1u)) >> 13;
+  return (unsigned short)(o | (sign >> 16));
+}
+__device__ __forceinline__ float kiln_bf16_to_f32(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+__device__ __forceinline__ unsigned short kiln_f32_to_bf16(float x) {
+  const unsigned f = __float_as_uint(x);
+  if ((f & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((f >> 16) | 0x40u);
+  return (unsigned short)((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+}
 
 // ---- reductions: a fixed tree, so results are the same bits on every run -----------------------------
 struct kiln_op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return kiln_add(a, b); } };
@@ -84,7 +131,7 @@ __device__ __forceinline__ unsigned kiln_block() { return blockIdx.x + gridDim.x
 // Stencil windows: a lane's neighbour's register, read by every lane of the warp together (bool has no
 // __shfl_sync of its own).
 template <class T>
-__device__ __forceinline__ T kiln_shfl(T v, unsigned src) { return __shfl_sync(0xffffffffu, v, (int)src); }
+__device__ __forceinline__ T kiln_shfl(T v, unsigned src) { return (T)__shfl_sync(0xffffffffu, v, (int)src); }
 __device__ __forceinline__ bool kiln_shfl(bool v, unsigned src) { return __shfl_sync(0xffffffffu, (int)v, (int)src) != 0; }
 
 // Lanes combine with their right neighbours at distance 1, 2, 4, ...: each step joins adjacent runs, in
@@ -94,7 +141,7 @@ __device__ __forceinline__ T kiln_warp_reduce(T v, Op op) {
   const unsigned lane = kiln_thread() & 31u;
 #pragma unroll
   for (unsigned off = 1; off < 32; off <<= 1) {
-    const T o = __shfl_down_sync(0xffffffffu, v, off);
+    const T o = (T)__shfl_down_sync(0xffffffffu, v, off);
     if ((lane & (2 * off - 1)) == 0) v = op(v, o);
   }
   return v;
@@ -118,7 +165,7 @@ __device__ T kiln_block_reduce(T v, Op op, T identity, unsigned long long* share
 // the block's rows along y) or the whole block (blockDim.x > 32, one row at a time); threadIdx.x is the
 // thread's lane in its group.
 template <class T>
-__device__ __forceinline__ T kiln_shfl_down(T v, unsigned d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ T kiln_shfl_down(T v, unsigned d) { return (T)__shfl_down_sync(0xffffffffu, v, d); }
 __device__ __forceinline__ bool kiln_shfl_down(bool v, unsigned d) { return __shfl_down_sync(0xffffffffu, (int)v, d) != 0; }
 
 // Makes the group's stores visible to the group (one thread stores what its row stores).
@@ -175,7 +222,7 @@ __device__ __forceinline__ void kiln_warp_argreduce(T& v, long long& i) {
   const unsigned lane = kiln_thread() & 31u;
 #pragma unroll
   for (unsigned off = 1; off < 32; off <<= 1) {
-    const T ov = __shfl_down_sync(0xffffffffu, v, off);
+    const T ov = (T)__shfl_down_sync(0xffffffffu, v, off);
     const long long oi = __shfl_down_sync(0xffffffffu, i, off);
     if ((lane & (2 * off - 1)) == 0 && kiln_arg_takes<T, IsMin, NanWins, EmptyLoses>(ov, oi, v, i)) {
       v = ov;
@@ -206,13 +253,19 @@ __device__ void kiln_block_argreduce(T& v, long long& i, T identity, unsigned lo
 
 // ---- array reductions (a[k] op= e at data-dependent k): atomics ------------------------------------------
 __device__ __forceinline__ void kiln_atomic_add(int* p, int v) { atomicAdd((unsigned*)p, (unsigned)v); }
+__device__ __forceinline__ void kiln_atomic_add(unsigned* p, unsigned v) { atomicAdd(p, v); }
 __device__ __forceinline__ void kiln_atomic_add(long long* p, long long v) { atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ void kiln_atomic_add(unsigned long long* p, unsigned long long v) { atomicAdd(p, v); }
 __device__ __forceinline__ void kiln_atomic_add(float* p, float v) { atomicAdd(p, v); }
 __device__ __forceinline__ void kiln_atomic_add(double* p, double v) { atomicAdd(p, v); }
 __device__ __forceinline__ void kiln_atomic_min(int* p, int v) { atomicMin(p, v); }
+__device__ __forceinline__ void kiln_atomic_min(unsigned* p, unsigned v) { atomicMin(p, v); }
 __device__ __forceinline__ void kiln_atomic_min(long long* p, long long v) { atomicMin(p, v); }
+__device__ __forceinline__ void kiln_atomic_min(unsigned long long* p, unsigned long long v) { atomicMin(p, v); }
 __device__ __forceinline__ void kiln_atomic_max(int* p, int v) { atomicMax(p, v); }
+__device__ __forceinline__ void kiln_atomic_max(unsigned* p, unsigned v) { atomicMax(p, v); }
 __device__ __forceinline__ void kiln_atomic_max(long long* p, long long v) { atomicMax(p, v); }
+__device__ __forceinline__ void kiln_atomic_max(unsigned long long* p, unsigned long long v) { atomicMax(p, v); }
 // The rest by compare-and-swap on the bits.
 // Each returns the value it replaced (kiln::atomic_min/max on floats use them too).
 template <class T, class Op>
@@ -249,14 +302,30 @@ __device__ T kiln_atomic_cas64(T* p, T v, Op op) {
   memcpy(&replaced, &assumed, 8);
   return replaced;
 }
-__device__ __forceinline__ void kiln_atomic_mul(int* p, int v) { kiln_atomic_cas32(p, v, kiln_op_mul()); }
-__device__ __forceinline__ void kiln_atomic_mul(long long* p, long long v) { kiln_atomic_cas64(p, v, kiln_op_mul()); }
-__device__ __forceinline__ void kiln_atomic_mul(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_mul()); }
-__device__ __forceinline__ void kiln_atomic_mul(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_mul()); }
-__device__ __forceinline__ void kiln_atomic_min(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_min()); }
-__device__ __forceinline__ void kiln_atomic_min(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_min()); }
-__device__ __forceinline__ void kiln_atomic_max(float* p, float v) { kiln_atomic_cas32(p, v, kiln_op_max()); }
-__device__ __forceinline__ void kiln_atomic_max(double* p, double v) { kiln_atomic_cas64(p, v, kiln_op_max()); }
+// 8- and 16-bit elements: compare-and-swap on the aligned 32-bit word that holds them.
+template <class T, class Op>
+__device__ void kiln_atomic_cas_small(T* p, T v, Op op) {
+  const unsigned long long at = (unsigned long long)p;
+  unsigned* a = (unsigned*)(at & ~3ull);
+  const unsigned shift = (unsigned)(at & 3ull) * 8u, mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+  unsigned old = *a, assumed;
+  do {
+    assumed = old;
+    const T cur = (T)((assumed & mask) >> shift);
+    const T next = op(cur, v);
+    old = atomicCAS(a, assumed, (assumed & ~mask) | (((unsigned)next << shift) & mask));
+  } while (old != assumed);
+}
+template <class T, class Op>
+__device__ __forceinline__ void kiln_atomic_cas(T* p, T v, Op op) {
+  if constexpr (sizeof(T) < 4) kiln_atomic_cas_small(p, v, op);
+  else if constexpr (sizeof(T) == 4) kiln_atomic_cas32(p, v, op);
+  else kiln_atomic_cas64(p, v, op);
+}
+template <class T> __device__ __forceinline__ void kiln_atomic_add(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_add()); }
+template <class T> __device__ __forceinline__ void kiln_atomic_min(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_min()); }
+template <class T> __device__ __forceinline__ void kiln_atomic_max(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_max()); }
+template <class T> __device__ __forceinline__ void kiln_atomic_mul(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_mul()); }
 
 // ---- explicit atomics (kiln::atomic_*, ir/atomics.hpp): relaxed, device scope; each returns the old value --
 // Integers wrap (through the unsigned forms); float sub is the add of -v, which IEEE defines as the same.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "codegen/cuda/device_machine.hpp"
+#include "codegen/cuda/emitter.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "ir/semantics.hpp"
 #include "ir/sort_keys.hpp"
@@ -22,16 +23,7 @@ constexpr int kRounds = 16;    // elements per thread and tile: a tile is 4096 k
 constexpr std::int64_t kTile = kThreads * kRounds;
 constexpr int kScanThreads = 1024;
 
-const char* c_type(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I32: return "int";
-    case DType::I64: return "long long";
-    case DType::F32: return "float";
-    case DType::F64: break;
-  }
-  return "double";
-}
+const char* c_type(DType t) { return type_name(t); }  // the emitter's names (f16/bf16: their bits)
 
 // The kernels; key_t, code_t, KILN_ENCODE and KILN_DECODE come first (sort_source).
 constexpr const char* kKernels = R"(

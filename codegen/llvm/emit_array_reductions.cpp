@@ -214,7 +214,8 @@ void Emitter::atomic_update(const ir::StoreStmt& s, ReduceOp op) {
     if (bin.op == BinaryOp::Add) rmw = is_float(t) ? Rmw::FAdd : Rmw::Add;
     else if (bin.op == BinaryOp::Sub) rmw = is_float(t) ? Rmw::FSub : Rmw::Sub;
   } else if (!is_float(t) && (op == ReduceOp::Min || op == ReduceOp::Max)) {
-    rmw = op == ReduceOp::Min ? Rmw::Min : Rmw::Max;  // signed, as kiln's integers are
+    if (is_unsigned(t)) rmw = op == ReduceOp::Min ? Rmw::UMin : Rmw::UMax;
+    else rmw = op == ReduceOp::Min ? Rmw::Min : Rmw::Max;
   }
   // The parfor's join orders these before anything after it, so no stronger ordering is needed.
   if (rmw != Rmw::BAD_BINOP) {

@@ -80,6 +80,7 @@ llvm::Value* Emitter::call(const ir::CallExpr& c) {
     }
   }
   // Integer abs wraps: abs(MIN) == MIN, hence is_int_min_poison = false.
+  if (c.fn == Intrinsic::Abs && is_unsigned(t)) return x;
   if (c.fn == Intrinsic::Abs && !is_float(t)) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());
 
   const Lowering* l = lowering_of(c.fn);

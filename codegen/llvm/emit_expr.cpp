@@ -9,10 +9,13 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include "codegen/llvm/emitter.hpp"
+#include "kiln/half.hpp"
 #include "ir/analysis.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cpu::detail {
+
+namespace detail_bits = kiln::detail;
 
 llvm::Value* Emitter::expr(const ir::Expr& e) {
   switch (e->kind) {
@@ -46,9 +49,14 @@ llvm::Value* Emitter::expr(const ir::Expr& e) {
 
 llvm::Value* Emitter::constant(const ir::ConstExpr& c) {
   llvm::Type* t = value_type(c.type);
+  if (c.type == DType::F16) return b_.getInt16(detail_bits::f32_to_f16_bits(static_cast<float>(c.f)));
+  if (c.type == DType::BF16) return b_.getInt16(detail_bits::f32_to_bf16_bits(static_cast<float>(c.f)));
   if (is_float(c.type)) return llvm::ConstantFP::get(t, c.f);  // f32 constants are exact in double
   if (c.type == DType::Bool) return b_.getInt1(c.i != 0);
-  return llvm::ConstantInt::getSigned(t, c.i);  // i32 constants are already wrapped to 32 bits
+  // Constants hold their value wrapped to the type's width: the low bits are the value.
+  const llvm::APInt v(64, static_cast<std::uint64_t>(c.i));
+  const unsigned bits = t->getIntegerBitWidth();
+  return llvm::ConstantInt::get(t, bits < 64 ? v.trunc(bits) : v);
 }
 
 llvm::Value* Emitter::unary(const ir::UnaryExpr& u) {
@@ -75,19 +83,23 @@ llvm::Value* Emitter::binary(BinaryOp op, DType t, llvm::Value* a, llvm::Value* 
     }
   } else {
     const unsigned bits = a->getType()->getScalarSizeInBits();
+    const bool is_signed = is_signed_int(t);
     switch (op) {
       case BinaryOp::Add: return b_.CreateAdd(a, b);
       case BinaryOp::Sub: return b_.CreateSub(a, b);
       case BinaryOp::Mul: return b_.CreateMul(a, b);
-      case BinaryOp::Div: case BinaryOp::Mod: return int_divide(op, a, b);
-      case BinaryOp::Min: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
-      case BinaryOp::Max: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+      case BinaryOp::Div: case BinaryOp::Mod: return int_divide(op, a, b, is_signed);
+      case BinaryOp::Min: return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+      case BinaryOp::Max: return b_.CreateBinaryIntrinsic(is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
       case BinaryOp::BitAnd: return b_.CreateAnd(a, b);
       case BinaryOp::BitOr: return b_.CreateOr(a, b);
       case BinaryOp::BitXor: return b_.CreateXor(a, b);
       // The count is taken modulo the width, so no shift is ever poison.
       case BinaryOp::Shl: return b_.CreateShl(a, b_.CreateAnd(b, llvm::ConstantInt::get(b->getType(), bits - 1)));
-      case BinaryOp::Shr: return b_.CreateAShr(a, b_.CreateAnd(b, llvm::ConstantInt::get(b->getType(), bits - 1)));
+      case BinaryOp::Shr: {
+        llvm::Value* count = b_.CreateAnd(b, llvm::ConstantInt::get(b->getType(), bits - 1));
+        return is_signed ? b_.CreateAShr(a, count) : b_.CreateLShr(a, count);  // arithmetic on signed types only
+      }
       default: break;
     }
   }
@@ -95,12 +107,18 @@ llvm::Value* Emitter::binary(BinaryOp op, DType t, llvm::Value* a, llvm::Value* 
 }
 
 // x / 0 == 0, x % 0 == x, MIN / -1 == MIN, MIN % -1 == 0. The hardware divides by a safe divisor (1 where
-// b is 0 or -1) and selects fix-ups afterwards, so the code stays branch-free and vectorizable.
-llvm::Value* Emitter::int_divide(BinaryOp op, llvm::Value* a, llvm::Value* b) {
+// b is 0 or, for signed types, -1) and selects fix-ups afterwards, so the code stays branch-free and
+// vectorizable.
+llvm::Value* Emitter::int_divide(BinaryOp op, llvm::Value* a, llvm::Value* b, bool is_signed) {
   llvm::Type* t = a->getType();
   llvm::Value* zero = llvm::ConstantInt::get(t, 0);
   llvm::Value* one = llvm::ConstantInt::get(t, 1);
   llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
+  if (!is_signed) {
+    llvm::Value* safe = b_.CreateSelect(is_zero, one, b);
+    if (op == BinaryOp::Mod) return b_.CreateSelect(is_zero, a, b_.CreateURem(a, safe));
+    return b_.CreateSelect(is_zero, zero, b_.CreateUDiv(a, safe));
+  }
   llvm::Value* is_minus_one = b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(t, -1));
   llvm::Value* safe = b_.CreateSelect(b_.CreateOr(is_zero, is_minus_one), one, b);
   if (op == BinaryOp::Mod) return b_.CreateSelect(is_zero, a, b_.CreateSRem(a, safe));  // x % 1 == 0 covers -1
@@ -125,7 +143,7 @@ llvm::Value* Emitter::compare(BinaryOp op, DType t, llvm::Value* a, llvm::Value*
     return b_.CreateFCmp(p, a, b);
   }
   // Bool orders false < true, which is unsigned order on i1 (signed i1 would make true == -1).
-  const bool is_signed = t != DType::Bool;
+  const bool is_signed = is_signed_int(t);
   switch (op) {
     case BinaryOp::Eq: p = P::ICMP_EQ; break;
     case BinaryOp::Ne: p = P::ICMP_NE; break;
@@ -193,6 +211,9 @@ llvm::Value* Emitter::select(const ir::SelectExpr& e) {
 
 llvm::Value* Emitter::cast(DType to, DType from, llvm::Value* v) {
   if (to == from) return v;
+  // f16 and bf16 convert through f32 (exact from them; rounded once to nearest-even to them).
+  if (is_half(from)) return cast(to, DType::F32, half_to_f32(from, v));
+  if (is_half(to)) return f32_to_half(to, cast(DType::F32, from, v));
   llvm::Type* t = shaped_like(value_type(to), v);
   if (to == DType::Bool) {
     // x != 0; for floats unordered, so NaN converts to true.
@@ -200,11 +221,14 @@ llvm::Value* Emitter::cast(DType to, DType from, llvm::Value* v) {
     return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   }
   if (from == DType::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
-  if (is_int(from) && is_int(to)) return b_.CreateSExtOrTrunc(v, t);  // narrowing wraps
-  if (is_int(from)) return b_.CreateSIToFP(v, t);
+  // Narrowing wraps; widening extends by the source's signedness.
+  if (is_int(from) && is_int(to)) return is_unsigned(from) ? b_.CreateZExtOrTrunc(v, t) : b_.CreateSExtOrTrunc(v, t);
+  if (is_int(from)) return is_unsigned(from) ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t);
   if (is_int(to)) {
-    if (fs_ && fs_->scalar_loop && llvm::Triple(mod_.getTargetTriple()).isX86()) return x86_float_to_int(to, from, v);
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, v->getType()}, {v});  // NaN -> 0
+    if ((to == DType::I32 || to == DType::I64) && fs_ && fs_->scalar_loop && llvm::Triple(mod_.getTargetTriple()).isX86())
+      return x86_float_to_int(to, from, v);
+    const auto sat = is_unsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
+    return b_.CreateIntrinsic(sat, {t, v->getType()}, {v});  // NaN -> 0
   }
   return b_.CreateFPCast(v, t);
 }

@@ -44,6 +44,11 @@ llvm::Type* Emitter::value_type(DType t) {
     case DType::I64: return b_.getInt64Ty();
     case DType::F32: return b_.getFloatTy();
     case DType::F64: return b_.getDoubleTy();
+    case DType::U8: case DType::I8: return b_.getInt8Ty();
+    case DType::U16: case DType::I16: return b_.getInt16Ty();
+    case DType::U32: return b_.getInt32Ty();
+    case DType::U64: return b_.getInt64Ty();
+    case DType::F16: case DType::BF16: return b_.getInt16Ty();  // their bits: kiln only converts them (half_casts.cpp)
   }
   internal_error("unknown element type");
 }

@@ -192,12 +192,15 @@ class Emitter {
   /// The strict binary operators (arithmetic, bitwise, comparisons) on evaluated operands of type t.
   llvm::Value* binary(BinaryOp op, DType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* compare(BinaryOp op, DType t, llvm::Value* a, llvm::Value* b);
-  llvm::Value* int_divide(BinaryOp op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* int_divide(BinaryOp op, llvm::Value* a, llvm::Value* b, bool is_signed);
   llvm::Value* logical(const ir::BinaryExpr& e);
   llvm::Value* select(const ir::SelectExpr& e);
   llvm::Value* cast(DType to, DType from, llvm::Value* v);
   /// Float to integer, saturating, through the x86 conversion instruction (see emit_expr.cpp).
   llvm::Value* x86_float_to_int(DType to, DType from, llvm::Value* v);
+  /// f16/bf16 (held as their i16 bits) <-> f32, scalar or lanes: the steps of kiln/half.hpp (half_casts.cpp).
+  llvm::Value* half_to_f32(DType from, llvm::Value* bits);
+  llvm::Value* f32_to_half(DType to, llvm::Value* v);
   llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
   llvm::Value* address_of(const ir::Var& array, const std::vector<llvm::Value*>& idx);
   llvm::Value* load(const ir::LoadExpr& l);

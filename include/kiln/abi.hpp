@@ -23,6 +23,12 @@ union ScalarSlot {
   std::int64_t i64;
   float f32;
   double f64;
+  std::uint8_t u8;
+  std::uint16_t u16;  ///< also the bits of f16 and bf16
+  std::uint32_t u32;
+  std::uint64_t u64;
+  std::int8_t i8;
+  std::int16_t i16;
 };
 
 /// Where a kernel reports a failure it cannot return normally from (allocation failure, a failed

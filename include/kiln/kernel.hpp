@@ -364,7 +364,7 @@ class Kernel {
     std::array<detail::ArgValue, sizeof...(A)> av{detail::make_arg(std::forward<A>(args))...};
     if constexpr (std::is_void_v<Result>) {
       core_->call(options_id_, av.data(), av.size(), nullptr, nullptr, where);
-    } else if constexpr (std::is_arithmetic_v<Result>) {
+    } else if constexpr (is_element_v<Result>) {
       ScalarSlot out{};
       core_->call(options_id_, av.data(), av.size(), &out, nullptr, where);
       Result r;
@@ -414,7 +414,7 @@ class Kernel {
     std::array<ScalarSlot, n> scalars{};
     std::array<ArrayDesc, n> arrays{};
     std::array<int, n> ranks{};
-    std::array<void*, n> outs{(std::is_arithmetic_v<std::tuple_element_t<I, Result>> ? static_cast<void*>(&scalars[I])
+    std::array<void*, n> outs{(is_element_v<std::tuple_element_t<I, Result>> ? static_cast<void*>(&scalars[I])
                                                                                      : static_cast<void*>(&arrays[I]))...};
     core_->call(options_id_, av.data(), av.size(), outs.data(), ranks.data(), where);
     // Every array is adopted before anything else can throw, so none is leaked.
@@ -422,7 +422,7 @@ class Kernel {
   }
   template <class M, class Adopt>
   static M member(const Adopt& adopt, const ScalarSlot& s, const ArrayDesc& a, int rank) {
-    if constexpr (std::is_arithmetic_v<M>) {
+    if constexpr (is_element_v<M>) {
       M r;
       std::memcpy(&r, &s, sizeof r);
       return r;
@@ -458,33 +458,18 @@ Kernel<std::decay_t<F>> jit(std::string name, F&& fn, Options opts = {},
 
 namespace detail {
 
+/// A number passed for a scalar parameter: its own kiln type and value (the call converts it to the
+/// parameter's type, checking that an integer fits: frontend/kernel_core.cpp).
 template <class T>
 ArgValue scalar_arg(T v, const char* type_name) {
+  using K = kiln_type_t<T>;
   ArgValue a;
   a.is_array = false;
   a.cpp_type = type_name;
-  if constexpr (std::is_same_v<T, bool>) {
-    a.dtype = DType::Bool;
-    a.scalar.b = v;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    a.is_float_scalar = true;
-    if constexpr (sizeof(T) <= 4) {
-      a.dtype = DType::F32;
-      a.scalar.f32 = static_cast<float>(v);
-    } else {
-      a.dtype = DType::F64;
-      a.scalar.f64 = static_cast<double>(v);
-    }
-  } else if constexpr (std::is_signed_v<T> && sizeof(T) <= 4) {
-    a.dtype = DType::I32;
-    a.scalar.i32 = static_cast<std::int32_t>(v);
-  } else {
-    // unsigned 64-bit values above INT64_MAX are rejected at the call (they do not fit any kiln type)
-    a.dtype = DType::I64;
-    a.scalar.i64 = static_cast<std::int64_t>(v);
-    if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
-      if (v > static_cast<T>(INT64_MAX)) a.cpp_type = "unsigned integer too large for int64";
-  }
+  a.dtype = kiln::dtype_of<K>();
+  a.is_float_scalar = is_float_element_v<K>;
+  const K k = static_cast<K>(v);
+  std::memcpy(&a.scalar, &k, sizeof k);
   return a;
 }
 
@@ -519,10 +504,10 @@ template <class X>
 ArgValue make_arg(X&& x) {
   using D = std::remove_cvref_t<X>;
   constexpr bool is_const = std::is_const_v<std::remove_reference_t<X>>;
-  if constexpr (std::is_arithmetic_v<D>) {
+  if constexpr (std::is_arithmetic_v<D> || std::is_same_v<D, half> || std::is_same_v<D, bfloat16>) {
     return scalar_arg(x, "scalar");
   } else if constexpr (is_vector<D>::value) {
-    static_assert(Element<typename D::value_type>, "std::vector arguments must hold bool, int32_t, int64_t, float or double (std::vector<bool> is not an array)");
+    static_assert(Element<typename D::value_type>, "std::vector arguments must hold bool, int8_t ... int64_t, uint8_t ... uint64_t, float, double, kiln::half or kiln::bfloat16 (std::vector<bool> is not an array)");
     static_assert(!std::is_same_v<typename D::value_type, bool>, "std::vector<bool> is packed bits, not an array; use std::vector<char>-backed NDArray<bool>");
     const std::int64_t n = static_cast<std::int64_t>(x.size()), s = 1;
     return array_arg(x.data(), 1, &n, &s, !is_const, "std::vector");

@@ -6,12 +6,13 @@
 
 namespace kiln {
 namespace detail {
-/// Float-only functions compute in the operand's float type, and in double for integers (like NumPy).
+/// Float-only functions compute in the operand's float type, and in double for integers (like NumPy); f16
+/// and bf16 compute in f32 and round the result back (ir/semantics.hpp).
 template <class X>
-using float_of_t = std::conditional_t<std::is_floating_point_v<operand_t<X>>, operand_t<X>, double>;
+using float_of_t = std::conditional_t<is_float_element_v<operand_t<X>>, operand_t<X>, double>;
 template <class A, class B>
 using float_result_t =
-    std::conditional_t<std::is_floating_point_v<arith_result_t<A, B>>, arith_result_t<A, B>, double>;
+    std::conditional_t<is_float_element_v<arith_result_t<A, B>>, arith_result_t<A, B>, double>;
 template <class A, class B, class C>
 using float_result3_t = float_result_t<Scalar<float_result_t<A, B>>, C>;
 }  // namespace detail

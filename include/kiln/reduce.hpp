@@ -3,7 +3,8 @@
 // nansum nanmean, over the whole array (a traced scalar) or along one axis (an array; `kiln::keepdims` keeps
 // the axis with extent 1), and dot.
 //
-// As in NumPy: sums and products of bool and int32 arrays accumulate in int64; mean/var/std are float32 for
+// As in NumPy: sums and products of bool and integer arrays narrower than 64 bits accumulate in int64 (uint64
+// for unsigned ones); mean/var/std are float32 for
 // float32 arrays and float64 otherwise; argmin/argmax give the first position of the extreme value, a NaN
 // counting as the extreme (the whole-array forms give the row-major flat index). min, max, argmin and
 // argmax of an empty array are a kiln::ValueError; the sum of an empty array is 0 and the product 1. An axis
@@ -49,12 +50,23 @@ using elem_t = typename array_traits<std::remove_cvref_t<X>>::elem;
 template <class X>
 constexpr int array_rank_v = array_traits<std::remove_cvref_t<X>>::rank;
 
-/// Sums and products of bool and int32 accumulate in int64 (NumPy).
+/// f16 and bf16 are reduced in f32, and their reductions are f32 (their argmin/argmax/count/any/all as for
+/// every type): rounding partial results to 11 or 8 significant bits would lose what the reduction computes.
 template <class T>
-using sum_t = std::conditional_t<std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t>, std::int64_t, T>;
-/// mean/var/std: float32 for float32, float64 otherwise.
+using accum_t = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, float, T>;
+/// Sums and products of bool and signed integers narrower than 64 bits accumulate in int64, of unsigned ones
+/// in uint64 (NumPy).
 template <class T>
-using moment_t = std::conditional_t<std::is_same_v<T, float>, float, double>;
+using sum_t = std::conditional_t<
+    std::is_same_v<T, bool> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> ||
+        std::is_same_v<T, std::int32_t>,
+    std::int64_t,
+    std::conditional_t<std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t> ||
+                           std::is_same_v<T, std::uint32_t>,
+                       std::uint64_t, accum_t<T>>>;
+/// mean/var/std: float32 for float32 (and f16, bf16), float64 otherwise.
+template <class T>
+using moment_t = std::conditional_t<std::is_same_v<accum_t<T>, float>, float, double>;
 
 /// The static rank after reducing one axis (0: known only when traced).
 template <int R, bool Keep>
@@ -70,7 +82,7 @@ using reduced_t = std::conditional_t<
     std::conditional_t<
         Op == Reduction::ArgMin || Op == Reduction::ArgMax || Op == Reduction::CountNonzero, std::int64_t,
         std::conditional_t<Op == Reduction::Any || Op == Reduction::All, bool,
-                           std::conditional_t<Op == Reduction::Min || Op == Reduction::Max || Op == Reduction::Ptp, T,
+                           std::conditional_t<Op == Reduction::Min || Op == Reduction::Max || Op == Reduction::Ptp, accum_t<T>,
                                               moment_t<T>>>>>;
 
 template <Reduction Op, class T>
@@ -153,17 +165,17 @@ KILN_MOMENT(std, Std)
 
 /// Inner product of two vectors.
 template <Element A, Element B>
-Scalar<detail::arith_result_t<Scalar<A>, Scalar<B>>> dot(const Array<A, 1>& a, const Array<B, 1>& b,
+Scalar<detail::accum_t<detail::arith_result_t<Scalar<A>, Scalar<B>>>> dot(const Array<A, 1>& a, const Array<B, 1>& b,
                                                          std::source_location l = std::source_location::current()) {
-  using R = detail::arith_result_t<Scalar<A>, Scalar<B>>;
+  using R = detail::accum_t<detail::arith_result_t<Scalar<A>, Scalar<B>>>;
   return Scalar<R>(detail::dot(a.traced_handle(), b.traced_handle(), dtype_of<R>(), detail::Where::here(l)));
 }
 /// Matrix · vector (m, n)·(n) -> (m), vector · matrix (m)·(m, n) -> (n), matrix · matrix (m, k)·(k, n) -> (m, n).
 template <Element A, Element B, int RA, int RB>
   requires((RA == 2 && RB == 1) || (RA == 1 && RB == 2) || (RA == 2 && RB == 2))
-Array<detail::arith_result_t<Scalar<A>, Scalar<B>>, RA + RB - 2> dot(
+Array<detail::accum_t<detail::arith_result_t<Scalar<A>, Scalar<B>>>, RA + RB - 2> dot(
     const Array<A, RA>& a, const Array<B, RB>& b, std::source_location l = std::source_location::current()) {
-  using R = detail::arith_result_t<Scalar<A>, Scalar<B>>;
+  using R = detail::accum_t<detail::arith_result_t<Scalar<A>, Scalar<B>>>;
   return Array<R, RA + RB - 2>(detail::dot_array(a.traced_handle(), b.traced_handle(), dtype_of<R>(), detail::Where::here(l)));
 }
 

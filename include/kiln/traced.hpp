@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "kiln/dtype.hpp"
 #include "kiln/ops.hpp"
@@ -36,6 +37,14 @@ using Int64 = Scalar<std::int64_t>;
 using Int = Int64;  ///< the index type
 using Float = Scalar<float>;
 using Double = Scalar<double>;
+using Int8 = Scalar<std::int8_t>;
+using Int16 = Scalar<std::int16_t>;
+using UInt8 = Scalar<std::uint8_t>;
+using UInt16 = Scalar<std::uint16_t>;
+using UInt32 = Scalar<std::uint32_t>;
+using UInt64 = Scalar<std::uint64_t>;
+using Half = Scalar<half>;
+using BFloat16 = Scalar<bfloat16>;
 
 namespace detail {
 
@@ -146,33 +155,81 @@ struct operand_elem<X> {
 template <class X>
 using operand_t = typename operand_elem<X>::type;
 
-/// Normalizes a C++ arithmetic type to one of kiln's five (long long -> int64_t, short -> int32_t, ...).
+/// The fixed-width integer type of `bits` bits and the given signedness.
+template <int Bits, bool Signed>
+using int_of_t = std::conditional_t<
+    Bits <= 8, std::conditional_t<Signed, std::int8_t, std::uint8_t>,
+    std::conditional_t<Bits <= 16, std::conditional_t<Signed, std::int16_t, std::uint16_t>,
+                       std::conditional_t<Bits <= 32, std::conditional_t<Signed, std::int32_t, std::uint32_t>,
+                                          std::conditional_t<Signed, std::int64_t, std::uint64_t>>>>;
+
+/// Normalizes a C++ arithmetic type to one of kiln's element types (long long -> int64_t, unsigned short ->
+/// uint16_t, char -> int8_t or uint8_t, long double -> double, ...); element types stay what they are.
 template <class T>
 using kiln_type_t = std::conditional_t<
-    std::is_same_v<T, bool>, bool,
+    is_element_v<T> || std::is_same_v<T, bool>, T,
     std::conditional_t<std::is_floating_point_v<T>, std::conditional_t<(sizeof(T) <= 4), float, double>,
-                       std::conditional_t<(sizeof(T) <= 4 && std::is_signed_v<T>), std::int32_t, std::int64_t>>>;
+                       int_of_t<static_cast<int>(sizeof(T) * 8), std::is_signed_v<T>>>>;
 
 /// bool takes part in arithmetic as int32 (as in C++).
 template <class T>
 using arith_promote_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
 
-/// The result type of `a op b` for arithmetic ops: C++'s usual conversions, except that a literal adopts
-/// the traced operand's type when that loses nothing meaningful (float stays float with 2.0; int32 stays
-/// int32 with 1), like NumPy's weak scalars.
+/// The type two traced operands of element types A and B combine in (README "Arithmetic", the promotion
+/// table): NumPy's rules among integers (the smallest type holding both ranges: u8 and i8 give i16, u32 and
+/// i32 give i64), the wider float among floats (f16 and bf16 give f32), and, as in C++ rather than NumPy,
+/// the float type when a float meets an integer (f32 * i64 stays f32). uint64 with a signed integer has no
+/// such type (NumPy gives float64, which loses integers above 2^53): it is a compile error naming the fix,
+/// except in comparisons, which compare the values exactly.
+template <class A, class B>
+struct promote {
+  struct no_common_integer {};
+  static auto pick() {
+    if constexpr (std::is_same_v<A, B>) {
+      return A{};
+    } else if constexpr (is_float_element_v<A> && is_float_element_v<B>) {
+      if constexpr (sizeof(A) == 2 && sizeof(B) == 2) return float{};  // f16 with bf16: neither holds the other
+      else if constexpr (sizeof(A) >= sizeof(B)) return A{};
+      else return B{};
+    } else if constexpr (is_float_element_v<A>) {
+      return A{};
+    } else if constexpr (is_float_element_v<B>) {
+      return B{};
+    } else if constexpr (std::is_signed_v<A> == std::is_signed_v<B>) {
+      if constexpr (sizeof(A) >= sizeof(B)) return A{};
+      else return B{};
+    } else {
+      using S = std::conditional_t<std::is_signed_v<A>, A, B>;
+      using U = std::conditional_t<std::is_signed_v<A>, B, A>;
+      if constexpr (sizeof(S) > sizeof(U)) return S{};
+      else if constexpr (sizeof(U) < 8) return int_of_t<static_cast<int>(sizeof(U) * 16), true>{};
+      else return no_common_integer{};
+    }
+  }
+  using type = decltype(pick());
+  static constexpr bool exists = !std::is_same_v<type, no_common_integer>;
+};
+
+/// The result type of `a op b` for arithmetic ops: the promotion table for two traced operands; a literal
+/// adopts the traced operand's type when that loses nothing meaningful (float stays float with 2.0; uint8
+/// stays uint8 with 1), like NumPy's weak scalars; an integer traced value with a float literal is double.
 template <class A, class B>
 struct arith_result {
   using TA = arith_promote_t<operand_t<A>>;
   using TB = arith_promote_t<operand_t<B>>;
   static auto pick() {
     if constexpr (Traced<A> && !Traced<B>) {
-      if constexpr (std::is_floating_point_v<TA> || std::is_integral_v<TB>) return TA{};
+      if constexpr (is_float_element_v<TA> || std::is_integral_v<TB>) return TA{};
       else return std::common_type_t<TA, TB>{};
     } else if constexpr (!Traced<A> && Traced<B>) {
-      if constexpr (std::is_floating_point_v<TB> || std::is_integral_v<TA>) return TB{};
+      if constexpr (is_float_element_v<TB> || std::is_integral_v<TA>) return TB{};
       else return std::common_type_t<TA, TB>{};
     } else {
-      return std::common_type_t<TA, TB>{};
+      static_assert(promote<TA, TB>::exists,
+                    "kiln: uint64 and a signed integer have no common integer type (NumPy would use float64 and lose "
+                    "precision): convert one of them with kiln::cast<T>(x)");
+      if constexpr (promote<TA, TB>::exists) return typename promote<TA, TB>::type{};
+      else return TA{};
     }
   }
   using type = kiln_type_t<decltype(pick())>;
@@ -182,9 +239,22 @@ using arith_result_t = typename arith_result<A, B>::type;
 
 /// Comparisons and bitwise ops between two bools stay bool; otherwise as arithmetic.
 template <class A, class B>
-using compare_operand_t =
-    std::conditional_t<std::is_same_v<operand_t<A>, bool> && std::is_same_v<operand_t<B>, bool>, bool,
-                       arith_result_t<A, B>>;
+struct compare_operand {
+  static auto pick() {
+    if constexpr (std::is_same_v<operand_t<A>, bool> && std::is_same_v<operand_t<B>, bool>) return bool{};
+    else return arith_result_t<A, B>{};
+  }
+  using type = decltype(pick());
+};
+template <class A, class B>
+using compare_operand_t = typename compare_operand<A, B>::type;
+
+/// A comparison of two integers with no common type (uint64 with a signed one) compares the values.
+template <class A, class B>
+constexpr bool mixed_compare_v =
+    Traced<A> && Traced<B> && std::is_integral_v<operand_t<A>> && std::is_integral_v<operand_t<B>> &&
+    !std::is_same_v<operand_t<A>, bool> && !std::is_same_v<operand_t<B>, bool> &&
+    !promote<operand_t<A>, operand_t<B>>::exists;
 
 template <Element T, class X>
 Scalar<T> to_scalar(const X& x);
@@ -194,11 +264,13 @@ Scalar<T> to_scalar(const X& x);
 template <class From, class To>
 constexpr bool widens() {
   if constexpr (std::is_same_v<From, To>) return true;
-  else if constexpr (std::is_same_v<From, bool>) return false;
-  else if constexpr (std::is_integral_v<From> && std::is_floating_point_v<To>) return true;
-  else if constexpr (std::is_integral_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>)
-    return sizeof(From) <= sizeof(To);
-  else if constexpr (std::is_floating_point_v<From> && std::is_floating_point_v<To>) return sizeof(From) <= sizeof(To);
+  else if constexpr (std::is_same_v<From, bool> || std::is_same_v<To, bool>) return false;
+  else if constexpr (std::is_integral_v<From> && is_float_element_v<To>) return true;
+  else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>)
+    return std::is_signed_v<From> == std::is_signed_v<To> ? sizeof(From) <= sizeof(To)
+                                                          : std::is_unsigned_v<From> && sizeof(From) < sizeof(To);
+  else if constexpr (is_float_element_v<From> && is_float_element_v<To>)
+    return sizeof(From) < sizeof(To) || (sizeof(From) == sizeof(To) && sizeof(From) > 2);
   else return false;
 }
 
@@ -275,7 +347,7 @@ class Scalar : public detail::TracedValue {
 
   template <class U>
   static detail::Node literal_node(U v) {
-    if constexpr (std::is_floating_point_v<T>) return detail::constant(dtype_of<T>(), static_cast<double>(v));
+    if constexpr (is_float_element_v<T>) return detail::constant(dtype_of<T>(), static_cast<double>(v));
     else if constexpr (std::is_floating_point_v<U>) return detail::constant(dtype_of<T>(), static_cast<double>(v));
     else return detail::constant_int(dtype_of<T>(), static_cast<std::int64_t>(v));
   }
@@ -352,12 +424,62 @@ KILN_BIT_OP(<<, Shl, detail::arith_result_t)
 KILN_BIT_OP(>>, Shr, detail::arith_result_t)
 #undef KILN_BIT_OP
 
+namespace detail {
+
+/// The value of `x op literal` when the literal lies outside x's type: above it (`above`) or below it.
+constexpr bool outside_compare(BinaryOp op, bool above, bool literal_first) {
+  if (literal_first) {  // `literal op x` is `x op' literal` with the order reversed
+    if (op == BinaryOp::Lt) op = BinaryOp::Gt;
+    else if (op == BinaryOp::Le) op = BinaryOp::Ge;
+    else if (op == BinaryOp::Gt) op = BinaryOp::Lt;
+    else if (op == BinaryOp::Ge) op = BinaryOp::Le;
+  }
+  switch (op) {
+    case BinaryOp::Ne: return true;
+    case BinaryOp::Lt: case BinaryOp::Le: return above;
+    case BinaryOp::Gt: case BinaryOp::Ge: return !above;
+    default: return false;
+  }
+}
+
+/// Comparisons are exact for every pair of types: mixed signedness compares the values (u32 < i32 in
+/// i64, u64 with a signed integer by its sign first), and an integer literal outside the traced operand's
+/// type decides the result while tracing (`u8 < 300` is true, `u32 == -1` false), as NumPy 2 does.
+template <class A, class B>
+Bool compare(BinaryOp op, A&& a, B&& b) {
+  using TA = operand_t<A>;
+  using TB = operand_t<B>;
+  if constexpr (mixed_compare_v<A, B>) {
+    const bool unsigned_first = std::is_unsigned_v<TA>;
+    const Scalar<std::uint64_t> u = unsigned_first ? to_scalar<std::uint64_t>(a) : to_scalar<std::uint64_t>(b);
+    const Scalar<std::int64_t> sv = unsigned_first ? to_scalar<std::int64_t>(b) : to_scalar<std::int64_t>(a);
+    const Bool negative(binary(BinaryOp::Lt, sv, to_scalar<std::int64_t>(0)));
+    const Scalar<std::uint64_t> su(cast(DType::U64, sv));
+    const Bool same(unsigned_first ? binary(op, u, su) : binary(op, su, u));
+    // A negative signed operand lies below every unsigned value, as an out-of-range literal would.
+    const Bool known(outside_compare(op, false, !unsigned_first));
+    return expiring(Bool(select(negative, known, same)), std::forward<A>(a), std::forward<B>(b));
+  } else {
+    if constexpr (Literal<A> && Traced<B> && std::is_integral_v<std::remove_cvref_t<A>> && std::is_integral_v<TB> &&
+                  !std::is_same_v<TB, bool> && !std::is_same_v<std::remove_cvref_t<A>, bool>) {
+      if (!std::in_range<TB>(a)) return expiring(Bool(outside_compare(op, std::cmp_greater(a, 0), true)), std::forward<B>(b));
+    }
+    if constexpr (Traced<A> && Literal<B> && std::is_integral_v<std::remove_cvref_t<B>> && std::is_integral_v<TA> &&
+                  !std::is_same_v<TA, bool> && !std::is_same_v<std::remove_cvref_t<B>, bool>) {
+      if (!std::in_range<TA>(b)) return expiring(Bool(outside_compare(op, std::cmp_greater(b, 0), false)), std::forward<A>(a));
+    }
+    using R = compare_operand_t<A, B>;
+    return expiring(Bool(binary(op, to_scalar<R>(a), to_scalar<R>(b))), std::forward<A>(a), std::forward<B>(b));
+  }
+}
+
+}  // namespace detail
+
 #define KILN_CMP_OP(sym, op)                                                                \
   template <class A, class B>                                                               \
     requires detail::BinaryOperands<A, B>                                                   \
-  Bool operator sym(A&& a, B&& b) {                                               \
-    using R = detail::compare_operand_t<A, B>;                                              \
-    return detail::expiring(Bool(detail::binary(BinaryOp::op, detail::to_scalar<R>(a), detail::to_scalar<R>(b))), std::forward<A>(a), std::forward<B>(b));\
+  Bool operator sym(A&& a, B&& b) {                                                         \
+    return detail::compare(BinaryOp::op, std::forward<A>(a), std::forward<B>(b));            \
   }
 KILN_CMP_OP(==, Eq)
 KILN_CMP_OP(!=, Ne)

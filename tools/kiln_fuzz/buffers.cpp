@@ -27,10 +27,16 @@ void random_value(std::mt19937_64& rng, bool integral, void* out) {
     v = p < 50;
   } else if constexpr (std::is_integral_v<T>) {
     using L = std::numeric_limits<T>;
-    const T edges[] = {0, 1, -1, 2, 31, 32, 64, L::max(), L::min(), T(L::min() + 1)};
+    // Drawn as int64 and converted (wrapping): uniform_int_distribution takes no 8-bit types.
+    const std::int64_t edges[] = {0, 1, -1, 2, 31, 32, 64, static_cast<std::int64_t>(L::max()),
+                                  static_cast<std::int64_t>(L::min()), static_cast<std::int64_t>(L::min()) + 1};
     if (p < 70) v = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
-    else if (p < 90) v = edges[std::uniform_int_distribution<int>(0, 9)(rng)];
-    else v = std::uniform_int_distribution<T>(L::min(), L::max())(rng);
+    else if (p < 90) v = static_cast<T>(edges[std::uniform_int_distribution<int>(0, 9)(rng)]);
+    else v = static_cast<T>(std::uniform_int_distribution<std::uint64_t>()(rng));
+  } else if constexpr (ir::sem::is_half_v<T>) {
+    float f;
+    random_value<float>(rng, integral, &f);  // NaN, ±inf, ±0 and f32's extremes become f16/bf16's (or ±inf, ±0)
+    v = T(f);
   } else {
     using L = std::numeric_limits<T>;
     const T edges[] = {L::quiet_NaN(), L::infinity(), -L::infinity(), T(-0.0), T(0), L::max(), L::lowest(),
@@ -49,7 +55,16 @@ void random_value(DType t, std::mt19937_64& rng, bool integral, void* out) {
 /// Whether `got` may stand for `ref` (sizeof(T) bytes each).
 template <class T>
 bool same(const void* ref, const void* got, Precision precision) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (ir::sem::is_half_v<T>) {
+    T r, g;
+    std::memcpy(&r, ref, sizeof r);
+    std::memcpy(&g, got, sizeof g);
+    const float rf = static_cast<float>(r), gf = static_cast<float>(g);
+    if (std::isnan(rf) || std::isnan(gf)) return std::isnan(rf) && std::isnan(gf);
+    if (precision == Precision::Exact) return r.bits == g.bits;
+    // An f32 result a few ulps apart may round to the neighbouring f16/bf16 value: one ulp of the narrow type.
+    return test_support::ulp_distance(rf, gf) <= (std::is_same_v<T, half> ? 1 << 13 : 1 << 16);
+  } else if constexpr (std::is_floating_point_v<T>) {
     T r, g;
     std::memcpy(&r, ref, sizeof r);
     std::memcpy(&g, got, sizeof g);
@@ -68,7 +83,7 @@ std::string show(DType t, const void* p) {
     decltype(x) v;
     std::memcpy(&v, p, sizeof v);
     if constexpr (std::is_same_v<decltype(x), bool>) std::snprintf(buf, sizeof buf, "%d", static_cast<int>(*static_cast<const unsigned char*>(p)));
-    else if constexpr (std::is_floating_point_v<decltype(x)>) std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
+    else if constexpr (is_float_element_v<decltype(x)>) std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
     else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
   });
   return buf;

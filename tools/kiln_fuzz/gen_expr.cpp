@@ -43,6 +43,13 @@ Expr Generator::constant(DType t) {
                                         std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
       return ir::make_int(t, chance(0.5) ? pick(rng_, edges) : uniform(-100, 100));
     }
+    case DType::U8: case DType::U16: case DType::U32: case DType::U64: case DType::I8: case DType::I16: {
+      // Edges of every integer type (make_int wraps them to t): 0, ±1, the shift widths, the extremes.
+      constexpr std::int64_t edges[] = {0, 1, -1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 63, 64, 127, 128, 255, 256,
+                                        32767, 32768, 65535, 65536, std::numeric_limits<std::int64_t>::max(),
+                                        std::numeric_limits<std::int64_t>::min()};
+      return ir::make_int(t, chance(0.5) ? pick(rng_, edges) : uniform(-100, 100));
+    }
     default: {
       constexpr double inf = std::numeric_limits<double>::infinity();
       const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 3.0, std::nan(""), inf, -inf, 1e30, -1e-30,
@@ -207,12 +214,17 @@ Expr Generator::approximate(DType t) {
 }
 
 DType Generator::any_type() {
-  constexpr DType types[] = {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64};
+  // The original five twice as often as the newer types, so that older kinds of programs stay as common.
+  constexpr DType types[] = {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64, DType::Bool, DType::I32,
+                             DType::I64,  DType::F32, DType::F64, DType::U8,  DType::U16, DType::U32, DType::U64,
+                             DType::I8,   DType::I16, DType::F16, DType::BF16};
   return pick(rng_, types);
 }
 
 DType Generator::numeric_type() {
-  constexpr DType types[] = {DType::I32, DType::I64, DType::F32, DType::F64};
+  // Types that reductions accumulate in: f16 and bf16 are reduced in f32 (ir/builder.cpp refuses them).
+  constexpr DType types[] = {DType::I32, DType::I64, DType::F32, DType::F64, DType::I32, DType::I64, DType::F32,
+                             DType::F64, DType::U8,  DType::U16, DType::U32, DType::U64, DType::I8,  DType::I16};
   return pick(rng_, types);
 }
 

@@ -22,7 +22,7 @@ Expr Generator::flat_own_index() {
 
 Stmt Generator::store_own(const ArrayInfo& a, bool libm_ok) {
   const DType t = a.var->type.elem;
-  Expr v = libm_ok && is_float(t) && chance(0.5) ? approximate(t) : expr(t, 3);
+  Expr v = libm_ok && is_float(t) && !is_half(t) && chance(0.5) ? approximate(t) : expr(t, 3);
   return ir::make_store(a.var, own_, std::move(v));
 }
 

@@ -119,8 +119,8 @@ class Generator {
   std::vector<ArrayInfo> arrays_;                ///< visible arrays (new ones leave with their block)
   std::vector<ScalarInfo> scalars_;              ///< visible scalars (same)
   /// Per DType: the output array that reduction results are stored into, and its parameter number.
-  std::vector<Var> sinks_ = std::vector<Var>(5);
-  std::vector<std::size_t> sink_params_ = std::vector<std::size_t>(5);
+  std::vector<Var> sinks_ = std::vector<Var>(static_cast<std::size_t>(DType::BF16) + 1);  ///< one sink array per element type
+  std::vector<std::size_t> sink_params_ = std::vector<std::size_t>(static_cast<std::size_t>(DType::BF16) + 1);
 
   // The parfor being generated (in_parfor_).
   bool in_parfor_ = false;

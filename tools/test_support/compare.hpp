@@ -10,6 +10,8 @@
 #include <string>
 #include <type_traits>
 
+#include "kiln/half.hpp"
+
 namespace kiln::test_support {
 
 /// How far a float may be from the reference: `ulps` units in the last place, or `abs` absolute (for
@@ -36,7 +38,12 @@ double ulp_distance(T a, T b) {
 /// Whether `got` may stand for `ref`: NaN for NaN (any payload), the same bits, or within `tol`; other types exactly.
 template <class T>
 bool close(T ref, T got, const Tolerance& tol) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    // Every target converts to them alike (round to nearest-even through f32): the same bits, NaN for NaN.
+    (void)tol;
+    const float r = static_cast<float>(ref), g = static_cast<float>(got);
+    return (std::isnan(r) && std::isnan(g)) || ref.bits == got.bits;
+  } else if constexpr (std::is_floating_point_v<T>) {
     using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
     if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
     if (std::bit_cast<Bits>(ref) == std::bit_cast<Bits>(got)) return true;
@@ -54,7 +61,11 @@ bool close(T ref, T got, const Tolerance& tol) {
 template <class T>
 std::string show(T v) {
   if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-  else if constexpr (std::is_floating_point_v<T>) {
+  else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g (bits 0x%04x)", static_cast<double>(static_cast<float>(v)), v.bits);
+    return buf;
+  } else if constexpr (std::is_floating_point_v<T>) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
     return buf;
