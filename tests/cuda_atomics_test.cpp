@@ -108,12 +108,7 @@ TEST(AtomicsCudaCodegen, BoundsCheckedAndHostCodeAtomicsCompile) {
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
 
-class AtomicsGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
-  }
-};
+class AtomicsGpu : public kiln::cudatest::GpuTest {};
 
 const std::int64_t kSizes[] = {0, 1, 7, 1009, 1000003};
 

@@ -49,17 +49,11 @@ TEST(CudaSortCodegen, TheSortStaysHostCodeBetweenLaunches) {
 
 bool gpu_present() { return kiln::cuda::available(); }
 
-Options on(Target t) {
-  Options o;
-  o.target = t;
-  return o;
-}
-
 template <class T, int Rank>
 void against_interpreter(const std::vector<std::vector<std::int64_t>>& shapes, const char* type_name) {
   auto body = [](Array<T, Rank> x) { return std::tuple{kiln::sort(x), kiln::argsort(x)}; };
-  auto gpu = jit("sort_gpu", body, on(Target::cuda));
-  auto ref = jit("sort_ref", body, on(Target::interpreter));
+  auto gpu = jit("sort_gpu", body, Options().on(Target::cuda));
+  auto ref = jit("sort_ref", body, Options().on(Target::interpreter));
   for (const auto& shape : shapes)
     for (int distinct : {3, 1 << 20}) {
       std::int64_t size = 1;

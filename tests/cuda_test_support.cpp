@@ -4,6 +4,7 @@
 #include <random>
 
 #include "frontend/settings.hpp"
+#include "kiln/device.hpp"
 #include "passes/offload.hpp"
 
 namespace kiln::cudatest {
@@ -62,6 +63,10 @@ void expect_same(const ir::Function& f, const Outcome& ref, const Outcome& got, 
   EXPECT_EQ(got.status, ref.status) << "interpreter: " << ref.message << "\nkernel: " << got.message;
   if (ref.status != 0) return;  // after a failure the arguments' contents are unspecified
   expect_same_values(f, ref, got, tol);
+}
+
+void GpuTest::SetUp() {
+  if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
 }
 
 }  // namespace kiln::cudatest

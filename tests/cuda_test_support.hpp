@@ -26,6 +26,12 @@ namespace kiln::cudatest {
 
 using namespace test_support;  // NOLINT(google-build-using-namespace): the shared test vocabulary
 
+/// A test that needs a GPU: skipped, saying why, where the driver or a device is missing.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+};
+
 /// Inputs drawn from this binary's own seed.
 /// What the CUDA backend receives: `f` after the CUDA pipeline's last pass, which makes its parfors launches.
 ir::Function offloaded(const ir::Function& f);

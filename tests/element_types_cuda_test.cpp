@@ -74,25 +74,14 @@ TEST(ElementTypesCuda, SortKernelsOfEveryNewTypeCompileWithoutWarnings) {
 
 // ---- on a GPU: the same kernels against the interpreter ------------------------------------------------------
 
-class ElementTypesGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
-  }
-};
-
-Options on(Target t) {
-  Options o;
-  o.target = t;
-  return o;
-}
+class ElementTypesGpu : public kiln::cudatest::GpuTest {};
 
 const std::int64_t kSizes[] = {0, 1, 7, 13, 1021, 1000003};
 
 template <class T>
 void gpu_int_ops() {
-  auto gpu = jit("int_ops", elemtest::int_ops<T>, on(Target::cuda));
-  auto ref = jit("int_ops", elemtest::int_ops<T>, on(Target::interpreter));
+  auto gpu = jit("int_ops", elemtest::int_ops<T>, Options().on(Target::cuda));
+  auto ref = jit("int_ops", elemtest::int_ops<T>, Options().on(Target::interpreter));
   std::mt19937_64 rng(3);
   for (std::int64_t n : kSizes) {
     SCOPED_TRACE(::testing::Message() << name_of(dtype_of<T>()) << " n=" << n);
@@ -123,8 +112,8 @@ TEST_F(ElementTypesGpu, IntegerOperatorsMatchTheInterpreter) {
 
 template <class H>
 void gpu_half_ops() {
-  auto gpu = jit("half_ops", elemtest::half_ops<H>, on(Target::cuda));
-  auto ref = jit("half_ops", elemtest::half_ops<H>, on(Target::interpreter));
+  auto gpu = jit("half_ops", elemtest::half_ops<H>, Options().on(Target::cuda));
+  auto ref = jit("half_ops", elemtest::half_ops<H>, Options().on(Target::interpreter));
   for (std::int64_t n : kSizes) {
     SCOPED_TRACE(::testing::Message() << name_of(dtype_of<H>()) << " n=" << n);
     const auto [a, b] = elemtest::half_inputs<H>(n, 4);
@@ -158,8 +147,8 @@ TEST_F(ElementTypesGpu, HistogramsAndReductionsOfSmallTypes) {
   auto hist = [&](auto counter) {
     using C = decltype(counter);
     std::vector<C> g(256, C(0)), r(256, C(0));
-    jit("byte_histogram", elemtest::byte_histogram<C>, on(Target::cuda))(x, g);
-    jit("byte_histogram", elemtest::byte_histogram<C>, on(Target::interpreter))(x, r);
+    jit("byte_histogram", elemtest::byte_histogram<C>, Options().on(Target::cuda))(x, g);
+    jit("byte_histogram", elemtest::byte_histogram<C>, Options().on(Target::interpreter))(x, r);
     EXPECT_EQ(g, r) << name_of(dtype_of<C>());
   };
   hist(std::uint8_t{});
@@ -175,9 +164,9 @@ TEST_F(ElementTypesGpu, HistogramsAndReductionsOfSmallTypes) {
       b(r, c) = static_cast<std::int16_t>(rng());
       h(r, c) = half(static_cast<float>(rng() % 2001) / 100.0f - 10.0f);
     }
-  const auto [s1, m1, hs1, rs1, cm1, hm1] = jit("small_reductions", elemtest::small_reductions, on(Target::cuda))(a, b, h);
+  const auto [s1, m1, hs1, rs1, cm1, hm1] = jit("small_reductions", elemtest::small_reductions, Options().on(Target::cuda))(a, b, h);
   const auto [s2, m2, hs2, rs2, cm2, hm2] =
-      jit("small_reductions", elemtest::small_reductions, on(Target::interpreter))(a, b, h);
+      jit("small_reductions", elemtest::small_reductions, Options().on(Target::interpreter))(a, b, h);
   EXPECT_EQ(s1, s2);
   EXPECT_EQ(m1, m2);
   EXPECT_NEAR(hs1, hs2, 1.0);
@@ -191,8 +180,8 @@ TEST_F(ElementTypesGpu, HistogramsAndReductionsOfSmallTypes) {
 template <class T>
 void gpu_sort(const std::vector<T>& x) {
   auto fn = [](Array<T> a) { return std::pair{kiln::sort(a), kiln::argsort(a)}; };
-  const auto [s1, p1] = jit("sort_types", fn, on(Target::cuda))(x);
-  const auto [s2, p2] = jit("sort_types", fn, on(Target::interpreter))(x);
+  const auto [s1, p1] = jit("sort_types", fn, Options().on(Target::cuda))(x);
+  const auto [s2, p2] = jit("sort_types", fn, Options().on(Target::interpreter))(x);
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(x.size()); ++i) {
     ASSERT_EQ(p1(i), p2(i)) << name_of(dtype_of<T>()) << " at " << i;
     ASSERT_EQ(std::memcmp(&s1(i), &s2(i), sizeof(T)), 0) << name_of(dtype_of<T>()) << " at " << i;

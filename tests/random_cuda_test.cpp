@@ -70,12 +70,7 @@ TEST(RandomCudaCodegen, NumbersAreNotContractedEvenUnderFastMath) {
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
 
-class RandomGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
-  }
-};
+class RandomGpu : public kiln::cudatest::GpuTest {};
 
 TEST_F(RandomGpu, EveryKindIsTheDefinitionsBits) {
   auto g = jit("random_draws", draws, Options().on(Target::cuda));

@@ -75,18 +75,7 @@ TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
 
-class ScanGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
-  }
-};
-
-Options on(Target t) {
-  Options o;
-  o.target = t;
-  return o;
-}
+class ScanGpu : public kiln::cudatest::GpuTest {};
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
@@ -129,34 +118,34 @@ NDArray<T> random_nd(std::vector<std::int64_t> shape, std::uint64_t seed) {
 }
 
 TEST_F(ScanGpu, EveryFormMatchesTheInterpreterBitwise) {
-  auto g1 = jit("scan_1d", scan_1d, on(Target::cuda));
-  auto i1 = jit("scan_1d", scan_1d, on(Target::interpreter));
+  auto g1 = jit("scan_1d", scan_1d, Options().on(Target::cuda));
+  auto i1 = jit("scan_1d", scan_1d, Options().on(Target::interpreter));
   for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, kB, kB + 1, 5 * kB + 3, std::int64_t{1000003}}) {
     const NDArray<double> x = random_nd<double>({n}, static_cast<std::uint64_t>(n));
     expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
   }
-  auto g2 = jit("scan_2d", scan_2d, on(Target::cuda));
-  auto i2 = jit("scan_2d", scan_2d, on(Target::interpreter));
+  auto g2 = jit("scan_2d", scan_2d, Options().on(Target::cuda));
+  auto i2 = jit("scan_2d", scan_2d, Options().on(Target::interpreter));
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{0, 3}, {1, 1}, {13, 7}, {2 * kB + 5, 33}, {17, 3 * kB + 1}}) {
     const NDArray<float> x = random_nd<float>({m, n}, static_cast<std::uint64_t>(m * 31 + n));
     expect_tuple_bits(g2(x), i2(x), "2-d " + std::to_string(m) + "x" + std::to_string(n));
   }
-  auto g3 = jit("scan_3d_int", scan_3d_int, on(Target::cuda));
-  auto i3 = jit("scan_3d_int", scan_3d_int, on(Target::interpreter));
+  auto g3 = jit("scan_3d_int", scan_3d_int, Options().on(Target::cuda));
+  auto i3 = jit("scan_3d_int", scan_3d_int, Options().on(Target::interpreter));
   for (auto shape : {std::vector<std::int64_t>{2, 0, 3}, {3, 5, 7}, {kB + 3, 2, 5}, {2, 3, kB + 9}}) {
     const NDArray<std::int32_t> x = random_nd<std::int32_t>(shape, 9);
     expect_tuple_bits(g3(x), i3(x), "3-d int32 " + ::testing::PrintToString(shape));
   }
-  auto gf = jit("scan_fused", scan_fused, on(Target::cuda));
-  auto inf = jit("scan_fused", scan_fused, on(Target::interpreter));
+  auto gf = jit("scan_fused", scan_fused, Options().on(Target::cuda));
+  auto inf = jit("scan_fused", scan_fused, Options().on(Target::interpreter));
   const NDArray<double> x = random_nd<double>({37, 2 * kB + 11}, 4);
   const NDArray<double> w = random_nd<double>({2 * kB + 11}, 5);
   EXPECT_TRUE(same_bits(gf(x, w).to_vector(), inf(x, w).to_vector()));
 }
 
 TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
-  auto k = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, on(Target::cuda));
-  auto ki = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, on(Target::interpreter));
+  auto k = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::cuda));
+  auto ki = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::interpreter));
   const NDArray<double> x = random_nd<double>({(1 << 23) + 17}, 6);
   const auto first = k(x).to_vector();
   EXPECT_TRUE(same_bits(first, k(x).to_vector()));

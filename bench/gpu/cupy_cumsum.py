@@ -8,23 +8,13 @@ Prints one line per row: median milliseconds and GB/s of the minimum traffic (re
 figures to put next to `kiln-bench-gpu --filter cumsum` (same n and side defaults).
 """
 import argparse
+import os
+import sys
 
 import cupy as cp
 
-
-def median_ms(fn, reps):
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(2):
-        fn()
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    times.sort()
-    return times[len(times) // 2]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from cupy_bench import timed  # noqa: E402  (CUDA events, median after two warm-up calls)
 
 
 def main():
@@ -45,7 +35,7 @@ def main():
     ]
     print(f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
     for name, fn, nbytes in rows:
-        ms = median_ms(fn, a.reps)
+        ms = timed(fn, a.reps)
         print(f"{name:32s} {ms:9.3f} ms {nbytes / (ms * 1e6):8.0f} GB/s")
 
 
