@@ -411,6 +411,15 @@ size_t node_count(const Stmt& s) {
   return c.n;
 }
 
+bool runs_a_loop(const Stmt& s) {
+  struct Finder final : IRVisitor {
+    bool found = false;
+    void visit(const ForStmt&) override { found = true; }
+  } finder;
+  finder.walk(s);
+  return finder.found;
+}
+
 namespace {
 
 std::optional<std::int64_t> i64_constant(const Expr& e) {

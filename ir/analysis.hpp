@@ -62,6 +62,9 @@ using LetValues = std::unordered_map<const VarNode*, Expr>;
 /// stencil's window offsets are read back from its index expressions (lower_stencils, the CUDA emitter).
 std::optional<std::int64_t> index_offset(const Expr& e, const VarNode* index, const LetValues* lets = nullptr);
 
+/// Whether `s` runs a sequential loop (a For statement anywhere inside it).
+bool runs_a_loop(const Stmt& s);
+
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);
 size_t node_count(const Stmt& s);

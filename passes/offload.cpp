@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "passes/offload.hpp"
 
+#include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/cooperative.hpp"
 #include "ir/visitor.hpp"
@@ -23,7 +24,11 @@ class Offloader final : public ir::IRMutator {
               loops::origin_text(p) + " runs on the device; the host launches it" + (rows.wanted ? "; " + rows.reason : std::string()) +
               (rows.eligible ? " (a warp per row, or a block per row when few long rows leave the device's SMs idle: chosen at launch"
                                " from the rows, the row length and the SM count)"
-                             : ""));
+                             : "") +
+              // The CUDA emitter's unrolling rule (codegen/cuda/emit_kernel.cpp), said where the report shows it.
+              (!rows.eligible && ir::runs_a_loop(p.body)
+                   ? "; one iteration per thread, not unrolled: the body runs a sequential loop, which is a thread's work already"
+                   : ""));
     return ir::make_launch(kernel, self);
   }
   ir::Stmt visit(const ir::LaunchStmt& l, const ir::Stmt& self) override {

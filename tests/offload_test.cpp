@@ -114,6 +114,21 @@ TEST(Offload, AParforInsideAParforStaysInItsKernel) {
   EXPECT_EQ(text.find("launch kernel 1"), std::string::npos) << text;
 }
 
+TEST(Offload, TheReportSaysWhenAParforRunsOneIterationPerThread) {
+  // The CUDA emitter does not unroll a parfor whose body runs a sequential loop; the report says why.
+  Var x = array_param("x", DType::F64), y = array_param("y", DType::F64), acc = local("acc", DType::F64);
+  Var i = index("i"), j = index("j");
+  const ir::Function f = function(
+      "sums", {x, y},
+      {parfor1(i, dim(x), block({let(acc, num(DType::F64, 0)), for_loop(j, i64c(0), dim(x), assign(acc, val(acc) + at(x, {val(j)}))),
+                                 store(y, {val(i)}, val(acc))}))});
+  passes::PassContext ctx;
+  offloaded(f, &ctx);
+  ASSERT_EQ(ctx.notes.size(), 1u);
+  EXPECT_NE(ctx.notes[0].text.find("one iteration per thread, not unrolled: the body runs a sequential loop"), std::string::npos)
+      << ctx.notes[0].text;
+}
+
 TEST(Offload, TheVerifierKeepsLaunchesFlatAndInOrder) {
   Var x = array_param("x", DType::F64), i = index("i"), j = index("j");
   const Stmt p = parfor1(i, dim(x), store(x, {val(i)}, num(DType::F64, 1)));

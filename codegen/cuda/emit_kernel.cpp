@@ -19,15 +19,6 @@ namespace {
 
 const char* kGridStrideX = "(unsigned long long)gridDim.x * blockDim.x";
 
-/// Whether a parfor's body runs a sequential loop (an n-body force sum, a per-cell time loop).
-bool runs_a_loop(const ir::Stmt& body) {
-  struct Finder final : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::ForStmt&) override { found = true; }
-  } finder;
-  finder.walk(body);
-  return finder.found;
-}
 
 /// Arrays whose extents the body reads, by axis.
 class DimUses : public ir::IRVisitor {
@@ -139,7 +130,7 @@ GpuKernel Emitter::emit(std::string& out) {
   // by the factor. A body that runs a loop already gives its thread a loop of work, so unrolling buys nothing
   // and costs threads: 65 536 n-body iterations unrolled 4x are 16 384 threads, an eighth of what an H100 keeps
   // resident. Such parfors run one iteration per thread.
-  if (k_.unroll > 1 && (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) && runs_a_loop(p_.body)) {
+  if (k_.unroll > 1 && (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) && ir::runs_a_loop(p_.body)) {
     k_.unroll = 1;
     unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already";
   }
