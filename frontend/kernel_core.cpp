@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -54,6 +55,9 @@ struct Variant {
   std::shared_ptr<const VariantCode> shared;  ///< possibly also used by other kernels with the same cache key
   std::string checked_ir;  ///< check mode: the canonical traced IR every call must reproduce; else empty
   std::vector<std::string> locations;  ///< this kernel's source positions, for `{@k}` in check messages
+  /// Throws the kiln::Error for a failed call's status: at the call, or (asynchronous calls) at the stream's
+  /// next synchronization, which keeps a copy.
+  std::function<void(const KernelStatus&)> throw_failure;
   bool halo_reads = false;  ///< traced with Options::halo_reads (check mode traces again the same way)
   SourceListing listing;  ///< the kernel's source as traced, for the report's source listing
 
@@ -368,12 +372,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   const Variant* v = m.find(key);
   if (!v) v = m.compile(key, args);
   else if (!v->checked_ir.empty()) m.check_trace(*v, args);
-  if (placement) {
-    // Thrown when the stream is synchronized, as this call would have thrown it.
-    memory.report = [name = m.name, locations = v->locations](const KernelStatus& s) {
-      ir::throw_status(s.code, "kernel '" + name + "': " + ir::resolve_locations(s.message, locations));
-    };
-  }
+  if (placement) memory.report = &v->throw_failure;
   if (v->written & read_only) {
     for (std::size_t i = 0; i < nargs; ++i)
       if ((v->written & read_only) & (1u << i))
@@ -386,7 +385,7 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   }
   KernelStatus status;
   if (v->code(argv.data(), result, &status) != 0)
-    ir::throw_status(status.code, "kernel '" + m.name + "': " + ir::resolve_locations(status.message, v->locations));
+    v->throw_failure(status);
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
   m.last.store(v, std::memory_order_release);
   if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
@@ -406,6 +405,9 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
   v->locations = traced.locations;
+  v->throw_failure = [name = name, locations = v->locations](const KernelStatus& s) {
+    ir::throw_status(s.code, "kernel '" + name + "': " + ir::resolve_locations(s.message, locations));
+  };
 
   // From this process's loaded kernels, the disk cache or the compiler (frontend/compiler.cpp).
   const BuiltVariant built = build_variant(traced, opts, trace_ms * 1e3);

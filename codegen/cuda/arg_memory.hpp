@@ -20,8 +20,9 @@ struct ArgMemory {
   /// An asynchronous call (kernel.async(stream)): queued on this stream, every array argument a DeviceArray,
   /// array results left on the device, failures deferred to the stream's synchronization. Null: synchronous.
   kiln::cuda::detail::StreamState* stream = nullptr;
-  /// An asynchronous call: throws the kiln::Error for a failed kernel's status, as a synchronous call would.
-  std::function<void(const KernelStatus&)> report;
+  /// An asynchronous call: throws the kiln::Error for a failed kernel's status, as a synchronous call would
+  /// (the compiled variant's; copied only when a kernel of the call may fail).
+  const std::function<void(const KernelStatus&)>* report = nullptr;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -277,7 +277,7 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   } catch (const KernelFailed& failed) {
     return failed.code;  // a check on the host side: reported now, like a synchronous call's
   }
-  if (call.device_status) memory.stream->defer(call.device_status, memory.report);
+  if (call.device_status) memory.stream->defer(call.device_status, memory.report ? *memory.report : nullptr);
 
   // Arrays the kernel made stay on the device and belong to the caller from now on; one the call does not
   // own (an argument returned as the result) is copied, since a result is always a new array.

@@ -231,12 +231,11 @@ class DeviceArray {
 
   /// Takes over an array an asynchronous kernel call made in stream-ordered memory on `owner`'s stream.
   static DeviceArray adopt(const ArrayDesc& d, int rank, int device, const std::shared_ptr<cuda::detail::StreamState>& owner) {
-    DeviceArray a;
-    a.device_ = device;
-    a.rank_ = rank;
-    for (int k = 0; k < rank; ++k) a.shape_[k] = d.shape[k], a.strides_[k] = d.strides[k];
-    a.data_ = std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n = a.bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); });
-    return a;
+    const std::vector<std::int64_t> shape(d.shape, d.shape + rank);  // row-major: the call made it dense
+    std::size_t n = sizeof(T);
+    for (const std::int64_t e : shape) n *= static_cast<std::size_t>(e);
+    return share(std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n](T* p) { cuda::detail::device_free_async(p, n, owner); }),
+                 shape, device);
   }
 
   int rank() const { return rank_; }

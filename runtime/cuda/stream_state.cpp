@@ -86,16 +86,11 @@ void StreamState::check_deferred() {
     // A graph launched twice hands in its slots twice; one read answers both.
     if (std::find(seen.begin(), seen.end(), c.slot) == seen.end()) {
       seen.push_back(c.slot);
-      std::int32_t code = 0;
-      gpu::check(gpu::driver().cuMemcpyDtoHAsync(&code, c.slot, sizeof code, dev.stream()), "reading a kernel status");
+      KernelStatus status;
+      gpu::check(gpu::driver().cuMemcpyDtoHAsync(&status, c.slot, sizeof status, dev.stream()), "reading a kernel status");
       gpu::check(gpu::driver().cuStreamSynchronize(dev.stream()), "reading a kernel status");
-      if (code != 0) {
-        if (!failed) {
-          failed.emplace();
-          gpu::check(gpu::driver().cuMemcpyDtoHAsync(&*failed, c.slot, sizeof(KernelStatus), dev.stream()), "reading a kernel status");
-          gpu::check(gpu::driver().cuStreamSynchronize(dev.stream()), "reading a kernel status");
-          culprit = &c;
-        }
+      if (status.code != 0) {
+        if (!failed) failed = status, culprit = &c;
         dev.clear_status_slot(c.slot);
       }
     }
