@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,31 @@ TEST_F(Async, CapturedStepsReplayAsTheSameSteps) {
     ref(hv, hu);
   }
   EXPECT_EQ(u.to_vector(), hu);
+}
+
+TEST_F(Async, AGraphKeepsItsArraysAlive) {
+  // The arrays a captured call sees are the ones every replay uses: dropping the program's handles must not
+  // free them under the graph (new arrays then could take their memory, and replays would read those).
+  auto gpu = step_kernel(kiln::Target::cuda);
+  auto ref = step_kernel(kiln::Target::interpreter);
+  const std::vector<double> init = ramp(4099);
+  kiln::cuda::Stream s;
+  auto u = std::make_unique<kiln::DeviceArray<double>>(kiln::to_device(init));
+  kiln::DeviceArray<double> v = kiln::to_device(init);
+  const kiln::cuda::Graph g = kiln::cuda::capture(s, [&] {
+    gpu.async(s)(*u, v);
+    gpu.async(s)(v, *u);
+  });
+  u.reset();  // only the graph holds u now
+  const std::vector<double> garbage(init.size(), 1e300);
+  std::vector<kiln::DeviceArray<double>> others;
+  for (int k = 0; k < 8; ++k) others.push_back(kiln::to_device(garbage));
+  g.launch(s);
+  s.synchronize();
+  std::vector<double> hu = init, hv = init;
+  ref(hu, hv);
+  ref(hv, hu);
+  EXPECT_EQ(v.to_vector(), hv);
 }
 
 TEST_F(Async, CaptureRefusesCallsThatMustWait) {

@@ -134,7 +134,8 @@ class Graph {
 /// queued: kernel calls made with `.async(s)` that need no value back from the device (a reduction's total
 /// is one: such a call is a kiln::DeviceError naming the kernel) and return no new array (write into
 /// DeviceArray arguments instead), and copies on `s`. The arrays the calls see are baked into the graph:
-/// replays read and write the same DeviceArrays, which must stay alive as long as the graph.
+/// replays read and write the same DeviceArrays (the graph keeps its calls' arrays alive; memory given to
+/// copies must outlive it) with the same scalar arguments.
 template <class F>
 Graph capture(const Stream& s, F&& work) {
   return detail::capture_graph(s, std::function<void()>(std::forward<F>(work)));
@@ -158,6 +159,8 @@ void device_free(void* p, std::size_t bytes, int device) noexcept;
 /// Stream-ordered memory from the device's pool: usable by work queued on `stream` after this call, returned
 /// to the pool when the stream reaches the free (the stream's state is kept alive until then).
 void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& stream);
+/// While `stream` records a graph, the graph keeps `memory` (an argument's) alive: its replays use it.
+void keep_while_recording(const std::shared_ptr<StreamState>& stream, std::shared_ptr<const void> memory);
 void device_free_async(void* p, std::size_t bytes, const std::shared_ptr<StreamState>& stream) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, const Stream* stream);
@@ -367,6 +370,7 @@ class AsyncKernel {
 
   template <class... A>
   result_type operator()(A&&... args) const {
+    (keep_if_recorded(args), ...);
     return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
   }
 
@@ -382,6 +386,13 @@ class AsyncKernel {
       return M::adopt(d, rank, device, owner);
     }
   };
+  /// A graph being recorded replays into its calls' arrays: it keeps them alive, so none can be freed under it.
+  template <class X>
+  void keep_if_recorded(const X& x) const {
+    if constexpr (requires { x.shared_data(); x.device(); })
+      cuda::detail::keep_while_recording(where_.stream, std::shared_ptr<const void>(x.shared_data()));
+  }
+
   Kernel<F> kernel_;
   detail::CallPlacement where_;
   int device_;

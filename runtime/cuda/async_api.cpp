@@ -155,6 +155,10 @@ void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& 
   return reinterpret_cast<void*>(p);
 }
 
+void keep_while_recording(const std::shared_ptr<StreamState>& stream, std::shared_ptr<const void> memory) {
+  if (stream && stream->recording && memory) stream->recording->arrays.push_back(std::move(memory));
+}
+
 void device_free_async(void* p, std::size_t bytes, const std::shared_ptr<StreamState>& stream) noexcept {
   if (!p || !gpu::driver_available()) return;
   try {

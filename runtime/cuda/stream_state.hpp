@@ -61,6 +61,7 @@ struct GraphState {
   CUgraphExec exec = nullptr;
   std::size_t nodes = 0;
   std::vector<DeferredCheck> checks;  ///< release = false: the graph keeps its slots
+  std::vector<std::shared_ptr<const void>> arrays;  ///< its calls' array arguments, which every replay uses
   ~GraphState();
 };
 
