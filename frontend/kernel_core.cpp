@@ -227,6 +227,7 @@ struct KernelCore::Impl {
     }
     memory.stream = where.stream.get();
     memory.device = where.device;
+    memory.pending = where.pending;
   }
 };
 

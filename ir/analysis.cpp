@@ -422,6 +422,38 @@ bool runs_a_loop(const Stmt& s) {
 
 namespace {
 
+/// The statements that run once, in order: Blocks opened, anything else (a loop, a condition) as one statement.
+void straight_line(const Stmt& s, std::vector<Stmt>& out) {
+  if (!s) return;
+  if (const auto* b = dyn<BlockStmt>(s)) {
+    for (const Stmt& c : b->stmts) straight_line(c, out);
+    return;
+  }
+  out.push_back(s);
+}
+
+}  // namespace
+
+std::vector<const LaunchStmt*> result_only_launches(const Function& f) {
+  std::vector<const LaunchStmt*> out;
+  for (const Expr& r : f.result_exprs())
+    if (has_load(r)) return out;  // an element read needs the device: nothing could wait for the totals
+  std::vector<Stmt> seq;
+  straight_line(f.body, seq);
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const auto* launch = dyn<LaunchStmt>(seq[i]);
+    if (!launch || launch->parfor().reductions.empty()) continue;
+    bool only_results = true;
+    for (std::size_t j = i + 1; j < seq.size() && only_results; ++j)
+      for (const Reduction& r : launch->parfor().reductions)
+        if (uses(seq[j], r.var.get()) || (r.index && uses(seq[j], r.index.get()))) only_results = false;
+    if (only_results) out.push_back(launch);
+  }
+  return out;
+}
+
+namespace {
+
 std::optional<std::int64_t> i64_constant(const Expr& e) {
   const auto* c = dyn<ConstExpr>(e);
   if (c && c->type == DType::I64) return c->i;

@@ -65,6 +65,13 @@ std::optional<std::int64_t> index_offset(const Expr& e, const VarNode* index, co
 /// Whether `s` runs a sequential loop (a For statement anywhere inside it).
 bool runs_a_loop(const Stmt& s);
 
+/// The launches of `f` whose reductions' values only the function's scalar results read: launches that run
+/// once (in the body's straight-line statements, not under a loop or a condition) and whose reduction
+/// variables no later statement mentions, in a function whose scalar results read no array element. Their
+/// totals may arrive after the body has run: the results are computed when they do (an asynchronous CUDA
+/// call's kiln::cuda::Future).
+std::vector<const LaunchStmt*> result_only_launches(const Function& f);
+
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);
 size_t node_count(const Stmt& s);

@@ -739,7 +739,9 @@ struct Executor::Impl {
 Executor::Executor(const Function& f, const Machine* machine) : impl_(std::make_unique<Impl>(f, machine)) {}
 Executor::~Executor() = default;
 
-void Executor::run(void* const* args, void* result, void* machine_state) const {
+void Executor::run(void* const* args, void* result, void* machine_state) const { run(args, result, machine_state, nullptr); }
+
+bool Executor::run(void* const* args, void* result, void* machine_state, PendingRun* pending) const {
   const Impl& m = *impl_;
   const Function& f = m.c.function();
   Frame fr;
@@ -757,23 +759,43 @@ void Executor::run(void* const* args, void* result, void* machine_state) const {
     }
   }
   m.body(fr);
+  const bool deferred = pending && fr.results_pending;
+  if (fr.results_pending && !pending)
+    throw IRError(fmt::format("kernel '{}': the machine left the results pending in a run that cannot wait for them", f.name));
   // Every scalar member is evaluated before any array is handed over, so an evaluation error frees them all.
+  if (!deferred) write_scalar_members(fr, result);
+  void* const* outs = f.returns_tuple() ? static_cast<void* const*>(result) : &result;
+  for (size_t i = 0; i < m.member_fns.size(); ++i) {
+    if (m.member_fns[i]) continue;
+    ArrayDesc& out = *static_cast<ArrayDesc*>(outs[i]);
+    out = fr.arrays[m.member_arrays[i]];
+    if (m.c.machine()) continue;  // the Machine's memory stays the Machine's
+    for (auto& o : fr.owned)
+      if (o.get() == out.data) o.release();  // ownership passes to the caller
+  }
+  if (deferred) *pending = PendingRun{std::move(fr.scalars), std::move(fr.arrays)};
+  return deferred;
+}
+
+void Executor::finish(const PendingRun& run, void* result) const {
+  Frame fr;
+  fr.scalars = run.scalars;
+  fr.arrays = run.arrays;
+  write_scalar_members(fr, result);
+}
+
+void Executor::write_scalar_members(Frame& fr, void* result) const {
+  const Impl& m = *impl_;
+  const Function& f = m.c.function();
   const size_t n = m.member_fns.size();
   std::vector<Value> values(n);
   for (size_t i = 0; i < n; ++i)
     if (m.member_fns[i]) values[i] = m.member_fns[i](fr);
   void* const* outs = f.returns_tuple() ? static_cast<void* const*>(result) : &result;
   for (size_t i = 0; i < n; ++i) {
-    if (m.member_fns[i]) {
-      const DType t = f.result ? f.result->type : f.tuple[i].scalar->type;
-      std::memcpy(outs[i], &values[i], static_cast<size_t>(size_of(t)));
-      continue;
-    }
-    ArrayDesc& out = *static_cast<ArrayDesc*>(outs[i]);
-    out = fr.arrays[m.member_arrays[i]];
-    if (m.c.machine()) continue;  // the Machine's memory stays the Machine's
-    for (auto& o : fr.owned)
-      if (o.get() == out.data) o.release();  // ownership passes to the caller
+    if (!m.member_fns[i]) continue;
+    const DType t = f.result ? f.result->type : f.tuple[i].scalar->type;
+    std::memcpy(outs[i], &values[i], static_cast<size_t>(size_of(t)));
   }
 }
 

@@ -28,6 +28,15 @@ struct Frame {
   std::vector<ArrayDesc> arrays;
   std::vector<std::unique_ptr<void, decltype(&std::free)>> owned;  ///< host arrays allocated without a Machine
   void* machine_state = nullptr;                                   ///< Executor::run's `state`
+  /// Set by a Machine that left values the scalar results read on their way (Executor::run's `pending`).
+  bool results_pending = false;
+};
+
+/// A run whose scalar results wait for values still on their way from a device: its variables as the body
+/// left them. The Machine puts the values in `scalars`, then Executor::finish computes the results.
+struct PendingRun {
+  std::vector<ScalarSlot> scalars;
+  std::vector<ArrayDesc> arrays;
 };
 
 /// What the executor offers a Machine building a launch: the slots of variables in a Frame, and host
@@ -82,10 +91,19 @@ class Executor {
   /// returned host array passes to the caller (free with std::free); with a Machine, its descriptor is
   /// written and the memory stays the Machine's.
   void run(void* const* args, void* result, void* machine_state = nullptr) const;
+  /// As run, but when the Machine sets Frame::results_pending, the scalar results are not computed (nor
+  /// written): the run's variables go to `*pending` for finish(). Array results are handed over either way.
+  /// Returns whether the results are pending.
+  bool run(void* const* args, void* result, void* machine_state, PendingRun* pending) const;
+  /// Writes the scalar results of a pending run (into `result`, as run would), from its variables.
+  void finish(const PendingRun& run, void* result) const;
 
   struct Impl;
 
  private:
+  /// Evaluates the scalar results on `fr` and writes them to `result`'s members.
+  void write_scalar_members(Frame& fr, void* result) const;
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -97,15 +97,86 @@ TEST_F(Async, HostArraysAndOtherDevicesAreRejected) {
   }
 }
 
-TEST_F(Async, ScalarResultsWaitForTheirValue) {
+TEST_F(Async, AReturnedTotalIsAFutureThatTheCallDoesNotWaitFor) {
   auto dot = kiln::jit("dot", [](kiln::Array<double> x, kiln::Array<double> y) {
     kiln::Double acc = 0.0;
     kiln::prange(x.shape(0), [&](kiln::Int i) { acc += x[i] * y[i]; });
     return acc;
   });
+  // Work queued before the call keeps the stream busy for a while: the call must return all the same, with
+  // its total still on its way.
+  auto busy = kiln::jit("busy", [](kiln::Array<double> v) {
+    kiln::prange(v.shape(0), [&](kiln::Int i) {
+      kiln::Double a = v[i];
+      kiln::range(0, 20000000, [&](kiln::Int) { a = a * 0.999999 + 1e-9; });
+      v[i] = a;
+    });
+  }, kiln::Options().on(kiln::Target::cuda));
   kiln::cuda::Stream s;
   const std::vector<double> x(100000, 0.5), y(100000, 4.0);
-  EXPECT_EQ(dot.async(s)(kiln::to_device(x), kiln::to_device(y)), 200000.0);
+  const kiln::DeviceArray<double> dx = kiln::to_device(x), dy = kiln::to_device(y);
+  EXPECT_EQ(dot.async(s)(dx, dy).get(), 200000.0);  // compiled, and the plain case
+  kiln::DeviceArray<double> v = kiln::to_device(std::vector<double>(64, 1.0));
+  busy.async(s)(v);
+  kiln::cuda::Future<double> total = dot.async(s)(dx, dy);
+  EXPECT_FALSE(total.ready()) << "the call waited for its total";
+  EXPECT_EQ(total.get(), 200000.0);
+  EXPECT_TRUE(total.ready());
+  const double again = total;  // a Future converts to its value
+  EXPECT_EQ(again, 200000.0);
+  s.synchronize();
+}
+
+TEST_F(Async, ResultsComputedFromTotalsAreFuturesToo) {
+  // mean = total / n, the index of a maximum, and an array with a total beside it: each computed from the
+  // totals once they arrive, equal to the synchronous call's results.
+  auto stats = kiln::jit("stats", [](kiln::Array<double> x) {
+    kiln::Double sum = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { sum += x[i]; });
+    return std::make_tuple(x * 2.0, sum / kiln::cast<double>(x.shape(0)), kiln::argmax(x));
+  });
+  const std::vector<double> x = ramp(4099);
+  const auto [twice_h, mean_h, at_h] = stats.on(kiln::Target::cuda)(x);
+  kiln::cuda::Stream s;
+  auto [twice, mean, at] = stats.async(s)(kiln::to_device(x));
+  EXPECT_EQ(mean.get(), mean_h);
+  EXPECT_EQ(at.get(), at_h);
+  EXPECT_EQ(kiln::to_host(twice).to_vector(), twice_h.to_vector());
+}
+
+TEST_F(Async, AHostPartThatUsesATotalWaitsForItAndItsFutureIsReady) {
+  // The total scales the array: the host must know it before the second launch, so the call waits for it.
+  auto share = kiln::jit("share", [](kiln::Array<double> x) {
+    kiln::Double sum = 0.0;
+    kiln::prange(x.shape(0), [&](kiln::Int i) { sum += x[i]; });
+    return std::make_tuple(x / sum, sum);
+  });
+  const std::vector<double> x(1000, 0.25);
+  kiln::cuda::Stream s;
+  auto [parts, sum] = share.async(s)(kiln::to_device(x));
+  EXPECT_TRUE(sum.ready());
+  EXPECT_EQ(sum.get(), 250.0);
+  EXPECT_EQ(kiln::to_host(parts).to_vector(), std::vector<double>(1000, 0.001));
+}
+
+TEST_F(Async, AFutureThrowsTheFailureOfItsCall) {
+  auto gather_sum = kiln::jit("gather_sum", [](kiln::Array<double> x, kiln::Array<std::int64_t> idx) {
+    kiln::Double acc = 0.0;
+    kiln::prange(idx.shape(0), [&](kiln::Int i) { acc += x[idx[i]]; });
+    return acc;
+  }, checked_on_gpu());
+  std::vector<std::int64_t> idx(1000, 3);
+  idx[500] = 1 << 20;  // out of range
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<double> x = kiln::to_device(ramp(100));
+  kiln::cuda::Future<double> bad = gather_sum.async(s)(x, kiln::to_device(idx));
+  EXPECT_THROW(bad.get(), kiln::IndexError);
+  EXPECT_THROW(bad.get(), kiln::IndexError);  // every read reports it
+  EXPECT_THROW(s.synchronize(), kiln::IndexError);  // and the stream, as for any call
+  idx[500] = 4;
+  kiln::cuda::Future<double> good = gather_sum.async(s)(x, kiln::to_device(idx));
+  EXPECT_EQ(good.get(), 999 * ramp(100)[3] + ramp(100)[4]);
+  EXPECT_NO_THROW(s.synchronize());
 }
 
 TEST_F(Async, AKernelsFailureIsThrownAtSynchronization) {

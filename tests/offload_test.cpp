@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/interpreter.hpp"
 #include "ir/printer.hpp"
@@ -112,6 +113,31 @@ TEST(Offload, AParforInsideAParforStaysInItsKernel) {
   const std::string text = ir::to_string(offloaded(f));
   EXPECT_NE(text.find("launch kernel 0"), std::string::npos) << text;
   EXPECT_EQ(text.find("launch kernel 1"), std::string::npos) << text;
+}
+
+TEST(Offload, LaunchesWhoseTotalsOnlyTheResultReadsAreFound) {
+  // An asynchronous CUDA call returns such totals as futures (codegen/cuda/deferred_scalars.hpp): the rule
+  // must not take a total that a later statement or a loop's next trip reads, nor a result that loads.
+  Var x = array_param("x", DType::F64), s = local("s", DType::F64), m = local("m", DType::F64);
+  Var i = index("i"), j = index("j"), t = index("t");
+  const auto sum_into = [&](Var v, Var k) { return parfor1(k, dim(x), assign(v, val(v) + at(x, {val(k)})), {{v, ReduceOp::Add}}); };
+  const auto launches = [](const ir::Function& f) { return ir::result_only_launches(offloaded(f)).size(); };
+  // The mean: total / n in the result, and a second total returned beside it.
+  EXPECT_EQ(launches(function("mean", {x}, {let(s, num(DType::F64, 0)), sum_into(s, i), let(m, num(DType::F64, 0)), sum_into(m, j)},
+                              val(s) / num(DType::F64, 2) + val(m))),
+            2u);
+  // A later statement reads the first total: only the second launch's may arrive late.
+  EXPECT_EQ(launches(function("scaled", {x},
+                              {let(s, num(DType::F64, 0)), sum_into(s, i), parfor1(t, dim(x), store(x, {val(t)}, at(x, {val(t)}) / val(s))),
+                               let(m, num(DType::F64, 0)), sum_into(m, j)},
+                              val(m))),
+            1u);
+  // In a loop the next trip reads the total.
+  Var steps = param("steps", DType::I64);
+  EXPECT_EQ(launches(function("looped", {x, steps}, {let(s, num(DType::F64, 0)), for_loop(t, i64c(0), val(steps), sum_into(s, i))}, val(s))),
+            0u);
+  // A result that reads an element needs the device at the end of the call.
+  EXPECT_EQ(launches(function("loads", {x}, {let(s, num(DType::F64, 0)), sum_into(s, i)}, val(s) + at(x, {i64c(0)}))), 0u);
 }
 
 TEST(Offload, TheReportSaysWhenAParforRunsOneIterationPerThread) {

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "kiln/abi.hpp"
 
 namespace kiln::cuda::detail {
-struct StreamState;  // runtime/cuda/stream_state.hpp
+struct StreamState;    // runtime/cuda/stream_state.hpp
+class PendingScalars;  // kiln/device.hpp
 }
 
 namespace kiln::codegen::cuda {
@@ -23,6 +25,8 @@ struct ArgMemory {
   /// An asynchronous call: throws the kiln::Error for a failed kernel's status, as a synchronous call would
   /// (the compiled variant's; copied only when a kernel of the call may fail).
   const std::function<void(const KernelStatus&)>* report = nullptr;
+  /// An asynchronous call: where it leaves scalar results still on their way from the device (CallPlacement).
+  std::shared_ptr<kiln::cuda::detail::PendingScalars>* pending = nullptr;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "codegen/cuda/geometry.hpp"
+#include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
 #include "kiln/error.hpp"
@@ -98,6 +99,10 @@ CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, 
 }
 
 CallState::~CallState() {
+  if (host) {  // not handed to a Future (the call failed): reusable once the copies into it have landed
+    gpu::driver().cuEventRecord(host->done, stream);
+    dev.host_slots().give_back(host);
+  }
   for (const auto& [p, bytes] : owned_) {
     gpu::driver().cuMemFreeAsync(p, stream);
     dev.count_free(bytes);
@@ -138,6 +143,18 @@ bool CallState::adopt(CUdeviceptr p) noexcept {
   return false;
 }
 
+void* CallState::host_bytes(std::size_t bytes, bool status) {
+  const auto round = [](std::size_t n) { return (n + 15) / 16 * 16; };
+  // Room for the kernels' status stays free for the end of the call, which copies it after the totals.
+  const std::size_t reserve = device_status && !status ? round(sizeof(KernelStatus)) : 0;
+  bytes = round(bytes);
+  if (host_used + bytes + reserve > gpu::HostSlots::kBytes) return nullptr;
+  if (!host) host = dev.host_slots().take();
+  void* p = static_cast<char*>(host->host) + host_used;
+  host_used += bytes;
+  return p;
+}
+
 void CallState::synchronize(const std::string& kernel) {
   if (async && async->recording)
     throw DeviceError(fmt::format("kernel '{}' needs a value back from the device (a reduction's total, a scalar "
@@ -161,7 +178,36 @@ void CallState::check(CUresult r, const std::string& what) const {
 // ---- the machine ----------------------------------------------------------------------------------------
 
 DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaOptions& opts)
-    : prog_(std::move(program)), sync_each_(opts.sync_each_launch), waves_(opts.waves), row_threads_(opts.row_threads) {}
+    : prog_(std::move(program)),
+      result_only_(ir::result_only_launches(*prog_->function)),
+      sync_each_(opts.sync_each_launch),
+      waves_(opts.waves),
+      row_threads_(opts.row_threads) {}
+
+void fold_totals(const GpuKernel& gk, const ReductionSlots& slots, const std::uint64_t* totals, std::vector<Value>& scalars) {
+  for (std::size_t i = 0; i < gk.reductions.size(); ++i) {
+    const ir::Reduction& r = gk.reductions[i];
+    const auto [vs, is] = slots[i];
+    Value& var = scalars[static_cast<std::size_t>(vs)];
+    const std::uint64_t* slot = totals + gk.slot[i];
+    ir::sem::with_type(r.var->type.elem, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (!std::is_same_v<T, bool> && !ir::sem::is_half_v<T>) {  // the builder refuses both
+        T total;
+        std::memcpy(&total, slot, sizeof total);
+        if (ir::is_arg_reduction(r.op)) {
+          Value& index = scalars[static_cast<std::size_t>(is)];
+          if (arg_takes<T>(r.op, gk.clauses[i], total, get<T>(var), index.i64)) {
+            var = make<T>(total);
+            index = make<std::int64_t>(static_cast<std::int64_t>(slot[1]));
+          }
+        } else {
+          var = make<T>(ir::sem::binary<T>(ir::combiner(r.op), get<T>(var), total));
+        }
+      }
+    });
+  }
+}
 
 void DeviceMachine::read(Frame& fr, const void* element, void* out, std::size_t bytes) const {
   CallState& c = call_of(fr);
@@ -223,7 +269,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     }
     binds.push_back({prm.kind, slot, prm.axis});
   }
-  std::vector<std::pair<int, int>> red_slots;  // (value slot, index slot or -1) per reduction
+  ReductionSlots red_slots;
   for (const auto& r : gk->reductions) red_slots.emplace_back(scope.scalar(r.var.get()), r.index ? scope.scalar(r.index.get()) : -1);
   struct ArgumentArray {
     int slot, rank;
@@ -239,7 +285,8 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
   std::function<Value(Frame&)> row_length;
   if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
-  return [this, gk, begins, ends, binds, red_slots, arguments, name, row_length](Frame& fr) {
+  const bool result_only = std::find(result_only_.begin(), result_only_.end(), &l) != result_only_.end();
+  return [this, gk, begins, ends, binds, red_slots, arguments, name, row_length, result_only](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -251,18 +298,21 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
     }
     CUdeviceptr scratch = c.scratch, status = c.device_status;
-    std::vector<void*> params;
-    params.reserve(binds.size());
+    // The parameters' addresses: on the stack for the usual kernel (a launch is on every call's path).
+    void* few[64];
+    std::vector<void*> many(binds.size() > std::size(few) ? binds.size() : 0);
+    void** params = many.empty() ? few : many.data();
+    std::size_t k = 0;
     for (const Binding& x : binds) {
       switch (x.kind) {
-        case ParamKind::Begin: params.push_back(&b[x.axis]); break;
-        case ParamKind::Count: params.push_back(&n[x.axis]); break;
-        case ParamKind::Scalar: params.push_back(&fr.scalars[static_cast<std::size_t>(x.slot)]); break;
-        case ParamKind::Data: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].data); break;
-        case ParamKind::Extent: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].shape[x.axis]); break;
-        case ParamKind::Stride: params.push_back(&fr.arrays[static_cast<std::size_t>(x.slot)].strides[x.axis]); break;
-        case ParamKind::Scratch: params.push_back(&scratch); break;
-        case ParamKind::Status: params.push_back(&status); break;
+        case ParamKind::Begin: params[k++] = &b[x.axis]; break;
+        case ParamKind::Count: params[k++] = &n[x.axis]; break;
+        case ParamKind::Scalar: params[k++] = &fr.scalars[static_cast<std::size_t>(x.slot)]; break;
+        case ParamKind::Data: params[k++] = &fr.arrays[static_cast<std::size_t>(x.slot)].data; break;
+        case ParamKind::Extent: params[k++] = &fr.arrays[static_cast<std::size_t>(x.slot)].shape[x.axis]; break;
+        case ParamKind::Stride: params[k++] = &fr.arrays[static_cast<std::size_t>(x.slot)].strides[x.axis]; break;
+        case ParamKind::Scratch: params[k++] = &scratch; break;
+        case ParamKind::Status: params[k++] = &status; break;
       }
     }
     // __restrict__ holds unless a written argument overlaps another argument (one array passed twice).
@@ -291,7 +341,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
                    gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     }
-    gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params.data());
+    gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
     c.pending.push_back(main.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());
@@ -315,35 +365,24 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       }
     }
     if (gk->slots == 0) return;
+    const std::size_t bytes = static_cast<std::size_t>(gk->slots) * kSlotBytes;
+    // Totals only the results read: an asynchronous call copies them back without waiting, and its Future
+    // folds them in when it is read (codegen/cuda/deferred_scalars.hpp).
+    if (result_only && c.may_defer && !c.async->recording) {
+      if (void* host = c.host_bytes(bytes)) {
+        c.dev.count_transfer();
+        c.check(gpu::driver().cuMemcpyDtoHAsync(host, scratch + gk->result_offset(0), bytes, c.stream), "reading reduction results");
+        c.deferred.push_back({gk, red_slots, static_cast<std::size_t>(static_cast<char*>(host) - static_cast<char*>(c.host->host))});
+        fr.results_pending = true;
+        return;
+      }
+    }
     // The reductions' totals come back to the host, which combines them with the variables' values.
     std::vector<std::uint64_t> totals(static_cast<std::size_t>(gk->slots));
-    const std::uint64_t* out = totals.data();
     c.dev.count_transfer();
-    c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), totals.size() * kSlotBytes, c.stream),
-               "reading reduction results");
+    c.check(gpu::driver().cuMemcpyDtoHAsync(totals.data(), scratch + gk->result_offset(0), bytes, c.stream), "reading reduction results");
     c.synchronize(name);
-    for (std::size_t i = 0; i < gk->reductions.size(); ++i) {
-      const ir::Reduction& r = gk->reductions[i];
-      const auto [vs, is] = red_slots[i];
-      Value& var = fr.scalars[static_cast<std::size_t>(vs)];
-      const std::uint64_t* slot = out + gk->slot[i];
-      ir::sem::with_type(r.var->type.elem, [&](auto t) {
-        using T = decltype(t);
-        if constexpr (!std::is_same_v<T, bool> && !ir::sem::is_half_v<T>) {  // the builder refuses both
-          T total;
-          std::memcpy(&total, slot, sizeof total);
-          if (ir::is_arg_reduction(r.op)) {
-            Value& index = fr.scalars[static_cast<std::size_t>(is)];
-            if (arg_takes<T>(r.op, gk->clauses[i], total, get<T>(var), index.i64)) {
-              var = make<T>(total);
-              index = make<std::int64_t>(static_cast<std::int64_t>(slot[1]));
-            }
-          } else {
-            var = make<T>(ir::sem::binary<T>(ir::combiner(r.op), get<T>(var), total));
-          }
-        }
-      });
-    }
+    fold_totals(*gk, red_slots, totals.data(), fr.scalars);
   };
 }
 

@@ -15,10 +15,27 @@
 #include "ir/interpreter.hpp"
 #include "kiln/abi.hpp"
 #include "runtime/cuda/context.hpp"
+#include "runtime/cuda/host_slots.hpp"
 #include "runtime/cuda/module.hpp"
 #include "runtime/cuda/stream_state.hpp"
 
 namespace kiln::codegen::cuda {
+
+/// Where a launch's reductions put their totals in the host's variables: (value slot, index slot or -1) each.
+using ReductionSlots = std::vector<std::pair<int, int>>;
+
+/// Combines a launch's reduction totals (as the kernel left them in its result slots) into the host's
+/// variables, as the host executor defines it: `var = var (op) total`, argmin/argmax by their clauses.
+void fold_totals(const GpuKernel& gk, const ReductionSlots& slots, const std::uint64_t* totals,
+                 std::vector<ScalarSlot>& scalars);
+
+/// A launch of an asynchronous call whose totals are copied back without waiting: they are folded into the
+/// run's variables when its kiln::cuda::Future is read.
+struct DeferredTotals {
+  const GpuKernel* kernel;
+  ReductionSlots slots;
+  std::size_t offset;  ///< of the totals in the call's host slot
+};
 
 /// One call on one device: where it runs, the module's functions, and the device memory it owns.
 class CallState {
@@ -43,6 +60,16 @@ class CallState {
   std::vector<std::string> pending;
   /// Per allocation site of the host function: its current array (freed when the site runs again).
   std::vector<CUdeviceptr> sites;
+
+  /// Whether the caller takes scalar results as futures (an asynchronous call through kernel.async).
+  bool may_defer = false;
+  /// Totals copied back without waiting, into `host` (page-locked; the call's until handed to a Future).
+  std::vector<DeferredTotals> deferred;
+  gpu::HostSlots::Slot* host = nullptr;
+  std::size_t host_used = 0;
+  /// `bytes` of the host slot for values copied back without waiting, or null when they do not fit; room
+  /// for the kernels' KernelStatus is kept until it is asked for (`status`).
+  void* host_bytes(std::size_t bytes, bool status = false);
 
   /// Stream-ordered device memory owned by the call; null for 0 bytes. OOM is a DeviceError.
   CUdeviceptr alloc(std::size_t bytes, const std::string& what);
@@ -81,6 +108,9 @@ class DeviceMachine final : public ir::Machine {
 
  private:
   std::shared_ptr<const Program> prog_;
+  /// Launches whose totals only the scalar results read (ir::result_only_launches): an asynchronous call
+  /// leaves those on their way.
+  std::vector<const ir::LaunchStmt*> result_only_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   int waves_;       ///< CudaOptions::waves
   int row_threads_;  ///< CudaOptions::row_threads

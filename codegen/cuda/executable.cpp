@@ -7,11 +7,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "codegen/cuda/arg_memory.hpp"
+#include "codegen/cuda/deferred_scalars.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "kiln/error.hpp"
@@ -272,10 +274,30 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   if (f.result || f.result_array) outs.push_back(f.result_array ? &device_results[0] : result);
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
     outs.push_back(f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i]);
+  call.may_defer = memory.pending != nullptr;
+  ir::PendingRun pending;
+  bool results_pending = false;
   try {
-    host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0], &call);
+    results_pending = host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0],
+                                &call, &pending);
   } catch (const KernelFailed& failed) {
     return failed.code;  // a check on the host side: reported now, like a synchronous call's
+  }
+  if (results_pending) {
+    // The results wait for totals on their way: the status of the call's kernels travels with them, and the
+    // slot's event marks their arrival.
+    std::ptrdiff_t status_offset = -1;
+    if (call.device_status) {
+      void* at = call.host_bytes(sizeof(KernelStatus), true);  // kept free by every earlier host_bytes
+      call.dev.count_transfer();
+      call.check(gpu::driver().cuMemcpyDtoHAsync(at, call.device_status, sizeof(KernelStatus), call.stream),
+                 "reading the kernel status");
+      status_offset = static_cast<char*>(at) - static_cast<char*>(call.host->host);
+    }
+    call.check(gpu::driver().cuEventRecord(call.host->done, call.stream), "recording the arrival of the results");
+    *memory.pending = std::make_shared<DeferredScalars>(shared_from_this(), host_, f, std::move(pending), std::move(call.deferred),
+                                                        call.dev, std::exchange(call.host, nullptr), status_offset,
+                                                        memory.report ? *memory.report : nullptr);
   }
   if (call.device_status) memory.stream->defer(call.device_status, memory.report ? *memory.report : nullptr);
 

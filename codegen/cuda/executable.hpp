@@ -17,7 +17,8 @@
 
 namespace kiln::codegen::cuda {
 
-class Executable {
+/// Made by make_shared: a call's Future keeps it alive (codegen/cuda/deferred_scalars.hpp).
+class Executable : public std::enable_shared_from_this<Executable> {
  public:
   Executable(std::shared_ptr<const Program> program, Binary binary, const CodegenOptions& opts, const CudaOptions& cuda);
 

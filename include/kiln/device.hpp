@@ -19,12 +19,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,49 @@ DeviceProperties properties(int ordinal);
 void synchronize(int ordinal = current_device());
 
 class Event;
+
+namespace detail {
+/// The scalar results of one asynchronous call, still on their way from the device (codegen/cuda implements
+/// it). Thread-safe.
+class PendingScalars {
+ public:
+  virtual ~PendingScalars() = default;
+  /// Waits for the values and returns result member `member` (0 for a single result). Throws the call's
+  /// kiln::Error if one of its kernels failed, as the stream's synchronize() would.
+  virtual ScalarSlot value(std::size_t member) = 0;
+  /// Whether value() would return without waiting for the device.
+  virtual bool ready() const = 0;
+};
+}  // namespace detail
+
+/// A scalar result of an asynchronous call (`kernel.async(stream)`). A total the kernel returns is copied back
+/// on the stream and the call returns without waiting for it; get() waits for that copy only (not for later
+/// work on the stream) and computes the result from it. A call whose host part itself needs a device value
+/// waits for it, and then its Future is ready at once.
+template <class T>
+class Future {
+ public:
+  Future() = default;
+  explicit Future(T ready) : value_(ready) {}
+  Future(std::shared_ptr<detail::PendingScalars> pending, std::size_t member) : pending_(std::move(pending)), member_(member) {}
+
+  /// The value; waits for the device if it has not arrived. Throws the kernel's kiln::Error if it failed.
+  T get() const {
+    if (!pending_) return value_;
+    const ScalarSlot s = pending_->value(member_);
+    T v;
+    std::memcpy(&v, &s, sizeof v);
+    return v;
+  }
+  operator T() const { return get(); }
+  /// Whether get() returns without waiting.
+  bool ready() const { return !pending_ || pending_->ready(); }
+
+ private:
+  T value_{};
+  std::shared_ptr<detail::PendingScalars> pending_;
+  std::size_t member_ = 0;
+};
 
 /// A queue of asynchronous work on one device: copies, and kernel calls made with `kernel.async(stream)`.
 /// Work on one stream runs in order; work on different streams may overlap. Everything queued returns at
@@ -335,35 +380,49 @@ NDArray<T> to_host(const DeviceArray<T>& d) {
 
 namespace detail {
 
-/// The result of an asynchronous call: arrays stay on the device, scalars are values.
-template <class R>
+/// The result of an asynchronous call: arrays stay on the device; scalars are futures (`Future`), or, as
+/// the call's ABI delivers them (`Raw`), values that a pending call fills in later.
+template <class R, bool Raw>
 struct device_result {
-  using type = R;
+  using type = std::conditional_t<Raw || std::is_void_v<R>, R, cuda::Future<R>>;
 };
-template <class T>
-struct device_result<NDArray<T>> {
+template <class T, bool Raw>
+struct device_result<NDArray<T>, Raw> {
   using type = DeviceArray<T>;
 };
-template <class... M>
-struct device_result<std::tuple<M...>> {
-  using type = std::tuple<typename device_result<M>::type...>;
+template <class... M, bool Raw>
+struct device_result<std::tuple<M...>, Raw> {
+  using type = std::tuple<typename device_result<M, Raw>::type...>;
 };
-template <class A, class B>
-struct device_result<std::pair<A, B>> {
-  using type = std::pair<typename device_result<A>::type, typename device_result<B>::type>;
+template <class A, class B, bool Raw>
+struct device_result<std::pair<A, B>, Raw> {
+  using type = std::pair<typename device_result<A, Raw>::type, typename device_result<B, Raw>::type>;
 };
+
+/// A raw result member as the caller gets it: a scalar becomes a Future (pending or ready), an array passes.
+template <class M, class R>
+M to_future(R&& raw, const std::shared_ptr<cuda::detail::PendingScalars>& pending, std::size_t member) {
+  if constexpr (is_element_v<std::remove_cvref_t<R>>) {
+    return pending ? M(pending, member) : M(raw);
+  } else {
+    return std::forward<R>(raw);
+  }
+}
 
 }  // namespace detail
 
 /// A kernel bound to a CUDA stream (kernel.async(stream)). Each call is queued on the stream and returns without
 /// waiting for the GPU: array arguments must be DeviceArrays on the stream's device, arrays the kernel returns
-/// stay on the device (DeviceArrays in the stream's memory pool), and a kernel's failure is reported by the
-/// stream's next synchronize(). A call whose host part needs a value back from the device (a reduction's total,
-/// a scalar result) waits for that value on the stream.
+/// stay on the device (DeviceArrays in the stream's memory pool), scalar results are cuda::Futures, and a
+/// kernel's failure is reported by the stream's next synchronize() (or by the Future of the call's result). A
+/// call whose host part itself computes with a value from the device (a total that a later step of the kernel
+/// uses, an array element read outside a parfor) waits for that value on the stream.
 template <class F>
 class AsyncKernel {
+  using raw_type = typename detail::device_result<typename Kernel<F>::result_type, true>::type;
+
  public:
-  using result_type = typename detail::device_result<typename Kernel<F>::result_type>::type;
+  using result_type = typename detail::device_result<typename Kernel<F>::result_type, false>::type;
 
   AsyncKernel(Kernel<F> kernel, const cuda::Stream& stream)
       : kernel_(std::move(kernel)), where_{stream.state(), stream.device()}, device_(stream.device()) {}
@@ -371,7 +430,21 @@ class AsyncKernel {
   template <class... A>
   result_type operator()(A&&... args) const {
     (keep_if_recorded(args), ...);
-    return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
+    if constexpr (std::is_same_v<raw_type, result_type>) {  // no scalar results: nothing can be pending
+      return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
+    } else {
+      std::shared_ptr<cuda::detail::PendingScalars> pending;
+      detail::CallPlacement where = where_;
+      where.pending = &pending;
+      raw_type raw = kernel_.template invoke<raw_type>(DeviceArrays{device_, where_.stream}, &where, std::forward<A>(args)...);
+      if constexpr (is_element_v<raw_type>) {
+        return detail::to_future<result_type>(raw, pending, 0);
+      } else {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return result_type(detail::to_future<std::tuple_element_t<I, result_type>>(std::get<I>(std::move(raw)), pending, I)...);
+        }(std::make_index_sequence<std::tuple_size_v<raw_type>>{});
+      }
+    }
   }
 
   const Kernel<F>& kernel() const { return kernel_; }

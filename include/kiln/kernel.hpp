@@ -22,7 +22,8 @@
 namespace kiln {
 
 namespace cuda::detail {
-struct StreamState;  // a CUDA stream and the checks deferred to its next synchronization (kiln/device.hpp)
+struct StreamState;     // a CUDA stream and the checks deferred to its next synchronization (kiln/device.hpp)
+class PendingScalars;   // scalar results of an asynchronous call still on their way (kiln/device.hpp)
 }
 
 namespace detail {
@@ -32,6 +33,8 @@ namespace detail {
 struct CallPlacement {
   std::shared_ptr<cuda::detail::StreamState> stream;
   int device = 0;  ///< the stream's device
+  /// Set by the call when its scalar results are still on their way from the device (kiln::cuda::Future).
+  std::shared_ptr<cuda::detail::PendingScalars>* pending = nullptr;
 };
 
 /// A parameter of a kernel lambda, as declared.

@@ -11,6 +11,7 @@
 #include "kiln/abi.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/host_slots.hpp"
 #include "runtime/cuda/memory_totals.hpp"
 
 namespace kiln::gpu {
@@ -127,6 +128,14 @@ Scratch Device::scratch(std::size_t bytes) {
 void Device::give_back(CUdeviceptr p, std::size_t bytes) noexcept {
   std::lock_guard lock(mutex_);
   free_.emplace_back(p, bytes);
+}
+
+Device::~Device() = default;
+
+HostSlots& Device::host_slots() {
+  std::lock_guard lock(mutex_);
+  if (!host_slots_) host_slots_ = std::make_unique<HostSlots>(*this);
+  return *host_slots_;
 }
 
 CUdeviceptr Device::status_slot() {

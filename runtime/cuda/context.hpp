@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct DeviceInfo {
 };
 
 class Device;
+class HostSlots;
 
 /// A device buffer borrowed from a device's scratch pool; returned to the pool on destruction. Work queued
 /// on the device's stream that uses it stays ordered before any later user of the same buffer, since every
@@ -53,6 +55,7 @@ class Scratch {
 class Device {
  public:
   explicit Device(int ordinal);  ///< retains the primary context; throws DeviceError
+  ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -86,6 +89,8 @@ class Device {
   std::uint64_t transfers() const { return transfers_.load(std::memory_order_relaxed); }
   /// The device's default memory pool, which cuMemAllocAsync draws from.
   CUmemoryPool pool() const { return pool_; }
+  /// Page-locked slots for values asynchronous calls copy back without waiting (made on first use).
+  HostSlots& host_slots();
 
  private:
   friend class Scratch;
@@ -98,6 +103,7 @@ class Device {
   std::mutex mutex_;  // guards free_ and free_slots_
   std::vector<std::pair<CUdeviceptr, std::size_t>> free_;
   std::vector<CUdeviceptr> free_slots_;
+  std::unique_ptr<HostSlots> host_slots_;
   std::atomic<std::int64_t> in_use_{0}, peak_{0};
   std::atomic<std::uint64_t> allocations_{0}, transfers_{0};
 };
