@@ -110,6 +110,8 @@ def main():
     ap.add_argument("--dtype", default="f64", choices=["f64", "f32"])
     ap.add_argument("--cache", default="", help="the peer's kernel cache directory")
     ap.add_argument("--first-only", action="store_true", help="only each kernel's first call (fresh process)")
+    ap.add_argument("--row-timeout-s", type=float, default=0, help="stop a workload's process after this many "
+                    "seconds: its row is an error (0: no limit)")
     ap.add_argument("--only", default="", help="(internal) the one workload this process runs")
     ap.add_argument("--variant", default="", help="only this variant (Halide: halide, the hand schedule, or "
                     "halide-auto); internally, the one variant a process runs")
@@ -193,7 +195,14 @@ def isolate(a):
                 print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
                                   "status": "n/a: " + (why or "not written")}), flush=True)
                 continue
-            r = subprocess.run(me + ["--only", name, "--variant", variant], stdout=subprocess.PIPE, text=True)
+            try:
+                r = subprocess.run(me + ["--only", name, "--variant", variant], stdout=subprocess.PIPE, text=True,
+                                   timeout=a.row_timeout_s or None)
+            except subprocess.TimeoutExpired:
+                print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
+                                  "status": f"error: stopped after --row-timeout-s {a.row_timeout_s:.0f} s"}), flush=True)
+                status = 1
+                continue
             rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"kernel"' in l]
             for row in rows:
                 print(json.dumps(row), flush=True)

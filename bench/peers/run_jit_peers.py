@@ -9,7 +9,7 @@ system's raw output in OUT/raw/.
 
   bench/peers/run_jit_peers.py --build BUILD [--suite-build B] [--threads T] [--reps R] [--runs N] [--sets bench,suite]
       [--peers numba,halide,drjit,taichi,devito] [--n N] [--filter a,b] [--python PY] [--out DIR] [--name N]
-      [--aa] [--budget-s S]
+      [--aa] [--budget-s S] [--row-timeout-s S]
 
 With --runs N every system is measured N times, alternating, and each time is the median over the runs (--stat
 min: the fastest run's, for a machine that other processes load at times). The
@@ -20,10 +20,11 @@ measure them; kiln's from kiln-bench --first-call (the bench rows; kiln-suite ha
 whose JIT keeps nothing on disk (Halide) gets no fresh-process pass: its fresh process would compile again, which
 its first call already shows.
 
---aa adds the A/A band: the hand reference timed against itself in the same runs (kiln-suite --aa; for the bench
-rows a kiln-bench --aa run next to each kiln-bench run), as the min-max of its ratio over the runs, the noise a
-ratio must clear. --budget-s starts no further run once the time the last run took no longer fits in what is left
-(a device call has a time limit): the tables then cover the runs made, and say so.
+--aa adds the A/A band of the suite rows: kiln-suite --aa times the hand reference against itself in the same
+repetitions, and the table shows the min-max of that ratio over the runs, the noise a ratio must clear.
+--budget-s (a device call has a time limit) starts no further run once the time the last run took no longer fits in
+what is left, and no fresh-process pass of a peer that its run 1 says would not fit: the tables then cover what
+was measured and say so. The fresh-process passes come after the runs (the cache run 1 wrote is the same then).
 """
 import argparse
 import csv
@@ -78,17 +79,13 @@ def kept(path, produce):
         return json.load(f)
 
 
-def kiln_bench_aa(bench, a):
-    """name -> the reference's A/A ratio in one kiln-bench --aa run (the reference timed in kiln's place)."""
-    rows = kiln_rows(bench, a, ["--aa"])
-    return {name: r["kiln_s"] / r["ref_s"] for name, r in rows.items() if r.get("ref_s")}
-
-
 def peer_run(a, py, peer, cache, path, first_only=False):
     """peer_harness.py's rows for `peer`: a peer's name, or name:variant for one of its variants (halide:halide)."""
     name, _, variant = peer.partition(":")
     cmd = [py, os.path.join(HERE, "peer_harness.py"), "--peer", name, "--threads", str(a.threads), "--reps",
            str(a.reps), "--sets", a.sets, "--n", str(a.n), "--cache", cache] + (["--variant", variant] if variant else [])
+    if a.row_timeout_s:
+        cmd += ["--row-timeout-s", str(a.row_timeout_s)]
     if a.filter:
         cmd += ["--filter", a.filter]
     if first_only:
@@ -150,7 +147,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "build-jit-peers"))
     ap.add_argument("--name", default="jit_peers")
     ap.add_argument("--stat", default="median", choices=["median", "min"], help="how the runs combine")
-    ap.add_argument("--aa", action="store_true", help="also time the reference against itself: the A/A band")
+    ap.add_argument("--aa", action="store_true", help="the suite rows' A/A band (kiln-suite --aa)")
+    ap.add_argument("--row-timeout-s", type=float, default=0, help="a peer's process for one workload that runs "
+                    "longer is stopped and its row is an error (0: no limit)")
     ap.add_argument("--budget-s", type=float, default=0, help="start no run that would not end within this many "
                     "seconds of the start, judged by the last run's time (0: no limit)")
     ap.add_argument("--from-raw", action="store_true", help="measure nothing: the tables from OUT/raw/ of an "
@@ -176,7 +175,11 @@ def main():
     caches = {p: os.path.join(cache_root.name, p.replace(":", "-")) for p in peers}
     for d in caches.values():
         os.makedirs(d)
-    started, runs_made = time.monotonic(), 0
+    started, runs_made, peer_s = time.monotonic(), 0, {}
+
+    def fits(seconds):
+        """Whether `seconds` more still end within --budget-s (always, without one, or when reading raw files)."""
+        return FROM_RAW or not a.budget_s or seconds * 1.05 <= a.budget_s - (time.monotonic() - started)
     for r in range(1, a.runs + 1):  # alternate the systems so that a noisy minute hurts all alike
         run_start = time.monotonic()
         rows = {}
@@ -185,11 +188,6 @@ def main():
                 if name != "copy":  # the bandwidth yardstick: no peer code to compare
                     rows[name] = {"set": "kiln-bench", "kiln_ms": k["kiln_s"] * 1e3, "ref_ms": k["ref_s"] * 1e3,
                                   "status": "ok"}
-            if a.aa:
-                for name, ratio in kept(os.path.join(raw, f"kiln_bench_aa_run{r}.json"),
-                                        lambda: kiln_bench_aa(bench, a)).items():
-                    if name in rows:
-                        rows[name]["aa"] = ratio
         if "suite" in a.sets:
             suite_args = argparse.Namespace(**{**vars(a), "build": a.suite_build or a.build})
             path = os.path.join(raw, f"kiln_suite_run{r}.csv")
@@ -207,18 +205,26 @@ def main():
         if "numba" in peers:
             numba.append(numba_runs(a, py, caches["numba"], raw, r))
         for p in jit:
+            t0 = time.monotonic()
             out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p.replace(':', '-')}_run{r}.jsonl"))
+            peer_s.setdefault(p, time.monotonic() - t0)
             headers[p] = next((x for x in out if "version" in x), {})
             jit[p].append({(x["variant"], x["kernel"]): x for x in out if "kernel" in x})
-            if r == 1 and headers[p].get("disk_cache", True):  # a fresh process with the cache run 1 wrote
-                out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p.replace(':', '-')}_fresh.jsonl"),
-                               first_only=True)
-                fresh.update({(x["variant"], x["kernel"]): x.get("first_call_ms") for x in out if "kernel" in x})
         runs_made = r
-        took, left = time.monotonic() - run_start, a.budget_s - (time.monotonic() - started)
-        if a.budget_s and r < a.runs and took * 1.05 > left and not FROM_RAW:
-            log(f"run {r} took {took:.0f} s and {left:.0f} s of --budget-s are left: no run {r + 1}")
+        if r < a.runs and not fits(time.monotonic() - run_start):
+            log(f"run {r} took {time.monotonic() - run_start:.0f} s, which the {a.budget_s:.0f} s of --budget-s "
+                f"no longer hold: no run {r + 1}")
             break
+    no_fresh = []
+    for p in jit:  # a fresh process with the cache that run 1 wrote
+        if not headers[p].get("disk_cache", True):
+            continue
+        if not fits(peer_s[p]):  # its run 1 took longer than what is left
+            no_fresh.append(p)
+            log(f"{p}: no fresh-process pass (its run 1 took {peer_s[p]:.0f} s; --budget-s)")
+            continue
+        out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p.replace(':', '-')}_fresh.jsonl"), first_only=True)
+        fresh.update({(x["variant"], x["kernel"]): x.get("first_call_ms") for x in out if "kernel" in x})
 
     systems = ["kiln"] + (["numba"] if "numba" in peers else [])
     for p in jit:
@@ -252,7 +258,9 @@ def main():
     text = markdown(table, systems, headers, f"{cpu_model()}, {os.cpu_count()} logical CPUs; threads {a.threads}; "
                     f"{'medians' if a.stat == 'median' else 'minima'} over {runs_made} run(s)"
                     f"{f' (of {a.runs} asked; --budget-s {a.budget_s:.0f})' if runs_made < a.runs else ''} of medians "
-                    f"of {a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite", "C++/OpenMP")
+                    f"of {a.reps} reps; sizes of kiln-bench (--n {a.n}) and kiln-suite"
+                    + (f"; no fresh-process pass for {', '.join(no_fresh)} (--budget-s)" if no_fresh else ""),
+                    "C++/OpenMP")
     with open(os.path.join(a.out, a.name + ".md"), "w") as f:
         f.write(text)
     print(text, end="")
@@ -316,8 +324,8 @@ def markdown(table, systems, headers, first_line, ref_label):
         lines.append(f"- {h.get('settings', p)}")
     with_aa = any(e["aa"] for e in table)
     lines += ["", f"Steady state: ms (ratio to the hand-written {ref_label}; below 1 is faster than it)"
-              + ("; A/A: the reference timed against itself in the same runs, min–max over the runs" if with_aa
-                 else ""), "",
+              + ("; A/A: the reference timed against itself in the same runs, min–max over the runs (kiln-suite's "
+                 "rows)" if with_aa else ""), "",
               f"| workload | {ref_label} ms | " + ("A/A | " if with_aa else "")
               + " | ".join(LABELS.get(s, s) for s in systems) + " |",
               "|---|---:|" + ("---:|" if with_aa else "") + "---:|" * len(systems)]
