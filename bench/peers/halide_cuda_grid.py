@@ -24,11 +24,16 @@ hl = peer_halide.hl
 SIZES = [65535 * 256, 65536 * 256, 1 << 27]
 
 
-def pipeline():
-    x, bx, tx = hl.Var("x"), hl.Var("bx"), hl.Var("tx")
+def pipeline(per_thread=1):
+    """f[x] = 2x, 256 threads a block; per_thread > 1: each thread loops over that many elements 256 apart (n / (256
+    per_thread) blocks: the control, a grid within sm_20's limit)."""
+    x, bx, tx, xi, s = hl.Var("x"), hl.Var("bx"), hl.Var("tx"), hl.Var("xi"), hl.Var("s")
     f = hl.Func("twice")
     f[x] = hl.cast(hl.Float(32), x) * hl.f32(2)
-    f.gpu_tile(x, bx, tx, 256)
+    if per_thread == 1:
+        f.gpu_tile(x, bx, tx, 256)
+    else:
+        f.split(x, bx, xi, 256 * per_thread).split(xi, s, tx, 256).reorder(tx, s, bx).gpu_blocks(bx).gpu_threads(tx)
     return f
 
 
@@ -43,8 +48,8 @@ def lowered(target):
     return (ptx.group(1) if ptx else "?"), (launch.groups() if launch else "?")
 
 
-def launch(target, n):
-    f = pipeline()
+def launch(target, n, per_thread=1):
+    f = pipeline(per_thread)
     f.compile_jit(target)
     out = hl.Buffer(hl.Float(32), [n])
     try:
@@ -74,6 +79,8 @@ def main():
         if not a.lower_only:
             for n in SIZES:
                 print(f"  n = {n} ({(n + 255) // 256} blocks of 256): {launch(target, n)}", flush=True)
+            n = SIZES[-1]
+            print(f"  n = {n}, 16 elements a thread ({n // 4096} blocks of 256): {launch(target, n, 16)}", flush=True)
 
 
 if __name__ == "__main__":
