@@ -71,7 +71,9 @@ FROM_RAW = False
 
 
 def kept(path, produce):
-    """produce()'s JSON-able result, kept in `path`; with --from-raw read back from there."""
+    """produce()'s JSON-able result, kept in `path`; with --from-raw read back from there (nothing: {})."""
+    if FROM_RAW and not os.path.exists(path):
+        return {}
     if not FROM_RAW:
         with open(path, "w") as f:
             json.dump(produce(), f)
@@ -181,6 +183,9 @@ def main():
         """Whether `seconds` more still end within --budget-s (always, without one, or when reading raw files)."""
         return FROM_RAW or not a.budget_s or seconds * 1.05 <= a.budget_s - (time.monotonic() - started)
     for r in range(1, a.runs + 1):  # alternate the systems so that a noisy minute hurts all alike
+        kiln_raw = os.path.join(raw, f"kiln_bench_run{r}.json" if "bench" in a.sets else f"kiln_suite_run{r}.csv")
+        if FROM_RAW and r > 1 and not os.path.exists(kiln_raw):  # the measuring run stopped earlier (--budget-s)
+            break
         run_start = time.monotonic()
         rows = {}
         if "bench" in a.sets:
@@ -219,11 +224,12 @@ def main():
     for p in jit:  # a fresh process with the cache that run 1 wrote
         if not headers[p].get("disk_cache", True):
             continue
-        if not fits(peer_s[p]):  # its run 1 took longer than what is left
+        path = os.path.join(raw, f"{p.replace(':', '-')}_fresh.jsonl")
+        if not fits(peer_s.get(p, 0)) or (FROM_RAW and not os.path.exists(path)):  # its run 1 took longer than what is left
             no_fresh.append(p)
-            log(f"{p}: no fresh-process pass (its run 1 took {peer_s[p]:.0f} s; --budget-s)")
+            log(f"{p}: no fresh-process pass (its run 1 took {peer_s.get(p, 0):.0f} s; --budget-s)")
             continue
-        out = peer_run(a, py, p, caches[p], os.path.join(raw, f"{p.replace(':', '-')}_fresh.jsonl"), first_only=True)
+        out = peer_run(a, py, p, caches[p], path, first_only=True)
         fresh.update({(x["variant"], x["kernel"]): x.get("first_call_ms") for x in out if "kernel" in x})
 
     systems = ["kiln"] + (["numba"] if "numba" in peers else [])
