@@ -48,7 +48,7 @@ def main():
     lines = ["Steady state: ms (time / the hand-written C++/OpenMP of the same call; below 1 is faster than it). "
              "kiln: its ratio in each call (" + ", ".join(os.path.basename(p) for p in a.csvs) + "); A/A: the "
              "reference against itself, min–max over all calls' runs (kiln-suite's rows).", "",
-             "| workload | C++/OpenMP ms (first call) | A/A | kiln | " + " | ".join(LABELS.get(s, s) for _, s in peers) + " |",
+             "| workload | C++/OpenMP ms (call 1) | A/A | kiln | " + " | ".join(LABELS.get(s, s) for _, s in peers) + " |",
              "|---|---:|---:|---:|" + "---:|" * len(peers)]
     notes, table = [], []
     for name in names:
