@@ -302,7 +302,7 @@ def write_csv(table, systems, a, path):
                 ratio = v["ms"] / e["ref_ms"] if v.get("ms") and e["ref_ms"] else None
                 w.writerow([e["workload"], e["set"], s, cell(v.get("ms")), cell(e["ref_ms"]), cell(ratio),
                             cell(v.get("first_ms")), cell(v.get("fresh_ms")), v.get("status", ""), a.threads,
-                            a.runs, a.reps, *(cell(x) for x in (e["aa"] or (None, None)))])
+                            a.runs, a.reps, *(cell(x) for x in (e.get("aa") or (None, None)))])
 
 
 def cell(v, spec=".4g"):
@@ -332,7 +332,7 @@ def markdown(table, systems, headers, first_line, ref_label):
     lines = [first_line, ""]
     for p, h in headers.items():
         lines.append(f"- {h.get('settings', p)}")
-    with_aa = any(e["aa"] for e in table)
+    with_aa = any(e.get("aa") for e in table)
     lines += ["", f"Steady state: ms (ratio to the hand-written {ref_label}; below 1 is faster than it)"
               + ("; A/A: the reference timed against itself in the same runs, min–max over the runs (kiln-suite's "
                  "rows)" if with_aa else ""), "",
@@ -349,11 +349,11 @@ def markdown(table, systems, headers, first_line, ref_label):
                 cells.append(f"{v['ms']:.2f} ({v['ms'] / e['ref_ms']:.2f}){tag}")
             else:
                 cells.append(f"{short(status) or '-'}{tag}")
-        band = (f"{e['aa'][0]:.2f}–{e['aa'][1]:.2f} | " if e["aa"] else "- | ") if with_aa else ""
+        band = (f"{e['aa'][0]:.2f}–{e['aa'][1]:.2f} | " if e.get("aa") else "- | ") if with_aa else ""
         lines.append(f"| {e['workload']} | {cell(e['ref_ms'], '.2f')} | {band}" + " | ".join(cells) + " |")
     lines += ["", "Latency: first call − one steady call, ms: empty cache / fresh process with the cache "
-              "(a peer whose JIT keeps no disk cache, Halide, has no fresh-process figure: its fresh process compiles "
-              "again, as in its first call)", "",
+              "(Halide's JIT keeps no disk cache: run_jit_peers.py makes no fresh-process pass for it, and where a "
+              "figure is shown, that process compiled again)", "",
               "| workload | " + " | ".join(LABELS.get(s, s) for s in systems) + " |",
               "|---|" + "---:|" * len(systems)]
     for e in table:
