@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A libkiln that runs on a machine without LLVM: the needed LLVM components linked in statically
-# (-DKILN_LLVM_STATIC=ON), stripped, copied to build-static/dist/libkiln.so.0 next to libsodium.so.23 (~30 MB:
-# small enough to carry to the GPU machine, where bench/peers/run_cpu_prebuilt.sh compiles kiln-bench against it).
+# (-DKILN_LLVM_STATIC=ON), stripped, copied to build-static/dist/libkiln.so.0 next to libsodium.so.23 (~40 MB:
+# small enough to carry to the GPU machine, where bench/build_prebuilt.sh compiles kiln-bench and kiln-suite
+# against it), and packed with nlohmann-json's headers into build-static/kiln-dist.tar.xz.
 #   bash tools/static_dist.sh [BUILD_DIR]   (default build-static)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +19,11 @@ ldd "$build/dist/libkiln.so.0" | grep -i llvm && { echo "static_dist: libLLVM is
 # it travels in dist/ too, found there through LD_LIBRARY_PATH (bench/peers/run_cpu_prebuilt.sh sets it).
 sodium=$(ldd "$build/dist/libkiln.so.0" | awk '/libsodium/ {print $3}')
 [ -n "$sodium" ] && cp -L "$sodium" "$build/dist/"
-ls -l "$build/dist/libkiln.so.0"
+# nlohmann-json's headers (kiln-bench's --json lines; bench/build_prebuilt.sh uses them where the machine has none),
+# and the whole as one archive to carry (build-static/kiln-dist.tar.xz, ~11 MB: bench/peers/run_jit_peers_prebuilt.sh).
+json=$(printf '#include <nlohmann/json.hpp>\n' | g++ -E -x c++ - 2>/dev/null | grep -m1 -o '/[^"]*/nlohmann/json.hpp' || true)
+if [ -n "$json" ]; then
+  rm -rf "$build/dist/include" && mkdir -p "$build/dist/include" && cp -r "$(dirname "$json")" "$build/dist/include/"
+fi
+tar -cf - -C "$build" dist | xz -T0 -6 >"$build/kiln-dist.tar.xz"
+ls -l "$build/dist/libkiln.so.0" "$build/kiln-dist.tar.xz"

@@ -22,13 +22,43 @@ S = settings()
 os.environ["HL_NUM_THREADS"] = str(S.threads)
 import halide as hl  # noqa: E402
 
+CUDA_CAPABILITIES = {int(name[len("CUDACapability"):]): getattr(hl.TargetFeature, name)
+                     for name in dir(hl.TargetFeature) if name.startswith("CUDACapability")}
+
+
+def device_capability():
+    """The compute capability of CUDA device 0 (90 for sm_90), from the driver."""
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    dev, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76
+    if (cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(dev), 0) or
+            cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) or
+            cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev)):
+        raise RuntimeError("peer_halide: the CUDA driver reports no device 0")
+    return 10 * major.value + minor.value
+
+
+def with_cuda(target):
+    """`target` with CUDA and the device's compute capability (the highest Halide names at or below it), unless
+    HL_JIT_TARGET named one. Without a capability Halide emits PTX for sm_20, and the driver holds a launch of
+    such code to compute capability 2.x's grid limit of 65535 blocks in x: the 1-d gpu_tile of 2^27 elements
+    (524288 blocks of 256) failed in cuLaunchKernel with CUDA_ERROR_INVALID_VALUE (halide_cuda_grid.py shows it)."""
+    target = target.with_feature(hl.TargetFeature.CUDA)
+    if not any(target.has_feature(f) for f in CUDA_CAPABILITIES.values()):
+        cap = device_capability()
+        target = target.with_feature(CUDA_CAPABILITIES[max(c for c in CUDA_CAPABILITIES if c <= cap)])
+    return target
+
+
 TARGET = hl.get_jit_target_from_environment()
 if S.target == "cuda":
-    TARGET = TARGET.with_feature(hl.TargetFeature.CUDA)
+    TARGET = with_cuda(TARGET)
 GPU = S.target == "cuda"
 T = hl.Float(32) if S.dtype == "f32" else hl.Float(64)
 VEC = 16 if S.dtype == "f32" else 8
 AUTOSCHEDULER = "Adams2019"
+DISK_CACHE = False  # Halide's JIT compiles in memory only
 _plugin = os.path.join(os.path.dirname(hl.__file__), "lib64", "libautoschedule_adams2019.so")
 hl.load_plugin(_plugin)
 # Adams2019 schedules CPUs; on CUDA only the hand schedule runs (the GPU autoscheduler, Anderson2021, needs

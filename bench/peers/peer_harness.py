@@ -17,7 +17,8 @@ first, then the same one to a second process with --first-only, whose first call
 A peer module is imported after this script has put the run's settings into the environment (PEER_TARGET,
 PEER_THREADS, PEER_CACHE: `settings()`), so that it can configure its system before importing it. It defines
 VARIANTS (the table columns it makes: Halide's hand schedule and autoscheduler), `version()`, `describe()` (its
-settings for the table header), KERNELS (name -> builder(case, work, variant) -> Kernel) and NA (name, or (name, variant) -> why).
+settings for the table header), KERNELS (name -> builder(case, work, variant) -> Kernel) and NA (name, or (name, variant) -> why);
+DISK_CACHE = False where its JIT keeps nothing on disk (run_jit_peers.py then makes no fresh-process pass).
 A builder only moves data; compilation happens in the first `step()`, so that the first call counts it.
 """
 import argparse
@@ -109,8 +110,11 @@ def main():
     ap.add_argument("--dtype", default="f64", choices=["f64", "f32"])
     ap.add_argument("--cache", default="", help="the peer's kernel cache directory")
     ap.add_argument("--first-only", action="store_true", help="only each kernel's first call (fresh process)")
+    ap.add_argument("--row-timeout-s", type=float, default=0, help="stop a workload's process after this many "
+                    "seconds: its row is an error (0: no limit)")
     ap.add_argument("--only", default="", help="(internal) the one workload this process runs")
-    ap.add_argument("--variant", default="", help="(internal) the one variant this process runs")
+    ap.add_argument("--variant", default="", help="only this variant (Halide: halide, the hand schedule, or "
+                    "halide-auto); internally, the one variant a process runs")
     ap.add_argument("--header-only", action="store_true", help="(internal) print the peer's header line only")
     a = ap.parse_args()
     if not a.only and not a.header_only:
@@ -127,7 +131,8 @@ def main():
     # The rows that need no process of their own: (name, variant) -> why the peer has no kernel for it.
     na = {f"{k[0]}|{k[1]}" if isinstance(k, tuple) else k: why for k, why in peer.NA.items()}
     print(json.dumps({"peer": a.peer, "version": peer.version(), "settings": peer.describe(),
-                      "variants": peer.VARIANTS, "kernels": sorted(peer.KERNELS), "na": na}), flush=True)
+                      "variants": peer.VARIANTS, "kernels": sorted(peer.KERNELS), "na": na,
+                      "disk_cache": getattr(peer, "DISK_CACHE", True)}), flush=True)
     if a.header_only:
         return 0
 
@@ -176,6 +181,11 @@ def isolate(a):
     if header is None:
         sys.stderr.write(f"peer_harness: {a.peer} did not start (exit status {r.returncode})\n")
         return 1
+    if a.variant:
+        if a.variant not in header["variants"]:
+            sys.stderr.write(f"peer_harness: {a.peer} has no variant {a.variant} ({', '.join(header['variants'])})\n")
+            return 2
+        header["variants"] = [a.variant]
     print(json.dumps(header), flush=True)
     status = 0
     for name in names:
@@ -185,7 +195,14 @@ def isolate(a):
                 print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
                                   "status": "n/a: " + (why or "not written")}), flush=True)
                 continue
-            r = subprocess.run(me + ["--only", name, "--variant", variant], stdout=subprocess.PIPE, text=True)
+            try:
+                r = subprocess.run(me + ["--only", name, "--variant", variant], stdout=subprocess.PIPE, text=True,
+                                   timeout=a.row_timeout_s or None)
+            except subprocess.TimeoutExpired:
+                print(json.dumps({"peer": a.peer, "variant": variant, "kernel": name, "target": a.target,
+                                  "status": f"error: stopped after --row-timeout-s {a.row_timeout_s:.0f} s"}), flush=True)
+                status = 1
+                continue
             rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"kernel"' in l]
             for row in rows:
                 print(json.dumps(row), flush=True)

@@ -42,8 +42,8 @@ def run(cmd, env=None):
     return r.stdout
 
 
-def kiln_rows(bench, a):
-    cmd = [bench, "--json", "--n", str(a.n), "--reps", str(a.reps)]
+def kiln_rows(bench, a, extra=()):
+    cmd = [bench, "--json", "--n", str(a.n), "--reps", str(a.reps), *extra]
     if a.filter:
         cmd += ["--filter", a.filter]
     if a.threads:

@@ -25,15 +25,7 @@ fi
 # The machine has no network: tools/peers_wheels.sh makes .whl-peers/ here, and a device call carries the part
 # of it one step needs (docs/performance.md, "JIT peers": 64 MiB a call), installed here first.
 # KILN_JIT_PEERS (default drjit,taichi,halide) picks the peers; gpu_jit_table.py merges the files of calls.
-if [ -d .whl-peers ]; then
-  site=/tmp/peers-site
-  mkdir -p "$site"
-  if ls .whl-peers/*.whl >/dev/null 2>&1; then
-    "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl-peers/*.whl
-  fi
-  [ -f .whl-peers/halide-jit.tar.xz ] && tar -xJf .whl-peers/halide-jit.tar.xz -C "$site"
-  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-fi
+source bench/peers/install_carried.sh
 jsonl=() fresh=()
 peers=${KILN_JIT_PEERS:-drjit,taichi,halide}
 for p in ${peers//,/ }; do

@@ -45,6 +45,8 @@ def kiln_run(a, path):
            "--csv", path]
     if a.filter:
         cmd += ["--filter", a.filter]
+    if getattr(a, "aa", False):  # the reference against itself too (run_jit_peers.py --aa)
+        cmd += ["--aa"]
     run(cmd, what="kiln-suite " + " ".join(cmd[1:]))
     with open(path) as f:
         return {r["kernel"]: r for r in csv.DictReader(f)}
