@@ -2,8 +2,10 @@
 // A self-contained experiment for the 16-core misses of kiln-suite (bicg, gemver, syrk, atax): it needs no
 // libkiln. It links kiln's own generated code for the four kernels (bench/suite/experiments_16/*.s: kiln's
 // optimized LLVM IR of main 8f6c23d, KILN_DUMP_LLVM=1, put through llc-19 -mcpu=sapphirerapids
-// -mattr=-prefer-256-bit) against a copy of kiln's runtime (runtime/parallel.cpp) whose choices can be
-// switched, and times, at the suite's sizes and in one process, interleaved:
+// -mattr=-prefer-256-bit; the IR's vectorization was chosen for the 2-core znver4 VM's AVX-512, also 512-bit;
+// syrk_lanes, syrk_split and bicg_fused are branch cpu16's code for them) against a copy of kiln's runtime
+// (runtime/parallel.cpp) whose choices can be switched, and times, at the suite's sizes and in one process,
+// interleaved:
 //   - the hand reference (bench/suite/reference_polybench.cpp) and the reference again (the A/A band);
 //   - kiln's code with the runtime as it is, and with one choice changed at a time: private copies filled
 //     by their own piece's thread (today: by the calling thread below 1 MiB of copies), kept from call to
@@ -193,6 +195,53 @@ void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_
   if (!combine) note_pieces(used);
 }
 
+// kiln_rt_parfor_split as on branch cpu16 (runtime/parallel.cpp): pieces of equal work for a cost linear in
+// the index, starting at multiples of `align`.
+void kiln_rt_parfor_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain,
+                          std::int64_t align, double w_first, double w_last) noexcept {
+  Timer tm(g_ph.other);
+  if (end <= begin) return;
+  const std::uint64_t extent = static_cast<std::uint64_t>(end - begin);
+  const std::int64_t pieces = width(extent, grain);
+  if (pieces <= 1) {
+    fn(ctx, begin, end, nullptr);
+    return;
+  }
+  auto start = [&](std::uint64_t n, std::uint64_t t) -> std::uint64_t {
+    if (t == 0) return 0;
+    if (t >= n) return extent;
+    const double e = static_cast<double>(extent);
+    const double a = std::max(w_first, 0.0);
+    const double b = extent > 1 ? (std::max(w_last, 0.0) - a) / (e - 1.0) : 0.0;
+    const double total = a * e + b * e * (e - 1.0) / 2.0;
+    double x = e * static_cast<double>(t) / static_cast<double>(n);
+    if (total > 0) {
+      const double target = total * static_cast<double>(t) / static_cast<double>(n);
+      const double c = a - b / 2.0;
+      if (std::fabs(b) * e <= 1e-9 * std::max(std::fabs(c), 1e-300)) x = target / c;
+      else x = (-c + std::sqrt(std::max(c * c + 2.0 * b * target, 0.0))) / b;
+    }
+    if (!(x > 0)) return 0;
+    if (x >= e) return extent;
+    const auto g = static_cast<std::uint64_t>(std::max<std::int64_t>(align, 1));
+    return std::min(extent, (static_cast<std::uint64_t>(x) + g / 2) / g * g);
+  };
+  std::int64_t used = pieces;
+#pragma omp parallel num_threads(g_threads)
+  {
+    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    if (t == 0) used = static_cast<std::int64_t>(n);
+    if (t < n) {
+      const double t0 = now();
+      const std::uint64_t lo = start(n, t), hi = start(n, t + 1);
+      if (lo < hi) fn(ctx, begin + static_cast<std::int64_t>(lo), begin + static_cast<std::int64_t>(hi), nullptr);
+      g_piece_t[t] = now() - t0;
+    }
+  }
+  note_pieces(used);
+}
+
 std::int64_t kiln_rt_reduce_blocks(std::int64_t extent) noexcept {
   if (extent <= 0) return 0;
   return std::min<std::int64_t>(1024, ceil_div(static_cast<std::uint64_t>(extent), 2048));
@@ -326,6 +375,10 @@ int kiln_entry_syrk(void** args, void* result, KernelStatus* status);
 /// syrk as kiln generates it with lanes allowed for an array each lane only touches in a row of its own
 /// (ir/lanes.cpp owns_slices, branch cpu16).
 int kiln_entry_syrk_lanes(void** args, void* result, KernelStatus* status);
+/// Branch cpu16's code: syrk in lanes with pieces of equal work (kiln_rt_parfor_split); bicg with the column
+/// sums' row loop fused with the row dot product (one pass over each row of A).
+int kiln_entry_syrk_split(void** args, void* result, KernelStatus* status);
+int kiln_entry_bicg_fused(void** args, void* result, KernelStatus* status);
 }
 
 namespace {
@@ -523,9 +576,20 @@ void bicg_row(int reps) {
   vs.push_back({"reference", [&] { suite::ref::bicg(s_ref.p, q_ref.p, A.p, r.p, p.p, n, m, g_threads); }, {}});
   vs.push_back({"reference (A/A)", [&] { suite::ref::bicg(s_ref.p, q_ref.p, A.p, r.p, p.p, n, m, g_threads); }, {}});
   for (auto& [name, mode] : copy_modes()) vs.push_back({name, under(mode, kiln), {}});
+  auto fused = [&] {
+    KernelStatus st;
+    std::free(out_s.data);
+    std::free(out_q.data);
+    if (kiln_entry_bicg_fused(args, outs, &st) != 0) std::printf("bicg failed: %s\n", st.message);
+  };
+  for (auto& [name, mode] : copy_modes()) vs.push_back({"cpu16 one pass: " + name, under(mode, fused), {}});
   vs.push_back({"hand two passes per row (omp copies)", [&] { bicg_two_pass(s2.p, q2.p, A.p, r.p, p.p, n, m); }, {}});
   vs.push_back({"hand fused pass, kiln-style copies", [&] { bicg_fused_kiln_copies(s2.p, q2.p, A.p, r.p, p.p, n, m); }, {}});
   bench("bicg n=6000 m=5800", vs, reps);
+  kiln();
+  fused();
+  std::printf("  check: cpu16 one pass s %.2e q %.2e\n", rel_err(static_cast<double*>(out_s.data), s_ref.p, m),
+              rel_err(static_cast<double*>(out_q.data), q_ref.p, n));
   kiln();
   std::printf("  check: kiln s %.2e q %.2e; two-pass s %.2e\n", rel_err(static_cast<double*>(out_s.data), s_ref.p, m),
               rel_err(static_cast<double*>(out_q.data), q_ref.p, n), (bicg_two_pass(s2.p, q2.p, A.p, r.p, p.p, n, m), rel_err(s2.p, s_ref.p, m)));
@@ -689,6 +753,12 @@ void syrk_row(int reps) {
   vs.push_back({"kiln lanes dynamic split", under(m0, lanes), reset(C)});
   m0.split = 2;
   vs.push_back({"kiln lanes triangle-balanced split", under(m0, lanes), reset(C)});
+  auto split = [&] {
+    KernelStatus st;
+    if (kiln_entry_syrk_split(args, nullptr, &st) != 0) std::printf("syrk failed: %s\n", st.message);
+  };
+  m0.split = 0;
+  vs.push_back({"cpu16 lanes, equal-work pieces", under(m0, split), reset(C)});
   vs.push_back({"hand lanes of 8 rows, static", [&] { syrk_lanes(Cr.p, A.p, alpha, beta, n, m, 0); }, reset(Cr)});
   vs.push_back({"hand lanes of 8 rows, dynamic", [&] { syrk_lanes(Cr.p, A.p, alpha, beta, n, m, 1); }, reset(Cr)});
   bench("syrk n=520 m=480", vs, reps);
@@ -699,7 +769,10 @@ void syrk_row(int reps) {
   std::printf("  check: kiln C %.2e", rel_err(C.p, Cr.p, static_cast<std::size_t>(n * n)));
   reset(C)();
   lanes();
-  std::printf(", kiln lanes C %.2e\n", rel_err(C.p, Cr.p, static_cast<std::size_t>(n * n)));
+  std::printf(", kiln lanes C %.2e", rel_err(C.p, Cr.p, static_cast<std::size_t>(n * n)));
+  reset(C)();
+  split();
+  std::printf(", cpu16 C %.2e\n", rel_err(C.p, Cr.p, static_cast<std::size_t>(n * n)));
 }
 
 // ---- the cost of a parallel region -----------------------------------------------------------------------------
