@@ -480,6 +480,40 @@ TEST(Fuse, RowStatisticsFuseWithTheRowsOfATwoDimensionalParfor) {
   EXPECT_CONTAINS(notes(tctx), "removed m: a temporary of rowmax | subtract written and read at one index per iteration");
 }
 
+TEST(Fuse, ARowsArrayReductionSharesItsPassWithTheRowsDotProduct) {
+  // bicg: q[i] = a[i, :] . p, then s[j] += r[i] a[i, j] over (i, j) as an array reduction. Prefix fusion makes
+  // the (i, j) space rows of an inner loop over j; each of its iterations updates an element of its own (s[j]),
+  // so the inner loop stays a parfor and fuses with the dot product's loop over the same row: one pass over
+  // each row of a for both products.
+  const Var a = array_param("a", 2), r = array_param("r"), p = array_param("p", 2), q = array_param("q"),
+            s = array_param("s", 2), bins = array_param("bins", 2);
+  const Var i = index("i"), k = index("k"), i2 = index("i2"), j = index("j");
+  const Var acc = local("acc");
+  auto program = [&](const Expr& element) {
+    Stmt dot = ir::make_parfor({k}, {i64c(0)}, {dim(a, 1)}, block({assign(acc, add(val(acc), mul(load(a, {val(i), val(k)}), load(p, {i64c(0), val(k)}))))}),
+                               {ir::Reduction{acc, ReduceOp::Add}}, {}, "dot");
+    Stmt rows = parfor(i, dim(a), {let(acc, f64c(0)), dot, store(q, {val(i)}, val(acc))}, {}, "rows");
+    // Row 0 of p and s (their default test shape is (n, 3), like a's).
+    Stmt update = store(s, {i64c(0), element}, add(load(s, {i64c(0), element}), mul(load(r, {val(i2)}), load(a, {val(i2), val(j)}))));
+    Stmt columns = ir::make_parfor({i2, j}, {i64c(0), i64c(0)}, {dim(a), dim(a, 1)}, block({update}), {},
+                                   {{s, ReduceOp::Add}}, "columns");
+    return function("bicg", {a, r, p, q, s, bins}, {rows, columns});
+  };
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, program(val(j)), ctx);
+  EXPECT_EQ(regions(g.body), 1) << ir::to_string(g);
+  EXPECT_CONTAINS(body_text(g),
+                  "    parfor (k in 0 .. dim(a, 1)) reduce(add acc) {  # dot | columns\n"
+                  "      acc = (acc + (a[i, k] * p[0, k]))\n"
+                  "      s[0, k] = (s[0, k] + (r[i] * a[i, k]))\n"
+                  "    }\n");
+  EXPECT_CONTAINS(notes(ctx), "#2 + #3: fused");
+  // s[0, bins(i2, j)]: two iterations of a row may update one element, so the row is a sequential loop.
+  PassContext ctx2;
+  const ir::Function h = apply(passes::fuse_parfors, program(bin(BinaryOp::Min, ir::make_cast(DType::I64, mul(call(Intrinsic::Abs, load(bins, {val(i2), val(j)})), f64c(2))), i64c(2))), ctx2);
+  EXPECT_CONTAINS(body_text(h), "    for j in 0 .. dim(a, 1) {\n");
+}
+
 TEST(Fuse, RowStatisticsReadAtAnotherRowOrUnderAReductionStaySeparate) {
   {
     // out[i2, j] = a[i2, j] - m[0]: row 0's maximum is needed by every row.
@@ -1123,8 +1157,9 @@ TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
   EXPECT_TRUE(std::equal(loop_passes.begin(), loop_passes.end(), first));
   EXPECT_LT(std::find(names.begin(), names.end(), "detect_reductions"), first);
   EXPECT_EQ(names.back(), "offload");  // device targets only, after simplify
-  EXPECT_EQ(names[names.size() - 2], "plan_lanes");  // host targets only, a report
-  EXPECT_EQ(names[names.size() - 3], "simplify");
+  EXPECT_EQ(names[names.size() - 2], "plan_splits");  // host targets only, reports
+  EXPECT_EQ(names[names.size() - 3], "plan_lanes");
+  EXPECT_EQ(names[names.size() - 4], "simplify");
 }
 
 // =========================================================================================================
