@@ -252,13 +252,22 @@ class Fuser {
     const std::vector<Var> inner_idx(c.indices.begin() + n, c.indices.end());
     const std::vector<Expr> inner_begins(c.begins.begin() + n, c.begins.end()),
         inner_ends(c.ends.begin() + n, c.ends.end());
+    // Every update of a reduced array (or of an array that may be one) in C's body must use one subscript tuple
+    // that picks one element per inner iteration: s[j] and s[j + 1] together reach an element from two
+    // iterations.
     bool distinct_updates = true;
     if (!c.array_reductions.empty()) {
       const VarSet variant = loops::variant_in(c.body);
-      for (const Access& a : loops::effects_of(c.body).accesses)
-        for (const auto& r : c.array_reductions)
-          if (a.store && ir::may_alias(a.array.get(), r.array.get()))
-            distinct_updates = distinct_updates && loops::one_element_per_iteration(a.index, inner_idx, variant);
+      const std::vector<Access> accesses = loops::effects_of(c.body).accesses;
+      for (const auto& r : c.array_reductions) {
+        const std::vector<Expr>* first = nullptr;
+        for (const Access& a : accesses) {
+          if (!a.store || !ir::may_alias(a.array.get(), r.array.get())) continue;
+          if (!first) first = &a.index;
+          distinct_updates = distinct_updates && loops::equal_all(*first, a.index) &&
+                             loops::one_element_per_iteration(a.index, inner_idx, variant);
+        }
+      }
     }
     Stmt inner;
     if (distinct_updates) {

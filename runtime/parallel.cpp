@@ -142,6 +142,31 @@ std::int64_t width(std::uint64_t extent, std::int64_t grain) {
   return std::max<std::int64_t>(1, std::min<std::int64_t>(kiln::runtime::num_threads(), ceil_div(extent, g)));
 }
 
+/// The first iteration (an offset from the range's start) of piece t of n over `extent` iterations whose
+/// costs grow linearly from w_first to w_last: where the work done so far, a x + b x (x - 1) / 2 with
+/// a = w_first and b the step per iteration, reaches t / n of the total; rounded to a multiple of `align`.
+std::uint64_t weighted_start(std::uint64_t extent, std::uint64_t n, std::uint64_t t, std::uint64_t align, double w_first,
+                             double w_last) {
+  if (t == 0) return 0;
+  if (t >= n) return extent;
+  const double e = static_cast<double>(extent);
+  const double a = std::max(w_first, 0.0);
+  const double b = extent > 1 ? (std::max(w_last, 0.0) - a) / (e - 1.0) : 0.0;
+  const double total = a * e + b * e * (e - 1.0) / 2.0;
+  double x = e * static_cast<double>(t) / static_cast<double>(n);  // equal parts when the work is unknown
+  if (total > 0) {
+    const double target = total * static_cast<double>(t) / static_cast<double>(n);
+    const double c = a - b / 2.0;  // work(x) = c x + (b / 2) x^2
+    if (std::fabs(b) * e <= 1e-9 * std::max(std::fabs(c), 1e-300)) x = target / c;
+    else x = (-c + std::sqrt(std::max(c * c + 2.0 * b * target, 0.0))) / b;
+  }
+  if (!(x > 0)) return 0;
+  if (x >= e) return extent;
+  const auto g = std::max<std::uint64_t>(align, 1);
+  return std::min(extent, (static_cast<std::uint64_t>(x) + g / 2) / g * g);
+}
+
+
 /// The team every parallel region asks for: kiln's thread count, however few pieces the parfor has (the
 /// threads beyond them go straight to the region's end). libgomp ends its pool's spare threads whenever a
 /// region asks for fewer threads than the one before and starts them again for the next larger one, so
@@ -149,6 +174,31 @@ std::int64_t width(std::uint64_t extent, std::int64_t grain) {
 /// creation on every call: on the 16-core GPU machine a loop alternating regions of 16 and 2 threads took
 /// 727 us per iteration against 30 us with 16 each time (14 clone3 calls per iteration under strace).
 int team() { return kiln::runtime::num_threads(); }
+
+/// Runs fn over [begin, end) as kiln_rt_parfor does, piece t of the n pieces starting at offset
+/// start(extent, n, t) from begin (start(extent, n, 0) = 0, start(extent, n, n) = extent, never decreasing in t).
+template <class Start>
+void run_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain, const Start& start) {
+  if (end <= begin) return;
+  // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
+  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
+  const std::int64_t pieces = width(extent, grain);
+  if (pieces <= 1) {
+    fn(ctx, begin, end, nullptr);
+    return;
+  }
+#pragma omp parallel num_threads(team())
+  {
+    // `pieces` workers, or as many threads as OpenMP granted if fewer; the other threads have no piece.
+    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    if (t < n) {
+      const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + start(extent, n, t));
+      const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + start(extent, n, t + 1));
+      if (lo < hi) fn(ctx, lo, hi, nullptr);
+    }
+  }
+}
 
 /// Calls run(p) for every piece p of [0, pieces): piece p on thread p % n of the team of n threads, so each
 /// piece runs exactly once whatever number of threads OpenMP grants.
@@ -245,78 +295,15 @@ void* allocate_array_memory(std::size_t bytes) noexcept {
 extern "C" {
 
 void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept {
-  if (end <= begin) return;
-  // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
-  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
-  const std::int64_t pieces = width(extent, grain);
-  if (pieces <= 1) {
-    fn(ctx, begin, end, nullptr);
-    return;
-  }
-#pragma omp parallel num_threads(team())
-  {
-    // `pieces` workers, or as many threads as OpenMP granted if fewer; the other threads have no piece.
-    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
-    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
-    if (t < n) {
-      const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t));
-      const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t + 1));
-      if (lo < hi) fn(ctx, lo, hi, nullptr);
-    }
-  }
+  run_split(fn, ctx, begin, end, grain, piece_start);
 }
-
-namespace {
-
-/// The first iteration (an offset from the range's start) of piece t of n over `extent` iterations whose
-/// costs grow linearly from w_first to w_last: where the work done so far, a x + b x (x - 1) / 2 with
-/// a = w_first and b the step per iteration, reaches t / n of the total; rounded to a multiple of `align`.
-std::uint64_t weighted_start(std::uint64_t extent, std::uint64_t n, std::uint64_t t, std::uint64_t align, double w_first,
-                             double w_last) {
-  if (t == 0) return 0;
-  if (t >= n) return extent;
-  const double e = static_cast<double>(extent);
-  const double a = std::max(w_first, 0.0);
-  const double b = extent > 1 ? (std::max(w_last, 0.0) - a) / (e - 1.0) : 0.0;
-  const double total = a * e + b * e * (e - 1.0) / 2.0;
-  double x = e * static_cast<double>(t) / static_cast<double>(n);  // equal parts when the work is unknown
-  if (total > 0) {
-    const double target = total * static_cast<double>(t) / static_cast<double>(n);
-    const double c = a - b / 2.0;  // work(x) = c x + (b / 2) x^2
-    if (std::fabs(b) * e <= 1e-9 * std::max(std::fabs(c), 1e-300)) x = target / c;
-    else x = (-c + std::sqrt(std::max(c * c + 2.0 * b * target, 0.0))) / b;
-  }
-  if (!(x > 0)) return 0;
-  if (x >= e) return extent;
-  const auto g = std::max<std::uint64_t>(align, 1);
-  return std::min(extent, (static_cast<std::uint64_t>(x) + g / 2) / g * g);
-}
-
-}  // namespace
 
 void kiln_rt_parfor_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain,
                           std::int64_t align, double w_first, double w_last) noexcept {
-  if (end <= begin) return;
-  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
-  const std::int64_t pieces = width(extent, grain);
-  if (pieces <= 1) {
-    fn(ctx, begin, end, nullptr);
-    return;
-  }
   const auto g = static_cast<std::uint64_t>(std::max<std::int64_t>(align, 1));
-#pragma omp parallel num_threads(team())
-  {
-    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
-    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
-    if (t < n) {
-      // Starts never decrease with t (the work so far grows with x), so the pieces tile the range.
-      const std::uint64_t lo = weighted_start(extent, n, t, g, w_first, w_last);
-      const std::uint64_t hi = weighted_start(extent, n, t + 1, g, w_first, w_last);
-      if (lo < hi)
-        fn(ctx, static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + lo),
-           static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + hi), nullptr);
-    }
-  }
+  run_split(fn, ctx, begin, end, grain, [&](std::uint64_t extent, std::uint64_t n, std::uint64_t t) {
+    return weighted_start(extent, n, t, g, w_first, w_last);
+  });
 }
 
 // Blocks of about 2048 iterations: large enough that a block's loop vectorizes and amortizes its call,

@@ -512,6 +512,19 @@ TEST(Fuse, ARowsArrayReductionSharesItsPassWithTheRowsDotProduct) {
   PassContext ctx2;
   const ir::Function h = apply(passes::fuse_parfors, program(bin(BinaryOp::Min, ir::make_cast(DType::I64, mul(call(Intrinsic::Abs, load(bins, {val(i2), val(j)})), f64c(2))), i64c(2))), ctx2);
   EXPECT_CONTAINS(body_text(h), "    for j in 0 .. dim(a, 1) {\n");
+  // s[0, j] and s[0, j + 1]: each picks one element per iteration, but together they reach s[0, j + 1] from
+  // iterations j and j + 1.
+  const Expr next = bin(BinaryOp::Min, add(val(j), i64c(1)), i64c(2));
+  const ir::Function twice = function(
+      "twice", {a, r, p, q, s, bins},
+      {ir::make_parfor({i}, {i64c(0)}, {dim(a)}, block({store(q, {val(i)}, load(a, {val(i), i64c(0)}))}), {}, {}, "rows"),
+       ir::make_parfor({i2, j}, {i64c(0), i64c(0)}, {dim(a), dim(a, 1)},
+                       block({store(s, {i64c(0), val(j)}, add(load(s, {i64c(0), val(j)}), load(a, {val(i2), val(j)}))),
+                              store(s, {i64c(0), next}, add(load(s, {i64c(0), next}), load(r, {val(i2)})))}),
+                       {}, {{s, ReduceOp::Add}}, "columns")});
+  PassContext ctx3;
+  const ir::Function t = apply(passes::fuse_parfors, twice, ctx3);
+  EXPECT_CONTAINS(body_text(t), "    for j in 0 .. dim(a, 1) {\n");
 }
 
 TEST(Fuse, RowStatisticsReadAtAnotherRowOrUnderAReductionStaySeparate) {
