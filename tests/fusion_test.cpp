@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <regex>
 
 #include "kiln/kiln.hpp"
 #include "loop_test_util.hpp"
@@ -1439,6 +1440,40 @@ TEST(ArrayDsl, RowNormalizationIsOneRegion) {
   EXPECT_EQ(allocations(ir), 1) << ir;
   EXPECT_CONTAINS(ir, "    parfor (j.2 in 0 .. dim(x, 1)) {");
   EXPECT_CONTAINS(normalize.diagnostics(), "dropped the dimension j of extent 1");
+}
+
+TEST(ArrayDsl, BicgReadsEachRowOnceAndMatchesTheInterpreterOnEveryThreadCount) {
+  // s = r^T A (an array reduction over the rows, 300 columns being fewer than 32 blocks) and q = A p: each row's
+  // column-sum updates fuse with its dot product. Compiled for the CPU, with 1, 2, 3 and 16 threads (16 pieces
+  // of private copies), the results are the interpreter's: s bit for bit with one piece, which updates s in
+  // row order as the interpreter does, and to rounding otherwise (the copies regroup the sums).
+  auto bicg = [](const Options& o) {
+    return jit("bicg_one_pass", [](Array<double, 2> A, Array<double, 1> r, Array<double, 1> p) {
+      return std::tuple{kiln::dot(r, A), kiln::dot(A, p)};
+    }, o);
+  };
+  Options cpu;
+  cpu.target = Target::cpu;
+  auto k = bicg(cpu);
+  auto want_k = bicg(interp());
+  const std::int64_t n = 37, m = 300;
+  NDArray<double> A({n, m}), r({n}), p({m});
+  const auto av = values(static_cast<size_t>(n * m), 31, -1, 1), rv = values(static_cast<size_t>(n), 32, -1, 1),
+             pv = values(static_cast<size_t>(m), 33, -1, 1);
+  for (std::int64_t e = 0; e < n * m; ++e) A[e] = av[static_cast<size_t>(e)];
+  for (std::int64_t e = 0; e < n; ++e) r[e] = rv[static_cast<size_t>(e)];
+  for (std::int64_t e = 0; e < m; ++e) p[e] = pv[static_cast<size_t>(e)];
+  const auto [s_want, q_want] = want_k(A, r, p);
+  for (int threads : {1, 2, 3, 16}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    set_num_threads(threads);
+    const auto [s, q] = k(A, r, p);
+    expect_close(s.to_vector(), s_want.to_vector(), threads == 1 ? 0 : 1e-13);
+    expect_close(q.to_vector(), q_want.to_vector(), 1e-13);
+  }
+  set_num_threads(0);
+  const std::string ir = k.lowered_ir();
+  EXPECT_TRUE(std::regex_search(ir, std::regex(R"(reduce\(add dot_acc[.0-9]*\) \{[^\n]*\n[^\n]*dot_acc[^\n]*\n *dot\[j)"))) << ir;
 }
 
 TEST(ArrayDsl, LogisticRegressionStepFusesIntoTheChosenSchedule) {
