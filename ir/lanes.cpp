@@ -193,17 +193,56 @@ class Planner : public IRVisitor {
   // A lane reading an element that another lane writes would see the writes in another order than the
   // scalar loop. Reading exactly the element it writes itself (a[i] = a[i] + x) is safe, when that element
   // is one for the whole iteration: its subscripts use no inner loop's index and no assigned variable
-  // (a[i + j] over j reaches the elements the next lanes write).
+  // (a[i + j] over j reaches the elements the next lanes write). So is any read of an array that every lane
+  // only touches in a slice of its own (owns_slices).
   bool same_as_a_store(const LoadExpr& e) const {
-    for (const Expr& i : e.indices)
-      for (const Var& v : free_vars(i))
-        if (changing_.count(v.get())) return false;
+    if (owns_slices(e.array)) return true;
+    if (uses_changing(e.indices)) return false;
     return std::any_of(stores_.begin(), stores_.end(), [&](const StoreStmt* s) {
       if (s->array != e.array || s->indices.size() != e.indices.size()) return false;
       for (size_t k = 0; k < e.indices.size(); ++k)
         if (!equal(s->indices[k], e.indices[k])) return false;
       return true;
     });
+  }
+
+  bool uses_changing(const std::vector<Expr>& indices) const {
+    for (const Expr& i : indices)
+      for (const Var& v : free_vars(i))
+        if (changing_.count(v.get())) return true;
+    return false;
+  }
+
+  /// True if some axis of `array` has one subscript in every load and store of it in the body, which is one
+  /// value for the whole iteration (no inner loop's index, no assigned variable) and steps by a known nonzero
+  /// amount from lane to lane: lanes then hold different values of it, so each lane reads and writes only
+  /// the slice of the array at its own value, whatever the other axes' subscripts (syrk's C[i, j] over
+  /// j <= i, each lane a row of its own). No lane sees another's writes, and its own come in its scalar order.
+  bool owns_slices(const Var& array) const {
+    std::vector<const std::vector<Expr>*> accesses;
+    struct Loads : IRVisitor {
+      const VarNode* array;
+      std::vector<const std::vector<Expr>*>& out;
+      Loads(const VarNode* a, std::vector<const std::vector<Expr>*>& o) : array(a), out(o) {}
+      void visit(const LoadExpr& e) override {
+        if (e.array.get() == array) out.push_back(&e.indices);
+        IRVisitor::visit(e);
+      }
+    } loads(array.get(), accesses);
+    loads.walk(body_);
+    for (const StoreStmt* s : stores_)
+      if (s->array == array) accesses.push_back(&s->indices);
+    const size_t rank = accesses.empty() ? 0 : accesses.front()->size();
+    for (size_t d = 0; d < rank; ++d) {
+      const Expr& sub = (*accesses.front())[d];
+      const bool same = std::all_of(accesses.begin(), accesses.end(), [&](const std::vector<Expr>* a) {
+        return a->size() == rank && equal((*a)[d], sub);
+      });
+      if (!same || uses_changing({sub})) continue;
+      const auto stride = lane_stride(plan_, sub);
+      if (stride && *stride != 0) return true;
+    }
+    return false;
   }
 };
 

@@ -144,6 +144,7 @@ class Fuser {
     // function, and P may end up in both branches, fused or as it is.
     const Stmt ps_else = ir::fresh_copy(ps);
     remember(ps_else, ids(ps));
+    numbering_.carry(ps, ps_else);  // the parfors nested in P
     auto then_fused = absorb(ps, branch.then_body);
     auto else_fused = absorb(ps_else, branch.else_body);
     if (!then_fused && !else_fused) return nullptr;
@@ -240,16 +241,36 @@ class Fuser {
   /// (statistics of row i stored at [i, 0]) is still in registers or cache when C uses it, and becomes a
   /// scalar (eliminate_temporaries); `(x - mean(x, axis=1)) / std(x, axis=1)` reads each row of x from
   /// memory once. The inner loops are a parfor, whose iterations are as independent as C's were (the
-  /// backend runs a nested parfor inline, vectorized); with array reductions, which the outer parfor then
-  /// declares, they are plain `for` loops, because two iterations of a row may update one element.
+  /// backend runs a nested parfor inline, vectorized). Array reductions move to the outer parfor; the inner
+  /// loops stay a parfor when every update of them picks one element per inner iteration (bicg's s[j] +=
+  /// r[i] A[i, j] over j): the row's iterations then update different elements, and the inner parfor may fuse
+  /// with P's loop over the same row (one pass over each row of A for both r^T A and A p). Otherwise (a
+  /// histogram's h[k(i, j)]) two iterations of a row may update one element: they are plain `for` loops.
   Stmt split(const Stmt& cs, size_t outer) {
     const auto& c = cs->as<ParforStmt>();
     const auto n = static_cast<std::ptrdiff_t>(outer);
     const std::vector<Var> inner_idx(c.indices.begin() + n, c.indices.end());
     const std::vector<Expr> inner_begins(c.begins.begin() + n, c.begins.end()),
         inner_ends(c.ends.begin() + n, c.ends.end());
+    // Every update of a reduced array (or of an array that may be one) in C's body must use one subscript tuple
+    // that picks one element per inner iteration: s[j] and s[j + 1] together reach an element from two
+    // iterations.
+    bool distinct_updates = true;
+    if (!c.array_reductions.empty()) {
+      const VarSet variant = loops::variant_in(c.body);
+      const std::vector<Access> accesses = loops::effects_of(c.body).accesses;
+      for (const auto& r : c.array_reductions) {
+        const std::vector<Expr>* first = nullptr;
+        for (const Access& a : accesses) {
+          if (!a.store || !ir::may_alias(a.array.get(), r.array.get())) continue;
+          if (!first) first = &a.index;
+          distinct_updates = distinct_updates && loops::equal_all(*first, a.index) &&
+                             loops::one_element_per_iteration(a.index, inner_idx, variant);
+        }
+      }
+    }
     Stmt inner;
-    if (c.array_reductions.empty()) {
+    if (distinct_updates) {
       inner = make_parfor(inner_idx, inner_begins, inner_ends, c.body, {}, c.origin);
       remember(inner, ids(cs));
     } else {

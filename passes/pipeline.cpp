@@ -22,6 +22,7 @@
 #include "passes/offload.hpp"
 #include "passes/partition_loops.hpp"
 #include "passes/plan_lanes.hpp"
+#include "passes/plan_splits.hpp"
 #include "passes/recompute_temporaries.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
@@ -66,6 +67,9 @@ const std::vector<Pass>& pipeline() {
       // host targets: which parfors run in vector lanes and why (the IR is unchanged; the CPU backend
       // applies the same rule, ir/lanes.hpp)
       {"plan_lanes", plan_lanes, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
+      // host targets: which parfors the runtime cuts into pieces of equal work, not equal length, and why (the
+      // IR is unchanged; the CPU backend applies the same rule, ir/uneven_work.hpp)
+      {"plan_splits", plan_splits, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       // device targets: the function splits into host code and device kernels, each parfor outside parfors
       // a launch; last, so that no pass needs to know launches
       {"offload", offload, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},

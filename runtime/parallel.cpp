@@ -11,10 +11,12 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 
 #include "kiln/ndarray.hpp"
 #include "kiln/runtime.hpp"
@@ -90,6 +92,39 @@ void advise_huge_pages(void* p, std::uint64_t bytes) noexcept {
   (void)madvise(reinterpret_cast<void*>(first), static_cast<std::size_t>(bytes - (first - start)), MADV_HUGEPAGE);
 }
 
+// The block of private copies the last array reduction gave back, kept for the next one (kiln_rt_copies_done).
+// A block the size of a few hundred KB is above glibc's mmap threshold or at the top of its heap, so freed it
+// goes back to the OS and the next call faults its pages in again (bicg at 16 threads: a 742 KB block per
+// call). One block, the largest seen, at most private_copy_limit() bytes; a kernel running beside another
+// takes it or allocates its own.
+std::mutex g_spare_mutex;
+void* g_spare = nullptr;
+std::size_t g_spare_size = 0;
+
+/// The kept block if it holds `size` bytes (the caller owns it then), else null.
+void* take_spare_copies(std::size_t size) noexcept {
+  std::lock_guard<std::mutex> lock(g_spare_mutex);
+  if (!g_spare || g_spare_size < size) return nullptr;
+  void* p = g_spare;
+  g_spare = nullptr;
+  return p;
+}
+
+/// Keeps `block` (a block of copies the caller gives up) when it is the larger, frees the other.
+void keep_spare_copies(void* block) noexcept {
+  const std::size_t size = malloc_usable_size(block);
+  void* drop = block;
+  {
+    std::lock_guard<std::mutex> lock(g_spare_mutex);
+    if (size > g_spare_size || !g_spare) {
+      drop = g_spare;
+      g_spare = block;
+      g_spare_size = size;
+    }
+  }
+  std::free(drop);
+}
+
 std::int64_t ceil_div(std::uint64_t a, std::uint64_t b) { return static_cast<std::int64_t>(a / b + (a % b != 0)); }
 
 /// Piece t of n equal contiguous pieces of [0, extent): the first extent % n pieces get one more element.
@@ -107,6 +142,31 @@ std::int64_t width(std::uint64_t extent, std::int64_t grain) {
   return std::max<std::int64_t>(1, std::min<std::int64_t>(kiln::runtime::num_threads(), ceil_div(extent, g)));
 }
 
+/// The first iteration (an offset from the range's start) of piece t of n over `extent` iterations whose
+/// costs grow linearly from w_first to w_last: where the work done so far, a x + b x (x - 1) / 2 with
+/// a = w_first and b the step per iteration, reaches t / n of the total; rounded to a multiple of `align`.
+std::uint64_t weighted_start(std::uint64_t extent, std::uint64_t n, std::uint64_t t, std::uint64_t align, double w_first,
+                             double w_last) {
+  if (t == 0) return 0;
+  if (t >= n) return extent;
+  const double e = static_cast<double>(extent);
+  const double a = std::max(w_first, 0.0);
+  const double b = extent > 1 ? (std::max(w_last, 0.0) - a) / (e - 1.0) : 0.0;
+  const double total = a * e + b * e * (e - 1.0) / 2.0;
+  double x = e * static_cast<double>(t) / static_cast<double>(n);  // equal parts when the work is unknown
+  if (total > 0) {
+    const double target = total * static_cast<double>(t) / static_cast<double>(n);
+    const double c = a - b / 2.0;  // work(x) = c x + (b / 2) x^2
+    if (std::fabs(b) * e <= 1e-9 * std::max(std::fabs(c), 1e-300)) x = target / c;
+    else x = (-c + std::sqrt(std::max(c * c + 2.0 * b * target, 0.0))) / b;
+  }
+  if (!(x > 0)) return 0;
+  if (x >= e) return extent;
+  const auto g = std::max<std::uint64_t>(align, 1);
+  return std::min(extent, (static_cast<std::uint64_t>(x) + g / 2) / g * g);
+}
+
+
 /// The team every parallel region asks for: kiln's thread count, however few pieces the parfor has (the
 /// threads beyond them go straight to the region's end). libgomp ends its pool's spare threads whenever a
 /// region asks for fewer threads than the one before and starts them again for the next larger one, so
@@ -114,6 +174,31 @@ std::int64_t width(std::uint64_t extent, std::int64_t grain) {
 /// creation on every call: on the 16-core GPU machine a loop alternating regions of 16 and 2 threads took
 /// 727 us per iteration against 30 us with 16 each time (14 clone3 calls per iteration under strace).
 int team() { return kiln::runtime::num_threads(); }
+
+/// Runs fn over [begin, end) as kiln_rt_parfor does, piece t of the n pieces starting at offset
+/// start(extent, n, t) from begin (start(extent, n, 0) = 0, start(extent, n, n) = extent, never decreasing in t).
+template <class Start>
+void run_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain, const Start& start) {
+  if (end <= begin) return;
+  // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
+  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
+  const std::int64_t pieces = width(extent, grain);
+  if (pieces <= 1) {
+    fn(ctx, begin, end, nullptr);
+    return;
+  }
+#pragma omp parallel num_threads(team())
+  {
+    // `pieces` workers, or as many threads as OpenMP granted if fewer; the other threads have no piece.
+    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
+    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
+    if (t < n) {
+      const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + start(extent, n, t));
+      const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + start(extent, n, t + 1));
+      if (lo < hi) fn(ctx, lo, hi, nullptr);
+    }
+  }
+}
 
 /// Calls run(p) for every piece p of [0, pieces): piece p on thread p % n of the team of n threads, so each
 /// piece runs exactly once whatever number of threads OpenMP grants.
@@ -210,25 +295,15 @@ void* allocate_array_memory(std::size_t bytes) noexcept {
 extern "C" {
 
 void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept {
-  if (end <= begin) return;
-  // end - begin may not fit in int64 (e.g. [-2^62, 2^62)); it always fits in uint64.
-  const std::uint64_t extent = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
-  const std::int64_t pieces = width(extent, grain);
-  if (pieces <= 1) {
-    fn(ctx, begin, end, nullptr);
-    return;
-  }
-#pragma omp parallel num_threads(team())
-  {
-    // `pieces` workers, or as many threads as OpenMP granted if fewer; the other threads have no piece.
-    const auto n = std::min(static_cast<std::uint64_t>(omp_get_num_threads()), static_cast<std::uint64_t>(pieces));
-    const auto t = static_cast<std::uint64_t>(omp_get_thread_num());
-    if (t < n) {
-      const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t));
-      const auto hi = static_cast<std::int64_t>(static_cast<std::uint64_t>(begin) + piece_start(extent, n, t + 1));
-      if (lo < hi) fn(ctx, lo, hi, nullptr);
-    }
-  }
+  run_split(fn, ctx, begin, end, grain, piece_start);
+}
+
+void kiln_rt_parfor_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain,
+                          std::int64_t align, double w_first, double w_last) noexcept {
+  const auto g = static_cast<std::uint64_t>(std::max<std::int64_t>(align, 1));
+  run_split(fn, ctx, begin, end, grain, [&](std::uint64_t extent, std::uint64_t n, std::uint64_t t) {
+    return weighted_start(extent, n, t, g, w_first, w_last);
+  });
 }
 
 // Blocks of about 2048 iterations: large enough that a block's loop vectorizes and amortizes its call,
@@ -312,21 +387,35 @@ void* kiln_rt_private_copies(std::int64_t pieces, std::int64_t elements, std::in
   const std::uint64_t stride = (bytes + 63) / 64 * 64;
   if (stride < bytes || __builtin_mul_overflow(stride, static_cast<std::uint64_t>(pieces), &total)) return nullptr;
   if (total > static_cast<std::uint64_t>(kiln::runtime::private_copy_limit())) return nullptr;
-  void* block = std::aligned_alloc(64, static_cast<std::size_t>(std::max<std::uint64_t>(total, 64)));
+  const auto size = static_cast<std::size_t>(std::max<std::uint64_t>(total, 64));
+  void* block = take_spare_copies(size);
+  if (!block) block = std::aligned_alloc(64, size);
   if (!block) return nullptr;
   account(block, +1);
-  // Each piece's copy is filled by the thread that will (most likely) use it, when there is enough to
-  // share; the padding after a copy is filled too, which is harmless.
+  // Each piece's copy is filled by the thread that runs the piece (run_pieces deals pieces to threads as
+  // kiln_rt_parfor_pieces does): its pages and lines are then that thread's. Filled by the calling thread
+  // (as below 1 MiB before),
+  // the copies cost more than the combine and the region together: bicg's 16 copies of 5800 doubles (742 KB)
+  // took 0.50 ms of a 3.36 ms call on the 16-core Xeon, 0.045 ms filled by their pieces' threads
+  // (bench/suite/experiments_16.cpp). Copies smaller than 64 KiB in all (a histogram of a few hundred bins)
+  // are filled here: a parallel region costs about what writing 64 KiB does (4 us for 16 threads there).
+  // The padding after a copy is filled too, which is harmless.
   auto fill = [&](std::int64_t p) {
     char* copy = static_cast<char*>(block) + static_cast<std::uint64_t>(p) * stride;
     for (std::uint64_t off = 0; off + static_cast<std::uint64_t>(elem_size) <= stride; off += static_cast<std::uint64_t>(elem_size))
       std::memcpy(copy + off, identity, static_cast<std::size_t>(elem_size));
   };
-  constexpr std::uint64_t kParallelFillBytes = std::uint64_t{1} << 20;
+  constexpr std::uint64_t kParallelFillBytes = std::uint64_t{64} << 10;
   if (total >= kParallelFillBytes) run_pieces(pieces, fill);
   else
     for (std::int64_t p = 0; p < pieces; ++p) fill(p);
   return block;
+}
+
+void kiln_rt_copies_done(void* copies) noexcept {
+  if (!copies) return;
+  account(copies, -1);
+  keep_spare_copies(copies);
 }
 
 void kiln_rt_fail(kiln::KernelStatus* status, std::int32_t code, const char* message, const std::int64_t* values,

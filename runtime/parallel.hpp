@@ -18,6 +18,14 @@ typedef void (*kiln_chunk_fn)(void* ctx, std::int64_t lo, std::int64_t hi, void*
 /// inside another parfor it runs the whole range on the calling thread.
 void kiln_rt_parfor(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain) noexcept;
 
+/// kiln_rt_parfor for ranges whose iterations are not alike: iteration begin + k costs about
+/// w_first + (w_last - w_first) k / (extent - 1) (a cost linear in the index, as a triangular loop nest's
+/// rows are), and pieces start at multiples of `align` iterations from begin (a body run in vector lanes of
+/// `align` iterations finishes a piece's last group with scalar code). Each of the
+/// kiln_rt_parfor_width(begin, end, grain) pieces gets an equal share of the work, up to that rounding.
+void kiln_rt_parfor_split(kiln_chunk_fn fn, void* ctx, std::int64_t begin, std::int64_t end, std::int64_t grain,
+                          std::int64_t align, double w_first, double w_last) noexcept;
+
 /// The number of reduction blocks for an iteration space of `extent` iterations: a pure function of the
 /// extent (never of the thread count), at most kiln_rt_max_reduce_blocks. Blocks have length
 /// ceil(extent / blocks), the last one shorter.
@@ -53,10 +61,17 @@ void kiln_rt_parfor_reduce_pieces(kiln_piece_fn fn, void* ctx, std::int64_t begi
 
 /// Per-piece private copies for an array reduction: one block holding `pieces` copies of `elements`
 /// elements of `elem_size` bytes, copy p at byte offset p * round_up(elements * elem_size, 64), every
-/// element set to the `elem_size` bytes at `identity`. Returns null, so that the caller updates the array
-/// in place with atomics instead, when pieces <= 1 (one piece needs no copy), when the copies would take
-/// more than kiln::runtime::private_copy_limit() bytes, or when memory is short. Free with kiln_rt_free.
+/// element set to the `elem_size` bytes at `identity`, copy p by the thread that kiln_rt_parfor_pieces runs
+/// piece p on. Returns null, so that the caller updates the array in place with atomics instead, when
+/// pieces <= 1 (one piece needs no copy), when the copies would take more than
+/// kiln::runtime::private_copy_limit() bytes, or when memory is short. Give the block back with
+/// kiln_rt_copies_done (kiln_rt_free also frees it).
 void* kiln_rt_private_copies(std::int64_t pieces, std::int64_t elements, std::int64_t elem_size, const void* identity) noexcept;
+
+/// Gives back a block from kiln_rt_private_copies (null: nothing). The runtime keeps one such block for the
+/// next parfor's copies (at most private_copy_limit() bytes), so that a kernel called again and again does
+/// not fault in fresh pages for its copies at every call.
+void kiln_rt_copies_done(void* copies) noexcept;
 
 /// Reports a failed run-time check: fills `status` with `code` and `message`, each `{}` replaced by the
 /// next of the `n` values (as ir::format_message does; truncated to the message buffer). The first

@@ -194,6 +194,57 @@ TEST(Lanes, LoopsWithBoundsThatDifferBetweenLanesRunMasked) {
   }
 }
 
+// syrk as users write it: c[i, j] = beta c[i, j] + alpha (a[i, :] . a[j, :]) for j <= i. Each lane reads and
+// writes only its own row of c (the first subscript is i in every access of c), so the read of c at the inner
+// loop's j is no other lane's element: lanes, bitwise the scalar loop.
+TEST(Lanes, ALaneMayReadAndWriteAnywhereInASliceOfItsOwn) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 2), c = array_param("c", t, 2);
+  Var alpha = param("alpha", t), beta = param("beta", t);
+  Var i = index("i"), j = index("j"), k = index("k");
+  Var s = local("s", t);
+  Stmt dot = for_loop(k, i64c(0), dim(a, 1), assign(s, val(s) + at(a, {val(i), val(k)}) * at(a, {val(j), val(k)})));
+  Stmt update = store(c, {val(i), val(j)}, val(beta) * at(c, {val(i), val(j)}) + val(alpha) * val(s));
+  Stmt row = for_loop(j, i64c(0), val(i) + i64c(1), block({let(s, num(t, 0)), dot, update}));
+  const ir::Function f = function("syrk", {a, c, alpha, beta}, {parfor1(i, dim(c), row)});
+  const ir::LanePlan plan = ir::plan_lanes(only_parfor(f));
+  ASSERT_TRUE(plan.eligible) << plan.reason;
+  const codegen::CompiledKernel k_ = compile_keeping_ir(f);
+  EXPECT_NE(k_.llvm_ir.find("i.lanes"), std::string::npos);
+  for (std::int64_t n : {0, 1, 7, 9, 17, 33}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    check_bitwise(k_, f, {array_arg(random_array(t, {std::max<std::int64_t>(n, 1), 6})), array_arg(random_array(t, {n, n})),
+                          scalar_arg(1.5), scalar_arg(-0.75)});
+  }
+}
+
+// The slice rule needs one subscript shared by every access of the array that differs between lanes and
+// holds for the whole iteration; otherwise a lane may read an element another lane writes.
+TEST(LanePlan, ASliceOfItsOwnNeedsOneLaneDependentSubscriptInEveryAccess) {
+  const DType t = DType::F64;
+  Var a = array_param("a", t, 1, true), c = array_param("c", t, 2);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t);
+  auto plan_of = [&](const Expr& read0, const Expr& read1, const Expr& write0, const Expr& write1) {
+    Stmt loop = for_loop(j, i64c(0), dim(c, 1), block({assign(s, val(s) + at(c, {read0, read1}) * at(a, {val(j)})),
+                                                       store(c, {write0, write1}, val(s))}));
+    Stmt body = block({let(s, num(t, 0)), loop});
+    return ir::plan_lanes(only_parfor(function("slices", {a, c}, {parfor1(i, dim(c), body)})));
+  };
+  // Row i read and written at every column: the lane's own row.
+  EXPECT_TRUE(plan_of(val(i), val(j), val(i), val(j)).eligible);
+  // Reading c[j, i] while writing c[i, j]: lane i reads the rows other lanes write.
+  ir::LanePlan p = plan_of(val(j), val(i), val(i), val(j));
+  EXPECT_FALSE(p.eligible);
+  EXPECT_NE(p.reason.find("reads c at other elements than it writes"), std::string::npos) << p.reason;
+  // Row i + j moves with the inner loop into the next lanes' rows.
+  p = plan_of(val(i) + val(j), i64c(0), val(i) + val(j), i64c(0));
+  EXPECT_FALSE(p.eligible);
+  // Row i / 2 is shared by two lanes (no known lane stride).
+  p = plan_of(val(i) / i64c(2), val(j), val(i) / i64c(2), val(j));
+  EXPECT_FALSE(p.eligible);
+}
+
 TEST(Lanes, NBodyRunsInLanesBitwiseAsTheScalarLoop) {
   for (DType t : {DType::F64, DType::F32}) {
     SCOPED_TRACE(name_of(t));

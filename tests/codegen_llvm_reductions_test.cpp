@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/status.hpp"
+#include "kiln/runtime.hpp"
 #include "kiln/error.hpp"
 #include "tests/codegen_llvm_support.hpp"
 
@@ -230,6 +231,35 @@ TEST(RuntimePieces, PrivateCopiesAreFilledAlignedAndBounded) {
     EXPECT_EQ(kiln_rt_private_copies(2, -1, 8, &one), nullptr);
   }
   EXPECT_EQ(runtime::private_copy_limit(), std::int64_t{4} << 20);
+}
+
+// A block of copies given back is kept for the next parfor's copies (no fresh pages each call), filled again
+// with the new identity, and counted as in use only while a parfor holds it.
+TEST(RuntimePieces, CopiesGivenBackAreReusedAndFilledAgain) {
+  for (int threads : {1, 3, 16}) {
+    ThreadCount tc(threads);
+    const double minus_inf = -std::numeric_limits<double>::infinity(), zero = 0.0;
+    const std::int64_t in_use = allocation_stats().in_use_bytes;
+    // 16 copies of 5800 doubles (bicg's columns at 16 threads), filled by their pieces' threads.
+    auto* a = static_cast<double*>(kiln_rt_private_copies(16, 5800, 8, &minus_inf));
+    ASSERT_NE(a, nullptr);
+    EXPECT_GT(allocation_stats().in_use_bytes, in_use);
+    for (std::int64_t e = 0; e < 16 * 5800; ++e) a[e] = 42.0;  // what a parfor leaves in them
+    kiln_rt_copies_done(a);
+    EXPECT_EQ(allocation_stats().in_use_bytes, in_use);
+    // The same size, or a smaller one, gets the same block back, every element the new identity.
+    auto* b = static_cast<double*>(kiln_rt_private_copies(8, 100, 8, &zero));
+    EXPECT_EQ(b, a);
+    for (std::int64_t c = 0; c < 8; ++c)
+      for (std::int64_t e = 0; e < 100; ++e) ASSERT_EQ(std::bit_cast<std::uint64_t>(b[c * 104 + e]), 0u) << c << " " << e;
+    // While it is held, another parfor gets a block of its own.
+    auto* other = static_cast<double*>(kiln_rt_private_copies(2, 10, 8, &zero));
+    EXPECT_NE(other, b);
+    kiln_rt_copies_done(other);
+    kiln_rt_copies_done(b);
+    kiln_rt_copies_done(nullptr);
+    EXPECT_EQ(allocation_stats().in_use_bytes, in_use);
+  }
 }
 
 TEST(RuntimeFail, FormatsLikeTheInterpreterAndTheFirstFailureWins) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <regex>
 
 #include "kiln/kiln.hpp"
 #include "loop_test_util.hpp"
@@ -478,6 +479,53 @@ TEST(Fuse, RowStatisticsFuseWithTheRowsOfATwoDimensionalParfor) {
   const ir::Function h = apply(passes::eliminate_temporaries, g, tctx);
   EXPECT_EQ(allocations(h), 1) << ir::to_string(h);
   EXPECT_CONTAINS(notes(tctx), "removed m: a temporary of rowmax | subtract written and read at one index per iteration");
+}
+
+TEST(Fuse, ARowsArrayReductionSharesItsPassWithTheRowsDotProduct) {
+  // bicg: q[i] = a[i, :] . p, then s[j] += r[i] a[i, j] over (i, j) as an array reduction. Prefix fusion makes
+  // the (i, j) space rows of an inner loop over j; each of its iterations updates an element of its own (s[j]),
+  // so the inner loop stays a parfor and fuses with the dot product's loop over the same row: one pass over
+  // each row of a for both products.
+  const Var a = array_param("a", 2), r = array_param("r"), p = array_param("p", 2), q = array_param("q"),
+            s = array_param("s", 2), bins = array_param("bins", 2);
+  const Var i = index("i"), k = index("k"), i2 = index("i2"), j = index("j");
+  const Var acc = local("acc");
+  auto program = [&](const Expr& element) {
+    Stmt dot = ir::make_parfor({k}, {i64c(0)}, {dim(a, 1)}, block({assign(acc, add(val(acc), mul(load(a, {val(i), val(k)}), load(p, {i64c(0), val(k)}))))}),
+                               {ir::Reduction{acc, ReduceOp::Add}}, {}, "dot");
+    Stmt rows = parfor(i, dim(a), {let(acc, f64c(0)), dot, store(q, {val(i)}, val(acc))}, {}, "rows");
+    // Row 0 of p and s (their default test shape is (n, 3), like a's).
+    Stmt update = store(s, {i64c(0), element}, add(load(s, {i64c(0), element}), mul(load(r, {val(i2)}), load(a, {val(i2), val(j)}))));
+    Stmt columns = ir::make_parfor({i2, j}, {i64c(0), i64c(0)}, {dim(a), dim(a, 1)}, block({update}), {},
+                                   {{s, ReduceOp::Add}}, "columns");
+    return function("bicg", {a, r, p, q, s, bins}, {rows, columns});
+  };
+  PassContext ctx;
+  const ir::Function g = apply(passes::fuse_parfors, program(val(j)), ctx);
+  EXPECT_EQ(regions(g.body), 1) << ir::to_string(g);
+  EXPECT_CONTAINS(body_text(g),
+                  "    parfor (k in 0 .. dim(a, 1)) reduce(add acc) {  # dot | columns\n"
+                  "      acc = (acc + (a[i, k] * p[0, k]))\n"
+                  "      s[0, k] = (s[0, k] + (r[i] * a[i, k]))\n"
+                  "    }\n");
+  EXPECT_CONTAINS(notes(ctx), "#2 + #3: fused");
+  // s[0, bins(i2, j)]: two iterations of a row may update one element, so the row is a sequential loop.
+  PassContext ctx2;
+  const ir::Function h = apply(passes::fuse_parfors, program(bin(BinaryOp::Min, ir::make_cast(DType::I64, mul(call(Intrinsic::Abs, load(bins, {val(i2), val(j)})), f64c(2))), i64c(2))), ctx2);
+  EXPECT_CONTAINS(body_text(h), "    for j in 0 .. dim(a, 1) {\n");
+  // s[0, j] and s[0, j + 1]: each picks one element per iteration, but together they reach s[0, j + 1] from
+  // iterations j and j + 1.
+  const Expr next = bin(BinaryOp::Min, add(val(j), i64c(1)), i64c(2));
+  const ir::Function twice = function(
+      "twice", {a, r, p, q, s, bins},
+      {ir::make_parfor({i}, {i64c(0)}, {dim(a)}, block({store(q, {val(i)}, load(a, {val(i), i64c(0)}))}), {}, {}, "rows"),
+       ir::make_parfor({i2, j}, {i64c(0), i64c(0)}, {dim(a), dim(a, 1)},
+                       block({store(s, {i64c(0), val(j)}, add(load(s, {i64c(0), val(j)}), load(a, {val(i2), val(j)}))),
+                              store(s, {i64c(0), next}, add(load(s, {i64c(0), next}), load(r, {val(i2)})))}),
+                       {}, {{s, ReduceOp::Add}}, "columns")});
+  PassContext ctx3;
+  const ir::Function t = apply(passes::fuse_parfors, twice, ctx3);
+  EXPECT_CONTAINS(body_text(t), "    for j in 0 .. dim(a, 1) {\n");
 }
 
 TEST(Fuse, RowStatisticsReadAtAnotherRowOrUnderAReductionStaySeparate) {
@@ -1123,8 +1171,9 @@ TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
   EXPECT_TRUE(std::equal(loop_passes.begin(), loop_passes.end(), first));
   EXPECT_LT(std::find(names.begin(), names.end(), "detect_reductions"), first);
   EXPECT_EQ(names.back(), "offload");  // device targets only, after simplify
-  EXPECT_EQ(names[names.size() - 2], "plan_lanes");  // host targets only, a report
-  EXPECT_EQ(names[names.size() - 3], "simplify");
+  EXPECT_EQ(names[names.size() - 2], "plan_splits");  // host targets only, reports
+  EXPECT_EQ(names[names.size() - 3], "plan_lanes");
+  EXPECT_EQ(names[names.size() - 4], "simplify");
 }
 
 // =========================================================================================================
@@ -1391,6 +1440,40 @@ TEST(ArrayDsl, RowNormalizationIsOneRegion) {
   EXPECT_EQ(allocations(ir), 1) << ir;
   EXPECT_CONTAINS(ir, "    parfor (j.2 in 0 .. dim(x, 1)) {");
   EXPECT_CONTAINS(normalize.diagnostics(), "dropped the dimension j of extent 1");
+}
+
+TEST(ArrayDsl, BicgReadsEachRowOnceAndMatchesTheInterpreterOnEveryThreadCount) {
+  // s = r^T A (an array reduction over the rows, 300 columns being fewer than 32 blocks) and q = A p: each row's
+  // column-sum updates fuse with its dot product. Compiled for the CPU, with 1, 2, 3 and 16 threads (16 pieces
+  // of private copies), the results are the interpreter's: s bit for bit with one piece, which updates s in
+  // row order as the interpreter does, and to rounding otherwise (the copies regroup the sums).
+  auto bicg = [](const Options& o) {
+    return jit("bicg_one_pass", [](Array<double, 2> A, Array<double, 1> r, Array<double, 1> p) {
+      return std::tuple{kiln::dot(r, A), kiln::dot(A, p)};
+    }, o);
+  };
+  Options cpu;
+  cpu.target = Target::cpu;
+  auto k = bicg(cpu);
+  auto want_k = bicg(interp());
+  const std::int64_t n = 37, m = 300;
+  NDArray<double> A({n, m}), r({n}), p({m});
+  const auto av = values(static_cast<size_t>(n * m), 31, -1, 1), rv = values(static_cast<size_t>(n), 32, -1, 1),
+             pv = values(static_cast<size_t>(m), 33, -1, 1);
+  for (std::int64_t e = 0; e < n * m; ++e) A[e] = av[static_cast<size_t>(e)];
+  for (std::int64_t e = 0; e < n; ++e) r[e] = rv[static_cast<size_t>(e)];
+  for (std::int64_t e = 0; e < m; ++e) p[e] = pv[static_cast<size_t>(e)];
+  const auto [s_want, q_want] = want_k(A, r, p);
+  for (int threads : {1, 2, 3, 16}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    set_num_threads(threads);
+    const auto [s, q] = k(A, r, p);
+    expect_close(s.to_vector(), s_want.to_vector(), threads == 1 ? 0 : 1e-13);
+    expect_close(q.to_vector(), q_want.to_vector(), 1e-13);
+  }
+  set_num_threads(0);
+  const std::string ir = k.lowered_ir();
+  EXPECT_TRUE(std::regex_search(ir, std::regex(R"(reduce\(add dot_acc[.0-9]*\) \{[^\n]*\n[^\n]*dot_acc[^\n]*\n *dot\[j)"))) << ir;
 }
 
 TEST(ArrayDsl, LogisticRegressionStepFusesIntoTheChosenSchedule) {

@@ -768,12 +768,14 @@ TEST(Pipeline, PassesInOrderAndRunPass) {
   ASSERT_GE(p.size(), 2u);  // the loop passes and others run in between (fusion_test checks their order)
   EXPECT_STREQ(p.front().name, "detect_reductions");
   // simplify is the last pass that changes code for every target; then host targets note their lane plans
-  // (the IR unchanged) and device targets offload
+  // and how their parfors are split (the IR unchanged) and device targets offload
   EXPECT_STREQ(p.back().name, "offload");
   EXPECT_TRUE(p.back().device_only);
-  EXPECT_STREQ(p[p.size() - 2].name, "plan_lanes");
+  EXPECT_STREQ(p[p.size() - 2].name, "plan_splits");
   EXPECT_TRUE(p[p.size() - 2].host_only);
-  EXPECT_STREQ(p[p.size() - 3].name, "simplify");
+  EXPECT_STREQ(p[p.size() - 3].name, "plan_lanes");
+  EXPECT_TRUE(p[p.size() - 3].host_only);
+  EXPECT_STREQ(p[p.size() - 4].name, "simplify");
   const Var q = param("q", DType::F64), a = local("a", DType::F64);
   const ir::Function f = function("one", {q}, {let(a, val(q))}, val(a));
   passes::PassContext ctx;
@@ -804,7 +806,7 @@ TEST(Pipeline, OutputVerifiesAndReportsTimingsAndNotes) {
               return !p.boundscheck_only && !p.device_only;
             })));
   EXPECT_EQ(report.timings.front().pass, "detect_reductions");
-  EXPECT_EQ(report.timings.back().pass, "plan_lanes");
+  EXPECT_EQ(report.timings.back().pass, "plan_splits");
   EXPECT_GE(report.timings[0].us, 0.0);
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_EQ(report.notes[0].text, "reduction: s (add, identity -0.0) in test");

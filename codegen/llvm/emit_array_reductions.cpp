@@ -5,7 +5,9 @@
 //    the identity, and its chunk runs the body as written with the array rebound to the copy (plain loads
 //    and stores, which is what lets a histogram run at the speed of hand-written code). Afterwards the
 //    copies are combined into the array in piece order: deterministic for a given thread count, and exact
-//    for integers and float min/max at any thread count (float sums and products are regrouped).
+//    for integers and float min/max at any thread count (float sums and products are regrouped). The
+//    runtime fills each copy on its piece's thread and keeps the block for the next parfor
+//    (kiln_rt_copies_done); the combine runs on all threads, a page of the array's rows each.
 //  - atomics: when the copies would take more than kiln::runtime::private_copy_limit() bytes or memory is
 //    short, a second variant of the chunk updates the array in place with atomic read-modify-writes (float
 //    sums and products then depend on timing).
@@ -46,7 +48,7 @@ llvm::Value* Emitter::plan_array_reductions(const std::vector<const ir::ArrayRed
   for (ArrayPlan& plan : o.arrays) {
     const ir::Var& a = plan.reduction->array;
     // Atomic mode is all or nothing (one chunk variant per mode): copies granted to some arrays go back.
-    b_.CreateCall(rt_free(), {b_.CreateSelect(atomic, plan.copies, null)});
+    b_.CreateCall(rt_copies_done(), {b_.CreateSelect(atomic, plan.copies, null)});
     plan.copies = b_.CreateSelect(atomic, null, plan.copies);
     plan.slot = allocation_slot(a->name + ".copies.slot");
     b_.CreateStore(plan.copies, plan.slot);
@@ -81,7 +83,7 @@ void Emitter::combine_array_copies(const Outline& o, llvm::Value* pieces) {
     b_.CreateCondBr(b_.CreateIsNotNull(plan.copies), combine_bb, done);
     b_.SetInsertPoint(combine_bb);
     combine_copies(plan, pieces);
-    b_.CreateCall(rt_free(), {plan.copies});
+    b_.CreateCall(rt_copies_done(), {plan.copies});
     b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), plan.slot);
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
@@ -114,19 +116,23 @@ void Emitter::combine_copies(const ArrayPlan& plan, llvm::Value* pieces) {
   fn->addParamAttr(0, llvm::Attribute::NoAlias);
   fn->addParamAttr(0, llvm::Attribute::NoCapture);
 
-  // The caller: one row of the first axis costs pieces times the inner extents.
+  // The caller. The copies sit in the caches of the threads that filled and updated them, so the combine is
+  // bound by moving their lines between cores, which all threads do at once, more than by its additions:
+  // each thread takes a page's worth of the array's rows (bicg's 16 copies of 5800 columns at 16 threads:
+  // 0.030 ms on the 3 threads a work-per-thread grain gave, 0.019 ms on 16; bench/suite/experiments_16.cpp).
   const llvm::DataLayout& dl = mod_.getDataLayout();
   llvm::AllocaInst* ctx = entry_alloca(ctx_type, "combine.ctx");
   llvm::ConstantInt* ctx_size = b_.getInt64(dl.getTypeAllocSize(ctx_type));
   b_.CreateLifetimeStart(ctx, ctx_size);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (field_of[i] >= 0) b_.CreateStore(inputs[i], b_.CreateStructGEP(ctx_type, ctx, static_cast<unsigned>(field_of[i])));
-  llvm::Value* work = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, pieces, i64(kGrainWork));
+  constexpr std::int64_t kPageBytes = 4096;
+  llvm::Value* row_bytes = i64(size_of(t));
   for (int k = 1; k < rank; ++k) {
     llvm::Value* extent = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, plan.target.shape[k], i64(1));
-    work = b_.CreateMul(work, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, extent, i64(kGrainWork)));
+    row_bytes = b_.CreateMul(row_bytes, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, extent, i64(kPageBytes)));
   }
-  llvm::Value* grain = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSDiv(i64(kGrainWork), work), i64(1));
+  llvm::Value* grain = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSDiv(i64(kPageBytes), row_bytes), i64(1));
   b_.CreateCall(rt_parfor(), {fn, ctx, i64(0), plan.target.shape[0], grain});
   b_.CreateLifetimeEnd(ctx, ctx_size);
 

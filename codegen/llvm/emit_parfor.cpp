@@ -15,6 +15,7 @@
 #include "ir/builder.hpp"
 #include "ir/reductions.hpp"
 #include "ir/substitute.hpp"
+#include "ir/uneven_work.hpp"
 #include "ir/visitor.hpp"
 #include "runtime/parallel.hpp"
 
@@ -126,18 +127,22 @@ bool carries_scalars(const ir::Stmt& s) {
 
 void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                              const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration) {
+  if (lanes_of(p)) lo = lanes_loop(p, ir::plan_lanes(p), lo, hi);
+  llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
+  loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
+       too_short_to_vectorize(p.begins.back(), p.ends.back()));
+}
+
+unsigned Emitter::lanes_of(const ir::ParforStmt& p) const {
+  if (!vector_bits_) return 0;
   // Arrays updated as reductions (private copies or atomics) keep their scalar updates.
   const ir::VarSet stored = ir::stored_arrays(p.body);
   const bool reduces_arrays = std::any_of(stored.begin(), stored.end(), [&](const ir::VarNode* a) {
     return fs_->reduced_arrays.count(a) || fs_->atomic_arrays.count(a);
   });
-  if (vector_bits_ && !reduces_arrays) {
-    const ir::LanePlan plan = ir::plan_lanes(p);
-    if (plan.eligible) lo = lanes_loop(p, plan, lo, hi);
-  }
-  llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
-  loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
-       too_short_to_vectorize(p.begins.back(), p.ends.back()));
+  if (reduces_arrays) return 0;
+  const ir::LanePlan plan = ir::plan_lanes(p);
+  return plan.eligible ? lane_count(plan) : 0;
 }
 
 llvm::Value* Emitter::reduction_identity(ReduceOp op, DType t) {
@@ -204,7 +209,7 @@ void Emitter::parfor(const ir::ParforStmt& p) {
 
   if (!reduces) {
     if (by_pieces) b_.CreateCall(rt_parfor_pieces(), {chunk, ctx, b0, e0, pieces});
-    else b_.CreateCall(rt_parfor(), {chunk, ctx, b0, e0, grain});
+    else run_plain_parfor(p, o, chunk, ctx, grain);
     b_.CreateLifetimeEnd(ctx, ctx_size);
     check_status();
     if (by_pieces) combine_array_copies(o, pieces);
@@ -329,6 +334,85 @@ llvm::Value* Emitter::work_estimate(const ir::Stmt& s) {
     }
     default: return i64(std::min<std::int64_t>(kGrainWork, iteration_work(s)));
   }
+}
+
+llvm::Value* Emitter::work_weight(const ir::Stmt& s) {
+  llvm::Type* f64t = b_.getDoubleTy();
+  auto number = [&](std::int64_t n) { return llvm::ConstantFP::get(f64t, static_cast<double>(n)); };
+  // Trips of a loop over [begin, end) when both are computable here, else 1.
+  auto trips = [&](const ir::Expr& begin, const ir::Expr& end) -> llvm::Value* {
+    llvm::Value* b = try_expr(begin);
+    llvm::Value* e = b ? try_expr(end) : nullptr;
+    if (!e) return number(1);
+    return b_.CreateSIToFP(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(e, b), i64(1)), f64t);
+  };
+  switch (s->kind) {
+    case ir::StmtKind::Block: {
+      llvm::Value* sum = number(0);
+      for (const auto& x : s->as<ir::BlockStmt>().stmts) sum = b_.CreateFAdd(sum, work_weight(x));
+      return sum;
+    }
+    case ir::StmtKind::For: {
+      const auto& f = s->as<ir::ForStmt>();
+      return b_.CreateFAdd(number(1), b_.CreateFMul(trips(f.begin, f.end), work_weight(f.body)));
+    }
+    case ir::StmtKind::Parfor: {
+      const auto& p = s->as<ir::ParforStmt>();
+      llvm::Value* w = work_weight(p.body);
+      for (size_t d = 0; d < p.indices.size(); ++d) w = b_.CreateFMul(trips(p.begins[d], p.ends[d]), w);
+      return w;
+    }
+    case ir::StmtKind::If: {
+      const auto& i = s->as<ir::IfStmt>();
+      llvm::Value* w = work_weight(i.then_body);
+      if (i.else_body) w = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, w, work_weight(i.else_body));
+      return b_.CreateFAdd(number(static_cast<std::int64_t>(1 + ir::node_count(i.cond))), w);
+    }
+    default: return number(iteration_work(s));
+  }
+}
+
+// Pieces of equal length suit a parfor whose iterations are alike. Two cases are cut otherwise, neither of
+// which changes a result (the parfor has no reductions, so its iterations may run anywhere):
+//  - iterations of unequal work (ir::splits_by_work: a loop whose trip count follows the outermost index,
+//    a triangle's rows): the body's work is evaluated at the first and the last index and the runtime cuts
+//    pieces of equal work for a cost linear between them (syrk's 520 rows on 16 threads: with equal lengths
+//    the last piece holds about twice the mean work); the grain comes from the mean of the two as well;
+//  - a parfor over one index whose body runs in lanes: pieces start at multiples of the lane count from the
+//    range's start, so that only the last piece ends in scalar iterations (a scalar iteration of a body in
+//    lanes costs about what a whole group of lanes does).
+void Emitter::run_plain_parfor(const ir::ParforStmt& p, const Outline& o, llvm::Value* chunk, llvm::Value* ctx,
+                               llvm::Value* grain) {
+  llvm::Value* b0 = o.begins[0];
+  llvm::Value* e0 = o.ends[0];
+  const unsigned lanes = p.indices.size() == 1 ? lanes_of(p) : 0;
+  const bool by_work = ir::splits_by_work(p);
+  if (!by_work && lanes <= 1) {
+    b_.CreateCall(rt_parfor(), {chunk, ctx, b0, e0, grain});
+    return;
+  }
+  llvm::Value* w_first = llvm::ConstantFP::get(b_.getDoubleTy(), 1.0);
+  llvm::Value* w_last = w_first;
+  if (by_work) {
+    // The body's work with the outermost index at its first and at its last value; the index is bound only
+    // for these estimates (ir::uneven_work's loop bounds use nothing else the body declares).
+    const ir::VarNode* index = p.indices.front().get();
+    fs_->scalars[index] = ScalarValue{b0, false};
+    w_first = work_weight(p.body);
+    fs_->scalars[index] = ScalarValue{b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, e0, b_.CreateAdd(b0, i64(1))), i64(1)), false};
+    w_last = work_weight(p.body);
+    fs_->scalars.erase(index);
+    // parfor_grain counted such a loop as one trip: the mean iteration's work may deserve more threads.
+    llvm::Type* f64t = b_.getDoubleTy();
+    llvm::Value* mean = b_.CreateFMul(b_.CreateFAdd(w_first, w_last), llvm::ConstantFP::get(f64t, 0.5));
+    mean = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, mean, llvm::ConstantFP::get(f64t, 1.0));
+    llvm::Value* by_mean = b_.CreateFPToSI(
+        b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, b_.CreateFDiv(llvm::ConstantFP::get(f64t, static_cast<double>(kGrainWork)), mean),
+                                 llvm::ConstantFP::get(f64t, 1.0)),
+        b_.getInt64Ty());
+    grain = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, grain, by_mean);
+  }
+  b_.CreateCall(rt_parfor_split(), {chunk, ctx, b0, e0, grain, i64(std::max<unsigned>(lanes, 1)), w_first, w_last});
 }
 
 void Emitter::capture_context(const ir::ParforStmt& p, Outline& o) {

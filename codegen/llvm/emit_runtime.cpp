@@ -21,6 +21,13 @@ llvm::FunctionCallee Emitter::rt_parfor() {
   return declare(mod_, "kiln_rt_parfor", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t});
 }
 
+llvm::FunctionCallee Emitter::rt_parfor_split() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  llvm::Type* f64t = b_.getDoubleTy();
+  return declare(mod_, "kiln_rt_parfor_split", b_.getVoidTy(), {ptr, ptr, i64t, i64t, i64t, i64t, f64t, f64t});
+}
+
 llvm::FunctionCallee Emitter::rt_reduce_blocks() {
   llvm::Function* f = declare(mod_, "kiln_rt_reduce_blocks", b_.getInt64Ty(), {b_.getInt64Ty()});
   f->setDoesNotAccessMemory();  // a pure function of the extent
@@ -76,6 +83,10 @@ llvm::FunctionCallee Emitter::rt_private_copies() {
   f->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory, like kiln_rt_alloc's
   f->addRetAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
   return f;
+}
+
+llvm::FunctionCallee Emitter::rt_copies_done() {
+  return declare(mod_, "kiln_rt_copies_done", b_.getVoidTy(), {b_.getPtrTy()});
 }
 
 llvm::FunctionCallee Emitter::rt_fail() {

@@ -238,6 +238,13 @@ class Emitter {
   /// Roughly how many expression evaluations one run of `s` costs, counting the trips of nested loops
   /// whose bounds the current function can compute; at most kGrainWork.
   llvm::Value* work_estimate(const ir::Stmt& s);
+  /// The same estimate as a double, without the cap: what the runtime weighs pieces of unequal work by.
+  llvm::Value* work_weight(const ir::Stmt& s);
+  /// Hands parfor p (no reductions) to the runtime: kiln_rt_parfor_split where its iterations do unequal
+  /// work (ir::splits_by_work) or run in lane groups across its only index, else kiln_rt_parfor.
+  void run_plain_parfor(const ir::ParforStmt& p, const Outline& o, llvm::Value* chunk, llvm::Value* ctx, llvm::Value* grain);
+  /// The lanes of p's innermost loop, or 0 when it does not run in lanes (ir::plan_lanes, vector width).
+  unsigned lanes_of(const ir::ParforStmt& p) const;
   /// The value of `e` in the current function when it can be computed here without side effects or
   /// faults (no loads; every variable it reads bound here), else null.
   llvm::Value* try_expr(const ir::Expr& e);
@@ -309,6 +316,7 @@ class Emitter {
 
   // ---- emit_runtime.cpp: declarations of the runtime functions (runtime/parallel.hpp) ----
   llvm::FunctionCallee rt_parfor();
+  llvm::FunctionCallee rt_parfor_split();
   llvm::FunctionCallee rt_reduce_blocks();
   llvm::FunctionCallee rt_parfor_reduce();
   llvm::FunctionCallee rt_alloc();
@@ -318,6 +326,7 @@ class Emitter {
   llvm::FunctionCallee rt_parfor_pieces();
   llvm::FunctionCallee rt_parfor_reduce_pieces();
   llvm::FunctionCallee rt_private_copies();
+  llvm::FunctionCallee rt_copies_done();
   llvm::FunctionCallee rt_sort();
   llvm::FunctionCallee rt_fail();
 };

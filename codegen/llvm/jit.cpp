@@ -75,6 +75,7 @@ class Jit {
                                       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     };
     define("kiln_rt_parfor", &kiln_rt_parfor);
+    define("kiln_rt_parfor_split", &kiln_rt_parfor_split);
     define("kiln_rt_reduce_blocks", &kiln_rt_reduce_blocks);
     define("kiln_rt_parfor_reduce", &kiln_rt_parfor_reduce);
     define("kiln_rt_alloc", &kiln_rt_alloc);
@@ -84,6 +85,7 @@ class Jit {
     define("kiln_rt_parfor_pieces", &kiln_rt_parfor_pieces);
     define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
     define("kiln_rt_private_copies", &kiln_rt_private_copies);
+    define("kiln_rt_copies_done", &kiln_rt_copies_done);
     define("kiln_rt_fail", &kiln_rt_fail);
     define("kiln_rt_sort", &kiln_rt_sort);
     check(main_->define(orc::absoluteSymbols(std::move(runtime))), "startup");
