@@ -16,6 +16,7 @@
 #include <kiln/kiln.hpp>
 
 #include "tests/complex_kernels.hpp"
+#include "tests/error_test_util.hpp"
 
 namespace {
 
@@ -409,38 +410,33 @@ TEST(Complex, InPlaceUpdateReadsTheOldElement) {
 
 // ---- what complex numbers do not have ---------------------------------------------------------------------------
 
-template <class F>
-std::string type_error_of(F&& f) {
-  try {
-    f();
-  } catch (const TypeError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not a TypeError: ") + e.what();
-  }
-  return "no error";
-}
-
 TEST(Complex, OrderSortAndAtomicsAreTypeErrors) {
   std::vector<std::complex<float>> x(4);
-  const std::string lt = type_error_of([&] {
+  using kiln_tests::exact_error_of;
+  const std::string lt = exact_error_of<TypeError>([&] {
     jit("less", [](Array<std::complex<float>> a) {
       kiln::prange(a.shape(0), [&](Int i) { kiln::if_(a[i] < a[0], [&] { a[i] = 0.0f; }); });
     }, on(Target::cpu))(x);
   });
-  EXPECT_NE(lt.find("kernel 'less'"), std::string::npos) << lt;
-  EXPECT_NE(lt.find("'<' on complex numbers"), std::string::npos) << lt;
-  EXPECT_NE(lt.find("kiln::abs(z)"), std::string::npos) << lt;
-  const std::string srt = type_error_of([&] {
+  EXPECT_CONTAINS(lt, "kernel 'less'");
+  EXPECT_CONTAINS(lt, "'<' on complex numbers");
+  EXPECT_CONTAINS(lt, "kiln::abs(z)");
+  const std::string srt = exact_error_of<TypeError>([&] {
     jit("sorted", [](Array<std::complex<float>> a) { kiln::sort(a); }, on(Target::cpu))(x);
   });
-  EXPECT_NE(srt.find("kernel 'sorted': kiln::sort of a complex array"), std::string::npos) << srt;
-  const std::string at = type_error_of([&] {
+  EXPECT_CONTAINS(srt, "kernel 'sorted': kiln::sort of a complex array");
+  const std::string at = exact_error_of<TypeError>([&] {
     jit("atomic", [](Array<std::complex<float>> a) {
       kiln::prange(a.shape(0), [&](Int i) { kiln::atomic_add(a[0], a[i]); });
     }, on(Target::cpu))(x);
   });
-  EXPECT_NE(at.find("kernel 'atomic': kiln::atomic_add on an element of a complex array"), std::string::npos) << at;
+  EXPECT_CONTAINS(at, "kernel 'atomic': kiln::atomic_add on an element of a complex array");
+  // A complex array of rank 4 would need a fifth dimension for its parts.
+  std::vector<std::complex<float>> v(16);
+  auto any = jit("any_rank", [](Array<std::complex<float>> a) { return Int(std::int64_t{a.rank()}) + a.size(); }, on(Target::cpu));
+  EXPECT_EQ(any(ArrayRef<std::complex<float>>(v.data(), {2, 2, 4})), 3 + 16);
+  const std::string r4 = exact_error_of<ShapeError>([&] { any(ArrayRef<std::complex<float>>(v.data(), {2, 2, 2, 2})); });
+  EXPECT_CONTAINS(r4, "of complex numbers with more than 3 dimensions");
 }
 
 }  // namespace
