@@ -41,8 +41,9 @@ void compiles_clean(const std::string& name, const F& fn, std::vector<std::strin
   for (const std::string& entry : prog.entries())
     EXPECT_NE(bin.ptx.find(".entry " + entry), std::string::npos) << "no entry " << entry;
   EXPECT_EQ(bin.log, "") << "NVRTC warnings for\n" << prog.source();
-  if (!math_library)
+  if (!math_library) {
     EXPECT_EQ(bin.ptx.find("fma.rn"), std::string::npos) << "a contracted multiply-add:\n" << prog.source();
+  }
 }
 
 const auto reductions = [](Array<std::complex<double>, 1> x, Array<std::complex<float>, 1> y) {
