@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Rows u8_add, u8_sum and f16_axpy: the newer element types against hand-written OpenMP loops (bytes with
-// SIMD, binary16 with F16C's conversion instructions). Equal results are required: kiln's f16 rounding is
-// F16C's (round to nearest even), so the outputs compare bit for bit.
+// Rows u8_add, u8_sum, f16_axpy and c64_mul_add: the newer element types against hand-written OpenMP loops
+// (bytes with SIMD, binary16 with F16C's conversion instructions, std::complex<float>). Equal results are
+// required: kiln's f16 rounding is F16C's (round to nearest even), and its complex product is std::complex's
+// for finite operands, so the outputs compare bit for bit.
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -34,6 +36,14 @@ Buffer<kiln::half> random_halves(std::size_t n, unsigned seed) {
   return v;
 }
 
+Buffer<std::complex<float>> random_complex(std::size_t n, unsigned seed) {
+  Buffer<std::complex<float>> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (auto& x : v) x = {d(rng), d(rng)};
+  return v;
+}
+
 auto make_u8_add() {
   return kiln::jit("u8_add", [](kiln::Array<std::uint8_t> a, kiln::Array<std::uint8_t> b, kiln::Array<std::uint8_t> out) {
     out(kiln::all) = a + b;
@@ -45,6 +55,13 @@ auto make_u8_sum() {
 auto make_f16_axpy() {
   return kiln::jit("f16_axpy", [](kiln::Float alpha, kiln::Array<kiln::half> x, kiln::Array<kiln::half> y) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { y[i] = kiln::cast<kiln::half>(alpha * x[i] + y[i]); });
+  }, bench::kernel_options());
+}
+
+auto make_c64_mul_add() {
+  return kiln::jit("c64_mul_add", [](kiln::Array<std::complex<float>> a, kiln::Array<std::complex<float>> b,
+                                     kiln::Array<std::complex<float>> y) {
+    kiln::prange(a.shape(0), [&](kiln::Int i) { y[i] = a[i] * b[i] + y[i]; });
   }, bench::kernel_options());
 }
 
@@ -148,5 +165,42 @@ KILN_BENCH(f16_axpy_case) {
     make_f16_axpy()(0.5f, x, y);
   };
   c.empty_call = [s] { s->k(0.5f, s->empty, s->empty); };
+  return c;
+}
+
+KILN_BENCH(c64_mul_add_case) {
+  struct State {
+    Buffer<std::complex<float>> a, b, y, y0, y_ref;
+    std::vector<std::complex<float>> empty;
+    decltype(make_c64_mul_add()) k = make_c64_mul_add();
+  };
+  auto s = std::make_shared<State>();
+  const long long n = bench::problem_size();
+  bench::Case c;
+  c.name = "c64_mul_add";
+  c.bytes = 4.0 * 8 * static_cast<double>(n);  // read a, b, y; write y
+  c.setup = [s, n] {
+    s->a = random_complex(static_cast<std::size_t>(n), 6);
+    s->b = random_complex(static_cast<std::size_t>(n), 7);
+    s->y0 = random_complex(static_cast<std::size_t>(n), 8);
+    s->y = s->y0;
+    s->y_ref = s->y0;
+  };
+  // y is updated in place by both; |a b| <= 2 keeps every repetition finite.
+  c.kiln = [s] { s->k(s->a, s->b, s->y); };
+  c.ref = [s, n] { ref::c64_mul_add(s->a.data(), s->b.data(), s->y_ref.data(), n, kiln::num_threads()); };
+  c.verify = [s, n] {
+    s->y = s->y0;
+    s->y_ref = s->y0;
+    s->k(s->a, s->b, s->y);
+    ref::c64_mul_add(s->a.data(), s->b.data(), s->y_ref.data(), n, kiln::num_threads());
+  };
+  c.check = [s] { return first_byte_difference(s->y, s->y_ref); };
+  c.teardown = [s] { s->a = s->b = s->y = s->y0 = s->y_ref = {}; };
+  c.cold_compile = [] {
+    std::vector<std::complex<float>> a(1, {1, 1}), b(1, {2, 0}), y(1);
+    make_c64_mul_add()(a, b, y);
+  };
+  c.empty_call = [s] { s->k(s->empty, s->empty, s->empty); };
   return c;
 }

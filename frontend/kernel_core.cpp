@@ -285,12 +285,31 @@ void KernelCore::Impl::check_trace(const Variant& v, const ArgValue* args) const
                    "line " + std::to_string(i + 1) + ": compiled `" + trimmed(was, i) + "`, now `" + trimmed(is, i) + "`");
 }
 
+namespace {
+/// The parameters' names as the lambda's source spells them; a complex scalar parameter `z` is two kernel
+/// parameters, `z.re` and `z.im`.
+std::vector<std::string> source_param_names(const std::vector<ParamSpec>& params, const Where& where, const void* code) {
+  const std::size_t arity =
+      static_cast<std::size_t>(std::count_if(params.begin(), params.end(), [](const ParamSpec& p) { return p.part != 2; }));
+  const std::vector<std::string> names = lambda_param_names(where, arity, code);
+  if (names.empty() || arity == params.size()) return names;
+  std::vector<std::string> out;
+  std::size_t k = 0;
+  for (const ParamSpec& p : params) {
+    if (p.part == 0) out.push_back(names[k++]);
+    else if (p.part == 1) out.push_back(names[k] + ".re");
+    else out.push_back(names[k++] + ".im");
+  }
+  return out;
+}
+}  // namespace
+
 KernelCore::KernelCore(std::string name, std::vector<ParamSpec> params, Tracer tracer, std::shared_ptr<const void> fn,
                        std::vector<std::string> arg_names, Where where)
     : impl_(std::make_unique<Impl>()) {
   if (params.size() > kMaxParams) throw TypeError(fmt::format("kernel '{}': at most {} parameters are supported", name, kMaxParams));
   impl_->name = std::move(name);
-  impl_->names = arg_names.empty() ? lambda_param_names(where, params.size(), reinterpret_cast<const void*>(tracer)) : std::move(arg_names);
+  impl_->names = arg_names.empty() ? source_param_names(params, where, reinterpret_cast<const void*>(tracer)) : std::move(arg_names);
   impl_->params = std::move(params);
   impl_->tracer = tracer;
   impl_->fn = std::move(fn);

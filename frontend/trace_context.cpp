@@ -55,10 +55,20 @@ TraceContext& TraceContext::active(const char* what) {
   return *c;
 }
 
-void TraceContext::fail(const std::string& what, const Where& where) const {
-  std::string msg = "kernel '" + kernel_ + "': " + what;
+namespace {
+std::string located(const std::string& kernel, const std::string& what, const Where& where) {
+  std::string msg = "kernel '" + kernel + "': " + what;
   if (const std::string w = where.str(); !w.empty()) msg += " (at " + w + ")";
-  throw TraceError(msg);
+  return msg;
+}
+}  // namespace
+
+void TraceContext::fail(const std::string& what, const Where& where) const {
+  throw TraceError(located(kernel_, what, where));
+}
+
+void TraceContext::fail_type(const std::string& what, const Where& where) const {
+  throw TypeError(located(kernel_, what, where));
 }
 
 // ---- scopes ---------------------------------------------------------------------------------------------

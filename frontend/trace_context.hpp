@@ -68,6 +68,8 @@ class TraceContext {
   /// The first and last line of `file` (a std::source_location file name) noted by note_line, or {0, 0}.
   std::pair<unsigned, unsigned> noted_lines(const char* file) const;
   [[noreturn]] void fail(const std::string& what, const Where& where = {}) const;
+  /// As fail, for a value of a type the operation does not take: a kiln::TypeError.
+  [[noreturn]] void fail_type(const std::string& what, const Where& where = {}) const;
 
   // ---- scopes
   std::uint64_t current_scope() const { return scopes_.back().id; }

@@ -8,6 +8,13 @@
 // the backends only load, store, select and convert them; the templates below accept them too, with the
 // same meaning. The order of sorts (NumPy's: NaN last, -0.0 == +0.0, stable) is defined per key type in
 // ir/sort_keys.hpp.
+// complex64 and complex128 are not IR types: the frontend traces a complex value as its two real parts and
+// each complex operation as the real operations kiln/complex_math.hpp defines (a robust Smith quotient, a
+// scaled |z|, C99 Annex G special values for exp and sqrt), so this file's real arithmetic is all a backend
+// runs, and complex_math::HostOps is the host reference of the complex definitions. A complex operand with a
+// real one keeps the real one real ((a + bi)x = ax + bxi); a complex array is a real array with one more,
+// innermost dimension of extent 2 (re, im). Complex numbers have no order: < <= > >=, sorts and atomics on
+// them are kiln::TypeErrors (docs/element_types.md, "Complex numbers").
 // Atomics on array elements (kiln::atomic_*) apply this arithmetic in one indivisible, relaxed step:
 // ir/atomics.hpp holds their rules (memory order, bitwise compare-exchange, which results are reproducible)
 // and sem::atomic_update, what each leaves in the element.

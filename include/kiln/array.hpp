@@ -15,12 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/complex_element.hpp"
 #include "kiln/traced.hpp"
 #include "kiln/views.hpp"
 
 namespace kiln {
 
-template <Element T, int Rank>
+template <ArrayElement T, int Rank>
 class Array;
 
 template <Element T1, int R1, Element T2, int R2>
@@ -244,8 +245,9 @@ template <Element T>
 Scalar<T>::Scalar(const ElementRef<T>& element, std::source_location l)
     : TracedValue(element.get(), detail::Where::here(l)) {}
 
-/// A traced array of E. `Rank` 0 means "any rank": the rank is fixed per call signature.
-template <Element E, int Rank = 0>
+/// A traced array of E. `Rank` 0 means "any rank": the rank is fixed per call signature. Arrays of complex
+/// numbers are a specialization (kiln/complex.hpp).
+template <ArrayElement E, int Rank = 0>
 class Array {
   static_assert(Rank >= 0 && Rank <= kMaxRank, "kiln arrays have rank 1..4 (0 = any)");
 

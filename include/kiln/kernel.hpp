@@ -15,6 +15,7 @@
 
 #include "kiln/abi.hpp"
 #include "kiln/array.hpp"
+#include "kiln/complex.hpp"
 #include "kiln/ndarray.hpp"
 #include "kiln/options.hpp"
 #include "kiln/traced.hpp"
@@ -42,6 +43,7 @@ struct ParamSpec {
   bool is_array = false;
   DType dtype = DType::F64;
   int rank = 0;  ///< arrays: declared rank, 0 = any
+  std::uint8_t part = 0;  ///< 1, 2: the real, imaginary part of a complex scalar parameter (two kernel parameters)
 };
 
 /// A parameter as instantiated for one call signature.
@@ -79,6 +81,34 @@ template <Element T, int R>
 struct param_spec<Array<T, R>> {
   static constexpr ParamSpec value{true, kiln::dtype_of<T>(), R};
 };
+/// A complex array is the real array of its parts, with one more dimension (kiln/complex.hpp).
+template <class T, int R>
+struct param_spec<Array<std::complex<T>, R>> {
+  static constexpr ParamSpec value{true, kiln::dtype_of<T>(), R == 0 ? 0 : R + 1};
+};
+/// A complex scalar parameter is two real parameters, its parts: `param_width` counts them.
+template <class T>
+struct param_spec<Complex<T>> {
+  static constexpr ParamSpec value{false, kiln::dtype_of<T>(), 0};
+};
+template <class P>
+inline constexpr std::size_t param_width = 1;
+template <class T>
+inline constexpr std::size_t param_width<Complex<T>> = 2;
+
+/// The first kernel parameter of each lambda parameter, and their total.
+template <class Params>
+constexpr auto param_offsets() {
+  constexpr std::size_t n = std::tuple_size_v<Params>;
+  std::array<std::size_t, n + 1> o{};
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((o[I + 1] = o[I] + param_width<std::tuple_element_t<I, Params>>), ...);
+  }(std::make_index_sequence<n>{});
+  return o;
+}
+
+template <class Params, class... A>
+std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> make_args(A&&... args);
 
 /// A lambda's result and parameter types. One with `auto` parameters has no single operator() and gets none
 /// (check_kernel_lambda says why).
@@ -121,6 +151,14 @@ template <Element T, int R>
 struct host_result<Array<T, R>> {
   using type = NDArray<T>;
 };
+template <class T>
+struct host_result<Complex<T>> {
+  using type = std::complex<T>;
+};
+template <class T>
+struct host_result<ComplexRef<T>> {
+  using type = std::complex<T>;
+};
 
 // ---- compile-time checks -------------------------------------------------------------------------------
 // Mistakes the C++ types already show fail with one line that names the fix, before any template error.
@@ -129,8 +167,10 @@ template <class P>
 inline constexpr bool is_kernel_param = false;
 template <Element T>
 inline constexpr bool is_kernel_param<Scalar<T>> = true;
-template <Element T, int R>
+template <ArrayElement T, int R>
 inline constexpr bool is_kernel_param<Array<T, R>> = true;
+template <class T>
+inline constexpr bool is_kernel_param<Complex<T>> = true;
 
 template <class P>
 constexpr bool check_kernel_param() {
@@ -185,6 +225,9 @@ constexpr bool check_kernel_arg() {
   } else {
     static_assert(std::is_arithmetic_v<D> || !requires { typename host_element_t<D>; },
                   "kiln kernel call: an array was passed for a scalar parameter (kiln::Double, kiln::Int, ...)");
+    static_assert(param_width<P> == 2 || !is_complex_element_v<D>,
+                  "kiln kernel call: a std::complex was passed for a real parameter (declare it kiln::Complex64 or "
+                  "kiln::Complex128, or pass z.real())");
   }
   return true;
 }
@@ -301,21 +344,35 @@ class KernelCore {
 template <class F, class... P, std::size_t... I>
 void trace_lambda(const F& f, std::tuple<P...>*, std::index_sequence<I...>) {
   using R = typename lambda_traits<F>::result;
-  auto make = [](auto tag, int index) {
+  constexpr auto first = param_offsets<std::tuple<P...>>();
+  auto make = [](auto tag, std::size_t at) {
     using X = typename decltype(tag)::type;
-    if constexpr (param_spec<X>::value.is_array) return X(array_param(index));
-    else return X(scalar_param(index));
+    const int index = static_cast<int>(at);
+    if constexpr (param_width<X> == 2) {
+      using T = typename X::value_type::value_type;
+      return X(Scalar<T>(scalar_param(index)), Scalar<T>(scalar_param(index + 1)));
+    } else if constexpr (param_spec<X>::value.is_array) {
+      return X(array_param(index));
+    } else {
+      return X(scalar_param(index));
+    }
   };
   if constexpr (std::is_void_v<R>) {
-    f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    f(make(std::type_identity<P>{}, first[I])...);
   } else if constexpr (requires(R r) { r.handle(); }) {
-    R r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    R r = f(make(std::type_identity<P>{}, first[I])...);
     set_result_array(r.handle());
   } else if constexpr (is_result_tuple<std::remove_cvref_t<R>>::value) {
-    const auto r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    const auto r = f(make(std::type_identity<P>{}, first[I])...);
     std::apply([](const auto&... m) { (add_member(m), ...); }, r);
+  } else if constexpr (is_complex_element_v<typename host_result<std::remove_cvref_t<R>>::type>) {
+    // A complex result is returned as the tuple of its parts (Kernel::invoke puts them together).
+    using T = typename host_result<std::remove_cvref_t<R>>::type::value_type;
+    const Complex<T> r = f(make(std::type_identity<P>{}, first[I])...);
+    add_result_member(r.real());
+    add_result_member(r.imag());
   } else {
-    const auto r = f(make(std::type_identity<P>{}, static_cast<int>(I))...);
+    const auto r = f(make(std::type_identity<P>{}, first[I])...);
     set_result(Scalar<typename host_result<std::remove_cvref_t<R>>::type>(r));
   }
 }
@@ -330,9 +387,20 @@ void trace_erased(const void* fn) {
 template <class F>
 std::vector<ParamSpec> param_specs() {
   using Params = typename lambda_traits<F>::params;
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::vector<ParamSpec>{param_spec<std::tuple_element_t<I, Params>>::value...};
+  std::vector<ParamSpec> specs;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          using P = std::tuple_element_t<I, Params>;
+          ParamSpec s = param_spec<P>::value;
+          for (std::size_t k = 0; k < param_width<P>; ++k) {
+            if (param_width<P> == 2) s.part = static_cast<std::uint8_t>(k + 1);
+            specs.push_back(s);
+          }
+        }(),
+        ...);
   }(std::make_index_sequence<std::tuple_size_v<Params>>{});
+  return specs;
 }
 
 }  // namespace detail
@@ -364,9 +432,19 @@ class Kernel {
   template <class Result, class Adopt, class... A>
   Result invoke(const Adopt& adopt, const detail::CallPlacement* where, A&&... args) const {
     static_assert(detail::check_kernel_args<typename Traits::params, A...>());
-    std::array<detail::ArgValue, sizeof...(A)> av{detail::make_arg(std::forward<A>(args))...};
+    auto av = detail::make_args<typename Traits::params>(std::forward<A>(args)...);
     if constexpr (std::is_void_v<Result>) {
       core_->call(options_id_, av.data(), av.size(), nullptr, nullptr, where);
+    } else if constexpr (is_complex_element_v<Result>) {
+      using T = typename Result::value_type;
+      std::array<ScalarSlot, 2> parts{};
+      std::array<void*, 2> outs{&parts[0], &parts[1]};
+      std::array<int, 2> ranks{};
+      core_->call(options_id_, av.data(), av.size(), outs.data(), ranks.data(), where);
+      T re, im;
+      std::memcpy(&re, &parts[0], sizeof re);
+      std::memcpy(&im, &parts[1], sizeof im);
+      return Result(re, im);
     } else if constexpr (is_element_v<Result>) {
       ScalarSlot out{};
       core_->call(options_id_, av.data(), av.size(), &out, nullptr, where);
@@ -503,12 +581,38 @@ struct is_vector : std::false_type {};
 template <class T, class A>
 struct is_vector<std::vector<T, A>> : std::true_type {};
 
+/// A host array of std::complex<T>: the real array of its parts, one more innermost dimension of extent 2 and
+/// stride 1, every other stride doubled (in elements of T). No copy.
+template <class T>
+ArgValue complex_array_arg(std::complex<T>* data, int rank, const std::int64_t* shape, const std::int64_t* strides,
+                           bool writable, const char* type_name) {
+  if (rank >= kMaxRank)
+    throw_bad_shape(rank, shape, (std::string(type_name) + " of complex numbers with more than 3 dimensions "
+                                                           "(their parts take the fourth)").c_str());
+  std::int64_t s[kMaxRank], t[kMaxRank];
+  for (int d = 0; d < rank; ++d) {
+    s[d] = shape[d];
+    t[d] = strides[d] * 2;
+  }
+  s[rank] = 2;
+  t[rank] = 1;
+  // std::complex<T> is an array of two T ([complex.numbers.general]): its parts may be addressed as T.
+  return array_arg(reinterpret_cast<T*>(data), rank + 1, s, t, writable, type_name);
+}
+
 template <class X>
 ArgValue make_arg(X&& x) {
   using D = std::remove_cvref_t<X>;
   constexpr bool is_const = std::is_const_v<std::remove_reference_t<X>>;
   if constexpr (std::is_arithmetic_v<D> || std::is_same_v<D, half> || std::is_same_v<D, bfloat16>) {
     return scalar_arg(x, "scalar");
+  } else if constexpr (requires { typename host_element_t<D>; } && (is_vector<D>::value || requires { x.extent; }) &&
+                       is_complex_element_v<std::remove_const_t<host_element_t<D>>>) {
+    using C = std::remove_const_t<host_element_t<D>>;
+    const std::int64_t n = static_cast<std::int64_t>(x.size()), s = 1;
+    constexpr bool writable = !is_const && !std::is_const_v<std::remove_reference_t<decltype(*x.data())>>;
+    return complex_array_arg(const_cast<C*>(x.data()), 1, &n, &s, writable,
+                             is_vector<D>::value ? "std::vector" : "std::span");
   } else if constexpr (is_vector<D>::value) {
     static_assert(Element<typename D::value_type>, "std::vector arguments must hold bool, int8_t ... int64_t, uint8_t ... uint64_t, float, double, kiln::half or kiln::bfloat16 (std::vector<bool> is not an array)");
     static_assert(!std::is_same_v<typename D::value_type, bool>, "std::vector<bool> is packed bits, not an array; use std::vector<char>-backed NDArray<bool>");
@@ -538,12 +642,47 @@ ArgValue make_arg(X&& x) {
       shape[d] = x.shape(d);
       strides[d] = x.stride(d);
     }
+    if constexpr (is_complex_element_v<std::remove_const_t<T>>)
+      return complex_array_arg(const_cast<std::remove_const_t<T>*>(x.data()), x.rank(), shape, strides,
+                               !std::is_const_v<T>, "kiln::ArrayRef");
+    else
     return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), x.rank(), shape, strides,
                                              !std::is_const_v<T>, "kiln::ArrayRef");
   } else {
     static_assert(sizeof(D) == 0,
                   "unsupported kernel argument: pass numbers, std::vector, std::span, kiln::NDArray, kiln::ArrayRef or kiln::DeviceArray");
   }
+}
+
+/// One argument for parameter type P, appended at av[k]: a complex scalar parameter takes two, its parts
+/// (a real number passes as x + 0i).
+template <class P, class X>
+void append_arg(ArgValue* av, std::size_t& k, X&& x) {
+  if constexpr (param_width<P> == 2) {
+    using D = std::remove_cvref_t<X>;
+    static_assert(std::is_arithmetic_v<D> || is_complex_element_v<D>,
+                  "kiln kernel call: pass a std::complex or a number for a kiln::Complex64 / kiln::Complex128 parameter");
+    if constexpr (is_complex_element_v<D>) {
+      av[k++] = scalar_arg(x.real(), "std::complex");
+      av[k++] = scalar_arg(x.imag(), "std::complex");
+    } else {
+      av[k++] = scalar_arg(x, "scalar");
+      av[k++] = scalar_arg(static_cast<kiln_type_t<D>>(0), "scalar");
+    }
+  } else {
+    av[k++] = make_arg(std::forward<X>(x));
+  }
+}
+
+/// The type-erased arguments of one call, one per kernel parameter.
+template <class Params, class... A>
+std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> make_args(A&&... args) {
+  std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> av{};
+  std::size_t k = 0;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (append_arg<std::tuple_element_t<I, Params>>(av.data(), k, std::forward<A>(args)), ...);
+  }(std::index_sequence_for<A...>{});
+  return av;
 }
 
 }  // namespace detail

@@ -35,3 +35,4 @@
 #include "kiln/traced.hpp"
 #include "kiln/views.hpp"
 #include "kiln/cache.hpp"
+#include "kiln/complex.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/abi.hpp"
+#include "kiln/complex_element.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
 
@@ -38,8 +39,10 @@ std::size_t new_array_bytes(int rank, const std::int64_t* shape, std::size_t ele
 void* allocate_array_memory(std::size_t bytes) noexcept;
 }  // namespace detail
 
-/// A non-owning view of user memory: pointer, shape and strides in elements (row-major if omitted).
-template <Element T>
+/// A non-owning view of user memory: pointer, shape and strides in elements (row-major if omitted). Of
+/// std::complex elements too (rank 1..3), in complex elements.
+template <class T>
+  requires ArrayElement<T>
 class ArrayRef {
  public:
   ArrayRef(T* data, std::initializer_list<std::int64_t> shape, std::initializer_list<std::int64_t> strides = {})
