@@ -133,7 +133,13 @@ void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Val
   });
   if (vector_bits_ && !reduces_arrays) {
     const ir::LanePlan plan = ir::plan_lanes(p);
-    if (plan.eligible) lo = lanes_loop(p, plan, lo, hi);
+    if (plan.eligible) {
+      // A body that walks down rows runs several vectors of lanes at a time first (ir::kWalkingVectors), then
+      // one vector, then the scalar loop below takes the rest.
+      const unsigned w = lane_count(plan);
+      if (plan.walks) lo = lanes_loop(p, plan, lo, hi, w * ir::kWalkingVectors);
+      lo = lanes_loop(p, plan, lo, hi, w);
+    }
   }
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
   loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
