@@ -206,7 +206,7 @@ class Emitter {
   /// Float to integer, saturating, through the x86 conversion instruction (see emit_expr.cpp).
   llvm::Value* x86_float_to_int(DType to, DType from, llvm::Value* v);
   /// f16/bf16 (held as their i16 bits) <-> f32, scalar or lanes, with the bits kiln/half.hpp defines
-  /// (half_casts.cpp): the hardware's conversions where hardware_half_, else its integer steps.
+  /// (half_casts.cpp): f16 with the hardware's conversions where half_lanes_ is set, else kiln/half.hpp's steps.
   llvm::Value* half_to_f32(DType from, llvm::Value* bits);
   llvm::Value* f32_to_half(DType to, llvm::Value* v);
   llvm::Value* f16_to_f32_hardware(llvm::Value* bits);

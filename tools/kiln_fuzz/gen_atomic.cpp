@@ -4,6 +4,8 @@
 // iterations share an element only operations whose final contents do not depend on the order update it, and
 // nobody reads what they returned; where an iteration owns its element, every operation and its old value are
 // fair game (generator.hpp states the rules).
+#include <functional>
+
 #include "ir/atomics.hpp"
 #include "tools/kiln_fuzz/generator.hpp"
 
@@ -13,19 +15,32 @@ namespace {
 constexpr AtomicOp kEveryOp[] = {AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max, AtomicOp::Exchange,
                                  AtomicOp::CompareExchange};
 
+/// A compare-exchange compares bits, and the bits of a computed NaN are unspecified (LLVM and the interpreter's
+/// libm may give different payloads and signs: generator.hpp, copysign), so an expected value that is not the
+/// element's own is never a NaN.
+Expr never_nan(Expr e) {
+  if (!is_float(e->type)) return e;
+  const DType t = e->type;
+  return ir::make_select(ir::make_call(Intrinsic::IsNan, {e}), ir::make_float(t, 2.0), e);
+}
+
 }  // namespace
+
+const ArrayInfo* Generator::pick_array(const std::function<bool(const ArrayInfo&)>& fits) {
+  std::vector<const ArrayInfo*> found;
+  for (const auto& a : arrays_)
+    if (fits(a)) found.push_back(&a);
+  return found.empty() ? nullptr : found[std::uniform_int_distribution<std::size_t>(0, found.size() - 1)(rng_)];
+}
 
 void Generator::choose_atomic_table() {
   atomic_table_ = nullptr;
   atomic_table_updated_ = false;
   if (!prim_chance(0.3)) return;
-  std::vector<const ArrayInfo*> tables;
-  for (const auto& a : arrays_)
-    if (a.table && !a.tainted && !hidden_.count(a.var.get()) && ir::atomic_allowed(AtomicOp::Min, a.var->type.elem))
-      tables.push_back(&a);
-  if (tables.empty()) return;
-  atomic_table_ = tables[std::uniform_int_distribution<std::size_t>(0, tables.size() - 1)(rng_)];
-  hidden_.insert(atomic_table_->var.get());  // plain loads of it would race with the atomics
+  atomic_table_ = pick_array([&](const ArrayInfo& a) {
+    return a.table && !a.tainted && !hidden_.count(a.var.get()) && ir::atomic_allowed(AtomicOp::Min, a.var->type.elem);
+  });
+  if (atomic_table_) hidden_.insert(atomic_table_->var.get());  // plain loads of it would race with the atomics
 }
 
 Stmt Generator::shared_atomic() {
@@ -49,14 +64,11 @@ void Generator::choose_atomic_own() {
   if (!prim_chance(0.25)) return;
   // An array of S that holds values and that this parfor does not write plainly (kiln refuses plain stores
   // beside atomics on one array in a parfor: detect_reductions), an output or an earlier parfor's result.
-  std::vector<const ArrayInfo*> owned;
-  for (const auto& a : arrays_)
-    if (a.shaped && a.defined && !a.tainted && (a.output || a.var->kind == ir::VarKind::Local) &&
-        !written_.count(a.var.get()) && !hidden_.count(a.var.get()) && ir::atomic_allowed(AtomicOp::Add, a.var->type.elem))
-      owned.push_back(&a);
-  if (owned.empty()) return;
-  atomic_own_ = owned[std::uniform_int_distribution<std::size_t>(0, owned.size() - 1)(rng_)];
-  hidden_.insert(atomic_own_->var.get());  // other iterations' elements are not read either
+  atomic_own_ = pick_array([&](const ArrayInfo& a) {
+    return a.shaped && a.defined && !a.tainted && (a.output || a.var->kind == ir::VarKind::Local) &&
+           !written_.count(a.var.get()) && !hidden_.count(a.var.get()) && ir::atomic_allowed(AtomicOp::Add, a.var->type.elem);
+  });
+  if (atomic_own_) hidden_.insert(atomic_own_->var.get());  // other iterations' elements are not read either
 }
 
 Stmt Generator::own_atomic() {
@@ -66,7 +78,7 @@ Stmt Generator::own_atomic() {
   const AtomicOp op = kEveryOp[uniform(0, 5)];
   Expr value = expr(t, 3);
   // Half the compare-exchanges expect what the element holds, so that they swap.
-  Expr expected = op != AtomicOp::CompareExchange ? nullptr : chance(0.5) ? ir::make_load(a.var, own_) : expr(t, 2);
+  Expr expected = op != AtomicOp::CompareExchange ? nullptr : chance(0.5) ? ir::make_load(a.var, own_) : never_nan(expr(t, 2));
   Var old = atomic_result(t);
   Stmt s = ir::make_atomic(old, op, a.var, own_, std::move(value), std::move(expected));
   scalars_.push_back({old, false, true});
@@ -75,15 +87,14 @@ Stmt Generator::own_atomic() {
 
 void Generator::top_atomic(std::vector<Stmt>& out) {
   // Host code runs one atomic at a time: any operation, any value, and the old value may be read.
-  std::vector<const ArrayInfo*> tables;
-  for (const auto& a : arrays_)
-    if (a.table && !a.hist && ir::atomic_allowed(AtomicOp::Add, a.var->type.elem)) tables.push_back(&a);
-  if (tables.empty()) return;
-  const ArrayInfo& a = *tables[std::uniform_int_distribution<std::size_t>(0, tables.size() - 1)(rng_)];
+  const ArrayInfo* table =
+      pick_array([](const ArrayInfo& a) { return a.table && !a.hist && ir::atomic_allowed(AtomicOp::Add, a.var->type.elem); });
+  if (!table) return;
+  const ArrayInfo& a = *table;
   const DType t = a.var->type.elem;
   const AtomicOp op = kEveryOp[uniform(0, 5)];
   Expr k = wrap_index(index_expr(2), ir::make_dim(a.var, 0));
-  Expr expected = op == AtomicOp::CompareExchange ? (chance(0.5) ? ir::make_load(a.var, {k}) : expr(t, 2)) : nullptr;
+  Expr expected = op == AtomicOp::CompareExchange ? (chance(0.5) ? ir::make_load(a.var, {k}) : never_nan(expr(t, 2))) : nullptr;
   Var old = atomic_result(t);
   out.push_back(ir::make_atomic(old, op, a.var, {std::move(k)}, expr(t, 3), std::move(expected)));
   scalars_.push_back({old, false, false});

@@ -21,10 +21,13 @@
 //    operation whose final contents do not depend on the order (integer add/sub/min/max, float min/max, float
 //    add/sub of exact terms on a histogram); its old value is not read, and no plain access in that parfor
 //    reads or writes the table. An atomic on the iteration's own element (of an array of S that the parfor
-//    neither stores to nor reads otherwise) may be any operation, and its old value is read like any local.
+//    neither stores to nor reads otherwise) may be any operation, and its old value is read like any local;
+//    a compare-exchange expects the element's own value or a value that is not a NaN (whose bits are
+//    unspecified).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <set>
 #include <vector>
@@ -102,6 +105,8 @@ class Generator {
   void sort(std::vector<Stmt>& out);  ///< a sort or argsort along the last axis into new arrays
 
   // ---- atomics (gen_atomic.cpp) ----
+  /// A visible array that `fits`, drawn from rng_; null when none does.
+  const ArrayInfo* pick_array(const std::function<bool(const ArrayInfo&)>& fits);
   /// Picks the table that this parfor's iterations update concurrently through atomics (perhaps none).
   void choose_atomic_table();
   Stmt shared_atomic();             ///< an order-independent atomic on the chosen table at a wrapped index
