@@ -77,6 +77,12 @@ class Planner : public IRVisitor {
       void visit(const StoreStmt& s) override { all.push_back(&s); }
     } stores(stores_);
     stores.walk(body_);
+    for (bool more = true; more;) {  // through lets of lets
+      more = false;
+      for (const auto& [v, init] : plan_.lets)
+        for (const Var& u : free_vars(init))
+          if (!moves_.count(v) && (changing_.count(u.get()) || moves_.count(u.get()))) more = moves_.insert(v).second;
+    }
     walk(body_);
     if (far_ && !near_)
       refuse_with("every lane reads and writes its own pages in its loops (each access a gather or scatter a row or "
@@ -162,6 +168,7 @@ class Planner : public IRVisitor {
   // scalar code, a scan along 4472-element rows 3.5x.
   int loops_ = 0;
   bool far_ = false, near_ = false;
+  VarSet moves_;  ///< lets whose values depend on a loop index or an assigned variable (a block's first row)
 
   void note_access(const Var& array, const std::vector<Expr>& indices) {
     if (mode_ != Mode::Check || !loops_ || indices.empty()) return;
@@ -183,6 +190,11 @@ class Planner : public IRVisitor {
     const std::int64_t bytes = size_of(array->type.elem);
     if (stride && (*stride >= 4096 / bytes || *stride <= -4096 / bytes)) far_ = true;
     else near_ = true;
+    // Contiguous across the lanes, on a row that moves as the loop runs: the group walks down the rows.
+    if (stride == 1)
+      for (size_t d = 0; d + 1 < indices.size(); ++d)
+        for (const Var& v : free_vars(indices[d]))
+          if (changing_.count(v.get()) || moves_.count(v.get())) plan_.walks = true;
   }
 
   void add(const Var& v) { added_ |= plan_.varying.insert(v.get()).second; }
@@ -296,7 +308,10 @@ LanePlan plan_lanes(const ParforStmt& p) {
   std::string partials;
   for (const auto& r : p.reductions) partials += (partials.empty() ? "" : ", ") + r.var->name;
   plan.reason = plan.eligible ? "lanes across " + plan.index->name + ": " + why + ", each lane one " + plan.index->name +
-                                    (partials.empty() ? "" : "; a partial per lane for " + partials)
+                                    (partials.empty() ? "" : "; a partial per lane for " + partials) +
+                                    (plan.walks ? "; " + std::to_string(kWalkingVectors) +
+                                                      " vectors of lanes at a time: its loops walk down rows"
+                                                : "")
                               : "not in lanes across " + plan.index->name + " (" + why + "): " + refusal;
   return plan;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ir/lanes.hpp"
 #include "ir/semantics.hpp"
 #include "tests/array_test_util.hpp"
 
@@ -172,8 +173,9 @@ TEST(ScanTypes, ResultTypesFollowTheReductionRules) {
 std::vector<std::vector<std::int64_t>> shapes_of_rank(int rank) {
   switch (rank) {
     case 1: return {{0}, {1}, {7}, {kB}, {kB + 1}, {3 * kB + 5}};
-    // Past one block with few rows (three passes) and with 64 rows or more (one pass per row).
-    case 2: return {{0, 5}, {1, 1}, {3, 13}, {2 * kB + 3, 3}, {2, kB + 7}, {kB + 5, 65}, {67, kB + 3}};
+    // Past one block with few rows (three passes) and with 64 rows or more (one pass per row); down 91 columns
+    // the CPU backend runs groups of several vectors of lanes, then single vectors, then scalar iterations.
+    case 2: return {{0, 5}, {1, 1}, {3, 13}, {2 * kB + 3, 3}, {2, kB + 7}, {kB + 5, 65}, {kB + 5, 91}, {67, kB + 3}};
     case 3: return {{2, 0, 3}, {3, 5, 7}, {kB + 2, 1, 2}};
     default: return {{2, 3, 1, 5}, {1, 2, kB + 1, 2}};
   }
@@ -399,6 +401,32 @@ TEST(Scan, TheReportNamesTheScansPassesAndWhatFused) {
   EXPECT_CONTAINS(d, "reused the buffer of cumsum for add");
   const std::string after = d.substr(d.find("IR after passes:"));
   EXPECT_EQ(after.find("alloc mul"), std::string::npos) << d;
+}
+
+TEST(Scan, DownTheColumnsLaneGroupsWalkSeveralVectorsWide) {
+  // A scan along a leading axis runs a column per lane, each group of lanes walking down the rows: the report
+  // says the groups are several vectors wide (ir::kWalkingVectors), which made a 4472-column cumsum run at a
+  // hand loop's speed; along the rows nothing walks that way.
+  if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
+  auto k = jit("scan_walks", [](Array<double, 2> m) { return std::tuple{kiln::cumsum(m, 0), kiln::cumsum(m, 1)}; }, cpu());
+  const std::int64_t rows = 2 * kB + 9, cols = 301;
+  NDArray<double> m({rows, cols});
+  const auto v = random_values(static_cast<size_t>(rows * cols), 21, -1, 1);
+  std::copy(v.begin(), v.end(), m.data());
+  const int before = num_threads();
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    auto [c0, c1] = k(m);
+    expect_bits(c0.to_vector(), reference<double>(v, {rows, cols}, 0, ReduceOp::Add, false), "axis 0, threads " + std::to_string(threads));
+    expect_bits(c1.to_vector(), reference<double>(v, {rows, cols}, 1, ReduceOp::Add, false), "axis 1, threads " + std::to_string(threads));
+  }
+  set_num_threads(before);
+  const std::string d = k.diagnostics();
+  const std::string walks = std::to_string(ir::kWalkingVectors) + " vectors of lanes at a time: its loops walk down rows";
+  EXPECT_CONTAINS(d, "cumsum(m, 0) at scan_test.cpp");
+  const std::string axis0 = d.substr(d.find("plan_lanes:"));
+  EXPECT_NE(axis0.find("rows, one pass each: lanes across"), std::string::npos) << d;
+  EXPECT_NE(axis0.find(walks), std::string::npos) << d;
 }
 
 TEST(Scan, IsWrittenStraightIntoTheArrayItIsAssignedTo) {

@@ -84,7 +84,7 @@ struct Kinds : ir::IRVisitor {
   KILN_SEEN(StoreStmt, stmts) KILN_SEEN(ForStmt, stmts) KILN_SEEN(ParforStmt, stmts) KILN_SEEN(IfStmt, stmts)
   KILN_SEEN(AllocateStmt, stmts) KILN_SEEN(CheckStmt, stmts) KILN_SEEN(MapStmt, stmts) KILN_SEEN(ReduceStmt, stmts)
   KILN_SEEN(ReduceAxisStmt, stmts) KILN_SEEN(BindStmt, stmts) KILN_SEEN(StencilStmt, stmts)
-  KILN_SEEN(LaunchStmt, stmts)
+  KILN_SEEN(LaunchStmt, stmts) KILN_SEEN(SortStmt, stmts) KILN_SEEN(AtomicStmt, stmts)
 #undef KILN_SEEN
 };
 
@@ -340,7 +340,7 @@ TEST(Serialize, StencilsBeforeAndAfterLowering) {
   }
 }
 
-/// kiln-fuzz's random programs (maps, reductions, stencils, parfors with every kind of reduction), traced and
+/// kiln-fuzz's random programs (maps, reductions, stencils, sorts, atomics, parfors with every kind of reduction), traced and
 /// lowered both ways, interpreted before and after on the generator's own arguments.
 TEST(Serialize, FuzzProgramsRoundTrip) {
   fuzz::GeneratorOptions options;
@@ -377,7 +377,7 @@ TEST(Serialize, FuzzProgramsRoundTrip) {
     }
   }
   for (auto k : {ir::StmtKind::Parfor, ir::StmtKind::Map, ir::StmtKind::Reduce, ir::StmtKind::ReduceAxis,
-                 ir::StmtKind::Stencil})
+                 ir::StmtKind::Stencil, ir::StmtKind::Sort, ir::StmtKind::Atomic})
     EXPECT_TRUE(traced.stmts.count(k)) << "no program held statement kind " << static_cast<int>(k);
   EXPECT_GT(launches, 25);
 }

@@ -49,6 +49,7 @@ struct Part {
 Part compile_part(const std::string& bitcode, int opt_level, const CpuOptions& cpu, bool keep_ir, const std::string& kernel,
                   llvm::TargetMachine* tm) {
   llvm::LLVMContext context;
+  detail::drop_hinted_loop_reports(context);
   llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, kernel), context);
   if (!m)
     throw CompileError("kiln CPU backend: kernel '" + kernel + "': reading back a part of its module failed: " +
@@ -101,12 +102,14 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
   std::unique_ptr<llvm::TargetMachine> tm = detail::make_host_target_machine(opt_level, cpu);
   // A context per compilation: LLVM contexts are not thread-safe, and this keeps compilations independent.
   llvm::LLVMContext context;
+  detail::drop_hinted_loop_reports(context);
   llvm::Module m(f.name.empty() ? "kiln_kernel" : f.name, context);
   m.setTargetTriple(tm->getTargetTriple().str());
   m.setDataLayout(tm->createDataLayout());
   // Lanes from O2, where LLVM vectorizes too.
   const unsigned lane_bits = cpu.lanes && opt_level >= 2 ? detail::vector_register_bits(*tm) : 0;
-  detail::Emitter(m, opts, f, lane_bits).emit_entry();
+  const unsigned half_lanes = detail::hardware_half_conversions(*tm) ? detail::vector_register_bits(*tm) / 32 : 0;
+  detail::Emitter(m, opts, f, lane_bits, half_lanes).emit_entry();
 
   std::string problems;
   llvm::raw_string_ostream problem_out(problems);

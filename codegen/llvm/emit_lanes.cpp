@@ -27,8 +27,8 @@ unsigned Emitter::lane_count(const ir::LanePlan& plan) const {
   return std::max(2u, vector_bits_ / static_cast<unsigned>(std::max(plan.float_bits, 32)));
 }
 
-llvm::Value* Emitter::lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi) {
-  const unsigned w = lane_count(plan);
+llvm::Value* Emitter::lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi,
+                                 unsigned w) {
   llvm::Value* width = i64(w);
   llvm::Value* count = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), i64(0));
   llvm::Value* groups = b_.CreateUDiv(count, width, "groups");

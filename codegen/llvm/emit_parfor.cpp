@@ -127,7 +127,13 @@ bool carries_scalars(const ir::Stmt& s) {
 
 void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                              const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration) {
-  if (lanes_of(p)) lo = lanes_loop(p, ir::plan_lanes(p), lo, hi);
+  if (const unsigned w = lanes_of(p)) {
+    // A body that walks down rows runs several vectors of lanes at a time first (ir::kWalkingVectors), then
+    // one vector, then the scalar loop below takes the rest.
+    const ir::LanePlan plan = ir::plan_lanes(p);
+    if (plan.walks) lo = lanes_loop(p, plan, lo, hi, w * ir::kWalkingVectors);
+    lo = lanes_loop(p, plan, lo, hi, w);
+  }
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
   loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
        too_short_to_vectorize(p.begins.back(), p.ends.back()));

@@ -72,6 +72,8 @@ struct FunctionState {
   bool scalar_loop = false;
   int loop_depth = 0;                 ///< > 0: an Allocate may run again, so it frees its previous array
   bool in_chunk = false;              ///< a parfor's chunk: parfors nested in it run inline
+  int half_conversions = 0;           ///< scalar hardware f16 conversions emitted so far (loop() asks how many)
+  int loops = 0;                      ///< loops emitted so far (loop() asks whether its body holds one)
   llvm::AllocaInst* shape_scratch = nullptr;  ///< [kMaxRank x i64] passed to kiln_rt_alloc
 };
 
@@ -130,8 +132,12 @@ constexpr std::int64_t kGrainWork = 32768;
 class Emitter {
  public:
   /// `vector_bits`: the width of the target's vector registers that generated code should use (lane
-  /// counts); 0 keeps every parfor body scalar, for LLVM's loop vectorizer alone.
-  Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f, unsigned vector_bits);
+  /// counts); 0 keeps every parfor body scalar, for LLVM's loop vectorizer alone. `half_lanes`: 0 where
+  /// f16 <-> f32 conversions are kiln's integer steps; else the target converts in hardware (x86 F16C), so
+  /// LLVM's `half` conversions are instructions rather than library calls (half_casts.cpp), and a loop
+  /// converting f16 asks the vectorizer for this many lanes (one vector register of f32).
+  Emitter(llvm::Module& module, const CodegenOptions& opts, const ir::Function& f, unsigned vector_bits,
+          unsigned half_lanes);
 
   /// Emits `int32_t kiln_entry(void* const* args, void* result, KernelStatus* status)`.
   void emit_entry();
@@ -147,6 +153,7 @@ class Emitter {
   FunctionState* fs_ = nullptr;
   int chunk_count_ = 0;
   unsigned vector_bits_ = 0;
+  unsigned half_lanes_ = 0;
   Lanes lanes_;
   /// Alias scopes (emit_expr.cpp, tag_access): one per array the kernel allocates, which shares memory with
   /// no other array; its accesses are in its scope, and every other array's are noalias with it.
@@ -198,9 +205,12 @@ class Emitter {
   llvm::Value* cast(DType to, DType from, llvm::Value* v);
   /// Float to integer, saturating, through the x86 conversion instruction (see emit_expr.cpp).
   llvm::Value* x86_float_to_int(DType to, DType from, llvm::Value* v);
-  /// f16/bf16 (held as their i16 bits) <-> f32, scalar or lanes: the steps of kiln/half.hpp (half_casts.cpp).
+  /// f16/bf16 (held as their i16 bits) <-> f32, scalar or lanes, with the bits kiln/half.hpp defines
+  /// (half_casts.cpp): f16 with the hardware's conversions where half_lanes_ is set, else kiln/half.hpp's steps.
   llvm::Value* half_to_f32(DType from, llvm::Value* bits);
   llvm::Value* f32_to_half(DType to, llvm::Value* v);
+  llvm::Value* f16_to_f32_hardware(llvm::Value* bits);
+  llvm::Value* f32_to_f16_hardware(llvm::Value* v);
   llvm::Value* element_address(const ir::Var& array, const std::vector<ir::Expr>& indices);
   llvm::Value* address_of(const ir::Var& array, const std::vector<llvm::Value*>& idx);
   llvm::Value* load(const ir::LoadExpr& l);
@@ -267,8 +277,8 @@ class Emitter {
   llvm::Value* combine(ReduceOp op, DType t, llvm::Value* a, llvm::Value* b);
 
   // ---- emit_lanes.cpp: parfor bodies run in lanes (ir/lanes.hpp) ----
-  /// Runs p's body over [lo, lo + k * width) in groups of `width` lanes; returns where the groups end.
-  llvm::Value* lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi);
+  /// Runs p's body over [lo, lo + k * w) in groups of `w` lanes; returns where the groups end.
+  llvm::Value* lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi, unsigned w);
   unsigned lane_count(const ir::LanePlan& plan) const;
   /// `v` as a vector of the current width (a scalar is broadcast); unchanged outside lane mode.
   llvm::Value* splat(llvm::Value* v);

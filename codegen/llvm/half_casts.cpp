@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// f16 and bf16 <-> f32 on their i16 bits: the steps of kiln/half.hpp, emitted as integer and f32
-// operations without branches, so that they vectorize and need neither F16C nor a runtime library call
-// (LLVM's own half conversions become library calls on x86 without F16C, which the JIT would have to
-// resolve). Values and lanes alike: every constant is splatted to the operand's shape.
+// f16 and bf16 <-> f32 on their i16 bits, giving the bits kiln/half.hpp defines on every target.
+//
+// f16 where the target converts in hardware (x86 F16C): LLVM's `fpext half` / `fptrunc ... to half`, which
+// become vcvtph2ps / vcvtps2ph, eight or sixteen lanes at a time. They round to nearest-even as kiln does and
+// agree on every number; a NaN is where they differ (F16C keeps a truncated payload and quiets a signalling
+// NaN, and LLVM leaves a NaN's bits unspecified), so a select puts kiln's NaN there: the canonical quiet NaN
+// with the sign going to f16, the payload unchanged (not quieted) going to f32.
+//
+// Elsewhere, and for bf16 always: the steps of kiln/half.hpp as integer and f32 operations without branches,
+// which vectorize and need no runtime library call (LLVM's half conversions are library calls on x86 without
+// F16C, which the JIT would have to resolve). bf16 -> f32 is a shift; f32 -> bf16 is a few integer operations,
+// and AVX512-BF16's vcvtneps2bf16 is not the same conversion (it flushes subnormal inputs and results to
+// zero). Values and lanes alike: every constant is splatted to the operand's shape.
 #include "codegen/llvm/emitter.hpp"
 
 namespace kiln::codegen::cpu::detail {
@@ -17,7 +26,37 @@ struct ExactFloat {
 
 }  // namespace
 
+llvm::Value* Emitter::f16_to_f32_hardware(llvm::Value* bits) {
+  llvm::Type* i32 = shaped_like(b_.getInt32Ty(), bits);
+  llvm::Type* f32 = shaped_like(b_.getFloatTy(), bits);
+  auto k = [&](std::uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  if (fs_ && !lanes_.width) ++fs_->half_conversions;  // lanes are vectors already
+  const ExactFloat exact(b_);
+  llvm::Value* wide = b_.CreateFPExt(b_.CreateBitCast(bits, shaped_like(b_.getHalfTy(), bits)), f32);
+  // A NaN keeps its payload, shifted into place, and its sign: (h & 0x7fff) << 13 rebiased to f32's
+  // all-ones exponent, as kiln/half.hpp's steps give.
+  llvm::Value* h = b_.CreateZExt(bits, i32);
+  llvm::Value* magnitude = b_.CreateAnd(h, k(0x7fffu));
+  llvm::Value* nan = b_.CreateOr(b_.CreateAdd(b_.CreateShl(magnitude, k(13)), k((255u - 31u) << 23)),
+                                 b_.CreateShl(b_.CreateAnd(h, k(0x8000u)), k(16)));
+  return b_.CreateSelect(b_.CreateICmpUGT(magnitude, k(0x7c00u)), b_.CreateBitCast(nan, f32), wide);
+}
+
+llvm::Value* Emitter::f32_to_f16_hardware(llvm::Value* v) {
+  llvm::Type* i32 = shaped_like(b_.getInt32Ty(), v);
+  llvm::Type* i16 = shaped_like(b_.getInt16Ty(), v);
+  if (fs_ && !lanes_.width) ++fs_->half_conversions;  // lanes are vectors already
+  const ExactFloat exact(b_);
+  llvm::Value* narrow = b_.CreateBitCast(b_.CreateFPTrunc(v, shaped_like(b_.getHalfTy(), v)), i16);
+  // Every NaN becomes the quiet NaN 0x7e00 with the input's sign.
+  llvm::Value* sign = b_.CreateAnd(b_.CreateLShr(b_.CreateBitCast(v, i32), llvm::ConstantInt::get(i32, 16)),
+                                   llvm::ConstantInt::get(i32, 0x8000u));
+  llvm::Value* nan = b_.CreateTrunc(b_.CreateOr(sign, llvm::ConstantInt::get(i32, 0x7e00u)), i16);
+  return b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, narrow);
+}
+
 llvm::Value* Emitter::half_to_f32(DType from, llvm::Value* bits) {
+  if (from == DType::F16 && half_lanes_) return f16_to_f32_hardware(bits);
   llvm::Type* i32 = shaped_like(b_.getInt32Ty(), bits);
   llvm::Type* f32 = shaped_like(b_.getFloatTy(), bits);
   auto k = [&](std::uint32_t v) { return llvm::ConstantInt::get(i32, v); };
@@ -41,6 +80,7 @@ llvm::Value* Emitter::half_to_f32(DType from, llvm::Value* bits) {
 }
 
 llvm::Value* Emitter::f32_to_half(DType to, llvm::Value* v) {
+  if (to == DType::F16 && half_lanes_) return f32_to_f16_hardware(v);
   llvm::Type* i32 = shaped_like(b_.getInt32Ty(), v);
   llvm::Type* f32 = shaped_like(b_.getFloatTy(), v);
   llvm::Type* i16 = shaped_like(b_.getInt16Ty(), v);

@@ -252,6 +252,10 @@ unsigned vector_register_bits(const llvm::TargetMachine& tm) {
   return sti->checkFeatures("+avx") ? 256 : 128;
 }
 
+bool hardware_half_conversions(const llvm::TargetMachine& tm) {
+  return tm.getTargetTriple().isX86() && tm.getMCSubtargetInfo()->checkFeatures("+f16c");
+}
+
 namespace {
 std::atomic<bool> g_llvm_state_destroyed{false};
 }  // namespace

@@ -43,6 +43,10 @@ int idle_hardware_threads();
 /// tuned down to 256-bit vectors, 256 with AVX, else 128 (SSE2, and the baseline of other targets).
 unsigned vector_register_bits(const llvm::TargetMachine& tm);
 
+/// True if `tm` converts binary16 <-> binary32 in an instruction (x86: F16C's vcvtph2ps / vcvtps2ph, scalar
+/// and vector), so that LLVM's `fpext half` / `fptrunc ... to half` need no library call.
+bool hardware_half_conversions(const llvm::TargetMachine& tm);
+
 /// Exit-time compilation. LLVM makes some of its process-wide state lazily, in function-local statics of its
 /// code generator and JIT linker, and exit() destroys such state in reverse order of its making, interleaved
 /// with atexit handlers and static destructors. So an exit handler (or a static destructor) registered before

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "codegen/llvm/optimize.hpp"
 
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/LLVMContext.h>
+
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Instructions.h>
@@ -241,6 +245,20 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   llvm::ModulePassManager mpm =
       opt_level <= 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
+}
+
+void drop_hinted_loop_reports(llvm::LLVMContext& context) {
+  struct Handler : llvm::DiagnosticHandler {
+    bool handleDiagnostics(const llvm::DiagnosticInfo& d) override {
+      // The "loop not vectorized" analyses of a loop with a width hint (always printed) and the warning that
+      // the hinted transformation did not happen; false leaves everything else to LLVM's printing.
+      if (d.getKind() == llvm::DK_OptimizationFailure) return true;
+      if (const auto* r = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&d))
+        return r->getPassName() == llvm::OptimizationRemarkAnalysis::AlwaysPrint;
+      return false;
+    }
+  };
+  context.setDiagnosticHandler(std::make_unique<Handler>());
 }
 
 }  // namespace kiln::codegen::cpu::detail

@@ -5,6 +5,7 @@
 #include <string>
 
 namespace llvm {
+class LLVMContext;
 class Module;
 class TargetMachine;
 }  // namespace llvm
@@ -18,6 +19,12 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level);
 /// arithmetic on their index to reduce (see StrengthReduceIndexArithmetic in optimize.cpp). Called once, before
 /// KILN_LLVM_OPTIONS is applied; does nothing if LLVM's -disable-lsr was already set.
 void take_over_strength_reduction();
+
+/// Makes `context` drop what the loop vectorizer reports about a loop kiln gave a vectorization width
+/// (emit_support.cpp: loops converting f16 with F16C) and that it could not vectorize: LLVM prints those on
+/// stderr whatever -pass-remarks says, and a kernel's report is kernel.diagnostics(). Everything else is
+/// reported as before.
+void drop_hinted_loop_reports(llvm::LLVMContext& context);
 
 /// Compiles `m` to a relocatable ELF object in memory.
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);

@@ -2,7 +2,8 @@
 // Array-level statements, as the frontend traces them and lower_array_ops / fuse_stencils / lower_stencils
 // rewrite them: allocating maps and maps into outputs, whole-space reductions into new scalars, axis reductions
 // (keepdims) read back by later elementwise code, prefix scans (ir/scan.hpp, the statements kiln::cumsum
-// traces) along any axis, and stencils with every border mode.
+// traces) along any axis, stencils with every border mode, and sorts and argsorts (as frontend/sort.cpp traces
+// them).
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -134,6 +135,28 @@ void Generator::scan(std::vector<Stmt>& out) {
   out.push_back(ir::make_allocate(spec.out, spec.shape));
   for (Stmt& st : ir::scan_statements(spec)) out.push_back(std::move(st));
   arrays_.push_back({spec.out, true, true, false, false, false, false});
+}
+
+void Generator::sort(std::vector<Stmt>& out) {
+  // Keys of any type and any values (NaNs, -0.0, repeats: the order is defined and stable), copied by an
+  // allocating map into a new array; for argsort a second map numbers the elements along the rows.
+  const DType t = any_type();
+  const int rank = static_cast<int>(shape_.size());
+  std::vector<Var> idx = enter_space();
+  Expr value = expr(t, 3);
+  leave_space();
+  Var keys = ir::make_var(name("so"), ir::Type::array(t, rank, true), ir::VarKind::Local);
+  out.push_back(ir::make_map(keys, idx, space_shape(), std::move(value), "fuzz sort"));
+  Var positions;
+  if (chance(0.5)) {
+    positions = ir::make_var(name("as"), ir::Type::array(DType::I64, rank, true), ir::VarKind::Local);
+    std::vector<Var> at = enter_space();
+    leave_space();
+    out.push_back(ir::make_map(positions, at, space_shape(), ir::make_ref(at.back()), "fuzz argsort"));
+  }
+  out.push_back(ir::make_sort(keys, positions, positions ? "fuzz argsort" : "fuzz sort"));
+  arrays_.push_back({keys, true, true, false, false, false, false});
+  if (positions) arrays_.push_back({positions, true, true, false, false, false, false});
 }
 
 void Generator::stencil(std::vector<Stmt>& out) {

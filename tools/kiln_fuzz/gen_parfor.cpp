@@ -69,6 +69,14 @@ void Generator::body_statements(std::vector<Stmt>& out, int count, int depth) {
 }
 
 void Generator::body_statement(std::vector<Stmt>& out, int depth) {
+  if (atomic_table_ && prim_chance(0.3)) {
+    out.push_back(shared_atomic());
+    return;
+  }
+  if (atomic_own_ && prim_chance(0.3)) {
+    out.push_back(own_atomic());
+    return;
+  }
   switch (uniform(0, 9)) {
     case 0:
     case 1: {
@@ -219,6 +227,8 @@ void Generator::parfor(std::vector<Stmt>& out) {
       hidden_.insert(a.var.get());
       break;
     }
+  choose_atomic_table();
+  choose_atomic_own();
 
   std::vector<Var> indices;
   std::vector<Expr> begins, ends;
@@ -248,6 +258,8 @@ void Generator::parfor(std::vector<Stmt>& out) {
     for (auto& r : reductions_)
       if (!r.updated) body.push_back(reduction_update(r));
     if (!array_reductions_.empty() && chance(0.7)) body.push_back(array_update(array_reductions_[0].array, array_reductions_[0].op));
+    if (atomic_table_ && !atomic_table_updated_) body.push_back(shared_atomic());
+    if (atomic_own_ && !atomic_own_updated_) body.push_back(own_atomic());
   }
   Stmt nest = ir::make_block(std::move(body));
   for (int d = rank; d-- > dims;) nest = ir::make_for(inner[d - dims], ir::make_i64(0), ir::make_dim(arrays_[0].var, d), nest);
@@ -271,6 +283,10 @@ void Generator::parfor(std::vector<Stmt>& out) {
   approx_ok_.clear();
   reductions_.clear();
   array_reductions_.clear();
+  atomic_table_ = nullptr;
+  atomic_table_updated_ = false;
+  atomic_own_ = nullptr;
+  atomic_own_updated_ = false;
 }
 
 

@@ -11,7 +11,7 @@ int type_number(DType t) { return static_cast<int>(t); }
 }  // namespace
 
 Generator::Generator(std::uint64_t seed, const GeneratorOptions& options)
-    : rng_(seed), draw_rng_(seed ^ 0x52414E444F4D5EEDull), options_(options) {}
+    : rng_(seed), draw_rng_(seed ^ 0x52414E444F4D5EEDull), prim_rng_(seed ^ 0x534F5254415443ull), options_(options) {}
 
 std::int64_t Generator::extent() {
   static constexpr std::int64_t kSmall[] = {0, 1, 2, 3, 5, 7, 13, 17, 31, 64, 101, 257};
@@ -45,6 +45,12 @@ void Generator::top_statements(std::vector<Stmt>& out, int count, int depth) {
 }
 
 void Generator::top_statement(std::vector<Stmt>& out, int depth) {
+  if (options_.array_operations && prim_chance(0.08)) return sort(out);
+  if (prim_chance(0.05)) {
+    const std::size_t before = out.size();
+    top_atomic(out);
+    if (out.size() > before) return;
+  }
   switch (uniform(0, 10)) {
     case 9:
     case 10:

@@ -15,10 +15,19 @@
 //  - libm results (exp, sin, pow, ...) are stored straight into an output that is never read again;
 //  - maps, reductions, scans and stencils run over S too (a scan may combine any values: its order is
 //    defined); a stencil reads its windows only at offsets inside its neighbourhood and never writes one of
-//    them.
+//    them;
+//  - sorts (and argsorts) take any values of any type: their order is defined, and stable;
+//  - an atomic on an element other iterations may update too (a table's, at a wrapped index) is of an
+//    operation whose final contents do not depend on the order (integer add/sub/min/max, float min/max, float
+//    add/sub of exact terms on a histogram); its old value is not read, and no plain access in that parfor
+//    reads or writes the table. An atomic on the iteration's own element (of an array of S that the parfor
+//    neither stores to nor reads otherwise) may be any operation, and its old value is read like any local;
+//    a compare-exchange expects the element's own value or a value that is not a NaN (whose bits are
+//    unspecified).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <set>
 #include <vector>
@@ -93,6 +102,21 @@ class Generator {
   void reduce_axis(std::vector<Stmt>& out);
   void scan(std::vector<Stmt>& out);  ///< a prefix scan along a random axis into a new array
   void stencil(std::vector<Stmt>& out);
+  void sort(std::vector<Stmt>& out);  ///< a sort or argsort along the last axis into new arrays
+
+  // ---- atomics (gen_atomic.cpp) ----
+  /// A visible array that `fits`, drawn from rng_; null when none does.
+  const ArrayInfo* pick_array(const std::function<bool(const ArrayInfo&)>& fits);
+  /// Picks the table that this parfor's iterations update concurrently through atomics (perhaps none).
+  void choose_atomic_table();
+  Stmt shared_atomic();             ///< an order-independent atomic on the chosen table at a wrapped index
+  /// Picks an array whose element at its own index each iteration updates through atomics (perhaps none).
+  void choose_atomic_own();
+  Stmt own_atomic();  ///< any atomic on the chosen array at the iteration's own index
+  void top_atomic(std::vector<Stmt>& out);  ///< any atomic on a table element in host code, if there is a table
+  Var atomic_result(DType t) { return ir::make_var(name("old"), ir::Type::scalar(t), ir::VarKind::Local); }
+  /// The chance decisions about sorts and atomics, from prim_rng_.
+  bool prim_chance(double p) { return std::uniform_real_distribution<double>(0, 1)(prim_rng_) < p; }
   /// Enters an elementwise context over S: new index variables become the own index. Returns the indices.
   std::vector<Var> enter_space();
   void leave_space();
@@ -112,6 +136,8 @@ class Generator {
   /// Decides where random_draw is used, apart from rng_, so that programs without one are what they were
   /// before it existed (tests pick seeds for what those programs hold).
   std::mt19937_64 draw_rng_;
+  /// Decides where sorts and atomics go, likewise (their contents come from rng_).
+  std::mt19937_64 prim_rng_;
   GeneratorOptions options_;
   Program program_;
   std::vector<std::int64_t> shape_;  ///< S
@@ -130,6 +156,10 @@ class Generator {
   std::set<const ir::VarNode*> approx_ok_;  ///< outputs whose stores may be libm results
   std::vector<ReductionInfo> reductions_;
   std::vector<ir::ArrayReduction> array_reductions_;
+  const ArrayInfo* atomic_table_ = nullptr;  ///< updated by shared_atomic (hidden from plain accesses)
+  bool atomic_table_updated_ = false;
+  const ArrayInfo* atomic_own_ = nullptr;  ///< updated by own_atomic (hidden from plain accesses)
+  bool atomic_own_updated_ = false;
 };
 
 /// Restores the visible arrays and scalars when a block ends.
