@@ -17,6 +17,7 @@
 // for another target, or one of the wrong element type, is a kiln::TypeError.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -389,6 +390,11 @@ struct device_result {
 template <class T, bool Raw>
 struct device_result<NDArray<T>, Raw> {
   using type = DeviceArray<T>;
+};
+/// A complex result arrives as its two parts: the call waits for them (no Future).
+template <class T, bool Raw>
+struct device_result<std::complex<T>, Raw> {
+  using type = std::complex<T>;
 };
 template <class... M, bool Raw>
 struct device_result<std::tuple<M...>, Raw> {
