@@ -420,6 +420,16 @@ bool runs_a_loop(const Stmt& s) {
   return finder.found;
 }
 
+bool can_fail(const Stmt& s) {
+  struct Finder final : IRVisitor {
+    bool found = false;
+    void visit(const AllocateStmt&) override { found = true; }
+    void visit(const CheckStmt&) override { found = true; }
+  } finder;
+  finder.walk(s);
+  return finder.found;
+}
+
 namespace {
 
 std::optional<std::int64_t> i64_constant(const Expr& e) {

@@ -65,6 +65,10 @@ std::optional<std::int64_t> index_offset(const Expr& e, const VarNode* index, co
 /// Whether `s` runs a sequential loop (a For statement anywhere inside it).
 bool runs_a_loop(const Stmt& s);
 
+/// Whether running `s` can fail: an allocation or a run-time check anywhere inside it (the code after a parfor
+/// must read the status; a GPU thread that fails leaves its iterations early).
+bool can_fail(const Stmt& s);
+
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);
 size_t node_count(const Stmt& s);

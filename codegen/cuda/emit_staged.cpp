@@ -54,17 +54,6 @@ bool plain(const ir::Stmt& s) {
   }
 }
 
-/// Any check or allocation (a failing thread leaves its iterations, and would miss the block's barriers).
-bool may_leave(const ir::Stmt& s) {
-  struct Find : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::CheckStmt&) override { found = true; }
-    void visit(const ir::AllocateStmt&) override { found = true; }
-  } f;
-  f.walk(s);
-  return f.found;
-}
-
 /// The loads in `e`, outermost first (a load in another's index too).
 void collect_loads(const ir::Expr& e, std::vector<const ir::LoadExpr*>& out) {
   struct Collect : ir::IRVisitor {
@@ -154,7 +143,8 @@ bool Emitter::staged_spread(const std::vector<ir::Expr>& indices) const {
 }
 
 void Emitter::plan_staged() {
-  if (k_.strategy != Strategy::Elementwise || !p_.array_reductions.empty() || may_leave(p_.body)) return;
+  // A check or allocation may fail, and a failing thread leaves its iterations: it would miss the barriers.
+  if (k_.strategy != Strategy::Elementwise || !p_.array_reductions.empty() || ir::can_fail(p_.body)) return;
   std::vector<ir::Stmt> stmts;
   flatten(p_.body, stmts);
   std::size_t at = 0;
