@@ -420,6 +420,16 @@ bool runs_a_loop(const Stmt& s) {
   return finder.found;
 }
 
+bool can_fail(const Stmt& s) {
+  struct Finder final : IRVisitor {
+    bool found = false;
+    void visit(const AllocateStmt&) override { found = true; }
+    void visit(const CheckStmt&) override { found = true; }
+  } finder;
+  finder.walk(s);
+  return finder.found;
+}
+
 namespace {
 
 /// The statements that run once, in order: Blocks opened, anything else (a loop, a condition) as one statement.

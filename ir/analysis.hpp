@@ -72,6 +72,10 @@ bool runs_a_loop(const Stmt& s);
 /// call's kiln::cuda::Future).
 std::vector<const LaunchStmt*> result_only_launches(const Function& f);
 
+/// Whether running `s` can fail: an allocation or a run-time check anywhere inside it (the code after a parfor
+/// must read the status; a GPU thread that fails leaves its iterations early).
+bool can_fail(const Stmt& s);
+
 /// Number of expression nodes: a rough cost measure.
 size_t node_count(const Expr& e);
 size_t node_count(const Stmt& s);

@@ -113,7 +113,7 @@ class Builder {
       idx.push_back(index("row"));
       ext.push_back(i64(1));
     }
-    const Var b = index("b");
+    const Var b = index("b"), acc = local("_chain", s_.type);
     auto carry_at = [&](const Expr& e) {
       std::vector<Expr> i;
       if (one_row) return std::vector<Expr>{make_ref(idx[0]), e};
@@ -121,12 +121,16 @@ class Builder {
       for (size_t d = 0; d < s_.shape.size(); ++d) i.push_back(d == s_.axis ? e : make_ref(idx[o++]));
       return i;
     };
-    const Expr bv = make_ref(b);
-    const Stmt loop = make_for(
-        b, i64(1), carried,
-        make_block({make_store(carry, carry_at(bv),
-                               combine(make_load(carry, carry_at(sub(bv, i64(1)))), make_load(carry, carry_at(bv))))}));
-    return parfor(idx, ext, make_block({loop}), "block carries");
+    // The chain runs through a local, from carry[0] as it is: each step reads and writes only its own element,
+    // so a GPU can fetch the totals ahead of the chain (codegen/cuda/emit_staged.cpp).
+    const Expr bv = make_ref(b), accv = make_ref(acc);
+    const Stmt start = make_let(acc, identity_of(s_.op, s_.type));
+    const Stmt first = make_if(make_binary(BinaryOp::Gt, carried, i64(0)),
+                               make_block({make_assign(acc, make_load(carry, carry_at(i64(0))))}));
+    const Stmt loop = make_for(b, i64(1), carried,
+                               make_block({make_assign(acc, combine(accv, make_load(carry, carry_at(bv)))),
+                                           make_store(carry, carry_at(bv), accv)}));
+    return parfor(idx, ext, make_block({start, first, loop}), "block carries");
   }
 
   /// One block's scan of `len` elements from lo into out, each value passed through `with` (the carry) before
@@ -190,17 +194,19 @@ class Builder {
     const Var lo = local("_lo", DType::I64), len = local("_len", DType::I64);
     const Expr b = make_ref(idx[s_.axis]), lov = make_ref(lo), lenv = make_ref(len);
     const Expr id = identity();
-    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; });
     std::vector<Stmt> body = {make_let(lo, mul(b, i64(kB))),
                               make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov)))};
     if (!carry) {
-      body.push_back(first);
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; }));
     } else {
+      // Block 0 takes no carry: its values are stored as they are (the select), its exclusive first element is
+      // the identity (c keeps it). No branch around the block's loop: every thread of a GPU block reaches it.
       const Var c = local("_carry_in", s_.type);
-      const Expr cv = make_ref(c);
-      const Stmt rest = make_block({make_let(c, make_load(carry, carry_index(idx, sub(b, i64(1))))),
-                                    block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? combine(cv, v) : cv; })});
-      body.push_back(make_if(make_binary(BinaryOp::Eq, b, i64(0)), first, rest));
+      const Expr cv = make_ref(c), first_block = make_binary(BinaryOp::Eq, b, i64(0));
+      body.push_back(make_let(c, id));
+      body.push_back(make_if(make_binary(BinaryOp::Gt, b, i64(0)),
+                             make_block({make_assign(c, make_load(carry, carry_index(idx, sub(b, i64(1)))))})));
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first_block, v, combine(cv, v)) : cv; }));
     }
     return parfor(idx, ext, make_block(std::move(body)), carry ? "blocks with their carries" : "one block");
   }

@@ -6,10 +6,13 @@
 //
 //   1. totals:  parfor over the space with the axis cut into its blocks but the last
 //                 { carry[b] = v[lo] op v[lo+1] op ... op v[lo+B-1] }                  (in order)
-//   2. carries: parfor over the other axes { for b in 1..: carry[b] = carry[b-1] op carry[b] }
+//   2. carries: parfor over the other axes
+//                 { acc = carry[0]; for b in 1..: acc = acc op carry[b]; carry[b] = acc }
 //   3. scan:    parfor over the space with the axis cut into blocks
 //                 { acc = v[lo]; out[lo] = C(acc); for k: acc = acc op v[k]; out[k] = C(acc) }
-//               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0.
+//               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0 (a select, not a branch).
+// Each pass's loop sits at the top level of its parfor's body and each step reads and writes only its own
+// elements: the form the CUDA backend stages through shared memory (codegen/cuda/emit_staged.cpp).
 #pragma once
 
 #include <functional>

@@ -73,6 +73,66 @@ TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
   EXPECT_EQ(bin.ptx.find("fma.rn.f64"), std::string::npos) << "a contracted x * y + acc:\n" << prog.source();
 }
 
+// A walk: each row of x scanned in its own loop (a prange over rows, a sequential range along the row), the
+// form every scan pass takes. Rows of different lengths: row r walks the first n - r elements.
+const auto row_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
+  prange(x.shape(0), [&](Int r) {
+    Double acc = 0.0;
+    range(x.shape(1) - r, [&](Int k) {
+      acc = acc + x(r, k) * 0.5;
+      y(r, k) = acc;
+    });
+    total[r] = acc;
+  });
+};
+
+std::vector<cu::Strategy> strategies(const ir::Function& f, std::string* source = nullptr) {
+  cu::Program prog;
+  compile_for_sm90(f, {}, &prog);
+  if (source) *source = prog.source();
+  std::vector<cu::Strategy> out;
+  for (const cu::GpuKernel& k : prog.gpu_kernels) out.push_back(k.strategy);
+  return out;
+}
+
+TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
+  require_nvrtc();
+  // 1-d: block totals, the carry chain (one row: a block of threads fetches it ahead), blocks with carries.
+  std::string src;
+  const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
+  EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
+  EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
+  // Along the last axis: with 64 rows or more one thread per row (a loop of blocks, each a loop: not a walk),
+  // with fewer the same three passes over (row, block), staged.
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
+            (std::vector<cu::Strategy>{cu::Strategy::Elementwise, cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Staged}));
+}
+
+TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
+  require_nvrtc();
+  std::string src;
+  EXPECT_EQ(strategies(rows::lower_for_cuda("row_walk", row_walk, {"x", "y", "total"}), &src),
+            std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
+  // A step that reads what the step before wrote cannot read a copy fetched before the chunk.
+  const auto recurrence = [](Array<double, 2> y) {
+    prange(y.shape(0), [&](Int r) { range(1, y.shape(1), [&](Int k) { y(r, k) = y(r, k - 1) * 0.5 + y(r, k); }); });
+  };
+  EXPECT_EQ(strategies(rows::lower_for_cuda("recurrence", recurrence, {"y"})), std::vector<cu::Strategy>{cu::Strategy::Elementwise});
+  // Every row reading the same run (n-body) is a broadcast already: staging would copy it once per row.
+  const auto forces = [](Array<float, 1> x, Array<float, 1> f) {
+    prange(x.shape(0), [&](Int i) {
+      Float acc = 0.0f;
+      range(x.shape(0), [&](Int j) { acc += x[j] - x[i]; });
+      f[i] = acc;
+    });
+  };
+  EXPECT_EQ(strategies(rows::lower_for_cuda("forces", forces, {"x", "f"})), std::vector<cu::Strategy>{cu::Strategy::Elementwise});
+  // Bounds checks may leave a thread's iterations early, before the block's barriers.
+  for (cu::Strategy st : strategies(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+                                                         /*boundscheck=*/true)))
+    EXPECT_NE(st, cu::Strategy::Staged);
+}
+
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
 
 class ScanGpu : public kiln::cudatest::GpuTest {};
@@ -150,6 +210,24 @@ TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
   const auto first = k(x).to_vector();
   EXPECT_TRUE(same_bits(first, k(x).to_vector()));
   EXPECT_TRUE(same_bits(first, ki(x).to_vector()));
+}
+
+TEST_F(ScanGpu, StagedWalksOfEveryLengthMatchTheInterpreterBitwise) {
+  // Row counts that leave a block of 128 rows part full, and a single row (its block stages 2048 steps of it
+  // at a time).
+  auto g = jit("row_walk", row_walk, Options().on(Target::cuda));
+  auto in = jit("row_walk", row_walk, Options().on(Target::interpreter));
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}, std::int64_t{130}, std::int64_t{300}}) {
+    const std::int64_t cols = std::max<std::int64_t>(rows, 2500);
+    const NDArray<double> x = random_nd<double>({rows, cols}, static_cast<std::uint64_t>(rows));
+    NDArray<double> y({rows, cols}), t({rows}), yi({rows, cols}), ti({rows});
+    std::fill(y.data(), y.data() + y.size(), 7.0);
+    std::fill(yi.data(), yi.data() + yi.size(), 7.0);
+    g(x, y, t);
+    in(x, yi, ti);
+    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " rows";
+    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " rows";
+  }
 }
 
 }  // namespace

@@ -94,6 +94,7 @@ std::string_view name_of(Strategy s) {
     case Strategy::Reduce: return "reduction";
     case Strategy::ArgReduce: return "argmin/argmax reduction";
     case Strategy::Cooperative: return "cooperative rows";
+    case Strategy::Staged: return "staged walks";
   }
   return "?";
 }
@@ -133,6 +134,11 @@ GpuKernel Emitter::emit(std::string& out) {
   if (k_.unroll > 1 && (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) && ir::runs_a_loop(p_.body)) {
     k_.unroll = 1;
     unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already";
+  }
+  plan_staged();
+  if (staged_) {
+    k_.unroll = 1;
+    unroll_note_.clear();
   }
   plan_stencil();
   capture();
@@ -190,6 +196,9 @@ GpuKernel Emitter::emit(std::string& out) {
   for (const auto& r : p_.reductions) head += ", " + std::string(ir::name_of(r.op)) + " " + r.var->name;
   head += "\n";
   if (coop_) head += "// " + coop_->reason + "\n";
+  if (staged_)
+    head += "// " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
+            " access(es) staged through shared tiles\n";
   if (!unroll_note_.empty()) head += "// " + unroll_note_ + "\n";
   if (stencil_) {
     const StencilPlan& sp = *stencil_;
@@ -299,6 +308,7 @@ void Emitter::loops() {
     case Strategy::Reduce: return grid_stride_loops();
     case Strategy::ArgReduce: return chunked_loop();
     case Strategy::Cooperative: return cooperative_loops();
+    case Strategy::Staged: return staged_loops();
   }
 }
 
@@ -476,6 +486,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
   else if (k_.strategy == Strategy::Cooperative)
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
+  else if (k_.strategy == Strategy::Staged)
+    s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)
     s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
   s += name + "(";

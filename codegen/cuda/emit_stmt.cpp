@@ -191,6 +191,21 @@ void Emitter::stmt(const ir::Stmt& s) {
 
 void Emitter::store(const ir::StoreStmt& s) {
   if (coop_ && !spreading_ && !leading_) return leader_store(s);
+  if (staged_on_)
+    if (auto it = staged_->stores.find(&s); it != staged_->stores.end()) {
+      line(staged_cell(it->second) + " = " + expr(s.value) + ";");  // written back by the block after the chunk
+      return;
+    }
+  if (staged_prefix_) {  // a thread beyond the block's rows runs the statements before the walk as the last row
+    line("if (kiln_live) {");
+    ++depth_;
+    staged_prefix_ = false;
+    store(s);
+    staged_prefix_ = true;
+    --depth_;
+    line("}");
+    return;
+  }
   // `a[k] = a[k] op e` on an array the parfor reduces into: other threads update the same elements.
   for (const auto& r : p_.array_reductions) {
     if (!ir::is_array_update(s, r)) continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/cuda/program.hpp"
+#include "ir/analysis.hpp"
 #include "ir/cooperative.hpp"
 #include "ir/stmt.hpp"
 
@@ -55,6 +56,23 @@ struct StencilPlan {
   std::unordered_map<const ir::ExprNode*, Use> loads;
   int rows = 1, columns = 4;
   StencilMode mode = StencilMode::Shuffle;
+};
+
+/// A staged walk (emit_staged.cpp): the parfor body's statements around its loop, and the accesses of the
+/// loop that go through shared tiles.
+struct StagedPlan {
+  struct Site {
+    const ir::VarNode* array = nullptr;
+    std::vector<ir::Expr> indices;  ///< the access's indices (its element at the loop's first step, with k = begin)
+    bool store = false;
+  };
+  const ir::ForStmt* loop = nullptr;
+  std::vector<ir::Stmt> before, after;  ///< the body's other statements (nested blocks flattened)
+  ir::VarSet inner;                     ///< variables the loop's body declares or assigns
+  ir::LetValues lets;                   ///< the lets before the loop that nothing assigns
+  std::vector<Site> sites;              ///< one shared tile each
+  std::unordered_map<const ir::LoadExpr*, int> loads;
+  std::unordered_map<const ir::StmtNode*, int> stores;
 };
 
 class Emitter {
@@ -123,6 +141,17 @@ class Emitter {
   /// A store of a cooperative row, by the group's first thread, then made visible to the group.
   void leader_store(const ir::StoreStmt& s);
 
+  // staged walks (emit_staged.cpp)
+  /// Sets staged_ and Strategy::Staged when the parfor's body is a walk the rule admits.
+  void plan_staged();
+  /// `array[indices]` reads or writes, at step k of the loop, the element k - begin after step 0's.
+  bool staged_access(const ir::VarNode* array, const std::vector<ir::Expr>& indices) const;
+  /// A staged access whose rows' runs lie far enough apart that staging them pays.
+  bool staged_spread(const std::vector<ir::Expr>& indices) const;
+  void staged_loops();
+  /// This thread's cell of a site's tile at the current step.
+  std::string staged_cell(int site) const;
+
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
@@ -157,6 +186,9 @@ class Emitter {
   int spread_count_ = 0;    ///< names the spread loops' counters
   /// Arrays the row loads: only a store to one of them needs the group to synchronize after it.
   std::unordered_set<const ir::VarNode*> coop_loaded_;
+  std::optional<StagedPlan> staged_;
+  bool staged_on_ = false;      ///< emitting the staged loop's steps: its accesses read and write the tiles
+  bool staged_prefix_ = false;  ///< emitting the statements before it: stores only for live rows
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u

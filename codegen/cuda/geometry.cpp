@@ -60,6 +60,10 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       return g;
     }
     case Strategy::Cooperative: return cooperative_geometry(total, -1, dev);
+    case Strategy::Staged:  // a row per thread; the kernel's block loop covers what a capped grid leaves
+      g.block.x = kStagedThreads;
+      g.grid.x = clamp_to(ceil_div(total, kStagedThreads), dev.max_grid_x);
+      return g;
     case Strategy::Elementwise: {
       const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, 1024)) / 32 * 32;
       g.block = block_shape(rank, counts, t, 128);

@@ -24,6 +24,12 @@ inline constexpr int kReduceThreads = 256;
 inline constexpr int kMaxReduceBlocks = 1024;
 /// Threads per row of a cooperative kernel at most (a block per row).
 inline constexpr int kMaxRowThreads = 1024;
+/// Staged walks (Strategy::Staged): threads per block (a row each), and steps per row that a chunk stages
+/// when every thread has a row (a block with fewer rows stages proportionally more of each).
+inline constexpr int kStagedThreads = 128;
+inline constexpr int kStagedSteps = 16;
+/// Steps a thread runs from registers at a time: their tile reads are issued together, ahead of the steps.
+inline constexpr int kStagedGroup = 8;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
@@ -66,6 +72,9 @@ enum class Strategy : std::uint8_t {
   /// Rows that reduce over a contiguous range (ir/cooperative.hpp): a group of threads per row — a warp, or a
   /// block when few long rows would leave SMs idle — striding over the row, combined in a fixed tree.
   Cooperative,
+  /// Rows that each walk a run of consecutive elements in a sequential loop (emit_staged.cpp): a block of
+  /// kStagedThreads rows walks in step, staging each chunk of steps through shared memory.
+  Staged,
 };
 
 std::string_view name_of(Strategy s);

@@ -28,7 +28,8 @@ const char* c_type(DType t) { return type_name(t); }  // the emitter's names (f1
 // The kernels; key_t, code_t, KILN_ENCODE and KILN_DECODE come first (sort_source).
 constexpr const char* kKernels = R"(
 #define KILN_THREADS 256
-#define KILN_TILE (KILN_THREADS * 16)
+#define KILN_ROUNDS 16
+#define KILN_TILE (KILN_THREADS * KILN_ROUNDS)
 
 extern "C" __global__ void kiln_sort_encode(const key_t* __restrict__ keys, code_t* __restrict__ codes,
                                             long long* __restrict__ pos, long long total, long long n, int carry) {
@@ -55,8 +56,9 @@ extern "C" __global__ void kiln_sort_hist(const code_t* __restrict__ codes, long
   hist[(r * 256 + threadIdx.x) * tiles + t] = h[threadIdx.x];
 }
 
-// Row blockIdx.x's counts to first slots: an exclusive scan of its 256 * tiles counts, in order.
-extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, long long tiles) {
+// Row blockIdx.x's counts to first slots: an exclusive scan of its 256 * tiles counts, in order. same[row]
+// becomes 1 when one digit holds all the row's keys (the pass would not move any).
+extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, int* __restrict__ same, long long tiles) {
   __shared__ long long s[1024];
   long long* h = hist + blockIdx.x * 256 * tiles;
   const long long len = 256 * tiles, per = (len + 1023) / 1024;
@@ -64,6 +66,7 @@ extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, long lon
   long long sum = 0;
   for (long long i = lo; i < hi; ++i) sum += h[i];
   s[threadIdx.x] = sum;
+  if (threadIdx.x == 0) same[blockIdx.x] = 0;
   __syncthreads();
   for (int off = 1; off < 1024; off <<= 1) {
     const long long v = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
@@ -77,53 +80,102 @@ extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, long lon
     h[i] = run;
     run += c;
   }
+  __syncthreads();
+  if (threadIdx.x < 256) {  // digit d's first slot and the next digit's: all keys between them
+    const long long n = s[1023], at = h[threadIdx.x * tiles], next = threadIdx.x == 255 ? n : h[(threadIdx.x + 1) * tiles];
+    if (n > 0 && at == 0 && next == n) same[blockIdx.x] = 1;
+  }
 }
 
-// Tile t of row r to its slots, element order kept among equal digits.
-extern "C" __global__ void kiln_sort_scatter(const code_t* __restrict__ cin, code_t* __restrict__ cout,
-                                             const long long* __restrict__ pin, long long* __restrict__ pout,
-                                             const long long* __restrict__ hist, long long n, long long tiles, int shift,
-                                             int carry) {
-  __shared__ long long base[256];
-  __shared__ unsigned int warp_slot[KILN_THREADS / 32][256];
+// Tile t of row r to its slots, element order kept among equal digits. The tile is first put in digit order
+// in shared memory (an element's place: the tile's count of smaller digits, then of equal digits before it),
+// then written out in that order, so consecutive threads write consecutive slots of a digit's run (written
+// element by element, each key would take a sector of its own). A row whose keys all have one digit in this
+// pass is copied as it is: the permutation would be the identity.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_scatter(
+    const code_t* __restrict__ cin, code_t* __restrict__ cout, const long long* __restrict__ pin,
+    long long* __restrict__ pout, const long long* __restrict__ hist, const int* __restrict__ same, long long n,
+    long long tiles, int shift, int carry) {
+  __shared__ code_t sorted[KILN_TILE];          // the tile in digit order
+  __shared__ unsigned short from[KILN_TILE];    // each sorted element's index in the tile
+  __shared__ long long base[256];               // the row's slot of the tile's first element of each digit
+  __shared__ unsigned first[256];               // the tile's sorted position of its first element of each digit
+  __shared__ unsigned short warp_slot[KILN_THREADS / 32][256];
+  __shared__ unsigned warp_total[KILN_THREADS / 32];
   const long long r = blockIdx.x / tiles, t = blockIdx.x % tiles;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  base[tid] = hist[(r * 256 + tid) * tiles + t];
   const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
   const code_t* rin = cin + r * n;
   code_t* rout = cout + r * n;
   const long long* rpin = pin + r * n;
   long long* rpout = pout + r * n;
+  if (same[r]) {
+    for (long long i = lo + tid; i < hi; i += KILN_THREADS) {
+      rout[i] = rin[i];
+      if (carry) rpout[i] = rpin[i];
+    }
+    return;
+  }
+  base[tid] = hist[(r * 256 + tid) * tiles + t];
+  first[tid] = 0;
+  __syncthreads();
+  code_t c[KILN_ROUNDS];
+  int d[KILN_ROUNDS];
+  #pragma unroll
+  for (int k = 0; k < KILN_ROUNDS; ++k) {  // element lo + k * KILN_THREADS + tid
+    const long long i = lo + k * KILN_THREADS + tid;
+    c[k] = i < hi ? rin[i] : (code_t)0;
+    d[k] = i < hi ? (int)((unsigned)(c[k] >> shift) & 255u) : 256;  // 256: no element
+    if (d[k] < 256) atomicAdd(&first[d[k]], 1u);
+  }
+  __syncthreads();
+  // The tile's counts to first positions: an exclusive scan over the digits (thread tid holds digit tid).
+  const unsigned count = first[tid];
+  unsigned x = count;
+  for (int off = 1; off < 32; off <<= 1) {
+    const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
+    if (lane >= off) x += y;
+  }
+  if (lane == 31) warp_total[warp] = x;
+  __syncthreads();
+  unsigned before = 0;
+  for (int w = 0; w < warp; ++w) before += warp_total[w];
+  unsigned mine = before + x - count;  // digit tid's next sorted position
+  first[tid] = mine;
   const unsigned below = (1u << lane) - 1u;
-  for (long long start = lo; start < hi; start += KILN_THREADS) {
-    for (int k = tid; k < (KILN_THREADS / 32) * 256; k += KILN_THREADS) (&warp_slot[0][0])[k] = 0;
+  #pragma unroll
+  for (int k = 0; k < KILN_ROUNDS; ++k) {
+    for (int q = tid; q < (KILN_THREADS / 32) * 256; q += KILN_THREADS) (&warp_slot[0][0])[q] = 0;
     __syncthreads();
-    const long long i = start + tid;
-    const bool valid = i < hi;
-    const code_t c = valid ? rin[i] : (code_t)0;
-    const int d = valid ? (int)((unsigned)(c >> shift) & 255u) : 256;  // 256: no digit
-    unsigned peers = 0xffffffffu;
+    unsigned peers = 0xffffffffu;  // the warp's lanes with this lane's digit
     for (int bit = 0; bit < 9; ++bit) {
-      const unsigned m = __ballot_sync(0xffffffffu, (d >> bit) & 1);
-      peers &= ((d >> bit) & 1) ? m : ~m;
+      const unsigned m = __ballot_sync(0xffffffffu, (d[k] >> bit) & 1);
+      peers &= ((d[k] >> bit) & 1) ? m : ~m;
     }
     const int rank = __popc(peers & below);
-    if (valid && rank == 0) warp_slot[warp][d] = __popc(peers);
+    if (d[k] < 256 && rank == 0) warp_slot[warp][d[k]] = (unsigned short)__popc(peers);
     __syncthreads();
-    unsigned run = 0;  // thread tid scans digit tid over the warps
+    unsigned run = mine;  // thread tid places digit tid's elements of this round, warp by warp
     for (int w = 0; w < KILN_THREADS / 32; ++w) {
       const unsigned cnt = warp_slot[w][tid];
-      warp_slot[w][tid] = run;
+      warp_slot[w][tid] = (unsigned short)run;
       run += cnt;
     }
+    mine = run;
     __syncthreads();
-    if (valid) {
-      const long long o = base[d] + warp_slot[warp][d] + rank;
-      rout[o] = c;
-      if (carry) rpout[o] = rpin[i];
+    if (d[k] < 256) {
+      const unsigned p = warp_slot[warp][d[k]] + rank;
+      sorted[p] = c[k];
+      from[p] = (unsigned short)(k * KILN_THREADS + tid);
     }
     __syncthreads();
-    base[tid] += run;
+  }
+  for (unsigned j = tid; j < (unsigned)(hi - lo); j += KILN_THREADS) {
+    const code_t v = sorted[j];
+    const int dj = (int)((unsigned)(v >> shift) & 255u);
+    const long long o = base[dj] + (long long)(j - first[dj]);
+    rout[o] = v;
+    if (carry) rpout[o] = rpin[lo + from[j]];
   }
 }
 
@@ -203,6 +255,7 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   CUdeviceptr pos[2] = {carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0,
                         carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0};
   const CUdeviceptr hist = call.alloc(static_cast<std::size_t>(rows * 256 * tiles) * 8, "sort counts of " + what);
+  const CUdeviceptr same = call.alloc(static_cast<std::size_t>(rows) * sizeof(int), "sort digit flags of " + what);
   // The positions the sort permutes, read from a copy: the finish kernel writes them in place.
   const CUdeviceptr payload = positions ? call.alloc(bytes * 8, "sort payload of " + what) : 0;
   if (payload)
@@ -219,10 +272,10 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   int cur = 0;
   for (int shift = 0; shift < static_cast<int>(code_bytes) * 8; shift += 8) {
     int s = shift, c = carry;
-    CUdeviceptr h = hist;
+    CUdeviceptr h = hist, f = same;
     launch(kHist, blocks, kThreads, {&code[cur], &h, &nn, &tt, &s});
-    launch(kScan, static_cast<unsigned>(rows), kScanThreads, {&h, &tt});
-    launch(kScatter, blocks, kThreads, {&code[cur], &code[cur ^ 1], &pos[cur], &pos[cur ^ 1], &h, &nn, &tt, &s, &c});
+    launch(kScan, static_cast<unsigned>(rows), kScanThreads, {&h, &f, &tt});
+    launch(kScatter, blocks, kThreads, {&code[cur], &code[cur ^ 1], &pos[cur], &pos[cur ^ 1], &h, &f, &nn, &tt, &s, &c});
     cur ^= 1;
   }
   // Gathered keys go to the free code buffer (as wide as the keys), then back into the keys.
@@ -230,7 +283,7 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   CUdeviceptr out = positions, in = payload, spare = code[cur ^ 1];
   launch(kFinish, grid_for(total), kThreads, {&k, &code[cur], &pos[cur], &out, &in, &spare, &tot, &nn, &mode});
   if (gather) call.check(gpu::driver().cuMemcpyDtoDAsync(keys, spare, bytes * code_bytes, call.stream), "copying sorted keys");
-  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist, payload})
+  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist, same, payload})
     if (p) call.release(p);
 }
 

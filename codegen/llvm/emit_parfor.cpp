@@ -45,18 +45,6 @@ class DimUses : public ir::IRVisitor {
   }
 };
 
-/// True if running `s` can fail (an allocation or a run-time check), so the caller must look at the
-/// status after the parfor.
-bool can_fail(const ir::Stmt& s) {
-  struct Finder : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::AllocateStmt&) override { found = true; }
-    void visit(const ir::CheckStmt&) override { found = true; }
-  } f;
-  f.walk(s);
-  return f.found;
-}
-
 /// True if `body` stores to one of the arrays `reduced` outside nested loops: the innermost parfor loop then
 /// updates memory at data-dependent indices and cannot vectorize.
 bool updates_arrays_directly(const ir::Stmt& body, const std::unordered_set<const ir::VarNode*>& reduced) {
@@ -210,7 +198,7 @@ void Emitter::parfor(const ir::ParforStmt& p) {
   for (size_t i = 0; i < o.fields.size(); ++i)
     b_.CreateStore(o.fields[i].value, b_.CreateStructGEP(o.ctx_type, ctx, static_cast<unsigned>(i)));
   auto check_status = [&] {
-    if (can_fail(p.body)) fail_if(b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), fs_->status), b_.getInt32(0)));
+    if (ir::can_fail(p.body)) fail_if(b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), fs_->status), b_.getInt32(0)));
   };
 
   if (!reduces) {

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Staged walks (Strategy::Staged): a parfor whose iterations ("rows") each walk a run of consecutive elements
+// in a sequential loop — the block totals and block scans of kiln::cumsum, the carry chain (ir/scan.hpp). One
+// thread per row reads badly: the 32 threads of a warp read 32 runs far apart (a scan's blocks are 8 KB apart
+// in f64), one useful word per 32-byte sector, and a single row (a 1-d scan's carries) waits out every
+// load's latency alone. Here a block of kStagedThreads threads takes as many consecutive rows and walks them
+// in step, a chunk of steps at a time: the block copies the chunk of every row's run into a shared tile
+// (consecutive threads, consecutive elements: coalesced), each thread runs its row's steps in order on the
+// tile, its stores going to a second tile that the block then writes back the same way. The block's rows
+// share the tiles, so a block with one row walks it kStagedThreads * kStagedSteps steps per chunk.
+//
+// Each row's operations run in the order its loop states them, so the results are the bits of one thread
+// per row. The rule keeps that true: the loop's body is straight-line (lets, assignments, stores); a staged
+// access's index is loop-invariant but for `k`, `x + k` or `k + x` in a unit-stride last dimension (step j
+// reads the element j after step 0's); an array the loop stores is stored at one index, and read in the
+// loop only there (so the chunk's reads may precede its writes), and aliases nothing else the loop reads;
+// the statements before the loop hold no loop or check (every thread of the block must reach the barriers:
+// threads beyond the last row run them as the last row, their stores suppressed).
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+/// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
+void flatten(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
+  if (s->kind != ir::StmtKind::Block) {
+    out.push_back(s);
+    return;
+  }
+  for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts) flatten(x, out);
+}
+
+/// Statements a thread beyond the last row may run as the last row: no loop, no check, no allocation, no
+/// atomic (its stores are suppressed; nothing else it does is seen).
+bool plain(const ir::Stmt& s) {
+  switch (s->kind) {
+    case ir::StmtKind::Let:
+    case ir::StmtKind::Assign:
+    case ir::StmtKind::Store: return true;
+    case ir::StmtKind::Block:
+      for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts)
+        if (!plain(x)) return false;
+      return true;
+    case ir::StmtKind::If: {
+      const auto& i = s->as<ir::IfStmt>();
+      return plain(i.then_body) && (!i.else_body || plain(i.else_body));
+    }
+    default: return false;
+  }
+}
+
+/// The loads in `e`, outermost first (a load in another's index too).
+void collect_loads(const ir::Expr& e, std::vector<const ir::LoadExpr*>& out) {
+  struct Collect : ir::IRVisitor {
+    std::vector<const ir::LoadExpr*>& out;
+    explicit Collect(std::vector<const ir::LoadExpr*>& o) : out(o) {}
+    void visit(const ir::LoadExpr& l) override {
+      out.push_back(&l);
+      ir::IRVisitor::visit(l);
+    }
+  } c(out);
+  c.walk(e);
+}
+
+/// How far the value of `e` moves when the parfor's innermost index `i` grows by one: e = s * i + (terms
+/// free of i), through the lets in `lets`; nothing when it is not that simple.
+std::optional<std::int64_t> slope(const ir::Expr& e, const ir::VarNode* i, const ir::LetValues& lets, int depth = 0) {
+  if (depth > 16) return std::nullopt;
+  switch (e->kind) {
+    case ir::ExprKind::Const: return 0;
+    case ir::ExprKind::VarRef: {
+      const ir::VarNode* v = e->as<ir::VarRefExpr>().var.get();
+      if (v == i) return 1;
+      if (auto it = lets.find(v); it != lets.end()) return slope(it->second, i, lets, depth + 1);
+      // Other indices stay put; a local the statements before the loop assign could be anything.
+      return v->kind == ir::VarKind::Local ? std::nullopt : std::optional<std::int64_t>(0);
+    }
+    case ir::ExprKind::Cast: return slope(e->as<ir::CastExpr>().a, i, lets, depth + 1);
+    case ir::ExprKind::Binary: {
+      const auto& b = e->as<ir::BinaryExpr>();
+      const auto sa = slope(b.a, i, lets, depth + 1), sb = slope(b.b, i, lets, depth + 1);
+      if (!sa || !sb) return std::nullopt;
+      if (b.op == BinaryOp::Add) return *sa + *sb;
+      if (b.op == BinaryOp::Sub) return *sa - *sb;
+      if (b.op == BinaryOp::Mul) {
+        const auto* ca = ir::dyn<ir::ConstExpr>(b.a);
+        const auto* cb = ir::dyn<ir::ConstExpr>(b.b);
+        if (*sa == 0 && *sb == 0) return 0;
+        if (ca && is_int(ca->type)) return ca->i * *sb;
+        if (cb && is_int(cb->type)) return cb->i * *sa;
+      }
+      return *sa == 0 && *sb == 0 ? std::optional<std::int64_t>(0) : std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool Emitter::staged_access(const ir::VarNode* array, const std::vector<ir::Expr>& indices) const {
+  const ir::VarNode* k = staged_->loop->index.get();
+  if (!array->type.unit_stride || indices.empty()) return false;
+  auto invariant = [&](const ir::Expr& e) {
+    if (ir::has_load(e) || ir::uses(e, k)) return false;
+    for (const ir::Var& v : ir::free_vars(e))
+      if (staged_->inner.count(v.get())) return false;
+    return true;
+  };
+  for (std::size_t d = 0; d + 1 < indices.size(); ++d)
+    if (!invariant(indices[d])) return false;
+  const ir::Expr& last = indices.back();
+  auto is_k = [&](const ir::Expr& e) {
+    const auto* r = ir::dyn<ir::VarRefExpr>(e);
+    return r && r->var.get() == k;
+  };
+  if (is_k(last)) return true;
+  const auto* b = ir::dyn<ir::BinaryExpr>(last);
+  if (!b || b->op != BinaryOp::Add) return false;
+  return (is_k(b->a) && invariant(b->b)) || (is_k(b->b) && invariant(b->a));
+}
+
+bool Emitter::staged_spread(const std::vector<ir::Expr>& indices) const {
+  // Rows a row apart (an earlier index moves with the innermost parfor index) or runs at least two elements
+  // apart: a warp's reads of one step scatter over many sectors. Runs one element apart (a sliding window)
+  // already coalesce, and runs that every row shares are one broadcast read: those stay as they are.
+  const ir::VarNode* i = p_.indices.back().get();
+  for (std::size_t d = 0; d + 1 < indices.size(); ++d) {
+    const auto s = slope(indices[d], i, staged_->lets);
+    if (!s || *s != 0) return true;
+  }
+  const ir::Expr& last = indices.back();
+  const ir::VarNode* k = staged_->loop->index.get();
+  const auto* b = ir::dyn<ir::BinaryExpr>(last);
+  if (!b) return false;  // k alone: every row's run is the same
+  const ir::Expr& base = ir::uses(b->a, k) ? b->b : b->a;
+  const auto s = slope(base, i, staged_->lets);
+  return !s || *s >= 2 || *s <= -2;
+}
+
+void Emitter::plan_staged() {
+  // A check or allocation may fail, and a failing thread leaves its iterations: it would miss the barriers.
+  if (k_.strategy != Strategy::Elementwise || !p_.array_reductions.empty() || ir::can_fail(p_.body)) return;
+  std::vector<ir::Stmt> stmts;
+  flatten(p_.body, stmts);
+  std::size_t at = 0;
+  while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For) {
+    if (!plain(stmts[at])) return;
+    ++at;
+  }
+  if (at == stmts.size()) return;
+  StagedPlan plan;
+  plan.loop = &stmts[at]->as<ir::ForStmt>();
+  plan.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
+  plan.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
+  std::vector<ir::Stmt> steps;
+  flatten(plan.loop->body, steps);
+  for (const ir::Stmt& s : steps)
+    if (s->kind != ir::StmtKind::Let && s->kind != ir::StmtKind::Assign && s->kind != ir::StmtKind::Store) return;
+  plan.inner = ir::declared_in(plan.loop->body);
+  for (const ir::VarNode* v : ir::assigned_vars(plan.loop->body)) plan.inner.insert(v);
+  const ir::VarSet assigned = ir::assigned_vars(p_.body);
+  for (const ir::Stmt& s : plan.before)
+    if (s->kind == ir::StmtKind::Let && !assigned.count(s->as<ir::LetStmt>().var.get()))
+      plan.lets[s->as<ir::LetStmt>().var.get()] = s->as<ir::LetStmt>().init;
+  staged_ = std::move(plan);  // staged_access reads the loop and its variables
+
+  // Stores first: each must be staged, one index per array.
+  auto site_of = [&](const ir::VarNode* a, const std::vector<ir::Expr>& idx, bool store) -> int {
+    for (std::size_t i = 0; i < staged_->sites.size(); ++i) {
+      const StagedPlan::Site& s = staged_->sites[i];
+      if (s.array != a || s.store != store || s.indices.size() != idx.size()) continue;
+      bool same = true;
+      for (std::size_t d = 0; d < idx.size(); ++d) same = same && ir::equal(s.indices[d], idx[d]);
+      if (same) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  auto fail = [&] { staged_.reset(); };
+  std::int64_t bytes = 0;
+  auto room = [&](DType t) { return bytes + kStagedThreads * (kStagedSteps + 1) * static_cast<std::int64_t>(size_of(t)) <= kMaxStencilTileBytes; };
+  auto add_site = [&](const ir::VarNode* a, const std::vector<ir::Expr>& idx, bool store) {
+    bytes += kStagedThreads * (kStagedSteps + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
+    staged_->sites.push_back({a, idx, store});
+    return static_cast<int>(staged_->sites.size()) - 1;
+  };
+  for (const ir::Stmt& s : steps) {
+    if (s->kind != ir::StmtKind::Store) continue;
+    const auto& st = s->as<ir::StoreStmt>();
+    if (!staged_access(st.array.get(), st.indices) || !staged_spread(st.indices)) return fail();
+    int site = site_of(st.array.get(), st.indices, true);
+    if (site < 0) {
+      for (const StagedPlan::Site& other : staged_->sites)
+        if (other.store && other.array == st.array.get()) return fail();  // two indices: the steps' order matters
+      if (!room(st.array->type.elem)) return fail();
+      site = add_site(st.array.get(), st.indices, true);
+    }
+    staged_->stores[s.get()] = site;
+  }
+  // Then the loads: staged while the tiles have room, read in place otherwise (not an array the loop stores).
+  std::vector<const ir::LoadExpr*> loads;
+  std::unordered_set<const ir::VarNode*> stored_before;  // by an earlier statement of the step
+  for (const ir::Stmt& s : steps) {
+    const std::size_t from = loads.size();
+    if (s->kind == ir::StmtKind::Let) collect_loads(s->as<ir::LetStmt>().init, loads);
+    if (s->kind == ir::StmtKind::Assign) collect_loads(s->as<ir::AssignStmt>().value, loads);
+    if (s->kind == ir::StmtKind::Store) {
+      const auto& st = s->as<ir::StoreStmt>();
+      for (const ir::Expr& i : st.indices) collect_loads(i, loads);
+      collect_loads(st.value, loads);
+    }
+    // A step that reads back what it stored would see the tile's copy from before the chunk.
+    for (std::size_t i = from; i < loads.size(); ++i)
+      if (stored_before.count(loads[i]->array.get())) return fail();
+    if (s->kind == ir::StmtKind::Store) stored_before.insert(s->as<ir::StoreStmt>().array.get());
+  }
+  for (const ir::LoadExpr* l : loads) {
+    const int written = site_of(l->array.get(), l->indices, true);
+    for (const StagedPlan::Site& s : staged_->sites)
+      if (s.store && s.array != l->array.get() && ir::may_alias(s.array, l->array.get())) return fail();
+    bool stored = false;
+    for (const StagedPlan::Site& s : staged_->sites) stored = stored || (s.store && s.array == l->array.get());
+    if (stored && written < 0) return fail();  // it reads an element another step writes
+    if (!staged_access(l->array.get(), l->indices) || !staged_spread(l->indices)) {
+      if (stored) return fail();
+      continue;
+    }
+    int site = site_of(l->array.get(), l->indices, false);
+    if (site < 0) {
+      if (!room(l->array->type.elem)) {
+        if (stored) return fail();
+        continue;
+      }
+      site = add_site(l->array.get(), l->indices, false);
+    }
+    staged_->loads[l] = site;
+  }
+  if (staged_->loads.empty() && staged_->stores.empty()) return fail();
+  k_.strategy = Strategy::Staged;
+}
+
+void Emitter::staged_loops() {
+  const StagedPlan& sp = *staged_;
+  const std::string T = std::to_string(kStagedThreads), S = std::to_string(kStagedSteps);
+  for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+    const std::string t = type_name(sp.sites[i].array->type.elem), n = std::to_string(i);
+    line("__shared__ " + t + " kiln_tile" + n + "[" + T + " * (" + S + " + 1)];  // " + sp.sites[i].array->name +
+         (sp.sites[i].store ? " (stored)" : ""));
+    line("__shared__ " + std::string(sp.sites[i].store ? "" : "const ") + t + "* kiln_at" + n + "[" + T + "];  // each row's step 0");
+  }
+  line("__shared__ long long kiln_steps[" + T + "];");
+  std::string rows = "kiln_n0";
+  for (int d = 1; d < k_.rank; ++d) rows += " * kiln_n" + std::to_string(d);
+  line("const unsigned long long kiln_rows = " + rows + ";");
+  line("for (unsigned long long kiln_first = (unsigned long long)blockIdx.x * " + T + "; kiln_first < kiln_rows; kiln_first += (unsigned long long)gridDim.x * " + T + ") {");
+  ++depth_;
+  lets_.emplace_back();
+  line("const unsigned kiln_here = (unsigned)min((unsigned long long)" + T + ", kiln_rows - kiln_first);  // rows of this block");
+  line("const bool kiln_live = threadIdx.x < kiln_here;");
+  line("// A thread beyond the last row runs the statements before the loop as the last row (its stores suppressed),");
+  line("// so that every thread reaches the barriers.");
+  bind_row_major("(kiln_first + (kiln_live ? threadIdx.x : kiln_here - 1))");
+  staged_prefix_ = true;
+  for (const ir::Stmt& s : sp.before) {
+    stmt(s);
+    if (s->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign
+  }
+  staged_prefix_ = false;
+  lets_.back().clear();
+  const ir::ForStmt& f = *sp.loop;
+  const std::string begin = expr(f.begin), end = expr(f.end);
+  line("{");
+  ++depth_;
+  const std::string k = bind(f.index.get());
+  const std::string k0 = fresh(k + "_begin");
+  line("const long long " + k0 + " = " + begin + ";");
+  line("const long long kiln_n = kiln_live ? max(0LL, (long long)(" + end + ") - " + k0 + ") : 0LL;  // this row's steps");
+  line("kiln_steps[threadIdx.x] = kiln_n;");
+  line("{");
+  ++depth_;
+  line("const long long " + k + " = " + k0 + ";");
+  for (std::size_t i = 0; i < sp.sites.size(); ++i)
+    line("kiln_at" + std::to_string(i) + "[threadIdx.x] = &" + element(sp.sites[i].array, sp.sites[i].indices) + ";");
+  --depth_;
+  line("}");
+  line("// The block's rows share the tiles: " + T + " * " + S + " steps per chunk among them.");
+  line("const unsigned kiln_chunk = " + T + " * " + S + " / kiln_here, kiln_pitch = kiln_chunk + 1;");
+  line("const unsigned kiln_cells = kiln_here * kiln_chunk;");
+  line("const bool kiln_full = kiln_chunk == " + S + ";  // a full block: the cells' row and step by a shift");
+  line("__syncthreads();");
+  line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
+  ++depth_;
+  // A cell of the chunk: thread x takes cells x, x + T, ... (S of them: the chunk has T * S cells at most).
+  const std::string cell_of = "const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ", kiln_t = kiln_full ? kiln_e / " + S +
+                              " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;";
+  const std::string cell_ok = "const bool kiln_ok = kiln_e < kiln_cells && kiln_s0 + kiln_j < kiln_steps[kiln_t];";
+  // One unrolled pass over the thread's cells: `action(n)` for each load site n (each store site with `stores`).
+  auto over_cells = [&](const char* note, bool stores, const std::function<std::string(const std::string&)>& action) {
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {" + note);
+    line("  " + cell_of);
+    line("  " + cell_ok);
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (sp.sites[i].store == stores) line("  if (kiln_ok) " + action(std::to_string(i)) + ";");
+    line("}");
+  };
+  const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
+  if (any_load) {
+    // Every load of the thread's cells first, then the tile stores: all S loads in flight at once (a tile
+    // store between them would wait for each load in turn; a generic pointer may point into shared memory).
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (!sp.sites[i].store)
+        line(std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_fetch" + std::to_string(i) + "[" + S + "];");
+    over_cells("  // consecutive threads, consecutive steps", false,
+               [](const std::string& n) { return "kiln_fetch" + n + "[kiln_r] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j]"; });
+    over_cells("", false, [](const std::string& n) { return "kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r]"; });
+    line("__syncthreads();");
+  }
+  // The row's steps in groups of G: the group's tile reads first (registers), then its steps in order, so
+  // that a chain of dependent steps (a single row's carries) waits on its operations, not on each read.
+  const std::string G = std::to_string(kStagedGroup);
+  line("const long long kiln_last = min((long long)kiln_chunk, kiln_n - kiln_s0);");
+  line("for (long long kiln_j0 = 0; kiln_j0 < kiln_last; kiln_j0 += " + G + ") {  // this row's steps, in order");
+  ++depth_;
+  line("const unsigned kiln_cell0 = threadIdx.x * kiln_pitch + (unsigned)kiln_j0;");
+  line("const unsigned kiln_group = (unsigned)min((long long)" + G + ", kiln_last - kiln_j0);  // steps of this group");
+  for (std::size_t i = 0; i < sp.sites.size(); ++i)
+    if (!sp.sites[i].store) {
+      const std::string n = std::to_string(i);
+      line(std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_read" + n + "[" + G + "];");
+      line("#pragma unroll");
+      line("for (unsigned kiln_u = 0; kiln_u < " + G + "; ++kiln_u) kiln_read" + n + "[kiln_u] = kiln_tile" + n +
+           "[kiln_cell0 + (kiln_u < kiln_group ? kiln_u : 0u)];");
+    }
+  line("#pragma unroll");
+  line("for (unsigned kiln_u = 0; kiln_u < " + G + "; ++kiln_u) {");
+  ++depth_;
+  line("if (kiln_u >= kiln_group) break;");
+  line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + kiln_j0 + kiln_u;  // the staged accesses do not read it");
+  line("[[maybe_unused]] const unsigned kiln_cell = kiln_cell0 + kiln_u;  // a store site's tile cell");
+  lets_.emplace_back();
+  staged_on_ = true;
+  stmt(f.body);
+  staged_on_ = false;
+  lets_.pop_back();
+  --depth_;
+  line("}");
+  --depth_;
+  line("}");
+  const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
+  if (any_store) {
+    line("__syncthreads();");
+    over_cells("", true, [](const std::string& n) { return "kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j]"; });
+  }
+  --depth_;
+  line("}  // the next round's __syncthreads_or: every thread is done with the tiles");
+  --depth_;
+  line("}");
+  if (!sp.after.empty()) {
+    line("if (kiln_live) {");
+    ++depth_;
+    lets_.emplace_back();
+    for (const ir::Stmt& s : sp.after) {
+      stmt(s);
+      if (s->kind != ir::StmtKind::Let) lets_.back().clear();
+    }
+    lets_.pop_back();
+    --depth_;
+    line("}");
+  }
+  lets_.pop_back();
+  --depth_;
+  line("}");
+}
+
+std::string Emitter::staged_cell(int site) const {
+  // A load site's value at this step was read into the group's registers; a store site's goes to its tile.
+  return staged_->sites[static_cast<std::size_t>(site)].store ? "kiln_tile" + std::to_string(site) + "[kiln_cell]"
+                                                              : "kiln_read" + std::to_string(site) + "[kiln_u]";
+}
+
+}  // namespace kiln::codegen::cuda
