@@ -17,7 +17,6 @@
 // the statements before the loop hold no loop or check (every thread of the block must reach the barriers:
 // threads beyond the last row run them as the last row, their stores suppressed).
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 #include "codegen/cuda/emitter.hpp"
@@ -299,16 +298,6 @@ void Emitter::staged_loops() {
   const std::string cell_of = "const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ", kiln_t = kiln_full ? kiln_e / " + S +
                               " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;";
   const std::string cell_ok = "const bool kiln_ok = kiln_e < kiln_cells && kiln_s0 + kiln_j < kiln_steps[kiln_t];";
-  // One unrolled pass over the thread's cells: `action(n)` for each load site n (each store site with `stores`).
-  auto over_cells = [&](const char* note, bool stores, const std::function<std::string(const std::string&)>& action) {
-    line("#pragma unroll");
-    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {" + note);
-    line("  " + cell_of);
-    line("  " + cell_ok);
-    for (std::size_t i = 0; i < sp.sites.size(); ++i)
-      if (sp.sites[i].store == stores) line("  if (kiln_ok) " + action(std::to_string(i)) + ";");
-    line("}");
-  };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
   if (any_load) {
     // Every load of the thread's cells first, then the tile stores: all S loads in flight at once (a tile
@@ -316,9 +305,26 @@ void Emitter::staged_loops() {
     for (std::size_t i = 0; i < sp.sites.size(); ++i)
       if (!sp.sites[i].store)
         line(std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_fetch" + std::to_string(i) + "[" + S + "];");
-    over_cells("  // consecutive threads, consecutive steps", false,
-               [](const std::string& n) { return "kiln_fetch" + n + "[kiln_r] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j]"; });
-    over_cells("", false, [](const std::string& n) { return "kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r]"; });
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {  // consecutive threads, consecutive steps");
+    line("  " + cell_of);
+    line("  " + cell_ok);
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (!sp.sites[i].store) {
+        const std::string n = std::to_string(i);
+        line("  if (kiln_ok) kiln_fetch" + n + "[kiln_r] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j];");
+      }
+    line("}");
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    line("  " + cell_of);
+    line("  " + cell_ok);
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (!sp.sites[i].store) {
+        const std::string n = std::to_string(i);
+        line("  if (kiln_ok) kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r];");
+      }
+    line("}");
     line("__syncthreads();");
   }
   // The row's steps in groups of G: the group's tile reads first (registers), then its steps in order, so
@@ -355,7 +361,16 @@ void Emitter::staged_loops() {
   const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
   if (any_store) {
     line("__syncthreads();");
-    over_cells("", true, [](const std::string& n) { return "kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j]"; });
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    line("  " + cell_of);
+    line("  " + cell_ok);
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (sp.sites[i].store) {
+        const std::string n = std::to_string(i);
+        line("  if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
+      }
+    line("}");
   }
   --depth_;
   line("}  // the next round's __syncthreads_or: every thread is done with the tiles");
