@@ -294,61 +294,26 @@ void Emitter::staged_loops() {
   line("__syncthreads();");
   line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
   ++depth_;
-  // A cell of the chunk: thread x takes cells x, x + T, ... (S of them: the chunk has T * S cells at most).
-  const std::string cell_of = "const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ", kiln_t = kiln_full ? kiln_e / " + S +
-                              " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;";
-  const std::string cell_ok = "const bool kiln_ok = kiln_e < kiln_cells && kiln_s0 + kiln_j < kiln_steps[kiln_t];";
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
   if (any_load) {
-    // Every load of the thread's cells first, then the tile stores: all S loads in flight at once (a tile
-    // store between them would wait for each load in turn; a generic pointer may point into shared memory).
-    for (std::size_t i = 0; i < sp.sites.size(); ++i)
-      if (!sp.sites[i].store)
-        line(std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_fetch" + std::to_string(i) + "[" + S + "];");
-    line("#pragma unroll");
-    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {  // consecutive threads, consecutive steps");
-    line("  " + cell_of);
-    line("  " + cell_ok);
+    line("for (unsigned kiln_e = threadIdx.x; kiln_e < kiln_cells; kiln_e += " + T + ") {  // consecutive threads, consecutive steps");
+    line("  const unsigned kiln_t = kiln_full ? kiln_e / " + S + " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;");
+    line("  if (kiln_s0 + kiln_j < kiln_steps[kiln_t]) {");
     for (std::size_t i = 0; i < sp.sites.size(); ++i)
       if (!sp.sites[i].store) {
         const std::string n = std::to_string(i);
-        line("  if (kiln_ok) kiln_fetch" + n + "[kiln_r] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j];");
+        line("    kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j];");
       }
-    line("}");
-    line("#pragma unroll");
-    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
-    line("  " + cell_of);
-    line("  " + cell_ok);
-    for (std::size_t i = 0; i < sp.sites.size(); ++i)
-      if (!sp.sites[i].store) {
-        const std::string n = std::to_string(i);
-        line("  if (kiln_ok) kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r];");
-      }
+    line("  }");
     line("}");
     line("__syncthreads();");
   }
-  // The row's steps in groups of G: the group's tile reads first (registers), then its steps in order, so
-  // that a chain of dependent steps (a single row's carries) waits on its operations, not on each read.
-  const std::string G = std::to_string(kStagedGroup);
   line("const long long kiln_last = min((long long)kiln_chunk, kiln_n - kiln_s0);");
-  line("for (long long kiln_j0 = 0; kiln_j0 < kiln_last; kiln_j0 += " + G + ") {  // this row's steps, in order");
+  line("#pragma unroll 4");  // tile reads ahead of a chain of dependent steps (a single row's carries)
+  line("for (long long kiln_j = 0; kiln_j < kiln_last; ++kiln_j) {  // this row's steps, in order");
   ++depth_;
-  line("const unsigned kiln_cell0 = threadIdx.x * kiln_pitch + (unsigned)kiln_j0;");
-  line("const unsigned kiln_group = (unsigned)min((long long)" + G + ", kiln_last - kiln_j0);  // steps of this group");
-  for (std::size_t i = 0; i < sp.sites.size(); ++i)
-    if (!sp.sites[i].store) {
-      const std::string n = std::to_string(i);
-      line(std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_read" + n + "[" + G + "];");
-      line("#pragma unroll");
-      line("for (unsigned kiln_u = 0; kiln_u < " + G + "; ++kiln_u) kiln_read" + n + "[kiln_u] = kiln_tile" + n +
-           "[kiln_cell0 + (kiln_u < kiln_group ? kiln_u : 0u)];");
-    }
-  line("#pragma unroll");
-  line("for (unsigned kiln_u = 0; kiln_u < " + G + "; ++kiln_u) {");
-  ++depth_;
-  line("if (kiln_u >= kiln_group) break;");
-  line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + kiln_j0 + kiln_u;  // the staged accesses do not read it");
-  line("[[maybe_unused]] const unsigned kiln_cell = kiln_cell0 + kiln_u;  // a store site's tile cell");
+  line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + kiln_j;  // the staged accesses do not read it");
+  line("const unsigned kiln_cell = threadIdx.x * kiln_pitch + (unsigned)kiln_j;");
   lets_.emplace_back();
   staged_on_ = true;
   stmt(f.body);
@@ -356,20 +321,18 @@ void Emitter::staged_loops() {
   lets_.pop_back();
   --depth_;
   line("}");
-  --depth_;
-  line("}");
   const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
   if (any_store) {
     line("__syncthreads();");
-    line("#pragma unroll");
-    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
-    line("  " + cell_of);
-    line("  " + cell_ok);
+    line("for (unsigned kiln_e = threadIdx.x; kiln_e < kiln_cells; kiln_e += " + T + ") {");
+    line("  const unsigned kiln_t = kiln_full ? kiln_e / " + S + " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;");
+    line("  if (kiln_s0 + kiln_j < kiln_steps[kiln_t]) {");
     for (std::size_t i = 0; i < sp.sites.size(); ++i)
       if (sp.sites[i].store) {
         const std::string n = std::to_string(i);
-        line("  if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
+        line("    kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
       }
+    line("  }");
     line("}");
   }
   --depth_;
@@ -393,10 +356,6 @@ void Emitter::staged_loops() {
   line("}");
 }
 
-std::string Emitter::staged_cell(int site) const {
-  // A load site's value at this step was read into the group's registers; a store site's goes to its tile.
-  return staged_->sites[static_cast<std::size_t>(site)].store ? "kiln_tile" + std::to_string(site) + "[kiln_cell]"
-                                                              : "kiln_read" + std::to_string(site) + "[kiln_u]";
-}
+std::string Emitter::staged_cell(int site) const { return "kiln_tile" + std::to_string(site) + "[kiln_cell]"; }
 
 }  // namespace kiln::codegen::cuda

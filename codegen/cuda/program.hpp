@@ -28,8 +28,6 @@ inline constexpr int kMaxRowThreads = 1024;
 /// when every thread has a row (a block with fewer rows stages proportionally more of each).
 inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
-/// Steps a thread runs from registers at a time: their tile reads are issued together, ahead of the steps.
-inline constexpr int kStagedGroup = 8;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
