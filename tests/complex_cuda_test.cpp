@@ -137,10 +137,12 @@ TEST_F(ComplexGpu, ReductionsAndScalarArgumentsMatchTheInterpreter) {
   }
   const auto g = jit("reductions", reductions, Options().on(Target::cuda))(x, y);
   const auto r = jit("reductions", reductions, Options().on(Target::interpreter))(x, y);
-  // The sums are real kiln::sums (the targets' blockings agree within rounding); the product is a sequential
-  // loop of the definition's products: the same bits.
-  EXPECT_NEAR(std::get<0>(g), std::get<0>(r), 1e-9);
-  EXPECT_NEAR(std::get<1>(g), std::get<1>(r), 1e-9);
+  // The sums are real kiln::sums, blocked differently on each target: they agree within the rounding of a
+  // sum, a small multiple of eps * sum |x_i| (here about 1e6 * 1.1e-16; the H100 differed by 3.4e-8). The
+  // product is a sequential loop of the definition's products: the same bits.
+  const double sum_tolerance = 1e4 * 1.1e-16 * static_cast<double>(x.size());
+  EXPECT_NEAR(std::get<0>(g), std::get<0>(r), sum_tolerance);
+  EXPECT_NEAR(std::get<1>(g), std::get<1>(r), sum_tolerance);
   EXPECT_TRUE(same(std::get<2>(g), std::get<2>(r)) && same(std::get<3>(g), std::get<3>(r))) << "prod";
   EXPECT_TRUE(same(std::get<4>(g), std::get<4>(r)) && same(std::get<5>(g), std::get<5>(r))) << "mean";
   std::vector<std::complex<float>> z1(y.begin(), y.begin() + 10007), z2 = z1;
