@@ -39,10 +39,24 @@ if(KILN_ENABLE_LLVM)
   add_library(kiln_llvm INTERFACE)
   target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
   target_compile_definitions(kiln_llvm INTERFACE ${LLVM_DEFINITIONS})
-  if(KILN_LLVM_STATIC)
+  set(kiln_llvm_static OFF)
+  if(NOT KILN_LLVM_STATIC STREQUAL "OFF")
     find_program(KILN_LLVM_CONFIG llvm-config HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
-    execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --libs orcjit native passes bitreader bitwriter
-                    OUTPUT_VARIABLE llvm_libs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+    # llvm-config fails when a component's archive is missing: AUTO then links the shared libLLVM.
+    if(KILN_LLVM_CONFIG)
+      execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --libs orcjit native passes bitreader bitwriter
+                      OUTPUT_VARIABLE llvm_libs OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE llvm_static_rc
+                      ERROR_QUIET)
+      if(llvm_static_rc EQUAL 0)
+        set(kiln_llvm_static ON)
+      endif()
+    endif()
+    if(NOT kiln_llvm_static AND KILN_LLVM_STATIC STREQUAL "ON")
+      message(FATAL_ERROR "KILN_LLVM_STATIC=ON: LLVM's static component libraries were not found (llvm-config --link-static)")
+    endif()
+  endif()
+  if(kiln_llvm_static)
+    message(STATUS "kiln: LLVM linked statically into libkiln")
     execute_process(COMMAND ${KILN_LLVM_CONFIG} --link-static --system-libs
                     OUTPUT_VARIABLE llvm_syslibs OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
     execute_process(COMMAND ${KILN_LLVM_CONFIG} --libdir
