@@ -128,6 +128,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
     }
+    if (const char* s = std::getenv("KILN_CUDA_SORT_ITEMS"); s && *s) {
+      const int n = std::atoi(s);
+      if (n >= 4 && n <= 16) o.sort_items = n;
+    }
     return o;
   }());
   return options;

@@ -90,7 +90,10 @@ struct SortKey<T> {
             " code = (u & 0x8000u) ? (unsigned short)~u : (unsigned short)(u | 0x8000u); } }"
           : "{ unsigned short u = x; if ((u & 0x7fffu) > 0x7f80u) code = 0xffffu; else { if ((u & 0x7fffu) == 0u) u = 0;"
             " code = (u & 0x8000u) ? (unsigned short)~u : (unsigned short)(u | 0x8000u); } }";
-  static constexpr const char* cuda_decode = nullptr;
+  /// The key back from `code`: exact except for -0.0 (comes back +0.0) and NaN payloads (0x7fff); the CUDA
+  /// sort puts the zeros and NaNs it saw back in their input order (codegen/cuda/sort_kernels.cpp).
+  static constexpr const char* cuda_decode =
+      "x = (code & 0x8000u) ? (unsigned short)(code & 0x7fffu) : (unsigned short)~code;";
 };
 
 template <>
@@ -126,9 +129,11 @@ struct SortKey<T> {
           : "if (isnan(x)) code = 0xffffffffffffffffull; else { if (x == 0.0) x = 0.0;"
             " unsigned long long u = (unsigned long long)__double_as_longlong(x);"
             " code = (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull); }";
-  /// Null: -0.0 and NaN payloads do not come back from their codes, so the CUDA sort carries positions and
-  /// gathers the keys themselves.
-  static constexpr const char* cuda_decode = nullptr;
+  /// The key back from `code`: exact except for -0.0 (comes back +0.0) and NaN payloads (all-ones payload);
+  /// the CUDA sort puts the zeros and NaNs it saw back in their input order (codegen/cuda/sort_kernels.cpp).
+  static constexpr const char* cuda_decode =
+      sizeof(T) == 4 ? "x = __uint_as_float((code & 0x80000000u) ? (code & 0x7fffffffu) : ~code);"
+                     : "x = __longlong_as_double((long long)((code & 0x8000000000000000ull) ? (code & 0x7fffffffffffffffull) : ~code));";
 };
 
 /// Whether sorting the codes alone gives back the keys: when equal codes mean equal bits. Floats lose that

@@ -2,7 +2,8 @@
 // kiln::sort and kiln::argsort on the CUDA target (issue #19). Without a GPU: the radix kernels of every key type
 // compile through NVRTC without a warning, and a sorting kernel offloads its maps while the sort stays host code
 // whose program compiles. With one: the device sort against the interpreter and std::stable_sort for every key
-// type, sizes 0, 1, primes, tile edges and a million, NaN, zeros and infinities, duplicates and rows.
+// type, sizes 0, 1, primes, tile edges and a million, NaN, zeros and infinities, duplicates and rows; keys whose
+// digits vary in some bytes only (skipped passes, the buffers' every order) and float rows of zeros and NaNs.
 #include <gtest/gtest.h>
 
 #include "codegen/cuda/emit_program.hpp"
@@ -35,6 +36,25 @@ TEST(CudaSortCodegen, RadixKernelsCompileWithoutWarningsForEveryKeyType) {
   }
 }
 
+// KILN_CUDA_SORT_ITEMS changes the tile (256 threads times the keys per thread): the smallest and an odd count
+// compile (16, the default, is compiled above), and one outside 4..16 is a ValueError naming the setting.
+TEST(CudaSortCodegen, KeysPerThreadCompileAndAreChecked) {
+  require_nvrtc();
+  for (const auto& [items, t] : {std::pair{4, DType::I32}, std::pair{9, DType::F64}}) {
+    const cu::Binary b = cu::compile_source(cu::sort_source(t, items), "kiln_sort", "sm_90", {}, false);
+    EXPECT_EQ(b.log.find("warning"), std::string::npos) << name_of(t) << " items " << items << ":\n" << b.log;
+    EXPECT_NE(b.ptx.find(".entry kiln_sort_pass"), std::string::npos) << name_of(t) << " items " << items;
+  }
+  for (int items : {3, 17}) {
+    try {
+      (void)cu::sort_source(DType::F32, items);
+      ADD_FAILURE() << items << " keys per thread were accepted";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("KILN_CUDA_SORT_ITEMS"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(CudaSortCodegen, TheSortStaysHostCodeBetweenLaunches) {
   require_nvrtc();
   const ir::Function f = cudatest::rows::lower_for_cuda(
@@ -48,6 +68,21 @@ TEST(CudaSortCodegen, TheSortStaysHostCodeBetweenLaunches) {
 }
 
 bool gpu_present() { return kiln::cuda::available(); }
+
+/// Sort and argsort of `v` in shape `shape` on the GPU, bit for bit against the interpreter and std::stable_sort.
+template <class T, int Rank>
+void check_against_interpreter(const std::vector<std::int64_t>& shape, const std::vector<T>& v, const std::string& what) {
+  auto body = [](Array<T, Rank> x) { return std::tuple{kiln::sort(x), kiln::argsort(x)}; };
+  auto gpu = jit("sort_gpu", body, Options().on(Target::cuda));
+  auto ref = jit("sort_ref", body, Options().on(Target::interpreter));
+  NDArray<T> in(shape);
+  std::copy(v.begin(), v.end(), in.data());
+  auto [s, p] = gpu(in);
+  auto [rs, rp] = ref(in);
+  expect_sorted(in, s, p, what);
+  ASSERT_EQ(std::memcmp(s.data(), rs.data(), v.size() * sizeof(T)), 0) << what;
+  ASSERT_EQ(std::memcmp(p.data(), rp.data(), v.size() * 8), 0) << what;
+}
 
 template <class T, int Rank>
 void against_interpreter(const std::vector<std::vector<std::int64_t>>& shapes, const char* type_name) {
@@ -72,7 +107,8 @@ void against_interpreter(const std::vector<std::vector<std::int64_t>>& shapes, c
 
 const std::vector<std::vector<std::int64_t>> kSizes1 = {{0}, {1}, {2}, {7}, {255}, {256}, {257}, {4095}, {4096}, {4097},
                                                       {65537}, {1'000'003}};
-const std::vector<std::vector<std::int64_t>> kRows = {{0, 7}, {7, 0}, {5, 1}, {3, 13}, {300, 1009}, {2, 70001}};
+const std::vector<std::vector<std::int64_t>> kRows = {{0, 7}, {7, 0}, {5, 1}, {3, 13}, {300, 1009}, {2, 70001},
+                                                     {37, 4096}, {37, 4097}, {3, 12289}};
 
 TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreter) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
@@ -88,6 +124,63 @@ TEST(CudaSortGpu, RowsAlongTheLastAxisMatchTheInterpreter) {
   against_interpreter<double, 2>(kRows, "f64 rows");
   against_interpreter<std::int32_t, 2>(kRows, "i32 rows");
   against_interpreter<float, 3>({{2, 3, 17}, {4, 1, 5000}}, "f32 rank 3");
+}
+
+// i64 keys whose bytes vary only in `bytes` (a few values each, so equal keys abound): the other bytes' passes
+// are skipped, and the active ones go through the buffers in every order (one pass: written back by the copy
+// kernel; none: the keys stay). Rows of one tile (sorted in shared memory) and of many (the digit passes).
+TEST(CudaSortGpu, SkippedPassesMatchTheInterpreter) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  const std::vector<std::vector<int>> patterns = {{}, {0}, {1}, {7}, {0, 2}, {3, 5, 6}, {1, 2, 3, 4}, {0, 1, 2, 3, 4, 5, 6, 7}};
+  for (const auto& bytes : patterns)
+    for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{{3000}, {70001}, {3, 20011}}) {
+      std::int64_t size = 1;
+      for (auto e : shape) size *= e;
+      std::mt19937_64 g(static_cast<std::uint64_t>(size) + bytes.size());
+      std::vector<std::int64_t> v(static_cast<size_t>(size), std::int64_t{0x0102030405060708});
+      for (auto& x : v)
+        for (int b : bytes) {
+          const auto digit = static_cast<std::uint64_t>(g() % 5 * 60);
+          x = static_cast<std::int64_t>((static_cast<std::uint64_t>(x) & ~(0xffull << (8 * b))) | digit << (8 * b));
+        }
+      std::string what = "i64 bytes {";
+      for (int b : bytes) what += std::to_string(b) + " ";
+      what += "} size " + std::to_string(size);
+      if (shape.size() == 1) check_against_interpreter<std::int64_t, 1>(shape, v, what);
+      else check_against_interpreter<std::int64_t, 2>(shape, v, what);
+    }
+}
+
+// Float rows where a key does not come back from its code: -0.0 among +0.0 and NaNs of several payloads and
+// signs, with and without other keys (all passes skipped when every key is a zero, or every key a NaN), in rows
+// of one tile and of many: each zero and NaN keeps its bits, in input order.
+template <class T>
+void zeros_and_nans(const char* type_name) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  U bits;
+  std::memcpy(&bits, &nan, sizeof bits);
+  bits |= 3;
+  T payload;
+  std::memcpy(&payload, &bits, sizeof bits);
+  const std::vector<std::vector<T>> kinds = {{T(0), T(-0.0)}, {nan, -nan, payload}, {T(0), T(-0.0), nan, -nan, payload},
+                                             {T(0), T(-0.0), nan, payload, T(-1.5), T(2), -std::numeric_limits<T>::infinity()}};
+  for (std::size_t kind = 0; kind < kinds.size(); ++kind)
+    for (std::int64_t size : {4001, 50021}) {
+      std::mt19937_64 g(static_cast<std::uint64_t>(size) * 7 + kind);
+      std::vector<T> v(static_cast<size_t>(size));
+      for (auto& x : v) x = kinds[kind][g() % kinds[kind].size()];
+      check_against_interpreter<T, 1>({size}, v, std::string(type_name) + " zeros/NaNs kind " + std::to_string(kind) +
+                                                     " size " + std::to_string(size));
+      check_against_interpreter<T, 2>({2, size / 2}, std::vector<T>(v.begin(), v.begin() + size / 2 * 2),
+                                      std::string(type_name) + " zeros/NaNs rows kind " + std::to_string(kind));
+    }
+}
+
+TEST(CudaSortGpu, ZerosAndNaNsKeepTheirBitsAndOrder) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  zeros_and_nans<float>("f32");
+  zeros_and_nans<double>("f64");
 }
 
 }  // namespace

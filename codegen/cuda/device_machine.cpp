@@ -182,7 +182,8 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
       waves_(opts.waves),
-      row_threads_(opts.row_threads) {}
+      row_threads_(opts.row_threads),
+      sort_items_(opts.sort_items) {}
 
 void fold_totals(const GpuKernel& gk, const ReductionSlots& slots, const std::uint64_t* totals, std::vector<Value>& scalars) {
   for (std::size_t i = 0; i < gk.reductions.size(); ++i) {

@@ -114,6 +114,7 @@ class DeviceMachine final : public ir::Machine {
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   int waves_;       ///< CudaOptions::waves
   int row_threads_;  ///< CudaOptions::row_threads
+  int sort_items_;   ///< CudaOptions::sort_items
 };
 
 }  // namespace kiln::codegen::cuda

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "codegen/cuda/device_machine.hpp"
@@ -13,277 +15,538 @@
 #include "codegen/cuda/nvrtc.hpp"
 #include "ir/semantics.hpp"
 #include "ir/sort_keys.hpp"
+#include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
 
-constexpr int kThreads = 256;  // a digit per thread in the histogram and scatter blocks
-constexpr int kRounds = 16;    // elements per thread and tile: a tile is 4096 keys
-constexpr std::int64_t kTile = kThreads * kRounds;
-constexpr int kScanThreads = 1024;
+constexpr int kThreads = 256;            // a digit per thread in every block
+constexpr std::int64_t kCountTiles = 4;  // tiles per block of the counting read (fewer global atomics)
 
 const char* c_type(DType t) { return type_name(t); }  // the emitter's names (f16/bf16: their bits)
 
-// The kernels; key_t, code_t, KILN_ENCODE and KILN_DECODE come first (sort_source).
+// The kernels; key_t, code_t, KILN_ENCODE, KILN_DECODE, KILN_LOSSY and KILN_ITEMS come first (sort_source). Elements of a
+// tile are held warp by warp, item by item, lane by lane: item k of a thread is element e0 + 32 k, so loads
+// are coalesced and the order of (warp, item, lane) is the input order that the stable ranks follow.
 constexpr const char* kKernels = R"(
 #define KILN_THREADS 256
-#define KILN_ROUNDS 16
-#define KILN_TILE (KILN_THREADS * KILN_ROUNDS)
+#define KILN_WARPS (KILN_THREADS / 32)
+#define KILN_TILE (KILN_THREADS * KILN_ITEMS)
+#define KILN_PASSES ((int)sizeof(code_t))
+#define KILN_ALL ((unsigned)0xffffffffu)
+#define KILN_DIGIT(c, shift) ((int)((unsigned)((c) >> (shift)) & 255u))
+// Look-back words: kind (1: the tile's own count, 2: the count of the row up to and including the tile) in
+// bits 62-63, the pass + 1 in bits 56-61 (a word left by an earlier pass reads as not ready: one zeroing per
+// sort), the count below.
+#define KILN_AGGREGATE 1ull
+#define KILN_PREFIX 2ull
+#define KILN_COUNT_MASK ((1ull << 56) - 1ull)
 
-extern "C" __global__ void kiln_sort_encode(const key_t* __restrict__ keys, code_t* __restrict__ codes,
-                                            long long* __restrict__ pos, long long total, long long n, int carry) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-    key_t x = keys[i];
-    code_t code;
-    KILN_ENCODE
-    codes[i] = code;
-    if (carry) pos[i] = i % n;
-  }
+__device__ __forceinline__ code_t kiln_encode(key_t x) {
+  code_t code;
+  KILN_ENCODE
+  return code;
 }
 
-// Digit counts of tile t of row r (block r * tiles + t), at hist[(r * 256 + digit) * tiles + t].
-extern "C" __global__ void kiln_sort_hist(const code_t* __restrict__ codes, long long* __restrict__ hist, long long n,
-                                          long long tiles, int shift) {
-  __shared__ unsigned int h[256];
-  const long long r = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  h[threadIdx.x] = 0;
-  __syncthreads();
-  const code_t* row = codes + r * n;
-  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
-  for (long long i = lo + threadIdx.x; i < hi; i += KILN_THREADS) atomicAdd(&h[(unsigned)(row[i] >> shift) & 255u], 1u);
-  __syncthreads();
-  hist[(r * 256 + threadIdx.x) * tiles + t] = h[threadIdx.x];
+__device__ __forceinline__ key_t kiln_decode(code_t code) {
+  key_t x;
+  KILN_DECODE
+  return x;
 }
 
-// Row blockIdx.x's counts to first slots: an exclusive scan of its 256 * tiles counts, in order. same[row]
-// becomes 1 when one digit holds all the row's keys (the pass would not move any).
-extern "C" __global__ void kiln_sort_scan(long long* __restrict__ hist, int* __restrict__ same, long long tiles) {
-  __shared__ long long s[1024];
-  long long* h = hist + blockIdx.x * 256 * tiles;
-  const long long len = 256 * tiles, per = (len + 1023) / 1024;
-  const long long lo = min(len, threadIdx.x * per), hi = min(len, lo + per);
-  long long sum = 0;
-  for (long long i = lo; i < hi; ++i) sum += h[i];
-  s[threadIdx.x] = sum;
-  if (threadIdx.x == 0) same[blockIdx.x] = 0;
-  __syncthreads();
-  for (int off = 1; off < 1024; off <<= 1) {
-    const long long v = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-    __syncthreads();
-    s[threadIdx.x] += v;
-    __syncthreads();
-  }
-  long long run = s[threadIdx.x] - sum;
-  for (long long i = lo; i < hi; ++i) {
-    const long long c = h[i];
-    h[i] = run;
-    run += c;
-  }
-  __syncthreads();
-  if (threadIdx.x < 256) {  // digit d's first slot and the next digit's: all keys between them
-    const long long n = s[1023], at = h[threadIdx.x * tiles], next = threadIdx.x == 255 ? n : h[(threadIdx.x + 1) * tiles];
-    if (n > 0 && at == 0 && next == n) same[blockIdx.x] = 1;
-  }
-}
-
-// Tile t of row r to its slots, element order kept among equal digits. The tile is first put in digit order
-// in shared memory (an element's place: the tile's count of smaller digits, then of equal digits before it),
-// then written out in that order, so consecutive threads write consecutive slots of a digit's run (written
-// element by element, each key would take a sector of its own). A row whose keys all have one digit in this
-// pass is copied as it is: the permutation would be the identity.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_scatter(
-    const code_t* __restrict__ cin, code_t* __restrict__ cout, const long long* __restrict__ pin,
-    long long* __restrict__ pout, const long long* __restrict__ hist, const int* __restrict__ same, long long n,
-    long long tiles, int shift, int carry) {
-  __shared__ code_t sorted[KILN_TILE];          // the tile in digit order
-  __shared__ unsigned short from[KILN_TILE];    // each sorted element's index in the tile
-  __shared__ long long base[256];               // the row's slot of the tile's first element of each digit
-  __shared__ unsigned first[256];               // the tile's sorted position of its first element of each digit
-  __shared__ unsigned short warp_slot[KILN_THREADS / 32][256];
-  __shared__ unsigned warp_total[KILN_THREADS / 32];
-  const long long r = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
-  const code_t* rin = cin + r * n;
-  code_t* rout = cout + r * n;
-  const long long* rpin = pin + r * n;
-  long long* rpout = pout + r * n;
-  if (same[r]) {
-    for (long long i = lo + tid; i < hi; i += KILN_THREADS) {
-      rout[i] = rin[i];
-      if (carry) rpout[i] = rpin[i];
-    }
-    return;
-  }
-  base[tid] = hist[(r * 256 + tid) * tiles + t];
-  first[tid] = 0;
-  __syncthreads();
-  code_t c[KILN_ROUNDS];
-  int d[KILN_ROUNDS];
+// The exclusive sum of x over the block's threads in order (256 threads); `sums` holds KILN_WARPS values.
+template <class T>
+__device__ __forceinline__ T kiln_block_exclusive(T x, T* sums) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  T inc = x;
   #pragma unroll
-  for (int k = 0; k < KILN_ROUNDS; ++k) {  // element lo + k * KILN_THREADS + tid
-    const long long i = lo + k * KILN_THREADS + tid;
-    c[k] = i < hi ? rin[i] : (code_t)0;
-    d[k] = i < hi ? (int)((unsigned)(c[k] >> shift) & 255u) : 256;  // 256: no element
-    if (d[k] < 256) atomicAdd(&first[d[k]], 1u);
-  }
-  __syncthreads();
-  // The tile's counts to first positions: an exclusive scan over the digits (thread tid holds digit tid).
-  const unsigned count = first[tid];
-  unsigned x = count;
   for (int off = 1; off < 32; off <<= 1) {
-    const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
-    if (lane >= off) x += y;
+    const T y = __shfl_up_sync(KILN_ALL, inc, off);
+    if (lane >= off) inc += y;
   }
-  if (lane == 31) warp_total[warp] = x;
+  if (lane == 31) sums[warp] = inc;
   __syncthreads();
-  unsigned before = 0;
-  for (int w = 0; w < warp; ++w) before += warp_total[w];
-  unsigned mine = before + x - count;  // digit tid's next sorted position
-  first[tid] = mine;
-  const unsigned below = (1u << lane) - 1u;
+  T before = 0;
+  for (int w = 0; w < warp; ++w) before += sums[w];
+  __syncthreads();  // sums may be reused
+  return before + inc - x;
+}
+
+// Each item's rank among the equal digits of its warp's items before it (items in order, lanes in order),
+// and the warp's count per digit in `counts` (zero on entry). Digit 256: no element.
+__device__ __forceinline__ void kiln_warp_rank(const int (&d)[KILN_ITEMS], unsigned (&rank)[KILN_ITEMS],
+                                               unsigned short* counts) {
+  const unsigned lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
   #pragma unroll
-  for (int k = 0; k < KILN_ROUNDS; ++k) {
-    for (int q = tid; q < (KILN_THREADS / 32) * 256; q += KILN_THREADS) (&warp_slot[0][0])[q] = 0;
-    __syncthreads();
-    unsigned peers = 0xffffffffu;  // the warp's lanes with this lane's digit
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+#if __CUDA_ARCH__ >= 700
+    const unsigned peers = __match_any_sync(KILN_ALL, d[k]);
+#else
+    unsigned peers = KILN_ALL;
     for (int bit = 0; bit < 9; ++bit) {
-      const unsigned m = __ballot_sync(0xffffffffu, (d[k] >> bit) & 1);
+      const unsigned m = __ballot_sync(KILN_ALL, (d[k] >> bit) & 1);
       peers &= ((d[k] >> bit) & 1) ? m : ~m;
     }
-    const int rank = __popc(peers & below);
-    if (d[k] < 256 && rank == 0) warp_slot[warp][d[k]] = (unsigned short)__popc(peers);
-    __syncthreads();
-    unsigned run = mine;  // thread tid places digit tid's elements of this round, warp by warp
-    for (int w = 0; w < KILN_THREADS / 32; ++w) {
-      const unsigned cnt = warp_slot[w][tid];
-      warp_slot[w][tid] = (unsigned short)run;
-      run += cnt;
+#endif
+    const int leader = __ffs(peers) - 1;  // the lowest lane: ranks follow lane order
+    unsigned old = 0;
+    if (lane == (unsigned)leader && d[k] < 256) {
+      old = counts[d[k]];
+      counts[d[k]] = (unsigned short)(old + __popc(peers));
     }
-    mine = run;
-    __syncthreads();
-    if (d[k] < 256) {
-      const unsigned p = warp_slot[warp][d[k]] + rank;
-      sorted[p] = c[k];
-      from[p] = (unsigned short)(k * KILN_THREADS + tid);
-    }
-    __syncthreads();
-  }
-  for (unsigned j = tid; j < (unsigned)(hi - lo); j += KILN_THREADS) {
-    const code_t v = sorted[j];
-    const int dj = (int)((unsigned)(v >> shift) & 255u);
-    const long long o = base[dj] + (long long)(j - first[dj]);
-    rout[o] = v;
-    if (carry) rpout[o] = rpin[lo + from[j]];
+    rank[k] = __shfl_sync(KILN_ALL, old, leader) + __popc(peers & below);
+    __syncwarp();  // the next item's leader reads what this one wrote
   }
 }
 
-// The payload permuted into `positions` (from its copy); keys decoded from their codes, or (mode 1) gathered
-// through the positions into `gathered`.
-extern "C" __global__ void kiln_sort_finish(key_t* __restrict__ keys, const code_t* __restrict__ codes,
-                                            const long long* __restrict__ pos, long long* __restrict__ positions,
-                                            const long long* __restrict__ payload, key_t* __restrict__ gathered,
-                                            long long total, long long n, int mode) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-    if (positions) positions[i] = payload[i - i % n + pos[i]];
-    if (mode == 1) {
-      gathered[i] = keys[i - i % n + pos[i]];
-    } else {
-      const code_t code = codes[i];
-      key_t x;
-      KILN_DECODE
-      keys[i] = x;
-    }
+// Thread `digit`: the warps' counts of its digit become each warp's first place among the tile's keys of that
+// digit (warps in order); returns the tile's count.
+__device__ __forceinline__ unsigned kiln_warp_offsets(unsigned short (*counts)[256], int digit) {
+  unsigned sum = 0;
+  #pragma unroll
+  for (int w = 0; w < KILN_WARPS; ++w) {
+    const unsigned c = counts[w][digit];
+    counts[w][digit] = (unsigned short)sum;
+    sum += c;
   }
+  return sum;
+}
+
+// A row of at most a tile, sorted by block `row` in shared memory: every pass ranks the keys, held by the
+// threads in order (warp by warp, item by item, lane by lane), and puts them and their tile positions in that
+// pass's order; a pass whose digit every key shares is skipped. Keys and payload are then gathered through
+// the positions, so every key comes back with its own bits.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t* __restrict__ keys,
+                                                                           long long* __restrict__ positions,
+                                                                           long long n, int carry) {
+  __shared__ code_t sorted[KILN_TILE];
+  __shared__ unsigned short from[KILN_TILE];
+  __shared__ unsigned short counts[KILN_WARPS][256];
+  __shared__ unsigned first[256];
+  __shared__ unsigned sums[KILN_WARPS];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  key_t* row = keys + (long long)blockIdx.x * n;
+  const int e0 = warp * 32 * KILN_ITEMS + lane;  // item k is element e0 + 32 k
+  code_t c[KILN_ITEMS];
+  unsigned short at[KILN_ITEMS];
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int e = e0 + 32 * k;
+    c[k] = e < n ? kiln_encode(row[e]) : (code_t)0;
+    at[k] = (unsigned short)e;
+  }
+  for (int pass = 0; pass < KILN_PASSES; ++pass) {
+    const int shift = 8 * pass;
+    for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&counts[0][0])[q] = 0;
+    __syncthreads();
+    int d[KILN_ITEMS];
+    unsigned rank[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k) d[k] = e0 + 32 * k < n ? KILN_DIGIT(c[k], shift) : 256;
+    kiln_warp_rank(d, rank, counts[warp]);
+    __syncthreads();
+    const unsigned total = kiln_warp_offsets(counts, tid);
+    if (__syncthreads_or(total == (unsigned)n)) continue;  // one digit holds every key
+    first[tid] = kiln_block_exclusive(total, sums);
+    __syncthreads();
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (d[k] < 256) {
+        const unsigned p = first[d[k]] + counts[warp][d[k]] + rank[k];
+        sorted[p] = c[k];
+        from[p] = at[k];
+      }
+    __syncthreads();
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < n) {
+        c[k] = sorted[e0 + 32 * k];
+        at[k] = from[e0 + 32 * k];
+      }
+  }
+  // Every read of the row comes before any write (the block owns it).
+  key_t x[KILN_ITEMS];
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (e0 + 32 * k < n) x[k] = row[at[k]];
+  __syncthreads();
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (e0 + 32 * k < n) row[e0 + 32 * k] = x[k];
+  if (carry) {
+    long long* prow = positions + (long long)blockIdx.x * n;
+    long long v[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < n) v[k] = prow[at[k]];
+    __syncthreads();
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < n) prow[e0 + 32 * k] = v[k];
+  }
+}
+
+// One read of the keys: every pass's digit counts per row (block row * chunks + c takes `chunk` tiles of its
+// row) into hist[(row * KILN_PASSES + pass) * 256 + digit]. For float keys also, per tile, the counts of
+// negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
+// its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
+// code (-0.0, a NaN payload).
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_count(
+    const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
+    int* __restrict__ lossy, key_t* __restrict__ side, long long n, long long tiles, long long chunk,
+    long long chunks) {
+  __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
+#if KILN_LOSSY
+  __shared__ unsigned zero_sums[KILN_WARPS], nan_sums[KILN_WARPS];
+#endif
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const long long row = blockIdx.x / chunks, part = blockIdx.x % chunks;
+  for (int q = tid; q < KILN_PASSES * 256 * 4; q += KILN_THREADS) h[q] = 0;
+  __syncthreads();
+  const key_t* rk = keys + row * n;
+  unsigned* hl = h + (lane & 3);
+  const long long t_end = min(tiles, (part + 1) * chunk);
+  for (long long t = part * chunk; t < t_end; ++t) {
+    const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
+    const long long e0 = lo + warp * 32 * KILN_ITEMS + lane;
+    key_t x[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < hi) x[k] = rk[e0 + 32 * k];
+    code_t c[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < hi) {
+        c[k] = kiln_encode(x[k]);
+        #pragma unroll
+        for (int p = 0; p < KILN_PASSES; ++p) atomicAdd(&hl[(p * 256 + KILN_DIGIT(c[k], 8 * p)) * 4], 1u);
+      }
+#if KILN_LOSSY
+    const code_t zero = (code_t)((code_t)1 << (8 * sizeof(code_t) - 1)), nan = (code_t)~(code_t)0;
+    unsigned neg = 0, zeros = 0, nans = 0;
+    bool bad = false;
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < hi) {
+        neg += c[k] < zero;
+        zeros += c[k] == zero;
+        nans += c[k] == nan;
+        union { key_t key; code_t bits; } a, b;
+        a.key = x[k];
+        b.key = kiln_decode(c[k]);
+        bad |= a.bits != b.bits;
+      }
+    for (int off = 16; off > 0; off >>= 1) {
+      neg += __shfl_xor_sync(KILN_ALL, neg, off);
+      zeros += __shfl_xor_sync(KILN_ALL, zeros, off);
+      nans += __shfl_xor_sync(KILN_ALL, nans, off);
+    }
+    unsigned* tc = tcount + (row * tiles + t) * 3;
+    if (lane == 0) {
+      if (neg) atomicAdd(&tc[0], neg);
+      if (zeros) atomicAdd(&tc[1], zeros);
+      if (nans) atomicAdd(&tc[2], nans);
+    }
+    if (__any_sync(KILN_ALL, bad) && lane == 0) atomicOr(&lossy[row], 1);
+    if (__syncthreads_or(zeros + nans > 0)) {  // the tile's zeros and NaNs to `side`, in input order
+      if (lane == 0) zero_sums[warp] = zeros, nan_sums[warp] = nans;
+      __syncthreads();
+      unsigned zb = 0, nb = 0;
+      for (int w = 0; w < warp; ++w) zb += zero_sums[w], nb += nan_sums[w];
+      const unsigned below = (1u << lane) - 1u;
+      #pragma unroll
+      for (int k = 0; k < KILN_ITEMS; ++k) {
+        const bool valid = e0 + 32 * k < hi;
+        const bool is_zero = valid && c[k] == zero, is_nan = valid && c[k] == nan;
+        const unsigned mz = __ballot_sync(KILN_ALL, is_zero), mn = __ballot_sync(KILN_ALL, is_nan);
+        if (is_zero) side[row * n + lo + zb + __popc(mz & below)] = x[k];
+        if (is_nan) side[row * n + hi - 1 - (nb + __popc(mn & below))] = x[k];
+        zb += __popc(mz);
+        nb += __popc(mn);
+      }
+      __syncthreads();  // the sums are reused by the next tile
+    }
+#endif
+  }
+  __syncthreads();
+  unsigned long long* rh = hist + row * KILN_PASSES * 256;
+  for (int q = tid; q < KILN_PASSES * 256; q += KILN_THREADS) {
+    const unsigned sum = h[q * 4] + h[q * 4 + 1] + h[q * 4 + 2] + h[q * 4 + 3];
+    if (sum) atomicAdd(&rh[q], (unsigned long long)sum);
+  }
+}
+
+// Block `row`: each pass's counts become the row's first slot per digit, base[(row * KILN_PASSES + pass) *
+// 256 + digit]; bit `pass` of mask[row] is set unless one digit holds every key (the pass is skipped).
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_plan(const unsigned long long* __restrict__ hist,
+                                                                          unsigned long long* __restrict__ base,
+                                                                          unsigned* __restrict__ mask, long long n) {
+  __shared__ unsigned long long sums[KILN_WARPS];
+  const long long row = blockIdx.x;
+  unsigned m = 0;
+  for (int pass = 0; pass < KILN_PASSES; ++pass) {
+    const long long q = (row * KILN_PASSES + pass) * 256 + threadIdx.x;
+    const unsigned long long count = hist[q];
+    base[q] = kiln_block_exclusive(count, sums);
+    if (!__syncthreads_or(count == (unsigned long long)n)) m |= 1u << pass;
+  }
+  if (threadIdx.x == 0) mask[row] = m;
+}
+
+// One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
+// first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
+// which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
+// every tile a block waits for in the look-back has started.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_pass(
+    key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
+    long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+    const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
+    long long n, long long tiles, int pass, int carry) {
+  __shared__ union {
+    code_t c[KILN_TILE];
+    long long v[KILN_TILE];
+  } sorted;                                         // the tile in this pass's order: keys, then payload
+  __shared__ unsigned char digit_of[KILN_TILE];      // each sorted key's digit
+  __shared__ unsigned short counts[KILN_WARPS][256];
+  __shared__ unsigned first[256];                    // the tile's first sorted place per digit
+  __shared__ long long shift_to_row[256];            // row slot - sorted place, per digit
+  __shared__ unsigned sums[KILN_WARPS];
+  __shared__ long long ticket;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&counts[0][0])[q] = 0;
+  if (tid == 0) ticket = atomicAdd(&tickets[pass], 1u);
+  __syncthreads();
+  const long long row = ticket / tiles, t = ticket % tiles;
+  const unsigned m = mask[row];
+  if (!((m >> pass) & 1u)) return;
+  const int before = __popc(m & ((1u << pass) - 1u));
+  const bool is_first = before == 0, is_last = before > 0 && (m >> (pass + 1)) == 0;
+  const code_t* cin = (before & 1) ? ca : cb;  // pass `before` - 1 wrote a when even
+  code_t* cout = (before & 1) ? cb : ca;
+  const long long* vin = (before & 1) ? va : vb;
+  long long* vout = (before & 1) ? vb : va;
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE), roff = row * n;
+  const long long e0 = lo + warp * 32 * KILN_ITEMS + lane;
+  const int shift = 8 * pass;
+  code_t c[KILN_ITEMS];
+  if (is_first) {
+    key_t x[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (e0 + 32 * k < hi) x[k] = keys[roff + e0 + 32 * k];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = e0 + 32 * k < hi ? kiln_encode(x[k]) : (code_t)0;
+  } else {
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = e0 + 32 * k < hi ? cin[roff + e0 + 32 * k] : (code_t)0;
+  }
+  int d[KILN_ITEMS];
+  unsigned rank[KILN_ITEMS];
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) d[k] = e0 + 32 * k < hi ? KILN_DIGIT(c[k], shift) : 256;
+  kiln_warp_rank(d, rank, counts[warp]);
+  __syncthreads();
+  const unsigned total = kiln_warp_offsets(counts, tid);
+  // The tile's count of digit tid, then the count of the row's earlier tiles from the look-back.
+  const unsigned long long tag = (unsigned long long)(pass + 1) << 56;
+  volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
+  word[t * 256] = ((t == 0 ? KILN_PREFIX : KILN_AGGREGATE) << 62) | tag | total;
+  const unsigned tile_first = kiln_block_exclusive(total, sums);
+  unsigned long long earlier = 0;
+  if (t > 0) {
+    for (long long j = t - 1;; --j) {
+      unsigned long long s;
+      do s = word[j * 256];
+      while ((s & (63ull << 56)) != tag);
+      earlier += s & KILN_COUNT_MASK;
+      if ((s >> 62) == KILN_PREFIX) break;
+    }
+    word[t * 256] = (KILN_PREFIX << 62) | tag | (earlier + total);
+  }
+  first[tid] = tile_first;
+  shift_to_row[tid] = (long long)(base[(row * KILN_PASSES + pass) * 256 + tid] + earlier) - (long long)tile_first;
+  __syncthreads();
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (d[k] < 256) {
+      rank[k] += first[d[k]] + counts[warp][d[k]];  // the key's place in the tile's order
+      sorted.c[rank[k]] = c[k];
+    }
+  __syncthreads();
+  const int count = (int)(hi - lo);
+  // Consecutive threads write consecutive slots of a digit's run.
+  for (int j = tid; j < count; j += KILN_THREADS) {
+    const code_t v = sorted.c[j];
+    const int dj = KILN_DIGIT(v, shift);
+    digit_of[j] = (unsigned char)dj;
+    const long long o = roff + shift_to_row[dj] + j;
+    if (is_last) keys[o] = kiln_decode(v);
+    else cout[o] = v;
+  }
+  if (!carry) return;
+  __syncthreads();  // every key is read out of `sorted` before the payload goes in
+  const long long* pin = is_first ? positions : vin;
+  long long* pout = is_last ? positions : vout;
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (d[k] < 256) sorted.v[rank[k]] = pin[roff + e0 + 32 * k];
+  __syncthreads();
+  for (int j = tid; j < count; j += KILN_THREADS) pout[roff + shift_to_row[digit_of[j]] + j] = sorted.v[j];
+}
+
+// Rows with one active pass: their keys (decoded) and payload back from buffer a. Block row * tiles + t.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_copy(
+    key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
+    const long long* __restrict__ va, const unsigned* __restrict__ mask, long long n, long long tiles, int carry) {
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  if (__popc(mask[row]) != 1) return;
+  const long long hi = min(n, (t + 1) * KILN_TILE);
+  for (long long i = t * KILN_TILE + threadIdx.x; i < hi; i += KILN_THREADS) {
+    keys[row * n + i] = kiln_decode(ca[row * n + i]);
+    if (carry) positions[row * n + i] = va[row * n + i];
+  }
+}
+
+// Float rows with a key that does not come back from its code: block row * tiles + t writes its tile's zeros
+// and NaNs (kept by kiln_sort_count) where the sorted row holds them, in input order: zeros after the row's
+// negative keys, NaNs last, each after those of the earlier tiles.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
+    key_t* __restrict__ keys, const key_t* __restrict__ side, const unsigned* __restrict__ tcount,
+    const int* __restrict__ lossy, long long n, long long tiles) {
+#if KILN_LOSSY
+  __shared__ unsigned long long sums[4];  // the row's negatives and NaNs; zeros and NaNs of earlier tiles
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  if (!lossy[row]) return;
+  if (threadIdx.x < 4) sums[threadIdx.x] = 0;
+  __syncthreads();
+  unsigned long long neg = 0, nans = 0, zeros_before = 0, nans_before = 0;
+  const unsigned* rc = tcount + row * tiles * 3;
+  for (long long u = threadIdx.x; u < tiles; u += KILN_THREADS) {
+    neg += rc[u * 3];
+    nans += rc[u * 3 + 2];
+    if (u < t) zeros_before += rc[u * 3 + 1], nans_before += rc[u * 3 + 2];
+  }
+  atomicAdd(&sums[0], neg);
+  atomicAdd(&sums[1], nans);
+  atomicAdd(&sums[2], zeros_before);
+  atomicAdd(&sums[3], nans_before);
+  __syncthreads();
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE), roff = row * n;
+  const unsigned zeros = rc[t * 3 + 1], tile_nans = rc[t * 3 + 2];
+  for (unsigned j = threadIdx.x; j < zeros; j += KILN_THREADS)
+    keys[roff + (long long)(sums[0] + sums[2]) + j] = side[roff + lo + j];
+  for (unsigned j = threadIdx.x; j < tile_nans; j += KILN_THREADS)
+    keys[roff + n - (long long)sums[1] + (long long)sums[3] + j] = side[roff + hi - 1 - j];
+#endif
 }
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kEncode, kHist, kScan, kScatter, kFinish };
+enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kCopy, kFixup };
 
-/// Modules per (device, key type), made once and kept for the process (as every kiln process-wide object:
-/// kernels may run from exit handlers). Binaries are compiled once per (architecture, key type).
-const gpu::Module& sort_module(gpu::Device& dev, DType t) {
+/// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
+/// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
+/// type, keys per thread).
+const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
   static std::mutex mutex;
-  static auto* binaries = new std::map<std::pair<std::string, DType>, Binary>();
-  static auto* modules = new std::map<std::pair<int, DType>, std::unique_ptr<gpu::Module>>();
+  static auto* binaries = new std::map<std::tuple<std::string, DType, int>, Binary>();
+  static auto* modules = new std::map<std::tuple<int, DType, int>, std::unique_ptr<gpu::Module>>();
   std::lock_guard lock(mutex);
-  auto& slot = (*modules)[{dev.info().ordinal, t}];
+  auto& slot = (*modules)[{dev.info().ordinal, t, items}];
   if (!slot) {
     const std::string arch = dev.info().arch();
-    auto it = binaries->find({arch, t});
+    auto it = binaries->find({arch, t, items});
     if (it == binaries->end())
-      it = binaries->emplace(std::pair{arch, t}, compile_source(sort_source(t), "kiln_sort", arch, {}, false)).first;
+      it = binaries->emplace(std::tuple{arch, t, items}, compile_source(sort_source(t, items), "kiln_sort", arch, {}, false))
+               .first;
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
   }
   return *slot;
 }
 
-unsigned grid_for(std::int64_t total) {
-  return static_cast<unsigned>(std::min<std::int64_t>((total + kThreads - 1) / kThreads, 65536));
+/// Byte offsets of the sort's scratch arrays inside one allocation, each 8-byte aligned.
+struct Layout {
+  std::size_t bytes = 0;
+  std::size_t take(std::size_t n) {
+    const std::size_t at = bytes;
+    bytes += (n + 7) / 8 * 8;
+    return at;
+  }
+};
+
+unsigned grid_of(std::int64_t blocks, const std::string& what) {
+  if (blocks > 0x7fffffff) throw DeviceError(fmt::format("kiln's sort of {}: {} blocks exceed CUDA's grid; sort fewer or "
+                                                         "shorter rows per call", what, blocks));
+  return static_cast<unsigned>(blocks);
 }
 
 }  // namespace
 
-std::string sort_source(DType t) {
+std::string sort_source(DType t, int items) {
+  if (items < 4 || items > 16)
+    throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 16 (KILN_CUDA_SORT_ITEMS)", items));
   return ir::sem::with_type(t, [&](auto zero) {
     using K = ir::sort::SortKey<decltype(zero)>;
-    const char* decode = K::cuda_decode ? K::cuda_decode : "(void)code; x = (key_t)0;";  // mode 1 only
     return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
-                       "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n{}",
-                       name_of(t), c_type(t), K::cuda_code, K::cuda_encode, decode, kKernels);
+                       "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n#define KILN_LOSSY {}\n"
+                       "#define KILN_ITEMS {}\n{}",
+                       name_of(t), c_type(t), K::cuda_code, K::cuda_encode, K::cuda_decode, is_float(t) ? 1 : 0, items,
+                       kKernels);
   });
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_encode", "kiln_sort_hist", "kiln_sort_scan", "kiln_sort_scatter", "kiln_sort_finish"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan", "kiln_sort_pass", "kiln_sort_copy", "kiln_sort_fixup"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, const std::string& what) {
-  const std::int64_t total = rows * n;
-  if (total <= 0) return;
-  const gpu::Module& m = sort_module(call.dev, t);
-  const std::size_t code_bytes = static_cast<std::size_t>(size_of(t));  // a code is as wide as its key
-  const bool gather = ir::sem::with_type(t, [](auto zero) { return ir::sort::SortKey<decltype(zero)>::cuda_decode == nullptr; });
-  int carry = positions || gather;
-  const std::int64_t tiles = (n + kTile - 1) / kTile;
-  const auto bytes = static_cast<std::size_t>(total);
-  CUdeviceptr code[2] = {call.alloc(bytes * code_bytes, "sort codes of " + what),
-                         call.alloc(bytes * code_bytes, "sort codes of " + what)};
-  CUdeviceptr pos[2] = {carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0,
-                        carry ? call.alloc(bytes * 8, "sort positions of " + what) : 0};
-  const CUdeviceptr hist = call.alloc(static_cast<std::size_t>(rows * 256 * tiles) * 8, "sort counts of " + what);
-  const CUdeviceptr same = call.alloc(static_cast<std::size_t>(rows) * sizeof(int), "sort digit flags of " + what);
-  // The positions the sort permutes, read from a copy: the finish kernel writes them in place.
-  const CUdeviceptr payload = positions ? call.alloc(bytes * 8, "sort payload of " + what) : 0;
-  if (payload)
-    call.check(gpu::driver().cuMemcpyDtoDAsync(payload, positions, bytes * 8, call.stream), "copying sort positions");
-  auto launch = [&](Entry e, unsigned grid, unsigned block, std::initializer_list<void*> params) {
+                    std::int64_t n, int items, const std::string& what) {
+  if (rows <= 0 || n <= 0) return;
+  const gpu::Module& m = sort_module(call.dev, t, items);
+  const std::int64_t kTile = std::int64_t{kThreads} * items;
+  auto launch = [&](Entry e, unsigned grid, std::initializer_list<void*> params) {
     std::vector<void*> p(params);
-    gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {block, 1, 1}, p.data());
+    gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {kThreads, 1, 1}, p.data());
   };
   call.pending.push_back("kiln's sort of " + what);
-  std::int64_t nn = n, tt = tiles, tot = total;
-  CUdeviceptr k = keys;
-  launch(kEncode, grid_for(total), kThreads, {&k, &code[0], &pos[0], &tot, &nn, &carry});
-  const auto blocks = static_cast<unsigned>(rows * tiles);
-  int cur = 0;
-  for (int shift = 0; shift < static_cast<int>(code_bytes) * 8; shift += 8) {
-    int s = shift, c = carry;
-    CUdeviceptr h = hist, f = same;
-    launch(kHist, blocks, kThreads, {&code[cur], &h, &nn, &tt, &s});
-    launch(kScan, static_cast<unsigned>(rows), kScanThreads, {&h, &f, &tt});
-    launch(kScatter, blocks, kThreads, {&code[cur], &code[cur ^ 1], &pos[cur], &pos[cur ^ 1], &h, &f, &nn, &tt, &s, &c});
-    cur ^= 1;
+  CUdeviceptr k = keys, pos = positions;
+  std::int64_t nn = n;
+  int carry = positions != 0;
+  if (n <= kTile) {  // a block per row, in shared memory
+    launch(kSmall, grid_of(rows, what), {&k, &pos, &nn, &carry});
+    return;
   }
-  // Gathered keys go to the free code buffer (as wide as the keys), then back into the keys.
-  int mode = gather ? 1 : 0;
-  CUdeviceptr out = positions, in = payload, spare = code[cur ^ 1];
-  launch(kFinish, grid_for(total), kThreads, {&k, &code[cur], &pos[cur], &out, &in, &spare, &tot, &nn, &mode});
-  if (gather) call.check(gpu::driver().cuMemcpyDtoDAsync(keys, spare, bytes * code_bytes, call.stream), "copying sorted keys");
-  for (CUdeviceptr p : {code[0], code[1], pos[0], pos[1], hist, same, payload})
+  const int passes = size_of(t);  // a code is as wide as its key: a pass per byte
+  const bool lossy = is_float(t);
+  std::int64_t tiles = (n + kTile - 1) / kTile, chunk = kCountTiles, chunks = (tiles + chunk - 1) / chunk;
+  const auto total = static_cast<std::size_t>(rows * n);
+  const auto r = static_cast<std::size_t>(rows), rt = static_cast<std::size_t>(rows * tiles);
+  // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags. Then the rest.
+  Layout z;
+  const std::size_t hist_at = z.take(r * passes * 256 * 8), status_at = z.take(rt * 256 * 8),
+                    tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4);
+  const std::size_t zeroed = z.bytes;
+  const std::size_t base_at = z.take(r * passes * 256 * 8), mask_at = z.take(r * 4);
+  const CUdeviceptr scratch = call.alloc(z.bytes, "sort counts of " + what);
+  const auto code_bytes = static_cast<std::size_t>(size_of(t));
+  const CUdeviceptr ca = call.alloc(total * code_bytes, "sort codes of " + what);
+  const CUdeviceptr cb = passes > 2 ? call.alloc(total * code_bytes, "sort codes of " + what) : 0;  // 3+ passes
+  const CUdeviceptr va = carry ? call.alloc(total * 8, "sort positions of " + what) : 0;
+  const CUdeviceptr vb = carry && passes > 2 ? call.alloc(total * 8, "sort positions of " + what) : 0;
+  const CUdeviceptr side = lossy ? call.alloc(total * code_bytes, "sort zeros and NaNs of " + what) : 0;
+  call.check(gpu::driver().cuMemsetD8Async(scratch, 0, zeroed, call.stream), "zeroing sort counts");
+  CUdeviceptr hist = scratch + hist_at, status = scratch + status_at, tcount = scratch + tcount_at,
+              tickets = scratch + tickets_at, flags = scratch + lossy_at, base = scratch + base_at,
+              mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side;
+  launch(kCount, grid_of(rows * chunks, what), {&k, &hist, &tcount, &flags, &s, &nn, &tiles, &chunk, &chunks});
+  launch(kPlan, grid_of(rows, what), {&hist, &base, &mask, &nn});
+  const unsigned blocks = grid_of(rows * tiles, what);
+  for (int pass = 0; pass < passes; ++pass)
+    launch(kPass, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass, &carry});
+  launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &nn, &tiles, &carry});
+  if (lossy) launch(kFixup, blocks, {&k, &s, &tcount, &flags, &nn, &tiles});
+  for (CUdeviceptr p : {scratch, ca, cb, va, vb, side})
     if (p) call.release(p);
 }
 
@@ -292,13 +555,14 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name;
-  return [keys, positions, t, rank, what](ir::Frame& fr) {
+  const int items = sort_items_;
+  return [keys, positions, t, rank, what, items](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
     sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
-                   d.shape[rank - 1], what);
+                   d.shape[rank - 1], items, what);
   };
 }
 

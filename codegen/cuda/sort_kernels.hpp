@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The CUDA target's sort (ir::SortStmt): an LSD radix sort, 8-bit digits on ir/sort_keys.hpp's codes, segmented
-// by rows. Per pass: a histogram kernel (a block per tile of a row, digit counts in shared memory, written
-// digit-major and tile-minor per row), a scan kernel (a block per row: the counts become each tile's first
-// slot per digit, which is what keeps equal digits in input order across tiles) and a scatter kernel (each
-// tile in rounds of one element per thread: a thread's rank among the equal digits of its warp from ballots,
-// the warps' counts scanned per digit in shared memory, so equal digits keep their order inside a tile too).
+// The CUDA target's sort (ir::SortStmt): an LSD radix sort with 8-bit digits on ir/sort_keys.hpp's codes,
+// segmented by rows, in the manner of Onesweep (Adinets & Merrill 2022):
+// - Rows of at most a tile (4096 keys by default): a block per row sorts it in shared memory, every digit, and gathers
+//   keys and payload through the carried tile positions (exact: no key is rebuilt from its code).
+// - Longer rows: one read counts every digit's histogram per row; a small kernel scans them and marks the
+//   passes whose digit is the same for every key of the row (skipped: no launch reads or writes their keys).
+//   Then one kernel per digit: each 4096-key tile is ranked stably in shared memory (warp match multi-split,
+//   the warps' counts scanned per digit), its digits' places in the row come from a decoupled look-back over
+//   the earlier tiles' integer counts (exact and deterministic whatever the timing), and it is written in digit
+//   order. Keys are decoded on the last write; the zeros and NaNs of float rows whose -0.0 or NaN payloads a
+//   code cannot hold are put back in input order from a copy made by the counting read.
 // The kernels are CUDA C compiled by NVRTC once per key type and architecture in a process and loaded once
-// per device; the device machine (device_machine.hpp) launches them on the call's stream.
+// per device; the device machine (device_machine.hpp) launches them on the call's stream, without a wait.
 #pragma once
 
 #include <cstdint>
@@ -19,15 +24,18 @@ namespace kiln::codegen::cuda {
 
 class CallState;
 
-/// The CUDA C of the sort kernels for keys of type `t`.
-std::string sort_source(DType t);
+/// Keys per thread of the sort's 256-thread blocks unless CudaOptions::sort_items says otherwise: tiles of 4096.
+inline constexpr int kSortItems = 16;
+
+/// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 16, else a ValueError).
+std::string sort_source(DType t, int items = kSortItems);
 /// Their __global__ functions, in the order the launcher uses.
 std::vector<std::string> sort_entries();
 
 /// Sorts the `rows` rows of `n` keys of type `t` at device address `keys` in place, in kiln's order, stably;
-/// with `positions` (else 0) applies the same permutation to their rows. Scratch comes from
-/// the call's stream-ordered memory.
+/// with `positions` (else 0) applies the same permutation to their rows. `items`: keys per thread (tiles of
+/// 256 items keys). Scratch comes from the call's stream-ordered memory.
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, const std::string& what);
+                    std::int64_t n, int items, const std::string& what);
 
 }  // namespace kiln::codegen::cuda
