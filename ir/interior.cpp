@@ -7,22 +7,10 @@
 #include <unordered_set>
 
 #include "ir/builder.hpp"
+#include "ir/straight_line.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::ir {
-namespace {
-
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-  if (!s) return;
-  if (const auto* b = dyn<BlockStmt>(s)) {
-    for (const auto& x : b->stmts) flatten(x, out);
-    return;
-  }
-  out.push_back(s);
-}
-
-}  // namespace
-
 bool bounds_test(const Expr& cond, const std::vector<Var>& indices, const std::function<bool(const Expr&)>& fixed) {
   const auto* b = dyn<BinaryExpr>(cond);
   if (!b) return false;
@@ -46,7 +34,7 @@ bool bounds_test(const Expr& cond, const std::vector<Var>& indices, const std::f
 Stmt split_interior(const Stmt& body, std::vector<Expr>& tests, const std::function<bool(const Expr&)>& fixed,
                     const std::vector<Var>& indices, Stmt* border) {
   std::vector<Stmt> stmts;
-  flatten(body, stmts);
+  straight_line(body, stmts);
   for (std::size_t k = 0; k < stmts.size(); ++k) {
     const auto* branch = dyn<IfStmt>(stmts[k]);
     if (!branch || !bounds_test(branch->cond, indices, fixed)) continue;
