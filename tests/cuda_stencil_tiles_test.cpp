@@ -17,6 +17,7 @@
 
 #include "bench/gpu/kiln_kernels.hpp"
 #include "codegen/cuda/cuda_backend.hpp"
+#include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
@@ -215,6 +216,25 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
     std::printf("[ nvrtc    ] %-16s %4ld lines of kernels, NVRTC %.1f ms (%.1f x jacobi2d)\n", c.name.c_str(), static_cast<long>(lines), bin.compile_ms,
                 bin.compile_ms / jacobi_ms);
   }
+}
+
+TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
+  // Grid z of a marching kernel: enough chunks for one device-full of threads, none under 8 planes.
+  const cu::DeviceShape h100{132, 2048, 2147483647u};
+  std::uint64_t cube[] = {512, 512, 512};
+  // 256 threads as 128 x 2, 2 rounds and 4 rows per thread: 256 x 128 threads per plane, 270 336 slots.
+  const cu::Geometry g = cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true);
+  EXPECT_EQ(g.block.x, 128u);
+  EXPECT_EQ(g.block.y, 2u);
+  EXPECT_EQ(g.grid.x, 2u);
+  EXPECT_EQ(g.grid.y, 64u);
+  EXPECT_EQ(g.grid.z, 9u);  // ceil(270336 / 32768)
+  std::uint64_t tall[] = {40, 9, 9};
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, tall, 256, h100, 0, 2, 4, true).grid.z, 5u);  // 8 planes each
+  std::uint64_t flat[] = {3, 600, 600};
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, flat, 256, h100, 0, 2, 4, true).grid.z, 1u);
+  // Without marching, a block z per plane.
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4).grid.z, 512u);
 }
 
 // ---- on a GPU: against the interpreter ------------------------------------------------------------------------------
