@@ -502,8 +502,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (k_.strategy == Strategy::Staged)
     s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
-  else if (stencil_ && stencil_->mode == StencilMode::Shared)
-    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
+  else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps
+    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(kMarchBlocksPerSm) : std::string()) + ") ";
   s += name + "(";
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (i) s += i % 4 == 0 ? ",\n    " : ", ";

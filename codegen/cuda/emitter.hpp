@@ -30,8 +30,13 @@ inline constexpr int kStencilTileWarps = 8;
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
 /// A marching stencil holds every live plane's window rows in registers: at most this many per thread
-/// (rounds, then rows, are halved until it fits). A 27-point 3-d stencil with 4 rows and 2 rounds holds 36.
-inline constexpr std::int64_t kMaxMarchRegisters = 48;
+/// (rounds, then rows, are halved until it fits), so that two blocks fit an SM (marching kernels are
+/// launched with __launch_bounds__(256, 2)). Measured on an H100: a 27-point 3-d stencil with 4 rows and 2
+/// rounds (36 window registers) took 218 registers, one block per SM (7.9 % achieved occupancy) and 2.19 ms
+/// for 512^3, latency-bound; with 1 round (18) ptxas needs 128, two blocks per SM.
+inline constexpr std::int64_t kMaxMarchRegisters = 24;
+/// Blocks per SM that marching kernels are compiled for (the second argument of their launch bounds).
+inline constexpr int kMarchBlocksPerSm = 2;
 
 /// The prelude's functor of a reduction's combiner ("kiln_op_add()", ...), for kiln_block_reduce and
 /// kiln_group_reduce; empty for ArgMin/ArgMax, which fold by their own rule.
