@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "ir/straight_line.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::ir {
@@ -430,9 +431,6 @@ bool can_fail(const Stmt& s) {
   return finder.found;
 }
 
-namespace {
-
-/// The statements that run once, in order: Blocks opened, anything else (a loop, a condition) as one statement.
 void straight_line(const Stmt& s, std::vector<Stmt>& out) {
   if (!s) return;
   if (const auto* b = dyn<BlockStmt>(s)) {
@@ -441,8 +439,6 @@ void straight_line(const Stmt& s, std::vector<Stmt>& out) {
   }
   out.push_back(s);
 }
-
-}  // namespace
 
 std::vector<const LaunchStmt*> result_only_launches(const Function& f) {
   std::vector<const LaunchStmt*> out;

@@ -19,6 +19,7 @@
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/substitute.hpp"
+#include "ir/straight_line.hpp"
 #include "ir/visitor.hpp"
 #include "passes/index_clamps.hpp"
 
@@ -30,16 +31,6 @@ using namespace kiln::ir;
 // A 4-d stencil needs 6 loops (an else-arm loop for each outer axis and 3 for the innermost); beyond this
 // the code growth is not worth it and the rest runs as one loop.
 constexpr int kMaxLoops = 8;
-
-/// The statements of `s` in order, nested blocks flattened.
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-  if (!s) return;
-  if (const auto* b = dyn<BlockStmt>(s)) {
-    for (const auto& x : b->stmts) flatten(x, out);
-    return;
-  }
-  out.push_back(s);
-}
 
 /// `stmts` with statement k replaced by `with` (dropped when null), as one block.
 Stmt replaced(const std::vector<Stmt>& stmts, size_t k, const Stmt& with) {
@@ -72,7 +63,7 @@ class Partition {
   /// parfor's chunk, as the nested parfors are).
   Stmt run(const Stmt& s, const Expr& from, const Expr& to, int room, bool sequential = false) {
     std::vector<Stmt> stmts;
-    flatten(s, stmts);
+    straight_line(s, stmts);
     for (size_t k = 0; k < stmts.size() && room > 1; ++k) {
       const auto* branch = dyn<IfStmt>(stmts[k]);
       if (!branch) continue;

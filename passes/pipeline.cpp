@@ -8,6 +8,7 @@
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 #include "passes/array_analysis.hpp"
+#include "passes/band_clamps.hpp"
 #include "passes/collapse_parfors.hpp"
 #include "passes/detect_reductions.hpp"
 #include "passes/eliminate_temporaries.hpp"
@@ -62,6 +63,9 @@ const std::vector<Pass>& pipeline() {
       // host targets: a loop whose body tests its index (a stencil's band tests) cut into loops that test
       // nothing, after fusion has put a stencil's rows where they run; the CUDA backend keeps the tests
       {"partition_loops", partition_loops, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
+      // device targets: a parfor that clamps its indices tests once per element whether a clamp is active, so
+      // its interior is a stencil of plain offsets the CUDA backend tiles (a loop per band would be a launch)
+      {"band_clamps", band_clamps, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
       // fold constants, propagate copies, CSE, remove dead code
       {"simplify", simplify},
       // host targets: which parfors run in vector lanes and why (the IR is unchanged; the CPU backend

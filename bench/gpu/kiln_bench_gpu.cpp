@@ -3,7 +3,7 @@
 // arrays (no host transfers in the timed region). Both are timed with CUDA events on the same stream,
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
 // copy of a large buffer measured in the same run is the ceiling.
-//   kiln-bench-gpu [--reps R] [--n N] [--side S] [--filter a,b,...]
+//   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -77,6 +77,7 @@ struct Options {
   int reps = 20;
   long long n = 1ll << 27;
   long long side = 16384;
+  long long side3 = 512;  ///< the 3-d stencils' cube
   std::string filter;
   bool profile = false;  ///< only the timed runs (for ncu): no cold compiles, no launch-overhead loops
   bool selected(const std::string& name) const {
@@ -219,10 +220,11 @@ int main(int argc, char** argv) {
     if (a == "--reps" && i + 1 < argc) opt.reps = std::max(5, std::atoi(argv[++i]));
     else if (a == "--n" && i + 1 < argc) opt.n = std::atoll(argv[++i]);
     else if (a == "--side" && i + 1 < argc) opt.side = std::atoll(argv[++i]);
+    else if (a == "--side3" && i + 1 < argc) opt.side3 = std::max(3ll, std::atoll(argv[++i]));
     else if (a == "--filter" && i + 1 < argc) opt.filter = argv[++i];
     else if (a == "--profile") opt.profile = true, opt.reps = 3;
     else {
-      std::fprintf(stderr, "usage: kiln-bench-gpu [--reps R] [--n N] [--side S] [--filter a,b] [--profile]\n");
+      std::fprintf(stderr, "usage: kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b] [--profile]\n");
       return 2;
     }
   }
@@ -349,6 +351,38 @@ int main(int argc, char** argv) {
     row.check = relative_check(call.to_vector(), call_ref.to_vector(), 1e-3);
     DeviceArray<float> t1({1}), t2({1}), t3({1}), t4({1}), t5({1});
     cold_compile(row, benchgpu::black_scholes, "black_scholes", [&](auto& kb) { kb(t1, t2, t3, t4, t5, r, v); });
+    rows.push_back(row);
+  }
+
+  // 3-d stencils with a nearest border (issue 16): kiln::stencil and the same as a prange with clamped
+  // indices, against a plain hand kernel (one element per thread, clamped reads); CuPy's
+  // cupyx.scipy.ndimage.correlate of the same weights: bench/gpu/cupy_stencil3d.py.
+  struct Stencil3d {
+    const char* name;
+    int points;
+    bool clamped;
+  };
+  for (const Stencil3d& st : {Stencil3d{"star7", 7, false}, Stencil3d{"star7_clamped", 7, true}, Stencil3d{"cube27", 27, false},
+                              Stencil3d{"cube27_clamped", 27, true}}) {
+    if (!opt.selected(st.name) && !opt.selected("stencil3d")) continue;
+    const long long s3 = opt.side3;
+    Row row(std::string(st.name) + " " + std::to_string(s3) + "^3", 2.0 * static_cast<double>(s3 * s3 * s3) * sizeof(float), "stream");
+    DeviceArray<float> flat({s3 * s3 * s3}), a({s3, s3, s3}), out({s3, s3, s3}), out_ref({s3, s3, s3});
+    fill(flat, 0, 1, 30 + st.points);
+    a.copy_from(flat);
+    auto run = [&](const auto& lambda) {
+      auto k = kiln::jit(st.name, lambda, kiln::Options().on(kiln::Target::cuda));
+      time_rows(timer, opt.reps, [&] { k(a, out); },
+                [&](const benchgpu::Reference& h) { h.stencil3d(st.points, a.data(), out_ref.data(), static_cast<int>(s3), static_cast<int>(s3), static_cast<int>(s3)); },
+                ref, exact, row);
+      row.check = relative_check(out.to_vector(), out_ref.to_vector(), 1e-5);
+      DeviceArray<float> t1({5, 7, 9}), t2({5, 7, 9});
+      cold_compile(row, lambda, st.name, [&](auto& kk) { kk(t1, t2); });
+    };
+    if (st.points == 7 && st.clamped) run(benchgpu::star7_clamped);
+    else if (st.points == 7) run(benchgpu::star7_stencil);
+    else if (st.clamped) run(benchgpu::cube27_clamped);
+    else run(benchgpu::cube27_stencil);
     rows.push_back(row);
   }
 

@@ -6,6 +6,7 @@
 
 #include <kiln/kiln.hpp>
 
+#include <cstdlib>
 #include <limits>
 
 namespace benchgpu {
@@ -102,5 +103,51 @@ inline const auto row_stats = [](kiln::Array<float, 2> x, kiln::Array<float> mea
   var(kiln::all) = kiln::var(x, 1);
   sd(kiln::all) = kiln::std(x, 1);
 };
+
+/// The 3-d stencils' weights by the distance class of a neighbour, |dz| + |dy| + |dx|: 7 points use the first
+/// two, 27 points all four. Every form below (and the hand kernels, reference.cpp) sums in the same order.
+inline constexpr float kStencilWeight[4] = {0.5f, 0.05f, 0.02f, 0.01f};
+
+/// The value of a 7- or 27-point stencil from `read(dz, dy, dx)`.
+template <class Read>
+kiln::Float stencil3d_value(int points, const Read& read) {
+  if (points == 7)
+    return kStencilWeight[0] * read(0, 0, 0) +
+           kStencilWeight[1] * (read(-1, 0, 0) + read(1, 0, 0) + read(0, -1, 0) + read(0, 1, 0) + read(0, 0, -1) + read(0, 0, 1));
+  kiln::Float s = 0.0f;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) s = s + kStencilWeight[std::abs(dz) + std::abs(dy) + std::abs(dx)] * read(dz, dy, dx);
+  return s;
+}
+
+/// The 3-d stencils with a nearest border as kiln::stencil (into an existing array).
+inline const auto& star7_nearest() {
+  static const auto s = kiln::stencil("star7", [](kiln::Window<float, 3> a) {
+    return stencil3d_value(7, [&](int dz, int dy, int dx) { return a(dz, dy, dx); });
+  }, kiln::border(kiln::Border::nearest));
+  return s;
+}
+inline const auto& cube27_nearest() {
+  static const auto s = kiln::stencil("cube27", [](kiln::Window<float, 3> a) {
+    return stencil3d_value(27, [&](int dz, int dy, int dx) { return a(dz, dy, dx); });
+  }, kiln::border(kiln::Border::nearest));
+  return s;
+}
+inline const auto star7_stencil = [](kiln::Array<float, 3> in, kiln::Array<float, 3> out) { star7_nearest().into(out, in); };
+inline const auto cube27_stencil = [](kiln::Array<float, 3> in, kiln::Array<float, 3> out) { cube27_nearest().into(out, in); };
+
+/// The same as users write it with prange: every read's indices clamped into the array.
+template <int Points>
+inline const auto stencil3d_clamped = [](kiln::Array<float, 3> in, kiln::Array<float, 3> out) {
+  const kiln::Int nz = in.shape(0), ny = in.shape(1), nx = in.shape(2);
+  kiln::prange(kiln::shape(nz, ny, nx), [&](kiln::Int z, kiln::Int y, kiln::Int x) {
+    out(z, y, x) = stencil3d_value(Points, [&](int dz, int dy, int dx) {
+      return in(kiln::min(kiln::max(z + dz, 0), nz - 1), kiln::min(kiln::max(y + dy, 0), ny - 1), kiln::min(kiln::max(x + dx, 0), nx - 1));
+    });
+  });
+};
+inline const auto star7_clamped = stencil3d_clamped<7>;
+inline const auto cube27_clamped = stencil3d_clamped<27>;
 
 }  // namespace benchgpu

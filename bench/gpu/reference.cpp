@@ -188,12 +188,46 @@ extern "C" __global__ void ref_nbody(const float* __restrict__ x, const float* _
   if (i < n) ax[i] = fx, ay[i] = fy, az[i] = fz;
 }
 
+// The 3-d stencils with a nearest border, as a plain kernel is written: one element per thread on a grid of
+// 32 x 8 blocks per plane, every read's indices clamped (bench/gpu/kiln_kernels.hpp has the weights and the
+// order of the sums).
+template <int Points>
+__device__ __forceinline__ void stencil3d(const float* __restrict__ a, float* __restrict__ out, int nz, int ny, int nx) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, z = blockIdx.z;
+  if (x >= nx || y >= ny) return;
+  const float w[4] = {0.5f, 0.05f, 0.02f, 0.01f};
+  auto at = [&](int dz, int dy, int dx) {
+    const int zz = min(max(z + dz, 0), nz - 1), yy = min(max(y + dy, 0), ny - 1), xx = min(max(x + dx, 0), nx - 1);
+    return a[((long long)zz * ny + yy) * nx + xx];
+  };
+  float s;
+  if (Points == 7) {
+    s = w[0] * at(0, 0, 0) + w[1] * (at(-1, 0, 0) + at(1, 0, 0) + at(0, -1, 0) + at(0, 1, 0) + at(0, 0, -1) + at(0, 0, 1));
+  } else {
+    s = 0.0f;
+#pragma unroll
+    for (int dz = -1; dz <= 1; ++dz)
+#pragma unroll
+      for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+        for (int dx = -1; dx <= 1; ++dx) s = s + w[abs(dz) + abs(dy) + abs(dx)] * at(dz, dy, dx);
+  }
+  out[((long long)z * ny + y) * nx + x] = s;
+}
+extern "C" __global__ void ref_stencil7(const float* __restrict__ a, float* __restrict__ out, int nz, int ny, int nx) {
+  stencil3d<7>(a, out, nz, ny, nx);
+}
+extern "C" __global__ void ref_stencil27(const float* __restrict__ a, float* __restrict__ out, int nz, int ny, int nx) {
+  stencil3d<27>(a, out, nz, ny, nx);
+}
+
 extern "C" __global__ void ref_empty() {}
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
                                          "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
-                                         "ref_row_stats", "ref_hist_atomic", "ref_nbody", "ref_empty"};
+                                         "ref_row_stats", "ref_hist_atomic", "ref_nbody", "ref_stencil7", "ref_stencil27",
+                                         "ref_empty"};
 
 }  // namespace
 
@@ -212,8 +246,13 @@ const kiln::gpu::LoadedFunction& Reference::fn(const std::string& name) const {
 }
 
 void Reference::launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y,
-                       unsigned block_y) const {
-  kiln::gpu::launch(dev_.stream(), fn(name), {grid_x, grid_y, 1}, {block_x, block_y, 1}, params.data());
+                       unsigned block_y, unsigned grid_z) const {
+  kiln::gpu::launch(dev_.stream(), fn(name), {grid_x, grid_y, grid_z}, {block_x, block_y, 1}, params.data());
+}
+
+void Reference::stencil3d(int points, const float* a, float* out, int nz, int ny, int nx) const {
+  launch(points == 7 ? "ref_stencil7" : "ref_stencil27", blocks(nx, 32), 32, {&a, &out, &nz, &ny, &nx}, blocks(ny, 8), 8,
+         static_cast<unsigned>(nz));
 }
 
 unsigned Reference::blocks(long long n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }

@@ -35,13 +35,15 @@ class Reference {
   void histogram_atomic(const float* x, long long n, int* hist, int bins) const;
   /// All-pairs accelerations of n bodies, shared-memory tiles of 256 bodies.
   void nbody(const float* x, const float* y, const float* z, const float* m, float* ax, float* ay, float* az, int n) const;
+  /// A 7- or 27-point 3-d stencil with a nearest border (clamped reads), one element per thread.
+  void stencil3d(int points, const float* a, float* out, int nz, int ny, int nx) const;
   void empty() const;  ///< an empty kernel: the floor of launch overhead
   void synchronize() const;
 
  private:
   const kiln::gpu::LoadedFunction& fn(const std::string& name) const;
   void launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y = 1,
-              unsigned block_y = 1) const;
+              unsigned block_y = 1, unsigned grid_z = 1) const;
   static unsigned blocks(long long n, unsigned threads);
   template <class T>
   T read(const T* device) const;

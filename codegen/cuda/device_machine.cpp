@@ -340,7 +340,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       g = cooperative_geometry(rows, row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1, shape, row_threads_);
     } else {
       g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
-                   gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
+                   gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows, gk->stencil_march);
     }
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
     c.pending.push_back(main.name);

@@ -179,7 +179,12 @@ GpuKernel Emitter::emit(std::string& out) {
     body_ = prefix;
     depth_ = depth;
     stencil_on_ = false;
+    // One iteration per round: the variant runs only for overlapping arguments, and a stencil's body (its
+    // border arms included) copied per round would be most of the kernel's NVRTC time.
+    const int unroll = k_.unroll;
+    k_.unroll = 1;
     loops_and_tail();
+    k_.unroll = unroll;
     alias_body = body_;
   }
   if (k_.slots) {
@@ -205,6 +210,15 @@ GpuKernel Emitter::emit(std::string& out) {
     head += "// stencil: " + std::to_string(sp.columns) + " x 32 elements of the innermost dimension per warp";
     if (sp.rows > 1) head += ", " + std::to_string(sp.rows) + " rows per thread";
     head += sp.mode == StencilMode::Shared ? ", neighbours through shared memory\n" : ", neighbours through warp shuffles\n";
+    if (sp.march) {
+      int planes = 1;
+      for (const auto& G : sp.groups) planes = std::max(planes, G.planes());
+      head += "// stencil: each thread walks a chunk of dimension 0 holding " + std::to_string(planes) +
+              " planes of its windows in registers and tiles (2.5-d blocking)\n";
+    }
+    if (!sp.tests.empty())
+      head += "// stencil: elements inside " + std::to_string(sp.tests.size()) +
+              " bounds test(s) compute the interior arm on the windows; the strip's others run the whole body afterwards\n";
   }
   out += head + signature(k_.name, restrict) + " {\n" + main_body + "}\n";
   // Arguments may be one array passed twice (or overlapping views of one buffer); then __restrict__ would be
@@ -488,8 +502,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (k_.strategy == Strategy::Staged)
     s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
-  else if (stencil_ && stencil_->mode == StencilMode::Shared)
-    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
+  else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps
+    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(kMarchBlocksPerSm) : std::string()) + ") ";
   s += name + "(";
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (i) s += i % 4 == 0 ? ",\n    " : ", ";

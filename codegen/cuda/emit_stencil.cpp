@@ -12,11 +12,23 @@
 // by several output rows of a thread are loaded once for all of them. The loads are guarded by the array's
 // extents (a window may reach past what the body reads, e.g. behind a border branch) and are the same loads
 // the body makes, so results are bit-identical to the plain loops.
+//
+// A body that branches on bounds of its indices (a kiln::stencil's interior test, a clamped prange's from
+// band_clamps) is planned on its interior arm alone: each copy of the body tests the element and runs that
+// arm on the windows, and the strip's border elements (a bit each) run the whole body with plain loads once
+// the copies are done. The copies hold no border code, which kept NVRTC at 7 s for a 27-point 3-d stencil.
+//
+// A 3-d parfor reading an array at several planes z + dz marches (2.5-d blocking): block z takes a chunk of
+// planes, and each thread walks it in order with every live plane's window rows in registers and the
+// exchanged rows in a tile slot per plane; a step loads only its newest plane, then the registers move one
+// plane down and the slots rotate. Without it each plane is loaded once per dz that reads it.
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
+#include "ir/interior.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
@@ -96,6 +108,13 @@ std::int64_t tile_width(int columns) { return 32 * columns + 2 * kTileHalo; }
 
 std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
 
+/// The tile slot of a marching group's plane p: in the walk, the plane numbered a from the chunk's start
+/// (a = step + p) is in slot a % planes, so the slots rotate with the planes; before it (step 0), slot p.
+std::string plane_slot(const StencilPlan::Group& G, int p, bool walking) {
+  if (!walking || G.planes() == 1) return std::to_string(walking ? 0 : p) + "u";
+  return "((kiln_step + " + std::to_string(p) + "u) % " + std::to_string(G.planes()) + "u)";
+}
+
 }  // namespace
 
 void Emitter::plan_stencil() {
@@ -106,10 +125,13 @@ void Emitter::plan_stencil() {
   BodyFacts facts;
   facts.walk(p_.body);
   if (facts.leaves_early) return;
-  for (const ir::VarNode* v : ir::assigned_vars(p_.body)) facts.lets.erase(v);
+  const ir::VarSet assigned = ir::assigned_vars(p_.body);
+  for (const ir::VarNode* v : assigned) facts.lets.erase(v);
   const int r = k_.rank;
   const ir::VarNode* col = p_.indices[static_cast<std::size_t>(r - 1)].get();
   const ir::VarNode* row = r >= 2 ? p_.indices[static_cast<std::size_t>(r - 2)].get() : nullptr;
+  // Marching needs the tiles (a plane's neighbours come from its tile) and a z that is one dimension.
+  const ir::VarNode* zv = r == 3 && st.mode == StencilMode::Shared ? p_.indices[0].get() : nullptr;
   auto invariant = [&](const ir::Expr& e) {
     if (ir::has_load(e)) return false;
     for (const ir::Var& v : ir::free_vars(e))
@@ -119,80 +141,251 @@ void Emitter::plan_stencil() {
   StencilPlan plan;
   plan.mode = st.mode;
   plan.columns = st.rounds;
-  for (const ir::LoadExpr* l : facts.loads) {
+  plan.interior = ir::split_interior(p_.body, plan.tests, [&](const ir::Expr& e) {
+    if (ir::has_load(e)) return false;
+    for (const ir::Var& v : ir::free_vars(e))
+      if (facts.defined.count(v.get()) || assigned.count(v.get())) return false;
+    for (const ir::Var& i : p_.indices)
+      if (ir::uses(e, i.get())) return false;
+    return true;
+  }, p_.indices, &plan.border);
+  // The interior's loads make the windows: the border runs the body with plain loads.
+  BodyFacts planned;
+  planned.walk(plan.tests.empty() ? p_.body : plan.interior);
+  struct Candidate {
+    const ir::LoadExpr* load;
+    std::int64_t d, c;
+    bool vertical;
+    std::size_t leading;
+    std::optional<std::int64_t> dz;  ///< the last leading index is z + dz (a marching candidate)
+  };
+  std::vector<Candidate> found;
+  for (const ir::LoadExpr* l : planned.loads) {
     const ir::VarNode* a = l->array.get();
     if (written_.count(a) || !a->type.unit_stride) continue;
     const std::size_t rank = l->indices.size();
     const auto c = ir::index_offset(l->indices[rank - 1], col, &facts.lets);
     if (!c || std::llabs(*c) > kMaxStencilOffset) continue;
-    std::int64_t d = 0;
-    bool vertical = false;
-    std::size_t leading = rank - 1;
+    Candidate k{l, 0, *c, false, rank - 1, std::nullopt};
     if (row && rank >= 2)
       if (const auto dd = ir::index_offset(l->indices[rank - 2], row, &facts.lets); dd && std::llabs(*dd) <= kMaxStencilOffset) {
-        vertical = true;
-        d = *dd;
-        leading = rank - 2;
+        k.vertical = true;
+        k.d = *dd;
+        k.leading = rank - 2;
       }
     bool ok = true;
-    for (std::size_t k = 0; k < leading; ++k) ok = ok && invariant(l->indices[k]);
+    for (std::size_t q = 0; q < k.leading; ++q) ok = ok && invariant(l->indices[q]);
     if (!ok) continue;
+    if (zv && k.leading >= 1)
+      if (const auto dz = ir::index_offset(l->indices[k.leading - 1], zv, &facts.lets); dz && std::llabs(*dz) <= kMaxStencilOffset) {
+        bool others = true;
+        for (std::size_t q = 0; q + 1 < k.leading; ++q) others = others && !ir::uses(l->indices[q], zv);
+        if (others) k.dz = dz;
+      }
+    found.push_back(k);
+  }
+  // March where an array is read at two planes or more (ir::plane_reads, the rule the offload pass's note
+  // states): each plane is then loaded once per thread, not once per plane that reads it.
+  if (zv)
+    for (const ir::PlaneReads& pr : ir::plane_reads(plan.tests.empty() ? p_.body : plan.interior, p_, kMaxStencilOffset, &facts.lets))
+      for (const Candidate& k : found) plan.march = plan.march || (k.dz && k.load->array.get() == pr.array);
+  for (const Candidate& k : found) {
+    const ir::LoadExpr* l = k.load;
+    const bool marching = plan.march && k.dz;
+    const std::size_t compared = marching ? k.leading - 1 : k.leading;  // a marching group's z index may differ
     int g = -1;
-    for (std::size_t k = 0; k < plan.groups.size() && g < 0; ++k) {
-      const StencilPlan::Group& G = plan.groups[k];
-      if (G.array != a || G.vertical != vertical || G.prefix.size() != leading) continue;
+    for (std::size_t q = 0; q < plan.groups.size() && g < 0; ++q) {
+      const StencilPlan::Group& G = plan.groups[q];
+      if (G.array != l->array.get() || G.vertical != k.vertical || G.marching != marching || G.prefix.size() != k.leading) continue;
       bool same = true;
-      for (std::size_t q = 0; q < leading; ++q) same = same && ir::equal(G.prefix[q], l->indices[q]);
-      if (same) g = static_cast<int>(k);
+      for (std::size_t i = 0; i < compared; ++i) same = same && ir::equal(G.prefix[i], l->indices[i]);
+      if (same) g = static_cast<int>(q);
     }
     if (g < 0) {
       StencilPlan::Group G;
-      G.array = a;
-      G.vertical = vertical;
-      G.prefix.assign(l->indices.begin(), l->indices.begin() + static_cast<std::ptrdiff_t>(leading));
+      G.array = l->array.get();
+      G.vertical = k.vertical;
+      G.marching = marching;
+      G.prefix.assign(l->indices.begin(), l->indices.begin() + static_cast<std::ptrdiff_t>(k.leading));
+      if (marching) G.zlo = G.zhi = *k.dz;
       plan.groups.push_back(std::move(G));
       g = static_cast<int>(plan.groups.size()) - 1;
     }
-    plan.groups[static_cast<std::size_t>(g)].offsets[d].insert(*c);
-    plan.loads[l] = {g, d, *c};
+    StencilPlan::Group& G = plan.groups[static_cast<std::size_t>(g)];
+    G.offsets[k.d].insert(k.c);
+    if (marching) G.zlo = std::min(G.zlo, *k.dz), G.zhi = std::max(G.zhi, *k.dz);
+    plan.loads[l] = {g, k.d, k.c, marching ? *k.dz : 0};
   }
   // Worth it only where an element is read by more than one iteration.
   bool reuse = false, across_rows = false;
   for (const auto& G : plan.groups) {
     std::size_t pairs = 0;
     for (const auto& [d, cs] : G.offsets) pairs += cs.size();
-    reuse = reuse || pairs >= 2;
+    reuse = reuse || pairs >= 2 || G.planes() >= 2;
     across_rows = across_rows || (G.vertical && G.offsets.size() >= 2);
   }
   if (!reuse) return;
   plan.rows = across_rows ? st.rows : 1;
+  auto halo = [&] {
+    std::int64_t h = 0;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+      for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) h = std::max({h, -w.lo(), w.hi()});
+    return h;
+  };
+  if (plan.march) {
+    // Every live plane's window stays in registers: past kMaxMarchRegisters per thread the kernel would
+    // spill or run too few warps to hide its loads, so fewer rounds, then fewer rows.
+    auto registers = [&] {
+      std::int64_t n = 0;
+      for (std::size_t g = 0; g < plan.groups.size(); ++g)
+        n += static_cast<std::int64_t>(window_rows(plan, static_cast<int>(g)).size()) * plan.groups[g].planes() * plan.columns;
+      return n;
+    };
+    while (registers() > kMaxMarchRegisters && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
+  }
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
     // (measured faster than the shuffle form, docs/gpu.md).
     auto tile_bytes = [&] {
       std::int64_t bytes = 0;
+      const std::int64_t width = plan.march ? 32 * plan.columns + 2 * halo() : tile_width(plan.columns);
       for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         std::int64_t exchanged = 0;
         for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) exchanged += !w.deltas.empty();
-        bytes += kStencilTileWarps * exchanged * tile_width(plan.columns) * size_of(plan.groups[g].array->type.elem);
+        bytes += kStencilTileWarps * exchanged * plan.groups[g].planes() * width * size_of(plan.groups[g].array->type.elem);
       }
       return bytes;
     };
+    // A marching kernel gives up rounds first, as for its registers: its rows save loads of every plane.
+    while (tile_bytes() > kMaxStencilTileBytes && plan.march && plan.columns > 1) plan.columns /= 2;
     while (tile_bytes() > kMaxStencilTileBytes && plan.rows > 1) plan.rows /= 2;
     if (tile_bytes() > kMaxStencilTileBytes) return;
   }
+  plan.halo = plan.march ? halo() : kTileHalo;
+  // One bit per body copy records the border elements of a strip.
+  if (!plan.tests.empty() && plan.rows * plan.columns > 64) plan.tests.clear(), plan.interior = plan.border = nullptr;
   for (const auto& G : plan.groups) stencil_arrays_.insert(G.array);
   k_.stencil_columns = plan.columns;
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;
+  k_.stencil_march = plan.march;
   stencil_ = std::move(plan);
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
   const StencilPlan::Group& G = stencil_->groups[static_cast<std::size_t>(use.group)];
   const std::int64_t r = G.vertical ? stencil_v_ + use.d : 0;
-  return stencil_values_.at({use.group, r, stencil_u_, use.c});
+  return stencil_values_.at({use.group, use.dz, r, stencil_u_, use.c});
+}
+
+void Emitter::stencil_window(int g, int plane, const std::string& z, bool record) {
+  const StencilPlan& sp = *stencil_;
+  const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+  const int U = sp.columns;
+  const bool shared = sp.mode == StencilMode::Shared;
+  const ArrayNames& n = array(G.array);
+  const int rank = G.array->type.rank;
+  const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
+  const std::vector<WindowRow> windows = window_rows(sp, g);
+  const std::int64_t h = sp.halo;
+  // A marching group's plane p holds z + zlo + p; its tile has a slot per live plane, the one of the plane
+  // numbered a from the chunk's start being a % planes (the slots rotate with the planes).
+  const bool marching = G.marching;
+  const std::string pn = marching ? "_p" + std::to_string(plane) : "";
+  const std::string slot = marching ? plane_slot(G, plane, record) : std::string();
+  line("// window " + gs + ": " + G.array->name + (G.vertical ? ", rows " : ", row ") + std::to_string(windows.front().row) + ".." +
+       std::to_string(windows.back().row) + (marching ? ", plane " + std::to_string(G.zlo + plane) + " of the step" : std::string()));
+  std::string guard, at;
+  for (std::size_t k = 0; k < G.prefix.size(); ++k) {
+    const std::string p = "kiln_g" + gs + pn + "_i" + std::to_string(k);
+    const bool zk = marching && k + 1 == G.prefix.size();
+    line("const long long " + p + " = " + (zk ? z : expr(G.prefix[k])) + ";");
+    guard += (guard.empty() ? "" : " && ") + std::string("(unsigned long long)") + p + " < (unsigned long long)" + n.extent[k];
+    at += (at.empty() ? "" : " + ") + p + " * " + n.stride[k];
+  }
+  int exchanged = 0;
+  for (const WindowRow& w : windows) exchanged += !w.deltas.empty();
+  int row_slot = 0;
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    // A marching plane's row that neither the body reads here (nor a plane below it later) nor the tile holds.
+    if (marching && w.deltas.empty() && !march_kept_.at(g)[static_cast<std::size_t>(plane)][wi]) continue;
+    const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
+    std::string ok = guard, off = at;
+    if (G.vertical) {
+      const std::string rv = wn + pn + "_row";
+      line("const long long " + rv + " = kiln_i0 + " + ll(w.row) + ";");
+      ok += (ok.empty() ? "" : " && ") + std::string("(unsigned long long)") + rv + " < (unsigned long long)" + n.extent[rank - 2];
+      off += (off.empty() ? "" : " + ") + rv + " * " + n.stride[rank - 2];
+    }
+    if (ok.empty()) ok = "true";
+    if (off.empty()) off = "0LL";
+    line("const bool " + wn + pn + "_ok = " + ok + ";");
+    line("const long long " + wn + pn + "_at = " + off + ";");
+    // Round u holds element base + 32 u of the lane; round -1 (the last lanes) and round U (the first)
+    // hold what the warp's edge lanes need from beyond the strip. A marching plane's rounds are assigned to
+    // registers declared before the walk (they move to the plane below after each step).
+    auto reg = [&](int u) { return wn + pn + "_" + (u < 0 ? std::string("m") : std::to_string(u)); };
+    auto load = [&](int u, const std::string& lanes) {
+      const std::string colv = "kiln_j0 + " + ll(w.base + 32 * static_cast<std::int64_t>(u));
+      const bool kept = marching && u >= 0 && u < U && march_kept_.at(g)[static_cast<std::size_t>(plane)][wi];
+      line((kept ? std::string() : "const " + T + " ") + reg(u) + " = " + wn + pn + "_ok" + lanes + " && (unsigned long long)(" + colv +
+           ") < (unsigned long long)" + n.extent[rank - 1] + " ? " + n.data + "[" + wn + pn + "_at + " + colv + "] : (" + T + ")0;");
+    };
+    const std::int64_t lo = w.lo(), hi = w.hi();
+    if (lo < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + lo) + "u");
+    for (int u = 0; u < U; ++u) load(u, "");
+    if (hi > 0) load(U, " && kiln_lane < " + std::to_string(hi) + "u");
+    if (!marching)
+      for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base}] = reg(u);
+    if (w.deltas.empty()) continue;
+    if (shared) {
+      const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + (marching ? slot + " * " + std::to_string(exchanged) + "u + " : std::string()) +
+                               std::to_string(row_slot) + "]";
+      if (lo < 0) line("if (kiln_lane >= " + std::to_string(32 + lo) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + reg(-1) + ";");
+      for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + reg(u) + ";");
+      if (hi > 0) line("if (kiln_lane < " + std::to_string(hi) + "u) " + tile + "[kiln_lane + " + std::to_string(h + 32 * U) + "] = " + reg(U) + ";");
+      if (!marching)
+        for (std::int64_t dlt : w.deltas)
+          for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(h + 32 * u + dlt) + "]";
+      ++row_slot;
+      continue;
+    }
+    for (std::int64_t dlt : w.deltas) {
+      // x_u: round u of lane (l + delta) mod 32. Lanes whose neighbour lies beyond the warp take the
+      // next (or previous) round of it.
+      const std::string dn = wn + (dlt < 0 ? "_m" : "_p") + std::to_string(std::llabs(dlt));
+      const int first = dlt < 0 ? -1 : 0, last = dlt > 0 ? U : U - 1;
+      auto x = [&](int u) { return dn + "_x" + (u < 0 ? std::string("m") : std::to_string(u)); };
+      for (int u = first; u <= last; ++u)
+        line("const " + T + " " + x(u) + " = kiln_shfl(" + reg(u) + ", (kiln_lane + " + std::to_string(dlt & 31) + "u) & 31u);");
+      for (int u = 0; u < U; ++u) {
+        const std::string name = dn + "_" + std::to_string(u);
+        if (dlt < 0)
+          line("const " + T + " " + name + " = kiln_lane < " + std::to_string(-dlt) + "u ? " + x(u - 1) + " : " + x(u) + ";");
+        else
+          line("const " + T + " " + name + " = kiln_lane >= " + std::to_string(32 - dlt) + "u ? " + x(u + 1) + " : " + x(u) + ";");
+        stencil_values_[{g, 0, w.row, u, w.base + dlt}] = name;
+      }
+    }
+  }
+  if (!record) return;
+  // The step's values of every live plane: registers, and the plane's tile slot for the neighbours.
+  row_slot = 0;
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    for (int p = 0; p < G.planes(); ++p) {
+      const std::int64_t dz = G.zlo + p;
+      const std::string base = "kiln_w" + gs + "_" + std::to_string(wi) + "_p" + std::to_string(p) + "_";
+      for (int u = 0; u < U; ++u) stencil_values_[{g, dz, w.row, u, w.base}] = base + std::to_string(u);
+      const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + plane_slot(G, p, true) + " * " + std::to_string(exchanged) + "u + " +
+                               std::to_string(row_slot) + "]";
+      for (std::int64_t dlt : w.deltas)
+        for (int u = 0; u < U; ++u) stencil_values_[{g, dz, w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(h + 32 * u + dlt) + "]";
+    }
+    row_slot += !w.deltas.empty();
+  }
 }
 
 void Emitter::stencil_loops() {
@@ -203,22 +396,26 @@ void Emitter::stencil_loops() {
   const std::string nx = "kiln_n" + std::to_string(r - 1), bx = "kiln_b" + std::to_string(r - 1);
   stencil_values_.clear();
 
-  std::vector<std::vector<WindowRow>> windows;
   for (std::size_t g = 0; g < sp.groups.size(); ++g) {
-    windows.push_back(window_rows(sp, static_cast<int>(g)));
     if (!shared) continue;
+    const StencilPlan::Group& G = sp.groups[g];
     int exchanged = 0;
-    for (const WindowRow& w : windows.back()) exchanged += !w.deltas.empty();
+    for (const WindowRow& w : window_rows(sp, static_cast<int>(g))) exchanged += !w.deltas.empty();
     if (exchanged)
-      line("__shared__ " + std::string(type_name(sp.groups[g].array->type.elem)) + " kiln_tile" + std::to_string(g) + "[" +
-           std::to_string(kStencilTileWarps) + "][" + std::to_string(exchanged) + "][" + std::to_string(tile_width(U)) + "];");
+      line("__shared__ " + std::string(type_name(G.array->type.elem)) + " kiln_tile" + std::to_string(g) + "[" + std::to_string(kStencilTileWarps) +
+           "][" + std::to_string(exchanged * G.planes()) + "][" + std::to_string(32 * U + 2 * sp.halo) + "];");
   }
 
   int open = 0;
   auto index = [&](int d, const std::string& t) {
     line("const long long " + bind(p_.indices[static_cast<std::size_t>(d)].get()) + " = kiln_b" + std::to_string(d) + " + (long long)" + t + ";");
   };
-  if (r >= 3) {
+  if (sp.march) {
+    // Block z walks one chunk of the planes, in order (the launch picks gridDim.z: geometry.cpp).
+    line("const unsigned long long kiln_zlen = (kiln_n0 + gridDim.z - 1) / gridDim.z;");
+    line("const unsigned long long kiln_zbeg = (unsigned long long)blockIdx.z * kiln_zlen;");
+    line("const unsigned long long kiln_zend = min(kiln_n0, kiln_zbeg + kiln_zlen);");
+  } else if (r >= 3) {
     std::string count = "kiln_n0";
     for (int d = 1; d < r - 2; ++d) count += " * kiln_n" + std::to_string(d);
     line("for (unsigned long long kiln_tz = (unsigned long long)blockIdx.z * blockDim.z + threadIdx.z; kiln_tz < " + count +
@@ -252,83 +449,91 @@ void Emitter::stencil_loops() {
   line("const unsigned long long kiln_t = kiln_wx * " + strip + " + kiln_lane;");
   line("const long long kiln_j0 = kiln_wa + (long long)kiln_t;");
 
-  // The windows: registers for every row, then the neighbours' elements.
-  for (std::size_t g = 0; g < sp.groups.size(); ++g) {
-    const StencilPlan::Group& G = sp.groups[g];
-    const ArrayNames& n = array(G.array);
-    const int rank = G.array->type.rank;
-    const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
-    line("// window " + gs + ": " + G.array->name + (G.vertical ? ", rows " : ", row ") + std::to_string(windows[g].front().row) + ".." +
-         std::to_string(windows[g].back().row));
-    std::string guard, at;
-    for (std::size_t k = 0; k < G.prefix.size(); ++k) {
-      const std::string p = "kiln_g" + gs + "_i" + std::to_string(k);
-      line("const long long " + p + " = " + expr(G.prefix[k]) + ";");
-      guard += (guard.empty() ? "" : " && ") + std::string("(unsigned long long)") + p + " < (unsigned long long)" + n.extent[k];
-      at += (at.empty() ? "" : " + ") + p + " * " + n.stride[k];
-    }
-    int slot = 0;
-    for (std::size_t wi = 0; wi < windows[g].size(); ++wi) {
-      const WindowRow& w = windows[g][wi];
-      const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
-      std::string ok = guard, off = at;
-      if (G.vertical) {
-        const std::string rv = wn + "_row";
-        line("const long long " + rv + " = kiln_i0 + " + ll(w.row) + ";");
-        ok += (ok.empty() ? "" : " && ") + std::string("(unsigned long long)") + rv + " < (unsigned long long)" + n.extent[rank - 2];
-        off += (off.empty() ? "" : " + ") + rv + " * " + n.stride[rank - 2];
+  if (sp.march) {
+    // The planes below the step's newest, loaded before the walk; then each step loads one plane.
+    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
+      const StencilPlan::Group& G = sp.groups[g];
+      if (!G.marching) continue;
+      const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
+      const std::vector<WindowRow> windows = window_rows(sp, static_cast<int>(g));
+      const std::size_t rows = windows.size();
+      // Plane p's registers of row wi are kept when the body reads them there, or when plane p - 1's are
+      // (they move down after each step); the others are loaded for the tile alone.
+      std::vector<std::vector<bool>> kept(static_cast<std::size_t>(G.planes()), std::vector<bool>(rows, false));
+      for (const auto& [load, use] : sp.loads) {
+        if (use.group != static_cast<int>(g)) continue;
+        for (std::size_t wi = 0; wi < rows; ++wi)
+          for (int v = 0; v < (G.vertical ? V : 1); ++v)
+            if (windows[wi].row == (G.vertical ? v + use.d : 0) && windows[wi].base == use.c) kept[static_cast<std::size_t>(use.dz - G.zlo)][wi] = true;
       }
-      if (ok.empty()) ok = "true";
-      if (off.empty()) off = "0LL";
-      line("const bool " + wn + "_ok = " + ok + ";");
-      line("const long long " + wn + "_at = " + off + ";");
-      // Round u holds element base + 32 u of the lane; round -1 (the last lanes) and round U (the first)
-      // hold what the warp's edge lanes need from beyond the strip.
-      auto reg = [&](int u) { return wn + "_" + (u < 0 ? std::string("m") : std::to_string(u)); };
-      auto load = [&](int u, const std::string& lanes) {
-        const std::string colv = "kiln_j0 + " + ll(w.base + 32 * static_cast<std::int64_t>(u));
-        line("const " + T + " " + reg(u) + " = " + wn + "_ok" + lanes + " && (unsigned long long)(" + colv + ") < (unsigned long long)" +
-             n.extent[rank - 1] + " ? " + n.data + "[" + wn + "_at + " + colv + "] : (" + T + ")0;");
-      };
-      const std::int64_t lo = w.lo(), hi = w.hi();
-      if (lo < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + lo) + "u");
-      for (int u = 0; u < U; ++u) load(u, "");
-      if (hi > 0) load(U, " && kiln_lane < " + std::to_string(hi) + "u");
-      for (int u = 0; u < U; ++u) stencil_values_[{static_cast<int>(g), w.row, u, w.base}] = reg(u);
-      if (w.deltas.empty()) continue;
-      if (shared) {
-        const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + std::to_string(slot) + "]";
-        if (lo < 0) line("if (kiln_lane >= " + std::to_string(32 + lo) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - kTileHalo) + "] = " + reg(-1) + ";");
-        for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(kTileHalo + 32 * u) + "] = " + reg(u) + ";");
-        if (hi > 0) line("if (kiln_lane < " + std::to_string(hi) + "u) " + tile + "[kiln_lane + " + std::to_string(kTileHalo + 32 * U) + "] = " + reg(U) + ";");
-        for (std::int64_t dlt : w.deltas)
-          for (int u = 0; u < U; ++u)
-            stencil_values_[{static_cast<int>(g), w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(kTileHalo + 32 * u + dlt) + "]";
-        ++slot;
-        continue;
-      }
-      for (std::int64_t dlt : w.deltas) {
-        // x_u: round u of lane (l + delta) mod 32. Lanes whose neighbour lies beyond the warp take the
-        // next (or previous) round of it.
-        const std::string dn = wn + (dlt < 0 ? "_m" : "_p") + std::to_string(std::llabs(dlt));
-        const int first = dlt < 0 ? -1 : 0, last = dlt > 0 ? U : U - 1;
-        auto x = [&](int u) { return dn + "_x" + (u < 0 ? std::string("m") : std::to_string(u)); };
-        for (int u = first; u <= last; ++u)
-          line("const " + T + " " + x(u) + " = kiln_shfl(" + reg(u) + ", (kiln_lane + " + std::to_string(dlt & 31) + "u) & 31u);");
-        for (int u = 0; u < U; ++u) {
-          const std::string name = dn + "_" + std::to_string(u);
-          if (dlt < 0)
-            line("const " + T + " " + name + " = kiln_lane < " + std::to_string(-dlt) + "u ? " + x(u - 1) + " : " + x(u) + ";");
-          else
-            line("const " + T + " " + name + " = kiln_lane >= " + std::to_string(32 - dlt) + "u ? " + x(u + 1) + " : " + x(u) + ";");
-          stencil_values_[{static_cast<int>(g), w.row, u, w.base + dlt}] = name;
+      for (std::size_t p = 1; p < kept.size(); ++p)
+        for (std::size_t wi = 0; wi < rows; ++wi) kept[p][wi] = kept[p][wi] || kept[p - 1][wi];
+      march_kept_[static_cast<int>(g)] = kept;
+      for (std::size_t wi = 0; wi < rows; ++wi)
+        for (int p = 0; p < G.planes(); ++p) {
+          if (!kept[static_cast<std::size_t>(p)][wi]) continue;
+          std::string decl = T;
+          for (int u = 0; u < U; ++u) decl += (u ? ", " : " ") + std::string("kiln_w") + gs + "_" + std::to_string(wi) + "_p" + std::to_string(p) + "_" + std::to_string(u);
+          line(decl + ";");
         }
+      for (int p = 0; p + 1 < G.planes(); ++p) {
+        line("{");
+        ++depth_;
+        stencil_window(static_cast<int>(g), p, "kiln_b0 + (long long)kiln_zbeg + " + ll(G.zlo + p), false);
+        --depth_;
+        line("}");
       }
+    }
+    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
+    ++depth_;
+    index(0, "kiln_z");
+    bool slots = false;  // some marching tile rotates
+    for (std::size_t g = 0; g < sp.groups.size(); ++g)
+      if (sp.groups[g].marching && sp.groups[g].planes() > 1 && shared)
+        for (const WindowRow& w : window_rows(sp, static_cast<int>(g))) slots = slots || !w.deltas.empty();
+    if (slots) line("const unsigned kiln_step = (unsigned)(kiln_z - kiln_zbeg);");
+    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
+      const StencilPlan::Group& G = sp.groups[g];
+      if (G.marching) stencil_window(static_cast<int>(g), G.planes() - 1, "kiln_b0 + (long long)kiln_z + " + ll(G.zhi), true);
     }
   }
+  for (std::size_t g = 0; g < sp.groups.size(); ++g)
+    if (!sp.groups[g].marching) stencil_window(static_cast<int>(g), -1, "", false);
   if (shared) line("__syncwarp();");
+  stencil_bodies();
+  if (shared) line("__syncwarp();  // the tile is written again by the next strip");
+  if (sp.march) {
+    line("// each plane moves one down: the next step's newest is loaded into the top one");
+    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
+      const StencilPlan::Group& G = sp.groups[g];
+      if (!G.marching) continue;
+      const std::string gs = std::to_string(g);
+      const std::size_t rows = window_rows(sp, static_cast<int>(g)).size();
+      for (std::size_t wi = 0; wi < rows; ++wi)
+        for (int p = 0; p + 1 < G.planes(); ++p)
+          for (int u = 0; u < U && march_kept_.at(static_cast<int>(g))[static_cast<std::size_t>(p)][wi]; ++u) {
+            const std::string base = "kiln_w" + gs + "_" + std::to_string(wi) + "_p";
+            line(base + std::to_string(p) + "_" + std::to_string(u) + " = " + base + std::to_string(p + 1) + "_" + std::to_string(u) + ";");
+          }
+    }
+    --depth_;
+    line("}");
+  }
+  while (open-- > 0) {
+    --depth_;
+    line("}");
+  }
+}
 
-  // The body once per row and round, each guarded by the iteration space.
+void Emitter::stencil_bodies() {
+  const StencilPlan& sp = *stencil_;
+  const int r = k_.rank, U = sp.columns, V = sp.rows;
+  const std::string ny = "kiln_n" + std::to_string(r - 2), nx = "kiln_n" + std::to_string(r - 1), vv = std::to_string(V);
+  const bool split = !sp.tests.empty();
+  const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
+  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
+  if (split) line(bits + " kiln_border = 0;");
+  std::string inside;
   for (int v = 0; v < V; ++v) {
     bool row_open = false;
     if (r >= 2) {
@@ -346,7 +551,19 @@ void Emitter::stencil_loops() {
       stencil_v_ = v;
       stencil_u_ = u;
       lets_.emplace_back();
-      stmt(p_.body);
+      if (split) {
+        std::string test;
+        for (const ir::Expr& t : sp.tests) test += (test.empty() ? "" : " && ") + expr(t);
+        line("if (" + test + ") {");
+        ++depth_;
+        stmt(sp.interior);
+        --depth_;
+        line("} else {");
+        line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * U + u) + ";");
+        line("}");
+      } else {
+        stmt(p_.body);
+      }
       lets_.pop_back();
       --depth_;
       line("}");
@@ -356,11 +573,21 @@ void Emitter::stencil_loops() {
       line("}");
     }
   }
-  if (shared) line("__syncwarp();  // the tile is written again by the next strip");
-  while (open-- > 0) {
-    --depth_;
-    line("}");
-  }
+  if (!split) return;
+  line("while (kiln_border) {");
+  ++depth_;
+  line(std::string("const int kiln_bit = ") + (bits == "unsigned" ? "__ffs" : "__ffsll") + "(kiln_border) - 1;");
+  line("kiln_border &= kiln_border - 1;");
+  if (r >= 2)
+    line("const long long " + bind(p_.indices[static_cast<std::size_t>(r - 2)].get()) + " = kiln_i0 + kiln_bit / " + std::to_string(U) + ";");
+  line("const long long " + bind(p_.indices[static_cast<std::size_t>(r - 1)].get()) + " = kiln_j0 + 32 * (kiln_bit % " + std::to_string(U) + ");");
+  stencil_on_ = false;  // the body as written: each load where it reads
+  lets_.emplace_back();
+  stmt(sp.border);
+  lets_.pop_back();
+  stencil_on_ = true;
+  --depth_;
+  line("}");
 }
 
 }  // namespace kiln::codegen::cuda

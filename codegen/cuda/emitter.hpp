@@ -16,18 +16,27 @@
 #include "codegen/cuda/program.hpp"
 #include "ir/analysis.hpp"
 #include "ir/cooperative.hpp"
+#include "ir/interior.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cuda {
 
 /// Stencil windows reach at most this far from the index in either dimension (a window row is held in
 /// registers, and lanes exchange at most this many elements with their neighbours).
-inline constexpr std::int64_t kMaxStencilOffset = 8;
+inline constexpr std::int64_t kMaxStencilOffset = ir::kMaxStencilReach;
 /// Shared-memory stencil tiles hold this many warps (the kernel is launched with at most 32 x this threads).
 inline constexpr int kStencilTileWarps = 8;
 /// At most this much static shared memory for a kernel's tiles (48 KiB is the static limit; more would also
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
+/// A marching stencil holds every live plane's window rows in registers: at most this many per thread
+/// (rounds, then rows, are halved until it fits), so that two blocks fit an SM (marching kernels are
+/// launched with __launch_bounds__(256, 2)). Measured on an H100: a 27-point 3-d stencil with 4 rows and 2
+/// rounds (36 window registers) took 218 registers, one block per SM (7.9 % achieved occupancy) and 2.19 ms
+/// for 512^3, latency-bound; with 1 round (18) ptxas needs 128, two blocks per SM.
+inline constexpr std::int64_t kMaxMarchRegisters = 24;
+/// Blocks per SM that marching kernels are compiled for (the second argument of their launch bounds).
+inline constexpr int kMarchBlocksPerSm = 2;
 
 /// The prelude's functor of a reduction's combiner ("kiln_op_add()", ...), for kiln_block_reduce and
 /// kiln_group_reduce; empty for ArgMin/ArgMax, which fold by their own rule.
@@ -41,21 +50,41 @@ Strategy strategy_of(const ir::ParforStmt& p);
 
 /// Loads of an array that no iteration writes, at [invariant..., row + d, j + c] (j the innermost index,
 /// row the one before it, |c|, |d| <= kMaxStencilOffset), grouped by array and invariant indices.
+/// A 3-d parfor whose loads reach planes z + dz of one array at several dz marches along z (2.5-d
+/// blocking): each thread walks its planes in order, holding the window of each live plane in registers and
+/// the plane's rows in a shared tile, so that every plane is loaded once per thread, not once per dz.
 struct StencilPlan {
   struct Group {
     const ir::VarNode* array = nullptr;
-    std::vector<ir::Expr> prefix;  ///< the invariant leading indices
+    std::vector<ir::Expr> prefix;  ///< the invariant leading indices (a marching group's last is z + dz)
     bool vertical = false;         ///< the array's next-to-last index is the parfor's row index plus d
     std::map<std::int64_t, std::set<std::int64_t>> offsets;  ///< d (0 unless vertical) -> the column offsets c
+    /// A marching group: its loads' last prefix index is the parfor's first index plus dz, zlo <= dz <= zhi;
+    /// `offsets` is the union over its planes (every plane holds the same window, so that it can rotate).
+    bool marching = false;
+    std::int64_t zlo = 0, zhi = 0;
+    int planes() const { return static_cast<int>(zhi - zlo + 1); }
   };
   struct Use {
     int group;
     std::int64_t d, c;
+    std::int64_t dz = 0;  ///< the plane of a marching group's load
   };
   std::vector<Group> groups;
   std::unordered_map<const ir::ExprNode*, Use> loads;
   int rows = 1, columns = 4;
   StencilMode mode = StencilMode::Shuffle;
+  bool march = false;  ///< some group marches (rank 3, shared tiles)
+  /// Marching tiles hold what the windows reach past the strip (the largest |c| of a window), not
+  /// kMaxStencilOffset: a tile per live plane must fit.
+  std::int64_t halo = 0;
+  /// Tests of the parfor's indices against bounds fixed in the kernel (`a <= i && i < b`: lower_stencils'
+  /// bands, band_clamps' interiors) decided true, and the body with those branches replaced by their
+  /// then-arms. Where every test holds (the interior) an element runs `interior` on the windows; the others
+  /// (the border) run the whole body with plain loads, after the strip's interior elements.
+  std::vector<ir::Expr> tests;
+  ir::Stmt interior;
+  ir::Stmt border;  ///< the body for the border elements: the body with the interior arm emptied
 };
 
 /// A staged walk (emit_staged.cpp): the parfor body's statements around its loop, and the accesses of the
@@ -155,6 +184,11 @@ class Emitter {
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
+  /// The window rows of group g: loaded into registers (plane p of a marching group, whose z is `z`) and
+  /// stored to its tile, with the names of the values recorded in stencil_values_.
+  void stencil_window(int g, int plane, const std::string& z, bool fresh_tile_slot);
+  /// The body once per row and round of the strip (emit_stencil.cpp).
+  void stencil_bodies();
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
@@ -192,9 +226,11 @@ class Emitter {
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u
-  /// (group, window row, round, column offset) -> the expression holding that element in this chunk
-  std::map<std::tuple<int, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
+  /// (group, plane dz, window row, round, column offset) -> the expression holding that element in this chunk
+  std::map<std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
   std::unordered_set<const ir::VarNode*> stencil_arrays_;  ///< windows' arrays: every extent is captured
+  /// Marching groups: [plane][window row] -> whether the row's rounds are registers kept across steps.
+  std::map<int, std::vector<std::vector<bool>>> march_kept_;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -36,7 +36,7 @@ Dims block_shape(int rank, const std::uint64_t* counts, unsigned threads, unsign
 }  // namespace
 
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll,
-                  int rows) {
+                  int rows, bool march) {
   Geometry g;
   std::uint64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= counts[d];
@@ -76,6 +76,11 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       g.grid.x = clamp_to(ceil_div(counts[rank - 1], g.block.x * per_thread), cap_x);
       if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], static_cast<std::uint64_t>(g.block.y) * std::max(1, rows)), kMaxGridYZ);
       if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
+      if (march && rank == 3) {
+        const std::uint64_t plane_threads = static_cast<std::uint64_t>(g.grid.x) * g.block.x * g.grid.y * g.block.y;
+        const std::uint64_t slots = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) * static_cast<std::uint64_t>(std::max(32, dev.max_threads_per_sm));
+        g.grid.z = clamp_to(std::min(ceil_div(slots, plane_threads), counts[0] / kMinMarchPlanes), kMaxGridYZ);
+      }
       return g;
     }
   }

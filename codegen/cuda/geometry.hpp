@@ -30,9 +30,13 @@ struct DeviceShape {
 /// occupancy API). Elementwise grids give each thread `unroll` iterations of the innermost dimension;
 /// `waves` > 0 caps a 1-d one at that many full waves of the device (the grid-stride loops cover the rest).
 /// `rows`: iterations of the next-to-last dimension per thread (stencil kernels). Elementwise blocks are
-/// always whole warps wide, which stencil kernels rely on.
+/// always whole warps wide, which stencil kernels rely on. `march` (3-d stencil kernels that walk their
+/// planes, GpuKernel::stencil_march): grid z is the number of chunks the first dimension is cut into,
+/// enough for one device-full of threads (SMs x threads per SM) but no chunk under kMinMarchPlanes planes
+/// (each chunk loads the planes below its first again).
+inline constexpr std::uint64_t kMinMarchPlanes = 8;
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1,
-                  int rows = 1);
+                  int rows = 1, bool march = false);
 
 /// Cooperative rows (Strategy::Cooperative): `rows` iterations of the launched parfor, each reducing over
 /// `row_length` elements (negative: not known at launch). A warp per row (blocks of 32 x 8: one row per warp)

@@ -96,6 +96,9 @@ struct GpuKernel {
   /// Stencil kernels (emit_stencil.cpp): elements of the innermost dimension per thread (0: not a stencil
   /// kernel, `unroll` applies), and rows of the next dimension per thread.
   int stencil_columns = 0, stencil_rows = 1;
+  /// A stencil kernel that marches along z: each block's threads walk one contiguous chunk of the first
+  /// dimension (of gridDim.z chunks), so the grid's z is a choice of the launch (geometry.hpp).
+  bool stencil_march = false;
   StencilMode stencil_mode = StencilMode::Off;
   std::vector<Param> params;
   /// The kernel's array parameters that may overlap another (kernel arguments, which may be one array

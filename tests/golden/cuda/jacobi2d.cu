@@ -176,16 +176,9 @@ extern "C" __global__ void __launch_bounds__(256) jacobi2d_k0_alias(long long ki
     const long long i0_5 = kiln_b0 + (long long)kiln_ty;
     const unsigned long long kiln_sx = (unsigned long long)gridDim.x * blockDim.x;
     unsigned long long kiln_tx = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; kiln_tx + 3 * kiln_sx < kiln_n1; kiln_tx += 4 * kiln_sx) {
-      #pragma unroll
-      for (unsigned kiln_u = 0; kiln_u < 4; ++kiln_u) {
-        const long long j0_17 = kiln_b1 + (long long)(kiln_tx + kiln_u * kiln_sx);
-        out[kiln_add(i0_5, 1LL) * out_s0 + kiln_add(j0_17, 1LL)] = (0.25f * (((a[kiln_sub(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_17, 1LL)] + a[kiln_add(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_17, 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_sub(kiln_add(j0_17, 1LL), 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_add(kiln_add(j0_17, 1LL), 1LL)]));
-      }
-    }
     for (; kiln_tx < kiln_n1; kiln_tx += kiln_sx) {
-      const long long j0_18 = kiln_b1 + (long long)kiln_tx;
-      out[kiln_add(i0_5, 1LL) * out_s0 + kiln_add(j0_18, 1LL)] = (0.25f * (((a[kiln_sub(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_18, 1LL)] + a[kiln_add(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_18, 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_sub(kiln_add(j0_18, 1LL), 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_add(kiln_add(j0_18, 1LL), 1LL)]));
+      const long long j0_17 = kiln_b1 + (long long)kiln_tx;
+      out[kiln_add(i0_5, 1LL) * out_s0 + kiln_add(j0_17, 1LL)] = (0.25f * (((a[kiln_sub(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_17, 1LL)] + a[kiln_add(kiln_add(i0_5, 1LL), 1LL) * a_s0 + kiln_add(j0_17, 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_sub(kiln_add(j0_17, 1LL), 1LL)]) + a[kiln_add(i0_5, 1LL) * a_s0 + kiln_add(kiln_add(j0_17, 1LL), 1LL)]));
     }
   }
 }

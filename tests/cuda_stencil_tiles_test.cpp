@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Stencils on the CUDA target through the tiled form (codegen/cuda/emit_stencil.cpp): kiln::stencil with every
+// border mode in 1-, 2- and 3-d, and stencils written as pranges whose reads clamp their indices (band_clamps
+// gives them the interior test that lower_stencils gives a kiln::stencil). Without a GPU: each kernel is tiled,
+// 3-d ones march along z, border elements take the whole body, and NVRTC compiles them without warnings in a
+// bounded amount of CUDA C. On a GPU: every one against the interpreter, bit for bit, on sizes of 1, primes,
+// shapes smaller than a strip or a tile, several z chunks, NaN and infinities, in the default form and in
+// forms with other rows and rounds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/kiln_kernels.hpp"
+#include "codegen/cuda/cuda_backend.hpp"
+#include "codegen/cuda/geometry.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "cuda_rows.hpp"
+#include "cuda_test_support.hpp"
+#include "frontend/settings.hpp"
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
+
+namespace kiln {
+namespace {
+
+namespace cu = codegen::cuda;
+using namespace cudatest;
+
+/// The borders of kiln::stencil (kiln::Border), each as StencilOptions.
+struct BorderCase {
+  const char* name;
+  StencilOptions opts;
+};
+std::vector<BorderCase> borders() {
+  return {{"constant", kiln::constant(2.5)},         {"nearest", kiln::border(Border::nearest)}, {"wrap", kiln::border(Border::wrap)},
+          {"reflect", kiln::border(Border::reflect)}, {"mirror", kiln::border(Border::mirror)},   {"skip", kiln::border(Border::skip)}};
+}
+
+/// Asymmetric weights: a read at the wrong offset changes the result.
+float weight(int dz, int dy, int dx) { return 1.0f / static_cast<float>(2 + (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)); }
+
+/// A stencil of each shape the tests use, applied into `out` (ranks 1-3; 3-d with 7 or 27 points).
+template <int N>
+ir::Function stencil_kernel(const std::string& name, int points, const StencilOptions& border) {
+  if constexpr (N == 1) {
+    // Reaches two to the left and one to the right: the tiles' halos are not symmetric.
+    const auto st = kiln::stencil(name, [](Window<float, 1> a) { return 0.5f * a(-2) + 0.25f * a(-1) + a(0) + 0.125f * a(1); }, border);
+    auto k = [&](Array<float, 1> in, Array<float, 1> out) { st.into(out, in); };
+    return rows::lower_for_cuda(name, k, {"in", "out"}, 1);
+  } else if constexpr (N == 2) {
+    const auto st = kiln::stencil(name, [](Window<float, 2> a) {
+      return a(0, 0) + 0.5f * a(-1, 0) + 0.25f * a(1, 0) + 0.125f * a(0, -1) + 0.0625f * a(0, 1) + 0.03125f * a(1, 1);
+    }, border);
+    auto k = [&](Array<float, 2> in, Array<float, 2> out) { st.into(out, in); };
+    return rows::lower_for_cuda(name, k, {"in", "out"}, 2);
+  } else if (points == 7) {
+    const auto st = kiln::stencil(name, [](Window<float, 3> a) {
+      return weight(0, 0, 0) * a(0, 0, 0) + weight(-1, 0, 0) * a(-1, 0, 0) + weight(1, 0, 0) * a(1, 0, 0) + weight(0, -1, 0) * a(0, -1, 0) +
+             weight(0, 1, 0) * a(0, 1, 0) + weight(0, 0, -1) * a(0, 0, -1) + weight(0, 0, 1) * a(0, 0, 1);
+    }, border);
+    auto k = [&](Array<float, 3> in, Array<float, 3> out) { st.into(out, in); };
+    return rows::lower_for_cuda(name, k, {"in", "out"}, 3);
+  } else {
+    const auto st = kiln::stencil(name, [](Window<float, 3> a) {
+      Float s = 0.0f;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) s = s + weight(dz, dy, dx) * a(dz, dy, dx);
+      return s;
+    }, border);
+    auto k = [&](Array<float, 3> in, Array<float, 3> out) { st.into(out, in); };
+    return rows::lower_for_cuda(name, k, {"in", "out"}, 3);
+  }
+}
+
+/// The same stencils (nearest border) as pranges clamping every read's indices.
+Int clamp_to(const Int& i, const Int& n) { return kiln::min(kiln::max(i, 0), n - 1); }
+ir::Function clamped_kernel(int rank, int points, passes::PipelineReport* report = nullptr) {
+  if (rank == 1) {
+    auto k = [](Array<float, 1> in, Array<float, 1> out) {
+      const Int n = in.shape(0);
+      prange(n, [&](Int i) { out[i] = 0.5f * in[clamp_to(i - 2, n)] + 0.25f * in[clamp_to(i - 1, n)] + in[i] + 0.125f * in[clamp_to(i + 1, n)]; });
+    };
+    return rows::lower_for_cuda("clamped1", k, {"in", "out"}, 1, false, report);
+  }
+  if (rank == 2) {
+    auto k = [](Array<float, 2> in, Array<float, 2> out) {
+      const Int ny = in.shape(0), nx = in.shape(1);
+      prange(shape(ny, nx), [&](Int y, Int x) {
+        auto a = [&](int dy, int dx) { return in(clamp_to(y + dy, ny), clamp_to(x + dx, nx)); };
+        out(y, x) = a(0, 0) + 0.5f * a(-1, 0) + 0.25f * a(1, 0) + 0.125f * a(0, -1) + 0.0625f * a(0, 1) + 0.03125f * a(1, 1);
+      });
+    };
+    return rows::lower_for_cuda("clamped2", k, {"in", "out"}, 2, false, report);
+  }
+  auto body = [points](Array<float, 3> in, Array<float, 3> out) {
+    const Int nz = in.shape(0), ny = in.shape(1), nx = in.shape(2);
+    prange(shape(nz, ny, nx), [&](Int z, Int y, Int x) {
+      Float s = 0.0f;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx)
+            if (points == 27 || std::abs(dz) + std::abs(dy) + std::abs(dx) <= 1)
+              s = s + weight(dz, dy, dx) * in(clamp_to(z + dz, nz), clamp_to(y + dy, ny), clamp_to(x + dx, nx));
+      out(z, y, x) = s;
+    });
+  };
+  return rows::lower_for_cuda(points == 7 ? "clamped7" : "clamped27", body, {"in", "out"}, 3, false, report);
+}
+
+/// The first kernel of `p` that is a stencil kernel, or null.
+const cu::GpuKernel* stencil_of(const cu::Program& p) {
+  for (const cu::GpuKernel& k : p.gpu_kernels)
+    if (k.stencil_columns > 0) return &k;
+  return nullptr;
+}
+
+/// The emission settings the rules are stated for (the environment's may turn the stencil form off).
+cu::EmitOptions tiled() {
+  cu::EmitOptions o;
+  o.unroll = 4;
+  o.stencil = {cu::StencilMode::Shared, 4, 4};
+  return o;
+}
+
+void require_nvrtc() {
+  std::string why;
+  if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
+}
+
+// ---- without a GPU: the form chosen, the CUDA C, NVRTC ------------------------------------------------------------
+
+TEST(CudaStencilTiles, ClampedPrangesTakeTheInteriorTestAndTheTiledForm) {
+  for (int rank : {1, 2, 3})
+    for (int points : rank == 3 ? std::vector<int>{7, 27} : std::vector<int>{0}) {
+      passes::PipelineReport report;
+      const ir::Function f = clamped_kernel(rank, points, &report);
+      SCOPED_TRACE(f.name);
+      std::string notes;
+      for (const auto& n : report.notes)
+        if (n.pass == "band_clamps") notes += n.text + "\n";
+      EXPECT_NE(notes.find("clamps "), std::string::npos) << notes;
+      EXPECT_NE(notes.find("each element tests"), std::string::npos) << notes;
+      // The offload pass's note says what the CUDA backend does with the shape.
+      std::string offload;
+      for (const auto& n : report.notes)
+        if (n.pass == "offload") offload += n.text + "\n";
+      EXPECT_NE(offload.find("bounds test(s) of the indices mark an interior"), std::string::npos) << offload;
+      EXPECT_EQ(offload.find("2.5-d blocking") != std::string::npos, rank == 3) << offload;
+      const cu::Program p = cu::emit_program(offloaded(f), tiled());
+      const cu::GpuKernel* k = stencil_of(p);
+      ASSERT_NE(k, nullptr) << p.kernels;
+      EXPECT_EQ(k->stencil_march, rank == 3) << p.kernels;
+      EXPECT_NE(p.kernels.find("bounds test(s) compute the interior arm"), std::string::npos) << p.kernels;
+      // The interior arm reads the windows: no clamp is left in the copies before the border loop.
+      const std::string main = p.kernels.substr(0, p.kernels.find("while (kiln_border)"));
+      const std::size_t first_copy = main.find("if (kiln_t + 0ull");
+      ASSERT_NE(first_copy, std::string::npos) << p.kernels;
+      EXPECT_EQ(main.find("kiln_min(", first_copy), std::string::npos) << p.kernels;
+    }
+}
+
+TEST(CudaStencilTiles, EveryBorderModeAndRankIsTiled) {
+  for (const BorderCase& b : borders()) {
+    for (int rank : {1, 2, 3}) {
+      for (int points : rank == 3 ? std::vector<int>{7, 27} : std::vector<int>{0}) {
+        const std::string name = std::string("st_") + b.name + std::to_string(rank) + "_" + std::to_string(points);
+        SCOPED_TRACE(name);
+        const ir::Function f = rank == 1 ? stencil_kernel<1>(name, points, b.opts)
+                               : rank == 2 ? stencil_kernel<2>(name, points, b.opts)
+                                           : stencil_kernel<3>(name, points, b.opts);
+        const cu::Program p = cu::emit_program(offloaded(f), tiled());
+        const cu::GpuKernel* k = stencil_of(p);
+        ASSERT_NE(k, nullptr) << p.kernels;
+        EXPECT_EQ(k->stencil_march, rank == 3) << p.kernels;
+        EXPECT_EQ(k->stencil_mode, cu::StencilMode::Shared);
+        // A skip border into an existing array computes its interior only: nothing to test.
+        const bool tests = p.kernels.find("bounds test(s) compute the interior arm") != std::string::npos;
+        EXPECT_EQ(tests, std::string(b.name) != "skip") << p.kernels;
+      }
+    }
+  }
+}
+
+TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
+  // The 3-d stencils of kiln-bench-gpu (each form) and of this test through NVRTC. A tiled kernel holds rows x
+  // rounds copies of the interior arm and one of the whole body: the CUDA C of the largest, a 27-point
+  // stencil with a nearest border, stays under a line budget that keeps NVRTC near 100 ms on the GPU machine
+  // (it ran 7 s when every copy held the border's clamps). The times printed are this machine's.
+  require_nvrtc();
+  struct Case {
+    std::string name;
+    ir::Function f;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"star7", rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3)});
+  cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3)});
+  cases.push_back({"star7_clamped", rows::lower_for_cuda("star7_clamped", benchgpu::star7_clamped, {"in", "out"}, 3)});
+  cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3)});
+  // The bench's 2-d Jacobi sweep, 21 ms of NVRTC on the H200 (docs/gpu.md), calibrates this machine's times.
+  const double jacobi_ms = compile_for_sm90(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)).compile_ms;
+  std::printf("[ nvrtc    ] jacobi2d (the calibration) NVRTC %.1f ms\n", jacobi_ms);
+  for (const Case& c : cases) {
+    cu::Program p;
+    const cu::Binary bin = compile_for_sm90(c.f, {}, &p);
+    const cu::GpuKernel* k = stencil_of(p);
+    ASSERT_NE(k, nullptr) << c.name << "\n" << p.kernels;
+    EXPECT_TRUE(k->stencil_march) << c.name;
+    const auto lines = std::count(p.kernels.begin(), p.kernels.end(), '\n');
+    EXPECT_LT(lines, 2500) << c.name << "\n" << p.kernels;
+    std::printf("[ nvrtc    ] %-16s %4ld lines of kernels, NVRTC %.1f ms (%.1f x jacobi2d)\n", c.name.c_str(), static_cast<long>(lines), bin.compile_ms,
+                bin.compile_ms / jacobi_ms);
+  }
+}
+
+TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
+  // Grid z of a marching kernel: enough chunks for one device-full of threads, none under 8 planes.
+  const cu::DeviceShape h100{132, 2048, 2147483647u};
+  std::uint64_t cube[] = {512, 512, 512};
+  // 256 threads as 128 x 2, 2 rounds and 4 rows per thread: 256 x 128 threads per plane, 270 336 slots.
+  const cu::Geometry g = cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true);
+  EXPECT_EQ(g.block.x, 128u);
+  EXPECT_EQ(g.block.y, 2u);
+  EXPECT_EQ(g.grid.x, 2u);
+  EXPECT_EQ(g.grid.y, 64u);
+  EXPECT_EQ(g.grid.z, 9u);  // ceil(270336 / 32768)
+  std::uint64_t tall[] = {40, 9, 9};
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, tall, 256, h100, 0, 2, 4, true).grid.z, 5u);  // 8 planes each
+  std::uint64_t flat[] = {3, 600, 600};
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, flat, 256, h100, 0, 2, 4, true).grid.z, 1u);
+  // Without marching, a block z per plane.
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4).grid.z, 512u);
+}
+
+// ---- on a GPU: against the interpreter ------------------------------------------------------------------------------
+
+class CudaStencilTilesGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kiln::cuda::available()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  }
+};
+
+std::vector<std::vector<std::int64_t>> shapes(int rank) {
+  if (rank == 1) return {{1}, {2}, {3}, {5}, {31}, {33}, {97}, {1031}};
+  if (rank == 2) return {{1, 1}, {1, 5}, {5, 1}, {2, 3}, {7, 31}, {13, 97}, {33, 65}};
+  // several z chunks (40 planes), one plane, shapes under a strip (32 x rounds) and a tile's rows
+  return {{1, 1, 1}, {1, 1, 7}, {2, 3, 5}, {3, 3, 3}, {7, 13, 29}, {19, 5, 67}, {11, 33, 40}, {40, 9, 9}};
+}
+
+/// Input sets for a kernel (in, out) over `rank`-d shapes; every other set holds a NaN and infinities.
+std::vector<Args> inputs(int rank) {
+  std::vector<Args> in;
+  int set = 0;
+  for (const auto& s : shapes(rank)) {
+    TestArray a = random_array(DType::F32, s, set % 3 == 2 ? Layout::RowGaps : Layout::RowMajor, -4, 4);
+    if (set++ % 2 == 1) {
+      a.set<float>(0, std::numeric_limits<float>::quiet_NaN());
+      a.set<float>(a.size() / 2, std::numeric_limits<float>::infinity());
+      a.set<float>(a.size() - 1, -std::numeric_limits<float>::infinity());
+    }
+    in.push_back({array_arg(a), array_arg(random_array(DType::F32, s))});
+  }
+  return in;
+}
+
+void expect_matches(const ir::Function& f, int rank) {
+  const std::vector<Args> in = inputs(rank);
+  for (const cu::StencilSettings form : {cu::StencilSettings{cu::StencilMode::Shared, 4, 4}, cu::StencilSettings{cu::StencilMode::Shared, 3, 1},
+                                         cu::StencilSettings{cu::StencilMode::Shared, 1, 2}}) {
+    cu::CudaOptions opts = kiln::detail::cuda_options();
+    opts.emit.stencil = form;
+    const cu::Compiled compiled = cu::compile(f, {}, opts);
+    int set = 0;
+    for (const Args& a : in) {
+      SCOPED_TRACE(f.name + " in form " + cu::emission_settings(opts.emit) + ", input set " + std::to_string(set++));
+      expect_same(f, *run_interpreter(f, a), *run_kernel(compiled.kernel, f, a), Tolerance{});
+    }
+  }
+}
+
+TEST_F(CudaStencilTilesGpu, EveryBorderModeRankAndShapeMatchesTheInterpreter) {
+  for (const BorderCase& b : borders())
+    for (int rank : {1, 2, 3})
+      for (int points : rank == 3 ? std::vector<int>{7, 27} : std::vector<int>{0}) {
+        const std::string name = std::string("st_") + b.name + std::to_string(rank) + "_" + std::to_string(points);
+        const ir::Function f = rank == 1 ? stencil_kernel<1>(name, points, b.opts)
+                               : rank == 2 ? stencil_kernel<2>(name, points, b.opts)
+                                           : stencil_kernel<3>(name, points, b.opts);
+        expect_matches(f, rank);
+      }
+}
+
+TEST_F(CudaStencilTilesGpu, ClampedPrangesMatchTheInterpreter) {
+  for (int rank : {1, 2, 3})
+    for (int points : rank == 3 ? std::vector<int>{7, 27} : std::vector<int>{0}) expect_matches(clamped_kernel(rank, points), rank);
+}
+
+}  // namespace
+}  // namespace kiln
