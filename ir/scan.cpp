@@ -42,7 +42,7 @@ class Builder {
                                VarKind::Local);
     std::vector<Stmt> passes = {make_allocate(carry, carry_shape), totals_pass(carry, carried),
                                 carry_pass(carry, carried), scan_pass(blocks, carry)};
-    if (s_.shape.size() == 1) return passes;
+    if (s_.shape.size() == 1 || (s_.lockstep_rows && s_.axis + 1 == s_.shape.size())) return passes;
     // With enough rows to share among the threads, each row runs the same order in one pass, carrying its
     // carry from block to block: the same bits, one read of the input instead of two.
     Expr rows = i64(1);

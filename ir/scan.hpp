@@ -35,6 +35,11 @@ struct ScanSpec {
   Var out;                      ///< allocated by the caller, of `shape`
   std::string name;             ///< names the scan's variables (name_carry, name_acc, ...)
   std::string origin;           ///< the parfors' origin, followed by ": block totals" and so on
+  /// The target runs neighbouring parfor iterations in lock step (a GPU's warps): the rows form (a whole line
+  /// per iteration) is then taken only along an axis other than the last, where neighbouring rows' elements
+  /// are adjacent; along the last axis (and in 1-d) the three passes run, whose block walks such a target
+  /// stages through shared memory (codegen/cuda/emit_staged.cpp). Either form gives the defined bits.
+  bool lockstep_rows = false;
 };
 
 /// The statements that fill `s.out` (after its allocation): the carry array's allocation and the three passes,

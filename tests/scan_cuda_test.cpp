@@ -102,10 +102,27 @@ TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
   EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
-  // Along the last axis: with 64 rows or more one thread per row (a loop of blocks, each a loop: not a walk),
-  // with fewer the same three passes over (row, block), staged.
+  // Along the last axis the three passes over (row, block), staged, for any number of rows: a GPU does not take
+  // the rows form there (a thread per row would read its row a row apart from its neighbours').
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
-            (std::vector<cu::Strategy>{cu::Strategy::Elementwise, cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Staged}));
+            std::vector<cu::Strategy>(3, cu::Strategy::Staged));
+  // Along a leading axis the rows form stays (neighbouring threads, neighbouring columns: coalesced as it is).
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_cols", [](Array<float, 2> x) { return kiln::cumsum(x, 0); }, {"x"}))[0],
+            cu::Strategy::Elementwise);
+}
+
+TEST(ScanCudaCodegen, StagedWalksKeepTheirChunksInRegisters) {
+  require_nvrtc();
+  // Each thread fetches its chunk cells into an array it indexes only in unrolled loops: registers. A local
+  // memory frame would put every staged load through memory twice (and did, in an earlier form).
+  const auto forms = [](Array<double, 1> x, Array<float, 1> y, Array<std::int64_t, 1> z, Array<std::int32_t, 2> m) {
+    return std::tuple{kiln::cumsum(x, kiln::exclusive), kiln::cummax(y), kiln::cumprod(z), kiln::cummin(m, 1, kiln::exclusive)};
+  };
+  const ir::Function f = rows::lower_for_cuda("scan_registers", forms, {"x", "y", "z", "m"});
+  cu::Program prog;
+  const cu::Binary bin = compile_for_sm90(f, {}, &prog);
+  EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << prog.source();
+  EXPECT_NE(prog.source().find("kiln_fetch0[kiln_r]"), std::string::npos) << prog.source();
 }
 
 TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
@@ -201,6 +218,60 @@ TEST_F(ScanGpu, EveryFormMatchesTheInterpreterBitwise) {
   const NDArray<double> x = random_nd<double>({37, 2 * kB + 11}, 4);
   const NDArray<double> w = random_nd<double>({2 * kB + 11}, 5);
   EXPECT_TRUE(same_bits(gf(x, w).to_vector(), inf(x, w).to_vector()));
+}
+
+/// Values with -0, +0, ±inf and NaN at places inside later blocks too (not only at the ends), integers small.
+template <class T>
+NDArray<T> awkward(std::vector<std::int64_t> shape, std::uint64_t seed) {
+  NDArray<T> a = random_nd<T>(shape, seed);
+  if constexpr (std::is_floating_point_v<T>) {
+    const std::int64_t n = a.size();
+    const T specials[] = {T(-0.0), T(0.0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                          std::numeric_limits<T>::quiet_NaN()};
+    // At sevenths of the array: inside blocks other than the first, with ordinary numbers between them.
+    if (n > 8)
+      for (std::int64_t k = 0; k < 5; ++k) a.data()[(k + 1) * n / 7] = specials[k];
+  }
+  return a;
+}
+
+template <class T>
+void every_operator_and_kind(const std::string& type) {
+  // Every operator inclusive and exclusive, 1-d, at sizes around the block and well beyond it (primes).
+  const auto all8 = [](Array<T, 1> x) {
+    return std::tuple{kiln::scan(x, ReduceOp::Add), kiln::scan(x, ReduceOp::Add, kiln::exclusive), kiln::scan(x, ReduceOp::Mul),
+                      kiln::scan(x, ReduceOp::Mul, kiln::exclusive), kiln::scan(x, ReduceOp::Min),
+                      kiln::scan(x, ReduceOp::Min, kiln::exclusive), kiln::scan(x, ReduceOp::Max),
+                      kiln::scan(x, ReduceOp::Max, kiln::exclusive)};
+  };
+  auto g = jit("scan_all8_" + type, all8, Options().on(Target::cuda));
+  auto in = jit("scan_all8_" + type, all8, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{1021}, kB, std::int64_t{1031},
+                         std::int64_t{65537}, (std::int64_t{1} << 20) + 3}) {
+    const NDArray<T> x = awkward<T>({n}, static_cast<std::uint64_t>(n) + 11);
+    expect_tuple_bits(g(x), in(x), type + " 1-d n=" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, EveryTypeOperatorAndKindMatchesTheInterpreterBitwise) {
+  every_operator_and_kind<double>("f64");
+  every_operator_and_kind<float>("f32");
+  every_operator_and_kind<std::int64_t>("i64");
+  every_operator_and_kind<std::int32_t>("i32");
+}
+
+TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
+  // On the GPU the last axis always runs the three passes; the interpreter takes the rows form from 64 rows:
+  // the two forms must give the same bits (short rows, rows of one block, rows of several, few and many rows).
+  const auto rowsum = [](Array<double, 2> x) {
+    return std::tuple{kiln::cumsum(x, 1), kiln::cummax(x, -1, kiln::exclusive), kiln::cumprod(x, 1, kiln::exclusive)};
+  };
+  auto g = jit("scan_last_axis", rowsum, Options().on(Target::cuda));
+  auto in = jit("scan_last_axis", rowsum, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{64, 1}, {1000, 5}, {64, kB}, {200, kB + 1}, {130, 3 * kB + 7}, {3, 5 * kB}}) {
+    const NDArray<double> x = awkward<double>({m, n}, static_cast<std::uint64_t>(m + n));
+    expect_tuple_bits(g(x), in(x), "rows " + std::to_string(m) + "x" + std::to_string(n));
+  }
 }
 
 TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {

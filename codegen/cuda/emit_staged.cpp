@@ -17,6 +17,7 @@
 // the statements before the loop hold no loop or check (every thread of the block must reach the barriers:
 // threads beyond the last row run them as the last row, their stores suppressed).
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "codegen/cuda/emitter.hpp"
@@ -246,6 +247,7 @@ void Emitter::plan_staged() {
 void Emitter::staged_loops() {
   const StagedPlan& sp = *staged_;
   const std::string T = std::to_string(kStagedThreads), S = std::to_string(kStagedSteps);
+  const std::string G = std::to_string(kStagedGroup);
   for (std::size_t i = 0; i < sp.sites.size(); ++i) {
     const std::string t = type_name(sp.sites[i].array->type.elem), n = std::to_string(i);
     line("__shared__ " + t + " kiln_tile" + n + "[" + T + " * (" + S + " + 1)];  // " + sp.sites[i].array->name +
@@ -290,27 +292,70 @@ void Emitter::staged_loops() {
   line("// The block's rows share the tiles: " + T + " * " + S + " steps per chunk among them.");
   line("const unsigned kiln_chunk = " + T + " * " + S + " / kiln_here, kiln_pitch = kiln_chunk + 1;");
   line("const unsigned kiln_cells = kiln_here * kiln_chunk;");
-  line("const bool kiln_full = kiln_chunk == " + S + ";  // a full block: the cells' row and step by a shift");
+  line("// A cell's row is e / kiln_chunk = umulhi(e, ceil(2^32 / kiln_chunk)): exact while e * kiln_chunk < 2^32");
+  line("// (both are at most " + T + " * " + S + "), and one multiplication where a division per cell was most of the code.");
+  line("const unsigned kiln_inverse = 0xFFFFFFFFu / kiln_chunk + 1u;");
   line("__syncthreads();");
-  line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
-  ++depth_;
+  // A thread's cells of a chunk are e = x + r * T for r < S (the chunk has T * S cells at most): row e / chunk,
+  // step e % chunk, so consecutive threads touch consecutive steps of a row (coalesced). `body` sees kiln_r,
+  // kiln_t, kiln_j and kiln_ok (the cell is a step of its row).
+  auto cells = [&](const std::string& s0, const std::function<void()>& body) {
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    ++depth_;
+    line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
+    line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
+    line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
+    body();
+    --depth_;
+    line("}");
+  };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
+  const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
+  // The loads of a chunk go to registers first, all S of them in flight at once, and are issued one chunk
+  // ahead: the next chunk's loads travel while this chunk's steps run and its stores are written back, which
+  // is what hides a load's latency behind a chain of dependent steps (a 1-d scan's carries, one row).
+  auto fetch = [&](const std::string& s0) {
+    cells(s0, [&] {
+      for (std::size_t i = 0; i < sp.sites.size(); ++i)
+        if (!sp.sites[i].store) {
+          const std::string n = std::to_string(i);
+          line("kiln_fetch" + n + "[kiln_r] = kiln_ok ? kiln_at" + n + "[kiln_t][" + s0 + " + kiln_j] : kiln_cell" + n + "_t();");
+        }
+    });
+  };
   if (any_load) {
-    line("for (unsigned kiln_e = threadIdx.x; kiln_e < kiln_cells; kiln_e += " + T + ") {  // consecutive threads, consecutive steps");
-    line("  const unsigned kiln_t = kiln_full ? kiln_e / " + S + " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;");
-    line("  if (kiln_s0 + kiln_j < kiln_steps[kiln_t]) {");
     for (std::size_t i = 0; i < sp.sites.size(); ++i)
       if (!sp.sites[i].store) {
         const std::string n = std::to_string(i);
-        line("    kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j];");
+        line("typedef " + std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_cell" + n + "_t;");
+        line("kiln_cell" + n + "_t kiln_fetch" + n + "[" + S + "];  // registers (indexed only in unrolled loops)");
       }
-    line("  }");
-    line("}");
-    line("__syncthreads();");
+    fetch("0LL");
   }
+  line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
+  ++depth_;
+  if (any_load) {
+    cells("kiln_s0", [&] {
+      for (std::size_t i = 0; i < sp.sites.size(); ++i)
+        if (!sp.sites[i].store) {
+          const std::string n = std::to_string(i);
+          line("if (kiln_ok) kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r];");
+        }
+    });
+    line("__syncthreads();");
+    line("{");
+    ++depth_;
+    line("const long long kiln_next = kiln_s0 + kiln_chunk;");
+    fetch("kiln_next");
+    --depth_;
+    line("}");
+  }
+  // The row's steps, in order, unrolled by G: a group's tile reads can go ahead of a chain of dependent steps
+  // (a single row's carries) and of the stores.
   line("const long long kiln_last = min((long long)kiln_chunk, kiln_n - kiln_s0);");
-  line("#pragma unroll 4");  // tile reads ahead of a chain of dependent steps (a single row's carries)
-  line("for (long long kiln_j = 0; kiln_j < kiln_last; ++kiln_j) {  // this row's steps, in order");
+  line("#pragma unroll " + G);
+  line("for (long long kiln_j = 0; kiln_j < kiln_last; ++kiln_j) {");
   ++depth_;
   line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + kiln_j;  // the staged accesses do not read it");
   line("const unsigned kiln_cell = threadIdx.x * kiln_pitch + (unsigned)kiln_j;");
@@ -321,19 +366,15 @@ void Emitter::staged_loops() {
   lets_.pop_back();
   --depth_;
   line("}");
-  const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
   if (any_store) {
     line("__syncthreads();");
-    line("for (unsigned kiln_e = threadIdx.x; kiln_e < kiln_cells; kiln_e += " + T + ") {");
-    line("  const unsigned kiln_t = kiln_full ? kiln_e / " + S + " : kiln_e / kiln_chunk, kiln_j = kiln_e - kiln_t * kiln_chunk;");
-    line("  if (kiln_s0 + kiln_j < kiln_steps[kiln_t]) {");
-    for (std::size_t i = 0; i < sp.sites.size(); ++i)
-      if (sp.sites[i].store) {
-        const std::string n = std::to_string(i);
-        line("    kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
-      }
-    line("  }");
-    line("}");
+    cells("kiln_s0", [&] {
+      for (std::size_t i = 0; i < sp.sites.size(); ++i)
+        if (sp.sites[i].store) {
+          const std::string n = std::to_string(i);
+          line("if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
+        }
+    });
   }
   --depth_;
   line("}  // the next round's __syncthreads_or: every thread is done with the tiles");

@@ -28,6 +28,9 @@ inline constexpr int kMaxRowThreads = 1024;
 /// when every thread has a row (a block with fewer rows stages proportionally more of each).
 inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
+/// A staged walk's steps are unrolled by this many (a group's tile reads go ahead of its arithmetic: a single
+/// row's chain of dependent steps waits on the arithmetic only).
+inline constexpr int kStagedGroup = 16;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
