@@ -118,22 +118,22 @@ extern "C" __global__ void ref_scan_apply(const double* __restrict__ x, double* 
 #define DT 128
 #define DS 16
 
-// The DS cells thread x stages per chunk: cell e = x + r * DT is step e % DS of the CTA's block e / DS.
+// The DS cells thread x stages per chunk: step x % DS of the CTA's blocks x / DS + r * (DT / DS), r < DS, at
+// constant offsets from one pointer (the same shape as kiln's staged walks: codegen/cuda/emit_staged.cpp).
 __device__ __forceinline__ void def_fetch(const double* __restrict__ x, long long b0, long long blocks, long long n,
                                           int s0, double* v) {
+  const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
+  const double* p = x + (b0 + t0) * DB + s0 + j;
+  const long long left = n - ((b0 + t0) * DB + s0 + j);  // elements from p to the end
   #pragma unroll
   for (int r = 0; r < DS; ++r) {
-    const int e = threadIdx.x + r * DT, t = e / DS, j = e % DS;
-    const long long i = (b0 + t) * DB + s0 + j;
-    v[r] = b0 + t < blocks && s0 < DB && i < n ? x[i] : 0.0;
+    const long long off = (long long)r * (DT / DS) * DB;
+    v[r] = b0 + t0 + r * (DT / DS) < blocks && s0 < DB && off < left ? p[off] : 0.0;
   }
 }
 __device__ __forceinline__ void def_fill(double* tile, const double* v) {
   #pragma unroll
-  for (int r = 0; r < DS; ++r) {
-    const int e = threadIdx.x + r * DT;
-    tile[(e / DS) * (DS + 1) + e % DS] = v[r];
-  }
+  for (int r = 0; r < DS; ++r) tile[(threadIdx.x / DS + r * (DT / DS)) * (DS + 1) + threadIdx.x % DS] = v[r];
 }
 
 // (1) The in-order total of each of the first `carried` blocks (all full) into carry.
@@ -142,6 +142,7 @@ extern "C" __global__ void def_scan_totals(const double* __restrict__ x, long lo
   const long long b0 = (long long)blockIdx.x * DT;
   double v[DS], acc = 0.0;
   def_fetch(x, b0, carried, carried * DB, 0, v);
+  #pragma unroll 1
   for (int s0 = 0; s0 < DB; s0 += DS) {
     def_fill(tile, v);
     __syncthreads();
@@ -163,6 +164,7 @@ extern "C" __global__ void def_scan_chain(double* carry, long long carried) {
   double v[DS], acc = 0.0;
   #pragma unroll
   for (int r = 0; r < DS; ++r) v[r] = threadIdx.x + r * 256 < carried ? carry[threadIdx.x + r * 256] : 0.0;
+  #pragma unroll 1
   for (long long c0 = 0; c0 < carried; c0 += C) {
     #pragma unroll
     for (int r = 0; r < DS; ++r) tile[threadIdx.x + r * 256] = v[r];
@@ -198,6 +200,7 @@ extern "C" __global__ void def_scan_apply(const double* __restrict__ x, double* 
   const double c = b > 0 && b < blocks ? carry[b - 1] : 0.0;
   double v[DS], acc = 0.0;
   def_fetch(x, b0, blocks, n, 0, v);
+  #pragma unroll 1
   for (int s0 = 0; s0 < DB; s0 += DS) {
     def_fill(tile, v);
     __syncthreads();
@@ -209,11 +212,13 @@ extern "C" __global__ void def_scan_apply(const double* __restrict__ x, double* 
       y = b == 0 ? acc : c + acc;
     }
     __syncthreads();
+    const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
+    double* p = out + (b0 + t0) * DB + s0 + j;
+    const long long left = n - ((b0 + t0) * DB + s0 + j);
     #pragma unroll
     for (int r = 0; r < DS; ++r) {
-      const int e = threadIdx.x + r * DT, t = e / DS, j = e % DS;
-      const long long i = (b0 + t) * DB + s0 + j;
-      if (b0 + t < blocks && i < n) out[i] = tile[t * (DS + 1) + j];
+      const long long off = (long long)r * (DT / DS) * DB;
+      if (b0 + t0 + r * (DT / DS) < blocks && off < left) p[off] = tile[(t0 + r * (DT / DS)) * (DS + 1) + j];
     }
     __syncthreads();
   }

@@ -295,19 +295,35 @@ void Emitter::staged_loops() {
   line("// A cell's row is e / kiln_chunk = umulhi(e, ceil(2^32 / kiln_chunk)): exact while e * kiln_chunk < 2^32");
   line("// (both are at most " + T + " * " + S + "), and one multiplication where a division per cell was most of the code.");
   line("const unsigned kiln_inverse = 0xFFFFFFFFu / kiln_chunk + 1u;");
+  line("const bool kiln_full = kiln_here == " + T + ";  // then kiln_chunk == " + S);
   line("__syncthreads();");
   // A thread's cells of a chunk are e = x + r * T for r < S (the chunk has T * S cells at most): row e / chunk,
   // step e % chunk, so consecutive threads touch consecutive steps of a row (coalesced). `body` sees kiln_r,
   // kiln_t, kiln_j and kiln_ok (the cell is a step of its row).
   auto cells = [&](const std::string& s0, const std::function<void()>& body) {
-    line("#pragma unroll");
-    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
-    ++depth_;
-    line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
-    line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
-    line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
-    body();
-    --depth_;
+    // A full block's cells by constants (cell r: step x % S of row x / S + r * T / S), so that what the loop
+    // over chunks keeps per cell is an immediate offset, not registers; any other block's by its chunk.
+    for (const bool full : {true, false}) {
+      line(full ? "if (kiln_full) {" : "} else {");
+      ++depth_;
+      line("#pragma unroll");
+      line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+      ++depth_;
+      if (full) {
+        line("const unsigned kiln_t = threadIdx.x / " + S + " + kiln_r * (" + T + " / " + S + "), kiln_j = threadIdx.x % " + S + ";");
+        line("[[maybe_unused]] const unsigned kiln_tc = kiln_t * (" + S + " + 1) + kiln_j;  // the cell in the tiles");
+        line("const bool kiln_ok = " + s0 + " + kiln_j < kiln_steps[kiln_t];");
+      } else {
+        line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
+        line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
+        line("[[maybe_unused]] const unsigned kiln_tc = kiln_t * kiln_pitch + kiln_j;");
+        line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
+      }
+      body();
+      --depth_;
+      line("}");
+      --depth_;
+    }
     line("}");
   };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
@@ -340,7 +356,7 @@ void Emitter::staged_loops() {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
         if (!sp.sites[i].store) {
           const std::string n = std::to_string(i);
-          line("if (kiln_ok) kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j] = kiln_fetch" + n + "[kiln_r];");
+          line("if (kiln_ok) kiln_tile" + n + "[kiln_tc] = kiln_fetch" + n + "[kiln_r];");
         }
     });
     line("__syncthreads();");
@@ -372,7 +388,7 @@ void Emitter::staged_loops() {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
         if (sp.sites[i].store) {
           const std::string n = std::to_string(i);
-          line("if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_t * kiln_pitch + kiln_j];");
+          line("if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_tc];");
         }
     });
   }

@@ -28,6 +28,7 @@ inline constexpr int kMaxRowThreads = 1024;
 /// when every thread has a row (a block with fewer rows stages proportionally more of each).
 inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
+static_assert(kStagedThreads % kStagedSteps == 0, "a full block's cells are laid out by constants (emit_staged.cpp)");
 /// A staged walk's steps are unrolled by this many (a group's tile reads go ahead of its arithmetic: a single
 /// row's chain of dependent steps waits on the arithmetic only).
 inline constexpr int kStagedGroup = 16;
