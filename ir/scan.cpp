@@ -174,15 +174,16 @@ class Builder {
     const Var carry = local("_carry_in", s_.type);
     const Expr bv = make_ref(b), lov = make_ref(lo), lenv = make_ref(len), cv = make_ref(carry);
     const Expr id = identity();
-    const Stmt first = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; },
-                                  [&](const Expr& total) { return make_assign(carry, total); });
-    const Stmt rest = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? combine(cv, v) : cv; },
-                                 [&](const Expr& total) { return make_assign(carry, combine(cv, total)); });
+    // Block 0 takes no carry: a select on the block index, as in pass 3, not a branch around two copies of the
+    // block's loop (that form ran 1.6x slower on the CPU than one loop, for the same operations). An exclusive
+    // scan's first element is the carry, which is the identity in block 0.
+    const Expr first = make_binary(BinaryOp::Eq, bv, i64(0));
+    const Stmt scan = block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first, v, combine(cv, v)) : cv; },
+                                 [&](const Expr& total) { return make_assign(carry, make_select(first, total, combine(cv, total))); });
     const Stmt loop = make_for(
         b, i64(0), blocks,
         make_block({make_let(lo, mul(bv, i64(kB))),
-                    make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov))),
-                    make_if(make_binary(BinaryOp::Eq, bv, i64(0)), first, rest)}));
+                    make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov))), scan}));
     return parfor(rows, ext, make_block({make_let(carry, id), loop}), "rows, one pass each");
   }
 
