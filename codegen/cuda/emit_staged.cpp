@@ -183,9 +183,10 @@ void Emitter::plan_staged() {
   };
   auto fail = [&] { staged_.reset(); };
   std::int64_t bytes = 0;
-  auto room = [&](DType t) { return bytes + kStagedThreads * (kStagedSteps + 1) * static_cast<std::int64_t>(size_of(t)) <= kMaxStencilTileBytes; };
+  const std::int64_t chunk_steps = opts_.staged_steps;
+  auto room = [&](DType t) { return bytes + kStagedThreads * (chunk_steps + 1) * static_cast<std::int64_t>(size_of(t)) <= kMaxStencilTileBytes; };
   auto add_site = [&](const ir::VarNode* a, const std::vector<ir::Expr>& idx, bool store) {
-    bytes += kStagedThreads * (kStagedSteps + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
+    bytes += kStagedThreads * (chunk_steps + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
     staged_->sites.push_back({a, idx, store});
     return static_cast<int>(staged_->sites.size()) - 1;
   };
@@ -246,7 +247,7 @@ void Emitter::plan_staged() {
 
 void Emitter::staged_loops() {
   const StagedPlan& sp = *staged_;
-  const std::string T = std::to_string(kStagedThreads), S = std::to_string(kStagedSteps);
+  const std::string T = std::to_string(kStagedThreads), S = std::to_string(opts_.staged_steps);
   const std::string G = std::to_string(kStagedGroup);
   for (std::size_t i = 0; i < sp.sites.size(); ++i) {
     const std::string t = type_name(sp.sites[i].array->type.elem), n = std::to_string(i);
