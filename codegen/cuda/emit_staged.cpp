@@ -7,7 +7,10 @@
 // in step, a chunk of steps at a time: the block copies the chunk of every row's run into a shared tile
 // (consecutive threads, consecutive elements: coalesced), each thread runs its row's steps in order on the
 // tile, its stores going to a second tile that the block then writes back the same way. The block's rows
-// share the tiles, so a block with one row walks it kStagedThreads * kStagedSteps steps per chunk.
+// share the tiles, so a block with one row walks it kStagedThreads * kStagedSteps steps per chunk. A thread's
+// cells of a chunk are loaded into registers a chunk ahead (issued before the current chunk's steps run), so a
+// chunk's loads travel while the one before it is walked: what keeps memory busy through the barriers, and
+// what hides the loads behind a single row's chain of dependent steps.
 //
 // Each row's operations run in the order its loop states them, so the results are the bits of one thread
 // per row. The rule keeps that true: the loop's body is straight-line (lets, assignments, stores); a staged
