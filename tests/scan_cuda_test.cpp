@@ -107,6 +107,11 @@ TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
   EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
+  // An integer scan's carries fold in groups (exact in any order): each group a staged walk, the groups' chain
+  // one thread, every carry then combined with its group's prefix elementwise.
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 1> x) { return kiln::cumsum(x); }, {"x"})),
+            (std::vector<cu::Strategy>{cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Elementwise,
+                                       cu::Strategy::Elementwise, cu::Strategy::Staged}));
   // Along the last axis the three passes over (row, block), staged, for any number of rows: a GPU does not take
   // the rows form there (a thread per row would read its row a row apart from its neighbours').
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
@@ -249,6 +254,30 @@ TEST_F(ScanGpu, EveryTypeOperatorAndKindMatchesTheInterpreterBitwise) {
   every_operator_and_kind<float>("f32");
   every_operator_and_kind<std::int64_t>("i64");
   every_operator_and_kind<std::int32_t>("i32");
+}
+
+TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
+  // More than two groups of kB carries (the last partial): integers are exact in any order, so the grouped
+  // carries must give NumPy's sequential results (a host loop; the interpreter would take long here).
+  const std::int64_t n = kB * (2 * kB + 300) + 17;
+  const NDArray<std::int64_t> x = random_nd<std::int64_t>({n}, 12);
+  auto k = jit("scan_groups", [](Array<std::int64_t, 1> x) {
+    return std::tuple{kiln::cumsum(x), kiln::scan(x, ReduceOp::Max, kiln::exclusive), kiln::cumprod(x)};
+  }, Options().on(Target::cuda));
+  auto [s, emx, p] = k(x);
+  std::vector<std::int64_t> ws(static_cast<size_t>(n)), wmx(static_cast<size_t>(n)), wp(static_cast<size_t>(n));
+  std::uint64_t sum = 0, prod = 1;
+  std::int64_t mx = std::numeric_limits<std::int64_t>::min();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t v = x.data()[i];
+    wmx[static_cast<size_t>(i)] = mx;
+    mx = std::max(mx, v);
+    sum += static_cast<std::uint64_t>(v), prod *= static_cast<std::uint64_t>(v);  // wrapping, as kiln's int64
+    ws[static_cast<size_t>(i)] = static_cast<std::int64_t>(sum), wp[static_cast<size_t>(i)] = static_cast<std::int64_t>(prod);
+  }
+  EXPECT_TRUE(same_bits(s.to_vector(), ws));
+  EXPECT_TRUE(same_bits(emx.to_vector(), wmx));
+  EXPECT_TRUE(same_bits(p.to_vector(), wp));
 }
 
 TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
