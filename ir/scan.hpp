@@ -8,6 +8,7 @@
 //                 { carry[b] = v[lo] op v[lo+1] op ... op v[lo+B-1] }                  (in order)
 //   2. carries: parfor over the other axes
 //                 { acc = carry[0]; for b in 1..: acc = acc op carry[b]; carry[b] = acc }
+//               (integer types: the same carries folded in groups of B, exact in any order; see scan.cpp)
 //   3. scan:    parfor over the space with the axis cut into blocks
 //                 { acc = v[lo]; out[lo] = C(acc); for k: acc = acc op v[k]; out[k] = C(acc) }
 //               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0 (a select, not a branch).
