@@ -46,6 +46,13 @@ struct SigKey {
   }
 };
 
+/// The options of a variant that shape its traced IR, not only its compilation.
+struct TraceShape {
+  bool halo_reads = false;     ///< Options::halo_reads (TraceContext::halo_reads)
+  bool lockstep_rows = false;  ///< the CUDA target (TraceContext::lockstep_rows: how scans along the last axis run)
+  static TraceShape of(const Options& o) { return {o.halo_reads, o.target == Target::cuda}; }
+};
+
 struct Variant {
   SigKey key;
   codegen::CompiledKernel code;  ///< a copy of shared->code, one indirection closer for dispatch
@@ -58,7 +65,7 @@ struct Variant {
   /// Throws the kiln::Error for a failed call's status: at the call, or (asynchronous calls) at the stream's
   /// next synchronization, which keeps a copy.
   std::function<void(const KernelStatus&)> throw_failure;
-  bool halo_reads = false;  ///< traced with Options::halo_reads (check mode traces again the same way)
+  TraceShape shape;  ///< the options it was traced with that shape the IR (check mode traces again the same way)
   SourceListing listing;  ///< the kernel's source as traced, for the report's source listing
 
   // Diagnostics, in this kernel's own names. When the code came from a cache the passes did not run; they
@@ -207,7 +214,7 @@ struct KernelCore::Impl {
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
   /// The traced IR; with `listing`, also the kernel's source lines as the trace found them.
-  ir::Function trace(const SigKey& key, const ArgValue* args, bool halo_reads, SourceListing* listing = nullptr) const;
+  ir::Function trace(const SigKey& key, const ArgValue* args, const TraceShape& shape, SourceListing* listing = nullptr) const;
 
   void check_trace(const Variant& v, const ArgValue* args) const;
 
@@ -232,7 +239,8 @@ struct KernelCore::Impl {
 };
 
 /// Runs the lambda on traced parameters of this call signature.
-ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bool halo_reads, SourceListing* listing) const {
+ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, const TraceShape& shape,
+                                     SourceListing* listing) const {
   std::vector<ParamInstance> inst;
   for (std::size_t i = 0; i < params.size(); ++i) {
     ParamInstance pi{params[i], 0, false, 0};
@@ -244,7 +252,8 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bo
     inst.push_back(pi);
   }
   TraceContext ctx(name, inst, names);
-  ctx.halo_reads = halo_reads;
+  ctx.halo_reads = shape.halo_reads;
+  ctx.lockstep_rows = shape.lockstep_rows;
   ctx.code = reinterpret_cast<const void*>(tracer);
   try {
     tracer(fn.get());
@@ -259,7 +268,7 @@ ir::Function KernelCore::Impl::trace(const SigKey& key, const ArgValue* args, bo
 /// Check mode: the lambda must still trace to the IR that was compiled. A `[&]`-captured host value is a
 /// constant of the traced IR, so a changed value shows up here instead of being silently ignored.
 void KernelCore::Impl::check_trace(const Variant& v, const ArgValue* args) const {
-  const std::string now = ir::to_string(trace(v.key, args, v.halo_reads), ir::PrintOptions{.canonical = true});
+  const std::string now = ir::to_string(trace(v.key, args, v.shape), ir::PrintOptions{.canonical = true});
   if (now == v.checked_ir) return;
   auto lines = [](const std::string& s) {
     std::vector<std::string> out;
@@ -420,8 +429,8 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   v->key = key;
 
   auto t0 = std::chrono::steady_clock::now();
-  ir::Function traced = trace(key, args, opts.halo_reads, &v->listing);
-  v->halo_reads = opts.halo_reads;
+  v->shape = TraceShape::of(opts);
+  ir::Function traced = trace(key, args, v->shape, &v->listing);
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
   v->locations = traced.locations;
@@ -495,8 +504,7 @@ TraceSummary KernelCore::summarize(int options_id, ArgValue* args, std::size_t n
     if (p.is_array) key.codes[i] = array_code(a);
   }
   std::lock_guard lock(m.mutex);
-  const bool halo = m.options.at(key.options).halo_reads;
-  return summarize_trace(m.trace(key, args, halo));
+  return summarize_trace(m.trace(key, args, TraceShape::of(m.options.at(key.options))));
 }
 
 std::size_t KernelCore::compiled_variants() const {

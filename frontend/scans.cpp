@@ -56,6 +56,7 @@ ArrayHandle scan(ReduceOp op, const ArrayHandle& a, DType result, int axis, Scan
   spec.type = t;
   spec.result = result;
   spec.exclusive = exclusive;
+  spec.lockstep_rows = ctx.lockstep_rows;
   std::string name = declared_name(w);
   if (name.empty()) name = fn;
   if (flat && rank != 1) {

@@ -124,6 +124,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       o.block_size = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
     }
     if (const char* s = std::getenv("KILN_CUDA_COOPERATIVE"); s && *s) e.cooperative = s[0] != '0';
+    if (const char* s = std::getenv("KILN_CUDA_STAGED_STEPS"); s && *s) {
+      const int n = std::atoi(s);
+      e.staged_steps = n == 4 || n == 8 || n == 16 || n == 32 ? n : e.staged_steps;
+    }
     if (const char* s = std::getenv("KILN_CUDA_ROW_THREADS"); s && *s) {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

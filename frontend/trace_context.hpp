@@ -54,6 +54,10 @@ class TraceContext {
   /// kiln::Options::halo_reads of the variant being traced: stencils read ghost layers, so their inputs
   /// need no minimum extent (frontend/stencil.cpp leaves that check out).
   bool halo_reads = false;
+  /// The variant runs on a target whose threads walk neighbouring rows in lock step (CUDA): a scan along the
+  /// last axis traces its three passes, whose block walks such a target stages, and never the rows form
+  /// (ir::ScanSpec::lockstep_rows).
+  bool lockstep_rows = false;
   /// An address in the binary holding the kernel's code (its tracer): source_lines reads the kernel's source
   /// only if that binary was built after the file's last change.
   const void* code = nullptr;

@@ -8,6 +8,7 @@
 //                 { carry[b] = v[lo] op v[lo+1] op ... op v[lo+B-1] }                  (in order)
 //   2. carries: parfor over the other axes
 //                 { acc = carry[0]; for b in 1..: acc = acc op carry[b]; carry[b] = acc }
+//               (integer types: the same carries folded in groups of B, exact in any order; see scan.cpp)
 //   3. scan:    parfor over the space with the axis cut into blocks
 //                 { acc = v[lo]; out[lo] = C(acc); for k: acc = acc op v[k]; out[k] = C(acc) }
 //               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0 (a select, not a branch).
@@ -35,6 +36,11 @@ struct ScanSpec {
   Var out;                      ///< allocated by the caller, of `shape`
   std::string name;             ///< names the scan's variables (name_carry, name_acc, ...)
   std::string origin;           ///< the parfors' origin, followed by ": block totals" and so on
+  /// The target runs neighbouring parfor iterations in lock step (a GPU's warps): the rows form (a whole line
+  /// per iteration) is then taken only along an axis other than the last, where neighbouring rows' elements
+  /// are adjacent; along the last axis (and in 1-d) the three passes run, whose block walks such a target
+  /// stages through shared memory (codegen/cuda/emit_staged.cpp). Either form gives the defined bits.
+  bool lockstep_rows = false;
 };
 
 /// The statements that fill `s.out` (after its allocation): the carry array's allocation and the three passes,

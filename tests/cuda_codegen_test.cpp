@@ -47,7 +47,7 @@ passes::PipelineOptions for_cuda(bool boundscheck = false) {
 template <class F>
 ir::Function lower(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
                    const passes::PipelineOptions& popts = for_cuda()) {
-  return passes::run_pipeline(rows::trace_kernel(name, fn, std::move(names), rank), nullptr, popts);
+  return passes::run_pipeline(rows::trace_kernel(name, fn, std::move(names), rank, popts.target == Target::cuda), nullptr, popts);
 }
 
 void require_nvrtc() {

@@ -14,9 +14,11 @@
 
 namespace kiln::cudatest::rows {
 
-/// Traces `fn`, its arrays of `rank` unless their type fixes it, unit stride along the last axis.
+/// Traces `fn`, its arrays of `rank` unless their type fixes it, unit stride along the last axis; for a target
+/// that runs rows in lock step (CUDA) with `lockstep_rows`, as kiln::jit traces for it.
 template <class F>
-ir::Function trace_kernel(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1) {
+ir::Function trace_kernel(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
+                          bool lockstep_rows = false) {
   std::vector<detail::ParamInstance> inst;
   for (const detail::ParamSpec& s : detail::param_specs<F>()) {
     detail::ParamInstance p;
@@ -30,6 +32,7 @@ ir::Function trace_kernel(const std::string& name, const F& fn, std::vector<std:
   ir::Function traced;
   {
     detail::TraceContext ctx(name, inst, std::move(names));
+    ctx.lockstep_rows = lockstep_rows;
     detail::trace_erased<F>(&fn);
     traced = ctx.finish();
   }
@@ -40,7 +43,7 @@ ir::Function trace_kernel(const std::string& name, const F& fn, std::vector<std:
 template <class F>
 ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<std::string> names, int rank = 1,
                             bool boundscheck = false, passes::PipelineReport* report = nullptr) {
-  const ir::Function traced = trace_kernel(name, fn, std::move(names), rank);
+  const ir::Function traced = trace_kernel(name, fn, std::move(names), rank, /*lockstep_rows=*/true);
   passes::PipelineOptions o;
   o.target = Target::cuda;
   o.boundscheck = boundscheck;

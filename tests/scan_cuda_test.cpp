@@ -52,11 +52,16 @@ void require_nvrtc() {
 
 TEST(ScanCudaCodegen, EveryFormCompilesWithoutWarnings) {
   require_nvrtc();
-  // One scan of each form (NVRTC takes about a second for a kernel of several scans; the GPU tests run them).
-  compile_for_sm90(rows::lower_for_cuda("scan_forms", [](Array<double, 1> x, Array<float, 2> m, Array<std::int32_t, 3> v) {
+  // One scan of each form (NVRTC takes a few seconds for a kernel of several scans; the GPU tests run them).
+  cu::Program prog;
+  const cu::Binary bin = compile_for_sm90(rows::lower_for_cuda("scan_forms", [](Array<double, 1> x, Array<float, 2> m, Array<std::int32_t, 3> v) {
     return std::tuple{kiln::cummin(x, kiln::exclusive), kiln::cumsum(m, 0), kiln::cumprod(m, 1, kiln::exclusive),
                       kiln::scan(v, ReduceOp::Max, 1), kiln::cumsum(v)};
-  }, {"x", "m", "v"}));
+  }, {"x", "m", "v"}), {}, &prog);
+  // A staged walk's thread fetches its chunk cells into an array indexed only in unrolled loops: registers. A
+  // local-memory frame would send every staged load through memory twice.
+  EXPECT_NE(prog.source().find("kiln_fetch0[kiln_r]"), std::string::npos) << prog.source();
+  EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << prog.source();
   compile_for_sm90(rows::lower_for_cuda("scan_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
                                /*boundscheck=*/true));
 }
@@ -102,10 +107,18 @@ TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
   EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
-  // Along the last axis: with 64 rows or more one thread per row (a loop of blocks, each a loop: not a walk),
-  // with fewer the same three passes over (row, block), staged.
+  // An integer scan's carries fold in groups (exact in any order): each group a staged walk, the groups' chain
+  // one thread, every carry then combined with its group's prefix elementwise.
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 1> x) { return kiln::cumsum(x); }, {"x"})),
+            (std::vector<cu::Strategy>{cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Elementwise,
+                                       cu::Strategy::Elementwise, cu::Strategy::Staged}));
+  // Along the last axis the three passes over (row, block), staged, for any number of rows: a GPU does not take
+  // the rows form there (a thread per row would read its row a row apart from its neighbours').
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
-            (std::vector<cu::Strategy>{cu::Strategy::Elementwise, cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Staged}));
+            std::vector<cu::Strategy>(3, cu::Strategy::Staged));
+  // Along a leading axis the rows form stays (neighbouring threads, neighbouring columns: coalesced as it is).
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_cols", [](Array<float, 2> x) { return kiln::cumsum(x, 0); }, {"x"}))[0],
+            cu::Strategy::Elementwise);
 }
 
 TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
@@ -201,6 +214,84 @@ TEST_F(ScanGpu, EveryFormMatchesTheInterpreterBitwise) {
   const NDArray<double> x = random_nd<double>({37, 2 * kB + 11}, 4);
   const NDArray<double> w = random_nd<double>({2 * kB + 11}, 5);
   EXPECT_TRUE(same_bits(gf(x, w).to_vector(), inf(x, w).to_vector()));
+}
+
+/// Values with -0, +0, ±inf and NaN at places inside later blocks too (not only at the ends), integers small.
+template <class T>
+NDArray<T> awkward(std::vector<std::int64_t> shape, std::uint64_t seed) {
+  NDArray<T> a = random_nd<T>(shape, seed);
+  if constexpr (std::is_floating_point_v<T>) {
+    const std::int64_t n = a.size();
+    const T specials[] = {T(-0.0), T(0.0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                          std::numeric_limits<T>::quiet_NaN()};
+    // At sevenths of the array: inside blocks other than the first, with ordinary numbers between them.
+    if (n > 8)
+      for (std::int64_t k = 0; k < 5; ++k) a.data()[(k + 1) * n / 7] = specials[k];
+  }
+  return a;
+}
+
+template <class T>
+void every_operator_and_kind(const std::string& type) {
+  // Every operator inclusive and exclusive, 1-d, at sizes around the block and well beyond it (primes).
+  const auto all8 = [](Array<T, 1> x) {
+    return std::tuple{kiln::scan(x, ReduceOp::Add), kiln::scan(x, ReduceOp::Add, kiln::exclusive), kiln::scan(x, ReduceOp::Mul),
+                      kiln::scan(x, ReduceOp::Mul, kiln::exclusive), kiln::scan(x, ReduceOp::Min),
+                      kiln::scan(x, ReduceOp::Min, kiln::exclusive), kiln::scan(x, ReduceOp::Max),
+                      kiln::scan(x, ReduceOp::Max, kiln::exclusive)};
+  };
+  auto g = jit("scan_all8_" + type, all8, Options().on(Target::cuda));
+  auto in = jit("scan_all8_" + type, all8, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{1021}, kB, std::int64_t{1031},
+                         std::int64_t{65537}, (std::int64_t{1} << 20) + 3}) {
+    const NDArray<T> x = awkward<T>({n}, static_cast<std::uint64_t>(n) + 11);
+    expect_tuple_bits(g(x), in(x), type + " 1-d n=" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, EveryTypeOperatorAndKindMatchesTheInterpreterBitwise) {
+  every_operator_and_kind<double>("f64");
+  every_operator_and_kind<float>("f32");
+  every_operator_and_kind<std::int64_t>("i64");
+  every_operator_and_kind<std::int32_t>("i32");
+}
+
+TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
+  // More than two groups of kB carries (the last partial): integers are exact in any order, so the grouped
+  // carries must give NumPy's sequential results (a host loop; the interpreter would take long here).
+  const std::int64_t n = kB * (2 * kB + 300) + 17;
+  const NDArray<std::int64_t> x = random_nd<std::int64_t>({n}, 12);
+  auto k = jit("scan_groups", [](Array<std::int64_t, 1> x) {
+    return std::tuple{kiln::cumsum(x), kiln::scan(x, ReduceOp::Max, kiln::exclusive), kiln::cumprod(x)};
+  }, Options().on(Target::cuda));
+  auto [s, emx, p] = k(x);
+  std::vector<std::int64_t> ws(static_cast<size_t>(n)), wmx(static_cast<size_t>(n)), wp(static_cast<size_t>(n));
+  std::uint64_t sum = 0, prod = 1;
+  std::int64_t mx = std::numeric_limits<std::int64_t>::min();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t v = x.data()[i];
+    wmx[static_cast<size_t>(i)] = mx;
+    mx = std::max(mx, v);
+    sum += static_cast<std::uint64_t>(v), prod *= static_cast<std::uint64_t>(v);  // wrapping, as kiln's int64
+    ws[static_cast<size_t>(i)] = static_cast<std::int64_t>(sum), wp[static_cast<size_t>(i)] = static_cast<std::int64_t>(prod);
+  }
+  EXPECT_TRUE(same_bits(s.to_vector(), ws));
+  EXPECT_TRUE(same_bits(emx.to_vector(), wmx));
+  EXPECT_TRUE(same_bits(p.to_vector(), wp));
+}
+
+TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
+  // On the GPU the last axis always runs the three passes; the interpreter takes the rows form from 64 rows:
+  // the two forms must give the same bits (short rows, rows of one block, rows of several, few and many rows).
+  const auto rowsum = [](Array<double, 2> x) {
+    return std::tuple{kiln::cumsum(x, 1), kiln::cummax(x, -1, kiln::exclusive), kiln::cumprod(x, 1, kiln::exclusive)};
+  };
+  auto g = jit("scan_last_axis", rowsum, Options().on(Target::cuda));
+  auto in = jit("scan_last_axis", rowsum, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{64, 1}, {1000, 5}, {64, kB}, {200, kB + 1}, {130, 3 * kB + 7}, {3, 5 * kB}}) {
+    const NDArray<double> x = awkward<double>({m, n}, static_cast<std::uint64_t>(m + n));
+    expect_tuple_bits(g(x), in(x), "rows " + std::to_string(m) + "x" + std::to_string(n));
+  }
 }
 
 TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {

@@ -261,6 +261,31 @@ TEST(Scan, Float32MatchesTheDefinitionOnEveryAxis) { check_type<float>(2); }
 TEST(Scan, Int64MatchesTheDefinitionOnEveryAxis) { check_type<std::int64_t>(2); }
 TEST(Scan, Int32MatchesTheDefinitionOnEveryAxis) { check_type<std::int32_t>(2); }
 
+TEST(Scan, IntegerCarriesInGroupsAreTheChainsBits) {
+  // Integer scans fold their carries in groups of kB (ir/scan.cpp: exact in any order): more than two groups
+  // of carries, the last one partial, against the reference's single chain, on the CPU at 1 and 2 threads (the
+  // interpreter would take long at this size; it runs the same statements as the CPU).
+  if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
+  const int before = num_threads();
+  const std::int64_t n = kB * (2 * kB + 300) + 17;
+  const std::vector<std::int32_t> v = inputs<std::int32_t>(static_cast<size_t>(n), 99, false);
+  NDArray<std::int32_t> x({n});
+  std::copy(v.begin(), v.end(), x.data());
+  auto k = jit("scan_groups", [](Array<std::int32_t, 1> x) {
+    return std::tuple{kiln::cumsum(x), kiln::scan(x, ReduceOp::Add, kiln::exclusive), kiln::cummin(x), kiln::cumprod(x, kiln::exclusive)};
+  }, cpu());
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    auto [s, es, mn, ep] = k(x);
+    const std::string what = std::to_string(threads) + " thread(s)";
+    expect_bits(s.to_vector(), reference<std::int64_t>(v, {n}, -1, ReduceOp::Add, false, false), what + " cumsum");
+    expect_bits(es.to_vector(), reference<std::int32_t>(v, {n}, -1, ReduceOp::Add, true), what + " exclusive add");
+    expect_bits(mn.to_vector(), reference<std::int32_t>(v, {n}, -1, ReduceOp::Min, false, false), what + " cummin");
+    expect_bits(ep.to_vector(), reference<std::int64_t>(v, {n}, -1, ReduceOp::Mul, true), what + " exclusive cumprod");
+  }
+  set_num_threads(before);
+}
+
 TEST(Scan, NegativeAxesCountFromTheLast) {
   for (const Options& o : targets()) {
     auto k = jit("scan_neg", [](Array<double, 2> x) { return std::pair{kiln::cumsum(x, -1), kiln::cumsum(x, -2)}; }, o);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "codegen/cuda/nvrtc.hpp"
 #include "frontend/settings.hpp"
+#include "ir/semantics.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/module.hpp"
 
@@ -106,6 +109,121 @@ extern "C" __global__ void ref_scan_apply(const double* __restrict__ x, double* 
   }
 }
 
+// kiln's own order (ir/semantics.hpp, docs/scans.md), by hand: blocks of DB elements each folded in order from
+// its first element, the carries a chain in order, each block rescanned with its carry. A thread walks one
+// block; a CTA of DT threads stages DS steps of each of its DT blocks through shared memory per chunk
+// (consecutive threads, consecutive elements), the next chunk's loads issued before this chunk's steps run.
+// The same bits as kiln::cumsum; timed pass by pass, it says what the defined order costs on this device.
+#define DB 1024
+#define DT 128
+#define DS 16
+
+// The DS cells thread x stages per chunk: step x % DS of the CTA's blocks x / DS + r * (DT / DS), r < DS, at
+// constant offsets from one pointer (the same shape as kiln's staged walks: codegen/cuda/emit_staged.cpp).
+__device__ __forceinline__ void def_fetch(const double* __restrict__ x, long long b0, long long blocks, long long n,
+                                          int s0, double* v) {
+  const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
+  const double* p = x + (b0 + t0) * DB + s0 + j;
+  const long long left = n - ((b0 + t0) * DB + s0 + j);  // elements from p to the end
+  #pragma unroll
+  for (int r = 0; r < DS; ++r) {
+    const long long off = (long long)r * (DT / DS) * DB;
+    v[r] = b0 + t0 + r * (DT / DS) < blocks && s0 < DB && off < left ? p[off] : 0.0;
+  }
+}
+__device__ __forceinline__ void def_fill(double* tile, const double* v) {
+  #pragma unroll
+  for (int r = 0; r < DS; ++r) tile[(threadIdx.x / DS + r * (DT / DS)) * (DS + 1) + threadIdx.x % DS] = v[r];
+}
+
+// (1) The in-order total of each of the first `carried` blocks (all full) into carry.
+extern "C" __global__ void def_scan_totals(const double* __restrict__ x, long long carried, double* __restrict__ carry) {
+  __shared__ double tile[DT * (DS + 1)];
+  const long long b0 = (long long)blockIdx.x * DT;
+  double v[DS], acc = 0.0;
+  def_fetch(x, b0, carried, carried * DB, 0, v);
+  #pragma unroll 1
+  for (int s0 = 0; s0 < DB; s0 += DS) {
+    def_fill(tile, v);
+    __syncthreads();
+    def_fetch(x, b0, carried, carried * DB, s0 + DS, v);
+    #pragma unroll
+    for (int j = 0; j < DS; ++j) {
+      const double y = tile[threadIdx.x * (DS + 1) + j];
+      acc = s0 + j == 0 ? y : acc + y;
+    }
+    __syncthreads();
+  }
+  if (b0 + threadIdx.x < carried) carry[b0 + threadIdx.x] = acc;
+}
+
+// (2) One CTA: carry[b] becomes carry[0] + ... + carry[b], in order, one thread walking chunks the CTA stages.
+extern "C" __global__ void def_scan_chain(double* carry, long long carried) {
+  constexpr int C = 256 * DS;
+  __shared__ double tile[C];
+  double v[DS], acc = 0.0;
+  #pragma unroll
+  for (int r = 0; r < DS; ++r) v[r] = threadIdx.x + r * 256 < carried ? carry[threadIdx.x + r * 256] : 0.0;
+  #pragma unroll 1
+  for (long long c0 = 0; c0 < carried; c0 += C) {
+    #pragma unroll
+    for (int r = 0; r < DS; ++r) tile[threadIdx.x + r * 256] = v[r];
+    __syncthreads();
+    #pragma unroll
+    for (int r = 0; r < DS; ++r) {
+      const long long i = c0 + C + threadIdx.x + r * 256;
+      v[r] = i < carried ? carry[i] : 0.0;
+    }
+    if (threadIdx.x == 0) {
+      const int m = (int)min((long long)C, carried - c0);
+      int j = 0;
+      if (c0 == 0) acc = tile[j++];
+      for (; j + 16 <= m; j += 16) {
+        #pragma unroll
+        for (int u = 0; u < 16; ++u) tile[j + u] = acc = acc + tile[j + u];
+      }
+      for (; j < m; ++j) tile[j] = acc = acc + tile[j];
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int r = 0; r < DS; ++r)
+      if (c0 + threadIdx.x + r * 256 < carried) carry[c0 + threadIdx.x + r * 256] = tile[threadIdx.x + r * 256];
+    __syncthreads();
+  }
+}
+
+// (3) Every block rescanned from its first element; block b > 0 stores carry[b - 1] + its running value.
+extern "C" __global__ void def_scan_apply(const double* __restrict__ x, double* __restrict__ out, long long n,
+                                          const double* __restrict__ carry) {
+  __shared__ double tile[DT * (DS + 1)];
+  const long long b0 = (long long)blockIdx.x * DT, blocks = (n + DB - 1) / DB, b = b0 + threadIdx.x;
+  const double c = b > 0 && b < blocks ? carry[b - 1] : 0.0;
+  double v[DS], acc = 0.0;
+  def_fetch(x, b0, blocks, n, 0, v);
+  #pragma unroll 1
+  for (int s0 = 0; s0 < DB; s0 += DS) {
+    def_fill(tile, v);
+    __syncthreads();
+    def_fetch(x, b0, blocks, n, s0 + DS, v);
+    #pragma unroll
+    for (int j = 0; j < DS; ++j) {
+      double& y = tile[threadIdx.x * (DS + 1) + j];
+      acc = s0 + j == 0 ? y : acc + y;
+      y = b == 0 ? acc : c + acc;
+    }
+    __syncthreads();
+    const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
+    double* p = out + (b0 + t0) * DB + s0 + j;
+    const long long left = n - ((b0 + t0) * DB + s0 + j);
+    #pragma unroll
+    for (int r = 0; r < DS; ++r) {
+      const long long off = (long long)r * (DT / DS) * DB;
+      if (b0 + t0 + r * (DT / DS) < blocks && off < left) p[off] = tile[(t0 + r * (DT / DS)) * (DS + 1) + j];
+    }
+    __syncthreads();
+  }
+}
+
 // Along axis 0 of a rows x cols matrix: a thread per column, down the rows (adjacent threads, adjacent columns).
 extern "C" __global__ void ref_scan_columns(const double* __restrict__ x, double* __restrict__ out, long long rows,
                                             long long cols) {
@@ -119,8 +237,11 @@ extern "C" __global__ void ref_scan_columns(const double* __restrict__ x, double
 }
 )CUDA";
 
-const std::vector<std::string> kNames = {"ref_scan_totals", "ref_scan_carries", "ref_scan_apply", "ref_scan_columns"};
+const std::vector<std::string> kNames = {"ref_scan_totals", "ref_scan_carries", "ref_scan_apply", "ref_scan_columns",
+                                         "def_scan_totals", "def_scan_chain", "def_scan_apply"};
 constexpr long long kTile = 4096;  // TILE_THREADS * ITEMS
+constexpr long long kDefinedBlock = kiln::ir::sem::kScanBlock;  // the def_scan_* kernels' DB
+static_assert(kDefinedBlock == 1024, "def_scan_* (DB) assume kiln's scan block of 1024");
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -143,6 +264,106 @@ kiln::DeviceArray<double> random_device(long long n, unsigned seed) {
   kiln::DeviceArray<double> d({n});
   d.copy_from(h);
   return d;
+}
+
+/// kiln alone on the other forms the issue targets (types, operators, exclusive, the last axis): CuPy's figures
+/// for the same names come from bench/gpu/cupy_cumsum.py. Each result is checked against a sequential scan on
+/// the host in kiln's order (bitwise: integers, min and max are exact; sums follow the defined blocks).
+template <class T, class K>
+void kiln_only_row(const std::string& name, K& k, long long rows, long long cols, bool flat, double bytes, int reps,
+                   const std::function<double(const std::function<void()>&)>& time_ms, kiln::ReduceOp op, bool exclusive) {
+  std::mt19937_64 rng(23);
+  std::vector<T> h(static_cast<std::size_t>(rows * cols));
+  for (auto& v : h) {
+    if constexpr (std::is_floating_point_v<T>) v = static_cast<T>(std::uniform_real_distribution<double>(op == kiln::ReduceOp::Mul ? 0.999 : -1.0, op == kiln::ReduceOp::Mul ? 1.001 : 1.0)(rng));
+    else v = static_cast<T>(std::uniform_int_distribution<int>(-1000, 1000)(rng));
+  }
+  kiln::DeviceArray<T> x = flat ? kiln::DeviceArray<T>({rows * cols}) : kiln::DeviceArray<T>({rows, cols});
+  kiln::DeviceArray<T> out = flat ? kiln::DeviceArray<T>({rows * cols}) : kiln::DeviceArray<T>({rows, cols});
+  x.copy_from(h);
+  for (int w = 0; w < 2; ++w) k(x, out);
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(time_ms([&] { k(x, out); }));
+  // kiln's order on the host: each line (a row, or the whole array) in blocks of kScanBlock.
+  const std::vector<T> got = out.to_vector();
+  const long long lines = flat ? 1 : rows, len = flat ? rows * cols : cols;
+  auto combine = [&](T a, T b) -> T {
+    if constexpr (std::is_integral_v<T>) {  // integers wrap (kiln's rule), done in unsigned arithmetic here
+      using U = std::make_unsigned_t<T>;
+      if (op == kiln::ReduceOp::Add) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      if (op == kiln::ReduceOp::Mul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    }
+    switch (op) {
+      case kiln::ReduceOp::Add: return static_cast<T>(a + b);
+      case kiln::ReduceOp::Mul: return static_cast<T>(a * b);
+      case kiln::ReduceOp::Min: return std::isnan(static_cast<double>(a)) || a < b ? a : b;
+      default: return std::isnan(static_cast<double>(a)) || a > b ? a : b;
+    }
+  };
+  bool same = true;
+  for (long long l = 0; l < lines && same; ++l) {
+    const T* in = h.data() + l * len;
+    const T* o = got.data() + l * len;
+    T carry{}, acc{};
+    for (long long i = 0; i < len && same; ++i) {
+      const long long b = i / kDefinedBlock, j = i % kDefinedBlock;
+      // An exclusive scan's element 0 is the identity (+0 for sums; the others' are checked by the tests).
+      if (exclusive && (i > 0 || op == kiln::ReduceOp::Add)) {
+        const T want = j == 0 ? (b == 0 ? T{} : carry) : (b == 0 ? acc : combine(carry, acc));
+        same = std::memcmp(&want, &o[i], sizeof(T)) == 0;
+      }
+      acc = j == 0 ? in[i] : combine(acc, in[i]);
+      if (!exclusive) {
+        const T want = b == 0 ? acc : combine(carry, acc);
+        same = std::memcmp(&want, &o[i], sizeof(T)) == 0;
+      }
+      if (j == kDefinedBlock - 1) carry = b == 0 ? acc : combine(carry, acc);
+    }
+  }
+  const double ms = median(t);
+  std::printf("%-32s kiln %9.3f ms (%6.0f GB/s)  %s\n", name.c_str(), ms, bytes / (ms * 1e6),
+              same ? "bitwise kiln's order" : "MISMATCH");
+}
+
+void kiln_only_rows(long long n, long long side, int reps, const std::function<double(const std::function<void()>&)>& time_ms) {
+  const kiln::Options cuda = kiln::Options().on(kiln::Target::cuda);
+  const std::string ns = " n=" + std::to_string(n), sq = " " + std::to_string(side) + "^2";
+  {
+    auto k = kiln::jit("cumsum_f32", [](kiln::Array<float, 1> a, kiln::Array<float, 1> o) { o(kiln::all) = kiln::cumsum(a); }, cuda);
+    kiln_only_row<float>("cumsum f32" + ns, k, n, 1, true, 8.0 * n, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+  {
+    auto k = kiln::jit("cumsum_i64", [](kiln::Array<std::int64_t, 1> a, kiln::Array<std::int64_t, 1> o) { o(kiln::all) = kiln::cumsum(a); }, cuda);
+    kiln_only_row<std::int64_t>("cumsum i64" + ns, k, n, 1, true, 16.0 * n, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+  {
+    auto k = kiln::jit("scan_i32", [](kiln::Array<std::int32_t, 1> a, kiln::Array<std::int32_t, 1> o) {
+      o(kiln::all) = kiln::scan(a, kiln::ReduceOp::Add, kiln::inclusive);
+    }, cuda);
+    kiln_only_row<std::int32_t>("cumsum i32" + ns, k, n, 1, true, 8.0 * n, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+  {
+    auto k = kiln::jit("cummax_f64", [](kiln::Array<double, 1> a, kiln::Array<double, 1> o) { o(kiln::all) = kiln::cummax(a); }, cuda);
+    kiln_only_row<double>("cummax f64" + ns, k, n, 1, true, 16.0 * n, reps, time_ms, kiln::ReduceOp::Max, false);
+  }
+  {
+    auto k = kiln::jit("cumprod_f64", [](kiln::Array<double, 1> a, kiln::Array<double, 1> o) { o(kiln::all) = kiln::cumprod(a); }, cuda);
+    kiln_only_row<double>("cumprod f64" + ns, k, n, 1, true, 16.0 * n, reps, time_ms, kiln::ReduceOp::Mul, false);
+  }
+  {
+    auto k = kiln::jit("cumsum_excl", [](kiln::Array<double, 1> a, kiln::Array<double, 1> o) { o(kiln::all) = kiln::cumsum(a, kiln::exclusive); }, cuda);
+    kiln_only_row<double>("cumsum exclusive f64" + ns, k, n, 1, true, 16.0 * n, reps, time_ms, kiln::ReduceOp::Add, true);
+  }
+  {
+    auto k = kiln::jit("cumsum_axis1", [](kiln::Array<double, 2> a, kiln::Array<double, 2> o) { o(kiln::all, kiln::all) = kiln::cumsum(a, 1); }, cuda);
+    kiln_only_row<double>("cumsum f64 axis 1" + sq, k, side, side, false, 16.0 * side * side, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+  {
+    auto k = kiln::jit("cumsum_rows", [](kiln::Array<float, 2> a, kiln::Array<float, 2> o) { o(kiln::all, kiln::all) = kiln::cumsum(a, 1); }, cuda);
+    const long long short_rows = n / 256;
+    kiln_only_row<float>("cumsum f32 axis 1 " + std::to_string(short_rows) + "x256", k, short_rows, 256, false, 8.0 * n, reps, time_ms,
+                         kiln::ReduceOp::Add, false);
+  }
 }
 
 }  // namespace
@@ -188,7 +409,30 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
           launch(2, tiles, 256, {&xp, &op, &nn, &tp});
         },
         [&] { return check(out.to_vector(), out_ref.to_vector(), n); });
+
+    // The same scan in kiln's order by hand: the bits must be kiln's, and each pass timed on its own says
+    // where the defined order's time goes (the carry chain is n / 1024 dependent additions).
+    const long long blocks = (n + kDefinedBlock - 1) / kDefinedBlock, carried = std::max(blocks - 1, 0LL);
+    kiln::DeviceArray<double> carry({std::max(carried, 1LL)}), out_def({n});
+    double* cp = carry.data();
+    double* dp = out_def.data();
+    long long cc = carried;
+    const long long ctas = (blocks + 127) / 128;
+    auto pass1 = [&] { if (carried) launch(4, (carried + 127) / 128, 128, {&xp, &cc, &cp}); };
+    auto pass2 = [&] { if (carried) launch(5, 1, 256, {&cp, &cc}); };
+    auto pass3 = [&] { launch(6, ctas, 128, {&xp, &dp, &nn, &cp}); };
+    const std::string dname = "cumsum f64 n=" + std::to_string(n) + " kiln's order";
+    row(dname.c_str(), 16.0 * static_cast<double>(n), [&] { k(x, out); }, [&] { pass1(), pass2(), pass3(); },
+        [&] { return out.to_vector() == out_def.to_vector() ? std::string("bitwise equal") : std::string("MISMATCH (bits differ)"); });
+    std::vector<double> t1, t2, t3;
+    for (int r = 0; r < reps; ++r) t1.push_back(time_ms(pass1)), t2.push_back(time_ms(pass2)), t3.push_back(time_ms(pass3));
+    std::printf("  kiln's order by hand, pass by pass: totals %.3f ms (%.0f GB/s), chain of %lld %.3f ms (%.2f ns a step), "
+                "blocks with carries %.3f ms (%.0f GB/s)\n",
+                median(t1), 8.0 * static_cast<double>(carried * kDefinedBlock) / (median(t1) * 1e6), carried, median(t2),
+                median(t2) * 1e6 / static_cast<double>(std::max(carried, 1LL)), median(t3),
+                16.0 * static_cast<double>(n) / (median(t3) * 1e6));
   }
+  kiln_only_rows(n, side, reps, time_ms);
   {  // along axis 0 of a matrix
     kiln::DeviceArray<double> flat = random_device(side * side, 22);
     kiln::DeviceArray<double> x({side, side}), out({side, side}), out_ref({side, side});

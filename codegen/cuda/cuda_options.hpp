@@ -43,6 +43,9 @@ struct EmitOptions {
   /// which would read the ghosts as zeros, so these kernels take the plain loops: each load where the body
   /// makes it.
   bool halo_reads = false;
+  /// KILN_CUDA_STAGED_STEPS=4|8|16|32 (an experiment override): steps per row that a staged walk's chunk stages
+  /// when every thread of the block has a row (emit_staged.cpp; the default kStagedSteps in program.hpp).
+  int staged_steps = 16;
 };
 
 struct CudaOptions {

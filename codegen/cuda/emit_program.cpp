@@ -75,12 +75,15 @@ class ProgramBuilder {
 
 }  // namespace
 
+static_assert(EmitOptions{}.staged_steps == kStagedSteps, "EmitOptions' default is program.hpp's");
+
 std::string emission_settings(const EmitOptions& opts) {
   const StencilSettings& st = opts.stencil;
   const char* mode = st.mode == StencilMode::Off ? "off" : st.mode == StencilMode::Shared ? "shared" : "shuffle";
   return "unroll=" + std::to_string(opts.unroll) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
          ";rounds=" + std::to_string(st.rounds) + (opts.cooperative ? "" : ";cooperative=0") +
-         (opts.halo_reads ? ";halo_reads=1" : "");
+         (opts.halo_reads ? ";halo_reads=1" : "") +
+         (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "");
 }
 
 std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s) {

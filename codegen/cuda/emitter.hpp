@@ -223,6 +223,7 @@ class Emitter {
   std::optional<StagedPlan> staged_;
   bool staged_on_ = false;      ///< emitting the staged loop's steps: its accesses read and write the tiles
   bool staged_prefix_ = false;  ///< emitting the statements before it: stores only for live rows
+  bool staged_group_ = false;   ///< emitting a step of a group: its staged loads read the group's registers
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u

@@ -28,6 +28,11 @@ inline constexpr int kMaxRowThreads = 1024;
 /// when every thread has a row (a block with fewer rows stages proportionally more of each).
 inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
+static_assert(kStagedThreads % 32 == 0, "a full block's cells are laid out by constants (emit_staged.cpp): the steps per chunk "
+                                        "(EmitOptions::staged_steps, at most 32) divide the threads");
+/// A staged walk's steps are unrolled by this many (a group's tile reads go ahead of its arithmetic: a single
+/// row's chain of dependent steps waits on the arithmetic only).
+inline constexpr int kStagedGroup = 16;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
