@@ -206,12 +206,13 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
 }
 
 TEST(CudaCodegen, ParforsWhoseBodyRunsALoopAreNotUnrolled) {
-  // n-body style: each iteration runs a sequential loop, so it is one thread's work; unrolled 4x the grid
-  // would have a quarter of the threads. A straight-line body keeps the unrolled rounds.
+  // Each iteration runs a sequential loop (a triangle: its range depends on the row, so it is not a tiled
+  // loop), so it is one thread's work; unrolled 4x the grid would have a quarter of the threads. A
+  // straight-line body keeps the unrolled rounds.
   auto forces = [](kiln::Array<float> x, kiln::Array<float> f) {
     kiln::prange(x.shape(0), [&](kiln::Int i) {
       kiln::Float acc = 0.0f;
-      kiln::range(x.shape(0), [&](kiln::Int j) { acc += x[j] - x[i]; });
+      kiln::range(i, [&](kiln::Int j) { acc += x[j] - x[i]; });
       f[i] = acc;
     });
   };

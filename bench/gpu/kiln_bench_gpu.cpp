@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
 
   if (opt.selected("nbody")) {
     // Compute-bound: all pairs of 65 536 bodies, 20 flops each (a division and a square root among them); the
-    // hand kernel stages bodies in shared memory. Its parfor runs a loop, so kiln runs one body per thread.
+    // hand kernel stages bodies in shared memory, and so does kiln (a tiled loop, codegen/cuda/emit_tiled.cpp).
     const long long nb_bodies = 65536;
     Row row("nbody 65536 (all pairs)", 0);
     DeviceArray<float> x({nb_bodies}), y({nb_bodies}), z({nb_bodies}), m({nb_bodies});

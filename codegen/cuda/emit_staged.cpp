@@ -24,35 +24,33 @@
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
-namespace {
 
-/// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
-void flatten(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
+void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
   if (s->kind != ir::StmtKind::Block) {
     out.push_back(s);
     return;
   }
-  for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts) flatten(x, out);
+  for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts) flatten_blocks(x, out);
 }
 
-/// Statements a thread beyond the last row may run as the last row: no loop, no check, no allocation, no
-/// atomic (its stores are suppressed; nothing else it does is seen).
-bool plain(const ir::Stmt& s) {
+bool last_row_safe(const ir::Stmt& s) {
   switch (s->kind) {
     case ir::StmtKind::Let:
     case ir::StmtKind::Assign:
     case ir::StmtKind::Store: return true;
     case ir::StmtKind::Block:
       for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts)
-        if (!plain(x)) return false;
+        if (!last_row_safe(x)) return false;
       return true;
     case ir::StmtKind::If: {
       const auto& i = s->as<ir::IfStmt>();
-      return plain(i.then_body) && (!i.else_body || plain(i.else_body));
+      return last_row_safe(i.then_body) && (!i.else_body || last_row_safe(i.else_body));
     }
     default: return false;
   }
 }
+
+namespace {
 
 /// The loads in `e`, outermost first (a load in another's index too).
 void collect_loads(const ir::Expr& e, std::vector<const ir::LoadExpr*>& out) {
@@ -146,10 +144,10 @@ void Emitter::plan_staged() {
   // A check or allocation may fail, and a failing thread leaves its iterations: it would miss the barriers.
   if (k_.strategy != Strategy::Elementwise || !p_.array_reductions.empty() || ir::can_fail(p_.body)) return;
   std::vector<ir::Stmt> stmts;
-  flatten(p_.body, stmts);
+  flatten_blocks(p_.body, stmts);
   std::size_t at = 0;
   while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For) {
-    if (!plain(stmts[at])) return;
+    if (!last_row_safe(stmts[at])) return;
     ++at;
   }
   if (at == stmts.size()) return;
@@ -158,7 +156,7 @@ void Emitter::plan_staged() {
   plan.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
   plan.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
   std::vector<ir::Stmt> steps;
-  flatten(plan.loop->body, steps);
+  flatten_blocks(plan.loop->body, steps);
   for (const ir::Stmt& s : steps)
     if (s->kind != ir::StmtKind::Let && s->kind != ir::StmtKind::Assign && s->kind != ir::StmtKind::Store) return;
   plan.inner = ir::declared_in(plan.loop->body);

@@ -182,7 +182,7 @@ void Emitter::plan_stencil() {
     while (tile_bytes() > kMaxStencilTileBytes && plan.rows > 1) plan.rows /= 2;
     if (tile_bytes() > kMaxStencilTileBytes) return;
   }
-  for (const auto& G : plan.groups) stencil_arrays_.insert(G.array);
+  for (const auto& G : plan.groups) guarded_arrays_.insert(G.array);
   k_.stencil_columns = plan.columns;
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;

@@ -58,6 +58,12 @@ struct StencilPlan {
   StencilMode mode = StencilMode::Shuffle;
 };
 
+/// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
+void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
+/// Statements a thread beyond a block's last row may run as the last row before a staged or tiled loop: no
+/// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
+bool last_row_safe(const ir::Stmt& s);
+
 /// A staged walk (emit_staged.cpp): the parfor body's statements around its loop, and the accesses of the
 /// loop that go through shared tiles.
 struct StagedPlan {
@@ -73,6 +79,26 @@ struct StagedPlan {
   std::vector<Site> sites;              ///< one shared tile each
   std::unordered_map<const ir::LoadExpr*, int> loads;
   std::unordered_map<const ir::StmtNode*, int> stores;
+};
+
+/// A tiled loop (emit_tiled.cpp): the parfor body's statements around its loop, and the loop's loads that
+/// every row of a block makes at the same step (their indices read the loop's index and values the whole
+/// block shares), each given a slot in a shared tile of its element type.
+struct TiledPlan {
+  struct Site {
+    const ir::VarNode* array = nullptr;
+    std::vector<ir::Expr> indices;  ///< the load's indices, functions of the loop's index and uniform values
+    int tile = 0, slot = 0;         ///< its tile, and its place within a step's cells of the tile
+  };
+  struct Tile {
+    DType elem;
+    int width = 0;  ///< cells per step: the sites, padded so that a step's cells are one vector load
+  };
+  const ir::ForStmt* loop = nullptr;
+  std::vector<ir::Stmt> before, after;  ///< the body's other statements (nested blocks flattened)
+  std::vector<Site> sites;
+  std::vector<Tile> tiles;
+  std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
 };
 
 class Emitter {
@@ -125,6 +151,8 @@ class Emitter {
 
   // the kernel around the body (emit_kernel.cpp)
   void capture();
+  /// GpuKernel::plan: the rule that chose the strategy and the coarsening ceiling, in words.
+  std::string plan_text() const;
   void declare_locals();
   void loops();
   void grid_stride_loops();
@@ -151,6 +179,13 @@ class Emitter {
   void staged_loops();
   /// This thread's cell of a site's tile at the current step.
   std::string staged_cell(int site) const;
+
+  // tiled loops (emit_tiled.cpp)
+  /// Sets tiled_ and Strategy::Tiled when the parfor's body is a loop the rule admits (see emit_tiled.cpp).
+  void plan_tiled();
+  void tiled_loops();
+  /// A site's cell at the current step of the tiled loop.
+  std::string tiled_cell(int site) const;
 
   // stencils (emit_stencil.cpp)
   void plan_stencil();
@@ -188,13 +223,18 @@ class Emitter {
   std::unordered_set<const ir::VarNode*> coop_loaded_;
   std::optional<StagedPlan> staged_;
   bool staged_on_ = false;      ///< emitting the staged loop's steps: its accesses read and write the tiles
-  bool staged_prefix_ = false;  ///< emitting the statements before it: stores only for live rows
+  /// Emitting the statements before a staged or tiled loop, which threads beyond the block's rows run as its
+  /// last row (they must reach the barriers): stores only for live rows.
+  bool staged_prefix_ = false;
+  std::optional<TiledPlan> tiled_;
+  bool tiled_on_ = false;  ///< emitting the tiled loop's steps: its planned loads read the tiles
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u
   /// (group, window row, round, column offset) -> the expression holding that element in this chunk
   std::map<std::tuple<int, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
-  std::unordered_set<const ir::VarNode*> stencil_arrays_;  ///< windows' arrays: every extent is captured
+  /// Arrays whose loads are guarded by every extent (stencil windows, tiles): all their extents are captured.
+  std::unordered_set<const ir::VarNode*> guarded_arrays_;
 };
 
 }  // namespace kiln::codegen::cuda
