@@ -124,6 +124,7 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       o.block_size = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
     }
     if (const char* s = std::getenv("KILN_CUDA_COOPERATIVE"); s && *s) e.cooperative = s[0] != '0';
+    if (const char* s = std::getenv("KILN_CUDA_TILED_MIN_BLOCKS"); s && *s) e.tiled_min_blocks = std::clamp(std::atoi(s), 0, 32);
     if (const char* s = std::getenv("KILN_CUDA_ROW_THREADS"); s && *s) {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

@@ -43,6 +43,9 @@ struct EmitOptions {
   /// which would read the ghosts as zeros, so these kernels take the plain loops: each load where the body
   /// makes it.
   bool halo_reads = false;
+  /// KILN_CUDA_TILED_MIN_BLOCKS=n (an experiment override): the blocks per SM that tiled loops ask of ptxas
+  /// (__launch_bounds__(256, n); 0: no request); negative: the emitter's rule (emit_tiled.cpp).
+  int tiled_min_blocks = -1;
 };
 
 struct CudaOptions {

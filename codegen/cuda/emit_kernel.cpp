@@ -238,8 +238,9 @@ std::string Emitter::plan_text() const {
       std::int64_t bytes = 0;
       for (const TiledPlan::Tile& t : tiled_->tiles) bytes += static_cast<std::int64_t>(t.width) * size_of(t.elem) * kTiledThreads;
       return fmt::format("every row runs one loop over a shared range: {} load(s) of each step fetched once per block of {} rows into "
-                         "{} bytes of shared tiles, each row's steps in order",
-                         tiled_->sites.size(), kTiledThreads, bytes);
+                         "{} bytes of shared tiles, each row's steps in order; the steps carry {} words: {}",
+                         tiled_->sites.size(), kTiledThreads, bytes, tiled_->live_words,
+                         tiled_->min_blocks > 0 ? fmt::format("{} blocks per SM asked of ptxas", tiled_->min_blocks) : std::string("no occupancy request"));
     }
     case Strategy::Elementwise: break;
   }
@@ -525,7 +526,7 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   else if (k_.strategy == Strategy::Staged)
     s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
   else if (k_.strategy == Strategy::Tiled)
-    s += "__launch_bounds__(" + std::to_string(kTiledThreads) + ") ";
+    s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)
     s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + ") ";  // the tiles hold this many warps
   s += name + "(";

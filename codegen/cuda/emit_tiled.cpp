@@ -45,6 +45,27 @@ std::vector<const ir::LoadExpr*> loads_in(const ir::Stmt& s) {
   return c.out;
 }
 
+/// Whether `s` computes in 8-byte floating point (an operation, not only a load or a copy).
+bool computes_in_f64(const ir::Stmt& s) {
+  struct Find : ir::IRVisitor {
+    bool found = false;
+    void visit(const ir::UnaryExpr& e) override {
+      found = found || e.type == DType::F64;
+      ir::IRVisitor::visit(e);
+    }
+    void visit(const ir::BinaryExpr& e) override {
+      found = found || e.type == DType::F64 || e.a->type == DType::F64;
+      ir::IRVisitor::visit(e);
+    }
+    void visit(const ir::CallExpr& e) override {
+      found = found || e.type == DType::F64;
+      ir::IRVisitor::visit(e);
+    }
+  } f;
+  f.walk(s);
+  return f.found;
+}
+
 /// Cells per step for `count` sites of `elem`: padded so that a step's cells are 1, 2, 4, 8 or 16 bytes or a
 /// whole number of 16-byte vectors, which the tile's alignment lets one vector load read.
 int padded_width(int count, DType elem) {
@@ -140,6 +161,23 @@ void Emitter::plan_tiled() {
     plan.loads[l] = site;
   }
   if (plan.sites.empty()) return;
+  // Occupancy: the loop is compute-bound (its reads come from the tiles), and what limits its resident warps is
+  // registers: 2048 threads per SM leave 32 a thread. The steps keep the row's values the loop reads or updates
+  // and a step's cells live; the rest is the step's temporaries, the round's counters and addresses. When the
+  // carried words are few (n-body: 6 values and 4 cells) and the steps compute in 4-byte types, ask ptxas for
+  // full occupancy: it fits them in 32 registers (n-body: 32 registers and no spill, against 34 without the
+  // request, which leaves 6 blocks of 8 resident). Double precision needs register pairs for every temporary
+  // and longer division and square root sequences: a 2-d potential in f64 with 8 carried words spilled
+  // 24 bytes at 32 registers (38 without the request), so f64 loops keep ptxas's own choice.
+  const ir::VarSet in_loop = ir::declared_in(plan.loop->body);
+  auto words = [](DType t) { return static_cast<int>((size_of(t) + 3) / 4); };
+  for (const ir::Var& v : ir::free_vars(plan.loop->body))
+    if (v->type.is_scalar() && v.get() != k && !in_loop.count(v.get()) && varying.count(v.get())) plan.live_words += words(v->type.elem);
+  for (const TiledPlan::Tile& t : plan.tiles) plan.live_words += t.width * words(t.elem);
+  const int full = 2048 / kTiledThreads;
+  plan.min_blocks = opts_.tiled_min_blocks >= 0                                                         ? opts_.tiled_min_blocks
+                   : plan.live_words <= kTiledFullOccupancyWords && !computes_in_f64(plan.loop->body) ? full
+                                                                                                       : 0;
   for (const TiledPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
   tiled_ = std::move(plan);
   k_.strategy = Strategy::Tiled;
@@ -178,14 +216,14 @@ void Emitter::tiled_loops() {
   line("{");
   ++depth_;
   const std::string k = bind(f.index.get());
-  const std::string k0 = fresh(k + "_begin");
-  line("const long long " + k0 + " = " + begin + ";");
-  line("const long long kiln_steps = max(0LL, (long long)(" + end + ") - " + k0 + ");  // the same for every row");
-  line("for (long long kiln_s0 = 0; kiln_s0 < kiln_steps; kiln_s0 += " + T + ") {");
+  // The same for every row. A round starts at kiln_k0; few values stay live across the steps (registers are
+  // what limits a compute-bound loop's occupancy).
+  line("const long long kiln_end = " + end + ";");
+  line("for (long long kiln_k0 = " + begin + "; kiln_k0 < kiln_end; kiln_k0 += " + T + ") {");
   ++depth_;
-  line("if (kiln_s0 + threadIdx.x < kiln_steps) {  // thread t fetches step s0 + t");
+  line("if (threadIdx.x < kiln_end - kiln_k0) {  // thread t fetches step k0 + t");
   ++depth_;
-  line("const long long " + k + " = " + k0 + " + kiln_s0 + threadIdx.x;");
+  line("const long long " + k + " = kiln_k0 + threadIdx.x;");
   lets_.emplace_back();
   for (std::size_t s = 0; s < tp.sites.size(); ++s) {
     const TiledPlan::Site& site = tp.sites[s];
@@ -208,11 +246,11 @@ void Emitter::tiled_loops() {
   line("__syncthreads();");
   line("if (kiln_live) {");
   ++depth_;
-  line("const unsigned kiln_round = (unsigned)min((long long)" + T + ", kiln_steps - kiln_s0);");
+  line("const unsigned kiln_round = (unsigned)min((long long)" + T + ", kiln_end - kiln_k0);");
   line("#pragma unroll 4");
   line("for (unsigned kiln_j = 0; kiln_j < kiln_round; ++kiln_j) {  // this row's steps, in order");
   ++depth_;
-  line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + kiln_j;");
+  line("[[maybe_unused]] const long long " + k + " = kiln_k0 + kiln_j;");
   lets_.emplace_back();
   tiled_on_ = true;
   stmt(f.body);
