@@ -146,6 +146,8 @@ TEST(CudaCodegen, ExampleAndBenchmarkKernelsCompile) {
   EXPECT_EQ(softmax.gpu_kernels.size(), 3u);  // max, sum, write: one kernel each
   compile_for_sm90(lower("smooth1d", benchgpu::smooth1d, {"x", "out"}));
   compile_for_sm90(lower("jacobi2d", benchgpu::jacobi2d, {"a", "out"}));
+  // A time loop with swapped bindings: its step is a stencil form whatever the launch model decides.
+  EXPECT_GT(compile_for_sm90(lower("wave2d", benchgpu::wave2d, {"prev", "cur", "next", "steps"})).gpu_kernels.at(0).stencil_columns, 0);
   compile_for_sm90(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
   EXPECT_EQ(compile_for_sm90(lower("row_stats", benchgpu::row_stats, {"x", "mean", "var", "sd"})).gpu_kernels.at(0).strategy,
             cu::Strategy::Cooperative);

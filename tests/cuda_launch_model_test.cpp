@@ -44,7 +44,7 @@ TEST(LaunchModel, EachKernelStatesTheRuleThatPlannedIt) {
   EXPECT_EQ(sax[0].plan, "straight-line body: up to 4 iterations per thread per round, where the grid still fills the device");
   const auto nb = kernels(rows::lower_for_cuda("nbody", benchgpu::nbody, {"x", "y", "z", "m", "ax", "ay", "az"}));
   ASSERT_EQ(nb.size(), 1u);
-  EXPECT_NE(nb[0].plan.find("every row runs one loop over a shared range: 4 load(s) of each step fetched once per block of 256 rows into 4096 bytes"),
+  EXPECT_NE(nb[0].plan.find("every row runs one loop over a shared range: 4 load(s) of each step fetched once per block of up to 256 rows into 4096 bytes"),
             std::string::npos)
       << nb[0].plan;
   const auto dot = [](Array<double> x, Array<double> y) {
@@ -115,8 +115,15 @@ TEST(LaunchModel, FixedFormsReportTheirOwnClause) {
   EXPECT_EQ(t.reason, cu::LaunchReason::Tiled);
   EXPECT_EQ(t.geometry.block.x, static_cast<unsigned>(cu::kTiledThreads));
   EXPECT_EQ(t.geometry.grid.x, 65536u / cu::kTiledThreads);
+  // 4000 rows: 16 blocks of 256 would leave 116 SMs idle; blocks of 32 give 125 SMs a block each.
   std::uint64_t few[] = {4000};
-  EXPECT_EQ(cu::choose_launch(tiled, few, occ, kH100, none).reason, cu::LaunchReason::TiledUnderfilled);
+  const cu::LaunchChoice f = cu::choose_launch(tiled, few, occ, kH100, none);
+  EXPECT_EQ(f.reason, cu::LaunchReason::TiledSmallBlocks);
+  EXPECT_EQ(f.geometry.block.x, 32u);
+  EXPECT_EQ(f.geometry.grid.x, 125u);
+  std::uint64_t some[] = {20000};  // 157 blocks of 128 cover the 132 SMs; 79 of 256 would not
+  EXPECT_EQ(cu::choose_launch(tiled, some, occ, kH100, none).geometry.block.x, 128u);
+  EXPECT_EQ(cu::choose_launch(tiled, some, occ, kSmall, none).geometry.block.x, 256u);
   cu::GpuKernel reduce;
   reduce.strategy = cu::Strategy::Reduce;
   reduce.unroll = 4;
@@ -136,7 +143,7 @@ TEST(LaunchModel, FixedFormsReportTheirOwnClause) {
   warp.row_threads = 32;
   EXPECT_EQ(cu::choose_launch(coop, row_count, occ, kH100, warp, 5000).geometry.block.x, 32u);
   for (cu::LaunchReason why : {cu::LaunchReason::FixedReduction, cu::LaunchReason::Cooperative, cu::LaunchReason::Staged, cu::LaunchReason::Tiled,
-                               cu::LaunchReason::TiledUnderfilled, cu::LaunchReason::Stencil, cu::LaunchReason::Coarsened,
+                               cu::LaunchReason::TiledSmallBlocks, cu::LaunchReason::Stencil, cu::LaunchReason::Coarsened,
                                cu::LaunchReason::NotCoarsened, cu::LaunchReason::OnePerThread})
     EXPECT_GT(cu::reason_text(why).size(), 20u);
 }

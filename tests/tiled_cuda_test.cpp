@@ -86,38 +86,32 @@ TEST(TiledCodegen, NBodyIsTiledWithOneVectorCellPerStep) {
   EXPECT_NE(bin.ptx.find("bar.sync"), std::string::npos);
 }
 
-TEST(TiledCodegen, SeveralArraysOfF64InA2dParfor) {
-  const ir::Function f = rows::lower_for_cuda("potential", potential, {"gx", "cx", "q", "out"}, 2);
+/// `f`'s one kernel must be a tiled loop whose source holds each of `present` and none of `absent`; NVRTC compiles
+/// it where NVRTC is available.
+void expect_tiled(const ir::Function& f, std::initializer_list<const char*> present, std::initializer_list<const char*> absent = {}) {
   const cu::Program p = emitted(f);
   ASSERT_EQ(p.gpu_kernels.size(), 1u) << p.kernels;
   EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Tiled) << p.kernels;
-  EXPECT_NE(p.kernels.find("double kiln_tile0[256 * 2];  // q, cx"), std::string::npos) << p.kernels;
+  for (const char* s : present) EXPECT_NE(p.kernels.find(s), std::string::npos) << "no '" << s << "' in\n" << p.kernels;
+  for (const char* s : absent) EXPECT_EQ(p.kernels.find(s), std::string::npos) << "'" << s << "' in\n" << p.kernels;
+  std::string why;
+  if (cu::nvrtc_available(&why)) compile_for_sm90(f);
+}
+
+TEST(TiledCodegen, SeveralArraysOfF64InA2dParfor) {
   // Double precision: ptxas keeps its own register budget (32 registers would spill).
-  EXPECT_NE(p.kernels.find("__launch_bounds__(256) potential_k0"), std::string::npos) << p.kernels;
-  require_nvrtc();
-  compile_for_sm90(f);
+  expect_tiled(rows::lower_for_cuda("potential", potential, {"gx", "cx", "q", "out"}, 2),
+               {"double kiln_tile0[256 * 2];  // q, cx", "__launch_bounds__(256) potential_k0"});
 }
 
 TEST(TiledCodegen, ConditionalReadsAreFetchedWithinTheExtents) {
-  const ir::Function f = rows::lower_for_cuda("guarded", guarded, {"x", "w", "hi", "out"});
-  const cu::Program p = emitted(f);
-  ASSERT_EQ(p.gpu_kernels.size(), 1u) << p.kernels;
-  EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Tiled) << p.kernels;
   // The fetch tests the index against w's extent: steps past the end of w leave the cell alone.
-  EXPECT_NE(p.kernels.find("< (unsigned long long)w_n0) kiln_tile0["), std::string::npos) << p.kernels;
-  require_nvrtc();
-  compile_for_sm90(f);
+  expect_tiled(rows::lower_for_cuda("guarded", guarded, {"x", "w", "hi", "out"}), {"< (unsigned long long)w_n0) kiln_tile0["});
 }
 
 TEST(TiledCodegen, AGatherTilesTheIndexAndReadsTheElementInPlace) {
-  const ir::Function f = rows::lower_for_cuda("gather", gather, {"x", "idx", "y", "out"});
-  const cu::Program p = emitted(f);
-  ASSERT_EQ(p.gpu_kernels.size(), 1u) << p.kernels;
-  EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Tiled) << p.kernels;
-  EXPECT_NE(p.kernels.find("long long kiln_tile0[256 * 1];  // idx"), std::string::npos) << p.kernels;
-  EXPECT_EQ(p.kernels.find("float kiln_tile"), std::string::npos) << "y[idx[j]] differs by step only through a load:\n" << p.kernels;
-  require_nvrtc();
-  compile_for_sm90(f);
+  // y[idx[j]] differs by step only through a load: y is read in place.
+  expect_tiled(rows::lower_for_cuda("gather", gather, {"x", "idx", "y", "out"}), {"long long kiln_tile0[256 * 1];  // idx"}, {"float kiln_tile"});
 }
 
 TEST(TiledCodegen, LoopsTheRuleLeavesKeepOneThreadPerRow) {

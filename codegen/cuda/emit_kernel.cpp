@@ -203,7 +203,7 @@ GpuKernel Emitter::emit(std::string& out) {
     head += "// " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
             " access(es) staged through shared tiles\n";
   if (tiled_) {
-    head += "// " + std::to_string(kTiledThreads) + " rows per block run their loop in rounds of " + std::to_string(kTiledThreads) + " steps, " +
+    head += "// up to " + std::to_string(kTiledThreads) + " rows per block run their loop in rounds of as many steps, " +
             std::to_string(tiled_->sites.size()) + " load(s) of each step fetched once per block into shared tiles\n";
   }
   if (!unroll_note_.empty()) head += "// " + unroll_note_ + "\n";
@@ -237,7 +237,7 @@ std::string Emitter::plan_text() const {
     case Strategy::Tiled: {
       std::int64_t bytes = 0;
       for (const TiledPlan::Tile& t : tiled_->tiles) bytes += static_cast<std::int64_t>(t.width) * size_of(t.elem) * kTiledThreads;
-      return fmt::format("every row runs one loop over a shared range: {} load(s) of each step fetched once per block of {} rows into "
+      return fmt::format("every row runs one loop over a shared range: {} load(s) of each step fetched once per block of up to {} rows into "
                          "{} bytes of shared tiles, each row's steps in order; the steps carry {} words: {}",
                          tiled_->sites.size(), kTiledThreads, bytes, tiled_->live_words,
                          tiled_->min_blocks > 0 ? fmt::format("{} blocks per SM asked of ptxas", tiled_->min_blocks) : std::string("no occupancy request"));

@@ -2,9 +2,9 @@
 // Tiled loops (Strategy::Tiled): a parfor whose iterations ("rows") each run one sequential loop over the same
 // range, reading arrays at indices that depend only on the loop's index and on values every row shares — the
 // all-pairs form of n-body, where every body reads body j at step j. With one thread per row, every thread
-// fetches step j's elements itself: a warp's 32 requests for one address cost the load pipeline 32 times what
-// one read does, and the loop waits on them. Here a block of kTiledThreads rows runs the loop in rounds of
-// kTiledThreads steps: each thread fetches one step's elements of every tiled load into shared memory
+// fetches step j's elements itself: every warp issues a global load per array and step, and the loop's steps
+// wait on them. Here a block of T rows (kTiledThreads, fewer when the rows are few: launch_model.hpp) runs the
+// loop in rounds of T steps: each thread fetches one step's elements of every tiled load into shared memory
 // (consecutive threads, consecutive steps), the block waits at a barrier, and every row then runs the round's
 // steps in order, reading those elements from the tile (one broadcast read, vectorized when a step's cells
 // are 8 or 16 bytes).
@@ -83,18 +83,10 @@ int padded_width(int count, DType elem) {
 
 void Emitter::plan_tiled() {
   if (k_.strategy != Strategy::Elementwise || opts_.halo_reads || !p_.array_reductions.empty() || ir::can_fail(p_.body)) return;
-  std::vector<ir::Stmt> stmts;
-  flatten_blocks(p_.body, stmts);
-  std::size_t at = 0;
-  while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For) {
-    if (!last_row_safe(stmts[at])) return;
-    ++at;
-  }
-  if (at == stmts.size()) return;
+  const std::optional<RowLoop> split = split_at_loop(p_.body);
+  if (!split) return;
   TiledPlan plan;
-  plan.loop = &stmts[at]->as<ir::ForStmt>();
-  plan.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
-  plan.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
+  static_cast<RowLoop&>(plan) = *split;
 
   // Values that differ between rows: the parfor's indices and whatever its body declares or assigns, but the
   // lets before the loop whose values are shared.
@@ -193,24 +185,7 @@ void Emitter::tiled_loops() {
     line("__shared__ __align__(16) " + std::string(type_name(tp.tiles[t].elem)) + " kiln_tile" + std::to_string(t) + "[" + T + " * " +
          std::to_string(tp.tiles[t].width) + "];  // " + what + " at a round's steps");
   }
-  std::string rows = "kiln_n0";
-  for (int d = 1; d < k_.rank; ++d) rows += " * kiln_n" + std::to_string(d);
-  line("const unsigned long long kiln_rows = " + rows + ";");
-  line("for (unsigned long long kiln_first = (unsigned long long)blockIdx.x * " + T + "; kiln_first < kiln_rows; kiln_first += (unsigned long long)gridDim.x * " + T + ") {");
-  ++depth_;
-  lets_.emplace_back();
-  line("const unsigned kiln_here = (unsigned)min((unsigned long long)" + T + ", kiln_rows - kiln_first);  // rows of this block");
-  line("const bool kiln_live = threadIdx.x < kiln_here;");
-  line("// A thread beyond the last row runs the statements before the loop as the last row (its stores suppressed)");
-  line("// and loads its share of every round, so that the block's tiles fill and every thread reaches the barriers.");
-  bind_row_major("(kiln_first + (kiln_live ? threadIdx.x : kiln_here - 1))");
-  staged_prefix_ = true;
-  for (const ir::Stmt& s : tp.before) {
-    stmt(s);
-    if (s->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign
-  }
-  staged_prefix_ = false;
-  lets_.back().clear();
+  open_block_rows("blockDim.x", tp.before);  // threads past the last row also fetch their share of each round
   const ir::ForStmt& f = *tp.loop;
   const std::string begin = expr(f.begin), end = expr(f.end);
   line("{");
@@ -219,7 +194,7 @@ void Emitter::tiled_loops() {
   // The same for every row. A round starts at kiln_k0; few values stay live across the steps (registers are
   // what limits a compute-bound loop's occupancy).
   line("const long long kiln_end = " + end + ";");
-  line("for (long long kiln_k0 = " + begin + "; kiln_k0 < kiln_end; kiln_k0 += " + T + ") {");
+  line("for (long long kiln_k0 = " + begin + "; kiln_k0 < kiln_end; kiln_k0 += blockDim.x) {");
   ++depth_;
   line("if (threadIdx.x < kiln_end - kiln_k0) {  // thread t fetches step k0 + t");
   ++depth_;
@@ -246,7 +221,7 @@ void Emitter::tiled_loops() {
   line("__syncthreads();");
   line("if (kiln_live) {");
   ++depth_;
-  line("const unsigned kiln_round = (unsigned)min((long long)" + T + ", kiln_end - kiln_k0);");
+  line("const unsigned kiln_round = (unsigned)min((long long)blockDim.x, kiln_end - kiln_k0);");
   line("#pragma unroll 4");
   line("for (unsigned kiln_j = 0; kiln_j < kiln_round; ++kiln_j) {  // this row's steps, in order");
   ++depth_;
@@ -265,21 +240,7 @@ void Emitter::tiled_loops() {
   line("}");
   --depth_;
   line("}");
-  if (!tp.after.empty()) {
-    line("if (kiln_live) {");
-    ++depth_;
-    lets_.emplace_back();
-    for (const ir::Stmt& s : tp.after) {
-      stmt(s);
-      if (s->kind != ir::StmtKind::Let) lets_.back().clear();
-    }
-    lets_.pop_back();
-    --depth_;
-    line("}");
-  }
-  lets_.pop_back();
-  --depth_;
-  line("}");
+  close_block_rows(tp.after);
 }
 
 std::string Emitter::tiled_cell(int site) const {

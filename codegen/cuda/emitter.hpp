@@ -64,16 +64,23 @@ void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
 /// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
 bool last_row_safe(const ir::Stmt& s);
 
+/// A parfor body as a loop with statements around it (staged walks, tiled loops): nested blocks flattened, split
+/// at the first top-level loop.
+struct RowLoop {
+  const ir::ForStmt* loop = nullptr;
+  std::vector<ir::Stmt> before, after;  ///< the body's other statements
+};
+/// `body` as a RowLoop whose statements before the loop are last_row_safe; nothing when it has no such loop.
+std::optional<RowLoop> split_at_loop(const ir::Stmt& body);
+
 /// A staged walk (emit_staged.cpp): the parfor body's statements around its loop, and the accesses of the
 /// loop that go through shared tiles.
-struct StagedPlan {
+struct StagedPlan : RowLoop {
   struct Site {
     const ir::VarNode* array = nullptr;
     std::vector<ir::Expr> indices;  ///< the access's indices (its element at the loop's first step, with k = begin)
     bool store = false;
   };
-  const ir::ForStmt* loop = nullptr;
-  std::vector<ir::Stmt> before, after;  ///< the body's other statements (nested blocks flattened)
   ir::VarSet inner;                     ///< variables the loop's body declares or assigns
   ir::LetValues lets;                   ///< the lets before the loop that nothing assigns
   std::vector<Site> sites;              ///< one shared tile each
@@ -84,7 +91,7 @@ struct StagedPlan {
 /// A tiled loop (emit_tiled.cpp): the parfor body's statements around its loop, and the loop's loads that
 /// every row of a block makes at the same step (their indices read the loop's index and values the whole
 /// block shares), each given a slot in a shared tile of its element type.
-struct TiledPlan {
+struct TiledPlan : RowLoop {
   struct Site {
     const ir::VarNode* array = nullptr;
     std::vector<ir::Expr> indices;  ///< the load's indices, functions of the loop's index and uniform values
@@ -94,8 +101,6 @@ struct TiledPlan {
     DType elem;
     int width = 0;  ///< cells per step: the sites, padded so that a step's cells are one vector load
   };
-  const ir::ForStmt* loop = nullptr;
-  std::vector<ir::Stmt> before, after;  ///< the body's other statements (nested blocks flattened)
   std::vector<Site> sites;
   std::vector<Tile> tiles;
   std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
@@ -183,6 +188,14 @@ class Emitter {
   void staged_loops();
   /// This thread's cell of a site's tile at the current step.
   std::string staged_cell(int site) const;
+
+  /// Staged walks and tiled loops: a block of `T` consecutive rows (a constant, or blockDim.x; grid-striding over
+  /// blocks), each row
+  /// bound (threads past the last row as the last row, kiln_live false) and its statements `before` the loop
+  /// run (stores only for live rows). Leaves a scope open for the loop.
+  void open_block_rows(const std::string& T, const std::vector<ir::Stmt>& before);
+  /// The statements `after` the loop for live rows, and the end of the block's rows.
+  void close_block_rows(const std::vector<ir::Stmt>& after);
 
   // tiled loops (emit_tiled.cpp)
   /// Sets tiled_ and Strategy::Tiled when the parfor's body is a loop the rule admits (see emit_tiled.cpp).

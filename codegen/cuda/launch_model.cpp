@@ -11,8 +11,9 @@ std::string_view reason_text(LaunchReason r) {
     case LaunchReason::Cooperative: return "cooperative rows: a group of threads per row, sized from the rows, the row length and the SMs";
     case LaunchReason::Staged: return "staged walks: a block of rows walks in step through shared tiles";
     case LaunchReason::Tiled: return "tiled loop: a block of rows shares each round of steps through shared tiles";
-    case LaunchReason::TiledUnderfilled:
-      return "tiled loop with fewer blocks than SMs: each row's loop stays on one thread, so its sums keep their order";
+    case LaunchReason::TiledSmallBlocks:
+      return "tiled loop with few rows: blocks of fewer rows (and rounds of as many steps) spread them over the SMs; each row's loop "
+             "stays on one thread, in order";
     case LaunchReason::Stencil: return "stencil form: each warp's strip of the innermost dimension and its rows were fixed at emission";
     case LaunchReason::Coarsened: return "coarsened: the iterations fill the device at least 4 times over with several per thread";
     case LaunchReason::NotCoarsened: return "one iteration per thread: several per thread would leave the device under 4 waves";
@@ -41,10 +42,16 @@ LaunchChoice choose_launch(const GpuKernel& k, const std::uint64_t* counts, cons
       c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, 0);
       c.reason = LaunchReason::Staged;
       return c;
-    case Strategy::Tiled:
-      c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, 0);
-      c.reason = c.geometry.grid.count() < static_cast<std::uint64_t>(std::max(1, dev.sm_count)) ? LaunchReason::TiledUnderfilled : LaunchReason::Tiled;
+    case Strategy::Tiled: {
+      // A row's loop cannot be split (its sums keep their order), but few rows can be spread: halve the block
+      // while that leaves SMs without one.
+      const std::uint64_t sms = static_cast<std::uint64_t>(std::max(1, dev.sm_count));
+      unsigned t = kTiledThreads;
+      while (t > 32 && (total + t - 1) / t < sms) t /= 2;
+      c.geometry = geometry(k.strategy, rank, counts, static_cast<int>(t), dev, 0);
+      c.reason = t < static_cast<unsigned>(kTiledThreads) ? LaunchReason::TiledSmallBlocks : LaunchReason::Tiled;
       return c;
+    }
     case Strategy::Elementwise: break;
   }
   if (k.stencil_columns) {

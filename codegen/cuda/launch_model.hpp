@@ -13,7 +13,9 @@
 //
 // At each launch (choose_launch, from the extents, the kernel's occupancy and the device):
 // - block: the occupancy API's size (1-d elementwise kernels its smallest block with the same resident
-//   threads: blocks retire sooner); the fixed sizes of reductions, tiles, stages and cooperative groups;
+//   threads: blocks retire sooner); the fixed sizes of reductions and stages; tiled loops kTiledThreads rows a
+//   block unless that leaves SMs without a block: then the largest power of two (at least a warp) that gives
+//   every SM one (a row's loop stays on one thread, in order: rows cannot be split, but they can be spread);
 // - coarsening: an elementwise kernel runs U iterations per thread only while the grid still fills the device
 //   kCoarsenWaves times over (iterations / U >= kCoarsenWaves * SMs * resident threads per SM); else one per
 //   thread, since latency is then hidden by threads the device would otherwise leave idle;
@@ -56,7 +58,7 @@ enum class LaunchReason : std::uint8_t {
   Cooperative,      ///< a group of threads per row
   Staged,           ///< staged walks: kStagedThreads rows per block
   Tiled,            ///< tiled loop: kTiledThreads rows per block, rounds of as many steps
-  TiledUnderfilled, ///< tiled loop with fewer blocks than SMs (a row's loop stays in order on one thread)
+  TiledSmallBlocks, ///< tiled loop with few rows: smaller blocks spread them over the SMs
   Stencil,          ///< stencil form: the warp's strip and rows per thread fixed at emission
   Coarsened,        ///< U iterations per thread: the grid still fills the device kCoarsenWaves times
   NotCoarsened,     ///< one per thread: U per thread would leave the device under kCoarsenWaves waves

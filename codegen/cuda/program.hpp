@@ -28,9 +28,10 @@ inline constexpr int kMaxRowThreads = 1024;
 /// when every thread has a row (a block with fewer rows stages proportionally more of each).
 inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
-/// Tiled loops (Strategy::Tiled): threads per block, which is also the steps of the inner loop a block stages
-/// per round (each thread loads one step of every tiled access). 256 as in the CUDA samples' n-body: enough
-/// steps per barrier pair to amortize it, and blocks small enough that a device fills with 4 096 rows.
+/// Tiled loops (Strategy::Tiled): threads per block at most, which is also the steps of the inner loop a block
+/// stages per round (each thread loads one step of every tiled access). 256 as in the CUDA samples' n-body:
+/// enough steps per barrier pair to amortize it. Fewer rows than fill the SMs at 256 a block take smaller
+/// blocks (launch_model.hpp).
 inline constexpr int kTiledThreads = 256;
 /// A tiled loop whose steps carry at most this many 4-byte words asks ptxas for full occupancy (32 registers a
 /// thread at 2048 threads per SM): the remaining registers hold the step's temporaries and the round's counters.
