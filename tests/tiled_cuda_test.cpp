@@ -2,8 +2,9 @@
 // Tiled loops (codegen/cuda/emit_tiled.cpp) on the CUDA target. Without a GPU: which parfors the rule takes
 // (every row runs one loop over a shared range, reading arrays at indices of the loop's index alone) and
 // which it leaves, the tiles' layout, and NVRTC compiling them for sm_90 without a warning. On a GPU
-// (skipped without one): n = 1, primes, counts that leave a block or a round part full, several arrays,
-// f32 and f64, a 2-d parfor, a conditional read past the array's end, all against the interpreter bit for bit.
+// (skipped without one): n = 1, primes, counts that leave a block or a round part full, every block size the
+// launch model picks, several arrays, f32 and f64, a 2-d parfor, a conditional read past the array's end, all
+// against the interpreter bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -191,7 +192,10 @@ TEST_F(TiledGpu, NBodyMatchesTheInterpreterBitwiseForEveryCount) {
 TEST_F(TiledGpu, TwoF64ArraysInA2dParforMatchTheInterpreterBitwise) {
   auto g = jit("potential", potential, Options().on(Target::cuda));
   auto in = jit("potential", potential, Options().on(Target::interpreter));
-  for (auto [rows_, cols, charges] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 1}, {3, 5, 300}, {17, 31, 513}, {2, 257, 7}}) {
+  // Few rows (blocks of 32 on an H100), 10 000 rows (blocks of 64) and 40 200 rows (blocks of 256, the last part
+  // full); charges that leave the last round part full.
+  for (auto [rows_, cols, charges] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 1, 1}, {3, 5, 300}, {17, 31, 513}, {2, 257, 7},
+                                      {100, 100, 50}, {200, 201, 300}}) {
     const NDArray<double> gx = random_nd<double>({rows_, cols}, 11), cx = random_nd<double>({charges}, 12), q = random_nd<double>({charges}, 13);
     NDArray<double> out({rows_, cols}), ref({rows_, cols});
     g(gx, cx, q, out);
@@ -213,14 +217,16 @@ TEST_F(TiledGpu, ConditionalReadsAndGathersMatchTheInterpreterBitwise) {
   }
   auto gg = jit("gather", gather, Options().on(Target::cuda));
   auto gi = jit("gather", gather, Options().on(Target::interpreter));
-  const std::int64_t n = 333, steps = 777;
-  const NDArray<float> x = random_nd<float>({n}, 31), y = random_nd<float>({n}, 32);
-  NDArray<std::int64_t> idx({steps});
-  for (std::int64_t j = 0; j < steps; ++j) idx.data()[j] = (j * 37) % n;
-  NDArray<float> out({n}), ref({n});
-  gg(x, idx, y, out);
-  gi(x, idx, y, ref);
-  EXPECT_TRUE(same_bits(out.to_vector(), ref.to_vector()));
+  for (std::int64_t n : {333, 20000}) {  // blocks of 32 and of 128 on an H100
+    const std::int64_t steps = 777;
+    const NDArray<float> x = random_nd<float>({n}, 31), y = random_nd<float>({n}, 32);
+    NDArray<std::int64_t> idx({steps});
+    for (std::int64_t j = 0; j < steps; ++j) idx.data()[j] = (j * 37) % n;
+    NDArray<float> out({n}), ref({n});
+    gg(x, idx, y, out);
+    gi(x, idx, y, ref);
+    EXPECT_TRUE(same_bits(out.to_vector(), ref.to_vector())) << n;
+  }
 }
 
 }  // namespace
