@@ -158,9 +158,9 @@ void Emitter::plan_tiled() {
   // and a step's cells live; the rest is the step's temporaries, the round's counters and addresses. When the
   // carried words are few (n-body: 6 values and 4 cells) and the steps compute in 4-byte types, ask ptxas for
   // full occupancy: it fits them in 32 registers (n-body: 32 registers and one 4-byte spill, against 34
-  // without the request, which leaves 6 blocks of 8 resident). Double precision needs register pairs for every temporary
-  // and longer division and square root sequences: a 2-d potential in f64 with 8 carried words spilled
-  // 24 bytes at 32 registers (38 without the request), so f64 loops keep ptxas's own choice.
+  // without the request, which leaves 6 blocks of 8 resident). Double precision needs register pairs for every
+  // temporary and longer division and square root sequences: a 2-d potential in f64 with 8 carried words
+  // spilled 24 bytes at 32 registers (38 without the request), so f64 loops keep ptxas's own choice.
   const ir::VarSet in_loop = ir::declared_in(plan.loop->body);
   auto words = [](DType t) { return static_cast<int>((size_of(t) + 3) / 4); };
   for (const ir::Var& v : ir::free_vars(plan.loop->body))
