@@ -44,8 +44,8 @@ struct EmitOptions {
   /// makes it.
   bool halo_reads = false;
   /// KILN_CUDA_TILED_MIN_BLOCKS=n (an experiment override): the blocks per SM that tiled loops ask of ptxas
-  /// (__launch_bounds__(256, n); 0: no request); negative: the emitter's rule (emit_tiled.cpp).
-  int tiled_min_blocks = -1;
+  /// (__launch_bounds__(256, n)); 0: none (emit_tiled.cpp says why).
+  int tiled_min_blocks = 0;
 };
 
 struct CudaOptions {

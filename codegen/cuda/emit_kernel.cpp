@@ -238,9 +238,9 @@ std::string Emitter::plan_text() const {
       std::int64_t bytes = 0;
       for (const TiledPlan::Tile& t : tiled_->tiles) bytes += static_cast<std::int64_t>(t.width) * size_of(t.elem) * kTiledThreads;
       return fmt::format("every row runs one loop over a shared range: {} load(s) of each step fetched once per block of up to {} rows into "
-                         "{} bytes of shared tiles, each row's steps in order; the steps carry {} words: {}",
-                         tiled_->sites.size(), kTiledThreads, bytes, tiled_->live_words,
-                         tiled_->min_blocks > 0 ? fmt::format("{} blocks per SM asked of ptxas", tiled_->min_blocks) : std::string("no occupancy request"));
+                         "{} bytes of shared tiles, each row's steps in order{}",
+                         tiled_->sites.size(), kTiledThreads, bytes,
+                         tiled_->min_blocks > 0 ? fmt::format("; {} blocks per SM asked of ptxas", tiled_->min_blocks) : std::string());
     }
     case Strategy::Elementwise: break;
   }

@@ -45,27 +45,6 @@ std::vector<const ir::LoadExpr*> loads_in(const ir::Stmt& s) {
   return c.out;
 }
 
-/// Whether `s` computes in 8-byte floating point (an operation, not only a load or a copy).
-bool computes_in_f64(const ir::Stmt& s) {
-  struct Find : ir::IRVisitor {
-    bool found = false;
-    void visit(const ir::UnaryExpr& e) override {
-      found = found || e.type == DType::F64;
-      ir::IRVisitor::visit(e);
-    }
-    void visit(const ir::BinaryExpr& e) override {
-      found = found || e.type == DType::F64 || e.a->type == DType::F64;
-      ir::IRVisitor::visit(e);
-    }
-    void visit(const ir::CallExpr& e) override {
-      found = found || e.type == DType::F64;
-      ir::IRVisitor::visit(e);
-    }
-  } f;
-  f.walk(s);
-  return f.found;
-}
-
 /// Cells per step for `count` sites of `elem`: padded so that a step's cells are 1, 2, 4, 8 or 16 bytes or a
 /// whole number of 16-byte vectors, which the tile's alignment lets one vector load read.
 int padded_width(int count, DType elem) {
@@ -153,23 +132,9 @@ void Emitter::plan_tiled() {
     plan.loads[l] = site;
   }
   if (plan.sites.empty()) return;
-  // Occupancy: the loop is compute-bound (its reads come from the tiles), and what limits its resident warps is
-  // registers: 2048 threads per SM leave 32 a thread. The steps keep the row's values the loop reads or updates
-  // and a step's cells live; the rest is the step's temporaries, the round's counters and addresses. When the
-  // carried words are few (n-body: 6 values and 4 cells) and the steps compute in 4-byte types, ask ptxas for
-  // full occupancy: it fits them in 32 registers (n-body: 32 registers and one 4-byte spill, against 34
-  // without the request, which leaves 6 blocks of 8 resident). Double precision needs register pairs for every
-  // temporary and longer division and square root sequences: a 2-d potential in f64 with 8 carried words
-  // spilled 24 bytes at 32 registers (38 without the request), so f64 loops keep ptxas's own choice.
-  const ir::VarSet in_loop = ir::declared_in(plan.loop->body);
-  auto words = [](DType t) { return static_cast<int>((size_of(t) + 3) / 4); };
-  for (const ir::Var& v : ir::free_vars(plan.loop->body))
-    if (v->type.is_scalar() && v.get() != k && !in_loop.count(v.get()) && varying.count(v.get())) plan.live_words += words(v->type.elem);
-  for (const TiledPlan::Tile& t : plan.tiles) plan.live_words += t.width * words(t.elem);
-  const int full = 2048 / kTiledThreads;
-  plan.min_blocks = opts_.tiled_min_blocks >= 0                                                         ? opts_.tiled_min_blocks
-                   : plan.live_words <= kTiledFullOccupancyWords && !computes_in_f64(plan.loop->body) ? full
-                                                                                                       : 0;
+  // No occupancy request by default: asking ptxas for 8 blocks of 256 (32 registers) made n-body slower on an
+  // H100 (7.82 ms against 7.65 ms: a spill, while 65 536 rows put only 2 blocks on an SM anyway).
+  plan.min_blocks = opts_.tiled_min_blocks;
   for (const TiledPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
   tiled_ = std::move(plan);
   k_.strategy = Strategy::Tiled;

@@ -104,10 +104,7 @@ struct TiledPlan : RowLoop {
   std::vector<Site> sites;
   std::vector<Tile> tiles;
   std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
-  /// Blocks per SM asked of ptxas (__launch_bounds__'s second argument; 0: none): full occupancy when the
-  /// values the loop carries from step to step are few (see plan_tiled).
-  int min_blocks = 0;
-  int live_words = 0;  ///< 4-byte words the steps carry: the row's values the loop reads or updates, a step's cells
+  int min_blocks = 0;  ///< blocks per SM asked of ptxas (__launch_bounds__'s second argument; 0: none)
 };
 
 class Emitter {

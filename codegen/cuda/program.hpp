@@ -33,9 +33,6 @@ inline constexpr int kStagedSteps = 16;
 /// enough steps per barrier pair to amortize it. Fewer rows than fill the SMs at 256 a block take smaller
 /// blocks (launch_model.hpp).
 inline constexpr int kTiledThreads = 256;
-/// A tiled loop whose steps carry at most this many 4-byte words asks ptxas for full occupancy (32 registers a
-/// thread at 2048 threads per SM): the remaining registers hold the step's temporaries and the round's counters.
-inline constexpr int kTiledFullOccupancyWords = 12;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
