@@ -156,8 +156,7 @@ void Emitter::tiled_loops() {
   line("{");
   ++depth_;
   const std::string k = bind(f.index.get());
-  // The same for every row. A round starts at kiln_k0; few values stay live across the steps (registers are
-  // what limits a compute-bound loop's occupancy).
+  // The same for every row. A round starts at kiln_k0, so that few values stay live across the steps.
   line("const long long kiln_end = " + end + ";");
   line("for (long long kiln_k0 = " + begin + "; kiln_k0 < kiln_end; kiln_k0 += blockDim.x) {");
   ++depth_;
