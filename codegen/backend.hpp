@@ -44,6 +44,9 @@ struct CompiledKernel {
   std::string llvm_ir;              ///< optimized LLVM IR if requested
   double codegen_ms = 0;            ///< IR emission + optimization + machine code generation
   double load_us = 0;               ///< linking/loading the machine code
+  /// What the target decided per kernel (the CUDA launch model's plans and latest launches), for diagnostics;
+  /// empty where the target has nothing to add.
+  std::function<std::string()> describe;
 
   std::int32_t operator()(void* const* args, void* result, KernelStatus* status) const {
     return entry ? entry(args, result, status) : call(args, result, status);

@@ -92,7 +92,7 @@ struct Variant {
     const LoweringReport& l = lowered();
     // The passes' notes quote check messages, which name source positions as {@k} (Function::locations).
     return report_head + ir::resolve_locations(l.pass_report, locations) + source_listing_text(listing, l.parfors) +
-           report_timing + "IR after passes:\n" + l.lowered_ir;
+           (code.describe ? code.describe() : std::string()) + report_timing + "IR after passes:\n" + l.lowered_ir;
   }
 };
 

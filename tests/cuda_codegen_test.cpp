@@ -146,6 +146,8 @@ TEST(CudaCodegen, ExampleAndBenchmarkKernelsCompile) {
   EXPECT_EQ(softmax.gpu_kernels.size(), 3u);  // max, sum, write: one kernel each
   compile_for_sm90(lower("smooth1d", benchgpu::smooth1d, {"x", "out"}));
   compile_for_sm90(lower("jacobi2d", benchgpu::jacobi2d, {"a", "out"}));
+  // A time loop with swapped bindings: its step is a stencil form whatever the launch model decides.
+  EXPECT_GT(compile_for_sm90(lower("wave2d", benchgpu::wave2d, {"prev", "cur", "next", "steps"})).gpu_kernels.at(0).stencil_columns, 0);
   compile_for_sm90(lower("black_scholes", benchgpu::black_scholes, {"s", "k", "t", "call", "put", "r", "v"}));
   EXPECT_EQ(compile_for_sm90(lower("row_stats", benchgpu::row_stats, {"x", "mean", "var", "sd"})).gpu_kernels.at(0).strategy,
             cu::Strategy::Cooperative);
@@ -206,12 +208,13 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
 }
 
 TEST(CudaCodegen, ParforsWhoseBodyRunsALoopAreNotUnrolled) {
-  // n-body style: each iteration runs a sequential loop, so it is one thread's work; unrolled 4x the grid
-  // would have a quarter of the threads. A straight-line body keeps the unrolled rounds.
+  // Each iteration runs a sequential loop (a triangle: its range depends on the row, so it is not a tiled
+  // loop), so it is one thread's work; unrolled 4x the grid would have a quarter of the threads. A
+  // straight-line body keeps the unrolled rounds.
   auto forces = [](kiln::Array<float> x, kiln::Array<float> f) {
     kiln::prange(x.shape(0), [&](kiln::Int i) {
       kiln::Float acc = 0.0f;
-      kiln::range(x.shape(0), [&](kiln::Int j) { acc += x[j] - x[i]; });
+      kiln::range(i, [&](kiln::Int j) { acc += x[j] - x[i]; });
       f[i] = acc;
     });
   };

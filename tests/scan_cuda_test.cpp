@@ -131,7 +131,8 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
     prange(y.shape(0), [&](Int r) { range(1, y.shape(1), [&](Int k) { y(r, k) = y(r, k - 1) * 0.5 + y(r, k); }); });
   };
   EXPECT_EQ(strategies(rows::lower_for_cuda("recurrence", recurrence, {"y"})), std::vector<cu::Strategy>{cu::Strategy::Elementwise});
-  // Every row reading the same run (n-body) is a broadcast already: staging would copy it once per row.
+  // Every row reading the same run (n-body) is a broadcast: staging would copy it once per row; the block
+  // shares it through tiles instead (emit_tiled.cpp).
   const auto forces = [](Array<float, 1> x, Array<float, 1> f) {
     prange(x.shape(0), [&](Int i) {
       Float acc = 0.0f;
@@ -139,7 +140,7 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
       f[i] = acc;
     });
   };
-  EXPECT_EQ(strategies(rows::lower_for_cuda("forces", forces, {"x", "f"})), std::vector<cu::Strategy>{cu::Strategy::Elementwise});
+  EXPECT_EQ(strategies(rows::lower_for_cuda("forces", forces, {"x", "f"})), std::vector<cu::Strategy>{cu::Strategy::Tiled});
   // Bounds checks may leave a thread's iterations early, before the block's barriers.
   for (cu::Strategy st : strategies(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
                                                          /*boundscheck=*/true)))

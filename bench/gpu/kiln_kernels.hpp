@@ -61,6 +61,20 @@ inline const auto jacobi2d = [](kiln::Array<float, 2> a, kiln::Array<float, 2> o
   });
 };
 
+/// The 2-d wave equation, leapfrog in time: `steps` steps in one kernel, each a 5-point stencil on the interior
+/// writing the next state, then the three buffers rotate by kiln::swap (the bindings are swapped at run time; the
+/// borders stay as the buffers hold them). After a multiple of 3 steps `cur` holds the state again.
+inline const auto wave2d = [](kiln::Array<float, 2> prev, kiln::Array<float, 2> cur, kiln::Array<float, 2> next, kiln::Int steps) {
+  kiln::range(steps, [&](kiln::Int) {
+    kiln::prange(kiln::shape(cur.shape(0) - 2, cur.shape(1) - 2), [&](kiln::Int i0, kiln::Int j0) {
+      kiln::Int i = i0 + 1, j = j0 + 1;
+      next(i, j) = 2.0f * cur(i, j) - prev(i, j) + 0.2f * (cur(i - 1, j) + cur(i + 1, j) + cur(i, j - 1) + cur(i, j + 1) - 4.0f * cur(i, j));
+    });
+    kiln::swap(prev, cur);  // prev: the state just left; cur: the oldest, about to become the scratch
+    kiln::swap(cur, next);  // cur: the new state; next: the scratch
+  });
+};
+
 /// European call and put prices (Black-Scholes), rate r and volatility v.
 inline const auto black_scholes = [](kiln::Array<float> s, kiln::Array<float> k, kiln::Array<float> t, kiln::Array<float> call,
                                      kiln::Array<float> put, kiln::Float r, kiln::Float v) {

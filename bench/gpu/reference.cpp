@@ -117,6 +117,14 @@ extern "C" __global__ void ref_jacobi2d(const float* __restrict__ a, float* __re
   out[c] = 0.25f * (a[c - cols] + a[c + cols] + a[c - 1] + a[c + 1]);
 }
 
+extern "C" __global__ void ref_wave2d(const float* __restrict__ prev, const float* __restrict__ cur, float* __restrict__ next, int rows,
+                                      int cols) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x + 1, i = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i >= rows - 1 || j >= cols - 1) return;
+  const long long c = (long long)i * cols + j;
+  next[c] = 2.0f * cur[c] - prev[c] + 0.2f * (cur[c - cols] + cur[c + cols] + cur[c - 1] + cur[c + 1] - 4.0f * cur[c]);
+}
+
 extern "C" __global__ void ref_black_scholes(const float* __restrict__ s, const float* __restrict__ k, const float* __restrict__ t,
                                              float* __restrict__ call, float* __restrict__ put, long long n, float r, float v) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -225,7 +233,7 @@ extern "C" __global__ void ref_empty() {}
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
-                                         "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_black_scholes",
+                                         "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_wave2d", "ref_black_scholes",
                                          "ref_row_stats", "ref_hist_atomic", "ref_nbody", "ref_stencil7", "ref_stencil27",
                                          "ref_empty"};
 
@@ -298,6 +306,14 @@ void Reference::smooth1d(const float* x, float* out, long long n) const {
 
 void Reference::jacobi2d(const float* a, float* out, int rows, int cols) const {
   launch("ref_jacobi2d", blocks(cols - 2, 32), 32, {&a, &out, &rows, &cols}, blocks(rows - 2, 8), 8);
+}
+
+void Reference::wave2d(float* prev, float* cur, float* next, int rows, int cols, int steps) const {
+  for (int s = 0; s < steps; ++s) {
+    launch("ref_wave2d", blocks(cols - 2, 32), 32, {&prev, &cur, &next, &rows, &cols}, blocks(rows - 2, 8), 8);
+    float* oldest = prev;
+    prev = cur, cur = next, next = oldest;
+  }
 }
 
 void Reference::black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const {

@@ -28,6 +28,8 @@ class Reference {
   void softmax(const float* x, float* out, long long n) const;
   void smooth1d(const float* x, float* out, long long n) const;
   void jacobi2d(const float* a, float* out, int rows, int cols) const;
+  /// `steps` leapfrog steps of the 2-d wave equation, the three buffers rotating as kiln's wave2d rotates them.
+  void wave2d(float* prev, float* cur, float* next, int rows, int cols, int steps) const;
   void black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const;
   /// Per-row mean, variance and standard deviation of a rows x cols matrix (a warp per row).
   void row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const;

@@ -46,6 +46,9 @@ struct EmitOptions {
   /// KILN_CUDA_STAGED_STEPS=4|8|16|32 (an experiment override): steps per row that a staged walk's chunk stages
   /// when every thread of the block has a row (emit_staged.cpp; the default kStagedSteps in program.hpp).
   int staged_steps = 16;
+  /// KILN_CUDA_TILED_MIN_BLOCKS=n (an experiment override): the blocks per SM that tiled loops ask of ptxas
+  /// (__launch_bounds__(256, n)); 0: none (emit_tiled.cpp says why).
+  int tiled_min_blocks = 0;
 };
 
 struct CudaOptions {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "codegen/cuda/geometry.hpp"
+#include "codegen/cuda/launch_model.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/semantics.hpp"
@@ -38,11 +38,6 @@ Value make(T x) {
   std::memcpy(&v, &x, sizeof x);
   return v;
 }
-
-/// The cap on 1-d elementwise grids in device-filling waves (0: no cap): CudaOptions::waves if set. Measured
-/// on an H200 (docs/gpu.md): unrolled kernels stream fastest uncapped (4 iterations per thread), kernels
-/// without unrolling (KILN_CUDA_UNROLL=1) with 8 waves of long-lived blocks.
-int wave_cap(int setting, int unroll) { return setting >= 0 ? setting : unroll > 1 ? 0 : 8; }
 
 CallState& call_of(Frame& fr) { return *static_cast<CallState*>(fr.machine_state); }
 
@@ -181,9 +176,30 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      waves_(opts.waves),
-      row_threads_(opts.row_threads),
-      sort_items_(opts.sort_items) {}
+      overrides_{opts.waves, opts.row_threads},
+      sort_items_(opts.sort_items),
+      last_(std::make_unique<LastLaunch[]>(prog_->gpu_kernels.size())) {}
+
+std::string DeviceMachine::describe() const {
+  std::string out = "CUDA kernels (launch model: codegen/cuda/launch_model.hpp):\n";
+  for (std::size_t i = 0; i < prog_->gpu_kernels.size(); ++i) {
+    const GpuKernel& k = prog_->gpu_kernels[i];
+    out += fmt::format("  {}: {}-d, {}; {}\n", k.name, k.rank, name_of(k.strategy), k.plan);
+    const LastLaunch& l = last_[i];
+    const int reason = l.reason.load(std::memory_order_relaxed);
+    if (reason < 0) {
+      out += "    not launched yet\n";
+      continue;
+    }
+    auto dims = [](const std::atomic<unsigned>* d) {
+      return fmt::format("{} x {} x {}", d[0].load(std::memory_order_relaxed), d[1].load(std::memory_order_relaxed), d[2].load(std::memory_order_relaxed));
+    };
+    out += fmt::format("    last launch: {} iterations, grid {}, blocks of {}, {} per thread per round: {}\n",
+                       l.iterations.load(std::memory_order_relaxed), dims(l.grid), dims(l.block), l.per_thread.load(std::memory_order_relaxed),
+                       reason_text(static_cast<LaunchReason>(reason)));
+  }
+  return out;
+}
 
 void fold_totals(const GpuKernel& gk, const ReductionSlots& slots, const std::uint64_t* totals, std::vector<Value>& scalars) {
   for (std::size_t i = 0; i < gk.reductions.size(); ++i) {
@@ -330,18 +346,20 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     const gpu::DeviceInfo& info = c.dev.info();
     const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
     // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
-    // Plain 1-d elementwise kernels take the compact block (runtime/cuda/module.hpp); tiled stencils and
-    // 2-d/3-d kernels keep the occupancy API's, whose rows their tiles are shaped from.
-    const bool compact = rank == 1 && gk->strategy == Strategy::Elementwise && !gk->stencil_columns;
-    Geometry g;
-    if (gk->strategy == Strategy::Cooperative) {
-      std::uint64_t rows = 1;
-      for (int d = 0; d < rank; ++d) rows *= n[d];
-      g = cooperative_geometry(rows, row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1, shape, row_threads_);
-    } else {
-      g = geometry(gk->strategy, rank, n, compact ? main.compact_block_size : main.block_size, shape, wave_cap(waves_, gk->unroll),
-                   gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows, gk->stencil_march);
+    const LaunchChoice choice = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_,
+                                              row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1);
+    const Geometry& g = choice.geometry;
+    LastLaunch& last = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
+    std::uint64_t iterations = 1;
+    for (int d = 0; d < rank; ++d) iterations *= n[d];
+    last.iterations.store(iterations, std::memory_order_relaxed);
+    const unsigned gd[3] = {g.grid.x, g.grid.y, g.grid.z}, bd[3] = {g.block.x, g.block.y, g.block.z};
+    for (int d = 0; d < 3; ++d) {
+      last.grid[d].store(gd[d], std::memory_order_relaxed);
+      last.block[d].store(bd[d], std::memory_order_relaxed);
     }
+    last.per_thread.store(choice.per_thread, std::memory_order_relaxed);
+    last.reason.store(static_cast<int>(choice.reason), std::memory_order_relaxed);
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
     c.pending.push_back(main.name);
     if (!gk->fold_name.empty()) {

@@ -6,11 +6,13 @@
 // geometry and folds the reductions' totals into the host's variables.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
 
+#include "codegen/cuda/launch_model.hpp"
 #include "codegen/cuda/program.hpp"
 #include "ir/interpreter.hpp"
 #include "kiln/abi.hpp"
@@ -112,9 +114,21 @@ class DeviceMachine final : public ir::Machine {
   /// leaves those on their way.
   std::vector<const ir::LaunchStmt*> result_only_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
-  int waves_;       ///< CudaOptions::waves
-  int row_threads_;  ///< CudaOptions::row_threads
-  int sort_items_;   ///< CudaOptions::sort_items
+  LaunchOverrides overrides_;  ///< CudaOptions::waves and row_threads
+  int sort_items_;             ///< CudaOptions::sort_items
+  /// Each kernel's latest launch as the launch model chose it, for diagnostics (relaxed: a report may
+  /// mix two launches' fields, never a torn value).
+  struct LastLaunch {
+    std::atomic<std::uint64_t> iterations{0};
+    std::atomic<unsigned> grid[3] = {}, block[3] = {};
+    std::atomic<int> per_thread{0};
+    std::atomic<int> reason{-1};
+  };
+  std::unique_ptr<LastLaunch[]> last_;
+
+ public:
+  /// Per kernel: its strategy and why (GpuKernel::plan), and its latest launch with the model's reason.
+  std::string describe() const;
 };
 
 }  // namespace kiln::codegen::cuda

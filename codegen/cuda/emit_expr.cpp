@@ -184,6 +184,8 @@ std::string Emitter::expr(const ir::Expr& e) {
         if (auto it = stencil_->loads.find(e.get()); it != stencil_->loads.end()) return stencil_value(it->second);
       if (staged_on_)
         if (auto it = staged_->loads.find(&l); it != staged_->loads.end()) return staged_cell(it->second);
+      if (tiled_on_)
+        if (auto it = tiled_->loads.find(&l); it != tiled_->loads.end()) return tiled_cell(it->second);
       return element(l.array.get(), l.indices);
     }
     case ir::ExprKind::Dim: {

@@ -95,6 +95,7 @@ std::string_view name_of(Strategy s) {
     case Strategy::ArgReduce: return "argmin/argmax reduction";
     case Strategy::Cooperative: return "cooperative rows";
     case Strategy::Staged: return "staged walks";
+    case Strategy::Tiled: return "tiled loop";
   }
   return "?";
 }
@@ -136,11 +137,13 @@ GpuKernel Emitter::emit(std::string& out) {
     unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already";
   }
   plan_staged();
-  if (staged_) {
+  if (!staged_) plan_tiled();
+  if (staged_ || tiled_) {
     k_.unroll = 1;
     unroll_note_.clear();
   }
   plan_stencil();
+  k_.plan = plan_text();
   capture();
 
   // Reduction accumulators and scratch slots.
@@ -204,6 +207,10 @@ GpuKernel Emitter::emit(std::string& out) {
   if (staged_)
     head += "// " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
             " access(es) staged through shared tiles\n";
+  if (tiled_) {
+    head += "// up to " + std::to_string(kTiledThreads) + " rows per block run their loop in rounds of as many steps, " +
+            std::to_string(tiled_->sites.size()) + " load(s) of each step fetched once per block into shared tiles\n";
+  }
   if (!unroll_note_.empty()) head += "// " + unroll_note_ + "\n";
   if (stencil_) {
     const StencilPlan& sp = *stencil_;
@@ -229,6 +236,35 @@ GpuKernel Emitter::emit(std::string& out) {
   }
   if (reducing) fold_kernel(out);
   return k_;
+}
+
+std::string Emitter::plan_text() const {
+  switch (k_.strategy) {
+    case Strategy::Reduce:
+    case Strategy::ArgReduce:
+      return fmt::format("{} reduction(s): blocks of {} threads, at most {} blocks, partials combined in a fixed order", p_.reductions.size(),
+                         kReduceThreads, kMaxReduceBlocks);
+    case Strategy::Cooperative: return coop_->reason;
+    case Strategy::Staged:
+      return fmt::format("a sequential loop walking runs far apart: {} rows per block walk in step, {} access(es) staged", kStagedThreads,
+                         staged_->sites.size());
+    case Strategy::Tiled: {
+      std::int64_t bytes = 0;
+      for (const TiledPlan::Tile& t : tiled_->tiles) bytes += static_cast<std::int64_t>(t.width) * size_of(t.elem) * kTiledThreads;
+      return fmt::format("every row runs one loop over a shared range: {} load(s) of each step fetched once per block of up to {} rows into "
+                         "{} bytes of shared tiles, each row's steps in order{}",
+                         tiled_->sites.size(), kTiledThreads, bytes,
+                         tiled_->min_blocks > 0 ? fmt::format("; {} blocks per SM asked of ptxas", tiled_->min_blocks) : std::string());
+    }
+    case Strategy::Elementwise: break;
+  }
+  if (stencil_)
+    return fmt::format("stencil: {} x 32 elements of the innermost dimension per warp, {} row(s) per thread, neighbours through {}",
+                       stencil_->columns, stencil_->rows, stencil_->mode == StencilMode::Shared ? "shared memory" : "warp shuffles");
+  if (!unroll_note_.empty()) return unroll_note_;
+  if (k_.unroll > 1)
+    return fmt::format("straight-line body: up to {} iterations per thread per round, where the grid still fills the device", k_.unroll);
+  return "one iteration per thread (KILN_CUDA_UNROLL=1)";
 }
 
 void Emitter::loops_and_tail() {
@@ -276,7 +312,7 @@ void Emitter::capture() {
     auto it = dims.used.find(v.get());
     for (int k = 0; k < n.rank; ++k) {
       // A stencil window's loads are guarded by every extent of its array.
-      if ((it != dims.used.end() && it->second[static_cast<std::size_t>(k)]) || (stencil_ && stencil_arrays_.count(v.get()))) {
+      if ((it != dims.used.end() && it->second[static_cast<std::size_t>(k)]) || guarded_arrays_.count(v.get())) {
         n.extent[k] = fresh(n.data + "_n" + std::to_string(k));
         k_.params.push_back({ParamKind::Extent, v.get(), k});
         param_names_.push_back(n.extent[k]);
@@ -323,6 +359,7 @@ void Emitter::loops() {
     case Strategy::ArgReduce: return chunked_loop();
     case Strategy::Cooperative: return cooperative_loops();
     case Strategy::Staged: return staged_loops();
+    case Strategy::Tiled: return tiled_loops();
   }
 }
 
@@ -502,6 +539,8 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (k_.strategy == Strategy::Staged)
     s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
+  else if (k_.strategy == Strategy::Tiled)
+    s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps
     s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(kMarchBlocksPerSm) : std::string()) + ") ";
   s += name + "(";

@@ -83,7 +83,8 @@ std::string emission_settings(const EmitOptions& opts) {
   return "unroll=" + std::to_string(opts.unroll) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
          ";rounds=" + std::to_string(st.rounds) + (opts.cooperative ? "" : ";cooperative=0") +
          (opts.halo_reads ? ";halo_reads=1" : "") +
-         (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "");
+         (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "") +
+         (opts.tiled_min_blocks > 0 ? ";tiled_min_blocks=" + std::to_string(opts.tiled_min_blocks) : "");
 }
 
 std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s) {

@@ -28,35 +28,49 @@
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
-namespace {
 
-/// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
-void flatten(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
+void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out) {
   if (s->kind != ir::StmtKind::Block) {
     out.push_back(s);
     return;
   }
-  for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts) flatten(x, out);
+  for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts) flatten_blocks(x, out);
 }
 
-/// Statements a thread beyond the last row may run as the last row: no loop, no check, no allocation, no
-/// atomic (its stores are suppressed; nothing else it does is seen).
-bool plain(const ir::Stmt& s) {
+bool last_row_safe(const ir::Stmt& s) {
   switch (s->kind) {
     case ir::StmtKind::Let:
     case ir::StmtKind::Assign:
     case ir::StmtKind::Store: return true;
     case ir::StmtKind::Block:
       for (const ir::Stmt& x : s->as<ir::BlockStmt>().stmts)
-        if (!plain(x)) return false;
+        if (!last_row_safe(x)) return false;
       return true;
     case ir::StmtKind::If: {
       const auto& i = s->as<ir::IfStmt>();
-      return plain(i.then_body) && (!i.else_body || plain(i.else_body));
+      return last_row_safe(i.then_body) && (!i.else_body || last_row_safe(i.else_body));
     }
     default: return false;
   }
 }
+
+std::optional<RowLoop> split_at_loop(const ir::Stmt& body) {
+  std::vector<ir::Stmt> stmts;
+  flatten_blocks(body, stmts);
+  std::size_t at = 0;
+  while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For) {
+    if (!last_row_safe(stmts[at])) return std::nullopt;
+    ++at;
+  }
+  if (at == stmts.size()) return std::nullopt;
+  RowLoop r;
+  r.loop = &stmts[at]->as<ir::ForStmt>();
+  r.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
+  r.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
+  return r;
+}
+
+namespace {
 
 /// The loads in `e`, outermost first (a load in another's index too).
 void collect_loads(const ir::Expr& e, std::vector<const ir::LoadExpr*>& out) {
@@ -149,20 +163,12 @@ bool Emitter::staged_spread(const std::vector<ir::Expr>& indices) const {
 void Emitter::plan_staged() {
   // A check or allocation may fail, and a failing thread leaves its iterations: it would miss the barriers.
   if (k_.strategy != Strategy::Elementwise || !p_.array_reductions.empty() || ir::can_fail(p_.body)) return;
-  std::vector<ir::Stmt> stmts;
-  flatten(p_.body, stmts);
-  std::size_t at = 0;
-  while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For) {
-    if (!plain(stmts[at])) return;
-    ++at;
-  }
-  if (at == stmts.size()) return;
+  const std::optional<RowLoop> split = split_at_loop(p_.body);
+  if (!split) return;
   StagedPlan plan;
-  plan.loop = &stmts[at]->as<ir::ForStmt>();
-  plan.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
-  plan.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
+  static_cast<RowLoop&>(plan) = *split;
   std::vector<ir::Stmt> steps;
-  flatten(plan.loop->body, steps);
+  flatten_blocks(plan.loop->body, steps);
   for (const ir::Stmt& s : steps)
     if (s->kind != ir::StmtKind::Let && s->kind != ir::StmtKind::Assign && s->kind != ir::StmtKind::Store) return;
   plan.inner = ir::declared_in(plan.loop->body);
@@ -259,24 +265,7 @@ void Emitter::staged_loops() {
     line("__shared__ " + std::string(sp.sites[i].store ? "" : "const ") + t + "* kiln_at" + n + "[" + T + "];  // each row's step 0");
   }
   line("__shared__ long long kiln_steps[" + T + "];");
-  std::string rows = "kiln_n0";
-  for (int d = 1; d < k_.rank; ++d) rows += " * kiln_n" + std::to_string(d);
-  line("const unsigned long long kiln_rows = " + rows + ";");
-  line("for (unsigned long long kiln_first = (unsigned long long)blockIdx.x * " + T + "; kiln_first < kiln_rows; kiln_first += (unsigned long long)gridDim.x * " + T + ") {");
-  ++depth_;
-  lets_.emplace_back();
-  line("const unsigned kiln_here = (unsigned)min((unsigned long long)" + T + ", kiln_rows - kiln_first);  // rows of this block");
-  line("const bool kiln_live = threadIdx.x < kiln_here;");
-  line("// A thread beyond the last row runs the statements before the loop as the last row (its stores suppressed),");
-  line("// so that every thread reaches the barriers.");
-  bind_row_major("(kiln_first + (kiln_live ? threadIdx.x : kiln_here - 1))");
-  staged_prefix_ = true;
-  for (const ir::Stmt& s : sp.before) {
-    stmt(s);
-    if (s->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign
-  }
-  staged_prefix_ = false;
-  lets_.back().clear();
+  open_block_rows(std::to_string(kStagedThreads), sp.before);
   const ir::ForStmt& f = *sp.loop;
   const std::string begin = expr(f.begin), end = expr(f.end);
   line("{");
@@ -426,11 +415,36 @@ void Emitter::staged_loops() {
   line("}  // the next round's __syncthreads_or: every thread is done with the tiles");
   --depth_;
   line("}");
-  if (!sp.after.empty()) {
+  close_block_rows(sp.after);
+}
+
+void Emitter::open_block_rows(const std::string& T, const std::vector<ir::Stmt>& before) {
+  std::string rows = "kiln_n0";
+  for (int d = 1; d < k_.rank; ++d) rows += " * kiln_n" + std::to_string(d);
+  line("const unsigned long long kiln_rows = " + rows + ";");
+  line("for (unsigned long long kiln_first = (unsigned long long)blockIdx.x * " + T + "; kiln_first < kiln_rows; kiln_first += (unsigned long long)gridDim.x * " + T + ") {");
+  ++depth_;
+  lets_.emplace_back();
+  line("const unsigned kiln_here = (unsigned)min((unsigned long long)" + T + ", kiln_rows - kiln_first);  // rows of this block");
+  line("const bool kiln_live = threadIdx.x < kiln_here;");
+  line("// A thread beyond the last row runs the statements before the loop as the last row (its stores suppressed),");
+  line("// so that every thread reaches the barriers.");
+  bind_row_major("(kiln_first + (kiln_live ? threadIdx.x : kiln_here - 1))");
+  staged_prefix_ = true;
+  for (const ir::Stmt& s : before) {
+    stmt(s);
+    if (s->kind != ir::StmtKind::Let) lets_.back().clear();  // it may store or assign
+  }
+  staged_prefix_ = false;
+  lets_.back().clear();
+}
+
+void Emitter::close_block_rows(const std::vector<ir::Stmt>& after) {
+  if (!after.empty()) {
     line("if (kiln_live) {");
     ++depth_;
     lets_.emplace_back();
-    for (const ir::Stmt& s : sp.after) {
+    for (const ir::Stmt& s : after) {
       stmt(s);
       if (s->kind != ir::StmtKind::Let) lets_.back().clear();
     }

@@ -265,7 +265,7 @@ void Emitter::plan_stencil() {
   plan.halo = plan.march ? halo() : kTileHalo;
   // One bit per body copy records the border elements of a strip.
   if (!plan.tests.empty() && plan.rows * plan.columns > 64) plan.tests.clear(), plan.interior = plan.border = nullptr;
-  for (const auto& G : plan.groups) stencil_arrays_.insert(G.array);
+  for (const auto& G : plan.groups) guarded_arrays_.insert(G.array);
   k_.stencil_columns = plan.columns;
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;

@@ -87,21 +87,53 @@ struct StencilPlan {
   ir::Stmt border;  ///< the body for the border elements: the body with the interior arm emptied
 };
 
+/// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
+void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
+/// Statements a thread beyond a block's last row may run as the last row before a staged or tiled loop: no
+/// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
+bool last_row_safe(const ir::Stmt& s);
+
+/// A parfor body as a loop with statements around it (staged walks, tiled loops): nested blocks flattened, split
+/// at the first top-level loop.
+struct RowLoop {
+  const ir::ForStmt* loop = nullptr;
+  std::vector<ir::Stmt> before, after;  ///< the body's other statements
+};
+/// `body` as a RowLoop whose statements before the loop are last_row_safe; nothing when it has no such loop.
+std::optional<RowLoop> split_at_loop(const ir::Stmt& body);
+
 /// A staged walk (emit_staged.cpp): the parfor body's statements around its loop, and the accesses of the
 /// loop that go through shared tiles.
-struct StagedPlan {
+struct StagedPlan : RowLoop {
   struct Site {
     const ir::VarNode* array = nullptr;
     std::vector<ir::Expr> indices;  ///< the access's indices (its element at the loop's first step, with k = begin)
     bool store = false;
   };
-  const ir::ForStmt* loop = nullptr;
-  std::vector<ir::Stmt> before, after;  ///< the body's other statements (nested blocks flattened)
   ir::VarSet inner;                     ///< variables the loop's body declares or assigns
   ir::LetValues lets;                   ///< the lets before the loop that nothing assigns
   std::vector<Site> sites;              ///< one shared tile each
   std::unordered_map<const ir::LoadExpr*, int> loads;
   std::unordered_map<const ir::StmtNode*, int> stores;
+};
+
+/// A tiled loop (emit_tiled.cpp): the parfor body's statements around its loop, and the loop's loads that
+/// every row of a block makes at the same step (their indices read the loop's index and values the whole
+/// block shares), each given a slot in a shared tile of its element type.
+struct TiledPlan : RowLoop {
+  struct Site {
+    const ir::VarNode* array = nullptr;
+    std::vector<ir::Expr> indices;  ///< the load's indices, functions of the loop's index and uniform values
+    int tile = 0, slot = 0;         ///< its tile, and its place within a step's cells of the tile
+  };
+  struct Tile {
+    DType elem;
+    int width = 0;  ///< cells per step: the sites, padded so that a step's cells are one vector load
+  };
+  std::vector<Site> sites;
+  std::vector<Tile> tiles;
+  std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
+  int min_blocks = 0;  ///< blocks per SM asked of ptxas (__launch_bounds__'s second argument; 0: none)
 };
 
 class Emitter {
@@ -154,6 +186,8 @@ class Emitter {
 
   // the kernel around the body (emit_kernel.cpp)
   void capture();
+  /// GpuKernel::plan: the rule that chose the strategy and the coarsening ceiling, in words.
+  std::string plan_text() const;
   void declare_locals();
   void loops();
   void grid_stride_loops();
@@ -180,6 +214,21 @@ class Emitter {
   void staged_loops();
   /// This thread's cell of a site's tile at the current step.
   std::string staged_cell(int site) const;
+
+  /// Staged walks and tiled loops: a block of `T` consecutive rows (a constant, or blockDim.x; grid-striding over
+  /// blocks), each row
+  /// bound (threads past the last row as the last row, kiln_live false) and its statements `before` the loop
+  /// run (stores only for live rows). Leaves a scope open for the loop.
+  void open_block_rows(const std::string& T, const std::vector<ir::Stmt>& before);
+  /// The statements `after` the loop for live rows, and the end of the block's rows.
+  void close_block_rows(const std::vector<ir::Stmt>& after);
+
+  // tiled loops (emit_tiled.cpp)
+  /// Sets tiled_ and Strategy::Tiled when the parfor's body is a loop the rule admits (see emit_tiled.cpp).
+  void plan_tiled();
+  void tiled_loops();
+  /// A site's cell at the current step of the tiled loop.
+  std::string tiled_cell(int site) const;
 
   // stencils (emit_stencil.cpp)
   void plan_stencil();
@@ -222,14 +271,19 @@ class Emitter {
   std::unordered_set<const ir::VarNode*> coop_loaded_;
   std::optional<StagedPlan> staged_;
   bool staged_on_ = false;      ///< emitting the staged loop's steps: its accesses read and write the tiles
-  bool staged_prefix_ = false;  ///< emitting the statements before it: stores only for live rows
+  /// Emitting the statements before a staged or tiled loop, which threads beyond the block's rows run as its
+  /// last row (they must reach the barriers): stores only for live rows.
+  bool staged_prefix_ = false;
   bool staged_group_ = false;   ///< emitting a step of a group: its staged loads read the group's registers
+  std::optional<TiledPlan> tiled_;
+  bool tiled_on_ = false;  ///< emitting the tiled loop's steps: its planned loads read the tiles
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u
   /// (group, plane dz, window row, round, column offset) -> the expression holding that element in this chunk
   std::map<std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
-  std::unordered_set<const ir::VarNode*> stencil_arrays_;  ///< windows' arrays: every extent is captured
+  /// Arrays whose loads are guarded by every extent (stencil windows, tiles): all their extents are captured.
+  std::unordered_set<const ir::VarNode*> guarded_arrays_;
   /// Marching groups: [plane][window row] -> whether the row's rounds are registers kept across steps.
   std::map<int, std::vector<std::vector<bool>>> march_kept_;
 };

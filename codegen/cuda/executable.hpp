@@ -24,6 +24,8 @@ class Executable : public std::enable_shared_from_this<Executable> {
 
   /// kiln's calling convention; argv[nparams] is a `const ArgMemory*` or null. Returns the status code.
   std::int32_t call(void* const* args, void* result, KernelStatus* status);
+  /// The kernels' launch plans and latest launches (DeviceMachine::describe), for kiln's diagnostics.
+  std::string describe() const { return machine_.describe(); }
 
   /// The module on `dev`, loaded on first use (from the CUBIN when the architecture matches, else from PTX
   /// for a newer device, else recompiled for an older one). `load_us` gets the time a first load took.

@@ -64,6 +64,12 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       g.block.x = kStagedThreads;
       g.grid.x = clamp_to(ceil_div(total, kStagedThreads), dev.max_grid_x);
       return g;
+    case Strategy::Tiled: {  // a row per thread, `threads` (at most kTiledThreads) a block sharing the tiles
+      const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, kTiledThreads));
+      g.block.x = t;
+      g.grid.x = clamp_to(ceil_div(total, t), dev.max_grid_x);
+      return g;
+    }
     case Strategy::Elementwise: {
       const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, 1024)) / 32 * 32;
       g.block = block_shape(rank, counts, t, 128);

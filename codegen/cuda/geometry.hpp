@@ -27,7 +27,7 @@ struct DeviceShape {
 };
 
 /// counts[d]: iterations in dimension d (all > 0). `threads`: block size for elementwise kernels (from the
-/// occupancy API). Elementwise grids give each thread `unroll` iterations of the innermost dimension;
+/// occupancy API) and tiled loops (the launch model's, at most kTiledThreads). Elementwise grids give each thread `unroll` iterations of the innermost dimension;
 /// `waves` > 0 caps a 1-d one at that many full waves of the device (the grid-stride loops cover the rest).
 /// `rows`: iterations of the next-to-last dimension per thread (stencil kernels). Elementwise blocks are
 /// always whole warps wide, which stencil kernels rely on. `march` (3-d stencil kernels that walk their

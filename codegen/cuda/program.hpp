@@ -33,6 +33,11 @@ static_assert(kStagedThreads % 32 == 0, "a full block's cells are laid out by co
 /// A staged walk's steps are unrolled by this many (a group's tile reads go ahead of its arithmetic: a single
 /// row's chain of dependent steps waits on the arithmetic only).
 inline constexpr int kStagedGroup = 16;
+/// Tiled loops (Strategy::Tiled): threads per block at most, which is also the steps of the inner loop a block
+/// stages per round (each thread loads one step of every tiled access). 256 as in the CUDA samples' n-body:
+/// enough steps per barrier pair to amortize it. Fewer rows than fill the SMs at 256 a block take smaller
+/// blocks (launch_model.hpp).
+inline constexpr int kTiledThreads = 256;
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
@@ -78,6 +83,10 @@ enum class Strategy : std::uint8_t {
   /// Rows that each walk a run of consecutive elements in a sequential loop (emit_staged.cpp): a block of
   /// kStagedThreads rows walks in step, staging each chunk of steps through shared memory.
   Staged,
+  /// Rows that all run one sequential loop over the same range, reading arrays at indices of the loop's
+  /// index alone (n-body: every body reads body j at step j; emit_tiled.cpp): a block of kTiledThreads rows
+  /// loads a round of steps into shared memory together, then each row runs them in order from there.
+  Tiled,
 };
 
 std::string_view name_of(Strategy s);
@@ -97,7 +106,10 @@ struct GpuKernel {
   const ir::ParforStmt* parfor = nullptr;
   Strategy strategy = Strategy::Elementwise;
   int rank = 1;
-  int unroll = 1;  ///< iterations per round of the innermost loop (Elementwise and Reduce)
+  /// Iterations per round of the innermost loop (Elementwise and Reduce) at most: the launch model
+  /// (launch_model.hpp) runs fewer per thread where the grid would not fill the device.
+  int unroll = 1;
+  std::string plan;  ///< why the emitter spread the parfor as it did and its coarsening ceiling (diagnostics)
   /// Stencil kernels (emit_stencil.cpp): elements of the innermost dimension per thread (0: not a stencil
   /// kernel, `unroll` applies), and rows of the next dimension per thread.
   int stencil_columns = 0, stencil_rows = 1;

@@ -22,6 +22,7 @@ struct LoadedFunction {
   /// registers and warp slots come back as soon as its own few warps finish rather than all 24.
   int compact_block_size = 256;
   int max_block_size = 1024;  ///< the most threads per block this kernel can be launched with
+  int resident_threads = 2048;  ///< threads of this kernel an SM holds at block_size (the occupancy API's)
 };
 
 /// A module loaded into one device's context, unloaded on destruction.

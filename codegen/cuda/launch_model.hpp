@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The launch model: how a parfor's iterations are spread over a device, decided per kernel in two halves.
+//
+// At emission (emit_kernel.cpp and the planners it calls; GpuKernel::plan says which rule chose what):
+// - the strategy, from the body's form: reductions take fixed geometries (their rounding must not depend on the
+//   device); rows that reduce over a contiguous range are spread over a group of threads (cooperative rows);
+//   rows that walk runs far apart stage them (staged walks); rows that all run one loop over a shared range
+//   share its reads through shared tiles (tiled loops); reads at the index plus small offsets share their
+//   neighbours (stencil forms); anything else runs one iteration per thread in grid-stride loops;
+// - the coarsening ceiling U: iterations of the innermost dimension that one thread may run per round with
+//   their loads in flight together (KILN_CUDA_UNROLL, 4). A body that runs a sequential loop gets U = 1: the
+//   loop is a thread's work already, and every iteration given to a thread is a thread the device lacks.
+//
+// At each launch (choose_launch, from the extents, the kernel's occupancy and the device):
+// - block: the occupancy API's size (1-d elementwise kernels its smallest block with the same resident
+//   threads: blocks retire sooner); the fixed sizes of reductions and stages; tiled loops kTiledThreads rows a
+//   block unless that leaves SMs without a block: then the largest power of two (at least a warp) that gives
+//   every SM one (a row's loop stays on one thread, in order: rows cannot be split, but they can be spread);
+// - coarsening: an elementwise kernel runs U iterations per thread only while the grid still fills the device
+//   kCoarsenWaves times over (iterations / U >= kCoarsenWaves * SMs * resident threads per SM); else one per
+//   thread, since latency is then hidden by threads the device would otherwise leave idle;
+// - grid: enough blocks for the iterations at that rate, capped for 1-d kernels without coarsening at
+//   kMaxWaves resident waves (long-lived blocks stride over the rest; KILN_CUDA_WAVES overrides);
+// - cooperative rows: the group per row from the rows, the row length and the SMs (cooperative_geometry).
+// The rule is a pure function of those inputs; LaunchChoice::reason names the clause that decided.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "codegen/cuda/geometry.hpp"
+#include "codegen/cuda/program.hpp"
+
+namespace kiln::codegen::cuda {
+
+/// Coarsen an elementwise kernel only while its grid fills the device at least this many times over.
+inline constexpr std::uint64_t kCoarsenWaves = 4;
+/// Uncoarsened 1-d elementwise grids are capped at this many resident waves (measured on an H200,
+/// docs/gpu.md: 8 waves of long-lived blocks stream fastest without unrolling).
+inline constexpr int kMaxWaves = 8;
+
+/// What occupancy the loaded kernel has (runtime/cuda/module.hpp's LoadedFunction).
+struct KernelOccupancy {
+  int block_size = 256;          ///< the occupancy API's block size
+  int compact_block_size = 256;  ///< the smallest block with as many resident threads per SM
+  int resident_threads = 2048;   ///< threads per SM resident at block_size
+};
+
+/// The KILN_CUDA_* launch switches (CudaOptions): experiment overrides of the model.
+struct LaunchOverrides {
+  int waves = -1;       ///< KILN_CUDA_WAVES: the 1-d wave cap (0: none; negative: the model's)
+  int row_threads = 0;  ///< KILN_CUDA_ROW_THREADS: threads per cooperative row (0: the model's)
+};
+
+/// Which clause of the model decided a launch (for diagnostics: reason_text).
+enum class LaunchReason : std::uint8_t {
+  FixedReduction,   ///< reductions: geometry from the extents only (the rounding is the device's no matter)
+  Cooperative,      ///< a group of threads per row
+  Staged,           ///< staged walks: kStagedThreads rows per block
+  Tiled,            ///< tiled loop: kTiledThreads rows per block, rounds of as many steps
+  TiledSmallBlocks, ///< tiled loop with few rows: smaller blocks spread them over the SMs
+  Stencil,          ///< stencil form: the warp's strip and rows per thread fixed at emission
+  Coarsened,        ///< U iterations per thread: the grid still fills the device kCoarsenWaves times
+  NotCoarsened,     ///< one per thread: U per thread would leave the device under kCoarsenWaves waves
+  OnePerThread,     ///< emitted without coarsening (U = 1)
+};
+std::string_view reason_text(LaunchReason r);
+
+struct LaunchChoice {
+  Geometry geometry;
+  int per_thread = 1;  ///< innermost iterations a thread runs per round (elementwise kernels)
+  LaunchReason reason = LaunchReason::OnePerThread;
+};
+
+/// The launch of kernel `k` over `counts` (its parfor's iteration counts per dimension, all > 0), on `dev`.
+/// `row_length`: a cooperative kernel's row length when the host knows it (else negative).
+LaunchChoice choose_launch(const GpuKernel& k, const std::uint64_t* counts, const KernelOccupancy& occ, const DeviceShape& dev,
+                           const LaunchOverrides& o, std::int64_t row_length = -1);
+
+}  // namespace kiln::codegen::cuda
