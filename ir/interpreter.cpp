@@ -23,6 +23,11 @@
 namespace kiln::ir {
 namespace {
 
+/// A new array's shape as kiln_rt_alloc writes it: a Python tuple, "(5,)" for rank 1.
+std::string allocation_shape_text(int rank, const std::int64_t* shape) {
+  return rank == 1 ? fmt::format("({},)", shape[0]) : shape_text(rank, shape);
+}
+
 // The interpreter first compiles the tree into closures with every variable resolved to a slot, then runs
 // them: no name lookups and no type dispatch on the hot path.
 
@@ -270,26 +275,24 @@ class Compiler final : public HostScope {
   ArrayDesc new_array(Frame& fr, int site, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
     ArrayDesc d;
     for (int k = 0; k < rank; ++k) d.shape[k] = extents[k];
-    // As kiln_rt_alloc writes it: a Python tuple, "(5,)" for rank 1.
-    const std::string shape = rank == 1 ? fmt::format("({},)", d.shape[0]) : shape_text(rank, d.shape);
     const ArraySize size = array_size(d.shape, rank, size_of(elem));
     if (size.negative_axis >= 0)
       fail(fr, kShapeMismatch,
-           fmt::format("cannot allocate array '{}' of shape {}: negative extent on axis {}", name, shape, size.negative_axis));
+           fmt::format("cannot allocate array '{}' of shape {}: negative extent on axis {}", name,
+                       allocation_shape_text(rank, d.shape), size.negative_axis));
     if (size.too_large)
       fail(fr, kShapeMismatch,
            fmt::format("cannot allocate array '{}' of shape {} with {}-byte elements: its size in bytes exceeds {}", name,
-                       shape, size_of(elem), kMaxArrayBytes));
+                       allocation_shape_text(rank, d.shape), size_of(elem), kMaxArrayBytes));
     for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
     if (machine_) {
-      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes),
-                                  fmt::format("array {} of shape {}", name, shape));
+      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes), NewArray{name, rank, d.shape});
       return d;
     }
     d.data = allocate(elem, size.bytes);
     if (!d.data)
       throw Error(fmt::format("kernel '{}': out of memory allocating array '{}' of shape {} ({} bytes)", fn_.name, name,
-                              shape, size.bytes));
+                              allocation_shape_text(rank, d.shape), size.bytes));
     fr.owned.emplace_back(d.data, &std::free);
     return d;
   }
@@ -736,17 +739,56 @@ struct Executor::Impl {
   }
 };
 
+std::string NewArray::text() const { return fmt::format("array {} of shape {}", name, allocation_shape_text(rank, shape)); }
+
 Executor::Executor(const Function& f, const Machine* machine) : impl_(std::make_unique<Impl>(f, machine)) {}
 Executor::~Executor() = default;
 
 void Executor::run(void* const* args, void* result, void* machine_state) const { run(args, result, machine_state, nullptr); }
 
+namespace {
+
+/// A Frame taken from the calling thread's spares and given back after the run: its slots need no allocation
+/// once the thread has run a function with as many (the host function of every call on a device target runs
+/// here, so a call of a small kernel would otherwise pay for them each time).
+class ThreadFrame {
+ public:
+  ThreadFrame() {
+    if (spares().empty()) {
+      frame_ = std::make_unique<Frame>();
+    } else {
+      frame_ = std::move(spares().back());
+      spares().pop_back();
+    }
+  }
+  ~ThreadFrame() {
+    frame_->owned.clear();  // the run's host arrays it did not hand over
+    frame_->machine_state = nullptr;
+    frame_->results_pending = false;
+    if (spares().size() < kSpares) spares().push_back(std::move(frame_));
+  }
+  ThreadFrame(const ThreadFrame&) = delete;
+  ThreadFrame& operator=(const ThreadFrame&) = delete;
+  Frame& operator*() const { return *frame_; }
+
+ private:
+  static constexpr std::size_t kSpares = 4;  // runs nested on one thread (a machine may run another function)
+  static std::vector<std::unique_ptr<Frame>>& spares() {
+    thread_local std::vector<std::unique_ptr<Frame>> s;
+    return s;
+  }
+  std::unique_ptr<Frame> frame_;
+};
+
+}  // namespace
+
 bool Executor::run(void* const* args, void* result, void* machine_state, PendingRun* pending) const {
   const Impl& m = *impl_;
   const Function& f = m.c.function();
-  Frame fr;
-  fr.scalars.resize(m.c.num_scalars());
-  fr.arrays.resize(m.c.num_arrays());
+  const ThreadFrame frame;
+  Frame& fr = *frame;
+  fr.scalars.assign(m.c.num_scalars(), Value{});
+  fr.arrays.assign(m.c.num_arrays(), ArrayDesc{});
   fr.machine_state = machine_state;
   for (size_t i = 0; i < f.params.size(); ++i) {
     if (f.params[i]->type.is_array()) {

@@ -9,7 +9,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "codegen/cuda/geometry.hpp"
 #include "ir/analysis.hpp"
@@ -103,31 +102,48 @@ CallState::~CallState() {
     gpu::driver().cuEventRecord(host->done, stream);
     dev.host_slots().give_back(host);
   }
-  for (const auto& [p, bytes] : owned_) {
-    gpu::driver().cuMemFreeAsync(p, stream);
-    dev.count_free(bytes);
-  }
+  for (std::size_t i = 0; i < owned_.size(); ++i) free_at_stream(owned_[i].first, owned_[i].second);
 }
 
-CUdeviceptr CallState::alloc(std::size_t bytes, const std::string& what) {
-  if (bytes == 0) return 0;
-  CUdeviceptr p = 0;
-  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, stream);
-  if (r != CUDA_SUCCESS)
-    throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
-                                  r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate",
-                                  what, bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
-  owned_.emplace_back(p, bytes);
+void CallState::free_at_stream(CUdeviceptr p, std::size_t bytes) noexcept {
+  if (async) async->free(p, bytes);
+  else dev.blocks().free(p, bytes);
+  dev.count_free(bytes);
+}
+
+CUresult CallState::try_alloc(std::size_t bytes, CUdeviceptr* p) {
+  const CUresult r = async ? async->allocate(bytes, p) : dev.blocks().allocate(bytes, p);
+  if (r != CUDA_SUCCESS) return r;
+  owned_.push_back({*p, bytes});
   dev.count_alloc(bytes);
+  return r;
+}
+
+void CallState::alloc_failed(CUresult r, std::size_t bytes, std::string_view what) const {
+  throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
+                                r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate", what,
+                                bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
+}
+
+CUdeviceptr CallState::alloc(std::size_t bytes, std::string_view what) {
+  CUdeviceptr p = 0;
+  if (bytes == 0) return p;
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what);
+  return p;
+}
+
+CUdeviceptr CallState::alloc(std::size_t bytes, const ir::NewArray& what) {
+  CUdeviceptr p = 0;
+  if (bytes == 0) return p;
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what.text());
   return p;
 }
 
 void CallState::release(CUdeviceptr p) noexcept {
   for (std::size_t i = 0; i < owned_.size(); ++i) {
     if (owned_[i].first != p) continue;
-    gpu::driver().cuMemFreeAsync(p, stream);
-    dev.count_free(owned_[i].second);
-    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
+    free_at_stream(p, owned_[i].second);
+    owned_.remove(i);
     return;
   }
 }
@@ -135,9 +151,9 @@ void CallState::release(CUdeviceptr p) noexcept {
 bool CallState::adopt(CUdeviceptr p) noexcept {
   for (std::size_t i = 0; i < owned_.size(); ++i) {
     if (owned_[i].first != p) continue;
-    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
-    for (CUdeviceptr& site : sites)
-      if (site == p) site = 0;
+    owned_.remove(i);
+    for (std::size_t k = 0; k < sites.size(); ++k)
+      if (sites[k] == p) sites[k] = 0;
     return true;
   }
   return false;
@@ -161,17 +177,17 @@ void CallState::synchronize(const std::string& kernel) {
                                   "result, or an array element read outside a parfor) while its stream records a graph, "
                                   "where nothing can wait: call it outside kiln::cuda::capture",
                                   kernel));
-  check(gpu::driver().cuStreamSynchronize(stream), fmt::format("kernel '{}'", kernel));
+  if (const CUresult r = gpu::driver().cuStreamSynchronize(stream); r != CUDA_SUCCESS) fail(r, fmt::format("kernel '{}'", kernel));
   pending.clear();
 }
 
-void CallState::check(CUresult r, const std::string& what) const {
-  if (r == CUDA_SUCCESS) return;
-  const std::string launched =
-      pending.empty() ? std::string()
-                      : fmt::format(" (CUDA kernels launched since the last synchronization: {}; KILN_CUDA_SYNC=1 checks "
-                                    "after every launch)",
-                                    fmt::join(pending, ", "));
+void CallState::fail(CUresult r, std::string_view what) const {
+  std::string launched;
+  for (std::size_t i = 0; i < pending.size(); ++i) launched += (i ? ", " : "") + *pending[i];
+  if (!launched.empty())
+    launched = fmt::format(" (CUDA kernels launched since the last synchronization: {}; KILN_CUDA_SYNC=1 checks after "
+                           "every launch)",
+                           launched);
   throw DeviceError(fmt::format("{}: the GPU reported {}{}", what, gpu::error_text(r), launched));
 }
 
@@ -225,9 +241,9 @@ void DeviceMachine::write(Frame& fr, void* element, const void* in, std::size_t 
   c.synchronize(prog_->function->name);  // `in` lives on the executor's stack
 }
 
-void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const std::string& what) const {
+void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const ir::NewArray& what) const {
   CallState& c = call_of(fr);
-  if (c.sites.size() <= static_cast<std::size_t>(site)) c.sites.resize(static_cast<std::size_t>(site) + 1, 0);
+  c.sites.grow(static_cast<std::size_t>(site) + 1, 0);
   CUdeviceptr& current = c.sites[static_cast<std::size_t>(site)];
   if (current) c.release(current);  // the site runs again: its previous array's scope has ended
   current = 0;
@@ -342,13 +358,13 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
                    gk->stencil_columns ? gk->stencil_columns : gk->unroll, gk->stencil_rows);
     }
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
-    c.pending.push_back(main.name);
+    c.pending.push_back(&main.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());
       void* fold_params[] = {&scratch, &blocks};
       const gpu::LoadedFunction& fold = c.module.function(static_cast<std::size_t>(gk->fold_entry));
       gpu::launch(c.stream, fold, {1, 1, 1}, {static_cast<unsigned>(kMaxReduceBlocks), 1, 1}, fold_params);
-      c.pending.push_back(fold.name);
+      c.pending.push_back(&fold.name);
     }
     if (sync_each_ && !(c.async && c.async->recording)) c.synchronize(name);
     // An asynchronous call's status is read when its stream is synchronized (runtime/cuda/stream_state.hpp).

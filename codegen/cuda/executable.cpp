@@ -106,9 +106,10 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
-  const int ord = dev.info().ordinal;
+  const auto ord = static_cast<std::size_t>(dev.info().ordinal);
+  if (const gpu::Module* m = loaded_.at(ord).load(std::memory_order_acquire)) return *m;
   std::lock_guard lock(mutex_);
-  auto& slot = modules_.at(static_cast<std::size_t>(ord));
+  auto& slot = modules_.at(ord);
   if (!slot) {
     const std::string arch = dev.info().arch();
     const std::vector<std::string> names = program_->entries();
@@ -119,6 +120,7 @@ const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
     } else {
       slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us, cuda_.block_size);
     }
+    loaded_[ord].store(slot.get(), std::memory_order_release);
   }
   return *slot;
 }
@@ -169,7 +171,8 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
           src = staging.back().data();
         }
         dev.count_transfer();
-        gpu::check(d.cuMemcpyHtoDAsync(dp, src, bytes, stream), "copying argument '" + p->name + "' to the device");
+        if (const CUresult r = d.cuMemcpyHtoDAsync(dp, src, bytes, stream); r != CUDA_SUCCESS)
+          call.fail(r, "copying argument '" + p->name + "' to the device");
       }
       device_descs[i] = dense_like(*host, rank, reinterpret_cast<void*>(dp));
       copies.push_back({i, host, device_descs[i]});
@@ -198,7 +201,8 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   call.synchronize(f.name);  // a kernel that failed is named here, before any copy could report it instead
 
   // Written host arrays go back (each once, also when passed twice); nothing else is copied.
-  std::vector<std::pair<const HostCopy*, std::vector<char>*>> scatter;
+  bool copied = false;  // whether anything is on its way back (else the call has waited for everything already)
+  std::vector<std::pair<const HostCopy*, const char*>> scatter;  // staged data, not the vector: staging grows
   for (const auto& c : copies) {
     const ir::Var& p = f.params[c.param];
     const int rank = p->type.rank;
@@ -209,15 +213,15 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
       if (&other != &c && other.device.data == c.device.data && other.param < c.param && ((written_ >> other.param) & 1u)) first = false;
     if (!first) continue;
     dev.count_transfer();
-    if (is_dense(*c.host, rank)) {
-      call.check(d.cuMemcpyDtoHAsync(c.host->data, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
-                 "copying argument '" + p->name + "' back from the device");
-    } else {
+    void* to = c.host->data;
+    if (!is_dense(*c.host, rank)) {
       staging.emplace_back(bytes);
-      call.check(d.cuMemcpyDtoHAsync(staging.back().data(), reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
-                 "copying argument '" + p->name + "' back from the device");
-      scatter.emplace_back(&c, &staging.back());
+      to = staging.back().data();
+      scatter.emplace_back(&c, staging.back().data());
     }
+    if (const CUresult r = d.cuMemcpyDtoHAsync(to, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream); r != CUDA_SUCCESS)
+      call.fail(r, "copying argument '" + p->name + "' back from the device");
+    copied = true;
   }
 
   using HostBuffer = std::unique_ptr<void, decltype(&std::free)>;
@@ -232,13 +236,15 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     if (!host_results.back()) throw std::bad_alloc();
     if (bytes > 0) dev.count_transfer();
     if (bytes > 0)
-      call.check(d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream),
-                 "copying the result array " + r.array->name + " from the device");
+      if (const CUresult e = d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream);
+          e != CUDA_SUCCESS)
+        call.fail(e, "copying the result array " + r.array->name + " from the device");
+    copied |= bytes > 0;
     out_descs.push_back(dense_like(r.device, rank, host_results.back().get()));
   }
-  call.synchronize(f.name);
+  if (copied) call.synchronize(f.name);
   for (const auto& [c, buf] : scatter) {
-    const char* in = buf->data();
+    const char* in = buf;
     const std::int64_t esize = size_of(f.params[c->param]->type.elem);
     each_element(*c->host, f.params[c->param]->type.rank, esize, [&](std::int64_t off) {
       std::memcpy(static_cast<char*>(c->host->data) + off, in, static_cast<std::size_t>(esize));
@@ -269,17 +275,18 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
                                   "outside kiln::cuda::capture",
                                   f.name));
 
-  std::vector<ArrayDesc> device_results(f.tuple.size() + 1);
-  std::vector<void*> outs;
-  if (f.result || f.result_array) outs.push_back(f.result_array ? &device_results[0] : result);
+  // On the stack: this is on the path of every call (a tuple has at most ir::kMaxResults members).
+  std::array<ArrayDesc, ir::kMaxResults + 1> device_results;
+  std::array<void*, ir::kMaxResults + 1> outs{};
+  std::size_t nouts = 0;
+  if (f.result || f.result_array) outs[nouts++] = f.result_array ? &device_results[0] : result;
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
-    outs.push_back(f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i]);
+    outs[nouts++] = f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i];
   call.may_defer = memory.pending != nullptr;
   ir::PendingRun pending;
   bool results_pending = false;
   try {
-    results_pending = host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0],
-                                &call, &pending);
+    results_pending = host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs[0], &call, &pending);
   } catch (const KernelFailed& failed) {
     return failed.code;  // a check on the host side: reported now, like a synchronous call's
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,8 @@ class Executable : public std::enable_shared_from_this<Executable> {
   std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
   std::mutex mutex_;           // guards modules_
   std::array<std::unique_ptr<gpu::Module>, 64> modules_;
+  /// modules_ once loaded: every call looks its module up, so finding a loaded one takes no lock.
+  std::array<std::atomic<const gpu::Module*>, 64> loaded_{};
 };
 
 }  // namespace kiln::codegen::cuda

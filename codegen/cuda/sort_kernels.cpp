@@ -241,7 +241,7 @@ std::vector<std::string> sort_entries() {
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, const std::string& what) {
+                    std::int64_t n, const std::string& what, const std::string& label) {
   const std::int64_t total = rows * n;
   if (total <= 0) return;
   const gpu::Module& m = sort_module(call.dev, t);
@@ -264,7 +264,7 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
     std::vector<void*> p(params);
     gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {block, 1, 1}, p.data());
   };
-  call.pending.push_back("kiln's sort of " + what);
+  call.pending.push_back(&label);
   std::int64_t nn = n, tt = tiles, tot = total;
   CUdeviceptr k = keys;
   launch(kEncode, grid_for(total), kThreads, {&k, &code[0], &pos[0], &tot, &nn, &carry});
@@ -291,14 +291,14 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const int keys = scope.array(s.keys.get()), positions = s.positions ? scope.array(s.positions.get()) : -1;
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
-  const std::string what = s.keys->name;
-  return [keys, positions, t, rank, what](ir::Frame& fr) {
+  const std::string what = s.keys->name, label = "kiln's sort of " + what;
+  return [keys, positions, t, rank, what, label](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
     sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
-                   d.shape[rank - 1], what);
+                   d.shape[rank - 1], what, label);
   };
 }
 

@@ -462,6 +462,7 @@ class Kernel {
 
   /// The same kernel compiled for another target (shares the kernel's compiled signatures table).
   Kernel on(Target t) const {
+    if (t == opts_.target) return *this;  // `kernel.async(s)(...)` on every call of a pipeline: no options lookup
     Options o = opts_;
     o.target = t;
     return Kernel(core_, o);
