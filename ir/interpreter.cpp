@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ir/interpreter.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -829,8 +830,8 @@ void Executor::finish(const PendingRun& run, void* result) const {
 void Executor::write_scalar_members(Frame& fr, void* result) const {
   const Impl& m = *impl_;
   const Function& f = m.c.function();
-  const size_t n = m.member_fns.size();
-  std::vector<Value> values(n);
+  const size_t n = m.member_fns.size();  // at most kMaxResults
+  std::array<Value, kMaxResults> values{};
   for (size_t i = 0; i < n; ++i)
     if (m.member_fns[i]) values[i] = m.member_fns[i](fr);
   void* const* outs = f.returns_tuple() ? static_cast<void* const*>(result) : &result;

@@ -11,14 +11,17 @@
 //   hand launch+sync     the hand launch followed by cuStreamSynchronize
 //   kiln sync            the synchronous call kernel(x, y, a) on DeviceArrays (it waits for its kernel)
 // With KILN_CUDA_DRIVER naming a stand-in driver that runs nothing (tests/fake_cuda_driver.cpp), the host
-// columns measure kiln's own work per call against the bare driver call, on any machine.
+// columns measure kiln's own work per call against the bare driver call, on any machine. The last column
+// counts the C++ heap allocations per call (this program replaces operator new to count them).
 //   kiln-bench-gpu-calls [--n N] [--calls C] [--reps R]
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,19 @@
 #include "runtime/cuda/context.hpp"
 #include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/module.hpp"
+
+// Every C++ heap allocation of the process, counted: the benchmark reports them per call.
+namespace {
+std::atomic<std::uint64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -50,6 +66,7 @@ struct Row {
   const char* name;
   std::function<void()> call;  ///< one call
   std::vector<double> host, wall;
+  std::uint64_t allocations = 0;  ///< C++ heap allocations in the timed loops
 };
 
 }  // namespace
@@ -125,9 +142,11 @@ int main(int argc, char** argv) {
   const std::uint64_t transfers0 = kiln::cuda::memory_stats().host_transfers;
   for (int r = 0; r < reps; ++r) {
     for (Row& row : rows) {
+      const std::uint64_t a0 = g_allocations.load(std::memory_order_relaxed);
       const auto t0 = Clock::now();
       for (int c = 0; c < calls; ++c) row.call();
       const auto t1 = Clock::now();
+      row.allocations += g_allocations.load(std::memory_order_relaxed) - a0;
       s.synchronize();
       kiln::cuda::synchronize();
       const auto t2 = Clock::now();
@@ -140,13 +159,14 @@ int main(int argc, char** argv) {
 
   std::printf("device: %s\n", dev.info().name.c_str());
   std::printf("%d back-to-back calls of y = x * a on %lld floats, one stream; per call, median of %d rounds\n", calls, n, reps);
-  std::printf("%-20s %10s %10s %12s %12s\n", "row", "host us", "wall us", "host/hand", "wall/hand");
+  std::printf("%-20s %10s %10s %12s %12s %12s\n", "row", "host us", "wall us", "host/hand", "wall/hand", "allocs/call");
   const double hand_host[3] = {median(rows[0].host), median(rows[2].host), median(rows[4].host)};
   const double hand_wall[3] = {median(rows[0].wall), median(rows[2].wall), median(rows[4].wall)};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::size_t pair = i / 2;  // each kiln row against the hand row before it
-    std::printf("%-20s %10.3f %10.3f %12.3f %12.3f\n", rows[i].name, median(rows[i].host), median(rows[i].wall),
-                median(rows[i].host) / hand_host[pair], median(rows[i].wall) / hand_wall[pair]);
+    std::printf("%-20s %10.3f %10.3f %12.3f %12.3f %12.2f\n", rows[i].name, median(rows[i].host), median(rows[i].wall),
+                median(rows[i].host) / hand_host[pair], median(rows[i].wall) / hand_wall[pair],
+                static_cast<double>(rows[i].allocations) / (static_cast<double>(reps) * calls));
   }
   std::printf("kiln host transfers while timed: %llu (the synchronous row waits, but copies nothing)\n",
               static_cast<unsigned long long>(transfers));

@@ -15,6 +15,7 @@
 #include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/deferred_scalars.hpp"
 #include "ir/analysis.hpp"
+#include "ir/argument_access.hpp"
 #include "ir/builder.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -139,9 +140,10 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   CallState call(dev, module, *program_, status, async);
   const CUstream stream = call.stream;
   if (async) return call_async(args, result, call, *memory);
-  std::vector<void*> argv(args, args + nparams);
+  SmallArray<void*, ir::ArgumentAccess::kMaxParams> argv(nparams);
+  std::copy(args, args + nparams, argv.data());
   std::vector<HostCopy> copies;
-  std::vector<ArrayDesc> device_descs(nparams);
+  SmallArray<ArrayDesc, ir::ArgumentAccess::kMaxParams> device_descs(nparams);
   std::vector<std::vector<char>> staging;
   for (std::size_t i = 0; i < nparams; ++i) {
     const ir::Var& p = f.params[i];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// A list whose first N elements live inside it: what one kernel call keeps (its few allocations, its launches)
-// needs no heap allocation, which a call of a small kernel would otherwise pay a few times over.
+// Containers whose first N elements live inside them: what one kernel call keeps (its arguments, its few
+// allocations, its launches) needs no heap allocation, which a call of a small kernel would otherwise pay a
+// few times over.
 #pragma once
 
 #include <array>
@@ -41,6 +42,22 @@ class SmallList {
   std::array<T, N> inline_{};
   std::vector<T> spill_;
   std::size_t size_ = 0;
+};
+
+/// n elements in one block: inside the object when n <= N (a kernel's usual parameters), else on the heap.
+template <class T, std::size_t N>
+class SmallArray {
+ public:
+  explicit SmallArray(std::size_t n) : n_(n) {
+    if (n > N) heap_.resize(n);
+  }
+  T* data() { return n_ <= N ? inline_.data() : heap_.data(); }
+  T& operator[](std::size_t i) { return data()[i]; }
+
+ private:
+  std::size_t n_;
+  std::array<T, N> inline_{};
+  std::vector<T> heap_;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -625,9 +625,16 @@ ArgValue make_arg(X&& x) {
     return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), 1, &n, &s,
                                              !std::is_const_v<T>, "std::span");
   } else if constexpr (requires { x.desc(); x.rank(); x.device(); }) {  // kiln::DeviceArray (kiln/device.hpp)
-    const ArrayDesc d = x.desc();
+    // Its shape passed kiln's rule when it was made (DeviceArray checks every shape it takes): not again here,
+    // on the path of every call of a device-resident pipeline.
     using T = std::remove_cvref_t<decltype(*x.data())>;
-    ArgValue a = array_arg(static_cast<T*>(d.data), x.rank(), d.shape, d.strides, !is_const, "kiln::DeviceArray");
+    ArgValue a;
+    a.is_array = true;
+    a.dtype = kiln::dtype_of<T>();
+    a.rank = x.rank();
+    a.writable = !is_const;
+    a.cpp_type = "kiln::DeviceArray";
+    a.array = x.desc();
     a.on_device = true;
     a.device = x.device();
     return a;
