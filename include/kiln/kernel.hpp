@@ -685,12 +685,17 @@ void append_arg(ArgValue* av, std::size_t& k, X&& x) {
 /// The type-erased arguments of one call, one per kernel parameter.
 template <class Params, class... A>
 std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> make_args(A&&... args) {
-  std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> av{};
-  std::size_t k = 0;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (append_arg<std::tuple_element_t<I, Params>>(av.data(), k, std::forward<A>(args)), ...);
-  }(std::index_sequence_for<A...>{});
-  return av;
+  // One argument per parameter (no complex scalar parameter): each made in place, on the path of every call.
+  if constexpr (param_offsets<Params>()[sizeof...(A)] == sizeof...(A)) {
+    return {make_arg(std::forward<A>(args))...};
+  } else {
+    std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> av{};
+    std::size_t k = 0;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (append_arg<std::tuple_element_t<I, Params>>(av.data(), k, std::forward<A>(args)), ...);
+    }(std::index_sequence_for<A...>{});
+    return av;
+  }
 }
 
 }  // namespace detail
