@@ -45,16 +45,18 @@ CUresult StreamState::allocate(std::size_t bytes, CUdeviceptr* p) {
   if (r == CUDA_SUCCESS) {
     std::lock_guard lock(recorded_mutex_);
     recorded_.push_back(*p);
+    nrecorded_.store(recorded_.size(), std::memory_order_release);
   }
   return r;
 }
 
 void StreamState::free(CUdeviceptr p, std::size_t bytes) noexcept {
   bool recorded = recording != nullptr;
-  {
+  if (nrecorded_.load(std::memory_order_acquire) > 0) {
     std::lock_guard lock(recorded_mutex_);
     if (const auto at = std::find(recorded_.begin(), recorded_.end(), p); at != recorded_.end()) {
       recorded_.erase(at);
+      nrecorded_.store(recorded_.size(), std::memory_order_release);
       recorded = true;
     }
   }

@@ -10,6 +10,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,7 @@ struct StreamState {
   std::unique_ptr<gpu::StreamBlocks> blocks_;
   std::mutex recorded_mutex_;  // guards recorded_
   std::vector<CUdeviceptr> recorded_;  ///< allocated while a graph was recorded, not yet freed
+  std::atomic<std::size_t> nrecorded_{0};  ///< recorded_.size(): a free looks there (under the lock) only if any
 };
 
 /// A captured graph: its executable form, and the status slots of its calls (owned for the graph's life).
