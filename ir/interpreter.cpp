@@ -752,21 +752,43 @@ namespace {
 /// A Frame taken from the calling thread's spares and given back after the run: its slots need no allocation
 /// once the thread has run a function with as many (the host function of every call on a device target runs
 /// here, so a call of a small kernel would otherwise pay for them each time).
+///
+/// Kernels may run while the process exits (docs/architecture.md, "Exit"), after the thread's thread_local
+/// objects are gone: the spares are reached through a plain pointer, which their owner clears when it goes,
+/// and a run after that takes a frame of its own.
 class ThreadFrame {
+  using Spares = std::vector<std::unique_ptr<Frame>>;
+  enum class State : unsigned char { unused, live, gone };
+  struct Owner {
+    ~Owner() {
+      delete spares;
+      spares = nullptr;
+      state = State::gone;
+    }
+  };
+  static thread_local Spares* spares;  // trivially destructible: readable at any time
+  static thread_local State state;
+  static thread_local Owner owner;
+
  public:
   ThreadFrame() {
-    if (spares().empty()) {
-      frame_ = std::make_unique<Frame>();
+    if (state == State::unused) {
+      spares = new Spares;
+      state = State::live;
+      (void)&owner;  // constructed now, so that it frees the spares when the thread ends
+    }
+    if (spares && !spares->empty()) {
+      frame_ = std::move(spares->back());
+      spares->pop_back();
     } else {
-      frame_ = std::move(spares().back());
-      spares().pop_back();
+      frame_ = std::make_unique<Frame>();
     }
   }
   ~ThreadFrame() {
     frame_->owned.clear();  // the run's host arrays it did not hand over
     frame_->machine_state = nullptr;
     frame_->results_pending = false;
-    if (spares().size() < kSpares) spares().push_back(std::move(frame_));
+    if (spares && spares->size() < kSpares) spares->push_back(std::move(frame_));
   }
   ThreadFrame(const ThreadFrame&) = delete;
   ThreadFrame& operator=(const ThreadFrame&) = delete;
@@ -774,12 +796,12 @@ class ThreadFrame {
 
  private:
   static constexpr std::size_t kSpares = 4;  // runs nested on one thread (a machine may run another function)
-  static std::vector<std::unique_ptr<Frame>>& spares() {
-    thread_local std::vector<std::unique_ptr<Frame>> s;
-    return s;
-  }
   std::unique_ptr<Frame> frame_;
 };
+
+thread_local ThreadFrame::Spares* ThreadFrame::spares = nullptr;
+thread_local ThreadFrame::State ThreadFrame::state = ThreadFrame::State::unused;
+thread_local ThreadFrame::Owner ThreadFrame::owner;
 
 }  // namespace
 

@@ -51,6 +51,21 @@ Counter::Counter(const char* n) : name(n) {
   static Counter counter_##fn{#fn};     \
   counter_##fn.calls.fetch_add(1, std::memory_order_relaxed)
 
+// A driver function that only counts its calls and succeeds; one that destroys a handle.
+#define FAKE_SUCCEEDS(fn, ...)                                    \
+  CUresult CUDAAPI fn(__VA_ARGS__) {                              \
+    static Counter counter{#fn};                                  \
+    counter.calls.fetch_add(1, std::memory_order_relaxed);        \
+    return CUDA_SUCCESS;                                          \
+  }
+#define FAKE_DESTROYS(fn, Handle)                                 \
+  CUresult CUDAAPI fn(Handle h) {                                 \
+    static Counter counter{#fn};                                  \
+    counter.calls.fetch_add(1, std::memory_order_relaxed);        \
+    delete_handle(h);                                             \
+    return CUDA_SUCCESS;                                          \
+  }
+
 constexpr int kDevices = 2;
 struct FakeContext {
   int device;
@@ -81,6 +96,12 @@ void free_device_memory(void* p) {
 
 CUdeviceptr dptr(void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 void* hptr(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
+
+CUresult allocate(CUdeviceptr* p, std::size_t bytes) {
+  if (out_of_memory()) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = dptr(device_memory(bytes));
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
 
 }  // namespace
 
@@ -113,10 +134,7 @@ __attribute__((visibility("default"))) void kiln_fake_cuda_fail_allocations(int 
 /// Device allocations (cuMemAlloc, cuMemAllocAsync) not yet freed.
 __attribute__((visibility("default"))) long long kiln_fake_cuda_live_allocations() { return g_live.load(); }
 
-CUresult CUDAAPI cuInit(unsigned int) {
-  FAKE_COUNT(cuInit);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuInit, unsigned int)
 CUresult CUDAAPI cuDriverGetVersion(int* v) {
   FAKE_COUNT(cuDriverGetVersion);
   *v = 13000;
@@ -163,10 +181,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
   *c = reinterpret_cast<CUcontext>(&g_contexts[d]);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
-  FAKE_COUNT(cuDevicePrimaryCtxRelease);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuDevicePrimaryCtxRelease, CUdevice)
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext c) {
   FAKE_COUNT(cuCtxSetCurrent);
   t_current = c;
@@ -177,64 +192,33 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* c) {
   *c = t_current;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxSetLimit(CUlimit, size_t) {
-  FAKE_COUNT(cuCtxSetLimit);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuCtxSynchronize(void) {
-  FAKE_COUNT(cuCtxSynchronize);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuCtxSetLimit, CUlimit, size_t)
+FAKE_SUCCEEDS(cuCtxSynchronize)
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
   FAKE_COUNT(cuStreamCreate);
   *s = new_handle<CUstream>();
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamDestroy(CUstream s) {
-  FAKE_COUNT(cuStreamDestroy);
-  delete_handle(s);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuStreamSynchronize(CUstream) {
-  FAKE_COUNT(cuStreamSynchronize);
-  return CUDA_SUCCESS;
-}
+FAKE_DESTROYS(cuStreamDestroy, CUstream)
+FAKE_SUCCEEDS(cuStreamSynchronize, CUstream)
 CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
   FAKE_COUNT(cuEventCreate);
   *e = new_handle<CUevent>();
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventDestroy(CUevent e) {
-  FAKE_COUNT(cuEventDestroy);
-  delete_handle(e);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuEventRecord(CUevent, CUstream) {
-  FAKE_COUNT(cuEventRecord);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuEventSynchronize(CUevent) {
-  FAKE_COUNT(cuEventSynchronize);
-  return CUDA_SUCCESS;
-}
+FAKE_DESTROYS(cuEventDestroy, CUevent)
+FAKE_SUCCEEDS(cuEventRecord, CUevent, CUstream)
+FAKE_SUCCEEDS(cuEventSynchronize, CUevent)
 CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent, CUevent) {
   FAKE_COUNT(cuEventElapsedTime);
   *ms = 0;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventQuery(CUevent) {
-  FAKE_COUNT(cuEventQuery);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
-  FAKE_COUNT(cuStreamWaitEvent);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuEventQuery, CUevent)
+FAKE_SUCCEEDS(cuStreamWaitEvent, CUstream, CUevent, unsigned int)
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   FAKE_COUNT(cuMemAlloc);
-  if (out_of_memory()) return CUDA_ERROR_OUT_OF_MEMORY;
-  *p = dptr(device_memory(bytes));
-  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  return allocate(p, bytes);
 }
 CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
   FAKE_COUNT(cuMemFree);
@@ -243,9 +227,7 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
 }
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t bytes, CUstream) {
   FAKE_COUNT(cuMemAllocAsync);
-  if (out_of_memory()) return CUDA_ERROR_OUT_OF_MEMORY;
-  *p = dptr(device_memory(bytes));
-  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  return allocate(p, bytes);
 }
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream) {
   FAKE_COUNT(cuMemFreeAsync);
@@ -285,10 +267,7 @@ CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D* m, CUstream) {
   for (std::size_t r = 0; r < m->Height; ++r) std::memcpy(dst + r * m->dstPitch, src + r * m->srcPitch, m->WidthInBytes);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamBeginCapture(CUstream, CUstreamCaptureMode) {
-  FAKE_COUNT(cuStreamBeginCapture);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuStreamBeginCapture, CUstream, CUstreamCaptureMode)
 CUresult CUDAAPI cuStreamEndCapture(CUstream, CUgraph* g) {
   FAKE_COUNT(cuStreamEndCapture);
   *g = new_handle<CUgraph>();
@@ -304,20 +283,9 @@ CUresult CUDAAPI cuGraphInstantiate(CUgraphExec* e, CUgraph, unsigned long long)
   *e = new_handle<CUgraphExec>();
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec, CUstream) {
-  FAKE_COUNT(cuGraphLaunch);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec e) {
-  FAKE_COUNT(cuGraphExecDestroy);
-  delete_handle(e);
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuGraphDestroy(CUgraph g) {
-  FAKE_COUNT(cuGraphDestroy);
-  delete_handle(g);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuGraphLaunch, CUgraphExec, CUstream)
+FAKE_DESTROYS(cuGraphExecDestroy, CUgraphExec)
+FAKE_DESTROYS(cuGraphDestroy, CUgraph)
 CUresult CUDAAPI cuGraphGetNodes(CUgraph, CUgraphNode*, size_t* n) {
   FAKE_COUNT(cuGraphGetNodes);
   *n = 0;
@@ -329,10 +297,7 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* p, CUdevice d) {
   *p = reinterpret_cast<CUmemoryPool>(&pools[d]);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void*) {
-  FAKE_COUNT(cuMemPoolSetAttribute);
-  return CUDA_SUCCESS;
-}
+FAKE_SUCCEEDS(cuMemPoolSetAttribute, CUmemoryPool, CUmemPool_attribute, void*)
 CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool, CUmemPool_attribute, void* v) {
   FAKE_COUNT(cuMemPoolGetAttribute);
   *static_cast<cuuint64_t*>(v) = 0;
@@ -358,11 +323,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* m, const void*) {
   *m = new_handle<CUmodule>();
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuModuleUnload(CUmodule m) {
-  FAKE_COUNT(cuModuleUnload);
-  delete_handle(m);
-  return CUDA_SUCCESS;
-}
+FAKE_DESTROYS(cuModuleUnload, CUmodule)
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule, const char*) {
   FAKE_COUNT(cuModuleGetFunction);
   static long long functions;  // every kernel is the same no-op

@@ -67,6 +67,32 @@ bool arg_takes(ReduceOp op, const ArgClauses& c, T x, T v, std::int64_t i) {
   return take;
 }
 
+/// A launch's bound as the host evaluates it at every launch: a constant and an argument's extent are read
+/// directly (the usual `0` and `x.shape(0)`), anything else through the executor's closure.
+class LaunchBound {
+ public:
+  LaunchBound(const ir::Expr& e, ir::HostScope& scope) {
+    if (e->kind == ir::ExprKind::Const) {
+      constant_ = e->as<ir::ConstExpr>().i;
+    } else if (e->kind == ir::ExprKind::Dim) {
+      slot_ = scope.array(e->as<ir::DimExpr>().array.get());
+      axis_ = e->as<ir::DimExpr>().axis;
+    } else {
+      value_ = scope.value(e);
+    }
+  }
+  std::int64_t operator()(Frame& fr) const {
+    if (value_) return value_(fr).i64;
+    if (slot_ >= 0) return fr.arrays[static_cast<std::size_t>(slot_)].shape[axis_];
+    return constant_;
+  }
+
+ private:
+  std::int64_t constant_ = 0;
+  int slot_ = -1, axis_ = 0;
+  std::function<Value(Frame&)> value_;
+};
+
 }  // namespace
 
 // ---- CallState ----------------------------------------------------------------------------------------
@@ -263,10 +289,10 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
   if (static_cast<std::size_t>(l.kernel) >= prog_->gpu_kernels.size() || prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)].parfor != &p)
     backend_error(prog_->function->name, fmt::format("launch {} is not a kernel of the emitted program", l.kernel));
   const GpuKernel* gk = &prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)];
-  std::vector<std::function<Value(Frame&)>> begins, ends;
+  std::vector<LaunchBound> begins, ends;
   for (std::size_t d = 0; d < p.indices.size(); ++d) {
-    begins.push_back(scope.value(p.begins[d]));
-    ends.push_back(scope.value(p.ends[d]));
+    begins.emplace_back(p.begins[d], scope);
+    ends.emplace_back(p.ends[d], scope);
   }
   struct Binding {
     ParamKind kind;
@@ -308,7 +334,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     std::int64_t b[kMaxRank] = {};
     std::uint64_t n[kMaxRank] = {};
     for (int d = 0; d < rank; ++d) {
-      const std::int64_t lo = begins[static_cast<std::size_t>(d)](fr).i64, hi = ends[static_cast<std::size_t>(d)](fr).i64;
+      const std::int64_t lo = begins[static_cast<std::size_t>(d)](fr), hi = ends[static_cast<std::size_t>(d)](fr);
       if (hi <= lo) return;  // empty: nothing runs, and every reduction keeps its value
       b[d] = lo;
       n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -277,13 +278,16 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
                                   "outside kiln::cuda::capture",
                                   f.name));
 
-  // On the stack: this is on the path of every call (a tuple has at most ir::kMaxResults members).
-  std::array<ArrayDesc, ir::kMaxResults + 1> device_results;
+  // On the stack, and a tuple's only for a tuple: this is on the path of every call (a tuple has at most
+  // ir::kMaxResults members).
+  ArrayDesc single;
+  std::optional<std::array<ArrayDesc, ir::kMaxResults>> members;
+  if (!f.tuple.empty()) members.emplace();
   std::array<void*, ir::kMaxResults + 1> outs{};
   std::size_t nouts = 0;
-  if (f.result || f.result_array) outs[nouts++] = f.result_array ? &device_results[0] : result;
+  if (f.result || f.result_array) outs[nouts++] = f.result_array ? &single : result;
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
-    outs[nouts++] = f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i];
+    outs[nouts++] = f.tuple[i].array ? &(*members)[i] : static_cast<void* const*>(result)[i];
   call.may_defer = memory.pending != nullptr;
   ir::PendingRun pending;
   bool results_pending = false;
@@ -328,9 +332,9 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
     }
     *static_cast<ArrayDesc*>(out) = dense_like(dev_desc, rank, reinterpret_cast<void*>(p));
   };
-  if (f.result_array) hand_over(f.result_array, device_results[0], result);
+  if (f.result_array) hand_over(f.result_array, single, result);
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
-    if (f.tuple[i].array) hand_over(f.tuple[i].array, device_results[i + 1], static_cast<void* const*>(result)[i]);
+    if (f.tuple[i].array) hand_over(f.tuple[i].array, (*members)[i], static_cast<void* const*>(result)[i]);
   return 0;
 }
 
