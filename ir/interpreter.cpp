@@ -721,7 +721,14 @@ class Compiler final : public HostScope {
 
 struct Executor::Impl {
   Compiler c;
-  std::vector<int> param_slots;
+  /// Where each parameter goes: its slot, and its size in bytes for a scalar (0 for an array). One table, so
+  /// that a run does not visit the parameters' variables (a call of a small kernel is short enough for those
+  /// cache misses to count).
+  struct ParamSlot {
+    int slot;
+    int scalar_bytes;
+  };
+  std::vector<ParamSlot> param_slots;
   StmtFn body;
   /// The result's members in order (a single result is one member): a scalar's closure, or an array's slot.
   std::vector<ExprFn> member_fns;
@@ -729,7 +736,8 @@ struct Executor::Impl {
 
   Impl(const Function& f, const Machine* machine) : c(f, machine) {
     for (const auto& p : f.params)
-      param_slots.push_back(p->type.is_array() ? c.array_slot(p.get()) : c.scalar_slot(p.get()));
+      param_slots.push_back(p->type.is_array() ? ParamSlot{c.array_slot(p.get()), 0}
+                                               : ParamSlot{c.scalar_slot(p.get()), static_cast<int>(size_of(p->type.elem))});
     body = c.stmt(f.body);
     auto member = [&](const Expr& scalar, const Var& array) {
       member_fns.push_back(scalar ? c.expr(scalar) : ExprFn());
@@ -813,14 +821,15 @@ bool Executor::run(void* const* args, void* result, void* machine_state, Pending
   fr.scalars.assign(m.c.num_scalars(), Value{});
   fr.arrays.assign(m.c.num_arrays(), ArrayDesc{});
   fr.machine_state = machine_state;
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    if (f.params[i]->type.is_array()) {
-      fr.arrays[m.param_slots[i]] = *static_cast<const ArrayDesc*>(args[i]);
+  for (size_t i = 0; i < m.param_slots.size(); ++i) {
+    const auto [slot, bytes] = m.param_slots[i];
+    if (bytes == 0) {
+      fr.arrays[slot] = *static_cast<const ArrayDesc*>(args[i]);
     } else {
       Value v;
       std::memset(&v, 0, sizeof v);
-      std::memcpy(&v, args[i], static_cast<size_t>(size_of(f.params[i]->type.elem)));
-      fr.scalars[m.param_slots[i]] = v;
+      std::memcpy(&v, args[i], static_cast<size_t>(bytes));
+      fr.scalars[slot] = v;
     }
   }
   m.body(fr);

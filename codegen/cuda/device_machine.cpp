@@ -97,15 +97,18 @@ class LaunchBound {
 
 // ---- CallState ----------------------------------------------------------------------------------------
 
-CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, KernelStatus* s,
-                     kiln::cuda::detail::StreamState* a)
-    : dev(d), module(m), status(s), async(a), stream(a ? a->stream : d.stream()) {
-  std::size_t scratch_bytes = 0;
-  bool may_fail = false;
+CallNeeds::CallNeeds(const Program& prog) {
   for (const auto& k : prog.gpu_kernels) {
     scratch_bytes = std::max(scratch_bytes, k.scratch_bytes());
     may_fail |= k.may_fail;
   }
+}
+
+CallState::CallState(gpu::Device& d, const gpu::Module& m, const CallNeeds& needs, KernelStatus* s,
+                     kiln::cuda::detail::StreamState* a)
+    : dev(d), module(m), status(s), async(a), stream(a ? a->stream : d.stream()) {
+  const std::size_t scratch_bytes = needs.scratch_bytes;
+  const bool may_fail = needs.may_fail;
   if (async) {
     // Stream-ordered: the device's shared buffers are only safe for work on its own stream.
     if (scratch_bytes) scratch = alloc(scratch_bytes, "reduction scratch");

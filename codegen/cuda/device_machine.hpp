@@ -39,12 +39,19 @@ struct DeferredTotals {
   std::size_t offset;  ///< of the totals in the call's host slot
 };
 
+/// What every call of a program needs besides its arguments, found once per program.
+struct CallNeeds {
+  explicit CallNeeds(const Program& prog);
+  std::size_t scratch_bytes = 0;  ///< the largest reduction scratch among its kernels
+  bool may_fail = false;          ///< whether a kernel can fail (the call then needs a status slot)
+};
+
 /// One call on one device: where it runs, the module's functions, and the device memory it owns.
 class CallState {
  public:
   /// `async`: the stream of an asynchronous call (ArgMemory::stream); null for a synchronous call, which runs
   /// on the device's own stream.
-  CallState(gpu::Device& dev, const gpu::Module& module, const Program& prog, KernelStatus* status,
+  CallState(gpu::Device& dev, const gpu::Module& module, const CallNeeds& needs, KernelStatus* status,
             kiln::cuda::detail::StreamState* async = nullptr);
   CallState(const CallState&) = delete;
   CallState& operator=(const CallState&) = delete;

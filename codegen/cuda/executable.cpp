@@ -100,11 +100,16 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
       opts_(opts),
       cuda_(cuda),
       machine_(program_, cuda),
-      host_(executor(*program_->function, machine_)) {
+      host_(executor(*program_->function, machine_)),
+      needs_(*program_) {
   const ir::Function& f = *program_->function;
   const auto stored = arrays_written(f.body);  // through array bindings too
-  for (std::size_t i = 0; i < f.params.size(); ++i)
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
     if (stored.count(f.params[i].get())) written_ |= 1u << i;
+    if (f.params[i]->type.is_array()) array_params_ |= 1u << i;
+  }
+  makes_arrays_ = static_cast<bool>(f.result_array);
+  for (const auto& m : f.tuple) makes_arrays_ |= static_cast<bool>(m.array);
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
@@ -138,7 +143,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   const gpu::Module& module = module_for(dev);
   const gpu::DriverApi& d = gpu::driver();
 
-  CallState call(dev, module, *program_, status, async);
+  CallState call(dev, module, needs_, status, async);
   const CUstream stream = call.stream;
   if (async) return call_async(args, result, call, *memory);
   SmallArray<void*, ir::ArgumentAccess::kMaxParams> argv(nparams);
@@ -265,14 +270,12 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
 
 std::int32_t Executable::call_async(void* const* args, void* result, CallState& call, const ArgMemory& memory) {
   const ir::Function& f = *program_->function;
-  const std::size_t nparams = f.params.size();
-  for (std::size_t i = 0; i < nparams; ++i)
-    if (f.params[i]->type.is_array() && !((memory.device_arrays >> i) & 1u))
-      backend_error(f.name, fmt::format("argument '{}' of an asynchronous call is not a DeviceArray", f.params[i]->name));
-  bool makes_arrays = static_cast<bool>(f.result_array);
-  for (const auto& m : f.tuple) makes_arrays |= static_cast<bool>(m.array);
+  if (const std::uint32_t host = array_params_ & ~memory.device_arrays) {
+    const auto i = static_cast<std::size_t>(__builtin_ctz(host));
+    backend_error(f.name, fmt::format("argument '{}' of an asynchronous call is not a DeviceArray", f.params[i]->name));
+  }
   // A graph's allocation that outlives the graph's work would make the graph impossible to launch again.
-  if (makes_arrays && memory.stream->recording)
+  if (makes_arrays_ && memory.stream->recording)
     throw DeviceError(fmt::format("kernel '{}' returns a new array while its stream records a graph: a graph replays "
                                   "into the same memory, so write into a DeviceArray argument instead, or call it "
                                   "outside kiln::cuda::capture",
