@@ -55,6 +55,7 @@ struct TraceShape {
 
 struct Variant {
   SigKey key;
+  Target target = Target::cpu;  ///< the options' target, read by every call without the kernel's lock
   codegen::CompiledKernel code;  ///< a copy of shared->code, one indirection closer for dispatch
   std::uint32_t written = 0;  ///< bit i: the kernel stores to array parameter i
   int result_rank = 0;
@@ -210,6 +211,16 @@ struct KernelCore::Impl {
 
   [[noreturn]] void type_error(std::size_t i, const std::string& what) const {
     throw TypeError(fmt::format("kernel '{}': argument {} of {} ('{}') {}", name, i + 1, params.size(), arg_name(i), what));
+  }
+
+  /// DeviceArray arguments (bit i: argument i) are GPU memory: only the CUDA target takes them.
+  void check_device_arrays(Target target, std::uint32_t device_arrays, std::size_t nargs) const {
+    if (!device_arrays || target == Target::cuda) return;
+    for (std::size_t i = 0; i < nargs; ++i)
+      if ((device_arrays >> i) & 1u)
+        type_error(i, fmt::format("is a kiln::DeviceArray (GPU memory), but the kernel runs on the {} target: copy it "
+                                  "with to_host(), or call kernel.on(kiln::Target::cuda)",
+                                  name_of(target)));
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
@@ -383,22 +394,21 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
       argv[i] = &slots[i];
     }
   }
-  if (memory.device_arrays) {
+  // A compiled variant knows its target; a call that compiles reads it from the options first, so that a
+  // DeviceArray passed to a CPU kernel is refused before anything is compiled.
+  const Variant* v = m.find(key);
+  if (v) {
+    m.check_device_arrays(v->target, memory.device_arrays, nargs);
+  } else if (memory.device_arrays) {
     Target target;
     {
       std::lock_guard lock(m.mutex);
       target = m.options.at(static_cast<std::size_t>(options_id)).target;
     }
-    if (target != Target::cuda)
-      for (std::size_t i = 0; i < nargs; ++i)
-        if ((memory.device_arrays >> i) & 1u)
-          m.type_error(i, fmt::format("is a kiln::DeviceArray (GPU memory), but the kernel runs on the {} target: copy it "
-                                      "with to_host(), or call kernel.on(kiln::Target::cuda)",
-                                      name_of(target)));
+    m.check_device_arrays(target, memory.device_arrays, nargs);
   }
   if (placement) m.place_async(*placement, args, nargs, memory);
   argv[nargs] = &memory;
-  const Variant* v = m.find(key);
   if (!v) v = m.compile(key, args);
   else if (!v->checked_ir.empty()) m.check_trace(*v, args);
   if (placement) memory.report = &v->throw_failure;
@@ -427,6 +437,7 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   const Options opts = options.at(key.options);
   auto v = std::make_unique<Variant>();
   v->key = key;
+  v->target = opts.target;
 
   auto t0 = std::chrono::steady_clock::now();
   v->shape = TraceShape::of(opts);
@@ -434,8 +445,11 @@ const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args
   const double trace_ms = ms_since(t0);
   if (opts.check) v->checked_ir = ir::to_string(traced, ir::PrintOptions{.canonical = true});
   v->locations = traced.locations;
-  v->throw_failure = [name = name, locations = v->locations](const KernelStatus& s) {
-    ir::throw_status(s.code, "kernel '" + name + "': " + ir::resolve_locations(s.message, locations));
+  // Copied for every asynchronous call whose kernels may fail (its check waits for the stream's next
+  // synchronization): what it needs is shared, so that a copy is a reference count, not a string and a list.
+  using Names = std::pair<std::string, std::vector<std::string>>;
+  v->throw_failure = [names = std::make_shared<const Names>(name, v->locations)](const KernelStatus& s) {
+    ir::throw_status(s.code, "kernel '" + names->first + "': " + ir::resolve_locations(s.message, names->second));
   };
 
   // From this process's loaded kernels, the disk cache or the compiler (frontend/compiler.cpp).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ir/interpreter.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -22,6 +23,11 @@
 
 namespace kiln::ir {
 namespace {
+
+/// A new array's shape as kiln_rt_alloc writes it: a Python tuple, "(5,)" for rank 1.
+std::string allocation_shape_text(int rank, const std::int64_t* shape) {
+  return rank == 1 ? fmt::format("({},)", shape[0]) : shape_text(rank, shape);
+}
 
 // The interpreter first compiles the tree into closures with every variable resolved to a slot, then runs
 // them: no name lookups and no type dispatch on the hot path.
@@ -270,26 +276,24 @@ class Compiler final : public HostScope {
   ArrayDesc new_array(Frame& fr, int site, DType elem, const std::int64_t* extents, int rank, const std::string& name) const {
     ArrayDesc d;
     for (int k = 0; k < rank; ++k) d.shape[k] = extents[k];
-    // As kiln_rt_alloc writes it: a Python tuple, "(5,)" for rank 1.
-    const std::string shape = rank == 1 ? fmt::format("({},)", d.shape[0]) : shape_text(rank, d.shape);
     const ArraySize size = array_size(d.shape, rank, size_of(elem));
     if (size.negative_axis >= 0)
       fail(fr, kShapeMismatch,
-           fmt::format("cannot allocate array '{}' of shape {}: negative extent on axis {}", name, shape, size.negative_axis));
+           fmt::format("cannot allocate array '{}' of shape {}: negative extent on axis {}", name,
+                       allocation_shape_text(rank, d.shape), size.negative_axis));
     if (size.too_large)
       fail(fr, kShapeMismatch,
            fmt::format("cannot allocate array '{}' of shape {} with {}-byte elements: its size in bytes exceeds {}", name,
-                       shape, size_of(elem), kMaxArrayBytes));
+                       allocation_shape_text(rank, d.shape), size_of(elem), kMaxArrayBytes));
     for (int k = rank; k-- > 0;) d.strides[k] = k + 1 == rank ? 1 : d.strides[k + 1] * d.shape[k + 1];
     if (machine_) {
-      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes),
-                                  fmt::format("array {} of shape {}", name, shape));
+      d.data = machine_->allocate(fr, site, static_cast<std::size_t>(size.bytes), NewArray{name, rank, d.shape});
       return d;
     }
     d.data = allocate(elem, size.bytes);
     if (!d.data)
       throw Error(fmt::format("kernel '{}': out of memory allocating array '{}' of shape {} ({} bytes)", fn_.name, name,
-                              shape, size.bytes));
+                              allocation_shape_text(rank, d.shape), size.bytes));
     fr.owned.emplace_back(d.data, &std::free);
     return d;
   }
@@ -717,7 +721,14 @@ class Compiler final : public HostScope {
 
 struct Executor::Impl {
   Compiler c;
-  std::vector<int> param_slots;
+  /// Where each parameter goes: its slot, and its size in bytes for a scalar (0 for an array). One table, so
+  /// that a run does not visit the parameters' variables (a call of a small kernel is short enough for those
+  /// cache misses to count).
+  struct ParamSlot {
+    int slot;
+    int scalar_bytes;
+  };
+  std::vector<ParamSlot> param_slots;
   StmtFn body;
   /// The result's members in order (a single result is one member): a scalar's closure, or an array's slot.
   std::vector<ExprFn> member_fns;
@@ -725,7 +736,8 @@ struct Executor::Impl {
 
   Impl(const Function& f, const Machine* machine) : c(f, machine) {
     for (const auto& p : f.params)
-      param_slots.push_back(p->type.is_array() ? c.array_slot(p.get()) : c.scalar_slot(p.get()));
+      param_slots.push_back(p->type.is_array() ? ParamSlot{c.array_slot(p.get()), 0}
+                                               : ParamSlot{c.scalar_slot(p.get()), static_cast<int>(size_of(p->type.elem))});
     body = c.stmt(f.body);
     auto member = [&](const Expr& scalar, const Var& array) {
       member_fns.push_back(scalar ? c.expr(scalar) : ExprFn());
@@ -736,26 +748,88 @@ struct Executor::Impl {
   }
 };
 
+std::string NewArray::text() const { return fmt::format("array {} of shape {}", name, allocation_shape_text(rank, shape)); }
+
 Executor::Executor(const Function& f, const Machine* machine) : impl_(std::make_unique<Impl>(f, machine)) {}
 Executor::~Executor() = default;
 
 void Executor::run(void* const* args, void* result, void* machine_state) const { run(args, result, machine_state, nullptr); }
 
+namespace {
+
+/// A Frame taken from the calling thread's spares and given back after the run: its slots need no allocation
+/// once the thread has run a function with as many (the host function of every call on a device target runs
+/// here, so a call of a small kernel would otherwise pay for them each time).
+///
+/// Kernels may run while the process exits (docs/architecture.md, "Exit"), after the thread's thread_local
+/// objects are gone: the spares are reached through a plain pointer, which their owner clears when it goes,
+/// and a run after that takes a frame of its own.
+class ThreadFrame {
+  using Spares = std::vector<std::unique_ptr<Frame>>;
+  enum class State : unsigned char { unused, live, gone };
+  struct Owner {
+    ~Owner() {
+      delete spares;
+      spares = nullptr;
+      state = State::gone;
+    }
+  };
+  static thread_local Spares* spares;  // trivially destructible: readable at any time
+  static thread_local State state;
+  static thread_local Owner owner;
+
+ public:
+  ThreadFrame() {
+    if (state == State::unused) {
+      spares = new Spares;
+      state = State::live;
+      (void)&owner;  // constructed now, so that it frees the spares when the thread ends
+    }
+    if (spares && !spares->empty()) {
+      frame_ = std::move(spares->back());
+      spares->pop_back();
+    } else {
+      frame_ = std::make_unique<Frame>();
+    }
+  }
+  ~ThreadFrame() {
+    frame_->owned.clear();  // the run's host arrays it did not hand over
+    frame_->machine_state = nullptr;
+    frame_->results_pending = false;
+    if (spares && spares->size() < kSpares) spares->push_back(std::move(frame_));
+  }
+  ThreadFrame(const ThreadFrame&) = delete;
+  ThreadFrame& operator=(const ThreadFrame&) = delete;
+  Frame& operator*() const { return *frame_; }
+
+ private:
+  static constexpr std::size_t kSpares = 4;  // runs nested on one thread (a machine may run another function)
+  std::unique_ptr<Frame> frame_;
+};
+
+thread_local ThreadFrame::Spares* ThreadFrame::spares = nullptr;
+thread_local ThreadFrame::State ThreadFrame::state = ThreadFrame::State::unused;
+thread_local ThreadFrame::Owner ThreadFrame::owner;
+
+}  // namespace
+
 bool Executor::run(void* const* args, void* result, void* machine_state, PendingRun* pending) const {
   const Impl& m = *impl_;
   const Function& f = m.c.function();
-  Frame fr;
-  fr.scalars.resize(m.c.num_scalars());
-  fr.arrays.resize(m.c.num_arrays());
+  const ThreadFrame frame;
+  Frame& fr = *frame;
+  fr.scalars.assign(m.c.num_scalars(), Value{});
+  fr.arrays.assign(m.c.num_arrays(), ArrayDesc{});
   fr.machine_state = machine_state;
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    if (f.params[i]->type.is_array()) {
-      fr.arrays[m.param_slots[i]] = *static_cast<const ArrayDesc*>(args[i]);
+  for (size_t i = 0; i < m.param_slots.size(); ++i) {
+    const auto [slot, bytes] = m.param_slots[i];
+    if (bytes == 0) {
+      fr.arrays[slot] = *static_cast<const ArrayDesc*>(args[i]);
     } else {
       Value v;
       std::memset(&v, 0, sizeof v);
-      std::memcpy(&v, args[i], static_cast<size_t>(size_of(f.params[i]->type.elem)));
-      fr.scalars[m.param_slots[i]] = v;
+      std::memcpy(&v, args[i], static_cast<size_t>(bytes));
+      fr.scalars[slot] = v;
     }
   }
   m.body(fr);
@@ -787,8 +861,8 @@ void Executor::finish(const PendingRun& run, void* result) const {
 void Executor::write_scalar_members(Frame& fr, void* result) const {
   const Impl& m = *impl_;
   const Function& f = m.c.function();
-  const size_t n = m.member_fns.size();
-  std::vector<Value> values(n);
+  const size_t n = m.member_fns.size();  // at most kMaxResults
+  std::array<Value, kMaxResults> values{};
   for (size_t i = 0; i < n; ++i)
     if (m.member_fns[i]) values[i] = m.member_fns[i](fr);
   void* const* outs = f.returns_tuple() ? static_cast<void* const*>(result) : &result;

@@ -51,6 +51,16 @@ class HostScope {
   ~HostScope() = default;
 };
 
+/// An array an allocation site makes, named for the message of an allocation that fails: described only then,
+/// since an allocation that succeeds (one per call of a kernel that returns an array) should build no string.
+struct NewArray {
+  const std::string& name;
+  int rank;
+  const std::int64_t* shape;
+  /// "array y of shape (3,)"
+  std::string text() const;
+};
+
 /// Where a function's arrays live and what runs its launches. Methods get the run's Frame (its
 /// `machine_state` is what Executor::run was given).
 class Machine {
@@ -62,7 +72,7 @@ class Machine {
   virtual void write(Frame& fr, void* element, const void* in, std::size_t bytes) const = 0;
   /// Memory for an array of `bytes` (> 0) made at allocation site `site` (numbered per function, each site
   /// once): the previous array of a site that runs again is out of scope. `what` names the array for errors.
-  virtual void* allocate(Frame& fr, int site, std::size_t bytes, const std::string& what) const = 0;
+  virtual void* allocate(Frame& fr, int site, std::size_t bytes, const NewArray& what) const = 0;
   /// The closure that runs `launch` (built once, run each time the launch is reached).
   virtual std::function<void(Frame&)> launch(const LaunchStmt& launch, HostScope& scope) const = 0;
   /// The closure that runs `sort` (built once, run each time it is reached). This default sorts host memory

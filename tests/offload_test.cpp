@@ -217,8 +217,8 @@ class RecordingMachine final : public ir::Machine {
     ++writes;
     std::memcpy(element, in, bytes);
   }
-  void* allocate(ir::Frame&, int site, std::size_t bytes, const std::string& what) const override {
-    log.push_back("allocate site " + std::to_string(site) + " " + std::to_string(bytes) + " bytes: " + what);
+  void* allocate(ir::Frame&, int site, std::size_t bytes, const ir::NewArray& what) const override {
+    log.push_back("allocate site " + std::to_string(site) + " " + std::to_string(bytes) + " bytes: " + what.text());
     memory.emplace_back(bytes);
     return memory.back().data();
   }

@@ -9,11 +9,13 @@
 //    calls, one kiln graph of the 200 steps replayed, and hand plain launches; per-step microseconds.
 //   kiln-bench-gpu-async [--reps R]
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -67,10 +69,13 @@ struct Hand {
     const auto bin = kiln::codegen::cuda::compile_source(kHand, "execution_model", dev.info().arch(), {}, true);
     module = std::make_unique<gpu::Module>(dev, bin.arch, bin.cubin, bin.ptx, kNames);
   }
-  void launch(CUstream s, int k, long long n, std::vector<void*> params) const {
+  /// As a hand-written program launches: the parameters' addresses in an array on the stack.
+  void launch(CUstream s, int k, long long n, std::initializer_list<void*> params) const {
     const unsigned block = 256;
     const auto grid = static_cast<unsigned>(std::min<long long>((n + block - 1) / block, 132LL * 16));
-    gpu::launch(s, module->function(static_cast<std::size_t>(k)), {std::max(grid, 1u), 1, 1}, {block, 1, 1}, params.data());
+    std::array<void*, 8> p{};
+    std::copy(params.begin(), params.end(), p.begin());
+    gpu::launch(s, module->function(static_cast<std::size_t>(k)), {std::max(grid, 1u), 1, 1}, {block, 1, 1}, p.data());
   }
   std::unique_ptr<gpu::Module> module;
 };
@@ -170,22 +175,20 @@ int main(int argc, char** argv) {
       CUdeviceptr prev = 0;
       const float* in = px;
       float* out = nullptr;
-      const auto next = [&](int k, std::vector<void*> extra) {
+      const auto next = [&](int k, float* a, float* b) {
         CUdeviceptr p = 0;
         gpu::check(gpu::driver().cuMemAllocAsync(&p, bytes, cs), "cuMemAllocAsync");
         out = reinterpret_cast<float*>(p);
-        std::vector<void*> params{&in, &out};
-        params.insert(params.end(), extra.begin(), extra.end());
-        params.push_back(&n);
-        hand.launch(cs, k, n, params);
+        if (a) hand.launch(cs, k, n, {&in, &out, a, b, &n});
+        else hand.launch(cs, k, n, {&in, &out, &n});
         if (prev) gpu::check(gpu::driver().cuMemFreeAsync(prev, cs), "cuMemFreeAsync");
         prev = p;
         in = out;
       };
-      next(0, {&h1, &h2});
+      next(0, &h1, &h2);
       for (int round = 0; round < 2; ++round) {
-        for (int k = 1; k <= 4; ++k) next(k, {});
-        if (round == 0) next(0, {&h3, &h4});
+        for (int k = 1; k <= 4; ++k) next(k, nullptr, nullptr);
+        if (round == 0) next(0, &h3, &h4);
       }
       gpu::check(gpu::driver().cuMemFreeAsync(prev, cs), "cuMemFreeAsync");
       s.synchronize();

@@ -30,7 +30,9 @@ DeferredScalars::~DeferredScalars() { dev_.host_slots().give_back(slot_); }
 
 bool DeferredScalars::ready() const {
   std::lock_guard lock(mutex_);
-  return resolved_ || gpu::driver().cuEventQuery(slot_->done) != CUDA_ERROR_NOT_READY;
+  if (resolved_) return true;
+  dev_.bind();  // the event is the device's: a thread with another context current must not query it there
+  return gpu::driver().cuEventQuery(slot_->done) != CUDA_ERROR_NOT_READY;
 }
 
 ScalarSlot DeferredScalars::value(std::size_t member) {
@@ -49,7 +51,8 @@ ScalarSlot DeferredScalars::value(std::size_t member) {
 
 void DeferredScalars::resolve() {
   dev_.bind();
-  gpu::check(gpu::driver().cuEventSynchronize(slot_->done), fmt::format("kernel '{}' (waiting for its results)", kernel_));
+  if (const CUresult r = gpu::driver().cuEventSynchronize(slot_->done); r != CUDA_SUCCESS)
+    gpu::fail(r, fmt::format("kernel '{}' (waiting for its results)", kernel_));
   const char* host = static_cast<const char*>(slot_->host);
   if (status_offset_ >= 0) {
     KernelStatus status;

@@ -9,7 +9,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "codegen/cuda/launch_model.hpp"
 #include "ir/analysis.hpp"
@@ -63,19 +62,48 @@ bool arg_takes(ReduceOp op, const ArgClauses& c, T x, T v, std::int64_t i) {
   return take;
 }
 
+/// A launch's bound as the host evaluates it at every launch: a constant and an argument's extent are read
+/// directly (the usual `0` and `x.shape(0)`), anything else through the executor's closure.
+class LaunchBound {
+ public:
+  LaunchBound(const ir::Expr& e, ir::HostScope& scope) {
+    if (e->kind == ir::ExprKind::Const) {
+      constant_ = e->as<ir::ConstExpr>().i;
+    } else if (e->kind == ir::ExprKind::Dim) {
+      slot_ = scope.array(e->as<ir::DimExpr>().array.get());
+      axis_ = e->as<ir::DimExpr>().axis;
+    } else {
+      value_ = scope.value(e);
+    }
+  }
+  std::int64_t operator()(Frame& fr) const {
+    if (value_) return value_(fr).i64;
+    if (slot_ >= 0) return fr.arrays[static_cast<std::size_t>(slot_)].shape[axis_];
+    return constant_;
+  }
+
+ private:
+  std::int64_t constant_ = 0;
+  int slot_ = -1, axis_ = 0;
+  std::function<Value(Frame&)> value_;
+};
+
 }  // namespace
 
 // ---- CallState ----------------------------------------------------------------------------------------
 
-CallState::CallState(gpu::Device& d, const gpu::Module& m, const Program& prog, KernelStatus* s,
-                     kiln::cuda::detail::StreamState* a)
-    : dev(d), module(m), status(s), async(a), stream(a ? a->stream : d.stream()) {
-  std::size_t scratch_bytes = 0;
-  bool may_fail = false;
+CallNeeds::CallNeeds(const Program& prog) {
   for (const auto& k : prog.gpu_kernels) {
     scratch_bytes = std::max(scratch_bytes, k.scratch_bytes());
     may_fail |= k.may_fail;
   }
+}
+
+CallState::CallState(gpu::Device& d, const gpu::Module& m, const CallNeeds& needs, KernelStatus* s,
+                     kiln::cuda::detail::StreamState* a)
+    : dev(d), module(m), status(s), async(a), stream(a ? a->stream : d.stream()) {
+  const std::size_t scratch_bytes = needs.scratch_bytes;
+  const bool may_fail = needs.may_fail;
   if (async) {
     // Stream-ordered: the device's shared buffers are only safe for work on its own stream.
     if (scratch_bytes) scratch = alloc(scratch_bytes, "reduction scratch");
@@ -98,31 +126,48 @@ CallState::~CallState() {
     gpu::driver().cuEventRecord(host->done, stream);
     dev.host_slots().give_back(host);
   }
-  for (const auto& [p, bytes] : owned_) {
-    gpu::driver().cuMemFreeAsync(p, stream);
-    dev.count_free(bytes);
-  }
+  for (std::size_t i = 0; i < owned_.size(); ++i) free_at_stream(owned_[i].first, owned_[i].second);
 }
 
-CUdeviceptr CallState::alloc(std::size_t bytes, const std::string& what) {
-  if (bytes == 0) return 0;
-  CUdeviceptr p = 0;
-  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, stream);
-  if (r != CUDA_SUCCESS)
-    throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
-                                  r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate",
-                                  what, bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
-  owned_.emplace_back(p, bytes);
+void CallState::free_at_stream(CUdeviceptr p, std::size_t bytes) noexcept {
+  if (async) async->free(p, bytes);
+  else dev.blocks().free(p, bytes);
+  dev.count_free(bytes);
+}
+
+CUresult CallState::try_alloc(std::size_t bytes, CUdeviceptr* p) {
+  const CUresult r = async ? async->allocate(bytes, p) : dev.blocks().allocate(bytes, p);
+  if (r != CUDA_SUCCESS) return r;
+  owned_.push_back({*p, bytes});
   dev.count_alloc(bytes);
+  return r;
+}
+
+void CallState::alloc_failed(CUresult r, std::size_t bytes, std::string_view what) const {
+  throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
+                                r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate", what,
+                                bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
+}
+
+CUdeviceptr CallState::alloc(std::size_t bytes, std::string_view what) {
+  CUdeviceptr p = 0;
+  if (bytes == 0) return p;
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what);
+  return p;
+}
+
+CUdeviceptr CallState::alloc(std::size_t bytes, const ir::NewArray& what) {
+  CUdeviceptr p = 0;
+  if (bytes == 0) return p;
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what.text());
   return p;
 }
 
 void CallState::release(CUdeviceptr p) noexcept {
   for (std::size_t i = 0; i < owned_.size(); ++i) {
     if (owned_[i].first != p) continue;
-    gpu::driver().cuMemFreeAsync(p, stream);
-    dev.count_free(owned_[i].second);
-    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
+    free_at_stream(p, owned_[i].second);
+    owned_.remove(i);
     return;
   }
 }
@@ -130,9 +175,9 @@ void CallState::release(CUdeviceptr p) noexcept {
 bool CallState::adopt(CUdeviceptr p) noexcept {
   for (std::size_t i = 0; i < owned_.size(); ++i) {
     if (owned_[i].first != p) continue;
-    owned_.erase(owned_.begin() + static_cast<std::ptrdiff_t>(i));
-    for (CUdeviceptr& site : sites)
-      if (site == p) site = 0;
+    owned_.remove(i);
+    for (std::size_t k = 0; k < sites.size(); ++k)
+      if (sites[k] == p) sites[k] = 0;
     return true;
   }
   return false;
@@ -156,17 +201,17 @@ void CallState::synchronize(const std::string& kernel) {
                                   "result, or an array element read outside a parfor) while its stream records a graph, "
                                   "where nothing can wait: call it outside kiln::cuda::capture",
                                   kernel));
-  check(gpu::driver().cuStreamSynchronize(stream), fmt::format("kernel '{}'", kernel));
+  if (const CUresult r = gpu::driver().cuStreamSynchronize(stream); r != CUDA_SUCCESS) fail(r, fmt::format("kernel '{}'", kernel));
   pending.clear();
 }
 
-void CallState::check(CUresult r, const std::string& what) const {
-  if (r == CUDA_SUCCESS) return;
-  const std::string launched =
-      pending.empty() ? std::string()
-                      : fmt::format(" (CUDA kernels launched since the last synchronization: {}; KILN_CUDA_SYNC=1 checks "
-                                    "after every launch)",
-                                    fmt::join(pending, ", "));
+void CallState::fail(CUresult r, std::string_view what) const {
+  std::string launched;
+  for (std::size_t i = 0; i < pending.size(); ++i) launched += (i ? ", " : "") + *pending[i];
+  if (!launched.empty())
+    launched = fmt::format(" (CUDA kernels launched since the last synchronization: {}; KILN_CUDA_SYNC=1 checks after "
+                           "every launch)",
+                           launched);
   throw DeviceError(fmt::format("{}: the GPU reported {}{}", what, gpu::error_text(r), launched));
 }
 
@@ -242,9 +287,9 @@ void DeviceMachine::write(Frame& fr, void* element, const void* in, std::size_t 
   c.synchronize(prog_->function->name);  // `in` lives on the executor's stack
 }
 
-void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const std::string& what) const {
+void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const ir::NewArray& what) const {
   CallState& c = call_of(fr);
-  if (c.sites.size() <= static_cast<std::size_t>(site)) c.sites.resize(static_cast<std::size_t>(site) + 1, 0);
+  c.sites.grow(static_cast<std::size_t>(site) + 1, 0);
   CUdeviceptr& current = c.sites[static_cast<std::size_t>(site)];
   if (current) c.release(current);  // the site runs again: its previous array's scope has ended
   current = 0;
@@ -264,10 +309,10 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
   if (static_cast<std::size_t>(l.kernel) >= prog_->gpu_kernels.size() || prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)].parfor != &p)
     backend_error(prog_->function->name, fmt::format("launch {} is not a kernel of the emitted program", l.kernel));
   const GpuKernel* gk = &prog_->gpu_kernels[static_cast<std::size_t>(l.kernel)];
-  std::vector<std::function<Value(Frame&)>> begins, ends;
+  std::vector<LaunchBound> begins, ends;
   for (std::size_t d = 0; d < p.indices.size(); ++d) {
-    begins.push_back(scope.value(p.begins[d]));
-    ends.push_back(scope.value(p.ends[d]));
+    begins.emplace_back(p.begins[d], scope);
+    ends.emplace_back(p.ends[d], scope);
   }
   struct Binding {
     ParamKind kind;
@@ -309,7 +354,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     std::int64_t b[kMaxRank] = {};
     std::uint64_t n[kMaxRank] = {};
     for (int d = 0; d < rank; ++d) {
-      const std::int64_t lo = begins[static_cast<std::size_t>(d)](fr).i64, hi = ends[static_cast<std::size_t>(d)](fr).i64;
+      const std::int64_t lo = begins[static_cast<std::size_t>(d)](fr), hi = ends[static_cast<std::size_t>(d)](fr);
       if (hi <= lo) return;  // empty: nothing runs, and every reduction keeps its value
       b[d] = lo;
       n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
@@ -361,13 +406,13 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     last.per_thread.store(choice.per_thread, std::memory_order_relaxed);
     last.reason.store(static_cast<int>(choice.reason), std::memory_order_relaxed);
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
-    c.pending.push_back(main.name);
+    c.pending.push_back(&main.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());
       void* fold_params[] = {&scratch, &blocks};
       const gpu::LoadedFunction& fold = c.module.function(static_cast<std::size_t>(gk->fold_entry));
       gpu::launch(c.stream, fold, {1, 1, 1}, {static_cast<unsigned>(kMaxReduceBlocks), 1, 1}, fold_params);
-      c.pending.push_back(fold.name);
+      c.pending.push_back(&fold.name);
     }
     if (sync_each_ && !(c.async && c.async->recording)) c.synchronize(name);
     // An asynchronous call's status is read when its stream is synchronized (runtime/cuda/stream_state.hpp).

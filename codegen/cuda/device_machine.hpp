@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "codegen/cuda/launch_model.hpp"
 #include "codegen/cuda/program.hpp"
+#include "codegen/cuda/small_list.hpp"
 #include "ir/interpreter.hpp"
 #include "kiln/abi.hpp"
 #include "runtime/cuda/context.hpp"
@@ -39,12 +41,19 @@ struct DeferredTotals {
   std::size_t offset;  ///< of the totals in the call's host slot
 };
 
+/// What every call of a program needs besides its arguments, found once per program.
+struct CallNeeds {
+  explicit CallNeeds(const Program& prog);
+  std::size_t scratch_bytes = 0;  ///< the largest reduction scratch among its kernels
+  bool may_fail = false;          ///< whether a kernel can fail (the call then needs a status slot)
+};
+
 /// One call on one device: where it runs, the module's functions, and the device memory it owns.
 class CallState {
  public:
   /// `async`: the stream of an asynchronous call (ArgMemory::stream); null for a synchronous call, which runs
   /// on the device's own stream.
-  CallState(gpu::Device& dev, const gpu::Module& module, const Program& prog, KernelStatus* status,
+  CallState(gpu::Device& dev, const gpu::Module& module, const CallNeeds& needs, KernelStatus* status,
             kiln::cuda::detail::StreamState* async = nullptr);
   CallState(const CallState&) = delete;
   CallState& operator=(const CallState&) = delete;
@@ -58,10 +67,11 @@ class CallState {
   /// Scratch for reduction partials and results, and the device copy of KernelStatus (when any kernel may
   /// fail; an asynchronous call's is a status slot, checked when its stream is synchronized).
   CUdeviceptr scratch = 0, device_status = 0;
-  /// CUDA kernels launched since the last synchronization (for errors that surface there).
-  std::vector<std::string> pending;
+  /// CUDA kernels launched since the last synchronization (for errors that surface there): names that
+  /// outlive the call (the module's).
+  SmallList<const std::string*, 8> pending;
   /// Per allocation site of the host function: its current array (freed when the site runs again).
-  std::vector<CUdeviceptr> sites;
+  SmallList<CUdeviceptr, 4> sites;
 
   /// Whether the caller takes scalar results as futures (an asynchronous call through kernel.async).
   bool may_defer = false;
@@ -73,8 +83,12 @@ class CallState {
   /// for the kernels' KernelStatus is kept until it is asked for (`status`).
   void* host_bytes(std::size_t bytes, bool status = false);
 
-  /// Stream-ordered device memory owned by the call; null for 0 bytes. OOM is a DeviceError.
-  CUdeviceptr alloc(std::size_t bytes, const std::string& what);
+  /// Stream-ordered device memory owned by the call (memory the stream freed before, if it kept a block of
+  /// this size: runtime/cuda/stream_blocks.hpp); null for 0 bytes. OOM is a DeviceError naming `what`.
+  CUdeviceptr alloc(std::size_t bytes, std::string_view what);
+  /// As alloc, for an array of the host function (described only if the allocation fails).
+  CUdeviceptr alloc(std::size_t bytes, const ir::NewArray& what);
+  /// Frees memory of the call at this point of its stream.
   void release(CUdeviceptr p) noexcept;
   /// Hands memory of the call to its caller (an asynchronous call's array result); false if the call does not own p.
   bool adopt(CUdeviceptr p) noexcept;
@@ -83,11 +97,20 @@ class CallState {
   void synchronize(const std::string& kernel);
   /// Throws DeviceError unless r is CUDA_SUCCESS. An error from an earlier launch can surface in any later
   /// driver call, so the message names the kernels launched since the last wait too.
-  void check(CUresult r, const std::string& what) const;
+  void check(CUresult r, std::string_view what) const {
+    if (r != CUDA_SUCCESS) [[unlikely]]
+      fail(r, what);
+  }
+  [[noreturn]] void fail(CUresult r, std::string_view what) const;
 
  private:
+  /// The driver's result for `bytes` of stream-ordered memory at *p (owned by the call on success).
+  CUresult try_alloc(std::size_t bytes, CUdeviceptr* p);
+  [[noreturn]] void alloc_failed(CUresult r, std::size_t bytes, std::string_view what) const;
+  void free_at_stream(CUdeviceptr p, std::size_t bytes) noexcept;
+
   gpu::Scratch scratch_, status_;  // a synchronous call's: the device's shared buffers, safe on its one stream
-  std::vector<std::pair<CUdeviceptr, std::size_t>> owned_;
+  SmallList<std::pair<CUdeviceptr, std::size_t>, 4> owned_;
 };
 
 /// Thrown through the host executor when a check or a device kernel fails: `status` holds code and message.
@@ -102,7 +125,7 @@ class DeviceMachine final : public ir::Machine {
 
   void read(ir::Frame& fr, const void* element, void* out, std::size_t bytes) const override;
   void write(ir::Frame& fr, void* element, const void* in, std::size_t bytes) const override;
-  void* allocate(ir::Frame& fr, int site, std::size_t bytes, const std::string& what) const override;
+  void* allocate(ir::Frame& fr, int site, std::size_t bytes, const ir::NewArray& what) const override;
   std::function<void(ir::Frame&)> launch(const ir::LaunchStmt& launch, ir::HostScope& scope) const override;
   /// Sorts with the radix kernels of sort_kernels.hpp (defined there).
   std::function<void(ir::Frame&)> sort(const ir::SortStmt& sort, ir::HostScope& scope) const override;

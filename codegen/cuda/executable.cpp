@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/deferred_scalars.hpp"
 #include "ir/analysis.hpp"
+#include "ir/argument_access.hpp"
 #include "ir/builder.hpp"
 #include "kiln/error.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -98,17 +100,23 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
       opts_(opts),
       cuda_(cuda),
       machine_(program_, cuda),
-      host_(executor(*program_->function, machine_)) {
+      host_(executor(*program_->function, machine_)),
+      needs_(*program_) {
   const ir::Function& f = *program_->function;
   const auto stored = arrays_written(f.body);  // through array bindings too
-  for (std::size_t i = 0; i < f.params.size(); ++i)
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
     if (stored.count(f.params[i].get())) written_ |= 1u << i;
+    if (f.params[i]->type.is_array()) array_params_ |= 1u << i;
+  }
+  makes_arrays_ = static_cast<bool>(f.result_array);
+  for (const auto& m : f.tuple) makes_arrays_ |= static_cast<bool>(m.array);
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
-  const int ord = dev.info().ordinal;
+  const auto ord = static_cast<std::size_t>(dev.info().ordinal);
+  if (const gpu::Module* m = loaded_.at(ord).load(std::memory_order_acquire)) return *m;
   std::lock_guard lock(mutex_);
-  auto& slot = modules_.at(static_cast<std::size_t>(ord));
+  auto& slot = modules_.at(ord);
   if (!slot) {
     const std::string arch = dev.info().arch();
     const std::vector<std::string> names = program_->entries();
@@ -119,6 +127,7 @@ const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
     } else {
       slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us, cuda_.block_size);
     }
+    loaded_[ord].store(slot.get(), std::memory_order_release);
   }
   return *slot;
 }
@@ -134,12 +143,13 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   const gpu::Module& module = module_for(dev);
   const gpu::DriverApi& d = gpu::driver();
 
-  CallState call(dev, module, *program_, status, async);
+  CallState call(dev, module, needs_, status, async);
   const CUstream stream = call.stream;
   if (async) return call_async(args, result, call, *memory);
-  std::vector<void*> argv(args, args + nparams);
+  SmallArray<void*, ir::ArgumentAccess::kMaxParams> argv(nparams);
+  std::copy(args, args + nparams, argv.data());
   std::vector<HostCopy> copies;
-  std::vector<ArrayDesc> device_descs(nparams);
+  SmallArray<ArrayDesc, ir::ArgumentAccess::kMaxParams> device_descs(nparams);
   std::vector<std::vector<char>> staging;
   for (std::size_t i = 0; i < nparams; ++i) {
     const ir::Var& p = f.params[i];
@@ -169,7 +179,8 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
           src = staging.back().data();
         }
         dev.count_transfer();
-        gpu::check(d.cuMemcpyHtoDAsync(dp, src, bytes, stream), "copying argument '" + p->name + "' to the device");
+        if (const CUresult r = d.cuMemcpyHtoDAsync(dp, src, bytes, stream); r != CUDA_SUCCESS)
+          call.fail(r, "copying argument '" + p->name + "' to the device");
       }
       device_descs[i] = dense_like(*host, rank, reinterpret_cast<void*>(dp));
       copies.push_back({i, host, device_descs[i]});
@@ -198,7 +209,8 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   call.synchronize(f.name);  // a kernel that failed is named here, before any copy could report it instead
 
   // Written host arrays go back (each once, also when passed twice); nothing else is copied.
-  std::vector<std::pair<const HostCopy*, std::vector<char>*>> scatter;
+  bool copied = false;  // whether anything is on its way back (else the call has waited for everything already)
+  std::vector<std::pair<const HostCopy*, const char*>> scatter;  // staged data, not the vector: staging grows
   for (const auto& c : copies) {
     const ir::Var& p = f.params[c.param];
     const int rank = p->type.rank;
@@ -209,15 +221,15 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
       if (&other != &c && other.device.data == c.device.data && other.param < c.param && ((written_ >> other.param) & 1u)) first = false;
     if (!first) continue;
     dev.count_transfer();
-    if (is_dense(*c.host, rank)) {
-      call.check(d.cuMemcpyDtoHAsync(c.host->data, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
-                 "copying argument '" + p->name + "' back from the device");
-    } else {
+    void* to = c.host->data;
+    if (!is_dense(*c.host, rank)) {
       staging.emplace_back(bytes);
-      call.check(d.cuMemcpyDtoHAsync(staging.back().data(), reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream),
-                 "copying argument '" + p->name + "' back from the device");
-      scatter.emplace_back(&c, &staging.back());
+      to = staging.back().data();
+      scatter.emplace_back(&c, staging.back().data());
     }
+    if (const CUresult r = d.cuMemcpyDtoHAsync(to, reinterpret_cast<CUdeviceptr>(c.device.data), bytes, stream); r != CUDA_SUCCESS)
+      call.fail(r, "copying argument '" + p->name + "' back from the device");
+    copied = true;
   }
 
   using HostBuffer = std::unique_ptr<void, decltype(&std::free)>;
@@ -232,13 +244,15 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
     if (!host_results.back()) throw std::bad_alloc();
     if (bytes > 0) dev.count_transfer();
     if (bytes > 0)
-      call.check(d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream),
-                 "copying the result array " + r.array->name + " from the device");
+      if (const CUresult e = d.cuMemcpyDtoHAsync(host_results.back().get(), reinterpret_cast<CUdeviceptr>(r.device.data), bytes, stream);
+          e != CUDA_SUCCESS)
+        call.fail(e, "copying the result array " + r.array->name + " from the device");
+    copied |= bytes > 0;
     out_descs.push_back(dense_like(r.device, rank, host_results.back().get()));
   }
-  call.synchronize(f.name);
+  if (copied) call.synchronize(f.name);
   for (const auto& [c, buf] : scatter) {
-    const char* in = buf->data();
+    const char* in = buf;
     const std::int64_t esize = size_of(f.params[c->param]->type.elem);
     each_element(*c->host, f.params[c->param]->type.rank, esize, [&](std::int64_t off) {
       std::memcpy(static_cast<char*>(c->host->data) + off, in, static_cast<std::size_t>(esize));
@@ -256,30 +270,32 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
 
 std::int32_t Executable::call_async(void* const* args, void* result, CallState& call, const ArgMemory& memory) {
   const ir::Function& f = *program_->function;
-  const std::size_t nparams = f.params.size();
-  for (std::size_t i = 0; i < nparams; ++i)
-    if (f.params[i]->type.is_array() && !((memory.device_arrays >> i) & 1u))
-      backend_error(f.name, fmt::format("argument '{}' of an asynchronous call is not a DeviceArray", f.params[i]->name));
-  bool makes_arrays = static_cast<bool>(f.result_array);
-  for (const auto& m : f.tuple) makes_arrays |= static_cast<bool>(m.array);
+  if (const std::uint32_t host = array_params_ & ~memory.device_arrays) {
+    const auto i = static_cast<std::size_t>(__builtin_ctz(host));
+    backend_error(f.name, fmt::format("argument '{}' of an asynchronous call is not a DeviceArray", f.params[i]->name));
+  }
   // A graph's allocation that outlives the graph's work would make the graph impossible to launch again.
-  if (makes_arrays && memory.stream->recording)
+  if (makes_arrays_ && memory.stream->recording)
     throw DeviceError(fmt::format("kernel '{}' returns a new array while its stream records a graph: a graph replays "
                                   "into the same memory, so write into a DeviceArray argument instead, or call it "
                                   "outside kiln::cuda::capture",
                                   f.name));
 
-  std::vector<ArrayDesc> device_results(f.tuple.size() + 1);
-  std::vector<void*> outs;
-  if (f.result || f.result_array) outs.push_back(f.result_array ? &device_results[0] : result);
+  // On the stack, and a tuple's only for a tuple: this is on the path of every call (a tuple has at most
+  // ir::kMaxResults members).
+  ArrayDesc single;
+  std::optional<std::array<ArrayDesc, ir::kMaxResults>> members;
+  if (!f.tuple.empty()) members.emplace();
+  std::array<void*, ir::kMaxResults + 1> outs{};
+  std::size_t nouts = 0;
+  if (f.result || f.result_array) outs[nouts++] = f.result_array ? &single : result;
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
-    outs.push_back(f.tuple[i].array ? &device_results[i + 1] : static_cast<void* const*>(result)[i]);
+    outs[nouts++] = f.tuple[i].array ? &(*members)[i] : static_cast<void* const*>(result)[i];
   call.may_defer = memory.pending != nullptr;
   ir::PendingRun pending;
   bool results_pending = false;
   try {
-    results_pending = host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs.empty() ? nullptr : outs[0],
-                                &call, &pending);
+    results_pending = host_.run(args, f.returns_tuple() ? static_cast<void*>(outs.data()) : outs[0], &call, &pending);
   } catch (const KernelFailed& failed) {
     return failed.code;  // a check on the host side: reported now, like a synchronous call's
   }
@@ -319,9 +335,9 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
     }
     *static_cast<ArrayDesc*>(out) = dense_like(dev_desc, rank, reinterpret_cast<void*>(p));
   };
-  if (f.result_array) hand_over(f.result_array, device_results[0], result);
+  if (f.result_array) hand_over(f.result_array, single, result);
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
-    if (f.tuple[i].array) hand_over(f.tuple[i].array, device_results[i + 1], static_cast<void* const*>(result)[i]);
+    if (f.tuple[i].array) hand_over(f.tuple[i].array, (*members)[i], static_cast<void* const*>(result)[i]);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -41,9 +42,14 @@ class Executable : public std::enable_shared_from_this<Executable> {
   CudaOptions cuda_;
   DeviceMachine machine_;
   ir::Executor host_;  ///< the host function, run with machine_
+  CallNeeds needs_;    ///< what each call needs (scratch, a status slot)
   std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
+  std::uint32_t array_params_ = 0;  ///< bit i: parameter i is an array
+  bool makes_arrays_ = false;  ///< the kernel returns a new array (alone or in a tuple)
   std::mutex mutex_;           // guards modules_
   std::array<std::unique_ptr<gpu::Module>, 64> modules_;
+  /// modules_ once loaded: every call looks its module up, so finding a loaded one takes no lock.
+  std::array<std::atomic<const gpu::Module*>, 64> loaded_{};
 };
 
 }  // namespace kiln::codegen::cuda

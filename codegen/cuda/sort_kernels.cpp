@@ -501,7 +501,7 @@ std::vector<std::string> sort_entries() {
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what) {
+                    std::int64_t n, int items, const std::string& what, const std::string& label) {
   if (rows <= 0 || n <= 0) return;
   const gpu::Module& m = sort_module(call.dev, t, items);
   const std::int64_t kTile = std::int64_t{kThreads} * items;
@@ -509,7 +509,7 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
     std::vector<void*> p(params);
     gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {kThreads, 1, 1}, p.data());
   };
-  call.pending.push_back("kiln's sort of " + what);
+  call.pending.push_back(&label);
   CUdeviceptr k = keys, pos = positions;
   std::int64_t nn = n;
   int carry = positions != 0;
@@ -554,15 +554,15 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const int keys = scope.array(s.keys.get()), positions = s.positions ? scope.array(s.positions.get()) : -1;
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
-  const std::string what = s.keys->name;
+  const std::string what = s.keys->name, label = "kiln's sort of " + what;
   const int items = sort_items_;
-  return [keys, positions, t, rank, what, items](ir::Frame& fr) {
+  return [keys, positions, t, rank, what, label, items](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
     sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
-                   d.shape[rank - 1], items, what);
+                   d.shape[rank - 1], items, what, label);
   };
 }
 

@@ -34,8 +34,9 @@ std::vector<std::string> sort_entries();
 
 /// Sorts the `rows` rows of `n` keys of type `t` at device address `keys` in place, in kiln's order, stably;
 /// with `positions` (else 0) applies the same permutation to their rows. `items`: keys per thread (tiles of
-/// 256 items keys). Scratch comes from the call's stream-ordered memory.
+/// 256 items keys). Scratch comes from the call's stream-ordered memory. `what` names the keys' array in
+/// messages; `label` ("kiln's sort of x", outliving the call) names the sort's launches among those a failure lists.
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what);
+                    std::int64_t n, int items, const std::string& what, const std::string& label);
 
 }  // namespace kiln::codegen::cuda

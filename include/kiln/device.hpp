@@ -205,6 +205,8 @@ void device_free(void* p, std::size_t bytes, int device) noexcept;
 /// Stream-ordered memory from the device's pool: usable by work queued on `stream` after this call, returned
 /// to the pool when the stream reaches the free (the stream's state is kept alive until then).
 void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& stream);
+/// Whether `stream` records a graph now (kiln::cuda::capture).
+bool recording(const StreamState& stream);
 /// While `stream` records a graph, the graph keeps `memory` (an argument's) alive: its replays use it.
 void keep_while_recording(const std::shared_ptr<StreamState>& stream, std::shared_ptr<const void> memory);
 void device_free_async(void* p, std::size_t bytes, const std::shared_ptr<StreamState>& stream) noexcept;
@@ -280,11 +282,16 @@ class DeviceArray {
 
   /// Takes over an array an asynchronous kernel call made in stream-ordered memory on `owner`'s stream.
   static DeviceArray adopt(const ArrayDesc& d, int rank, int device, const std::shared_ptr<cuda::detail::StreamState>& owner) {
-    const std::vector<std::int64_t> shape(d.shape, d.shape + rank);  // row-major: the call made it dense
-    std::size_t n = sizeof(T);
-    for (const std::int64_t e : shape) n *= static_cast<std::size_t>(e);
-    return share(std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n](T* p) { cuda::detail::device_free_async(p, n, owner); }),
-                 shape, device);
+    // Row-major: the call made it dense. The call checked the shape, so it is taken as it is (this is on the
+    // path of every call that returns an array).
+    DeviceArray a;
+    a.device_ = device;
+    a.rank_ = rank;
+    for (int k = 0; k < rank; ++k) a.shape_[k] = d.shape[k];
+    kiln::detail::row_major_strides(rank, a.shape_, a.strides_);
+    const std::size_t n = a.bytes();
+    a.data_ = std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n](T* p) { cuda::detail::device_free_async(p, n, owner); });
+    return a;
   }
 
   int rank() const { return rank_; }
@@ -435,7 +442,7 @@ class AsyncKernel {
 
   template <class... A>
   result_type operator()(A&&... args) const {
-    (keep_if_recorded(args), ...);
+    if (cuda::detail::recording(*where_.stream)) (keep_if_recorded(args), ...);
     if constexpr (std::is_same_v<raw_type, result_type>) {  // no scalar results: nothing can be pending
       return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
     } else {
@@ -459,7 +466,7 @@ class AsyncKernel {
   /// Arrays the call made: stream-ordered device memory the DeviceArray takes over.
   struct DeviceArrays {
     int device;
-    std::shared_ptr<cuda::detail::StreamState> owner;
+    const std::shared_ptr<cuda::detail::StreamState>& owner;  // the AsyncKernel's, which outlives the call
     template <class M>
     M operator()(const ArrayDesc& d, int rank) const {
       return M::adopt(d, rank, device, owner);

@@ -462,6 +462,7 @@ class Kernel {
 
   /// The same kernel compiled for another target (shares the kernel's compiled signatures table).
   Kernel on(Target t) const {
+    if (t == opts_.target) return *this;  // `kernel.async(s)(...)` on every call of a pipeline: no options lookup
     Options o = opts_;
     o.target = t;
     return Kernel(core_, o);
@@ -624,9 +625,16 @@ ArgValue make_arg(X&& x) {
     return array_arg<std::remove_const_t<T>>(const_cast<std::remove_const_t<T>*>(x.data()), 1, &n, &s,
                                              !std::is_const_v<T>, "std::span");
   } else if constexpr (requires { x.desc(); x.rank(); x.device(); }) {  // kiln::DeviceArray (kiln/device.hpp)
-    const ArrayDesc d = x.desc();
+    // Its shape passed kiln's rule when it was made (DeviceArray checks every shape it takes): not again here,
+    // on the path of every call of a device-resident pipeline.
     using T = std::remove_cvref_t<decltype(*x.data())>;
-    ArgValue a = array_arg(static_cast<T*>(d.data), x.rank(), d.shape, d.strides, !is_const, "kiln::DeviceArray");
+    ArgValue a;
+    a.is_array = true;
+    a.dtype = kiln::dtype_of<T>();
+    a.rank = x.rank();
+    a.writable = !is_const;
+    a.cpp_type = "kiln::DeviceArray";
+    a.array = x.desc();
     a.on_device = true;
     a.device = x.device();
     return a;
@@ -677,12 +685,17 @@ void append_arg(ArgValue* av, std::size_t& k, X&& x) {
 /// The type-erased arguments of one call, one per kernel parameter.
 template <class Params, class... A>
 std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> make_args(A&&... args) {
-  std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> av{};
-  std::size_t k = 0;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (append_arg<std::tuple_element_t<I, Params>>(av.data(), k, std::forward<A>(args)), ...);
-  }(std::index_sequence_for<A...>{});
-  return av;
+  // One argument per parameter (no complex scalar parameter): each made in place, on the path of every call.
+  if constexpr (param_offsets<Params>()[sizeof...(A)] == sizeof...(A)) {
+    return {make_arg(std::forward<A>(args))...};
+  } else {
+    std::array<ArgValue, param_offsets<Params>()[sizeof...(A)]> av{};
+    std::size_t k = 0;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (append_arg<std::tuple_element_t<I, Params>>(av.data(), k, std::forward<A>(args)), ...);
+    }(std::index_sequence_for<A...>{});
+    return av;
+  }
 }
 
 }  // namespace detail

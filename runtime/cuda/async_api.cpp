@@ -144,9 +144,9 @@ Graph capture_graph(const Stream& s, const std::function<void()>& work) {
 
 void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& stream) {
   if (bytes == 0) return nullptr;
-  gpu::Device& d = bound(stream->device);
+  gpu::Device& d = gpu::device(stream->device);
   CUdeviceptr p = 0;
-  const CUresult r = gpu::driver().cuMemAllocAsync(&p, bytes, stream->stream);
+  const CUresult r = stream->allocate(bytes, &p);
   if (r != CUDA_SUCCESS)
     throw DeviceError(fmt::format("{} {} bytes on CUDA device {} ({}): {}",
                                   r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate", bytes,
@@ -155,6 +155,8 @@ void* device_alloc_async(std::size_t bytes, const std::shared_ptr<StreamState>& 
   return reinterpret_cast<void*>(p);
 }
 
+bool recording(const StreamState& stream) { return stream.recording != nullptr; }
+
 void keep_while_recording(const std::shared_ptr<StreamState>& stream, std::shared_ptr<const void> memory) {
   if (stream && stream->recording && memory) stream->recording->arrays.push_back(std::move(memory));
 }
@@ -162,9 +164,8 @@ void keep_while_recording(const std::shared_ptr<StreamState>& stream, std::share
 void device_free_async(void* p, std::size_t bytes, const std::shared_ptr<StreamState>& stream) noexcept {
   if (!p || !gpu::driver_available()) return;
   try {
-    gpu::Device& d = bound(stream->device);
-    gpu::driver().cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(p), stream->stream);
-    d.count_free(bytes);
+    stream->free(reinterpret_cast<CUdeviceptr>(p), bytes);
+    gpu::device(stream->device).count_free(bytes);
   } catch (...) {
     // Freeing cannot be reported from a destructor; the memory goes with the context.
   }

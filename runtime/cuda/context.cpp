@@ -92,6 +92,7 @@ Device::Device(int ordinal) {
   check(d.cuDeviceGetDefaultMemPool(&pool_, dev), "cuDeviceGetDefaultMemPool");
   std::uint64_t keep = UINT64_MAX;
   check(d.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep), "cuMemPoolSetAttribute");
+  blocks_ = std::make_unique<StreamBlocks>(*this, stream_);
 }
 
 void Device::bind() const {
@@ -131,6 +132,26 @@ void Device::give_back(CUdeviceptr p, std::size_t bytes) noexcept {
 }
 
 Device::~Device() = default;
+
+void Device::add_stream_blocks(StreamBlocks* b) {
+  std::lock_guard lock(blocks_mutex_);
+  all_blocks_.push_back(b);
+}
+
+void Device::remove_stream_blocks(StreamBlocks* b) noexcept {
+  std::lock_guard lock(blocks_mutex_);
+  std::erase(all_blocks_, b);
+}
+
+std::size_t Device::release_stream_blocks() noexcept {
+  std::lock_guard lock(blocks_mutex_);
+  std::size_t n = 0;
+  for (StreamBlocks* b : all_blocks_) {
+    n += b->kept();
+    b->release();
+  }
+  return n;
+}
 
 HostSlots& Device::host_slots() {
   std::lock_guard lock(mutex_);
@@ -189,10 +210,12 @@ int device_count() noexcept {
 
 namespace {
 
-/// The devices used so far, made on first use.
+/// The devices used so far, made on first use. Every call looks its device up, so the lookup of one that
+/// exists is a load (`ready`); the mutex only orders the first use of each.
 struct Devices {
   std::mutex mutex;
   std::array<std::unique_ptr<Device>, 64> slots;
+  std::array<std::atomic<Device*>, 64> ready{};
 };
 Devices& devices() {
   static Devices& d = *new Devices;  // never destroyed: Streams and arrays may outlive static destruction
@@ -205,9 +228,14 @@ Device& device(int ordinal) {
   Devices& all = devices();
   if (ordinal < 0 || ordinal >= static_cast<int>(all.slots.size()))
     throw DeviceError(fmt::format("CUDA device {} does not exist", ordinal));
+  const auto i = static_cast<std::size_t>(ordinal);
+  if (Device* d = all.ready[i].load(std::memory_order_acquire)) return *d;
   std::lock_guard lock(all.mutex);
-  auto& slot = all.slots[static_cast<std::size_t>(ordinal)];
-  if (!slot) slot = std::make_unique<Device>(ordinal);
+  auto& slot = all.slots[i];
+  if (!slot) {
+    slot = std::make_unique<Device>(ordinal);
+    all.ready[i].store(slot.get(), std::memory_order_release);
+  }
   return *slot;
 }
 

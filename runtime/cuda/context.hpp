@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cuda/stream_blocks.hpp"
+
 namespace kiln::gpu {
 
 struct DeviceInfo {
@@ -92,6 +94,14 @@ class Device {
   /// Page-locked slots for values asynchronous calls copy back without waiting (made on first use).
   HostSlots& host_slots();
 
+  /// The memory freed on kiln's own stream and kept for its next allocations (runtime/cuda/stream_blocks.hpp).
+  StreamBlocks& blocks() { return *blocks_; }
+  /// Every stream's kept blocks, which an allocation that runs out of memory gives back to the pool.
+  void add_stream_blocks(StreamBlocks* b);
+  void remove_stream_blocks(StreamBlocks* b) noexcept;
+  /// Gives every stream's kept blocks back to the pool; returns how many there were.
+  std::size_t release_stream_blocks() noexcept;
+
  private:
   friend class Scratch;
   void give_back(CUdeviceptr p, std::size_t bytes) noexcept;
@@ -104,6 +114,9 @@ class Device {
   std::vector<std::pair<CUdeviceptr, std::size_t>> free_;
   std::vector<CUdeviceptr> free_slots_;
   std::unique_ptr<HostSlots> host_slots_;
+  std::mutex blocks_mutex_;  // guards all_blocks_
+  std::vector<StreamBlocks*> all_blocks_;
+  std::unique_ptr<StreamBlocks> blocks_;
   std::atomic<std::int64_t> in_use_{0}, peak_{0};
   std::atomic<std::uint64_t> allocations_{0}, transfers_{0};
 };

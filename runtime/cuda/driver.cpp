@@ -91,8 +91,6 @@ std::string error_text(CUresult r) {
   return text ? fmt::format("{}: {}", head, text) : head;
 }
 
-void check(CUresult r, const std::string& what) {
-  if (r != CUDA_SUCCESS) throw DeviceError(fmt::format("{}: {}", what, error_text(r)));
-}
+void fail(CUresult r, std::string_view what) { throw DeviceError(fmt::format("{}: {}", what, error_text(r))); }
 
 }  // namespace kiln::gpu

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <string>
+#include <string_view>
 
 namespace kiln::gpu {
 
@@ -44,7 +45,14 @@ bool driver_available(std::string* why = nullptr);
 /// "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for a driver result code.
 std::string error_text(CUresult r);
 
-/// Throws DeviceError("<what>: <error_text>") unless r is CUDA_SUCCESS.
-void check(CUresult r, const std::string& what);
+/// Throws DeviceError("<what>: <error_text>").
+[[noreturn]] void fail(CUresult r, std::string_view what);
+
+/// Throws DeviceError("<what>: <error_text>") unless r is CUDA_SUCCESS. Inline and taking a view: a call that
+/// succeeds (every call on the path of a kernel call) builds no string.
+inline void check(CUresult r, std::string_view what) {
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    fail(r, what);
+}
 
 }  // namespace kiln::gpu

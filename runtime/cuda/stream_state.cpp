@@ -16,12 +16,14 @@ StreamState::StreamState(int d) : device(d) {
   gpu::Device& dev = gpu::device(d);
   dev.bind();
   gpu::check(gpu::driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "creating a CUDA stream");
+  blocks_ = std::make_unique<gpu::StreamBlocks>(dev, stream);
 }
 
 StreamState::~StreamState() {
   if (!gpu::driver_available()) return;
   // Unchecked slots go back unread: nobody synchronized the stream after their calls, so nobody asked.
   gpu::Device& dev = gpu::device(device);
+  blocks_.reset();  // the kept blocks go back to the pool while the stream exists
   dev.bind();
   gpu::driver().cuStreamSynchronize(stream);
   for (const DeferredCheck& c : checks) {
@@ -34,6 +36,37 @@ StreamState::~StreamState() {
     }
   }
   gpu::driver().cuStreamDestroy(stream);
+}
+
+CUresult StreamState::allocate(std::size_t bytes, CUdeviceptr* p) {
+  if (!recording) return blocks_->allocate(bytes, p);
+  gpu::device(device).bind();
+  const CUresult r = gpu::driver().cuMemAllocAsync(p, bytes, stream);
+  if (r == CUDA_SUCCESS) {
+    std::lock_guard lock(recorded_mutex_);
+    recorded_.push_back(*p);
+    nrecorded_.store(recorded_.size(), std::memory_order_release);
+  }
+  return r;
+}
+
+void StreamState::free(CUdeviceptr p, std::size_t bytes) noexcept {
+  bool recorded = recording != nullptr;
+  if (nrecorded_.load(std::memory_order_acquire) > 0) {
+    std::lock_guard lock(recorded_mutex_);
+    if (const auto at = std::find(recorded_.begin(), recorded_.end(), p); at != recorded_.end()) {
+      recorded_.erase(at);
+      nrecorded_.store(recorded_.size(), std::memory_order_release);
+      recorded = true;
+    }
+  }
+  if (!recorded) return blocks_->free(p, bytes);
+  try {
+    gpu::device(device).bind();
+    gpu::driver().cuMemFreeAsync(p, stream);
+  } catch (...) {
+    // Freeing cannot be reported from a destructor; the memory goes with the context.
+  }
 }
 
 CUdeviceptr StreamState::status_slot() {

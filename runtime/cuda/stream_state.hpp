@@ -10,12 +10,14 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "kiln/abi.hpp"
+#include "runtime/cuda/stream_blocks.hpp"
 
 namespace kiln::cuda::detail {
 
@@ -38,6 +40,15 @@ struct StreamState {
   const int device;
   CUstream stream = nullptr;
 
+  /// Stream-ordered device memory for work queued on this stream: freed blocks are kept for the next
+  /// allocation of their size (runtime/cuda/stream_blocks.hpp). While a graph is recorded, straight from the
+  /// driver: the graph's own allocation and free nodes, since a kept block would be replayed into after
+  /// another user took it; such a block also goes straight back to the driver when it is freed, whenever that
+  /// is (the graph's allocation must be freed for the graph to run again). `allocate` returns the driver's
+  /// result.
+  CUresult allocate(std::size_t bytes, CUdeviceptr* p);
+  void free(CUdeviceptr p, std::size_t bytes) noexcept;
+
   /// A slot for a call's kernels that may fail, zeroed: the recording graph's while capturing, else the device's.
   CUdeviceptr status_slot();
   /// The slot of a call that was queued: checked at the next synchronize().
@@ -52,6 +63,12 @@ struct StreamState {
 
   std::mutex mutex;  // guards checks
   std::vector<DeferredCheck> checks;
+
+ private:
+  std::unique_ptr<gpu::StreamBlocks> blocks_;
+  std::mutex recorded_mutex_;  // guards recorded_
+  std::vector<CUdeviceptr> recorded_;  ///< allocated while a graph was recorded, not yet freed
+  std::atomic<std::size_t> nrecorded_{0};  ///< recorded_.size(): a free looks there (under the lock) only if any
 };
 
 /// A captured graph: its executable form, and the status slots of its calls (owned for the graph's life).

@@ -38,6 +38,7 @@ void* device_alloc(std::size_t, int) { unavailable(); }
 void device_free(void*, std::size_t, int) noexcept {}
 void* device_alloc_async(std::size_t, const std::shared_ptr<StreamState>&) { unavailable(); }
 void device_free_async(void*, std::size_t, const std::shared_ptr<StreamState>&) noexcept {}
+bool recording(const StreamState&) { return false; }
 void keep_while_recording(const std::shared_ptr<StreamState>&, std::shared_ptr<const void>) {}
 Graph capture_graph(const Stream&, const std::function<void()>&) { unavailable(); }
 void copy_to_device(void*, const void*, std::size_t, int, const Stream*) { unavailable(); }

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The host side of a CUDA call, on a stand-in driver that runs no kernel (tests/fake_cuda_driver.cpp, loaded
+// through KILN_CUDA_DRIVER before anything opens a driver): which driver calls a steady-state call makes, that
+// stream-ordered results are recycled on their stream without the driver and given back to it when needed,
+// that what a call reuses follows its arguments' shapes, devices and streams, and that the argument checks
+// still fire. What the kernels compute is cuda_async_test's and cuda_gpu_test's (on a GPU).
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+#include "runtime/cuda/stream_blocks.hpp"
+
+namespace {
+
+// Before main: the driver is opened on first use, by the first test that asks for a device.
+const bool g_fake = [] {
+  setenv("KILN_CUDA_DRIVER", KILN_FAKE_CUDA_DRIVER, 1);
+  return true;
+}();
+
+/// The stand-in's counters (its exported functions, found in the library kiln opened).
+struct Fake {
+  Fake() {
+    void* lib = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW);
+    calls_ = reinterpret_cast<unsigned long long (*)(const char*)>(dlsym(lib, "kiln_fake_cuda_calls"));
+    all_ = reinterpret_cast<unsigned long long (*)()>(dlsym(lib, "kiln_fake_cuda_all_calls"));
+    reset_ = reinterpret_cast<void (*)()>(dlsym(lib, "kiln_fake_cuda_reset"));
+    live_ = reinterpret_cast<long long (*)()>(dlsym(lib, "kiln_fake_cuda_live_allocations"));
+    last_ = reinterpret_cast<void (*)(unsigned*, unsigned*, void**)>(dlsym(lib, "kiln_fake_cuda_last_launch"));
+    fail_ = reinterpret_cast<void (*)(int)>(dlsym(lib, "kiln_fake_cuda_fail_allocations"));
+  }
+  unsigned long long calls(const char* fn) const { return calls_(fn); }
+  unsigned long long all() const { return all_(); }
+  void reset() const { reset_(); }
+  /// The next n device allocations run out of memory.
+  void fail_allocations(int n) const { fail_(n); }
+  long long live() const { return live_(); }
+  struct Launch {
+    unsigned grid[3], block[3];
+    void* stream;
+  };
+  Launch last() const {
+    Launch l{};
+    last_(l.grid, l.block, &l.stream);
+    return l;
+  }
+
+ private:
+  unsigned long long (*calls_)(const char*);
+  unsigned long long (*all_)();
+  void (*reset_)();
+  long long (*live_)();
+  void (*last_)(unsigned*, unsigned*, void**);
+  void (*fail_)(int);
+};
+
+class CallPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(g_fake);
+    ASSERT_TRUE(kiln::cuda::available()) << kiln::cuda::unavailable_reason();
+    ASSERT_NE(kiln::cuda::properties(0).name.find("fake"), std::string::npos) << "the stand-in driver was not loaded";
+  }
+  const Fake fake;
+};
+
+kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
+
+auto scale_into() {
+  return kiln::jit("scale_into", [](kiln::Array<float> x, kiln::Array<float> y, kiln::Float a) { y(kiln::all) = x * a; },
+                   on_gpu());
+}
+auto scale() {
+  return kiln::jit("scale", [](kiln::Array<float> x, kiln::Float a) { return x * a; }, on_gpu());
+}
+
+TEST_F(CallPath, AnAsynchronousCallIntoAnArgumentIsOneLaunch) {
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  const auto call = k.async(s);
+  call(x, y, 2.0f);  // compiles, loads
+  fake.reset();
+  for (int i = 0; i < 10; ++i) call(x, y, 2.0f);
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 10u);
+  // Besides the launch, at most asking which context is current, once a call: no allocation, copy, event,
+  // context switch or query.
+  EXPECT_LE(fake.calls("cuCtxGetCurrent"), 10u);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+  // So does the same call made the way the documentation writes it (kernel.async(s) at every call).
+  fake.reset();
+  for (int i = 0; i < 10; ++i) k.async(s)(x, y, 2.0f);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+  s.synchronize();
+}
+
+TEST_F(CallPath, ANewResultTakesTheMemoryItsStreamFreed) {
+  auto k = scale();
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s);
+  kiln::DeviceArray<float> y = k.async(s)(x, 2.0f);
+  y = k.async(s)(x, 2.0f);  // the first result is freed here, after the second was made: two blocks circulate
+  const kiln::cuda::MemoryStats before = kiln::cuda::memory_stats();
+  fake.reset();
+  for (int i = 0; i < 10; ++i) y = k.async(s)(x, 2.0f);
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 10u);
+  EXPECT_EQ(fake.calls("cuMemAllocAsync"), 0u);
+  EXPECT_EQ(fake.calls("cuMemFreeAsync"), 0u);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+  // Each reuse is an allocation and a free in kiln's statistics: what is in use is what is alive.
+  const kiln::cuda::MemoryStats after = kiln::cuda::memory_stats();
+  EXPECT_EQ(after.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(after.allocations, before.allocations + 10);
+  EXPECT_EQ(y.shape(), (std::vector<std::int64_t>{1000}));
+  s.synchronize();
+}
+
+TEST_F(CallPath, KeptMemoryFollowsSizesAndStreams) {
+  auto k = scale();
+  kiln::cuda::Stream s1, s2;
+  const kiln::DeviceArray<float> small({1000}, s1), large({3000}, s1);
+  { auto y = k.async(s1)(small, 2.0f); }  // s1 keeps a block of 4000 bytes
+  fake.reset();
+  { auto y = k.async(s1)(large, 2.0f); }  // another size: from the pool
+  EXPECT_EQ(fake.calls("cuMemAllocAsync"), 1u);
+  fake.reset();
+  s1.synchronize();
+  s2.wait([&] {
+    kiln::cuda::Event e;
+    e.record(s1);
+    return e;
+  }());
+  { auto y = k.async(s2)(small, 2.0f); }  // another stream: s1's block stays s1's
+  EXPECT_EQ(fake.calls("cuMemAllocAsync"), 1u);
+  fake.reset();
+  { auto y = k.async(s1)(small, 2.0f); }  // s1's own block again
+  { auto y = k.async(s1)(large, 2.0f); }
+  EXPECT_EQ(fake.calls("cuMemAllocAsync"), 0u);
+  // Every launch went to the stream it was queued on.
+  (void)k.async(s2)(small, 2.0f);
+  EXPECT_EQ(fake.last().stream, s2.handle());
+  (void)k.async(s1)(small, 2.0f);
+  EXPECT_EQ(fake.last().stream, s1.handle());
+}
+
+TEST_F(CallPath, KeptMemoryGoesBackWithItsStream) {
+  const long long live = fake.live();
+  {
+    auto k = scale();
+    kiln::cuda::Stream s;
+    const kiln::DeviceArray<float> x({1000}, s);
+    for (int i = 0; i < 2 * static_cast<int>(kiln::gpu::StreamBlocks::kKept); ++i) {
+      // More arrays alive at once than a stream keeps: the rest go back to the pool when they die.
+      std::vector<kiln::DeviceArray<float>> ys;
+      for (int j = 0; j <= i; ++j) ys.push_back(k.async(s)(x, 2.0f));
+    }
+    s.synchronize();
+  }
+  EXPECT_EQ(fake.live(), live) << "device memory outlived its stream";
+}
+
+TEST_F(CallPath, AnAllocationThatRunsOutTakesTheKeptBlocksBack) {
+  auto k = scale();
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s), big({5000}, s);
+  { auto y = k.async(s)(x, 2.0f); }  // kept
+  fake.reset();
+  fake.fail_allocations(1);
+  auto y = k.async(s)(big, 2.0f);  // out of memory once: the kept block goes back, and the retry succeeds
+  EXPECT_EQ(fake.calls("cuMemAllocAsync"), 2u);
+  EXPECT_EQ(fake.calls("cuMemFreeAsync"), 1u);
+  EXPECT_EQ(y.shape(), (std::vector<std::int64_t>{5000}));
+  fake.fail_allocations(2);
+  try {
+    (void)k.async(s)(big, 2.0f);
+    FAIL() << "an allocation that failed twice was not reported";
+  } catch (const kiln::DeviceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("of shape (5000,)"), std::string::npos) << m;  // the array, described when it failed
+  }
+  fake.fail_allocations(0);
+}
+
+TEST_F(CallPath, WhatACallReusesFollowsItsArguments) {
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), bx({1 << 20}, s), by({1 << 20}, s);
+  call(x, y, 2.0f);
+  const Fake::Launch small = fake.last();
+  call(bx, by, 2.0f);
+  const Fake::Launch large = fake.last();
+  EXPECT_GT(large.grid[0], small.grid[0]) << "the grid of the first extents was reused";
+  call(x, y, 2.0f);
+  EXPECT_EQ(fake.last().grid[0], small.grid[0]);
+  // A new result's shape is its argument's, call by call.
+  auto r = scale();
+  EXPECT_EQ(r.async(s)(x, 1.0f).shape(), (std::vector<std::int64_t>{1000}));
+  EXPECT_EQ(r.async(s)(bx, 1.0f).shape(), (std::vector<std::int64_t>{1 << 20}));
+  // Shapes that disagree are still refused, after calls with shapes that agree.
+  EXPECT_THROW(call(x, by, 2.0f), kiln::ShapeError);
+  s.synchronize();
+}
+
+TEST_F(CallPath, DevicesAreCheckedOnEveryCall) {
+  ASSERT_GE(kiln::cuda::device_count(), 2);
+  auto k = scale_into();
+  kiln::cuda::Stream s0(0), s1(1);
+  kiln::DeviceArray<float> x0({1000}, s0), y0({1000}, s0), x1({1000}, s1), y1({1000}, s1);
+  k.async(s0)(x0, y0, 2.0f);
+  EXPECT_EQ(fake.last().stream, s0.handle());
+  k.async(s1)(x1, y1, 2.0f);  // the same variant, the other device: its own module and stream
+  EXPECT_EQ(fake.last().stream, s1.handle());
+  EXPECT_THROW(k.async(s1)(x0, y0, 2.0f), kiln::TypeError);  // arrays of device 0 on a stream of device 1
+  EXPECT_THROW(k.async(s0)(x0, y1, 2.0f), kiln::TypeError);  // arrays of two devices
+  EXPECT_THROW(k(x0, y1, 2.0f), kiln::TypeError);
+  // A compiled CUDA variant does not make a CPU kernel take GPU memory.
+  EXPECT_THROW(k.on(kiln::Target::interpreter)(x0, y0, 2.0f), kiln::TypeError);
+  s0.synchronize();
+  s1.synchronize();
+}
+
+TEST_F(CallPath, OverlappingArgumentsAreStillRefused) {
+  auto shift = kiln::jit("shift_left", [](kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0) - 1, [&](kiln::Int i) { y[i] = x[i + 1]; });
+  }, on_gpu());
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  shift.async(s)(x, y);
+  EXPECT_THROW(shift.async(s)(x, x), kiln::AliasError);
+  s.synchronize();
+}
+
+TEST_F(CallPath, ARecordedGraphTakesNoKeptMemoryAndKeepsNone) {
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  { kiln::DeviceArray<float> gone({1000}, s); }  // kept by s
+  fake.reset();
+  {
+    const kiln::cuda::Graph g = kiln::cuda::capture(s, [&] {
+      kiln::DeviceArray<float> t({1000}, s);  // the graph's allocation: a kept block would be replayed into
+      k.async(s)(x, t, 2.0f);
+      k.async(s)(t, y, 2.0f);
+    });
+    EXPECT_EQ(fake.calls("cuMemAllocAsync"), 1u);
+    g.launch(s);
+    s.synchronize();
+  }
+  // The graph kept its array until it went; then the array went back to the driver, not to the kept blocks.
+  EXPECT_EQ(fake.calls("cuMemFreeAsync"), 1u);
+  fake.reset();
+  {
+    kiln::DeviceArray<float> a({1000}, s), b({1000}, s);  // one kept block: one of them from the pool
+    EXPECT_EQ(fake.calls("cuMemAllocAsync"), 1u);
+  }
+  s.synchronize();
+}
+
+TEST_F(CallPath, AFutureAsksItsOwnDeviceWhetherItIsReady) {
+  auto total = kiln::jit("total", [](kiln::Array<float> x) { return kiln::sum(x); }, on_gpu());
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s);
+  const kiln::cuda::Future<float> f = total.async(s)(x);
+  fake.reset();
+  std::thread([&] { EXPECT_TRUE(f.ready()); }).join();  // a thread with no context current
+  EXPECT_GE(fake.calls("cuCtxSetCurrent"), 1u) << "the event was queried without its device's context";
+  EXPECT_EQ(fake.calls("cuEventQuery"), 1u);
+  s.synchronize();
+}
+
+TEST_F(CallPath, ASynchronousCallOnDeviceArraysLaunchesAndWaits) {
+  auto k = scale_into();
+  kiln::DeviceArray<float> x({1000}), y({1000});
+  k(x, y, 2.0f);
+  fake.reset();
+  for (int i = 0; i < 10; ++i) k(x, y, 2.0f);
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 10u);
+  EXPECT_EQ(fake.calls("cuStreamSynchronize"), 10u);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuStreamSynchronize") - fake.calls("cuCtxGetCurrent"), 0u);
+}
+
+}  // namespace
