@@ -29,14 +29,6 @@ inline constexpr int kStencilTileWarps = 8;
 /// At most this much static shared memory for a kernel's tiles (48 KiB is the static limit; more would also
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
-/// A marching stencil holds every live plane's window rows in registers: at most this many per thread
-/// (rounds, then rows, are halved until it fits), so that two blocks fit an SM (marching kernels are
-/// launched with __launch_bounds__(256, 2)). Measured on an H100: a 27-point 3-d stencil with 4 rows and 2
-/// rounds (36 window registers) took 218 registers, one block per SM (7.9 % achieved occupancy) and 2.19 ms
-/// for 512^3, latency-bound; with 1 round (18) ptxas needs 128, two blocks per SM.
-inline constexpr std::int64_t kMaxMarchRegisters = 24;
-/// Blocks per SM that marching kernels are compiled for (the second argument of their launch bounds).
-inline constexpr int kMarchBlocksPerSm = 2;
 
 /// The prelude's functor of a reduction's combiner ("kiln_op_add()", ...), for kiln_block_reduce and
 /// kiln_group_reduce; empty for ArgMin/ArgMax, which fold by their own rule.
@@ -86,6 +78,23 @@ struct StencilPlan {
   ir::Stmt interior;
   ir::Stmt border;  ///< the body for the border elements: the body with the interior arm emptied
 };
+
+/// One row of a stencil window: the column offsets read from it, the one its registers hold (`base`, read
+/// most often), and the others relative to it (from other lanes).
+struct WindowRow {
+  std::int64_t row = 0;  ///< relative to the thread's first row (0 for a window that is not vertical)
+  std::int64_t base = 0;
+  std::vector<std::int64_t> deltas;  ///< c - base for every other offset c, ascending
+  std::int64_t lo() const { return deltas.empty() ? 0 : std::min<std::int64_t>(0, deltas.front()); }
+  std::int64_t hi() const { return deltas.empty() ? 0 : std::max<std::int64_t>(0, deltas.back()); }
+};
+/// Group g's window rows under the plan's rows per thread.
+std::vector<WindowRow> window_rows(const StencilPlan& plan, int g);
+/// A marching group's registers: [plane][window row] -> the column offsets held (emit_march.cpp).
+using MarchKept = std::vector<std::vector<std::set<std::int64_t>>>;
+MarchKept march_kept(const StencilPlan& plan, int g);
+/// Registers a marching plan holds per thread: every live plane's kept values and the newest plane's loads.
+std::int64_t march_registers(const StencilPlan& plan);
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
@@ -233,9 +242,23 @@ class Emitter {
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
-  /// The window rows of group g: loaded into registers (plane p of a marching group, whose z is `z`) and
-  /// stored to its tile, with the names of the values recorded in stencil_values_.
-  void stencil_window(int g, int plane, const std::string& z, bool fresh_tile_slot);
+  /// The window rows of a group that does not march: loaded into registers and stored to its tile, with the
+  /// names of the values recorded in stencil_values_.
+  void stencil_window(int g);
+  // marching 3-d stencils (emit_march.cpp)
+  /// Declares a marching group's registers (every live plane's, the newest plane's loads) and records their
+  /// names in stencil_values_.
+  void march_declare(int g);
+  /// Loads the plane whose first index is `z` into group g's newest-plane registers.
+  void march_load(int g, const std::string& z);
+  /// Moves the newest-plane registers into plane p's and the group's tile (before a __syncwarp).
+  void march_store(int g, int p);
+  /// Reads plane p's neighbours that its registers keep from the tile (after the __syncwarp).
+  void march_neighbours(int g, int p);
+  /// After a step: every plane's registers move one plane down.
+  void march_shift(int g);
+  /// The walk of a marching stencil: the planes below the first step's newest, then a loop over the chunk.
+  void march_loops();
   /// The body once per row and round of the strip (emit_stencil.cpp).
   void stencil_bodies();
   /// The value of a planned load in the current body copy.
@@ -284,8 +307,8 @@ class Emitter {
   std::map<std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
   /// Arrays whose loads are guarded by every extent (stencil windows, tiles): all their extents are captured.
   std::unordered_set<const ir::VarNode*> guarded_arrays_;
-  /// Marching groups: [plane][window row] -> whether the row's rounds are registers kept across steps.
-  std::map<int, std::vector<std::vector<bool>>> march_kept_;
+  /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
+  std::map<int, MarchKept> march_kept_;
 };
 
 }  // namespace kiln::codegen::cuda
