@@ -128,15 +128,19 @@ void Emitter::march_load(int g, const std::string& z) {
     at += " + " + i + " * " + n.stride[k];
   }
   line("const bool kiln_g" + gs + "_ok = " + ok + ";");
-  line("const long long kiln_g" + gs + "_at = " + at + ";");
+  line("const long long kiln_g" + gs + "_at = " + at + " + kiln_j0;");
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
     const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
     const std::string row_ok = G.vertical ? " && " + wn + "_ok" : std::string(), row_at = G.vertical ? " + " + wn + "_at" : std::string();
+    // The row's address in this plane, and the row's loads at constant offsets from it: the offsets become
+    // the loads' immediates (summed with the invariant row offset, each load's address was a 64-bit
+    // register kept across the walk: ptxas took 192 registers for the 7-point kernel).
+    line("const " + T + "* " + wn + "_p = " + n.data + " + (kiln_g" + gs + "_at" + row_at + ");");
     auto load = [&](int u, const std::string& lanes) {
-      const std::string colv = "kiln_j0 + " + ll(w.base + 32 * static_cast<std::int64_t>(u));
-      line(newest_reg(g, wi, u, U) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(" + colv + ") < (unsigned long long)" +
-           n.extent[rank - 1] + " ? " + n.data + "[kiln_g" + gs + "_at" + row_at + " + " + colv + "] : (" + T + ")0;");
+      const std::int64_t c = w.base + 32 * static_cast<std::int64_t>(u);
+      line(newest_reg(g, wi, u, U) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(kiln_j0 + " + ll(c) + ") < (unsigned long long)" +
+           n.extent[rank - 1] + " ? " + wn + "_p[" + std::to_string(c) + "] : (" + T + ")0;");
     };
     if (w.lo() < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + w.lo()) + "u");
     for (int u = 0; u < U; ++u) load(u, "");
