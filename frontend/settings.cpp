@@ -122,7 +122,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       const int n = std::atoi(s);
       st.march_registers = n >= 8 && n <= 256 ? n : st.march_registers;
     }
-    if (const char* s = std::getenv("KILN_CUDA_MARCH_PREFETCH"); s && *s) st.march_prefetch = s[0] != '0';
+    if (const char* s = std::getenv("KILN_CUDA_MARCH_PREFETCH"); s && *s) {
+      const int n = std::atoi(s);
+      st.march_prefetch = n >= 0 && n <= 2 ? n : st.march_prefetch;
+    }
     if (const char* s = std::getenv("KILN_CUDA_MARCH_MIN_BLOCKS"); s && *s) {
       const int n = std::atoi(s);
       st.march_min_blocks = n >= 1 && n <= 8 ? n : st.march_min_blocks;

@@ -249,12 +249,23 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     ASSERT_NE(k, nullptr);
     EXPECT_EQ(k->stencil_rows, rows) << "budget " << budget;
   }
-  // Without prefetch each step loads its own plane.
+  // Without prefetch each step loads its own plane; two planes ahead, a trip runs two steps on two buffers.
   cu::EmitOptions o = tiled();
-  o.stencil.march_prefetch = false;
+  o.stencil.march_prefetch = 0;
   const cu::Program p = cu::emit_program(offloaded(cube), o);
   EXPECT_EQ(p.kernels.find("in flight while this step computes"), std::string::npos) << p.kernels;
+  EXPECT_EQ(p.kernels.find("kiln_nb0_"), std::string::npos) << p.kernels;
   EXPECT_NE(cu::emission_settings(o).find("march_prefetch=0"), std::string::npos);
+  o.stencil.march_prefetch = 2;
+  const cu::Program two = cu::emit_program(offloaded(cube), o);
+  EXPECT_NE(two.kernels.find("kiln_z += 2"), std::string::npos) << two.kernels;
+  EXPECT_NE(two.kernels.find("kiln_nb0_"), std::string::npos) << two.kernels;
+  EXPECT_THROW(cu::emit_program(offloaded(cube), [] {
+                 cu::EmitOptions bad = tiled();
+                 bad.stencil.march_prefetch = 3;
+                 return bad;
+               }()),
+               ValueError);
 }
 
 TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
@@ -352,13 +363,18 @@ std::vector<Args> inputs(int rank, DType t, int count) {
 
 void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int count = 1) {
   const std::vector<Args> in = inputs(rank, t, count);
-  // The default form, other rows and rounds, and marching kernels without prefetch or with the smallest
-  // register budget (one row, one round).
-  cu::StencilSettings no_prefetch{cu::StencilMode::Shared, 4, 4}, few_registers{cu::StencilMode::Shared, 4, 4};
-  no_prefetch.march_prefetch = false;
-  few_registers.march_registers = 8;
-  for (const cu::StencilSettings form : {cu::StencilSettings{cu::StencilMode::Shared, 4, 4}, cu::StencilSettings{cu::StencilMode::Shared, 3, 1},
-                                         cu::StencilSettings{cu::StencilMode::Shared, 1, 2}, no_prefetch, few_registers}) {
+  // The default form, other rows and rounds, and for marching kernels: no prefetch, two planes ahead (two
+  // steps per trip: chunks of odd and even lengths), the smallest register budget (one row, one round).
+  std::vector<cu::StencilSettings> forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 3, 1}, {cu::StencilMode::Shared, 1, 2}};
+  if (rank == 3) {
+    for (int ahead : {0, 2}) {
+      forms.push_back({cu::StencilMode::Shared, 4, 4});
+      forms.back().march_prefetch = ahead;
+    }
+    forms.push_back({cu::StencilMode::Shared, 4, 4});
+    forms.back().march_registers = 8;
+  }
+  for (const cu::StencilSettings& form : forms) {
     cu::CudaOptions opts = kiln::detail::cuda_options();
     opts.emit.stencil = form;
     const cu::Compiled compiled = cu::compile(f, {}, opts);

@@ -222,7 +222,10 @@ GpuKernel Emitter::emit(std::string& out) {
       for (const auto& G : sp.groups) planes = std::max(planes, G.planes());
       head += "// stencil: each thread walks a chunk of dimension 0 holding " + std::to_string(planes) +
               " planes of its window values in registers (2.5-d blocking; the newest plane's neighbours through the tile)" +
-              (opts_.stencil.march_prefetch ? ", loading the next plane while a step computes" : "") + "\n";
+              (opts_.stencil.march_prefetch == 1   ? ", loading the next plane while a step computes"
+               : opts_.stencil.march_prefetch == 2 ? ", loading the next two planes while a step computes"
+                                                   : "") +
+              "\n";
     }
     if (!sp.tests.empty())
       head += "// stencil: elements inside " + std::to_string(sp.tests.size()) +

@@ -31,10 +31,11 @@ std::string plane_reg(int g, std::size_t wi, int p, const WindowRow& w, std::int
   return s;
 }
 
-/// The newest plane's load of row wi: round u (-1: what the last lanes hold from before the strip, U: what
-/// the first lanes hold from after it).
-std::string newest_reg(int g, std::size_t wi, int u, int U) {
-  return "kiln_n" + std::to_string(g) + "_" + std::to_string(wi) + "_" + (u < 0 ? std::string("m") : u == U ? std::string("e") : std::to_string(u));
+/// The newest plane's load of row wi into buffer b: round u (-1: what the last lanes hold from before the
+/// strip, U: what the first lanes hold from after it).
+std::string newest_reg(int g, std::size_t wi, int u, int U, int b) {
+  return std::string(b ? "kiln_nb" : "kiln_n") + std::to_string(g) + "_" + std::to_string(wi) + "_" +
+         (u < 0 ? std::string("m") : u == U ? std::string("e") : std::to_string(u));
 }
 
 }  // namespace
@@ -55,7 +56,7 @@ MarchKept march_kept(const StencilPlan& plan, int g) {
   return kept;
 }
 
-std::int64_t march_registers(const StencilPlan& plan) {
+std::int64_t march_registers(const StencilPlan& plan, int buffers) {
   std::int64_t n = 0;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const StencilPlan::Group& G = plan.groups[g];
@@ -67,7 +68,7 @@ std::int64_t march_registers(const StencilPlan& plan) {
     }
     for (const auto& plane : march_kept(plan, static_cast<int>(g)))
       for (const auto& cs : plane) n += static_cast<std::int64_t>(cs.size()) * U * w;
-    for (const WindowRow& r : windows) n += (U + (r.lo() < 0) + (r.hi() > 0)) * w;  // the newest plane's loads
+    for (const WindowRow& r : windows) n += (U + (r.lo() < 0) + (r.hi() > 0)) * w * buffers;  // the newest planes' loads
   }
   return n;
 }
@@ -94,9 +95,11 @@ void Emitter::march_declare(int g) {
     }
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
-    std::string decl;
-    for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u) decl += (decl.empty() ? "" : ", ") + newest_reg(g, wi, u, U);
-    line(T + " " + decl + ";");
+    for (int b = 0; b < std::max(1, opts_.stencil.march_prefetch); ++b) {
+      std::string decl;
+      for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u) decl += (decl.empty() ? "" : ", ") + newest_reg(g, wi, u, U, b);
+      line(T + " " + decl + ";");
+    }
     for (int p = 0; p < G.planes(); ++p)
       for (std::int64_t c : kept[static_cast<std::size_t>(p)][wi]) {
         std::string regs;
@@ -109,7 +112,7 @@ void Emitter::march_declare(int g) {
   }
 }
 
-void Emitter::march_load(int g, const std::string& z) {
+void Emitter::march_load(int g, const std::string& z, int b) {
   const StencilPlan& sp = *stencil_;
   const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
   const ArrayNames& n = array(G.array);
@@ -139,7 +142,7 @@ void Emitter::march_load(int g, const std::string& z) {
     line("const " + T + "* " + wn + "_p = " + n.data + " + (kiln_g" + gs + "_at" + row_at + ");");
     auto load = [&](int u, const std::string& lanes) {
       const std::int64_t c = w.base + 32 * static_cast<std::int64_t>(u);
-      line(newest_reg(g, wi, u, U) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(kiln_j0 + " + ll(c) + ") < (unsigned long long)" +
+      line(newest_reg(g, wi, u, U, b) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(kiln_j0 + " + ll(c) + ") < (unsigned long long)" +
            n.extent[rank - 1] + " ? " + wn + "_p[" + std::to_string(c) + "] : (" + T + ")0;");
     };
     if (w.lo() < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + w.lo()) + "u");
@@ -150,7 +153,7 @@ void Emitter::march_load(int g, const std::string& z) {
   line("}");
 }
 
-void Emitter::march_store(int g, int p) {
+void Emitter::march_store(int g, int p, int b) {
   const StencilPlan& sp = *stencil_;
   const int U = sp.columns;
   const std::int64_t h = sp.halo;
@@ -160,14 +163,14 @@ void Emitter::march_store(int g, int p) {
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
     if (kept[static_cast<std::size_t>(p)][wi].count(w.base))
-      for (int u = 0; u < U; ++u) line(plane_reg(g, wi, p, w, w.base, u) + " = " + newest_reg(g, wi, u, U) + ";");
+      for (int u = 0; u < U; ++u) line(plane_reg(g, wi, p, w, w.base, u) + " = " + newest_reg(g, wi, u, U, b) + ";");
     if (w.deltas.empty()) continue;
     const std::string tile = "kiln_tile" + std::to_string(g) + "[kiln_warp][" + std::to_string(row_slot++) + "]";
     if (w.lo() < 0)
-      line("if (kiln_lane >= " + std::to_string(32 + w.lo()) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + newest_reg(g, wi, -1, U) + ";");
-    for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + newest_reg(g, wi, u, U) + ";");
+      line("if (kiln_lane >= " + std::to_string(32 + w.lo()) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + newest_reg(g, wi, -1, U, b) + ";");
+    for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + newest_reg(g, wi, u, U, b) + ";");
     if (w.hi() > 0)
-      line("if (kiln_lane < " + std::to_string(w.hi()) + "u) " + tile + "[kiln_lane + " + std::to_string(h + 32 * U) + "] = " + newest_reg(g, wi, U, U) + ";");
+      line("if (kiln_lane < " + std::to_string(w.hi()) + "u) " + tile + "[kiln_lane + " + std::to_string(h + 32 * U) + "] = " + newest_reg(g, wi, U, U, b) + ";");
   }
 }
 
@@ -198,45 +201,22 @@ void Emitter::march_shift(int g) {
         for (int u = 0; u < sp.columns; ++u) line(plane_reg(g, wi, p, windows[wi], c, u) + " = " + plane_reg(g, wi, p + 1, windows[wi], c, u) + ";");
 }
 
-void Emitter::march_loops() {
+void Emitter::march_step(const std::string& z, int b, const std::string& ahead) {
   const StencilPlan& sp = *stencil_;
-  const bool prefetch = opts_.stencil.march_prefetch;
   std::vector<int> marching, others;
   for (std::size_t g = 0; g < sp.groups.size(); ++g) (sp.groups[g].marching ? marching : others).push_back(static_cast<int>(g));
-  auto exchanges = [&](int g) {
-    for (const WindowRow& w : window_rows(sp, g))
-      if (!w.deltas.empty()) return true;
-    return false;
-  };
-  auto plane_z = [&](const std::string& z, std::int64_t dz) { return "kiln_b0 + (long long)" + z + " + " + ll(dz); };
-  for (int g : marching) {
-    march_kept_[g] = march_kept(sp, g);
-    march_declare(g);
-  }
-  // The planes below the first step's newest, one at a time through the tile.
-  for (int g : marching) {
-    const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
-    for (int p = 0; p + 1 < G.planes(); ++p) {
-      march_load(g, plane_z("kiln_zbeg", G.zlo + p));
-      march_store(g, p);
-      if (!exchanges(g)) continue;
-      line("__syncwarp();");
-      march_neighbours(g, p);
-      line("__syncwarp();  // the tile is written again by the next plane");
-    }
-  }
-  if (prefetch)
-    for (int g : marching) march_load(g, plane_z("kiln_zbeg", sp.groups[static_cast<std::size_t>(g)].zhi));
-  line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
+  const int ahead_planes = opts_.stencil.march_prefetch;
+  line("{");
   ++depth_;
-  line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)kiln_z;");
-  if (!prefetch)
-    for (int g : marching) march_load(g, plane_z("kiln_z", sp.groups[static_cast<std::size_t>(g)].zhi));
-  for (int g : marching) march_store(g, sp.groups[static_cast<std::size_t>(g)].planes() - 1);
-  if (prefetch) {
-    line("if (kiln_z + 1 < kiln_zend) {  // the next step's newest plane: in flight while this step computes");
+  line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)" + z + ";");
+  if (ahead_planes == 0)
+    for (int g : marching) march_load(g, march_plane(z, sp.groups[static_cast<std::size_t>(g)].zhi), b);
+  for (int g : marching) march_store(g, sp.groups[static_cast<std::size_t>(g)].planes() - 1, b);
+  if (ahead_planes > 0) {
+    // The buffer just stored takes the plane `ahead_planes` steps on: in flight while this step computes.
+    line("if (" + z + " + " + std::to_string(ahead_planes) + " < kiln_zend) {  // " + ahead);
     ++depth_;
-    for (int g : marching) march_load(g, plane_z("kiln_z", sp.groups[static_cast<std::size_t>(g)].zhi + 1));
+    for (int g : marching) march_load(g, march_plane(z, sp.groups[static_cast<std::size_t>(g)].zhi + ahead_planes), b);
     --depth_;
     line("}");
   }
@@ -248,6 +228,59 @@ void Emitter::march_loops() {
   line("__syncwarp();  // the tiles are written again by the next step");
   line("// each plane moves one down");
   for (int g : marching) march_shift(g);
+  --depth_;
+  line("}");
+}
+
+std::string Emitter::march_plane(const std::string& z, std::int64_t dz) const { return "kiln_b0 + (long long)" + z + " + " + ll(dz); }
+
+void Emitter::march_loops() {
+  const StencilPlan& sp = *stencil_;
+  const int ahead = opts_.stencil.march_prefetch;
+  std::vector<int> marching;
+  for (std::size_t g = 0; g < sp.groups.size(); ++g)
+    if (sp.groups[g].marching) marching.push_back(static_cast<int>(g));
+  auto exchanges = [&](int g) {
+    for (const WindowRow& w : window_rows(sp, g))
+      if (!w.deltas.empty()) return true;
+    return false;
+  };
+  for (int g : marching) {
+    march_kept_[g] = march_kept(sp, g);
+    march_declare(g);
+  }
+  // The planes below the first step's newest, one at a time through the tile.
+  for (int g : marching) {
+    const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+    for (int p = 0; p + 1 < G.planes(); ++p) {
+      march_load(g, march_plane("kiln_zbeg", G.zlo + p), 0);
+      march_store(g, p, 0);
+      if (!exchanges(g)) continue;
+      line("__syncwarp();");
+      march_neighbours(g, p);
+      line("__syncwarp();  // the tile is written again by the next plane");
+    }
+  }
+  // The first steps' newest planes, one buffer each.
+  for (int b = 0; b < ahead; ++b) {
+    if (b > 0) line("if (kiln_zbeg + " + std::to_string(b) + " < kiln_zend) {");
+    for (int g : marching) march_load(g, march_plane("kiln_zbeg", sp.groups[static_cast<std::size_t>(g)].zhi + b), b);
+    if (b > 0) line("}");
+  }
+  if (ahead < 2) {
+    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
+    ++depth_;
+    march_step("kiln_z", 0, "the next step's newest plane");
+  } else {
+    // Two steps per trip, each storing its own buffer and reloading it two planes on: a buffer is read a whole
+    // step after its loads were issued (a copy between buffers would wait for them at once).
+    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; kiln_z += 2) {");
+    ++depth_;
+    march_step("kiln_z", 0, "the newest plane two steps on");
+    line("if (kiln_z + 1 >= kiln_zend) break;");
+    line("const unsigned long long kiln_z1 = kiln_z + 1;");
+    march_step("kiln_z1", 1, "the newest plane two steps on");
+  }
   --depth_;
   line("}");
 }

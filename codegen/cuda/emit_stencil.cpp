@@ -218,7 +218,7 @@ void Emitter::plan_stencil() {
   if (plan.march) {
     // Every live plane's window values stay in registers: past the budget the kernel would spill or run
     // too few warps to hide its loads, so fewer rounds, then fewer rows (march_registers, emit_march.cpp).
-    while (march_registers(plan) > st.march_registers && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
+    while (march_registers(plan, std::max(1, st.march_prefetch)) > st.march_registers && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
   }
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).

@@ -93,8 +93,9 @@ std::vector<WindowRow> window_rows(const StencilPlan& plan, int g);
 /// A marching group's registers: [plane][window row] -> the column offsets held (emit_march.cpp).
 using MarchKept = std::vector<std::vector<std::set<std::int64_t>>>;
 MarchKept march_kept(const StencilPlan& plan, int g);
-/// Registers a marching plan holds per thread: every live plane's kept values and the newest plane's loads.
-std::int64_t march_registers(const StencilPlan& plan);
+/// Registers a marching plan holds per thread: every live plane's kept values and the newest plane's loads
+/// (`buffers` of them).
+std::int64_t march_registers(const StencilPlan& plan, int buffers);
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
@@ -249,14 +250,19 @@ class Emitter {
   /// Declares a marching group's registers (every live plane's, the newest plane's loads) and records their
   /// names in stencil_values_.
   void march_declare(int g);
-  /// Loads the plane whose first index is `z` into group g's newest-plane registers.
-  void march_load(int g, const std::string& z);
-  /// Moves the newest-plane registers into plane p's and the group's tile (before a __syncwarp).
-  void march_store(int g, int p);
+  /// Loads the plane whose first index is `z` into group g's newest-plane registers of buffer b (one buffer
+  /// per plane loaded ahead).
+  void march_load(int g, const std::string& z, int b);
+  /// Moves buffer b's newest-plane registers into plane p's and the group's tile (before a __syncwarp).
+  void march_store(int g, int p, int b);
   /// Reads plane p's neighbours that its registers keep from the tile (after the __syncwarp).
   void march_neighbours(int g, int p);
   /// After a step: every plane's registers move one plane down.
   void march_shift(int g);
+  /// One step of the walk at plane `z` (a C expression), its newest plane in buffer b.
+  void march_step(const std::string& z, int b, const std::string& ahead);
+  /// The first index of plane z + dz.
+  std::string march_plane(const std::string& z, std::int64_t dz) const;
   /// The walk of a marching stencil: the planes below the first step's newest, then a loop over the chunk.
   void march_loops();
   /// The body once per row and round of the strip (emit_stencil.cpp).
