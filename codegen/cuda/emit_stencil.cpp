@@ -18,10 +18,10 @@
 // arm on the windows, and the strip's border elements (a bit each) run the whole body with plain loads once
 // the copies are done. The copies hold no border code, which kept NVRTC at 7 s for a 27-point 3-d stencil.
 //
-// A 3-d parfor reading an array at several planes z + dz marches (2.5-d blocking): block z takes a chunk of
-// planes, and each thread walks it in order with every live plane's window rows in registers and the
-// exchanged rows in a tile slot per plane; a step loads only its newest plane, then the registers move one
-// plane down and the slots rotate. Without it each plane is loaded once per dz that reads it.
+// A 3-d parfor reading an array at several planes z + dz marches (2.5-d blocking, emit_march.cpp): block z
+// takes a chunk of planes, and each thread walks it in order with every value the body reads of the live
+// planes in registers; a step loads only its newest plane, then the registers move one plane down. Without it
+// each plane is loaded once per dz that reads it.
 #include <algorithm>
 #include <cstdlib>
 #include <optional>

@@ -43,8 +43,8 @@ Strategy strategy_of(const ir::ParforStmt& p);
 /// Loads of an array that no iteration writes, at [invariant..., row + d, j + c] (j the innermost index,
 /// row the one before it, |c|, |d| <= kMaxStencilOffset), grouped by array and invariant indices.
 /// A 3-d parfor whose loads reach planes z + dz of one array at several dz marches along z (2.5-d
-/// blocking): each thread walks its planes in order, holding the window of each live plane in registers and
-/// the plane's rows in a shared tile, so that every plane is loaded once per thread, not once per dz.
+/// blocking): each thread walks its planes in order, holding what the body reads of each live plane in
+/// registers, so that every plane is loaded once per thread, not once per dz.
 struct StencilPlan {
   struct Group {
     const ir::VarNode* array = nullptr;
@@ -52,7 +52,7 @@ struct StencilPlan {
     bool vertical = false;         ///< the array's next-to-last index is the parfor's row index plus d
     std::map<std::int64_t, std::set<std::int64_t>> offsets;  ///< d (0 unless vertical) -> the column offsets c
     /// A marching group: its loads' last prefix index is the parfor's first index plus dz, zlo <= dz <= zhi;
-    /// `offsets` is the union over its planes (every plane holds the same window, so that it can rotate).
+    /// `offsets` is the union over its planes (every plane is loaded as the same window rows, as the newest).
     bool marching = false;
     std::int64_t zlo = 0, zhi = 0;
     int planes() const { return static_cast<int>(zhi - zlo + 1); }
@@ -68,7 +68,7 @@ struct StencilPlan {
   StencilMode mode = StencilMode::Shuffle;
   bool march = false;  ///< some group marches (rank 3, shared tiles)
   /// Marching tiles hold what the windows reach past the strip (the largest |c| of a window), not
-  /// kMaxStencilOffset: a tile per live plane must fit.
+  /// kMaxStencilOffset.
   std::int64_t halo = 0;
   /// Tests of the parfor's indices against bounds fixed in the kernel (`a <= i && i < b`: lower_stencils'
   /// bands, band_clamps' interiors) decided true, and the body with those branches replaced by their
