@@ -15,7 +15,10 @@
 //     regs     the neighbours read from the tile once when the plane arrives and kept in registers while the
 //              plane lives (one tile slot)
 //     pf       the next step's plane loaded into registers before the current step computes (prefetch)
+//   async D    the same walk with the planes copied global -> shared by cp.async, D planes ahead of the step
+//              into a ring of D + 1 tile slots per warp (no registers for the loads in flight)
 // --fmad=false as kiln compiles: a*b+c rounds twice.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -143,6 +146,68 @@ __global__ void __launch_bounds__(256, MINB) march(const float* __restrict__ in,
   }
 }
 
+/// march_async<P, V, D>: march<P, V, true, ...> with the planes copied into a ring of D + 1 tile slots by cp.async,
+/// D planes ahead of the step; each step reads its newest plane's values (centre and neighbours) from its slot.
+template <int P, int V, int D>
+__global__ void __launch_bounds__(256, 2) march_async(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx, int zlen) {
+  constexpr int R = V + 2, S = D + 1;
+  __shared__ float tile[8][S][R][34];
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int x = blockIdx.x * 32 + lane, y0 = (blockIdx.y * 8 + warp) * V;
+  const int zb = blockIdx.z * zlen, ze = min(nz, zb + zlen);
+  float (*t)[R][34] = tile[warp];
+  const int xc = clampi(x, nx), xh = clampi(lane == 0 ? x - 1 : x + 1, nx);
+  // Plane a of the chunk (a = 0: zb - 1) goes to slot a % S.
+  auto issue = [&](int a) {
+    const float* plane = in + (long long)clampi(zb - 1 + a, nz) * ny * nx;
+    float (*s)[34] = t[a % S];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float* row = plane + clampi(y0 - 1 + r, ny) * nx;
+      __pipeline_memcpy_async(&s[r][lane + 1], row + xc, 4);
+      if (lane == 0) __pipeline_memcpy_async(&s[r][0], row + xh, 4);
+      if (lane == 31) __pipeline_memcpy_async(&s[r][33], row + xh, 4);
+    }
+    __pipeline_commit();
+  };
+  float w[3][R][3];
+  auto take = [&](int a, int p) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) w[p][r][c] = t[a % S][r][lane + c];
+  };
+  issue(0);
+  issue(1);
+  __pipeline_wait_prior(0);
+  __syncwarp();
+  take(0, 0);
+  take(1, 1);
+  __syncwarp();
+#pragma unroll
+  for (int d = 0; d < D; ++d) issue(2 + d);
+  for (int z = zb; z < ze; ++z) {
+    const int a = z - zb + 2;
+    __pipeline_wait_prior(D - 1);
+    __syncwarp();
+    take(a, 2);
+    __syncwarp();
+    issue(a + D);  // into the slot of plane a - 1, already in registers (past the chunk: a clamped plane, unused)
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      if (x < nx && y0 + v < ny) {
+        auto at = [&](int dz, int dy, int dx) { return w[dz + 1][v + 1 + dy][dx + 1]; };
+        out[((long long)z * ny + y0 + v) * nx + x] = value<P>(at);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) w[0][r][c] = w[1][r][c], w[1][r][c] = w[2][r][c];
+  }
+  __pipeline_wait_prior(0);
+}
+
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
@@ -235,6 +300,10 @@ int main(int argc, char** argv) {
       variant("march regs pf V=4 min3", march<7, 4, true, true, 3>, 4);
       variant("march regs pf V=2 min4", march<7, 2, true, true, 4>, 2);
       variant("march regs V=2 min4", march<7, 2, true, false, 4>, 2);
+      variant("async D=1 V=4", march_async<7, 4, 1>, 4);
+      variant("async D=2 V=4", march_async<7, 4, 2>, 4);
+      variant("async D=3 V=4", march_async<7, 4, 3>, 4);
+      variant("async D=2 V=2", march_async<7, 2, 2>, 2);
     } else {
       variant("march slots V=4", march<27, 4, false, false>, 4);
       variant("march regs V=4", march<27, 4, true, false>, 4);
@@ -246,6 +315,10 @@ int main(int argc, char** argv) {
       variant("march regs pf V=4 min3", march<27, 4, true, true, 3>, 4);
       variant("march regs pf V=2 min4", march<27, 2, true, true, 4>, 2);
       variant("march regs V=2 min4", march<27, 2, true, false, 4>, 2);
+      variant("async D=1 V=2", march_async<27, 2, 1>, 2);
+      variant("async D=2 V=2", march_async<27, 2, 2>, 2);
+      variant("async D=3 V=2", march_async<27, 2, 3>, 2);
+      variant("async D=2 V=4", march_async<27, 4, 2>, 4);
     }
   }
   return 0;
