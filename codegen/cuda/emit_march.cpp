@@ -38,6 +38,17 @@ std::string newest_reg(int g, std::size_t wi, int u, int U, int b) {
          (u < 0 ? std::string("m") : u == U ? std::string("e") : std::to_string(u));
 }
 
+/// What the emission of a marching group's code refers to.
+struct GroupView {
+  GroupView(const StencilPlan& sp, int g)
+      : G(sp.groups[static_cast<std::size_t>(g)]), windows(window_rows(sp, g)), T(type_name(G.array->type.elem)), gs(std::to_string(g)),
+        rank(G.array->type.rank), U(sp.columns) {}
+  const StencilPlan::Group& G;
+  const std::vector<WindowRow> windows;
+  const std::string T, gs;  ///< the element type, the group's number
+  const int rank, U;
+};
+
 }  // namespace
 
 MarchKept march_kept(const StencilPlan& plan, int g) {
@@ -74,12 +85,9 @@ std::int64_t march_registers(const StencilPlan& plan, int buffers) {
 }
 
 void Emitter::march_declare(int g) {
-  const StencilPlan& sp = *stencil_;
-  const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+  const GroupView v(*stencil_, g);
+  const auto& [G, windows, T, gs, rank, U] = v;
   const ArrayNames& n = array(G.array);
-  const int rank = G.array->type.rank, U = sp.columns;
-  const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
-  const std::vector<WindowRow> windows = window_rows(sp, g);
   const MarchKept& kept = march_kept_.at(g);
   line("// window " + gs + ": " + G.array->name + (G.vertical ? ", rows " : ", row ") + std::to_string(windows.front().row) + ".." +
        std::to_string(windows.back().row) + ", planes " + std::to_string(G.zlo) + ".." + std::to_string(G.zhi) +
@@ -113,12 +121,9 @@ void Emitter::march_declare(int g) {
 }
 
 void Emitter::march_load(int g, const std::string& z, int b) {
-  const StencilPlan& sp = *stencil_;
-  const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+  const GroupView v(*stencil_, g);
+  const auto& [G, windows, T, gs, rank, U] = v;
   const ArrayNames& n = array(G.array);
-  const int rank = G.array->type.rank, U = sp.columns;
-  const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
-  const std::vector<WindowRow> windows = window_rows(sp, g);
   const std::size_t zk = G.prefix.size() - 1;  // the index that walks
   line("{");
   ++depth_;
@@ -154,18 +159,17 @@ void Emitter::march_load(int g, const std::string& z, int b) {
 }
 
 void Emitter::march_store(int g, int p, int b) {
-  const StencilPlan& sp = *stencil_;
-  const int U = sp.columns;
-  const std::int64_t h = sp.halo;
-  const std::vector<WindowRow> windows = window_rows(sp, g);
-  const MarchKept& kept = march_kept_.at(g);
+  const GroupView v(*stencil_, g);
+  const std::int64_t h = stencil_->halo;
+  const std::vector<WindowRow>& windows = v.windows;
+  const int U = v.U;
   int row_slot = 0;
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
-    if (kept[static_cast<std::size_t>(p)][wi].count(w.base))
+    if (march_kept_.at(g)[static_cast<std::size_t>(p)][wi].count(w.base))
       for (int u = 0; u < U; ++u) line(plane_reg(g, wi, p, w, w.base, u) + " = " + newest_reg(g, wi, u, U, b) + ";");
     if (w.deltas.empty()) continue;
-    const std::string tile = "kiln_tile" + std::to_string(g) + "[kiln_warp][" + std::to_string(row_slot++) + "]";
+    const std::string tile = "kiln_tile" + v.gs + "[kiln_warp][" + std::to_string(row_slot++) + "]";
     if (w.lo() < 0)
       line("if (kiln_lane >= " + std::to_string(32 + w.lo()) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + newest_reg(g, wi, -1, U, b) + ";");
     for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + newest_reg(g, wi, u, U, b) + ";");
@@ -175,17 +179,15 @@ void Emitter::march_store(int g, int p, int b) {
 }
 
 void Emitter::march_neighbours(int g, int p) {
-  const StencilPlan& sp = *stencil_;
-  const std::int64_t h = sp.halo;
-  const std::vector<WindowRow> windows = window_rows(sp, g);
-  const MarchKept& kept = march_kept_.at(g);
+  const GroupView v(*stencil_, g);
   int row_slot = 0;
-  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
-    const WindowRow& w = windows[wi];
+  for (std::size_t wi = 0; wi < v.windows.size(); ++wi) {
+    const WindowRow& w = v.windows[wi];
     if (w.deltas.empty()) continue;
-    const std::string tile = "kiln_tile" + std::to_string(g) + "[kiln_warp][" + std::to_string(row_slot++) + "]";
-    for (std::int64_t c : kept[static_cast<std::size_t>(p)][wi])
-      for (int u = 0; c != w.base && u < sp.columns; ++u)
+    const std::string tile = "kiln_tile" + v.gs + "[kiln_warp][" + std::to_string(row_slot++) + "]";
+    const std::int64_t h = stencil_->halo;
+    for (std::int64_t c : march_kept_.at(g)[static_cast<std::size_t>(p)][wi])
+      for (int u = 0; c != w.base && u < v.U; ++u)
         line(plane_reg(g, wi, p, w, c, u) + " = " + tile + "[kiln_lane + " + std::to_string(h + 32 * u + c - w.base) + "];");
   }
 }
