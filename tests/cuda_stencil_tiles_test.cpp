@@ -182,7 +182,7 @@ TEST(CudaStencilTiles, ClampedPrangesTakeTheInteriorTestAndTheTiledForm) {
       EXPECT_NE(p.kernels.find("bounds test(s) compute the interior arm"), std::string::npos) << p.kernels;
       // The interior arm reads the windows: no clamp is left in the copies before the border loop.
       const std::string main = p.kernels.substr(0, p.kernels.find("while (kiln_border)"));
-      const std::size_t first_copy = main.find("if (kiln_t + 0ull");
+      const std::size_t first_copy = main.find(rank == 3 ? "if ((kiln_live >> 0) & 1u)" : "if (kiln_t + 0ull");
       ASSERT_NE(first_copy, std::string::npos) << p.kernels;
       EXPECT_EQ(main.find("kiln_min(", first_copy), std::string::npos) << p.kernels;
     }
@@ -231,12 +231,16 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     EXPECT_TRUE(k->stencil_march) << p.kernels;
     const std::size_t walk = p.kernels.find("for (unsigned long long kiln_z = kiln_zbeg;");
     ASSERT_NE(walk, std::string::npos) << p.kernels;
-    const std::size_t bodies = p.kernels.find("if (kiln_t + 0ull", walk), border = p.kernels.find("while (kiln_border)", walk);
+    const std::size_t bodies = p.kernels.find("if ((kiln_live >> 0) & 1u)", walk), border = p.kernels.find("while (kiln_border)", walk);
     ASSERT_NE(bodies, std::string::npos) << p.kernels;
-    // Between the first body copy and the border loop (or the step's end): no tile read and no load.
+    // Between the first body copy and the border loop (or the step's end): no tile read and no load; and the
+    // bounds tests of the rows and columns were decided before the walk (kiln_inner), the plane's once a step.
     const std::string copies = p.kernels.substr(bodies, (border == std::string::npos ? p.kernels.find("each plane moves one down", walk) : border) - bodies);
     EXPECT_EQ(copies.find("kiln_tile"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("in["), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo1"), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo2"), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo0"), std::string::npos) << copies;
     EXPECT_NE(p.kernels.find("loading the next plane while a step computes"), std::string::npos) << p.kernels;
   }
   // Registers within the budget: a 27-point float stencil halves its rows until its values fit.

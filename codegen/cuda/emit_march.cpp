@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
@@ -236,6 +237,107 @@ void Emitter::march_step(const std::string& z, int b, const std::string& ahead) 
 
 std::string Emitter::march_plane(const std::string& z, std::int64_t dz) const { return "kiln_b0 + (long long)" + z + " + " + ll(dz); }
 
+namespace {
+
+/// The bounds tests as conjuncts (band_clamps gives one test over every index): each is classified by the
+/// indices it reads. They are comparisons, so evaluating them apart and in another order changes nothing.
+void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
+  const auto* b = ir::dyn<ir::BinaryExpr>(e);
+  if (b && b->op == ir::BinaryOp::And && b->type == DType::Bool) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+std::vector<ir::Expr> conjuncts(const std::vector<ir::Expr>& tests) {
+  std::vector<ir::Expr> out;
+  for (const ir::Expr& t : tests) conjuncts(t, out);
+  return out;
+}
+
+/// Which parfor indices a bounds test reads: the walked one (z), the row (y) and the column (x).
+struct TestIndices {
+  bool z = false, y = false, x = false;
+};
+TestIndices test_indices(const ir::Expr& t, const ir::ParforStmt& p) {
+  return {ir::uses(t, p.indices[0].get()), ir::uses(t, p.indices[1].get()), ir::uses(t, p.indices[2].get())};
+}
+
+}  // namespace
+
+void Emitter::march_masks(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::vector<ir::Expr> tests = conjuncts(sp.tests);
+  line(bits + " kiln_live = 0" + (split ? ", kiln_inner = 0" : "") + ";");
+  for (int v = 0; v < V; ++v)
+    for (int u = 0; u < U; ++u) {
+      const std::string bit = "(" + bits + ")1 << " + std::to_string(v * U + u);
+      line("if (kiln_ty * " + std::to_string(V) + " + " + std::to_string(v) + " < kiln_n1 && kiln_t + " + std::to_string(32 * u) +
+           "ull - kiln_off < kiln_n2) {");
+      ++depth_;
+      line("kiln_live |= " + bit + ";");
+      if (split) {
+        bool y = false, x = false;
+        for (const ir::Expr& t : tests)
+          if (const TestIndices ti = test_indices(t, p_); !ti.z) y = y || ti.y, x = x || ti.x;
+        if (y) line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
+        if (x) line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
+        std::string test;
+        lets_.emplace_back();
+        for (const ir::Expr& t : tests)
+          if (!test_indices(t, p_).z) test += (test.empty() ? "" : " && ") + expr(t);
+        lets_.pop_back();
+        line((test.empty() ? std::string() : "if (" + test + ") ") + "kiln_inner |= " + bit + ";");
+      }
+      --depth_;
+      line("}");
+    }
+}
+
+void Emitter::march_copies(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::vector<ir::Expr> tests = conjuncts(sp.tests);
+  if (split) {
+    std::string ztest;
+    for (const ir::Expr& t : tests)
+      if (const TestIndices ti = test_indices(t, p_); ti.z && !ti.y && !ti.x) ztest += (ztest.empty() ? "" : " && ") + expr(t);
+    line("const bool kiln_zin = " + (ztest.empty() ? std::string("true") : ztest) + ";");
+  }
+  for (int v = 0; v < V; ++v)
+    for (int u = 0; u < U; ++u) {
+      const std::string b = std::to_string(v * U + u);
+      line("if ((kiln_live >> " + b + ") & 1u) {");
+      ++depth_;
+      line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
+      line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
+      stencil_v_ = v;
+      stencil_u_ = u;
+      lets_.emplace_back();
+      if (split) {
+        std::string test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
+        for (const ir::Expr& t : tests)
+          if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
+        line("if (" + test + ") {");
+        ++depth_;
+        stmt(sp.interior);
+        --depth_;
+        line("} else {");
+        line("  kiln_border |= (" + bits + ")1 << " + b + ";");
+        line("}");
+      } else {
+        stmt(p_.body);
+      }
+      lets_.pop_back();
+      --depth_;
+      line("}");
+    }
+}
+
 void Emitter::march_loops() {
   const StencilPlan& sp = *stencil_;
   const int ahead = opts_.stencil.march_prefetch;
@@ -251,6 +353,7 @@ void Emitter::march_loops() {
     march_kept_[g] = march_kept(sp, g);
     march_declare(g);
   }
+  march_masks(sp.rows * sp.columns <= 32 ? "unsigned" : "unsigned long long");
   // The planes below the first step's newest, one at a time through the tile.
   for (int g : marching) {
     const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];

@@ -409,15 +409,11 @@ void Emitter::stencil_loops() {
   }
 }
 
-void Emitter::stencil_bodies() {
+void Emitter::strip_copies(const std::string& bits) {
   const StencilPlan& sp = *stencil_;
   const int r = k_.rank, U = sp.columns, V = sp.rows;
   const std::string ny = "kiln_n" + std::to_string(r - 2), nx = "kiln_n" + std::to_string(r - 1), vv = std::to_string(V);
   const bool split = !sp.tests.empty();
-  const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
-  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
-  if (split) line(bits + " kiln_border = 0;");
-  std::string inside;
   for (int v = 0; v < V; ++v) {
     bool row_open = false;
     if (r >= 2) {
@@ -457,6 +453,19 @@ void Emitter::stencil_bodies() {
       line("}");
     }
   }
+}
+
+void Emitter::stencil_bodies() {
+  const StencilPlan& sp = *stencil_;
+  const int r = k_.rank, U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
+  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
+  if (split) line(bits + " kiln_border = 0;");
+  if (sp.march)
+    march_copies(bits);
+  else
+    strip_copies(bits);
   if (!split) return;
   line("while (kiln_border) {");
   ++depth_;

@@ -265,8 +265,16 @@ class Emitter {
   std::string march_plane(const std::string& z, std::int64_t dz) const;
   /// The walk of a marching stencil: the planes below the first step's newest, then a loop over the chunk.
   void march_loops();
-  /// The body once per row and round of the strip (emit_stencil.cpp).
+  /// Before the walk: which copies' elements exist (kiln_live) and pass the bounds tests that do not involve
+  /// the walked index (kiln_inner), a bit per copy; neither changes along the walk.
+  void march_masks(const std::string& bits);
+  /// strip_copies for a step of the walk: the masks' bits, the walked index's tests once per step.
+  void march_copies(const std::string& bits);
+  /// The body once per row and round of the strip (emit_stencil.cpp), then the border elements'.
   void stencil_bodies();
+  /// The copies of the body, each under the guards of its row and round and the bounds tests (`bits`: the
+  /// type of a bit per copy).
+  void strip_copies(const std::string& bits);
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
