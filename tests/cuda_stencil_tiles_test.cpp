@@ -289,6 +289,7 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
   cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3)});
   cases.push_back({"wide13_f64", wide_star_kernel("wide13_f64", kiln::border(Border::nearest))});
   cases.push_back({"two_inputs", two_input_kernel("two_inputs", kiln::border(Border::reflect))});
+  cases.push_back({"cube27_skip", stencil_kernel<3>("cube27_skip", 27, kiln::border(Border::skip))});
   // The bench's 2-d Jacobi sweep, 21 ms of NVRTC on the H200 (docs/gpu.md), calibrates this machine's times.
   const double jacobi_ms = compile_for_sm90(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)).compile_ms;
   std::printf("[ nvrtc    ] jacobi2d (the calibration) NVRTC %.1f ms\n", jacobi_ms);
