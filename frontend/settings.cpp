@@ -118,6 +118,18 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     };
     st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
     st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
+    if (const char* s = std::getenv("KILN_CUDA_MARCH_REGISTERS"); s && *s) {
+      const int n = std::atoi(s);
+      st.march_registers = n >= 8 && n <= 256 ? n : st.march_registers;
+    }
+    if (const char* s = std::getenv("KILN_CUDA_MARCH_PREFETCH"); s && *s) {
+      const int n = std::atoi(s);
+      st.march_prefetch = n >= 0 && n <= 2 ? n : st.march_prefetch;
+    }
+    if (const char* s = std::getenv("KILN_CUDA_MARCH_MIN_BLOCKS"); s && *s) {
+      const int n = std::atoi(s);
+      st.march_min_blocks = n >= 1 && n <= 8 ? n : st.march_min_blocks;
+    }
     if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
     if (const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE"); s && *s) {
       const int n = std::atoi(s);

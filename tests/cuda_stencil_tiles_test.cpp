@@ -78,6 +78,29 @@ ir::Function stencil_kernel(const std::string& name, int points, const StencilOp
   }
 }
 
+/// 3-d stencils beyond 7 and 27 points: a double star of radius 2 (13 points, planes z - 2 .. z + 2), and two
+/// float inputs where the second is read at its own plane only (a marching group of one plane beside one of
+/// three).
+ir::Function wide_star_kernel(const std::string& name, const StencilOptions& border) {
+  const auto st = kiln::stencil(name, [](Window<double, 3> a) {
+    Double s = 0.0;
+    for (int r = -2; r <= 2; ++r) {
+      s = s + static_cast<double>(weight(r / 2, r % 2, 0)) * a(r, 0, 0);
+      if (r != 0) s = s + static_cast<double>(weight(0, r / 2, r % 2)) * a(0, r, 0) + static_cast<double>(weight(r % 2, 0, r / 2)) * a(0, 0, r);
+    }
+    return s;
+  }, border);
+  auto k = [&](Array<double, 3> in, Array<double, 3> out) { st.into(out, in); };
+  return rows::lower_for_cuda(name, k, {"in", "out"}, 3);
+}
+ir::Function two_input_kernel(const std::string& name, const StencilOptions& border) {
+  const auto st = kiln::stencil(name, [](Window<float, 3> a, Window<float, 3> b) {
+    return (a(-1, 0, 0) + a(1, 0, -1) + 0.5f * a(0, 1, 1)) * b(0, 0, 0) + 0.25f * (b(0, -1, 0) + b(0, 0, 1));
+  }, border);
+  auto k = [&](Array<float, 3> a, Array<float, 3> b, Array<float, 3> out) { st.into(out, a, b); };
+  return rows::lower_for_cuda(name, k, {"a", "b", "out"}, 3);
+}
+
 /// The same stencils (nearest border) as pranges clamping every read's indices.
 Int clamp_to(const Int& i, const Int& n) { return kiln::min(kiln::max(i, 0), n - 1); }
 ir::Function clamped_kernel(int rank, int points, passes::PipelineReport* report = nullptr) {
@@ -159,7 +182,7 @@ TEST(CudaStencilTiles, ClampedPrangesTakeTheInteriorTestAndTheTiledForm) {
       EXPECT_NE(p.kernels.find("bounds test(s) compute the interior arm"), std::string::npos) << p.kernels;
       // The interior arm reads the windows: no clamp is left in the copies before the border loop.
       const std::string main = p.kernels.substr(0, p.kernels.find("while (kiln_border)"));
-      const std::size_t first_copy = main.find("if (kiln_t + 0ull");
+      const std::size_t first_copy = main.find(rank == 3 ? "if ((kiln_live >> 0) & 1u)" : "if (kiln_t + 0ull");
       ASSERT_NE(first_copy, std::string::npos) << p.kernels;
       EXPECT_EQ(main.find("kiln_min(", first_copy), std::string::npos) << p.kernels;
     }
@@ -187,6 +210,68 @@ TEST(CudaStencilTiles, EveryBorderModeAndRankIsTiled) {
   }
 }
 
+TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
+  // The body of a marching kernel reads registers only: each step stores its newest plane's rows to the tile
+  // and reads the neighbours back once, whatever the shape, radius, border, element type or input count.
+  struct Case {
+    std::string name;
+    ir::Function f;
+  };
+  std::vector<Case> cases;
+  for (const BorderCase& b : borders()) {
+    cases.push_back({std::string("cube_") + b.name, stencil_kernel<3>(std::string("cube_") + b.name, 27, b.opts)});
+    cases.push_back({std::string("wide_") + b.name, wide_star_kernel(std::string("wide_") + b.name, b.opts)});
+    cases.push_back({std::string("two_") + b.name, two_input_kernel(std::string("two_") + b.name, b.opts)});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const cu::Program p = cu::emit_program(offloaded(c.f), tiled());
+    const cu::GpuKernel* k = stencil_of(p);
+    ASSERT_NE(k, nullptr) << p.kernels;
+    EXPECT_TRUE(k->stencil_march) << p.kernels;
+    const std::size_t walk = p.kernels.find("for (unsigned long long kiln_z = kiln_zbeg;");
+    ASSERT_NE(walk, std::string::npos) << p.kernels;
+    const std::size_t bodies = p.kernels.find("if ((kiln_live >> 0) & 1u)", walk), border = p.kernels.find("while (kiln_border)", walk);
+    ASSERT_NE(bodies, std::string::npos) << p.kernels;
+    // Between the first body copy and the border loop (or the step's end): no tile read and no load; and the
+    // bounds tests of the rows and columns were decided before the walk (kiln_inner), the plane's once a step.
+    const std::string copies = p.kernels.substr(bodies, (border == std::string::npos ? p.kernels.find("each plane moves one down", walk) : border) - bodies);
+    EXPECT_EQ(copies.find("kiln_tile"), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("in["), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo1"), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo2"), std::string::npos) << copies;
+    EXPECT_EQ(copies.find("_lo0"), std::string::npos) << copies;
+    EXPECT_NE(p.kernels.find("loading the next plane while a step computes"), std::string::npos) << p.kernels;
+  }
+  // Registers within the budget: a 27-point float stencil halves its rows until its values fit.
+  const ir::Function cube = stencil_kernel<3>("cube_rows", 27, kiln::border(Border::nearest));
+  for (const auto& [budget, rows] : std::vector<std::pair<int, int>>{{128, 4}, {64, 2}, {40, 1}}) {
+    cu::EmitOptions o = tiled();
+    o.stencil.rounds = 1;
+    o.stencil.march_registers = budget;
+    const cu::GpuKernel* k = stencil_of(cu::emit_program(offloaded(cube), o));
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->stencil_rows, rows) << "budget " << budget;
+  }
+  // Without prefetch each step loads its own plane; two planes ahead, a trip runs two steps on two buffers.
+  cu::EmitOptions o = tiled();
+  o.stencil.march_prefetch = 0;
+  const cu::Program p = cu::emit_program(offloaded(cube), o);
+  EXPECT_EQ(p.kernels.find("in flight while this step computes"), std::string::npos) << p.kernels;
+  EXPECT_EQ(p.kernels.find("kiln_nb0_"), std::string::npos) << p.kernels;
+  EXPECT_NE(cu::emission_settings(o).find("march_prefetch=0"), std::string::npos);
+  o.stencil.march_prefetch = 2;
+  const cu::Program two = cu::emit_program(offloaded(cube), o);
+  EXPECT_NE(two.kernels.find("kiln_z += 2"), std::string::npos) << two.kernels;
+  EXPECT_NE(two.kernels.find("kiln_nb0_"), std::string::npos) << two.kernels;
+  EXPECT_THROW(cu::emit_program(offloaded(cube), [] {
+                 cu::EmitOptions bad = tiled();
+                 bad.stencil.march_prefetch = 3;
+                 return bad;
+               }()),
+               ValueError);
+}
+
 TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
   // The 3-d stencils of kiln-bench-gpu (each form) and of this test through NVRTC. A tiled kernel holds rows x
   // rounds copies of the interior arm and one of the whole body: the CUDA C of the largest, a 27-point
@@ -202,6 +287,9 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
   cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3)});
   cases.push_back({"star7_clamped", rows::lower_for_cuda("star7_clamped", benchgpu::star7_clamped, {"in", "out"}, 3)});
   cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3)});
+  cases.push_back({"wide13_f64", wide_star_kernel("wide13_f64", kiln::border(Border::nearest))});
+  cases.push_back({"two_inputs", two_input_kernel("two_inputs", kiln::border(Border::reflect))});
+  cases.push_back({"cube27_skip", stencil_kernel<3>("cube27_skip", 27, kiln::border(Border::skip))});
   // The bench's 2-d Jacobi sweep, 21 ms of NVRTC on the H200 (docs/gpu.md), calibrates this machine's times.
   const double jacobi_ms = compile_for_sm90(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)).compile_ms;
   std::printf("[ nvrtc    ] jacobi2d (the calibration) NVRTC %.1f ms\n", jacobi_ms);
@@ -253,26 +341,45 @@ std::vector<std::vector<std::int64_t>> shapes(int rank) {
   return {{1, 1, 1}, {1, 1, 7}, {2, 3, 5}, {3, 3, 3}, {7, 13, 29}, {19, 5, 67}, {11, 33, 40}, {40, 9, 9}};
 }
 
-/// Input sets for a kernel (in, out) over `rank`-d shapes; every other set holds a NaN and infinities.
-std::vector<Args> inputs(int rank) {
+/// Input sets for a kernel (inputs..., out) of element type t over `rank`-d shapes; every other set holds a NaN
+/// and infinities in its first input.
+template <class T>
+void poison(TestArray& a) {
+  a.set<T>(0, std::numeric_limits<T>::quiet_NaN());
+  a.set<T>(a.size() / 2, std::numeric_limits<T>::infinity());
+  a.set<T>(a.size() - 1, -std::numeric_limits<T>::infinity());
+}
+std::vector<Args> inputs(int rank, DType t, int count) {
   std::vector<Args> in;
   int set = 0;
   for (const auto& s : shapes(rank)) {
-    TestArray a = random_array(DType::F32, s, set % 3 == 2 ? Layout::RowGaps : Layout::RowMajor, -4, 4);
-    if (set++ % 2 == 1) {
-      a.set<float>(0, std::numeric_limits<float>::quiet_NaN());
-      a.set<float>(a.size() / 2, std::numeric_limits<float>::infinity());
-      a.set<float>(a.size() - 1, -std::numeric_limits<float>::infinity());
+    Args args;
+    for (int i = 0; i < count; ++i) {
+      TestArray a = random_array(t, s, (set + i) % 3 == 2 ? Layout::RowGaps : Layout::RowMajor, -4, 4);
+      if (i == 0 && set % 2 == 1) t == DType::F64 ? poison<double>(a) : poison<float>(a);
+      args.push_back(array_arg(a));
     }
-    in.push_back({array_arg(a), array_arg(random_array(DType::F32, s))});
+    args.push_back(array_arg(random_array(t, s)));
+    in.push_back(std::move(args));
+    ++set;
   }
   return in;
 }
 
-void expect_matches(const ir::Function& f, int rank) {
-  const std::vector<Args> in = inputs(rank);
-  for (const cu::StencilSettings form : {cu::StencilSettings{cu::StencilMode::Shared, 4, 4}, cu::StencilSettings{cu::StencilMode::Shared, 3, 1},
-                                         cu::StencilSettings{cu::StencilMode::Shared, 1, 2}}) {
+void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int count = 1) {
+  const std::vector<Args> in = inputs(rank, t, count);
+  // The default form, other rows and rounds, and for marching kernels: no prefetch, two planes ahead (two
+  // steps per trip: chunks of odd and even lengths), the smallest register budget (one row, one round).
+  std::vector<cu::StencilSettings> forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 3, 1}, {cu::StencilMode::Shared, 1, 2}};
+  if (rank == 3) {
+    for (int ahead : {0, 2}) {
+      forms.push_back({cu::StencilMode::Shared, 4, 4});
+      forms.back().march_prefetch = ahead;
+    }
+    forms.push_back({cu::StencilMode::Shared, 4, 4});
+    forms.back().march_registers = 8;
+  }
+  for (const cu::StencilSettings& form : forms) {
     cu::CudaOptions opts = kiln::detail::cuda_options();
     opts.emit.stencil = form;
     const cu::Compiled compiled = cu::compile(f, {}, opts);
@@ -294,6 +401,13 @@ TEST_F(CudaStencilTilesGpu, EveryBorderModeRankAndShapeMatchesTheInterpreter) {
                                            : stencil_kernel<3>(name, points, b.opts);
         expect_matches(f, rank);
       }
+}
+
+TEST_F(CudaStencilTilesGpu, WideDoubleAndTwoInputStencilsMatchTheInterpreter) {
+  for (const BorderCase& b : borders()) {
+    expect_matches(wide_star_kernel(std::string("wide_") + b.name, b.opts), 3, DType::F64);
+    expect_matches(two_input_kernel(std::string("two_") + b.name, b.opts), 3, DType::F32, 2);
+  }
 }
 
 TEST_F(CudaStencilTilesGpu, ClampedPrangesMatchTheInterpreter) {

@@ -23,6 +23,17 @@ struct StencilSettings {
   StencilMode mode = StencilMode::Shared;
   int rows = 4;    ///< KILN_CUDA_STENCIL_ROWS (1-16): rows per thread when the stencil reaches across rows
   int rounds = 4;  ///< KILN_CUDA_STENCIL_ROUNDS (1-16, default the unroll factor): 32-element runs per warp
+  /// Marching 3-d stencils (emit_march.cpp) hold every live plane's window values in registers and load the
+  /// next steps' planes while a step computes. KILN_CUDA_MARCH_REGISTERS (8-256): at most this many such
+  /// registers per thread (rounds, then rows, are halved until the plan fits); KILN_CUDA_MARCH_PREFETCH
+  /// (0-2): how many planes ahead of the step the loads run (0: each plane in its own step; 2: two buffers
+  /// and two steps per loop trip); KILN_CUDA_MARCH_MIN_BLOCKS (1-8): the blocks per SM the kernels are
+  /// compiled for (__launch_bounds__(256, n)). Overrides for experiments; the defaults are docs/gpu.md's
+  /// (on the H100, a 27-point float stencil of 512^3: 1.42 ms with 96 registers, 4 rows; 1.56 with 64, 2 rows;
+  /// 1.84 with 40, 1 row).
+  int march_registers = 96;
+  int march_prefetch = 1;
+  int march_min_blocks = 2;
 };
 
 /// What changes the emitted CUDA C (emit_program): a cached binary is only valid for the emission that

@@ -221,7 +221,11 @@ GpuKernel Emitter::emit(std::string& out) {
       int planes = 1;
       for (const auto& G : sp.groups) planes = std::max(planes, G.planes());
       head += "// stencil: each thread walks a chunk of dimension 0 holding " + std::to_string(planes) +
-              " planes of its windows in registers and tiles (2.5-d blocking)\n";
+              " planes of its window values in registers (2.5-d blocking; the newest plane's neighbours through the tile)" +
+              (opts_.stencil.march_prefetch == 1   ? ", loading the next plane while a step computes"
+               : opts_.stencil.march_prefetch == 2 ? ", loading the next two planes while a step computes"
+                                                   : "") +
+              "\n";
     }
     if (!sp.tests.empty())
       head += "// stencil: elements inside " + std::to_string(sp.tests.size()) +
@@ -542,7 +546,7 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   else if (k_.strategy == Strategy::Tiled)
     s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps
-    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(kMarchBlocksPerSm) : std::string()) + ") ";
+    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(opts_.stencil.march_min_blocks) : std::string()) + ") ";
   s += name + "(";
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (i) s += i % 4 == 0 ? ",\n    " : ", ";

@@ -18,10 +18,10 @@
 // arm on the windows, and the strip's border elements (a bit each) run the whole body with plain loads once
 // the copies are done. The copies hold no border code, which kept NVRTC at 7 s for a 27-point 3-d stencil.
 //
-// A 3-d parfor reading an array at several planes z + dz marches (2.5-d blocking): block z takes a chunk of
-// planes, and each thread walks it in order with every live plane's window rows in registers and the
-// exchanged rows in a tile slot per plane; a step loads only its newest plane, then the registers move one
-// plane down and the slots rotate. Without it each plane is loaded once per dz that reads it.
+// A 3-d parfor reading an array at several planes z + dz marches (2.5-d blocking, emit_march.cpp): block z
+// takes a chunk of planes, and each thread walks it in order with every value the body reads of the live
+// planes in registers; a step loads only its newest plane, then the registers move one plane down. Without it
+// each plane is loaded once per dz that reads it.
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -72,15 +72,13 @@ struct BodyFacts : ir::IRVisitor {
   }
 };
 
-/// One row of a window: the column offsets read from it, the one its registers hold (`base`, read most
-/// often), and the others relative to it (from other lanes).
-struct WindowRow {
-  std::int64_t row = 0;  ///< relative to the thread's first row (0 for a window that is not vertical)
-  std::int64_t base = 0;
-  std::vector<std::int64_t> deltas;  ///< c - base for every other offset c, ascending
-  std::int64_t lo() const { return deltas.empty() ? 0 : std::min<std::int64_t>(0, deltas.front()); }
-  std::int64_t hi() const { return deltas.empty() ? 0 : std::max<std::int64_t>(0, deltas.back()); }
-};
+/// Shared-memory tile row: the warp's 32 x columns elements with room for the farthest neighbours.
+constexpr std::int64_t kTileHalo = 2 * kMaxStencilOffset;
+std::int64_t tile_width(int columns) { return 32 * columns + 2 * kTileHalo; }
+
+std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
+
+}  // namespace
 
 std::vector<WindowRow> window_rows(const StencilPlan& plan, int g) {
   const auto& group = plan.groups[static_cast<std::size_t>(g)];
@@ -101,21 +99,6 @@ std::vector<WindowRow> window_rows(const StencilPlan& plan, int g) {
   }
   return rows;
 }
-
-/// Shared-memory tile row: the warp's 32 x columns elements with room for the farthest neighbours.
-constexpr std::int64_t kTileHalo = 2 * kMaxStencilOffset;
-std::int64_t tile_width(int columns) { return 32 * columns + 2 * kTileHalo; }
-
-std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
-
-/// The tile slot of a marching group's plane p: in the walk, the plane numbered a from the chunk's start
-/// (a = step + p) is in slot a % planes, so the slots rotate with the planes; before it (step 0), slot p.
-std::string plane_slot(const StencilPlan::Group& G, int p, bool walking) {
-  if (!walking || G.planes() == 1) return std::to_string(walking ? 0 : p) + "u";
-  return "((kiln_step + " + std::to_string(p) + "u) % " + std::to_string(G.planes()) + "u)";
-}
-
-}  // namespace
 
 void Emitter::plan_stencil() {
   const StencilSettings& st = opts_.stencil;
@@ -233,15 +216,9 @@ void Emitter::plan_stencil() {
     return h;
   };
   if (plan.march) {
-    // Every live plane's window stays in registers: past kMaxMarchRegisters per thread the kernel would
-    // spill or run too few warps to hide its loads, so fewer rounds, then fewer rows.
-    auto registers = [&] {
-      std::int64_t n = 0;
-      for (std::size_t g = 0; g < plan.groups.size(); ++g)
-        n += static_cast<std::int64_t>(window_rows(plan, static_cast<int>(g)).size()) * plan.groups[g].planes() * plan.columns;
-      return n;
-    };
-    while (registers() > kMaxMarchRegisters && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
+    // Every live plane's window values stay in registers: past the budget the kernel would spill or run
+    // too few warps to hide its loads, so fewer rounds, then fewer rows (march_registers, emit_march.cpp).
+    while (march_registers(plan, std::max(1, st.march_prefetch)) > st.march_registers && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
   }
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
@@ -253,7 +230,7 @@ void Emitter::plan_stencil() {
       for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         std::int64_t exchanged = 0;
         for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) exchanged += !w.deltas.empty();
-        bytes += kStencilTileWarps * exchanged * plan.groups[g].planes() * width * size_of(plan.groups[g].array->type.elem);
+        bytes += kStencilTileWarps * exchanged * width * size_of(plan.groups[g].array->type.elem);  // a marching group's newest plane only
       }
       return bytes;
     };
@@ -279,7 +256,7 @@ std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
   return stencil_values_.at({use.group, use.dz, r, stencil_u_, use.c});
 }
 
-void Emitter::stencil_window(int g, int plane, const std::string& z, bool record) {
+void Emitter::stencil_window(int g) {
   const StencilPlan& sp = *stencil_;
   const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
   const int U = sp.columns;
@@ -289,66 +266,51 @@ void Emitter::stencil_window(int g, int plane, const std::string& z, bool record
   const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
   const std::vector<WindowRow> windows = window_rows(sp, g);
   const std::int64_t h = sp.halo;
-  // A marching group's plane p holds z + zlo + p; its tile has a slot per live plane, the one of the plane
-  // numbered a from the chunk's start being a % planes (the slots rotate with the planes).
-  const bool marching = G.marching;
-  const std::string pn = marching ? "_p" + std::to_string(plane) : "";
-  const std::string slot = marching ? plane_slot(G, plane, record) : std::string();
   line("// window " + gs + ": " + G.array->name + (G.vertical ? ", rows " : ", row ") + std::to_string(windows.front().row) + ".." +
-       std::to_string(windows.back().row) + (marching ? ", plane " + std::to_string(G.zlo + plane) + " of the step" : std::string()));
+       std::to_string(windows.back().row));
   std::string guard, at;
   for (std::size_t k = 0; k < G.prefix.size(); ++k) {
-    const std::string p = "kiln_g" + gs + pn + "_i" + std::to_string(k);
-    const bool zk = marching && k + 1 == G.prefix.size();
-    line("const long long " + p + " = " + (zk ? z : expr(G.prefix[k])) + ";");
+    const std::string p = "kiln_g" + gs + "_i" + std::to_string(k);
+    line("const long long " + p + " = " + expr(G.prefix[k]) + ";");
     guard += (guard.empty() ? "" : " && ") + std::string("(unsigned long long)") + p + " < (unsigned long long)" + n.extent[k];
     at += (at.empty() ? "" : " + ") + p + " * " + n.stride[k];
   }
-  int exchanged = 0;
-  for (const WindowRow& w : windows) exchanged += !w.deltas.empty();
   int row_slot = 0;
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
-    // A marching plane's row that neither the body reads here (nor a plane below it later) nor the tile holds.
-    if (marching && w.deltas.empty() && !march_kept_.at(g)[static_cast<std::size_t>(plane)][wi]) continue;
     const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
     std::string ok = guard, off = at;
     if (G.vertical) {
-      const std::string rv = wn + pn + "_row";
+      const std::string rv = wn + "_row";
       line("const long long " + rv + " = kiln_i0 + " + ll(w.row) + ";");
       ok += (ok.empty() ? "" : " && ") + std::string("(unsigned long long)") + rv + " < (unsigned long long)" + n.extent[rank - 2];
       off += (off.empty() ? "" : " + ") + rv + " * " + n.stride[rank - 2];
     }
     if (ok.empty()) ok = "true";
     if (off.empty()) off = "0LL";
-    line("const bool " + wn + pn + "_ok = " + ok + ";");
-    line("const long long " + wn + pn + "_at = " + off + ";");
+    line("const bool " + wn + "_ok = " + ok + ";");
+    line("const long long " + wn + "_at = " + off + ";");
     // Round u holds element base + 32 u of the lane; round -1 (the last lanes) and round U (the first)
-    // hold what the warp's edge lanes need from beyond the strip. A marching plane's rounds are assigned to
-    // registers declared before the walk (they move to the plane below after each step).
-    auto reg = [&](int u) { return wn + pn + "_" + (u < 0 ? std::string("m") : std::to_string(u)); };
+    // hold what the warp's edge lanes need from beyond the strip.
+    auto reg = [&](int u) { return wn + "_" + (u < 0 ? std::string("m") : std::to_string(u)); };
     auto load = [&](int u, const std::string& lanes) {
       const std::string colv = "kiln_j0 + " + ll(w.base + 32 * static_cast<std::int64_t>(u));
-      const bool kept = marching && u >= 0 && u < U && march_kept_.at(g)[static_cast<std::size_t>(plane)][wi];
-      line((kept ? std::string() : "const " + T + " ") + reg(u) + " = " + wn + pn + "_ok" + lanes + " && (unsigned long long)(" + colv +
-           ") < (unsigned long long)" + n.extent[rank - 1] + " ? " + n.data + "[" + wn + pn + "_at + " + colv + "] : (" + T + ")0;");
+      line("const " + T + " " + reg(u) + " = " + wn + "_ok" + lanes + " && (unsigned long long)(" + colv + ") < (unsigned long long)" +
+           n.extent[rank - 1] + " ? " + n.data + "[" + wn + "_at + " + colv + "] : (" + T + ")0;");
     };
     const std::int64_t lo = w.lo(), hi = w.hi();
     if (lo < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + lo) + "u");
     for (int u = 0; u < U; ++u) load(u, "");
     if (hi > 0) load(U, " && kiln_lane < " + std::to_string(hi) + "u");
-    if (!marching)
-      for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base}] = reg(u);
+    for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base}] = reg(u);
     if (w.deltas.empty()) continue;
     if (shared) {
-      const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + (marching ? slot + " * " + std::to_string(exchanged) + "u + " : std::string()) +
-                               std::to_string(row_slot) + "]";
+      const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + std::to_string(row_slot) + "]";
       if (lo < 0) line("if (kiln_lane >= " + std::to_string(32 + lo) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + reg(-1) + ";");
       for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + reg(u) + ";");
       if (hi > 0) line("if (kiln_lane < " + std::to_string(hi) + "u) " + tile + "[kiln_lane + " + std::to_string(h + 32 * U) + "] = " + reg(U) + ";");
-      if (!marching)
-        for (std::int64_t dlt : w.deltas)
-          for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(h + 32 * u + dlt) + "]";
+      for (std::int64_t dlt : w.deltas)
+        for (int u = 0; u < U; ++u) stencil_values_[{g, 0, w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(h + 32 * u + dlt) + "]";
       ++row_slot;
       continue;
     }
@@ -370,22 +332,6 @@ void Emitter::stencil_window(int g, int plane, const std::string& z, bool record
       }
     }
   }
-  if (!record) return;
-  // The step's values of every live plane: registers, and the plane's tile slot for the neighbours.
-  row_slot = 0;
-  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
-    const WindowRow& w = windows[wi];
-    for (int p = 0; p < G.planes(); ++p) {
-      const std::int64_t dz = G.zlo + p;
-      const std::string base = "kiln_w" + gs + "_" + std::to_string(wi) + "_p" + std::to_string(p) + "_";
-      for (int u = 0; u < U; ++u) stencil_values_[{g, dz, w.row, u, w.base}] = base + std::to_string(u);
-      const std::string tile = "kiln_tile" + gs + "[kiln_warp][" + plane_slot(G, p, true) + " * " + std::to_string(exchanged) + "u + " +
-                               std::to_string(row_slot) + "]";
-      for (std::int64_t dlt : w.deltas)
-        for (int u = 0; u < U; ++u) stencil_values_[{g, dz, w.row, u, w.base + dlt}] = tile + "[kiln_lane + " + std::to_string(h + 32 * u + dlt) + "]";
-    }
-    row_slot += !w.deltas.empty();
-  }
 }
 
 void Emitter::stencil_loops() {
@@ -403,7 +349,7 @@ void Emitter::stencil_loops() {
     for (const WindowRow& w : window_rows(sp, static_cast<int>(g))) exchanged += !w.deltas.empty();
     if (exchanged)
       line("__shared__ " + std::string(type_name(G.array->type.elem)) + " kiln_tile" + std::to_string(g) + "[" + std::to_string(kStencilTileWarps) +
-           "][" + std::to_string(exchanged * G.planes()) + "][" + std::to_string(32 * U + 2 * sp.halo) + "];");
+           "][" + std::to_string(exchanged) + "][" + std::to_string(32 * U + 2 * sp.halo) + "];");
   }
 
   int open = 0;
@@ -450,74 +396,12 @@ void Emitter::stencil_loops() {
   line("const long long kiln_j0 = kiln_wa + (long long)kiln_t;");
 
   if (sp.march) {
-    // The planes below the step's newest, loaded before the walk; then each step loads one plane.
-    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
-      const StencilPlan::Group& G = sp.groups[g];
-      if (!G.marching) continue;
-      const std::string T = type_name(G.array->type.elem), gs = std::to_string(g);
-      const std::vector<WindowRow> windows = window_rows(sp, static_cast<int>(g));
-      const std::size_t rows = windows.size();
-      // Plane p's registers of row wi are kept when the body reads them there, or when plane p - 1's are
-      // (they move down after each step); the others are loaded for the tile alone.
-      std::vector<std::vector<bool>> kept(static_cast<std::size_t>(G.planes()), std::vector<bool>(rows, false));
-      for (const auto& [load, use] : sp.loads) {
-        if (use.group != static_cast<int>(g)) continue;
-        for (std::size_t wi = 0; wi < rows; ++wi)
-          for (int v = 0; v < (G.vertical ? V : 1); ++v)
-            if (windows[wi].row == (G.vertical ? v + use.d : 0) && windows[wi].base == use.c) kept[static_cast<std::size_t>(use.dz - G.zlo)][wi] = true;
-      }
-      for (std::size_t p = 1; p < kept.size(); ++p)
-        for (std::size_t wi = 0; wi < rows; ++wi) kept[p][wi] = kept[p][wi] || kept[p - 1][wi];
-      march_kept_[static_cast<int>(g)] = kept;
-      for (std::size_t wi = 0; wi < rows; ++wi)
-        for (int p = 0; p < G.planes(); ++p) {
-          if (!kept[static_cast<std::size_t>(p)][wi]) continue;
-          std::string decl = T;
-          for (int u = 0; u < U; ++u) decl += (u ? ", " : " ") + std::string("kiln_w") + gs + "_" + std::to_string(wi) + "_p" + std::to_string(p) + "_" + std::to_string(u);
-          line(decl + ";");
-        }
-      for (int p = 0; p + 1 < G.planes(); ++p) {
-        line("{");
-        ++depth_;
-        stencil_window(static_cast<int>(g), p, "kiln_b0 + (long long)kiln_zbeg + " + ll(G.zlo + p), false);
-        --depth_;
-        line("}");
-      }
-    }
-    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
-    ++depth_;
-    index(0, "kiln_z");
-    bool slots = false;  // some marching tile rotates
-    for (std::size_t g = 0; g < sp.groups.size(); ++g)
-      if (sp.groups[g].marching && sp.groups[g].planes() > 1 && shared)
-        for (const WindowRow& w : window_rows(sp, static_cast<int>(g))) slots = slots || !w.deltas.empty();
-    if (slots) line("const unsigned kiln_step = (unsigned)(kiln_z - kiln_zbeg);");
-    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
-      const StencilPlan::Group& G = sp.groups[g];
-      if (G.marching) stencil_window(static_cast<int>(g), G.planes() - 1, "kiln_b0 + (long long)kiln_z + " + ll(G.zhi), true);
-    }
-  }
-  for (std::size_t g = 0; g < sp.groups.size(); ++g)
-    if (!sp.groups[g].marching) stencil_window(static_cast<int>(g), -1, "", false);
-  if (shared) line("__syncwarp();");
-  stencil_bodies();
-  if (shared) line("__syncwarp();  // the tile is written again by the next strip");
-  if (sp.march) {
-    line("// each plane moves one down: the next step's newest is loaded into the top one");
-    for (std::size_t g = 0; g < sp.groups.size(); ++g) {
-      const StencilPlan::Group& G = sp.groups[g];
-      if (!G.marching) continue;
-      const std::string gs = std::to_string(g);
-      const std::size_t rows = window_rows(sp, static_cast<int>(g)).size();
-      for (std::size_t wi = 0; wi < rows; ++wi)
-        for (int p = 0; p + 1 < G.planes(); ++p)
-          for (int u = 0; u < U && march_kept_.at(static_cast<int>(g))[static_cast<std::size_t>(p)][wi]; ++u) {
-            const std::string base = "kiln_w" + gs + "_" + std::to_string(wi) + "_p";
-            line(base + std::to_string(p) + "_" + std::to_string(u) + " = " + base + std::to_string(p + 1) + "_" + std::to_string(u) + ";");
-          }
-    }
-    --depth_;
-    line("}");
+    march_loops();
+  } else {
+    for (std::size_t g = 0; g < sp.groups.size(); ++g) stencil_window(static_cast<int>(g));
+    if (shared) line("__syncwarp();");
+    stencil_bodies();
+    if (shared) line("__syncwarp();  // the tile is written again by the next strip");
   }
   while (open-- > 0) {
     --depth_;
@@ -525,15 +409,11 @@ void Emitter::stencil_loops() {
   }
 }
 
-void Emitter::stencil_bodies() {
+void Emitter::strip_copies(const std::string& bits) {
   const StencilPlan& sp = *stencil_;
   const int r = k_.rank, U = sp.columns, V = sp.rows;
   const std::string ny = "kiln_n" + std::to_string(r - 2), nx = "kiln_n" + std::to_string(r - 1), vv = std::to_string(V);
   const bool split = !sp.tests.empty();
-  const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
-  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
-  if (split) line(bits + " kiln_border = 0;");
-  std::string inside;
   for (int v = 0; v < V; ++v) {
     bool row_open = false;
     if (r >= 2) {
@@ -573,6 +453,19 @@ void Emitter::stencil_bodies() {
       line("}");
     }
   }
+}
+
+void Emitter::stencil_bodies() {
+  const StencilPlan& sp = *stencil_;
+  const int r = k_.rank, U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
+  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
+  if (split) line(bits + " kiln_border = 0;");
+  if (sp.march)
+    march_copies(bits);
+  else
+    strip_copies(bits);
   if (!split) return;
   line("while (kiln_border) {");
   ++depth_;

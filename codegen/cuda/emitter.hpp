@@ -29,14 +29,6 @@ inline constexpr int kStencilTileWarps = 8;
 /// At most this much static shared memory for a kernel's tiles (48 KiB is the static limit; more would also
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
-/// A marching stencil holds every live plane's window rows in registers: at most this many per thread
-/// (rounds, then rows, are halved until it fits), so that two blocks fit an SM (marching kernels are
-/// launched with __launch_bounds__(256, 2)). Measured on an H100: a 27-point 3-d stencil with 4 rows and 2
-/// rounds (36 window registers) took 218 registers, one block per SM (7.9 % achieved occupancy) and 2.19 ms
-/// for 512^3, latency-bound; with 1 round (18) ptxas needs 128, two blocks per SM.
-inline constexpr std::int64_t kMaxMarchRegisters = 24;
-/// Blocks per SM that marching kernels are compiled for (the second argument of their launch bounds).
-inline constexpr int kMarchBlocksPerSm = 2;
 
 /// The prelude's functor of a reduction's combiner ("kiln_op_add()", ...), for kiln_block_reduce and
 /// kiln_group_reduce; empty for ArgMin/ArgMax, which fold by their own rule.
@@ -51,8 +43,8 @@ Strategy strategy_of(const ir::ParforStmt& p);
 /// Loads of an array that no iteration writes, at [invariant..., row + d, j + c] (j the innermost index,
 /// row the one before it, |c|, |d| <= kMaxStencilOffset), grouped by array and invariant indices.
 /// A 3-d parfor whose loads reach planes z + dz of one array at several dz marches along z (2.5-d
-/// blocking): each thread walks its planes in order, holding the window of each live plane in registers and
-/// the plane's rows in a shared tile, so that every plane is loaded once per thread, not once per dz.
+/// blocking): each thread walks its planes in order, holding what the body reads of each live plane in
+/// registers, so that every plane is loaded once per thread, not once per dz.
 struct StencilPlan {
   struct Group {
     const ir::VarNode* array = nullptr;
@@ -60,7 +52,7 @@ struct StencilPlan {
     bool vertical = false;         ///< the array's next-to-last index is the parfor's row index plus d
     std::map<std::int64_t, std::set<std::int64_t>> offsets;  ///< d (0 unless vertical) -> the column offsets c
     /// A marching group: its loads' last prefix index is the parfor's first index plus dz, zlo <= dz <= zhi;
-    /// `offsets` is the union over its planes (every plane holds the same window, so that it can rotate).
+    /// `offsets` is the union over its planes (every plane is loaded as the same window rows, as the newest).
     bool marching = false;
     std::int64_t zlo = 0, zhi = 0;
     int planes() const { return static_cast<int>(zhi - zlo + 1); }
@@ -76,7 +68,7 @@ struct StencilPlan {
   StencilMode mode = StencilMode::Shuffle;
   bool march = false;  ///< some group marches (rank 3, shared tiles)
   /// Marching tiles hold what the windows reach past the strip (the largest |c| of a window), not
-  /// kMaxStencilOffset: a tile per live plane must fit.
+  /// kMaxStencilOffset.
   std::int64_t halo = 0;
   /// Tests of the parfor's indices against bounds fixed in the kernel (`a <= i && i < b`: lower_stencils'
   /// bands, band_clamps' interiors) decided true, and the body with those branches replaced by their
@@ -86,6 +78,24 @@ struct StencilPlan {
   ir::Stmt interior;
   ir::Stmt border;  ///< the body for the border elements: the body with the interior arm emptied
 };
+
+/// One row of a stencil window: the column offsets read from it, the one its registers hold (`base`, read
+/// most often), and the others relative to it (from other lanes).
+struct WindowRow {
+  std::int64_t row = 0;  ///< relative to the thread's first row (0 for a window that is not vertical)
+  std::int64_t base = 0;
+  std::vector<std::int64_t> deltas;  ///< c - base for every other offset c, ascending
+  std::int64_t lo() const { return deltas.empty() ? 0 : std::min<std::int64_t>(0, deltas.front()); }
+  std::int64_t hi() const { return deltas.empty() ? 0 : std::max<std::int64_t>(0, deltas.back()); }
+};
+/// Group g's window rows under the plan's rows per thread.
+std::vector<WindowRow> window_rows(const StencilPlan& plan, int g);
+/// A marching group's registers: [plane][window row] -> the column offsets held (emit_march.cpp).
+using MarchKept = std::vector<std::vector<std::set<std::int64_t>>>;
+MarchKept march_kept(const StencilPlan& plan, int g);
+/// Registers a marching plan holds per thread: every live plane's kept values and the newest plane's loads
+/// (`buffers` of them).
+std::int64_t march_registers(const StencilPlan& plan, int buffers);
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
@@ -233,11 +243,38 @@ class Emitter {
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
-  /// The window rows of group g: loaded into registers (plane p of a marching group, whose z is `z`) and
-  /// stored to its tile, with the names of the values recorded in stencil_values_.
-  void stencil_window(int g, int plane, const std::string& z, bool fresh_tile_slot);
-  /// The body once per row and round of the strip (emit_stencil.cpp).
+  /// The window rows of a group that does not march: loaded into registers and stored to its tile, with the
+  /// names of the values recorded in stencil_values_.
+  void stencil_window(int g);
+  // marching 3-d stencils (emit_march.cpp)
+  /// Declares a marching group's registers (every live plane's, the newest plane's loads) and records their
+  /// names in stencil_values_.
+  void march_declare(int g);
+  /// Loads the plane whose first index is `z` into group g's newest-plane registers of buffer b (one buffer
+  /// per plane loaded ahead).
+  void march_load(int g, const std::string& z, int b);
+  /// Moves buffer b's newest-plane registers into plane p's and the group's tile (before a __syncwarp).
+  void march_store(int g, int p, int b);
+  /// Reads plane p's neighbours that its registers keep from the tile (after the __syncwarp).
+  void march_neighbours(int g, int p);
+  /// After a step: every plane's registers move one plane down.
+  void march_shift(int g);
+  /// One step of the walk at plane `z` (a C expression), its newest plane in buffer b.
+  void march_step(const std::string& z, int b, const std::string& ahead);
+  /// The first index of plane z + dz.
+  std::string march_plane(const std::string& z, std::int64_t dz) const;
+  /// The walk of a marching stencil: the planes below the first step's newest, then a loop over the chunk.
+  void march_loops();
+  /// Before the walk: which copies' elements exist (kiln_live) and pass the bounds tests that do not involve
+  /// the walked index (kiln_inner), a bit per copy; neither changes along the walk.
+  void march_masks(const std::string& bits);
+  /// strip_copies for a step of the walk: the masks' bits, the walked index's tests once per step.
+  void march_copies(const std::string& bits);
+  /// The body once per row and round of the strip (emit_stencil.cpp), then the border elements'.
   void stencil_bodies();
+  /// The copies of the body, each under the guards of its row and round and the bounds tests (`bits`: the
+  /// type of a bit per copy).
+  void strip_copies(const std::string& bits);
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
@@ -284,8 +321,8 @@ class Emitter {
   std::map<std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
   /// Arrays whose loads are guarded by every extent (stencil windows, tiles): all their extents are captured.
   std::unordered_set<const ir::VarNode*> guarded_arrays_;
-  /// Marching groups: [plane][window row] -> whether the row's rounds are registers kept across steps.
-  std::map<int, std::vector<std::vector<bool>>> march_kept_;
+  /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
+  std::map<int, MarchKept> march_kept_;
 };
 
 }  // namespace kiln::codegen::cuda

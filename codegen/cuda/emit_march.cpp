@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Marching 3-d stencils (2.5-d blocking): a 3-d parfor that reads an array at several planes z + dz gives
+// each block z a chunk of planes, and each thread walks its chunk in order. The plan (emit_stencil.cpp) is
+// the strip form's: a warp takes 32 x rounds columns and each thread `rows` rows.
+//
+// Every value the body reads, at every live plane, is a register that moves one plane down after each
+// step: a step loads only its newest plane (once per thread), writes the rows that exchange neighbours to
+// the warp's tile, and reads from it, once, the neighbours its registers keep. The body then reads only
+// registers. At 5c560b4 the older planes' neighbours were read from a tile slot per plane at every use: 18
+// shared loads per element of a 27-point stencil, about 0.33 ms of an H100's shared-memory bandwidth for
+// 512^3 on their own, against the 0.45 ms that 80 % of the copy ceiling allows.
+//
+// The next step's newest plane is loaded while the current step computes (kiln_n* registers): the loads
+// are in flight during the body, which a kernel holding two blocks per SM needs to keep the memory busy.
+#include <algorithm>
+
+#include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
+
+/// 32-bit registers per value of type t.
+std::int64_t words(DType t) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(size_of(t)) / 4); }
+
+/// The register of plane p's window row wi at column offset c, round u (c == base: the row's own column).
+std::string plane_reg(int g, std::size_t wi, int p, const WindowRow& w, std::int64_t c, int u) {
+  std::string s = "kiln_w" + std::to_string(g) + "_" + std::to_string(wi) + "_p" + std::to_string(p) + "_" + std::to_string(u);
+  if (c != w.base) s += std::string("_x") + (c < w.base ? "m" : "p") + std::to_string(std::llabs(c - w.base));
+  return s;
+}
+
+/// The newest plane's load of row wi into buffer b: round u (-1: what the last lanes hold from before the
+/// strip, U: what the first lanes hold from after it).
+std::string newest_reg(int g, std::size_t wi, int u, int U, int b) {
+  return std::string(b ? "kiln_nb" : "kiln_n") + std::to_string(g) + "_" + std::to_string(wi) + "_" +
+         (u < 0 ? std::string("m") : u == U ? std::string("e") : std::to_string(u));
+}
+
+/// What the emission of a marching group's code refers to.
+struct GroupView {
+  GroupView(const StencilPlan& sp, int g)
+      : G(sp.groups[static_cast<std::size_t>(g)]), windows(window_rows(sp, g)), T(type_name(G.array->type.elem)), gs(std::to_string(g)),
+        rank(G.array->type.rank), U(sp.columns) {}
+  const StencilPlan::Group& G;
+  const std::vector<WindowRow> windows;
+  const std::string T, gs;  ///< the element type, the group's number
+  const int rank, U;
+};
+
+}  // namespace
+
+MarchKept march_kept(const StencilPlan& plan, int g) {
+  const StencilPlan::Group& G = plan.groups[static_cast<std::size_t>(g)];
+  const std::vector<WindowRow> windows = window_rows(plan, g);
+  MarchKept kept(static_cast<std::size_t>(G.planes()), std::vector<std::set<std::int64_t>>(windows.size()));
+  for (const auto& [load, use] : plan.loads) {
+    if (use.group != g) continue;
+    for (std::size_t wi = 0; wi < windows.size(); ++wi)
+      for (int v = 0; v < (G.vertical ? plan.rows : 1); ++v)
+        if (windows[wi].row == (G.vertical ? v + use.d : 0)) kept[static_cast<std::size_t>(use.dz - G.zlo)][wi].insert(use.c);
+  }
+  // A value read at plane p arrives as the newest plane and moves down to p: every plane above holds it too.
+  for (std::size_t p = 1; p < kept.size(); ++p)
+    for (std::size_t wi = 0; wi < windows.size(); ++wi) kept[p][wi].insert(kept[p - 1][wi].begin(), kept[p - 1][wi].end());
+  return kept;
+}
+
+std::int64_t march_registers(const StencilPlan& plan, int buffers) {
+  std::int64_t n = 0;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const StencilPlan::Group& G = plan.groups[g];
+    const std::vector<WindowRow> windows = window_rows(plan, static_cast<int>(g));
+    const std::int64_t w = words(G.array->type.elem), U = plan.columns;
+    if (!G.marching) {
+      n += static_cast<std::int64_t>(windows.size()) * U * w;
+      continue;
+    }
+    for (const auto& plane : march_kept(plan, static_cast<int>(g)))
+      for (const auto& cs : plane) n += static_cast<std::int64_t>(cs.size()) * U * w;
+    for (const WindowRow& r : windows) n += (U + (r.lo() < 0) + (r.hi() > 0)) * w * buffers;  // the newest planes' loads
+  }
+  return n;
+}
+
+void Emitter::march_declare(int g) {
+  const GroupView v(*stencil_, g);
+  const auto& [G, windows, T, gs, rank, U] = v;
+  const ArrayNames& n = array(G.array);
+  const MarchKept& kept = march_kept_.at(g);
+  line("// window " + gs + ": " + G.array->name + (G.vertical ? ", rows " : ", row ") + std::to_string(windows.front().row) + ".." +
+       std::to_string(windows.back().row) + ", planes " + std::to_string(G.zlo) + ".." + std::to_string(G.zhi) +
+       " of the step: every value the body reads in registers; the newest plane's rows exchange neighbours through the tile");
+  // The leading indices before z and the rows do not change along the walk.
+  for (std::size_t k = 0; k + 1 < G.prefix.size(); ++k) line("const long long kiln_g" + gs + "_i" + std::to_string(k) + " = " + expr(G.prefix[k]) + ";");
+  if (G.vertical)
+    for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+      const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
+      line("const long long " + wn + "_row = kiln_i0 + " + ll(windows[wi].row) + ";");
+      line("const bool " + wn + "_ok = (unsigned long long)" + wn + "_row < (unsigned long long)" + n.extent[rank - 2] + ";");
+      line("const long long " + wn + "_at = " + wn + "_row * " + n.stride[rank - 2] + ";");
+    }
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    for (int b = 0; b < std::max(1, opts_.stencil.march_prefetch); ++b) {
+      std::string decl;
+      for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u) decl += (decl.empty() ? "" : ", ") + newest_reg(g, wi, u, U, b);
+      line(T + " " + decl + ";");
+    }
+    for (int p = 0; p < G.planes(); ++p)
+      for (std::int64_t c : kept[static_cast<std::size_t>(p)][wi]) {
+        std::string regs;
+        for (int u = 0; u < U; ++u) {
+          regs += (u ? ", " : "") + plane_reg(g, wi, p, w, c, u);
+          stencil_values_[{g, G.zlo + p, w.row, u, c}] = plane_reg(g, wi, p, w, c, u);
+        }
+        line(T + " " + regs + ";");
+      }
+  }
+}
+
+void Emitter::march_load(int g, const std::string& z, int b) {
+  const GroupView v(*stencil_, g);
+  const auto& [G, windows, T, gs, rank, U] = v;
+  const ArrayNames& n = array(G.array);
+  const std::size_t zk = G.prefix.size() - 1;  // the index that walks
+  line("{");
+  ++depth_;
+  line("const long long kiln_g" + gs + "_z = " + z + ";");
+  std::string ok = "(unsigned long long)kiln_g" + gs + "_z < (unsigned long long)" + n.extent[zk];
+  std::string at = "kiln_g" + gs + "_z * " + n.stride[zk];
+  for (std::size_t k = 0; k < zk; ++k) {
+    const std::string i = "kiln_g" + gs + "_i" + std::to_string(k);
+    ok += " && (unsigned long long)" + i + " < (unsigned long long)" + n.extent[k];
+    at += " + " + i + " * " + n.stride[k];
+  }
+  line("const bool kiln_g" + gs + "_ok = " + ok + ";");
+  line("const long long kiln_g" + gs + "_at = " + at + " + kiln_j0;");
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
+    const std::string row_ok = G.vertical ? " && " + wn + "_ok" : std::string(), row_at = G.vertical ? " + " + wn + "_at" : std::string();
+    // The row's address in this plane, and the row's loads at constant offsets from it: the offsets become
+    // the loads' immediates (summed with the invariant row offset, each load's address was a 64-bit
+    // register kept across the walk: ptxas took 192 registers for the 7-point kernel).
+    line("const " + T + "* " + wn + "_p = " + n.data + " + (kiln_g" + gs + "_at" + row_at + ");");
+    auto load = [&](int u, const std::string& lanes) {
+      const std::int64_t c = w.base + 32 * static_cast<std::int64_t>(u);
+      line(newest_reg(g, wi, u, U, b) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(kiln_j0 + " + ll(c) + ") < (unsigned long long)" +
+           n.extent[rank - 1] + " ? " + wn + "_p[" + std::to_string(c) + "] : (" + T + ")0;");
+    };
+    if (w.lo() < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + w.lo()) + "u");
+    for (int u = 0; u < U; ++u) load(u, "");
+    if (w.hi() > 0) load(U, " && kiln_lane < " + std::to_string(w.hi()) + "u");
+  }
+  --depth_;
+  line("}");
+}
+
+void Emitter::march_store(int g, int p, int b) {
+  const GroupView v(*stencil_, g);
+  const std::int64_t h = stencil_->halo;
+  const std::vector<WindowRow>& windows = v.windows;
+  const int U = v.U;
+  int row_slot = 0;
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    if (march_kept_.at(g)[static_cast<std::size_t>(p)][wi].count(w.base))
+      for (int u = 0; u < U; ++u) line(plane_reg(g, wi, p, w, w.base, u) + " = " + newest_reg(g, wi, u, U, b) + ";");
+    if (w.deltas.empty()) continue;
+    const std::string tile = "kiln_tile" + v.gs + "[kiln_warp][" + std::to_string(row_slot++) + "]";
+    if (w.lo() < 0)
+      line("if (kiln_lane >= " + std::to_string(32 + w.lo()) + "u) " + tile + "[kiln_lane - " + std::to_string(32 - h) + "] = " + newest_reg(g, wi, -1, U, b) + ";");
+    for (int u = 0; u < U; ++u) line(tile + "[kiln_lane + " + std::to_string(h + 32 * u) + "] = " + newest_reg(g, wi, u, U, b) + ";");
+    if (w.hi() > 0)
+      line("if (kiln_lane < " + std::to_string(w.hi()) + "u) " + tile + "[kiln_lane + " + std::to_string(h + 32 * U) + "] = " + newest_reg(g, wi, U, U, b) + ";");
+  }
+}
+
+void Emitter::march_neighbours(int g, int p) {
+  const GroupView v(*stencil_, g);
+  int row_slot = 0;
+  for (std::size_t wi = 0; wi < v.windows.size(); ++wi) {
+    const WindowRow& w = v.windows[wi];
+    if (w.deltas.empty()) continue;
+    const std::string tile = "kiln_tile" + v.gs + "[kiln_warp][" + std::to_string(row_slot++) + "]";
+    const std::int64_t h = stencil_->halo;
+    for (std::int64_t c : march_kept_.at(g)[static_cast<std::size_t>(p)][wi])
+      for (int u = 0; c != w.base && u < v.U; ++u)
+        line(plane_reg(g, wi, p, w, c, u) + " = " + tile + "[kiln_lane + " + std::to_string(h + 32 * u + c - w.base) + "];");
+  }
+}
+
+void Emitter::march_shift(int g) {
+  const StencilPlan& sp = *stencil_;
+  const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+  const std::vector<WindowRow> windows = window_rows(sp, g);
+  const MarchKept& kept = march_kept_.at(g);
+  for (int p = 0; p + 1 < G.planes(); ++p)
+    for (std::size_t wi = 0; wi < windows.size(); ++wi)
+      for (std::int64_t c : kept[static_cast<std::size_t>(p)][wi])
+        for (int u = 0; u < sp.columns; ++u) line(plane_reg(g, wi, p, windows[wi], c, u) + " = " + plane_reg(g, wi, p + 1, windows[wi], c, u) + ";");
+}
+
+void Emitter::march_step(const std::string& z, int b, const std::string& ahead) {
+  const StencilPlan& sp = *stencil_;
+  std::vector<int> marching, others;
+  for (std::size_t g = 0; g < sp.groups.size(); ++g) (sp.groups[g].marching ? marching : others).push_back(static_cast<int>(g));
+  const int ahead_planes = opts_.stencil.march_prefetch;
+  line("{");
+  ++depth_;
+  line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)" + z + ";");
+  if (ahead_planes == 0)
+    for (int g : marching) march_load(g, march_plane(z, sp.groups[static_cast<std::size_t>(g)].zhi), b);
+  for (int g : marching) march_store(g, sp.groups[static_cast<std::size_t>(g)].planes() - 1, b);
+  if (ahead_planes > 0) {
+    // The buffer just stored takes the plane `ahead_planes` steps on: in flight while this step computes.
+    line("if (" + z + " + " + std::to_string(ahead_planes) + " < kiln_zend) {  // " + ahead);
+    ++depth_;
+    for (int g : marching) march_load(g, march_plane(z, sp.groups[static_cast<std::size_t>(g)].zhi + ahead_planes), b);
+    --depth_;
+    line("}");
+  }
+  line("__syncwarp();");
+  for (int g : marching) march_neighbours(g, sp.groups[static_cast<std::size_t>(g)].planes() - 1);
+  for (int g : others) stencil_window(g);
+  if (!others.empty()) line("__syncwarp();");
+  stencil_bodies();
+  line("__syncwarp();  // the tiles are written again by the next step");
+  line("// each plane moves one down");
+  for (int g : marching) march_shift(g);
+  --depth_;
+  line("}");
+}
+
+std::string Emitter::march_plane(const std::string& z, std::int64_t dz) const { return "kiln_b0 + (long long)" + z + " + " + ll(dz); }
+
+namespace {
+
+/// The bounds tests as conjuncts (band_clamps gives one test over every index): each is classified by the
+/// indices it reads. They are comparisons, so evaluating them apart and in another order changes nothing.
+void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
+  const auto* b = ir::dyn<ir::BinaryExpr>(e);
+  if (b && b->op == ir::BinaryOp::And && b->type == DType::Bool) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+std::vector<ir::Expr> conjuncts(const std::vector<ir::Expr>& tests) {
+  std::vector<ir::Expr> out;
+  for (const ir::Expr& t : tests) conjuncts(t, out);
+  return out;
+}
+
+/// Which parfor indices a bounds test reads: the walked one (z), the row (y) and the column (x).
+struct TestIndices {
+  bool z = false, y = false, x = false;
+};
+TestIndices test_indices(const ir::Expr& t, const ir::ParforStmt& p) {
+  return {ir::uses(t, p.indices[0].get()), ir::uses(t, p.indices[1].get()), ir::uses(t, p.indices[2].get())};
+}
+
+}  // namespace
+
+void Emitter::march_masks(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::vector<ir::Expr> tests = conjuncts(sp.tests);
+  line(bits + " kiln_live = 0" + (split ? ", kiln_inner = 0" : "") + ";");
+  for (int v = 0; v < V; ++v)
+    for (int u = 0; u < U; ++u) {
+      const std::string bit = "(" + bits + ")1 << " + std::to_string(v * U + u);
+      line("if (kiln_ty * " + std::to_string(V) + " + " + std::to_string(v) + " < kiln_n1 && kiln_t + " + std::to_string(32 * u) +
+           "ull - kiln_off < kiln_n2) {");
+      ++depth_;
+      line("kiln_live |= " + bit + ";");
+      if (split) {
+        bool y = false, x = false;
+        for (const ir::Expr& t : tests)
+          if (const TestIndices ti = test_indices(t, p_); !ti.z) y = y || ti.y, x = x || ti.x;
+        if (y) line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
+        if (x) line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
+        std::string test;
+        lets_.emplace_back();
+        for (const ir::Expr& t : tests)
+          if (!test_indices(t, p_).z) test += (test.empty() ? "" : " && ") + expr(t);
+        lets_.pop_back();
+        line((test.empty() ? std::string() : "if (" + test + ") ") + "kiln_inner |= " + bit + ";");
+      }
+      --depth_;
+      line("}");
+    }
+}
+
+void Emitter::march_copies(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int U = sp.columns, V = sp.rows;
+  const bool split = !sp.tests.empty();
+  const std::vector<ir::Expr> tests = conjuncts(sp.tests);
+  if (split) {
+    std::string ztest;
+    for (const ir::Expr& t : tests)
+      if (const TestIndices ti = test_indices(t, p_); ti.z && !ti.y && !ti.x) ztest += (ztest.empty() ? "" : " && ") + expr(t);
+    line("const bool kiln_zin = " + (ztest.empty() ? std::string("true") : ztest) + ";");
+  }
+  for (int v = 0; v < V; ++v)
+    for (int u = 0; u < U; ++u) {
+      const std::string b = std::to_string(v * U + u);
+      line("if ((kiln_live >> " + b + ") & 1u) {");
+      ++depth_;
+      line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
+      line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
+      stencil_v_ = v;
+      stencil_u_ = u;
+      lets_.emplace_back();
+      if (split) {
+        std::string test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
+        for (const ir::Expr& t : tests)
+          if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
+        line("if (" + test + ") {");
+        ++depth_;
+        stmt(sp.interior);
+        --depth_;
+        line("} else {");
+        line("  kiln_border |= (" + bits + ")1 << " + b + ";");
+        line("}");
+      } else {
+        stmt(p_.body);
+      }
+      lets_.pop_back();
+      --depth_;
+      line("}");
+    }
+}
+
+void Emitter::march_loops() {
+  const StencilPlan& sp = *stencil_;
+  const int ahead = opts_.stencil.march_prefetch;
+  std::vector<int> marching;
+  for (std::size_t g = 0; g < sp.groups.size(); ++g)
+    if (sp.groups[g].marching) marching.push_back(static_cast<int>(g));
+  auto exchanges = [&](int g) {
+    for (const WindowRow& w : window_rows(sp, g))
+      if (!w.deltas.empty()) return true;
+    return false;
+  };
+  for (int g : marching) {
+    march_kept_[g] = march_kept(sp, g);
+    march_declare(g);
+  }
+  march_masks(sp.rows * sp.columns <= 32 ? "unsigned" : "unsigned long long");
+  // The planes below the first step's newest, one at a time through the tile.
+  for (int g : marching) {
+    const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
+    for (int p = 0; p + 1 < G.planes(); ++p) {
+      march_load(g, march_plane("kiln_zbeg", G.zlo + p), 0);
+      march_store(g, p, 0);
+      if (!exchanges(g)) continue;
+      line("__syncwarp();");
+      march_neighbours(g, p);
+      line("__syncwarp();  // the tile is written again by the next plane");
+    }
+  }
+  // The first steps' newest planes, one buffer each.
+  for (int b = 0; b < ahead; ++b) {
+    if (b > 0) line("if (kiln_zbeg + " + std::to_string(b) + " < kiln_zend) {");
+    for (int g : marching) march_load(g, march_plane("kiln_zbeg", sp.groups[static_cast<std::size_t>(g)].zhi + b), b);
+    if (b > 0) line("}");
+  }
+  if (ahead < 2) {
+    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
+    ++depth_;
+    march_step("kiln_z", 0, "the next step's newest plane");
+  } else {
+    // Two steps per trip, each storing its own buffer and reloading it two planes on: a buffer is read a whole
+    // step after its loads were issued (a copy between buffers would wait for them at once).
+    line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; kiln_z += 2) {");
+    ++depth_;
+    march_step("kiln_z", 0, "the newest plane two steps on");
+    line("if (kiln_z + 1 >= kiln_zend) break;");
+    line("const unsigned long long kiln_z1 = kiln_z + 1;");
+    march_step("kiln_z1", 1, "the newest plane two steps on");
+  }
+  --depth_;
+  line("}");
+}
+
+}  // namespace kiln::codegen::cuda
