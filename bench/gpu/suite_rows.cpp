@@ -665,12 +665,12 @@ int suite_rows(const SuiteOptions& opt) {
       r.shape = c.shape;
       r.bytes = c.bytes;
       // Two warm-up calls of each (the first compiles or loads kiln's kernel), then repetitions in rotating
-      // order until `reps` of each or about 4 s per side (the slow rows), at least 3.
+      // order until `reps` of each or about 2 s per side (the slow rows), at least 3.
       for (int w = 0; w < 2; ++w) c.kiln(), c.hand();
       stream.synchronize();
       std::vector<double> tk, th;
       double spent = 0;
-      for (int rep = 0; rep < opt.reps && (rep < 3 || spent < 8000); ++rep) {
+      for (int rep = 0; rep < opt.reps && (rep < 3 || spent < 4000); ++rep) {
         const double a = rep % 2 ? time_ms(c.hand) : time_ms(c.kiln);
         const double b = rep % 2 ? time_ms(c.kiln) : time_ms(c.hand);
         (rep % 2 ? th : tk).push_back(a);

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "passes/spread_loops.hpp"
+
+#include <limits>
+#include <optional>
+
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "ir/substitute.hpp"
+#include "ir/visitor.hpp"
+#include "passes/loop_analysis.hpp"
+
+namespace kiln::passes {
+namespace {
+
+using namespace kiln::ir;
+
+/// Threads that keep a GPU busy (an H100 holds 132 x 2048 resident threads): a parfor with fewer iterations
+/// spreads a loop (as lower_array_ops' chunked axis reductions do).
+constexpr std::int64_t kDeviceThreads = 1 << 18;
+
+bool holds_parfor(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit(const ParforStmt&) override { found = true; }
+  } finder;
+  finder.walk(s);
+  return finder.found;
+}
+
+/// One level of the chain: the lets before its loop, and the loop.
+struct Level {
+  std::vector<Stmt> lets;
+  const ForStmt* loop = nullptr;
+};
+
+class Spreading final : public IRMutator {
+ public:
+  explicit Spreading(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  using IRMutator::visit;
+
+  // Parfors nested in this one run inside its kernel: only the outermost is rewritten.
+  Stmt visit(const ParforStmt& p, const Stmt& self) override {
+    if (!p.reductions.empty() || !p.array_reductions.empty()) return self;
+    const VarSet variant = loops::variant_in(p.body);
+    // Invariant in the parfor's body: no load, nothing declared or assigned in it, no index of the parfor.
+    auto invariant = [&](const Expr& e) {
+      if (has_load(e)) return false;
+      for (const Var& v : free_vars(e))
+        if (variant.count(v.get())) return false;
+      for (const Var& i : p.indices)
+        if (uses(e, i.get())) return false;
+      return true;
+    };
+    const loops::Effects all = loops::effects_of(p.body);
+
+    // The chain: at each level, lets and then one loop; it ends at the first loop whose steps are independent.
+    std::vector<Level> chain;
+    Stmt body = p.body;
+    while (true) {
+      const std::vector<Stmt> stmts = loops::statements(body);
+      if (stmts.empty()) return self;
+      Level level;
+      for (std::size_t s = 0; s + 1 < stmts.size(); ++s) {
+        if (!dyn<LetStmt>(stmts[s])) return self;
+        level.lets.push_back(stmts[s]);
+      }
+      level.loop = dyn<ForStmt>(stmts.back());
+      if (!level.loop) return self;
+      chain.push_back(level);
+      if (independent(*level.loop, all, variant)) break;
+      body = level.loop->body;
+    }
+    const ForStmt& j = *chain.back().loop;
+    // The new dimension's range: j's bounds, invariant, or an end `p + c` (a triangle) bounded by p's range.
+    if (!invariant(j.begin)) return self;
+    Expr end = j.end, guard;
+    if (!invariant(j.end)) {
+      std::optional<std::int64_t> c;
+      std::size_t d = 0;
+      while (d < p.indices.size() && !(c = index_offset(j.end, p.indices[d].get()))) ++d;
+      if (!c || *c == std::numeric_limits<std::int64_t>::min()) return self;
+      // p < ends[d], so p + c <= ends[d] - 1 + c.
+      end = make_binary(BinaryOp::Add, p.ends[d], make_i64(*c - 1));
+      guard = make_binary(BinaryOp::Lt, make_ref(j.index), j.end);
+    }
+    std::vector<Var> indices = p.indices;
+    std::vector<Expr> begins = p.begins, ends = p.ends;
+    indices.push_back(j.index);
+    begins.push_back(j.begin);
+    ends.push_back(end);
+    // The parfor's own iterations, counted when it is launched: with as many as keep a device busy, it stays
+    // as written (a thread per iteration already fills the GPU, and a short loop as a dimension would leave most
+    // of a warp's lanes idle).
+    Expr count = make_i64(1);
+    for (std::size_t d = 0; d < p.indices.size(); ++d)
+      count = make_binary(BinaryOp::Mul, count, make_binary(BinaryOp::Max, make_i64(0), make_binary(BinaryOp::Sub, p.ends[d], p.begins[d])));
+    ctx_.note("spread_loops: the parfor " + loops::space_text(p) + " from " + loops::origin_text(p) + ": its loop over " + j.index->name +
+              (chain.size() > 1 ? " (inside " + std::to_string(chain.size() - 1) + " loop(s))" : std::string()) +
+              " writes one element per step -> a dimension of the parfor, " + j.index->name + " in " + to_string(j.begin) + " .. " +
+              to_string(end) + (guard ? " with each step testing `" + to_string(guard) + "` (a triangle)" : std::string()) +
+              ": a thread per element, the loops around it run in order for that element, when the parfor has fewer than " +
+              std::to_string(kDeviceThreads) + " iterations of its own");
+    // The spread form is a copy with variables of its own (a variable is declared once).
+    const Stmt spread = fresh_copy(make_parfor(indices, begins, ends, rebuilt(chain, guard), {}, p.origin));
+    return make_if(make_binary(BinaryOp::Lt, count, make_i64(kDeviceThreads)), make_block({spread}), make_block({self}));
+  }
+
+ private:
+  PassContext& ctx_;
+
+  /// Whether the steps of `loop` are independent (the rule in the header).
+  static bool independent(const ForStmt& loop, const loops::Effects& all, const VarSet& variant) {
+    const VarSet mine = declared_in(loop.body);
+    if (can_fail(loop.body) || holds_parfor(loop.body)) return false;
+    for (const VarNode* v : assigned_vars(loop.body))
+      if (!mine.count(v)) return false;
+    const loops::Effects e = loops::effects_of(loop.body);
+    std::vector<std::pair<const VarNode*, std::vector<Expr>>> owned;
+    for (const loops::Access& a : e.accesses) {
+      if (!a.store) continue;
+      if (!loops::one_element_per_iteration(a.index, {loop.index}, variant)) return false;
+      for (const auto& [array, index] : owned)
+        if (array == a.array.get() && !loops::equal_all(index, a.index)) return false;
+      owned.emplace_back(a.array.get(), a.index);
+    }
+    if (owned.empty()) return false;
+    // Every access of a stored array (or of one that may share its memory) in the whole body is the owned
+    // element, inside the loop.
+    for (const auto& [array, index] : owned) {
+      std::size_t inside = 0, anywhere = 0;
+      for (const loops::Access& a : e.accesses)
+        if (ir::may_alias(a.array.get(), array)) {
+          if (!loops::equal_all(a.index, index)) return false;
+          ++inside;
+        }
+      for (const loops::Access& a : all.accesses)
+        if (ir::may_alias(a.array.get(), array)) ++anywhere;
+      if (anywhere != inside) return false;
+    }
+    return true;
+  }
+
+  /// The body of the new parfor: the chain's loops without j, j's body innermost (under `guard`).
+  static Stmt rebuilt(const std::vector<Level>& chain, const Expr& guard) {
+    const ForStmt& j = *chain.back().loop;
+    std::vector<Stmt> inner = chain.back().lets;
+    inner.push_back(guard ? make_if(guard, j.body) : j.body);
+    for (std::size_t l = chain.size() - 1; l-- > 0;) {
+      const Level& level = chain[l];
+      std::vector<Stmt> stmts = level.lets;
+      stmts.push_back(make_for(level.loop->index, level.loop->begin, level.loop->end, make_block(std::move(inner))));
+      inner = std::move(stmts);
+    }
+    return make_block(std::move(inner));
+  }
+};
+
+}  // namespace
+
+ir::Function spread_loops(const ir::Function& f, PassContext& ctx) {
+  Spreading s(ctx);
+  return s.mutate(f);
+}
+
+}  // namespace kiln::passes
