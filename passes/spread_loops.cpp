@@ -84,7 +84,7 @@ class Spreading final : public IRMutator {
       while (d < p.indices.size() && !(c = index_offset(j.end, p.indices[d].get()))) ++d;
       if (!c || *c == std::numeric_limits<std::int64_t>::min()) return self;
       // p < ends[d], so p + c <= ends[d] - 1 + c.
-      end = make_binary(BinaryOp::Add, p.ends[d], make_i64(*c - 1));
+      end = *c == 1 ? p.ends[d] : make_binary(BinaryOp::Add, p.ends[d], make_i64(*c - 1));
       guard = make_binary(BinaryOp::Lt, make_ref(j.index), j.end);
     }
     std::vector<Var> indices = p.indices;

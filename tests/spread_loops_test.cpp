@@ -92,7 +92,9 @@ void check(const char* name, const F& fn, bool spread, const std::string& expect
   const ir::Function lowered = rows::lower_for_cuda(name, fn, {"a", "b"}, 2, false, &report);
   const std::string notes = spread_notes(report);
   EXPECT_EQ(!notes.empty(), spread) << notes;
-  if (spread) EXPECT_NE(notes.find(expected_note), std::string::npos) << notes;
+  if (spread) {
+    EXPECT_NE(notes.find(expected_note), std::string::npos) << notes;
+  }
   for (const auto& s : shapes) {
     const Args args = inputs(s[0], s[1], s[2], s[3]);
     const auto want = run_interpreter(traced, args), got = run_interpreter(lowered, args);
@@ -107,7 +109,7 @@ TEST(SpreadLoops, AGramProductsInnerLoopUnderTheAccumulatingLoop) {
 }
 
 TEST(SpreadLoops, ATrianglesLoopWithItsTest) {
-  check("triangle", triangle, true, "with each step testing `(j < (i + 1))` (a triangle)",
+  check("triangle", triangle, true, "j in 0 .. dim(a, 0) with each step testing `(j < (i + 1))` (a triangle)",
         {{0, 0, 0, 4}, {1, 1, 1, 3}, {11, 11, 11, 5}, {17, 17, 17, 1}});
 }
 
