@@ -692,6 +692,9 @@ int suite_rows(const SuiteOptions& opt) {
       r.check = r.check.substr(0, r.check.find('\n'));
     }
     if (!r.check.empty()) ++mismatches;
+    // Each row as it completes (a run cut short by a timeout still shows the rows it finished).
+    std::printf("  %-16s kiln %9.3f ms  hand %9.3f ms  (%d reps)  cold %7.1f ms  %s\n", r.name.c_str(), r.kiln_ms, r.hand_ms, r.reps,
+                r.cold_ms, r.check.empty() ? "ok" : r.check.c_str());
     results.push_back(r);
     std::fflush(stdout);
   }
