@@ -116,12 +116,18 @@ std::string compare_scaled(const char* what, const D& got, const D& want, double
 template <class F, class Call>
 std::function<double()> cold(const char* name, const F& lambda, const Ctx& ctx, Call call) {
   return [name, lambda, &ctx, call] {
-    const kiln::CacheSettings before = kiln::cache_settings();
-    kiln::set_cache_settings({kiln::CacheMode::off, before.directory, before.max_bytes});
-    auto k = kiln::jit(name, lambda, kiln::Options().on(kiln::Target::cuda));
-    call(k);
-    ctx.stream.synchronize();
-    kiln::set_cache_settings(before);
+    // The cache settings come back however the call ends.
+    struct CacheOff {
+      kiln::CacheSettings before = kiln::cache_settings();
+      CacheOff() { kiln::set_cache_settings({kiln::CacheMode::off, before.directory, before.max_bytes}); }
+      ~CacheOff() { kiln::set_cache_settings(before); }
+    };
+    {
+      const CacheOff off;
+      auto k = kiln::jit(name, lambda, kiln::Options().on(kiln::Target::cuda));
+      call(k);
+      ctx.stream.synchronize();
+    }
     const auto history = kiln::compile_history();
     for (auto r = history.rbegin(); r != history.rend(); ++r)
       if (r->kernel == name && r->target == "cuda")
