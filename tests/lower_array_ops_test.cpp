@@ -145,21 +145,26 @@ TEST(LowerReduce, ArgReductionsGiveTheFirstFlatIndexAndNaNWins) {
   EXPECT_CONTAINS(ir::to_string(g), "reduce(argmax r_value @r)");
 }
 
+/// `t = reduce(op, a, axis)` of an f64 array `a` of `rank`, returning t (with the axis kept as 1 when `keep`).
+ir::Function axis_reduction(int rank, int axis, bool keep, ReduceOp op) {
+  const Var a = array_param("a", DType::F64, rank);
+  std::vector<Var> idx;
+  std::vector<Expr> shape, at;
+  for (int d = 0; d < rank; ++d) {
+    idx.push_back(index(std::string(1, "ijk"[d])));
+    shape.push_back(dim(a, d));
+    at.push_back(val(idx.back()));
+  }
+  const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
+  return function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
+}
+
 TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
   for (int rank : {2, 3}) {
     for (int axis = 0; axis < rank; ++axis) {
       for (bool keep : {false, true}) {
         for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::Mul}) {
-          const Var a = array_param("a", DType::F64, rank);
-          std::vector<Var> idx;
-          std::vector<Expr> shape, at;
-          for (int d = 0; d < rank; ++d) {
-            idx.push_back(index(std::string(1, "ijk"[d])));
-            shape.push_back(dim(a, d));
-            at.push_back(val(idx.back()));
-          }
-          const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
-          const ir::Function f = function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
+          const ir::Function f = axis_reduction(rank, axis, keep, op);
           // Wide last axes (33 blocks of 1024) take the blocked schedule, narrow ones the whole-space one.
           for (std::int64_t n : {0, 1, 3, 300, -1}) {
             NDArray<double> x(n < 0 ? (rank == 2 ? std::vector<std::int64_t>{3, 33000} : std::vector<std::int64_t>{1, 2, 33000})
@@ -187,16 +192,7 @@ TEST(LowerReduceAxis, DeviceScheduleThreadPerOutputOrChunksOfTheAxis) {
     for (int axis = 0; axis < rank - 1; ++axis) {
       for (bool keep : {false, true}) {
         for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max}) {
-          const Var a = array_param("a", DType::F64, rank);
-          std::vector<Var> idx;
-          std::vector<Expr> shape, at;
-          for (int d = 0; d < rank; ++d) {
-            idx.push_back(index(std::string(1, "ijk"[d])));
-            shape.push_back(dim(a, d));
-            at.push_back(val(idx.back()));
-          }
-          const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
-          const ir::Function f = function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
+          const ir::Function f = axis_reduction(rank, axis, keep, op);
           passes::PassContext ctx;
           ctx.device = true;
           const ir::Function g = passes::lower_array_ops(f, ctx);

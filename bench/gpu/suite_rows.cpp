@@ -146,70 +146,44 @@ kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
 
 // ---- PolyBench/C 4.2 ----
 
-GpuCase jacobi_1d(const Ctx& ctx, bool small) {
-  const long long n = small ? 100'003 : 1LL << 25, tsteps = small ? 3 : 10;
+/// The Jacobi and heat stencils: `tsteps` times A -> B then B -> A on a cube of side n and rank `rank`, kiln's
+/// `name` against the hand kernels `hand` (n, tsteps), each sweep reading one array and writing the other.
+template <class F, class Hand>
+GpuCase time_stepped(const Ctx& ctx, const char* name, const F& lambda, int rank, long long n, long long tsteps, unsigned seed,
+                     double tol, Hand hand) {
   struct S {
     Twin A, B;
-    decltype(kiln::jit("jacobi_1d", sk::jacobi_1d)) k = kiln::jit("jacobi_1d", sk::jacobi_1d, on_gpu());
+    kiln::Kernel<F> k;
   };
-  auto s = std::make_shared<S>(S{Twin(random_device({n}, 1)), Twin(random_device({n}, 2))});
+  const std::vector<std::int64_t> shape(static_cast<std::size_t>(rank), n);
+  auto s = std::make_shared<S>(S{Twin(random_device(shape, seed)), Twin(random_device(shape, seed + 1)),
+                                 kiln::jit(name, lambda, on_gpu())});
   auto run = [s, &ctx, tsteps](auto& k) { k.async(ctx.stream)(s->A.k, s->B.k, tsteps); };
   GpuCase c;
   c.shape = dims({{"n", n}, {"tsteps", tsteps}});
-  c.bytes = 2.0 * tsteps * 2.0 * static_cast<double>(n) * sizeof(double);
+  c.bytes = 2.0 * static_cast<double>(tsteps) * 2.0 * std::pow(static_cast<double>(n), rank) * sizeof(double);
   c.kiln = [s, run] { run(s->k); };
-  c.hand = [s, &ctx, n, tsteps] { ctx.ref.jacobi_1d(ptr(s->A.h), ptr(s->B.h), n, tsteps); };
+  c.hand = [s, &ctx, n, tsteps, hand] { (ctx.ref.*hand)(ptr(s->A.h), ptr(s->B.h), n, tsteps); };
   c.reset = [s, &ctx] { s->A.reset(ctx.stream), s->B.reset(ctx.stream); };
-  c.check = [s] {
-    auto e = compare("A", s->A.k, s->A.h, 1e-13);
-    return e.empty() ? compare("B", s->B.k, s->B.h, 1e-13) : e;
+  c.check = [s, tol] {
+    auto e = compare("A", s->A.k, s->A.h, tol);
+    return e.empty() ? compare("B", s->B.k, s->B.h, tol) : e;
   };
-  c.cold = cold("jacobi_1d", sk::jacobi_1d, ctx, run);
+  c.cold = cold(name, lambda, ctx, run);
   return c;
+}
+
+GpuCase jacobi_1d(const Ctx& ctx, bool small) {
+  return time_stepped(ctx, "jacobi_1d", sk::jacobi_1d, 1, small ? 100'003 : 1LL << 25, small ? 3 : 10, 1, 1e-13,
+                      &SuiteReference::jacobi_1d);
 }
 
 GpuCase jacobi_2d(const Ctx& ctx, bool small) {
-  const long long n = small ? 331 : 8192, tsteps = small ? 3 : 5;
-  struct S {
-    Twin A, B;
-    decltype(kiln::jit("jacobi_2d", sk::jacobi_2d)) k = kiln::jit("jacobi_2d", sk::jacobi_2d, on_gpu());
-  };
-  auto s = std::make_shared<S>(S{Twin(random_device({n, n}, 3)), Twin(random_device({n, n}, 4))});
-  auto run = [s, &ctx, tsteps](auto& k) { k.async(ctx.stream)(s->A.k, s->B.k, tsteps); };
-  GpuCase c;
-  c.shape = dims({{"n", n}, {"tsteps", tsteps}});
-  c.bytes = 2.0 * tsteps * 2.0 * static_cast<double>(n * n) * sizeof(double);
-  c.kiln = [s, run] { run(s->k); };
-  c.hand = [s, &ctx, n, tsteps] { ctx.ref.jacobi_2d(ptr(s->A.h), ptr(s->B.h), n, tsteps); };
-  c.reset = [s, &ctx] { s->A.reset(ctx.stream), s->B.reset(ctx.stream); };
-  c.check = [s] {
-    auto e = compare("A", s->A.k, s->A.h, 1e-13);
-    return e.empty() ? compare("B", s->B.k, s->B.h, 1e-13) : e;
-  };
-  c.cold = cold("jacobi_2d", sk::jacobi_2d, ctx, run);
-  return c;
+  return time_stepped(ctx, "jacobi_2d", sk::jacobi_2d, 2, small ? 331 : 8192, small ? 3 : 5, 3, 1e-13, &SuiteReference::jacobi_2d);
 }
 
 GpuCase heat_3d(const Ctx& ctx, bool small) {
-  const long long n = small ? 47 : 384, tsteps = small ? 3 : 5;
-  struct S {
-    Twin A, B;
-    decltype(kiln::jit("heat_3d", sk::heat_3d)) k = kiln::jit("heat_3d", sk::heat_3d, on_gpu());
-  };
-  auto s = std::make_shared<S>(S{Twin(random_device({n, n, n}, 5)), Twin(random_device({n, n, n}, 6))});
-  auto run = [s, &ctx, tsteps](auto& k) { k.async(ctx.stream)(s->A.k, s->B.k, tsteps); };
-  GpuCase c;
-  c.shape = dims({{"n", n}, {"tsteps", tsteps}});
-  c.bytes = 2.0 * tsteps * 2.0 * static_cast<double>(n * n * n) * sizeof(double);
-  c.kiln = [s, run] { run(s->k); };
-  c.hand = [s, &ctx, n, tsteps] { ctx.ref.heat_3d(ptr(s->A.h), ptr(s->B.h), n, tsteps); };
-  c.reset = [s, &ctx] { s->A.reset(ctx.stream), s->B.reset(ctx.stream); };
-  c.check = [s] {
-    auto e = compare("A", s->A.k, s->A.h, 1e-12);
-    return e.empty() ? compare("B", s->B.k, s->B.h, 1e-12) : e;
-  };
-  c.cold = cold("heat_3d", sk::heat_3d, ctx, run);
-  return c;
+  return time_stepped(ctx, "heat_3d", sk::heat_3d, 3, small ? 47 : 384, small ? 3 : 5, 5, 1e-12, &SuiteReference::heat_3d);
 }
 
 GpuCase fdtd_2d(const Ctx& ctx, bool small) {
