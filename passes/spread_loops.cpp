@@ -20,13 +20,22 @@ using namespace kiln::ir;
 /// spreads a loop (as lower_array_ops' chunked axis reductions do).
 constexpr std::int64_t kDeviceThreads = 1 << 18;
 
-bool holds_parfor(const Stmt& s) {
-  struct Finder : IRVisitor {
-    bool found = false;
-    void visit(const ParforStmt&) override { found = true; }
-  } finder;
-  finder.walk(s);
-  return finder.found;
+/// Whether `s` holds only plain statements — blocks, lets, assignments, stores, sequential loops, branches —
+/// whose effects are its loads, stores and assignments: no parfor, atomic, allocation, check, binding or sort.
+bool plain(const Stmt& s) {
+  if (!s) return true;
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const Stmt& x : s->as<BlockStmt>().stmts)
+        if (!plain(x)) return false;
+      return true;
+    case StmtKind::Let:
+    case StmtKind::Assign:
+    case StmtKind::Store: return true;
+    case StmtKind::For: return plain(s->as<ForStmt>().body);
+    case StmtKind::If: return plain(s->as<IfStmt>().then_body) && plain(s->as<IfStmt>().else_body);
+    default: return false;
+  }
 }
 
 /// One level of the chain: the lets before its loop, and the loop.
@@ -115,7 +124,7 @@ class Spreading final : public IRMutator {
   /// Whether the steps of `loop` are independent (the rule in the header).
   static bool independent(const ForStmt& loop, const loops::Effects& all, const VarSet& variant) {
     const VarSet mine = declared_in(loop.body);
-    if (can_fail(loop.body) || holds_parfor(loop.body)) return false;
+    if (!plain(loop.body)) return false;
     for (const VarNode* v : assigned_vars(loop.body))
       if (!mine.count(v)) return false;
     const loops::Effects e = loops::effects_of(loop.body);

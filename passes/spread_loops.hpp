@@ -14,7 +14,8 @@ namespace kiln::passes {
 /// Device targets. For each parfor outside parfors (a launch) without reductions, whose body is a chain of
 /// sequential loops — at each level `let`s and then one `for` — finds the outermost loop j of the chain whose
 /// steps are independent:
-///  - its body assigns only variables it declares, cannot fail, and holds no parfor;
+///  - its body holds only lets, assignments of variables it declares, stores, loops and branches (no parfor,
+///    atomic, allocation, check, binding or sort);
 ///  - every array it stores is stored at one subscript list holding j once as a whole subscript (or j plus an
 ///    invariant) and otherwise only values invariant in the parfor's body (the parfor's indices included), and
 ///    every load of that array (or of an array that may share its memory) anywhere in the body is at that same
