@@ -24,7 +24,8 @@ namespace kiln::passes {
 ///    triangle), whose largest value over p's range bounds the new dimension and each step tests `j < p + c`.
 /// It becomes the parfor's last dimension, the loops and lets that enclosed it running inside, per (parfor
 /// index, j), in their order: each element sees the same operations in the same order as before (bit for
-/// bit), and lets are recomputed per j (they read nothing the loop writes). Notes say what moved and why.
+/// bit), and lets are recomputed per j (they read nothing the loop writes). With one loop around j, an element
+/// j's body reads and writes at every step lives in a variable across that loop. Notes say what moved and why.
 ir::Function spread_loops(const ir::Function& f, PassContext& ctx);
 
 }  // namespace kiln::passes

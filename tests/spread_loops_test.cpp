@@ -13,6 +13,7 @@
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
 #include "kiln/kiln.hpp"
+#include "ir/printer.hpp"
 #include "passes/report.hpp"
 
 namespace kiln {
@@ -95,6 +96,8 @@ void check(const char* name, const F& fn, bool spread, const std::string& expect
   if (spread) {
     EXPECT_NE(notes.find(expected_note), std::string::npos) << notes;
   }
+  // With one loop around the spread one (the Gram product), its element lives in a variable across that loop.
+  EXPECT_EQ(ir::to_string(lowered).find("_element") != std::string::npos, std::string(name) == "gram") << ir::to_string(lowered);
   for (const auto& s : shapes) {
     const Args args = inputs(s[0], s[1], s[2], s[3]);
     const auto want = run_interpreter(traced, args), got = run_interpreter(lowered, args);
