@@ -28,12 +28,12 @@ export PATH="$PATH:/usr/local/cuda/bin:/opt/torch/.venv/bin"
 cupy_filter=()
 [ "$filter" != suite ] && cupy_filter=(--filter "$filter")
 if python3 -c 'import cupy' 2>/dev/null; then
-  timeout 150 python3 bench/gpu/cupy_suite.py --reps "$reps" "${small[@]}" "${cupy_filter[@]}" >"$out/cupy_suite.txt" 2>&1
+  timeout 90 python3 bench/gpu/cupy_suite.py --reps "$reps" "${small[@]}" "${cupy_filter[@]}" >"$out/cupy_suite.txt" 2>&1
   echo "cupy_suite.py: exit $?" >&2
 else
   echo "# no CuPy on this machine" >"$out/cupy_suite.txt"
 fi
-timeout 240 "$build/bench/gpu/kiln-bench-gpu" --filter "$filter" --reps "$reps" "${small[@]}" --cupy "$out/cupy_suite.txt" \
+timeout 180 "$build/bench/gpu/kiln-bench-gpu" --filter "$filter" --reps "$reps" "${small[@]}" --cupy "$out/cupy_suite.txt" \
   >"$out/suite.txt" 2>&1
 status=$?
 echo "kiln-bench-gpu --filter $filter: exit $status" >&2
