@@ -25,6 +25,12 @@ constexpr std::int64_t kBlock = 1024;
 constexpr std::int64_t kMinBlocks = 32;
 /// Results up to this many elements are cheap to copy per thread for an array reduction (512 KiB of doubles).
 constexpr std::int64_t kMaxPrivateElements = 65536;
+/// Device targets: threads that keep a GPU busy (an H100 holds 132 x 2048 resident threads). A reduction along
+/// a leading axis with fewer outputs than this is split into chunks of the axis, so that outputs x chunks
+/// threads share the work (each output's chunks then summed in chunk order).
+constexpr std::int64_t kDeviceThreads = 1 << 18;
+/// Device targets: the fewest elements of the axis a chunk sums (fewer would make the partials' pass the work).
+constexpr std::int64_t kMinChunk = 64;
 
 Expr i64c(std::int64_t v) { return make_i64(v); }
 Expr bin(BinaryOp op, Expr a, Expr b) { return make_binary(op, std::move(a), std::move(b)); }
@@ -107,7 +113,15 @@ class Lowering : public SplicingMutator {
       if (d != x.axis) out_shape.push_back(x.shape[static_cast<size_t>(d)]);
       else if (x.keepdims) out_shape.push_back(i64c(1));
     std::vector<Stmt> out = {make_allocate(x.target, out_shape)};
-    if (x.axis < rank - 1 && !is_arg_reduction(x.op)) {
+    if (ctx_.device && x.axis < rank - 1 && !is_arg_reduction(x.op)) {
+      // On a GPU the last axis is spread over a warp's lanes: a thread per output element reads coalesced
+      // lines while it walks the axis, with no block of the last axis to keep in a cache (the CPU's blocked
+      // schedule would leave a thread per 1024 outputs: 14 threads for a 14000-column matrix).
+      out.push_back(on_device(x));
+      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " on a device -> a thread per output element walking the axis, " +
+                         "the axis split into chunks summed in order when there are fewer than " + std::to_string(kDeviceThreads) +
+                         " outputs (at least " + std::to_string(kMinChunk) + " elements a chunk)");
+    } else if (x.axis < rank - 1 && !is_arg_reduction(x.op)) {
       // Blocks of the last axis give unit-stride loops but only as many parallel iterations as blocks; with
       // few of them (a 10^6 x 10 matrix summed over its rows) the whole space runs in parallel instead,
       // accumulating into per-thread copies of the (small) result.
@@ -189,6 +203,85 @@ class Lowering : public SplicingMutator {
     // A 1-d space with keepdims keeps no dimension: its one element is computed once, without a parfor.
     if (kept.empty()) return make_block(std::move(body));
     return make_parfor(kept, zeros(kept.size()), kept_ext, make_block(std::move(body)), {}, x.origin);
+  }
+
+  /// Device targets, a reduction along a leading axis: by_rows (a thread per output element, the kept last
+  /// axis along the lanes) when the outputs fill the device; otherwise `chunks` = min(ceil(n / kMinChunk),
+  /// ceil(kDeviceThreads / outputs)) chunks of the axis: parfor (chunk, kept dims) { acc = identity; parfor k
+  /// in the chunk reduce(op acc) { acc = acc op value }; part[chunk, kept] = acc }, then parfor (kept dims) {
+  /// target = the chunks' partials folded in chunk order }. The chunk count is a pure function of the extents,
+  /// so the sum's order, and its bits, are the same on every run.
+  static Stmt on_device(const ReduceAxisStmt& x) {
+    const DType t = x.value->type;
+    const size_t axis = static_cast<size_t>(x.axis);
+    const Var k = x.indices[axis];
+    const Expr n = x.shape[axis];
+    Expr outputs = i64c(1);
+    for (size_t d = 0; d < x.shape.size(); ++d)
+      if (d != axis) outputs = bin(BinaryOp::Mul, outputs, x.shape[d]);
+    auto ceil_div = [](Expr a, std::int64_t b) { return bin(BinaryOp::Div, bin(BinaryOp::Add, std::move(a), i64c(b - 1)), i64c(b)); };
+    // kDeviceThreads / outputs rounded up (x / 0 is 0 in kiln's IR: no outputs, one chunk).
+    const Expr wanted = bin(BinaryOp::Div, bin(BinaryOp::Add, i64c(kDeviceThreads - 1), outputs), outputs);
+    const Var chunks = local(x.target->name + "_chunks", DType::I64), len = local(x.target->name + "_chunk_len", DType::I64);
+
+    // Fresh index variables for the chunked form: the other branch keeps the statement's own.
+    Replacements renamed;
+    std::vector<Var> kept, kept2;
+    std::vector<Expr> kept_ext;
+    Var k1;
+    for (size_t d = 0; d < x.indices.size(); ++d) {
+      const Var& i = x.indices[d];
+      const Var fresh = make_var(i->name, i->type, VarKind::Index);
+      renamed[i.get()] = make_ref(fresh);
+      if (d == axis) {
+        k1 = fresh;
+        continue;
+      }
+      kept.push_back(fresh);
+      kept2.push_back(make_var(i->name + "_out", i->type, VarKind::Index));
+      kept_ext.push_back(x.shape[d]);
+    }
+    const Var c = make_var(k->name + "_chunk", Type::scalar(DType::I64), VarKind::Index);
+    const Var c2 = make_var(k->name + "_chunk_sum", Type::scalar(DType::I64), VarKind::Index);
+    const Var part = make_var(x.target->name + "_part", Type::array(t, static_cast<int>(kept.size()) + 1, true), VarKind::Local);
+    std::vector<Expr> part_shape = {make_ref(chunks)};
+    part_shape.insert(part_shape.end(), kept_ext.begin(), kept_ext.end());
+    std::vector<Var> first_idx = {c};
+    first_idx.insert(first_idx.end(), kept.begin(), kept.end());
+    std::vector<Expr> first_ext = {make_ref(chunks)};
+    first_ext.insert(first_ext.end(), kept_ext.begin(), kept_ext.end());
+
+    const Var lo = local(k->name + "_lo", DType::I64), hi = local(k->name + "_hi", DType::I64);
+    const Var acc = local(x.target->name + "_acc", t), acc2 = local(x.target->name + "_total", t);
+    const Stmt partials = make_parfor(
+        first_idx, zeros(first_idx.size()), first_ext,
+        make_block({make_let(lo, bin(BinaryOp::Mul, make_ref(c), make_ref(len))),
+                    make_let(hi, bin(BinaryOp::Min, bin(BinaryOp::Add, make_ref(lo), make_ref(len)), n)),
+                    make_let(acc, identity_of(x.op, t)),
+                    make_parfor({k1}, {make_ref(lo)}, {make_ref(hi)},
+                                make_block({make_assign(acc, bin(combiner(x.op), make_ref(acc), substitute(x.value, renamed)))}),
+                                {{acc, x.op, nullptr}}, x.origin),
+                    make_store(part, refs(first_idx), make_ref(acc))}),
+        {}, x.origin);
+    // The target's index for the kept indices kept2 (0 for a kept-dims axis).
+    std::vector<Expr> at;
+    for (size_t d = 0, e = 0; d < x.indices.size(); ++d)
+      if (d != axis) at.push_back(make_ref(kept2[e++]));
+      else if (x.keepdims) at.push_back(i64c(0));
+    std::vector<Expr> part_at = {make_ref(c2)};
+    for (const Var& v : kept2) part_at.push_back(make_ref(v));
+    const Stmt fold = make_parfor(
+        kept2, zeros(kept2.size()), kept_ext,
+        make_block({make_let(acc2, identity_of(x.op, t)),
+                    make_for(c2, i64c(0), make_ref(chunks),
+                             make_block({make_assign(acc2, bin(combiner(x.op), make_ref(acc2), make_load(part, part_at)))})),
+                    make_store(x.target, at, make_ref(acc2))}),
+        {}, x.origin);
+    const Stmt chunked = make_block({make_let(len, bin(BinaryOp::Div, bin(BinaryOp::Add, n, bin(BinaryOp::Sub, make_ref(chunks), i64c(1))),
+                                                      make_ref(chunks))),
+                                     make_allocate(part, part_shape), partials, fold});
+    return make_block({make_let(chunks, bin(BinaryOp::Max, i64c(1), bin(BinaryOp::Min, ceil_div(n, kMinChunk), wanted))),
+                       make_if(bin(BinaryOp::Gt, make_ref(chunks), i64c(1)), chunked, make_block({by_rows(x)}))});
   }
 
   /// parfor over the result { target = identity }; parfor over the whole space reduce(op target[*]) {

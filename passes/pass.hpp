@@ -68,6 +68,9 @@ struct PassContext {
   /// lower_stencils reads every neighbour directly, beyond the arrays' extents, with no border rule: the
   /// arrays are a rank's blocks inside ghost layers the distributed layer fills (kiln::Options::halo_reads).
   bool halo_reads = false;
+  /// The target runs parfors as GPU threads (Target::cuda): loops are scheduled for thousands of threads
+  /// reading coalesced lines, not for a few cores' caches and vector lanes (lower_array_ops).
+  bool device = false;
 
   void note(std::string s) { note(topic, std::move(s)); }
   void note(Topic t, std::string s) { notes.push_back(Note{pass, t, std::move(s)}); }

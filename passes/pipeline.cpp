@@ -28,6 +28,7 @@
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
 #include "passes/simplify.hpp"
+#include "passes/spread_loops.hpp"
 
 namespace kiln::passes {
 
@@ -74,6 +75,9 @@ const std::vector<Pass>& pipeline() {
       // host targets: which parfors the runtime cuts into pieces of equal work, not equal length, and why (the
       // IR is unchanged; the CPU backend applies the same rule, ir/uneven_work.hpp)
       {"plan_splits", plan_splits, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
+      // device targets: a launched parfor with few iterations whose loop writes one element per step gets
+      // that loop as a dimension (a thread per element instead of a thread walking a row of them)
+      {"spread_loops", spread_loops, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
       // device targets: the function splits into host code and device kernels, each parfor outside parfors
       // a launch; last, so that no pass needs to know launches
       {"offload", offload, Topic::other, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
@@ -93,6 +97,7 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   if (opts.dump_ir) dump("trace", traced);
   PassContext ctx;
   ctx.halo_reads = opts.halo_reads;
+  ctx.device = opts.target == Target::cuda;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;

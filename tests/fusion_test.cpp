@@ -1171,9 +1171,10 @@ TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
   EXPECT_TRUE(std::equal(loop_passes.begin(), loop_passes.end(), first));
   EXPECT_LT(std::find(names.begin(), names.end(), "detect_reductions"), first);
   EXPECT_EQ(names.back(), "offload");  // device targets only, after simplify
-  EXPECT_EQ(names[names.size() - 2], "plan_splits");  // host targets only, reports
-  EXPECT_EQ(names[names.size() - 3], "plan_lanes");
-  EXPECT_EQ(names[names.size() - 4], "simplify");
+  EXPECT_EQ(names[names.size() - 2], "spread_loops");  // device targets only
+  EXPECT_EQ(names[names.size() - 3], "plan_splits");  // host targets only, reports
+  EXPECT_EQ(names[names.size() - 4], "plan_lanes");
+  EXPECT_EQ(names[names.size() - 5], "simplify");
 }
 
 // =========================================================================================================

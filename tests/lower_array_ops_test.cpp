@@ -2,6 +2,8 @@
 // lower_array_ops: every array-level statement becomes loops with exactly the interpreter's meaning. Each
 // test runs the interpreter on the IR before and after the pass (bit for bit, errors included), on
 // hand-built statements of every kind and on traced kernels, including random array programs.
+#include <cmath>
+
 #include "ir/builder.hpp"
 #include "ir/visitor.hpp"
 #include "passes/lower_array_ops.hpp"
@@ -143,21 +145,26 @@ TEST(LowerReduce, ArgReductionsGiveTheFirstFlatIndexAndNaNWins) {
   EXPECT_CONTAINS(ir::to_string(g), "reduce(argmax r_value @r)");
 }
 
+/// `t = reduce(op, a, axis)` of an f64 array `a` of `rank`, returning t (with the axis kept as 1 when `keep`).
+ir::Function axis_reduction(int rank, int axis, bool keep, ReduceOp op) {
+  const Var a = array_param("a", DType::F64, rank);
+  std::vector<Var> idx;
+  std::vector<Expr> shape, at;
+  for (int d = 0; d < rank; ++d) {
+    idx.push_back(index(std::string(1, "ijk"[d])));
+    shape.push_back(dim(a, d));
+    at.push_back(val(idx.back()));
+  }
+  const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
+  return function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
+}
+
 TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
   for (int rank : {2, 3}) {
     for (int axis = 0; axis < rank; ++axis) {
       for (bool keep : {false, true}) {
         for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::Mul}) {
-          const Var a = array_param("a", DType::F64, rank);
-          std::vector<Var> idx;
-          std::vector<Expr> shape, at;
-          for (int d = 0; d < rank; ++d) {
-            idx.push_back(index(std::string(1, "ijk"[d])));
-            shape.push_back(dim(a, d));
-            at.push_back(val(idx.back()));
-          }
-          const Var t = local_array("t", ir::reduce_result_type(op, DType::F64), keep ? rank : rank - 1);
-          const ir::Function f = function("axis", {a}, {ir::make_reduce_axis(t, op, axis, keep, idx, shape, load(a, at), "ax")}, nullptr, t);
+          const ir::Function f = axis_reduction(rank, axis, keep, op);
           // Wide last axes (33 blocks of 1024) take the blocked schedule, narrow ones the whole-space one.
           for (std::int64_t n : {0, 1, 3, 300, -1}) {
             NDArray<double> x(n < 0 ? (rank == 2 ? std::vector<std::int64_t>{3, 33000} : std::vector<std::int64_t>{1, 2, 33000})
@@ -169,6 +176,43 @@ TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
             EXPECT_EQ(ir::to_string(g).find("_block in 0") != std::string::npos, blocked) << ir::to_string(g);
             EXPECT_EQ(ir::to_string(g).find(" reduce(" + std::string(ir::name_of(op)) + " t[*])") != std::string::npos, blocked)
                 << ir::to_string(g);
+          }
+        }
+      }
+    }
+  }
+}
+
+// A device target (PassContext::device): a reduction along a leading axis runs a thread per output element, or,
+// with fewer outputs than keep a GPU busy, chunks of the axis whose partials are folded in chunk order. The
+// values are whole numbers (and NaN, infinities, signed zeros), whose sums are exact in any order: the
+// chunked form's results equal the interpreter's bit for bit.
+TEST(LowerReduceAxis, DeviceScheduleThreadPerOutputOrChunksOfTheAxis) {
+  for (int rank : {2, 3}) {
+    for (int axis = 0; axis < rank - 1; ++axis) {
+      for (bool keep : {false, true}) {
+        for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max}) {
+          const ir::Function f = axis_reduction(rank, axis, keep, op);
+          passes::PassContext ctx;
+          ctx.device = true;
+          const ir::Function g = passes::lower_array_ops(f, ctx);
+          const auto problems = ir::verify(g);
+          ASSERT_TRUE(problems.empty()) << problems[0] << "\n" << ir::to_string(g);
+          EXPECT_FALSE(has_array_statements(g));
+          const std::string text = ir::to_string(g);
+          EXPECT_EQ(text.find("_block in 0"), std::string::npos) << text;  // no CPU blocks of the last axis
+          EXPECT_NE(text.find("_chunk in 0"), std::string::npos) << text;
+          EXPECT_CONTAINS(ctx.notes.at(0).text, "on a device -> a thread per output element");
+          // The axis's length: 0, 1, a few (one chunk: a thread per output), and 1000 with few outputs (chunks of
+          // at least 64 elements, their partials folded in order).
+          for (std::int64_t n : {0, 1, 5, 1000}) {
+            std::vector<std::int64_t> dims(static_cast<std::size_t>(rank), 3);
+            dims[static_cast<std::size_t>(axis)] = n;
+            NDArray<double> x(dims);
+            auto v = random_values(static_cast<size_t>(x.size()), 7 + static_cast<std::uint64_t>(n), -40, 40, true);
+            for (double& e : v) e = std::isfinite(e) ? std::round(e) : e;
+            std::copy(v.begin(), v.end(), x.data());
+            EXPECT_TRUE(interpret(f, x) == interpret(g, x)) << "rank " << rank << " axis " << axis << " n " << n << "\n" << text;
           }
         }
       }

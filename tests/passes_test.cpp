@@ -768,14 +768,16 @@ TEST(Pipeline, PassesInOrderAndRunPass) {
   ASSERT_GE(p.size(), 2u);  // the loop passes and others run in between (fusion_test checks their order)
   EXPECT_STREQ(p.front().name, "detect_reductions");
   // simplify is the last pass that changes code for every target; then host targets note their lane plans
-  // and how their parfors are split (the IR unchanged) and device targets offload
+  // and how their parfors are split (the IR unchanged), and device targets spread loops over threads and offload
   EXPECT_STREQ(p.back().name, "offload");
   EXPECT_TRUE(p.back().device_only);
-  EXPECT_STREQ(p[p.size() - 2].name, "plan_splits");
-  EXPECT_TRUE(p[p.size() - 2].host_only);
-  EXPECT_STREQ(p[p.size() - 3].name, "plan_lanes");
+  EXPECT_STREQ(p[p.size() - 2].name, "spread_loops");
+  EXPECT_TRUE(p[p.size() - 2].device_only);
+  EXPECT_STREQ(p[p.size() - 3].name, "plan_splits");
   EXPECT_TRUE(p[p.size() - 3].host_only);
-  EXPECT_STREQ(p[p.size() - 4].name, "simplify");
+  EXPECT_STREQ(p[p.size() - 4].name, "plan_lanes");
+  EXPECT_TRUE(p[p.size() - 4].host_only);
+  EXPECT_STREQ(p[p.size() - 5].name, "simplify");
   const Var q = param("q", DType::F64), a = local("a", DType::F64);
   const ir::Function f = function("one", {q}, {let(a, val(q))}, val(a));
   passes::PassContext ctx;

@@ -3,7 +3,10 @@
 // arrays (no host transfers in the timed region). Both are timed with CUDA events on the same stream,
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
 // copy of a large buffer measured in the same run is the ceiling.
-//   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...]
+//   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...] [--cupy FILE] [--small]
+// The public kernel suite's rows (suite_rows.cpp) run when the filter names them: `suite` for all 20, or a
+// kernel's name (gemm, row-stats, ...); --cupy adds CuPy's times (bench/gpu/cupy_suite.py's output), --small
+// runs them at sizes of a few milliseconds.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +24,7 @@
 #include "bench/gpu/kiln_kernels.hpp"
 #include "bench/gpu/reference.hpp"
 #include "bench/gpu/scan_rows.hpp"
+#include "bench/gpu/suite_rows.hpp"
 #include "bench/gpu/random_rows.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
@@ -79,6 +83,8 @@ struct Options {
   long long side = 16384;
   long long side3 = 512;  ///< the 3-d stencils' cube
   std::string filter;
+  std::string cupy_file;  ///< bench/gpu/cupy_suite.py's output for the suite rows
+  bool small = false;     ///< the suite rows at small sizes
   bool profile = false;  ///< only the timed runs (for ncu): no cold compiles, no launch-overhead loops
   bool selected(const std::string& name) const {
     if (filter.empty()) return true;
@@ -223,8 +229,10 @@ int main(int argc, char** argv) {
     else if (a == "--side3" && i + 1 < argc) opt.side3 = std::max(3ll, std::atoll(argv[++i]));
     else if (a == "--filter" && i + 1 < argc) opt.filter = argv[++i];
     else if (a == "--profile") opt.profile = true, opt.reps = 3;
+    else if (a == "--cupy" && i + 1 < argc) opt.cupy_file = argv[++i];
+    else if (a == "--small") opt.small = true;
     else {
-      std::fprintf(stderr, "usage: kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b] [--profile]\n");
+      std::fprintf(stderr, "usage: kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b] [--profile] [--cupy FILE] [--small]\n");
       return 2;
     }
   }
@@ -490,6 +498,19 @@ int main(int argc, char** argv) {
   if (opt.selected("cumsum"))
     benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2);
 
+  // The public kernel suite (issue 16): only when the filter names it or one of its kernels.
+  int suite_mismatches = 0;
+  if (!opt.filter.empty()) {
+    benchgpu::SuiteOptions so;
+    so.reps = opt.reps;
+    so.selected = [&](const std::string& name) { return opt.selected("suite") || opt.selected(name); };
+    so.profile = opt.profile;
+    so.ceiling_gbps = ceiling_gbps;
+    so.cupy_file = opt.cupy_file;
+    so.small = opt.small;
+    suite_mismatches = benchgpu::suite_rows(so);
+  }
+
   // Launch overhead: a whole call (launch + synchronize) on a tiny input, a launch inside a host time loop,
   // and the same for hand-written launches of an empty kernel.
   double call_us = 0, hand_call_us = 0, loop_launch_us = 0, hand_launch_us = 0;
@@ -546,5 +567,6 @@ int main(int argc, char** argv) {
               call_us, hand_call_us, loop_launch_us, hand_launch_us);
   std::printf("targets: streaming >= 85%% of the copy ceiling, dot/softmax >= 75%%, ratio <= 1.10: %s\n",
               misses ? (std::to_string(misses) + " row(s) miss").c_str() : "all met");
-  return 0;
+  // A result that differs from the hand-written kernel's fails the run (as kiln-suite's do on the CPU).
+  return suite_mismatches ? 1 : 0;
 }

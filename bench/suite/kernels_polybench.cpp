@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The suite's PolyBench/C 4.2 kernels in kiln, written from the kernels' mathematical descriptions as a NumPy
-// user would first write them: slices for the stencils' time loops, kiln::dot for the products, reductions
-// with an axis for the statistics; a prange where the mathematics has no array form in kiln (outer products,
-// triangular and transposed products). References: reference_polybench.cpp.
+// The suite's PolyBench/C 4.2 cases on the CPU: each kernel of kernels.hpp jitted for the host at its size, its
+// inputs, its hand-written C++/OpenMP reference (reference_polybench.cpp) and the check of the two results.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -10,15 +8,11 @@
 
 #include <kiln/kiln.hpp>
 
+#include "kernels.hpp"
 #include "reference.hpp"
 #include "suite.hpp"
 
 namespace {
-
-using kiln::Array;
-using kiln::Double;
-using kiln::Int;
-using kiln::slice;
 
 std::string dims(std::initializer_list<std::pair<const char*, long>> items) {
   std::string s;
@@ -26,149 +20,35 @@ std::string dims(std::initializer_list<std::pair<const char*, long>> items) {
   return s;
 }
 
-auto make_jacobi_1d() {
-  return kiln::jit("jacobi_1d", [](Array<double, 1> A, Array<double, 1> B, Int tsteps) {
-    kiln::range(tsteps, [&](Int) {
-      B[slice(1, -1)] = 0.33333 * (A[slice(0, -2)] + A[slice(1, -1)] + A[slice(2, kiln::none)]);
-      A[slice(1, -1)] = 0.33333 * (B[slice(0, -2)] + B[slice(1, -1)] + B[slice(2, kiln::none)]);
-    });
-  });
-}
+auto make_jacobi_1d() { return kiln::jit("jacobi_1d", suite::kiln_kernels::jacobi_1d); }
 
-auto make_jacobi_2d() {
-  return kiln::jit("jacobi_2d", [](Array<double, 2> A, Array<double, 2> B, Int tsteps) {
-    const auto in = slice(1, -1), lo = slice(0, -2), hi = slice(2, kiln::none);
-    kiln::range(tsteps, [&](Int) {
-      B(in, in) = 0.2 * (A(in, in) + A(in, lo) + A(in, hi) + A(hi, in) + A(lo, in));
-      A(in, in) = 0.2 * (B(in, in) + B(in, lo) + B(in, hi) + B(hi, in) + B(lo, in));
-    });
-  });
-}
+auto make_jacobi_2d() { return kiln::jit("jacobi_2d", suite::kiln_kernels::jacobi_2d); }
 
-auto make_heat_3d() {
-  return kiln::jit("heat_3d", [](Array<double, 3> A, Array<double, 3> B, Int tsteps) {
-    const auto in = slice(1, -1), lo = slice(0, -2), hi = slice(2, kiln::none);
-    auto step = [&](const Array<double, 3>& a, const Array<double, 3>& b) {
-      b(in, in, in) = 0.125 * (a(hi, in, in) - 2.0 * a(in, in, in) + a(lo, in, in)) +
-                      0.125 * (a(in, hi, in) - 2.0 * a(in, in, in) + a(in, lo, in)) +
-                      0.125 * (a(in, in, hi) - 2.0 * a(in, in, in) + a(in, in, lo)) + a(in, in, in);
-    };
-    kiln::range(tsteps, [&](Int) {
-      step(A, B);
-      step(B, A);
-    });
-  });
-}
+auto make_heat_3d() { return kiln::jit("heat_3d", suite::kiln_kernels::heat_3d); }
 
-auto make_fdtd_2d() {
-  return kiln::jit("fdtd_2d", [](Array<double, 2> ex, Array<double, 2> ey, Array<double, 2> hz, Array<double, 1> fict,
-                                 Int tmax) {
-    const auto all = kiln::all;
-    const auto tail = slice(1, kiln::none), head = slice(0, -1);
-    kiln::range(tmax, [&](Int t) {
-      ey(0, all) = fict[t];
-      ey(tail, all) -= 0.5 * (hz(tail, all) - hz(head, all));
-      ex(all, tail) -= 0.5 * (hz(all, tail) - hz(all, head));
-      hz(head, head) -= 0.7 * (ex(head, tail) - ex(head, head) + ey(tail, head) - ey(head, head));
-    });
-  });
-}
+auto make_fdtd_2d() { return kiln::jit("fdtd_2d", suite::kiln_kernels::fdtd_2d); }
 
-auto make_gemm() {
-  return kiln::jit("gemm", [](Array<double, 2> C, Array<double, 2> A, Array<double, 2> B, Double alpha, Double beta) {
-    C(kiln::all, kiln::all) = alpha * kiln::dot(A, B) + beta * C;
-  });
-}
+auto make_gemm() { return kiln::jit("gemm", suite::kiln_kernels::gemm); }
 
-auto make_2mm() {
-  return kiln::jit("2mm", [](Array<double, 2> D, Array<double, 2> A, Array<double, 2> B, Array<double, 2> C,
-                             Double alpha, Double beta) {
-    D(kiln::all, kiln::all) = kiln::dot(alpha * kiln::dot(A, B), C) + beta * D;
-  });
-}
+auto make_2mm() { return kiln::jit("2mm", suite::kiln_kernels::two_mm); }
 
-auto make_atax() {
-  return kiln::jit("atax", [](Array<double, 2> A, Array<double, 1> x) { return kiln::dot(kiln::dot(A, x), A); });
-}
+auto make_atax() { return kiln::jit("atax", suite::kiln_kernels::atax); }
 
-auto make_bicg() {
-  return kiln::jit("bicg", [](Array<double, 2> A, Array<double, 1> r, Array<double, 1> p) {
-    return std::tuple{kiln::dot(r, A), kiln::dot(A, p)};
-  });
-}
+auto make_bicg() { return kiln::jit("bicg", suite::kiln_kernels::bicg); }
 
-auto make_mvt() {
-  return kiln::jit("mvt", [](Array<double, 1> x1, Array<double, 1> x2, Array<double, 2> A, Array<double, 1> y1,
-                             Array<double, 1> y2) {
-    x1 += kiln::dot(A, y1);
-    x2 += kiln::dot(y2, A);
-  });
-}
+auto make_mvt() { return kiln::jit("mvt", suite::kiln_kernels::mvt); }
 
-auto make_gemver() {
-  return kiln::jit("gemver", [](Array<double, 2> A, Array<double, 1> x, Array<double, 1> w, Array<double, 1> u1,
-                                Array<double, 1> v1, Array<double, 1> u2, Array<double, 1> v2, Array<double, 1> y,
-                                Array<double, 1> z, Double alpha, Double beta) {
-    // A += outer(u1, v1) + outer(u2, v2): kiln has no outer product or new axis, so as a prange.
-    kiln::prange(kiln::shape(A.shape(0), A.shape(1)),
-                 [&](Int i, Int j) { A(i, j) = A(i, j) + u1[i] * v1[j] + u2[i] * v2[j]; });
-    x += beta * kiln::dot(y, A) + z;
-    w += alpha * kiln::dot(A, x);
-  });
-}
+auto make_gemver() { return kiln::jit("gemver", suite::kiln_kernels::gemver); }
 
-auto make_gesummv() {
-  return kiln::jit("gesummv", [](Array<double, 2> A, Array<double, 2> B, Array<double, 1> x, Double alpha,
-                                 Double beta) { return alpha * kiln::dot(A, x) + beta * kiln::dot(B, x); });
-}
+auto make_gesummv() { return kiln::jit("gesummv", suite::kiln_kernels::gesummv); }
 
-auto make_syrk() {
-  // Only C's lower triangle: kiln has no transpose (A A^T), so rows i and j are multiplied directly.
-  return kiln::jit("syrk", [](Array<double, 2> C, Array<double, 2> A, Double alpha, Double beta) {
-    const Int m = A.shape(1);
-    kiln::prange(C.shape(0), [&](Int i) {
-      kiln::range(i + 1, [&](Int j) {
-        Double s = 0.0;
-        kiln::range(m, [&](Int k) { s += A(i, k) * A(j, k); });
-        C(i, j) = beta * C(i, j) + alpha * s;
-      });
-    });
-  });
-}
+auto make_syrk() { return kiln::jit("syrk", suite::kiln_kernels::syrk); }
 
-/// D^T D / divisor for D (n x m) in i-k-j order (kiln has no transpose to write dot(D.T, D)).
-Array<double, 2> gram(const Array<double, 2>& d, const Double& divisor) {
-  const Int n = d.shape(0), m = d.shape(1);
-  auto out = kiln::zeros<double>(m, m);
-  kiln::prange(m, [&](Int i) {
-    kiln::range(n, [&](Int k) {
-      const Double dki = d(k, i);
-      kiln::range(m, [&](Int j) { out(i, j) += dki * d(k, j); });
-    });
-  });
-  return out / divisor;
-}
+auto make_covariance() { return kiln::jit("covariance", suite::kiln_kernels::covariance); }
 
-auto make_covariance() {
-  return kiln::jit("covariance", [](Array<double, 2> data) {
-    auto d = data - kiln::mean(data, 0, kiln::keepdims);
-    return gram(d, kiln::to_double(data.shape(0) - 1));
-  });
-}
+auto make_correlation() { return kiln::jit("correlation", suite::kiln_kernels::correlation); }
 
-auto make_correlation() {
-  return kiln::jit("correlation", [](Array<double, 2> data) {
-    auto sd = kiln::std(data, 0, kiln::keepdims);
-    auto d = (data - kiln::mean(data, 0, kiln::keepdims)) /
-             (kiln::sqrt(kiln::to_double(data.shape(0))) * kiln::where(sd <= 0.1, 1.0, sd));
-    return gram(d, Double(1.0));
-  });
-}
-
-auto make_doitgen() {
-  // A (nr, nq, np) seen as (nr * nq, np): NumPy's A[...] = A @ C4.
-  return kiln::jit("doitgen", [](Array<double, 2> A, Array<double, 2> C4) { A(kiln::all, kiln::all) = kiln::dot(A, C4); });
-}
+auto make_doitgen() { return kiln::jit("doitgen", suite::kiln_kernels::doitgen); }
 
 int threads() { return kiln::num_threads(); }
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The suite's kernels that users commonly write, in kiln as they would first write them: an all-pairs n-body
-// (a prange over bodies, a sequential inner loop accumulating), statistics by rows and columns with
-// kiln::mean/var/std and an axis, a multi-stage normalization (x - mean(x)) / std(x) clipped and summed, a
-// 27-point 3-d stencil as a prange with clamped indices, and a 2-d histogram in a prange.
-// References: reference_user.cpp.
+// The suite's cases of kernels users commonly write, on the CPU: each kernel of kernels.hpp (an all-pairs
+// n-body, statistics by rows and columns, a multi-stage normalization, a 27-point stencil with clamped indices, a
+// 2-d histogram) jitted for the host at its size, its inputs, its hand-written C++/OpenMP reference
+// (reference_user.cpp) and the check of the two results.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -14,75 +13,23 @@
 
 #include <kiln/kiln.hpp>
 
+#include "kernels.hpp"
 #include "reference.hpp"
 #include "suite.hpp"
 
 namespace {
 
-using kiln::Array;
-using kiln::Double;
-using kiln::Int;
-
 int threads() { return kiln::num_threads(); }
 
-auto make_nbody() {
-  return kiln::jit("nbody", [](Array<double, 1> ax, Array<double, 1> ay, Array<double, 1> az, Array<double, 1> x,
-                               Array<double, 1> y, Array<double, 1> z, Array<double, 1> m, Double eps2) {
-    const Int n = x.shape(0);
-    kiln::prange(n, [&](Int i) {
-      Double sx = 0.0, sy = 0.0, sz = 0.0;
-      kiln::range(n, [&](Int j) {
-        const Double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
-        const Double r2 = dx * dx + dy * dy + dz * dz + eps2;
-        const Double f = m[j] / (r2 * kiln::sqrt(r2));
-        sx += f * dx;
-        sy += f * dy;
-        sz += f * dz;
-      });
-      ax[i] = sx;
-      ay[i] = sy;
-      az[i] = sz;
-    });
-  });
-}
+auto make_nbody() { return kiln::jit("nbody", suite::kiln_kernels::nbody); }
 
-auto make_row_stats() {
-  return kiln::jit("row_stats", [](Array<double, 2> x) {
-    return std::tuple{kiln::mean(x, 1), kiln::var(x, 1), kiln::std(x, 1), kiln::std(x, 0),
-                      (x - kiln::mean(x, 1, kiln::keepdims)) / kiln::std(x, 1, kiln::keepdims)};
-  });
-}
+auto make_row_stats() { return kiln::jit("row_stats", suite::kiln_kernels::row_stats); }
 
-auto make_normalize_clip_sum() {
-  return kiln::jit("normalize_clip_sum", [](Array<double, 1> x, Double c) {
-    auto z = (x - kiln::mean(x)) / kiln::std(x);
-    return kiln::sum(kiln::minimum(kiln::maximum(z, -c), c));
-  });
-}
+auto make_normalize_clip_sum() { return kiln::jit("normalize_clip_sum", suite::kiln_kernels::normalize_clip_sum); }
 
-auto make_stencil27() {
-  return kiln::jit("stencil27", [](Array<double, 3> out, Array<double, 3> in) {
-    const Int n = in.shape(0);
-    kiln::prange(kiln::shape(n, n, n), [&](Int i, Int j, Int k) {
-      Double s = 0.0;
-      for (int di = -1; di <= 1; ++di) {
-        const Int ii = kiln::min(kiln::max(i + di, 0), n - 1);
-        for (int dj = -1; dj <= 1; ++dj) {
-          const Int jj = kiln::min(kiln::max(j + dj, 0), n - 1);
-          for (int dk = -1; dk <= 1; ++dk) s += in(ii, jj, kiln::min(kiln::max(k + dk, 0), n - 1));
-        }
-      }
-      out(i, j, k) = s * (1.0 / 27.0);
-    });
-  });
-}
+auto make_stencil27() { return kiln::jit("stencil27", suite::kiln_kernels::stencil27); }
 
-auto make_hist2d() {
-  return kiln::jit("hist2d", [](Array<std::int64_t, 2> hist, Array<double, 1> x, Array<double, 1> y) {
-    const Double bins = kiln::to_double(hist.shape(0));
-    kiln::prange(x.shape(0), [&](Int i) { hist(kiln::to_int(x[i] * bins), kiln::to_int(y[i] * bins)) += 1; });
-  });
-}
+auto make_hist2d() { return kiln::jit("hist2d", suite::kiln_kernels::hist2d); }
 
 }  // namespace
 

@@ -342,11 +342,15 @@ void Emitter::stencil_loops() {
   const std::string nx = "kiln_n" + std::to_string(r - 1), bx = "kiln_b" + std::to_string(r - 1);
   stencil_values_.clear();
 
+  // Whether any group exchanges neighbours through a tile: a stencil whose offsets all lie across rows (fdtd's
+  // hz[i] - hz[i - 1]) reuses its window rows in registers and declares no tile, nor the warp's tile index.
+  bool tiles = false;
   for (std::size_t g = 0; g < sp.groups.size(); ++g) {
     if (!shared) continue;
     const StencilPlan::Group& G = sp.groups[g];
     int exchanged = 0;
     for (const WindowRow& w : window_rows(sp, static_cast<int>(g))) exchanged += !w.deltas.empty();
+    tiles = tiles || exchanged > 0;
     if (exchanged)
       line("__shared__ " + std::string(type_name(G.array->type.elem)) + " kiln_tile" + std::to_string(g) + "[" + std::to_string(kStencilTileWarps) +
            "][" + std::to_string(exchanged) + "][" + std::to_string(32 * U + 2 * sp.halo) + "];");
@@ -385,7 +389,7 @@ void Emitter::stencil_loops() {
   // Strips start at multiples of 32 of the index (aligned lines when the rows are); blockDim.x is a
   // multiple of 32 (geometry), so a warp's lanes share their row and run the loops below together.
   line("const unsigned kiln_lane = threadIdx.x & 31u;");
-  if (shared) line("const unsigned kiln_warp = (threadIdx.x + blockDim.x * threadIdx.y) >> 5;");
+  if (tiles) line("const unsigned kiln_warp = (threadIdx.x + blockDim.x * threadIdx.y) >> 5;");
   line("const long long kiln_wa = " + bx + " - (((" + bx + " % 32) + 32) % 32);");
   line("const unsigned long long kiln_off = (unsigned long long)(" + bx + " - kiln_wa);");
   line("const unsigned long long kiln_wsx = ((unsigned long long)gridDim.x * blockDim.x) >> 5;");
