@@ -221,7 +221,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      overrides_{opts.waves, opts.row_threads},
+      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves},
       sort_items_(opts.sort_items),
       last_(std::make_unique<LastLaunch[]>(prog_->gpu_kernels.size())) {}
 

@@ -137,7 +137,7 @@ class DeviceMachine final : public ir::Machine {
   /// leaves those on their way.
   std::vector<const ir::LaunchStmt*> result_only_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
-  LaunchOverrides overrides_;  ///< CudaOptions::waves and row_threads
+  LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads and coarsen_waves
   int sort_items_;             ///< CudaOptions::sort_items
   /// Each kernel's latest launch as the launch model chose it, for diagnostics (relaxed: a report may
   /// mix two launches' fields, never a torn value).
