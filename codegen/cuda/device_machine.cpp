@@ -223,25 +223,22 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
       sync_each_(opts.sync_each_launch),
       overrides_{opts.waves, opts.row_threads, opts.coarsen_waves},
       sort_items_(opts.sort_items),
-      last_(std::make_unique<LastLaunch[]>(prog_->gpu_kernels.size())) {}
+      last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
 std::string DeviceMachine::describe() const {
   std::string out = "CUDA kernels (launch model: codegen/cuda/launch_model.hpp):\n";
   for (std::size_t i = 0; i < prog_->gpu_kernels.size(); ++i) {
     const GpuKernel& k = prog_->gpu_kernels[i];
     out += fmt::format("  {}: {}-d, {}; {}\n", k.name, k.rank, name_of(k.strategy), k.plan);
-    const LastLaunch& l = last_[i];
-    const int reason = l.reason.load(std::memory_order_relaxed);
-    if (reason < 0) {
+    const std::optional<LaunchRecord> l = last_[i].latest();
+    if (!l) {
       out += "    not launched yet\n";
       continue;
     }
-    auto dims = [](const std::atomic<unsigned>* d) {
-      return fmt::format("{} x {} x {}", d[0].load(std::memory_order_relaxed), d[1].load(std::memory_order_relaxed), d[2].load(std::memory_order_relaxed));
-    };
-    out += fmt::format("    last launch: {} iterations, grid {}, blocks of {}, {} per thread per round: {}\n",
-                       l.iterations.load(std::memory_order_relaxed), dims(l.grid), dims(l.block), l.per_thread.load(std::memory_order_relaxed),
-                       reason_text(static_cast<LaunchReason>(reason)));
+    const Geometry& g = l->choice.geometry;
+    out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {}\n",
+                       l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
+                       reason_text(l->choice.reason));
   }
   return out;
 }
@@ -388,23 +385,18 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       }
     }
     const gpu::LoadedFunction& main = c.module.function(static_cast<std::size_t>(entry));
-    const gpu::DeviceInfo& info = c.dev.info();
-    const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
-    // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
-    const LaunchChoice choice = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_,
-                                              row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1);
-    const Geometry& g = choice.geometry;
-    LastLaunch& last = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
-    std::uint64_t iterations = 1;
-    for (int d = 0; d < rank; ++d) iterations *= n[d];
-    last.iterations.store(iterations, std::memory_order_relaxed);
-    const unsigned gd[3] = {g.grid.x, g.grid.y, g.grid.z}, bd[3] = {g.block.x, g.block.y, g.block.z};
-    for (int d = 0; d < 3; ++d) {
-      last.grid[d].store(gd[d], std::memory_order_relaxed);
-      last.block[d].store(bd[d], std::memory_order_relaxed);
+    // The model's choice depends only on these inputs: a launch like the kernel's latest reuses it.
+    const std::int64_t rows = row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1;
+    LaunchMemo& memo = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
+    std::optional<LaunchChoice> known = memo.find(n, rank, &main, rows);
+    if (!known) {
+      const gpu::DeviceInfo& info = c.dev.info();
+      const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
+      // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
+      known = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_, rows);
+      memo.record(n, rank, &main, rows, *known);
     }
-    last.per_thread.store(choice.per_thread, std::memory_order_relaxed);
-    last.reason.store(static_cast<int>(choice.reason), std::memory_order_relaxed);
+    const Geometry& g = known->geometry;
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
     c.pending.push_back(&main.name);
     if (!gk->fold_name.empty()) {

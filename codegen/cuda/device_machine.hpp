@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/cuda/launch_memo.hpp"
 #include "codegen/cuda/launch_model.hpp"
 #include "codegen/cuda/program.hpp"
 #include "codegen/cuda/small_list.hpp"
@@ -139,15 +140,9 @@ class DeviceMachine final : public ir::Machine {
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads and coarsen_waves
   int sort_items_;             ///< CudaOptions::sort_items
-  /// Each kernel's latest launch as the launch model chose it, for diagnostics (relaxed: a report may
-  /// mix two launches' fields, never a torn value).
-  struct LastLaunch {
-    std::atomic<std::uint64_t> iterations{0};
-    std::atomic<unsigned> grid[3] = {}, block[3] = {};
-    std::atomic<int> per_thread{0};
-    std::atomic<int> reason{-1};
-  };
-  std::unique_ptr<LastLaunch[]> last_;
+  /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
+  /// with the same inputs (launch_memo.hpp).
+  std::unique_ptr<LaunchMemo[]> last_;
 
  public:
   /// Per kernel: its strategy and why (GpuKernel::plan), and its latest launch with the model's reason.
