@@ -426,7 +426,8 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   if (v->code(argv.data(), result, &status) != 0)
     v->throw_failure(status);
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
-  m.last.store(v, std::memory_order_release);
+  // Stored only when it changes: a pipeline's calls from several threads then share the line, not write it.
+  if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
   if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
   return v->result_rank;
 }
