@@ -418,8 +418,9 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
         m.type_error(i, fmt::format("is written by the kernel but was passed read-only (const {})", args[i].cpp_type));
   }
   OverlapCopies copies;  // outlives the call
+  memory.shared = 0;  // one array, or none written: nothing a kernel writes can share memory with another
   if (arrays > 1 && v->shared->access.stored) {
-    separate_overlapping_arguments(m.name, v->shared->access, args, nargs, m.names, copies);
+    memory.shared = separate_overlapping_arguments(m.name, v->shared->access, args, nargs, m.names, copies);
     if (!copies.note.empty()) m.note_overlap(std::move(copies.note));
   }
   KernelStatus status;

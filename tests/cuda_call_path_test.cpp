@@ -247,6 +247,29 @@ TEST_F(CallPath, TheLatestLaunchIsTheOneReportedAndReused) {
   s.synchronize();
 }
 
+TEST_F(CallPath, OneArrayPassedTwiceRunsTheKernelWithoutRestrict) {
+  // The call's overlap check tells the launch which arguments share memory: the others are not compared again,
+  // and one array passed as input and output still gets the __restrict__-free kernel.
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  const auto variant = [&] {
+    const std::string d = k.diagnostics();
+    const std::size_t at = d.find("last launch:");
+    return at == std::string::npos ? std::string() : d.substr(d.find('[', at), d.find(']', at) - d.find('[', at) + 1);
+  };
+  call(x, y, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0]");
+  call(x, x, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0_alias]");
+  call(x, y, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0]");
+  k(y, y, 2.0f);  // synchronous: its own overlap check, the same answer
+  EXPECT_EQ(variant(), "[scale_into_k0_alias]");
+  s.synchronize();
+}
+
 TEST_F(CallPath, DevicesAreCheckedOnEveryCall) {
   ASSERT_GE(kiln::cuda::device_count(), 2);
   auto k = scale_into();

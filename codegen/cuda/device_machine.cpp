@@ -236,9 +236,9 @@ std::string DeviceMachine::describe() const {
       continue;
     }
     const Geometry& g = l->choice.geometry;
-    out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {}\n",
+    out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {} [{}]\n",
                        l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
-                       reason_text(l->choice.reason));
+                       reason_text(l->choice.reason), l->function->name);
   }
   return out;
 }
@@ -336,16 +336,22 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     bool written;
   };
   std::vector<ArgumentArray> arguments;
+  // Which kernel arguments they are (bit i: parameter i); all bits when one is not an argument (a binding).
+  std::uint32_t argument_params = 0;
   if (gk->alias_entry >= 0)
-    for (const auto& [v, written] : gk->argument_arrays)
+    for (const auto& [v, written] : gk->argument_arrays) {
       arguments.push_back({scope.array(v), v->type.rank, size_of(v->type.elem), written});
+      const auto& fparams = prog_->function->params;
+      const auto at = std::find_if(fparams.begin(), fparams.end(), [v = v](const ir::Var& p) { return p.get() == v; });
+      argument_params |= at != fparams.end() && at - fparams.begin() < 32 ? 1u << (at - fparams.begin()) : ~0u;
+    }
 
   // Cooperative kernels: the row length sizes the group (geometry.hpp, cooperative_geometry).
   std::function<Value(Frame&)> row_length;
   if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
   const bool result_only = std::find(result_only_.begin(), result_only_.end(), &l) != result_only_.end();
-  return [this, gk, begins, ends, binds, red_slots, arguments, name, row_length, result_only](Frame& fr) {
+  return [this, gk, begins, ends, binds, red_slots, arguments, argument_params, name, row_length, result_only](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -374,9 +380,11 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
         case ParamKind::Status: params[k++] = &status; break;
       }
     }
-    // __restrict__ holds unless a written argument overlaps another argument (one array passed twice).
+    // __restrict__ holds unless a written argument overlaps another argument (one array passed twice). When
+    // they are all kernel arguments that the call's overlap check found sharing nothing, nothing to compare.
     int entry = gk->entry;
-    for (std::size_t a = 0; a < arguments.size() && entry == gk->entry; ++a) {
+    const bool compare = (argument_params & c.shared_arguments) != 0;
+    for (std::size_t a = 0; compare && a < arguments.size() && entry == gk->entry; ++a) {
       const auto ra = byte_range(fr.arrays[static_cast<std::size_t>(arguments[a].slot)], arguments[a].rank, arguments[a].esize);
       for (std::size_t b = a + 1; b < arguments.size(); ++b) {
         if (!arguments[a].written && !arguments[b].written) continue;

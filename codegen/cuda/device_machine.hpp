@@ -76,6 +76,9 @@ class CallState {
 
   /// Whether the caller takes scalar results as futures (an asynchronous call through kernel.async).
   bool may_defer = false;
+  /// The kernel arguments that share memory with another one, one of the two written (ArgMemory::shared):
+  /// a launch compares the byte ranges of its arrays only when one of them is such an argument or not an argument.
+  std::uint32_t shared_arguments = ~0u;
   /// Totals copied back without waiting, into `host` (page-locked; the call's until handed to a Future).
   std::vector<DeferredTotals> deferred;
   gpu::HostSlots::Slot* host = nullptr;

@@ -24,6 +24,7 @@ namespace kiln::codegen::cuda {
 struct LaunchRecord {
   std::uint64_t iterations = 0;
   LaunchChoice choice;
+  const gpu::LoadedFunction* function = nullptr;  ///< the entry launched (the `__restrict__`-free one for overlaps)
 };
 
 class LaunchMemo {
@@ -74,10 +75,11 @@ class LaunchMemo {
       if (s0 & 1u) continue;
       std::uint64_t counts[kMaxRank];
       for (int d = 0; d < kMaxRank; ++d) counts[d] = counts_[d].load(std::memory_order_relaxed);
-      const std::optional<LaunchChoice> c =
-          find(counts, kMaxRank, fn_.load(std::memory_order_relaxed), row_length_.load(std::memory_order_relaxed));
+      const gpu::LoadedFunction* fn = fn_.load(std::memory_order_relaxed);
+      const std::optional<LaunchChoice> c = find(counts, kMaxRank, fn, row_length_.load(std::memory_order_relaxed));
       if (!c || seq_.load(std::memory_order_acquire) != s0) continue;
       LaunchRecord r;
+      r.function = fn;
       r.iterations = 1;
       for (int d = 0; d < kMaxRank; ++d) r.iterations *= counts[d];
       r.choice = *c;
