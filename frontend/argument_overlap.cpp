@@ -78,8 +78,9 @@ void copy_to_new_buffer(ArgValue& a, OverlapCopies& copies) {
 
 }  // namespace
 
-void separate_overlapping_arguments(const std::string& kernel, const ir::ArgumentAccess& access, ArgValue* args,
-                                    std::size_t nargs, const std::vector<std::string>& arg_names, OverlapCopies& copies) {
+std::uint32_t separate_overlapping_arguments(const std::string& kernel, const ir::ArgumentAccess& access, ArgValue* args,
+                                             std::size_t nargs, const std::vector<std::string>& arg_names,
+                                             OverlapCopies& copies) {
   // Called on every call of a kernel that writes an array: the common case (nothing overlaps) stays a few
   // comparisons per pair, with no strings built.
   ByteRange range[ir::ArgumentAccess::kMaxParams];
@@ -89,7 +90,7 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       range[i] = byte_range(args[i]);
       arrays |= 1u << i;
     }
-  std::uint32_t copy = 0;
+  std::uint32_t copy = 0, shared = 0;
   std::string why;
   auto name = [&](std::size_t i) {
     return ir::argument_text(i, i < arg_names.size() ? arg_names[i] : fmt::format("arg{}", i));
@@ -102,8 +103,11 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       if ((access.stored >> r) & 1u)
         throw AliasError(fmt::format("kernel '{}': {} and {} share memory, and the kernel writes both: pass distinct arrays",
                                      kernel, name(w), name(r)));
-      if (!((access.loaded >> r) & 1u) || ((access.before[w] >> r) & 1u)) continue;
-      if (((access.same_view[w] >> r) & 1u) && same_view(args[w], args[r])) continue;
+      if (!((access.loaded >> r) & 1u) || ((access.before[w] >> r) & 1u) ||
+          (((access.same_view[w] >> r) & 1u) && same_view(args[w], args[r]))) {
+        shared |= (1u << w) | (1u << r);  // unobservable, but shared
+        continue;
+      }
       if (args[r].on_device || args[w].on_device)
         throw AliasError(fmt::format("kernel '{}': {} shares GPU memory with {}, which the kernel writes while reading {} "
                                      "at other elements: pass a distinct kiln::DeviceArray holding a copy of its data",
@@ -114,7 +118,7 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
       copy |= 1u << r;
     }
   }
-  if (!copy) return;
+  if (!copy) return shared;
   std::size_t bytes = 0;
   for (std::size_t r = 0; r < nargs; ++r)
     if ((copy >> r) & 1u) {
@@ -123,6 +127,7 @@ void separate_overlapping_arguments(const std::string& kernel, const ir::Argumen
     }
   copies.note = fmt::format("copied before the call ({} bytes), so that the answer is the one distinct arrays give: {}",
                             bytes, why);
+  return shared;  // a copied argument shares nothing now, unless another pair says so
 }
 
 }  // namespace kiln::detail

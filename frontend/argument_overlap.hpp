@@ -26,8 +26,11 @@ struct OverlapCopies {
 
 /// Checks the array arguments of one call against the kernel's access summary. Replaces `args[i].array` by a
 /// copy where needed (keeping the copies alive in `copies`); throws AliasError where no copy can help.
-/// `arg_names[i]` names argument i in messages.
-void separate_overlapping_arguments(const std::string& kernel, const ir::ArgumentAccess& access, ArgValue* args,
-                                    std::size_t nargs, const std::vector<std::string>& arg_names, OverlapCopies& copies);
+/// `arg_names[i]` names argument i in messages. Returns the arguments that still share memory with another
+/// array argument, one of the two written by the kernel (bit i: argument i): overlaps the kernel cannot
+/// observe, which a backend may still have to respect (the CUDA target's `__restrict__`-free kernels).
+std::uint32_t separate_overlapping_arguments(const std::string& kernel, const ir::ArgumentAccess& access, ArgValue* args,
+                                             std::size_t nargs, const std::vector<std::string>& arg_names,
+                                             OverlapCopies& copies);
 
 }  // namespace kiln::detail

@@ -418,15 +418,17 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
         m.type_error(i, fmt::format("is written by the kernel but was passed read-only (const {})", args[i].cpp_type));
   }
   OverlapCopies copies;  // outlives the call
+  memory.shared = 0;  // one array, or none written: nothing a kernel writes can share memory with another
   if (arrays > 1 && v->shared->access.stored) {
-    separate_overlapping_arguments(m.name, v->shared->access, args, nargs, m.names, copies);
+    memory.shared = separate_overlapping_arguments(m.name, v->shared->access, args, nargs, m.names, copies);
     if (!copies.note.empty()) m.note_overlap(std::move(copies.note));
   }
   KernelStatus status;
   if (v->code(argv.data(), result, &status) != 0)
     v->throw_failure(status);
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
-  m.last.store(v, std::memory_order_release);
+  // Stored only when it changes: a pipeline's calls from several threads then share the line, not write it.
+  if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
   if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
   return v->result_rank;
 }

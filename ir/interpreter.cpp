@@ -767,27 +767,33 @@ namespace {
 class ThreadFrame {
   using Spares = std::vector<std::unique_ptr<Frame>>;
   enum class State : unsigned char { unused, live, gone };
+  /// One thread_local object, so that a run looks the thread's storage up once (in a shared library each
+  /// thread_local is a call to __tls_get_addr).
+  struct Local {
+    Spares* spares = nullptr;  // trivially destructible: readable at any time
+    State state = State::unused;
+  };
   struct Owner {
     ~Owner() {
-      delete spares;
-      spares = nullptr;
-      state = State::gone;
+      Local& l = local;
+      delete l.spares;
+      l.spares = nullptr;
+      l.state = State::gone;
     }
   };
-  static thread_local Spares* spares;  // trivially destructible: readable at any time
-  static thread_local State state;
+  static thread_local Local local;
   static thread_local Owner owner;
 
  public:
-  ThreadFrame() {
-    if (state == State::unused) {
-      spares = new Spares;
-      state = State::live;
+  ThreadFrame() : local_(local) {
+    if (local_.state == State::unused) {
+      local_.spares = new Spares;
+      local_.state = State::live;
       (void)&owner;  // constructed now, so that it frees the spares when the thread ends
     }
-    if (spares && !spares->empty()) {
-      frame_ = std::move(spares->back());
-      spares->pop_back();
+    if (local_.spares && !local_.spares->empty()) {
+      frame_ = std::move(local_.spares->back());
+      local_.spares->pop_back();
     } else {
       frame_ = std::make_unique<Frame>();
     }
@@ -796,7 +802,7 @@ class ThreadFrame {
     frame_->owned.clear();  // the run's host arrays it did not hand over
     frame_->machine_state = nullptr;
     frame_->results_pending = false;
-    if (spares && spares->size() < kSpares) spares->push_back(std::move(frame_));
+    if (local_.spares && local_.spares->size() < kSpares) local_.spares->push_back(std::move(frame_));
   }
   ThreadFrame(const ThreadFrame&) = delete;
   ThreadFrame& operator=(const ThreadFrame&) = delete;
@@ -804,11 +810,11 @@ class ThreadFrame {
 
  private:
   static constexpr std::size_t kSpares = 4;  // runs nested on one thread (a machine may run another function)
+  Local& local_;
   std::unique_ptr<Frame> frame_;
 };
 
-thread_local ThreadFrame::Spares* ThreadFrame::spares = nullptr;
-thread_local ThreadFrame::State ThreadFrame::state = ThreadFrame::State::unused;
+thread_local ThreadFrame::Local ThreadFrame::local;
 thread_local ThreadFrame::Owner ThreadFrame::owner;
 
 }  // namespace

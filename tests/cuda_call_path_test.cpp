@@ -210,6 +210,66 @@ TEST_F(CallPath, WhatACallReusesFollowsItsArguments) {
   s.synchronize();
 }
 
+TEST_F(CallPath, TheLatestLaunchIsTheOneReportedAndReused) {
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), bx({1 << 20}, s), by({1 << 20}, s);
+  const auto reported = [&](const Fake::Launch& l, long long n) {
+    const auto dims = [](const unsigned* d) {
+      return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+    };
+    return k.diagnostics().find("last launch: " + std::to_string(n) + " iterations, grid " + dims(l.grid) + ", blocks of " +
+                                dims(l.block)) != std::string::npos;
+  };
+  for (int round = 0; round < 2; ++round) {  // the second round reuses each extents' recorded choice
+    call(x, y, 2.0f);
+    EXPECT_TRUE(reported(fake.last(), 1000)) << k.diagnostics();
+    call(bx, by, 2.0f);
+    EXPECT_TRUE(reported(fake.last(), 1 << 20)) << k.diagnostics();
+  }
+  // Launches from several threads at once keep one whole record: the diagnostics name one of the two.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      kiln::cuda::Stream own;
+      kiln::DeviceArray<float> a(t % 2 ? std::vector<std::int64_t>{1000} : std::vector<std::int64_t>{1 << 20}, own),
+          b(a.shape(), own);
+      const auto mine = k.async(own);
+      for (int i = 0; i < 200; ++i) mine(a, b, 2.0f);
+      own.synchronize();
+    });
+  for (auto& t : threads) t.join();
+  const std::string d = k.diagnostics();
+  EXPECT_TRUE(d.find("last launch: 1000 iterations, grid 8 x 1 x 1") != std::string::npos ||
+              d.find("last launch: 1048576 iterations, grid 2048 x 1 x 1") != std::string::npos)
+      << d;
+  s.synchronize();
+}
+
+TEST_F(CallPath, OneArrayPassedTwiceRunsTheKernelWithoutRestrict) {
+  // The call's overlap check tells the launch which arguments share memory: the others are not compared again,
+  // and one array passed as input and output still gets the __restrict__-free kernel.
+  auto k = scale_into();
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  const auto variant = [&] {
+    const std::string d = k.diagnostics();
+    const std::size_t at = d.find("last launch:");
+    return at == std::string::npos ? std::string() : d.substr(d.find('[', at), d.find(']', at) - d.find('[', at) + 1);
+  };
+  call(x, y, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0]");
+  call(x, x, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0_alias]");
+  call(x, y, 2.0f);
+  EXPECT_EQ(variant(), "[scale_into_k0]");
+  k(y, y, 2.0f);  // synchronous: its own overlap check, the same answer
+  EXPECT_EQ(variant(), "[scale_into_k0_alias]");
+  s.synchronize();
+}
+
 TEST_F(CallPath, DevicesAreCheckedOnEveryCall) {
   ASSERT_GE(kiln::cuda::device_count(), 2);
   auto k = scale_into();

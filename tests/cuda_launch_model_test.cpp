@@ -68,7 +68,7 @@ TEST(LaunchModel, EachKernelStatesTheRuleThatPlannedIt) {
   EXPECT_NE(t[0].plan.find("the body runs a sequential loop"), std::string::npos) << t[0].plan;
 }
 
-TEST(LaunchModel, CoarsensOnlyWhileTheGridFillsTheDeviceSeveralWavesOver) {
+TEST(LaunchModel, CoarsensWhenOnePerThreadWouldTakeMoreThanAWave) {
   const cu::KernelOccupancy occ{1024, 128, 2048};
   const cu::LaunchOverrides none;
   // 2^27 elements, 4 per thread: 2^25 threads, 124 waves of an H100's 270 336 resident threads.
@@ -78,16 +78,34 @@ TEST(LaunchModel, CoarsensOnlyWhileTheGridFillsTheDeviceSeveralWavesOver) {
   EXPECT_EQ(a.per_thread, 4);
   EXPECT_EQ(a.geometry.block.x, 128u);  // 1-d: the compact block
   EXPECT_EQ(a.geometry.grid.x, (1u << 27) / (128 * 4));
-  // 2^20 elements: 4 per thread would be 262 144 threads, under one wave; one per thread, 8 waves at most.
+  // 2^20 elements: one per thread would be 3.9 waves (8192 blocks, each wave waiting for the one before); 4 per
+  // thread are 2048 blocks, all resident at once.
   std::uint64_t mid[] = {1ull << 20};
   const cu::LaunchChoice b = cu::choose_launch(elementwise(4), mid, occ, kH100, none);
-  EXPECT_EQ(b.reason, cu::LaunchReason::NotCoarsened);
-  EXPECT_EQ(b.per_thread, 1);
-  EXPECT_EQ(b.geometry.grid.x, (1u << 20) / 128);
-  // The same count on a device with 20 SMs of 1024 threads fills it 12 times over: coarsened.
-  EXPECT_EQ(cu::choose_launch(elementwise(4), mid, occ, kSmall, none).reason, cu::LaunchReason::Coarsened);
+  EXPECT_EQ(b.reason, cu::LaunchReason::Coarsened);
+  EXPECT_EQ(b.per_thread, 4);
+  EXPECT_EQ(b.geometry.grid.x, (1u << 20) / (128 * 4));
+  // 2^18 elements fit one wave one per thread: every load is in flight at once without coarsening.
+  std::uint64_t wave[] = {1ull << 18};
+  const cu::LaunchChoice w = cu::choose_launch(elementwise(4), wave, occ, kH100, none);
+  EXPECT_EQ(w.reason, cu::LaunchReason::NotCoarsened);
+  EXPECT_EQ(w.per_thread, 1);
+  EXPECT_EQ(w.geometry.grid.x, (1u << 18) / 128);
+  // One more element than a wave holds is coarsened.
+  std::uint64_t over[] = {132ull * 2048 + 1};
+  EXPECT_EQ(cu::choose_launch(elementwise(4), over, occ, kH100, none).reason, cu::LaunchReason::Coarsened);
+  std::uint64_t full[] = {132ull * 2048};
+  EXPECT_EQ(cu::choose_launch(elementwise(4), full, occ, kH100, none).reason, cu::LaunchReason::NotCoarsened);
+  // The same count on a device with 20 SMs of 1024 threads is 12 waves: coarsened.
+  EXPECT_EQ(cu::choose_launch(elementwise(4), wave, occ, kSmall, none).reason, cu::LaunchReason::Coarsened);
   // Fewer resident threads (a register-heavy kernel) lower the bar.
-  EXPECT_EQ(cu::choose_launch(elementwise(4), mid, {1024, 128, 256}, kH100, none).reason, cu::LaunchReason::Coarsened);
+  EXPECT_EQ(cu::choose_launch(elementwise(4), wave, {1024, 128, 256}, kH100, none).reason, cu::LaunchReason::Coarsened);
+  // KILN_CUDA_COARSEN_WAVES moves it: at 16 waves (the rule before, for U = 4) 2^20 runs one per thread.
+  cu::LaunchOverrides sixteen;
+  sixteen.coarsen_waves = 16;
+  const cu::LaunchChoice o = cu::choose_launch(elementwise(4), mid, occ, kH100, sixteen);
+  EXPECT_EQ(o.reason, cu::LaunchReason::NotCoarsened);
+  EXPECT_EQ(o.geometry.grid.x, (1u << 20) / 128);
   // A kernel emitted without coarsening (a loop in its body, or KILN_CUDA_UNROLL=1): 8 waves at most.
   const cu::LaunchChoice c = cu::choose_launch(elementwise(1), big, occ, kH100, none);
   EXPECT_EQ(c.reason, cu::LaunchReason::OnePerThread);
@@ -103,6 +121,8 @@ TEST(LaunchModel, CoarsensOnlyWhileTheGridFillsTheDeviceSeveralWavesOver) {
   EXPECT_EQ(d.geometry.block.x * d.geometry.block.y, 1024u);
   std::uint64_t small_plane[] = {256, 256};
   EXPECT_EQ(cu::choose_launch(elementwise(4, 2), small_plane, occ, kH100, none).per_thread, 1);
+  std::uint64_t mid_plane[] = {1024, 1024};
+  EXPECT_EQ(cu::choose_launch(elementwise(4, 2), mid_plane, occ, kH100, none).per_thread, 4);
 }
 
 TEST(LaunchModel, FixedFormsReportTheirOwnClause) {

@@ -12,7 +12,9 @@
 //   kiln sync            the synchronous call kernel(x, y, a) on DeviceArrays (it waits for its kernel)
 // With KILN_CUDA_DRIVER naming a stand-in driver that runs nothing (tests/fake_cuda_driver.cpp), the host
 // columns measure kiln's own work per call against the bare driver call, on any machine. The last column
-// counts the C++ heap allocations per call (this program replaces operator new to count them).
+// counts the C++ heap allocations per call (this program replaces operator new to count them). Under
+// `valgrind --tool=callgrind` each row's timed loop is also dumped on its own (named by the row), so that the
+// instructions per call are counted without timing anything (tools/call_instructions.sh).
 //   kiln-bench-gpu-calls [--n N] [--calls C] [--reps R]
 #include <algorithm>
 #include <atomic>
@@ -24,6 +26,13 @@
 #include <new>
 #include <string>
 #include <vector>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>  // no-ops unless run under callgrind
+#else
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(name)
+#endif
 
 #include "codegen/cuda/nvrtc.hpp"
 #include "kiln/kiln.hpp"
@@ -84,7 +93,12 @@ int main(int argc, char** argv) {
     return 77;
   }
   gpu::Device& dev = gpu::device(kiln::cuda::current_device());
-  const auto bin = kiln::codegen::cuda::compile_source(kHand, "call_overhead", dev.info().arch(), {}, true);
+  // The stand-in driver runs no kernel: the hand kernel is compiled only for a real one (NVRTC under callgrind
+  // takes minutes).
+  const bool real = dev.info().name.find("fake") == std::string::npos;
+  kiln::codegen::cuda::Binary bin;
+  if (real) bin = kiln::codegen::cuda::compile_source(kHand, "call_overhead", dev.info().arch(), {}, true);
+  else bin.ptx = kHand;
   const gpu::Module hand(dev, bin.arch, bin.cubin, bin.ptx, {"h_scale"});
   kiln::cuda::Stream s;
   const auto cs = static_cast<CUstream>(s.handle());
@@ -134,7 +148,6 @@ int main(int argc, char** argv) {
   for (Row& r : rows) r.call();
   s.synchronize();
   kiln::cuda::synchronize();
-  const bool real = dev.info().name.find("fake") == std::string::npos;
   if (real && (y.to_vector() != hy.to_vector() || fresh.to_vector() != hy.to_vector())) {
     std::printf("MISMATCH between kiln and the hand kernel\n");
     return 1;
@@ -143,9 +156,11 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     for (Row& row : rows) {
       const std::uint64_t a0 = g_allocations.load(std::memory_order_relaxed);
+      CALLGRIND_ZERO_STATS;
       const auto t0 = Clock::now();
       for (int c = 0; c < calls; ++c) row.call();
       const auto t1 = Clock::now();
+      CALLGRIND_DUMP_STATS_AT(row.name);
       row.allocations += g_allocations.load(std::memory_order_relaxed) - a0;
       s.synchronize();
       kiln::cuda::synchronize();

@@ -19,6 +19,10 @@ namespace kiln::codegen::cuda {
 struct ArgMemory {
   std::uint32_t device_arrays = 0;  ///< bit i: argument i is a DeviceArray (a device address, no copies)
   int device = -1;                  ///< the device those arrays live on; -1: none (run on the current device)
+  /// Bit i: array argument i shares memory with another array argument, one of the two written by the kernel
+  /// (what the frontend's overlap check found: frontend/argument_overlap.hpp); all bits: not known. A launch
+  /// whose arrays are arguments without a bit here runs the `__restrict__` kernel without comparing them again.
+  std::uint32_t shared = ~0u;
   /// An asynchronous call (kernel.async(stream)): queued on this stream, every array argument a DeviceArray,
   /// array results left on the device, failures deferred to the stream's synchronization. Null: synchronous.
   kiln::cuda::detail::StreamState* stream = nullptr;

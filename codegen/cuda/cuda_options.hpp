@@ -81,6 +81,9 @@ struct CudaOptions {
   /// multiple of 32 up to 1024 (a block); 0: chosen at launch from the rows, the row length and the device's
   /// SM count (geometry.hpp, cooperative_geometry).
   int row_threads = 0;
+  /// KILN_CUDA_COARSEN_WAVES (an experiment override): coarsen elementwise kernels when one iteration per thread
+  /// would take more than this many waves of resident threads; 0: the launch model's (launch_model.hpp).
+  int coarsen_waves = 0;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys (sort_kernels.hpp).
   int sort_items = 16;

@@ -221,27 +221,24 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      overrides_{opts.waves, opts.row_threads},
+      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves},
       sort_items_(opts.sort_items),
-      last_(std::make_unique<LastLaunch[]>(prog_->gpu_kernels.size())) {}
+      last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
 std::string DeviceMachine::describe() const {
   std::string out = "CUDA kernels (launch model: codegen/cuda/launch_model.hpp):\n";
   for (std::size_t i = 0; i < prog_->gpu_kernels.size(); ++i) {
     const GpuKernel& k = prog_->gpu_kernels[i];
     out += fmt::format("  {}: {}-d, {}; {}\n", k.name, k.rank, name_of(k.strategy), k.plan);
-    const LastLaunch& l = last_[i];
-    const int reason = l.reason.load(std::memory_order_relaxed);
-    if (reason < 0) {
+    const std::optional<LaunchRecord> l = last_[i].latest();
+    if (!l) {
       out += "    not launched yet\n";
       continue;
     }
-    auto dims = [](const std::atomic<unsigned>* d) {
-      return fmt::format("{} x {} x {}", d[0].load(std::memory_order_relaxed), d[1].load(std::memory_order_relaxed), d[2].load(std::memory_order_relaxed));
-    };
-    out += fmt::format("    last launch: {} iterations, grid {}, blocks of {}, {} per thread per round: {}\n",
-                       l.iterations.load(std::memory_order_relaxed), dims(l.grid), dims(l.block), l.per_thread.load(std::memory_order_relaxed),
-                       reason_text(static_cast<LaunchReason>(reason)));
+    const Geometry& g = l->choice.geometry;
+    out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {} [{}]\n",
+                       l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
+                       reason_text(l->choice.reason), l->function->name);
   }
   return out;
 }
@@ -339,16 +336,22 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     bool written;
   };
   std::vector<ArgumentArray> arguments;
+  // Which kernel arguments they are (bit i: parameter i); all bits when one is not an argument (a binding).
+  std::uint32_t argument_params = 0;
   if (gk->alias_entry >= 0)
-    for (const auto& [v, written] : gk->argument_arrays)
+    for (const auto& [v, written] : gk->argument_arrays) {
       arguments.push_back({scope.array(v), v->type.rank, size_of(v->type.elem), written});
+      const auto& fparams = prog_->function->params;
+      const auto at = std::find_if(fparams.begin(), fparams.end(), [v = v](const ir::Var& p) { return p.get() == v; });
+      argument_params |= at != fparams.end() && at - fparams.begin() < 32 ? 1u << (at - fparams.begin()) : ~0u;
+    }
 
   // Cooperative kernels: the row length sizes the group (geometry.hpp, cooperative_geometry).
   std::function<Value(Frame&)> row_length;
   if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
   const bool result_only = std::find(result_only_.begin(), result_only_.end(), &l) != result_only_.end();
-  return [this, gk, begins, ends, binds, red_slots, arguments, name, row_length, result_only](Frame& fr) {
+  return [this, gk, begins, ends, binds, red_slots, arguments, argument_params, name, row_length, result_only](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -377,9 +380,11 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
         case ParamKind::Status: params[k++] = &status; break;
       }
     }
-    // __restrict__ holds unless a written argument overlaps another argument (one array passed twice).
+    // __restrict__ holds unless a written argument overlaps another argument (one array passed twice). When
+    // they are all kernel arguments that the call's overlap check found sharing nothing, nothing to compare.
     int entry = gk->entry;
-    for (std::size_t a = 0; a < arguments.size() && entry == gk->entry; ++a) {
+    const bool compare = (argument_params & c.shared_arguments) != 0;
+    for (std::size_t a = 0; compare && a < arguments.size() && entry == gk->entry; ++a) {
       const auto ra = byte_range(fr.arrays[static_cast<std::size_t>(arguments[a].slot)], arguments[a].rank, arguments[a].esize);
       for (std::size_t b = a + 1; b < arguments.size(); ++b) {
         if (!arguments[a].written && !arguments[b].written) continue;
@@ -388,23 +393,18 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       }
     }
     const gpu::LoadedFunction& main = c.module.function(static_cast<std::size_t>(entry));
-    const gpu::DeviceInfo& info = c.dev.info();
-    const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
-    // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
-    const LaunchChoice choice = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_,
-                                              row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1);
-    const Geometry& g = choice.geometry;
-    LastLaunch& last = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
-    std::uint64_t iterations = 1;
-    for (int d = 0; d < rank; ++d) iterations *= n[d];
-    last.iterations.store(iterations, std::memory_order_relaxed);
-    const unsigned gd[3] = {g.grid.x, g.grid.y, g.grid.z}, bd[3] = {g.block.x, g.block.y, g.block.z};
-    for (int d = 0; d < 3; ++d) {
-      last.grid[d].store(gd[d], std::memory_order_relaxed);
-      last.block[d].store(bd[d], std::memory_order_relaxed);
+    // The model's choice depends only on these inputs: a launch like the kernel's latest reuses it.
+    const std::int64_t rows = row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1;
+    LaunchMemo& memo = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
+    std::optional<LaunchChoice> known = memo.find(n, rank, &main, rows);
+    if (!known) {
+      const gpu::DeviceInfo& info = c.dev.info();
+      const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
+      // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
+      known = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_, rows);
+      memo.record(n, rank, &main, rows, *known);
     }
-    last.per_thread.store(choice.per_thread, std::memory_order_relaxed);
-    last.reason.store(static_cast<int>(choice.reason), std::memory_order_relaxed);
+    const Geometry& g = known->geometry;
     gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
     c.pending.push_back(&main.name);
     if (!gk->fold_name.empty()) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/cuda/launch_memo.hpp"
 #include "codegen/cuda/launch_model.hpp"
 #include "codegen/cuda/program.hpp"
 #include "codegen/cuda/small_list.hpp"
@@ -75,6 +76,9 @@ class CallState {
 
   /// Whether the caller takes scalar results as futures (an asynchronous call through kernel.async).
   bool may_defer = false;
+  /// The kernel arguments that share memory with another one, one of the two written (ArgMemory::shared):
+  /// a launch compares the byte ranges of its arrays only when one of them is such an argument or not an argument.
+  std::uint32_t shared_arguments = ~0u;
   /// Totals copied back without waiting, into `host` (page-locked; the call's until handed to a Future).
   std::vector<DeferredTotals> deferred;
   gpu::HostSlots::Slot* host = nullptr;
@@ -137,17 +141,11 @@ class DeviceMachine final : public ir::Machine {
   /// leaves those on their way.
   std::vector<const ir::LaunchStmt*> result_only_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
-  LaunchOverrides overrides_;  ///< CudaOptions::waves and row_threads
+  LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads and coarsen_waves
   int sort_items_;             ///< CudaOptions::sort_items
-  /// Each kernel's latest launch as the launch model chose it, for diagnostics (relaxed: a report may
-  /// mix two launches' fields, never a torn value).
-  struct LastLaunch {
-    std::atomic<std::uint64_t> iterations{0};
-    std::atomic<unsigned> grid[3] = {}, block[3] = {};
-    std::atomic<int> per_thread{0};
-    std::atomic<int> reason{-1};
-  };
-  std::unique_ptr<LastLaunch[]> last_;
+  /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
+  /// with the same inputs (launch_memo.hpp).
+  std::unique_ptr<LaunchMemo[]> last_;
 
  public:
   /// Per kernel: its strategy and why (GpuKernel::plan), and its latest launch with the model's reason.

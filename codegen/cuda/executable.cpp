@@ -144,6 +144,7 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   const gpu::DriverApi& d = gpu::driver();
 
   CallState call(dev, module, needs_, status, async);
+  if (memory) call.shared_arguments = memory->shared;
   const CUstream stream = call.stream;
   if (async) return call_async(args, result, call, *memory);
   SmallArray<void*, ir::ArgumentAccess::kMaxParams> argv(nparams);

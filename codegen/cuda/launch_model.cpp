@@ -15,8 +15,10 @@ std::string_view reason_text(LaunchReason r) {
       return "tiled loop with few rows: blocks of fewer rows (and rounds of as many steps) spread them over the SMs; each row's loop "
              "stays on one thread, in order";
     case LaunchReason::Stencil: return "stencil form: each warp's strip of the innermost dimension and its rows were fixed at emission";
-    case LaunchReason::Coarsened: return "coarsened: the iterations fill the device at least 4 times over with several per thread";
-    case LaunchReason::NotCoarsened: return "one iteration per thread: several per thread would leave the device under 4 waves";
+    case LaunchReason::Coarsened:
+      return "coarsened: one iteration per thread would take more than a wave of the device's resident threads, each wave's "
+             "loads waiting for the blocks before it";
+    case LaunchReason::NotCoarsened: return "one iteration per thread: the grid is at most one wave, every load in flight at once";
     case LaunchReason::OnePerThread: return "one iteration per thread: emitted without coarsening";
   }
   return "?";
@@ -68,7 +70,8 @@ LaunchChoice choose_launch(const GpuKernel& k, const std::uint64_t* counts, cons
   if (c.per_thread > 1) {
     const std::uint64_t slots = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) *
                                 static_cast<std::uint64_t>(std::max(32, std::min(occ.resident_threads, dev.max_threads_per_sm)));
-    if (total / static_cast<std::uint64_t>(c.per_thread) >= kCoarsenWaves * slots) {
+    const std::uint64_t coarsen_waves = o.coarsen_waves > 0 ? static_cast<std::uint64_t>(o.coarsen_waves) : kCoarsenWaves;
+    if (total > coarsen_waves * slots) {
       c.reason = LaunchReason::Coarsened;
     } else {
       c.per_thread = 1;
