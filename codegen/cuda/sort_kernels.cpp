@@ -193,51 +193,52 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
 // negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
 // its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
 // code (-0.0, a NaN payload).
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_count(
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
     int* __restrict__ lossy, key_t* __restrict__ side, long long n, long long tiles, long long chunk,
     long long chunks) {
   __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
 #if KILN_LOSSY
   __shared__ unsigned zero_sums[KILN_WARPS], nan_sums[KILN_WARPS];
+  const code_t zero = (code_t)((code_t)1 << (8 * sizeof(code_t) - 1)), nan = (code_t)~(code_t)0;
 #endif
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const long long row = blockIdx.x / chunks, part = blockIdx.x % chunks;
   for (int q = tid; q < KILN_PASSES * 256 * 4; q += KILN_THREADS) h[q] = 0;
   __syncthreads();
-  const key_t* rk = keys + row * n;
   unsigned* hl = h + (lane & 3);
+  const int i0 = warp * 32 * KILN_ITEMS + lane;  // item k is the tile's element i0 + 32 k
   const long long t_end = min(tiles, (part + 1) * chunk);
   for (long long t = part * chunk; t < t_end; ++t) {
-    const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
-    const long long e0 = lo + warp * 32 * KILN_ITEMS + lane;
+    const long long lo = row * n + t * KILN_TILE;
+    const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
+    const key_t* tk = keys + lo;
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) x[k] = rk[e0 + 32 * k];
-    code_t c[KILN_ITEMS];
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) {
-        c[k] = kiln_encode(x[k]);
-        #pragma unroll
-        for (int p = 0; p < KILN_PASSES; ++p) atomicAdd(&hl[(p * 256 + KILN_DIGIT(c[k], 8 * p)) * 4], 1u);
-      }
+      if (i0 + 32 * k < count) x[k] = tk[i0 + 32 * k];
 #if KILN_LOSSY
-    const code_t zero = (code_t)((code_t)1 << (8 * sizeof(code_t) - 1)), nan = (code_t)~(code_t)0;
     unsigned neg = 0, zeros = 0, nans = 0;
     bool bad = false;
+#endif
+    // Each code is used where it is made (not kept: the registers allow more blocks).
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) {
-        neg += c[k] < zero;
-        zeros += c[k] == zero;
-        nans += c[k] == nan;
+      if (i0 + 32 * k < count) {
+        const code_t c = kiln_encode(x[k]);
+        #pragma unroll
+        for (int p = 0; p < KILN_PASSES; ++p) atomicAdd(&hl[(p * 256 + KILN_DIGIT(c, 8 * p)) * 4], 1u);
+#if KILN_LOSSY
+        neg += c < zero;
+        zeros += c == zero;
+        nans += c == nan;
         union { key_t key; code_t bits; } a, b;
         a.key = x[k];
-        b.key = kiln_decode(c[k]);
+        b.key = kiln_decode(c);
         bad |= a.bits != b.bits;
+#endif
       }
+#if KILN_LOSSY
     for (int off = 16; off > 0; off >>= 1) {
       neg += __shfl_xor_sync(KILN_ALL, neg, off);
       zeros += __shfl_xor_sync(KILN_ALL, zeros, off);
@@ -256,13 +257,15 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_count(
       unsigned zb = 0, nb = 0;
       for (int w = 0; w < warp; ++w) zb += zero_sums[w], nb += nan_sums[w];
       const unsigned below = (1u << lane) - 1u;
+      key_t* ts = side + lo;
       #pragma unroll
       for (int k = 0; k < KILN_ITEMS; ++k) {
-        const bool valid = e0 + 32 * k < hi;
-        const bool is_zero = valid && c[k] == zero, is_nan = valid && c[k] == nan;
+        const bool valid = i0 + 32 * k < count;
+        const code_t c = valid ? kiln_encode(x[k]) : (code_t)0;
+        const bool is_zero = valid && c == zero, is_nan = valid && c == nan;
         const unsigned mz = __ballot_sync(KILN_ALL, is_zero), mn = __ballot_sync(KILN_ALL, is_nan);
-        if (is_zero) side[row * n + lo + zb + __popc(mz & below)] = x[k];
-        if (is_nan) side[row * n + hi - 1 - (nb + __popc(mn & below))] = x[k];
+        if (is_zero) ts[zb + __popc(mz & below)] = x[k];
+        if (is_nan) ts[count - 1 - (nb + __popc(mn & below))] = x[k];
         zb += __popc(mz);
         nb += __popc(mn);
       }
@@ -284,15 +287,17 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_plan(const 
                                                                           unsigned long long* __restrict__ base,
                                                                           unsigned* __restrict__ mask, long long n) {
   __shared__ unsigned long long sums[KILN_WARPS];
-  const long long row = blockIdx.x;
+  const long long at = (long long)blockIdx.x * KILN_PASSES * 256 + threadIdx.x;
+  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[at + pass * 256];
   unsigned m = 0;
+  #pragma unroll
   for (int pass = 0; pass < KILN_PASSES; ++pass) {
-    const long long q = (row * KILN_PASSES + pass) * 256 + threadIdx.x;
-    const unsigned long long count = hist[q];
-    base[q] = kiln_block_exclusive(count, sums);
-    if (!__syncthreads_or(count == (unsigned long long)n)) m |= 1u << pass;
+    base[at + pass * 256] = kiln_block_exclusive(count[pass], sums);
+    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
   }
-  if (threadIdx.x == 0) mask[row] = m;
+  if (threadIdx.x == 0) mask[blockIdx.x] = m;
 }
 
 // The count of digit threadIdx.x in the row's tiles before tile t > 0, from their look-back words (`word`: tile
@@ -466,7 +471,7 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
 
 // The pass for keys alone and with a payload (argsort's positions): the payload's registers and shared memory
 // are not paid by a sort of keys alone.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_PASS_BLOCKS) kiln_sort_pass(
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_pass(
     key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb,
     const unsigned long long* __restrict__ base, const unsigned* __restrict__ mask,
     unsigned long long* __restrict__ status, unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
@@ -474,7 +479,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_PASS_BLOCKS) kil
   kiln_pass<false>(s, keys, ca, cb, nullptr, nullptr, nullptr, base, mask, status, tickets, n, tiles, pass);
 }
 
-extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_PASS_CARRY_BLOCKS) kiln_sort_pass_carry(
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY) kiln_sort_pass_carry(
     key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
     long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
     const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
@@ -548,6 +553,14 @@ const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
       it = binaries->emplace(std::tuple{arch, t, items}, compile_source(sort_source(t, items), "kiln_sort", arch, {}, false))
                .first;
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
+    // The registers of the counting read and the digit passes fit 3 or 4 blocks per SM (sort_source); the
+    // driver's own split of an SM's memory between L1 and shared memory may hold fewer (on an H100, ncu showed
+    // 132 KiB of shared memory for the pass: 2 blocks of the payload pass's 47 KiB). They read little twice:
+    // all of it to shared memory.
+    for (Entry e : {kCount, kPass, kPassCarry})
+      gpu::check(gpu::driver().cuFuncSetAttribute(slot->function(e).fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                                  CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
+                 "setting the shared memory carveout of kiln's sort passes");
   }
   return *slot;
 }
@@ -575,15 +588,15 @@ std::string sort_source(DType t, int items) {
     throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 16 (KILN_CUDA_SORT_ITEMS)", items));
   return ir::sem::with_type(t, [&](auto zero) {
     using K = ir::sort::SortKey<decltype(zero)>;
-    // The digit pass's registers are capped so that this many blocks fit an SM (a pass waits on memory: more
-    // blocks keep more of it in flight). ptxas fits 4 blocks' worth (64 registers) for codes of up to 4 bytes
-    // without spilling, 3 (80) for 8-byte codes and for the pass that carries a payload.
-    const int pass_blocks = sizeof(typename K::Code) <= 4 ? 4 : 3;
+    // The registers of the counting read and the digit passes are capped so that this many blocks fit an SM
+    // (they wait on memory: more blocks keep more of it in flight). ptxas fits 4 blocks' worth (64 registers)
+    // for codes of up to 4 bytes without spilling, 3 (80) for 8-byte codes and for a pass carrying a payload.
+    const int min_blocks = sizeof(typename K::Code) <= 4 ? 4 : 3;
     return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
                        "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n#define KILN_LOSSY {}\n"
-                       "#define KILN_ITEMS {}\n#define KILN_PASS_BLOCKS {}\n#define KILN_PASS_CARRY_BLOCKS 3\n{}",
+                       "#define KILN_ITEMS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_MIN_BLOCKS_CARRY 3\n{}",
                        name_of(t), c_type(t), K::cuda_code, K::cuda_encode, K::cuda_decode, is_float(t) ? 1 : 0, items,
-                       pass_blocks, kKernels);
+                       min_blocks, kKernels);
   });
 }
 
