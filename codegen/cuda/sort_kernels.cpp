@@ -558,9 +558,10 @@ const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
     // 132 KiB of shared memory for the pass: 2 blocks of the payload pass's 47 KiB). They read little twice:
     // all of it to shared memory.
     for (Entry e : {kCount, kPass, kPassCarry})
-      gpu::check(gpu::driver().cuFuncSetAttribute(slot->function(e).fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+      gpu::check(gpu::driver().cuFuncSetAttribute(slot->function(e).fn,
+                                                  CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                                                   CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
-                 "setting the shared memory carveout of kiln's sort passes");
+                 "setting the shared memory carveout of kiln's sort kernels");
   }
   return *slot;
 }
