@@ -22,7 +22,7 @@ namespace kiln::codegen::cuda {
 namespace {
 
 constexpr int kThreads = 256;            // a digit per thread in every block
-constexpr std::int64_t kCountTiles = 4;  // tiles per block of the counting read (fewer global atomics)
+constexpr std::int64_t kCountTiles = 4;  // fewest tiles per block of the counting read (fewer global atomics)
 
 const char* c_type(DType t) { return type_name(t); }  // the emitter's names (f16/bf16: their bits)
 
@@ -232,10 +232,12 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
         neg += c < zero;
         zeros += c == zero;
         nans += c == nan;
-        union { key_t key; code_t bits; } a, b;
-        a.key = x[k];
-        b.key = kiln_decode(c);
-        bad |= a.bits != b.bits;
+        if (c == zero || c == nan) {  // the only codes that other keys share (sort_keys.hpp)
+          union { key_t key; code_t bits; } a, b;
+          a.key = x[k];
+          b.key = kiln_decode(c);
+          bad |= a.bits != b.bits;
+        }
 #endif
       }
 #if KILN_LOSSY
@@ -389,19 +391,22 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   for (int k = 0; k < KILN_ITEMS; ++k)
     if (i0 + 32 * k < count) atomicAdd(&s.offs[warp][KILN_DIGIT(c[k], shift)], 1u);
   __syncthreads();
-  unsigned total = 0;
+  unsigned warp_count[KILN_WARPS], total = 0;  // kept in registers: shared memory's pipe is the pass's bound
   #pragma unroll
   for (int w = 0; w < KILN_WARPS; ++w) {
-    const unsigned here = s.offs[w][tid];
-    s.offs[w][tid] = total;
-    total += here;
+    warp_count[w] = s.offs[w][tid];
+    total += warp_count[w];
   }
   const unsigned long long tag = (unsigned long long)(pass + 1) << 56;
   volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
   word[t * 256] = ((t == 0 ? KILN_PREFIX : KILN_AGGREGATE) << 62) | tag | total;
-  const unsigned tile_first = kiln_block_exclusive(total, s.sums);  // its barriers order the offs above
+  const unsigned tile_first = kiln_block_exclusive(total, s.sums);  // its barriers order the reads above
+  unsigned next = tile_first;
   #pragma unroll
-  for (int w = 0; w < KILN_WARPS; ++w) s.offs[w][tid] += tile_first;
+  for (int w = 0; w < KILN_WARPS; ++w) {
+    s.offs[w][tid] = next;
+    next += warp_count[w];
+  }
   __syncthreads();
   // Ranks: each warp's items in order, lanes in order, from its next place per digit; the keys go to their
   // places in the tile's order.
@@ -421,12 +426,11 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
 #endif
     const int leader = __ffs(peers) - 1;
     unsigned at = 0;
-    if (lane == leader && d < 256) {
-      at = s.offs[warp][d];
-      s.offs[warp][d] = at + __popc(peers);
-    }
+    // One shared-memory operation rather than a load and a store. Only this warp touches its counters, and
+    // the next item's leader reads them after this one's update (the __syncwarp): the ranks are exact.
+    if (lane == leader && d < 256) at = atomicAdd(&s.offs[warp][d], (unsigned)__popc(peers));
     const unsigned r = __shfl_sync(KILN_ALL, at, leader) + __popc(peers & below);
-    __syncwarp();  // the next item's leader reads what this one wrote
+    __syncwarp();
     if (d < 256) s.sorted.c[r] = c[k];
     if (CARRY) rank[CARRY ? k : 0] = (unsigned short)r;
   }
@@ -540,12 +544,18 @@ enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFix
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
 /// type, keys per thread).
-const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
+struct SortModule {
+  std::unique_ptr<gpu::Module> module;
+  int count_blocks = 1;  ///< blocks of the counting read resident on the whole device at once
+};
+
+const SortModule& sort_module(gpu::Device& dev, DType t, int items) {
   static std::mutex mutex;
   static auto* binaries = new std::map<std::tuple<std::string, DType, int>, Binary>();
-  static auto* modules = new std::map<std::tuple<int, DType, int>, std::unique_ptr<gpu::Module>>();
+  static auto* modules = new std::map<std::tuple<int, DType, int>, SortModule>();
   std::lock_guard lock(mutex);
-  auto& slot = (*modules)[{dev.info().ordinal, t, items}];
+  SortModule& entry = (*modules)[{dev.info().ordinal, t, items}];
+  std::unique_ptr<gpu::Module>& slot = entry.module;
   if (!slot) {
     const std::string arch = dev.info().arch();
     auto it = binaries->find({arch, t, items});
@@ -562,8 +572,13 @@ const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
                                                   CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                                                   CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
                  "setting the shared memory carveout of kiln's sort kernels");
+    int per_sm = 0;
+    gpu::check(gpu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slot->function(kCount).fn,
+                                                                          kThreads, 0),
+               "occupancy of kiln's sort kernels");
+    entry.count_blocks = std::max(1, per_sm) * std::max(1, dev.info().sm_count);
   }
-  return *slot;
+  return entry;
 }
 
 /// Byte offsets of the sort's scratch arrays inside one allocation, each 8-byte aligned.
@@ -602,14 +617,15 @@ std::string sort_source(DType t, int items) {
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan", "kiln_sort_pass", "kiln_sort_pass_carry", "kiln_sort_copy",
-          "kiln_sort_fixup"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan",  "kiln_sort_pass",
+          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
                     std::int64_t n, int items, const std::string& what, const std::string& label) {
   if (rows <= 0 || n <= 0) return;
-  const gpu::Module& m = sort_module(call.dev, t, items);
+  const SortModule& sm = sort_module(call.dev, t, items);
+  const gpu::Module& m = *sm.module;
   const std::int64_t kTile = std::int64_t{kThreads} * items;
   auto launch = [&](Entry e, unsigned grid, std::initializer_list<void*> params) {
     std::vector<void*> p(params);
@@ -625,7 +641,12 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   }
   const int passes = size_of(t);  // a code is as wide as its key: a pass per byte
   const bool lossy = is_float(t);
-  std::int64_t tiles = (n + kTile - 1) / kTile, chunk = kCountTiles, chunks = (tiles + chunk - 1) / chunk;
+  // The counting read runs in one wave where it can: each block takes enough of its row's tiles (at least
+  // kCountTiles) for the rows' blocks to fit the device at once. A second, partly filled wave left most SMs
+  // idle at its end (the f64 count ran 1.5 waves of 4-tile blocks on an H100).
+  std::int64_t tiles = (n + kTile - 1) / kTile;
+  const std::int64_t per_row = std::max<std::int64_t>(1, sm.count_blocks / rows);
+  std::int64_t chunk = std::max(kCountTiles, (tiles + per_row - 1) / per_row), chunks = (tiles + chunk - 1) / chunk;
   const auto total = static_cast<std::size_t>(rows * n);
   const auto r = static_cast<std::size_t>(rows), rt = static_cast<std::size_t>(rows * tiles);
   // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags. Then the rest.
