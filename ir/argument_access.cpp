@@ -93,6 +93,16 @@ class Collector final : public IRVisitor {
     record(s.target.get(), {}, true);
     loops_.pop_back();
   }
+  // A sort reads every element of its arrays and writes them back elsewhere in the rows: a loop over them
+  // (forward_destinations may sort a 1-d parameter in place).
+  void visit(const SortStmt& s) override {
+    loops_.push_back(&s);
+    for (const Var& a : {s.keys, s.positions})
+      if (a) record(a.get(), {}, false);
+    for (const Var& a : {s.keys, s.positions})
+      if (a) record(a.get(), {}, true);
+    loops_.pop_back();
+  }
   void visit(const ReduceStmt& s) override {
     loops_.push_back(&s);
     IRVisitor::visit(s);

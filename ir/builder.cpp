@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/compact.hpp"
 #include "ir/printer.hpp"
 #include "ir/random.hpp"
 #include "ir/semantics.hpp"
@@ -367,11 +368,11 @@ Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<
 }
 
 Stmt make_sort(Var keys, Var positions, std::string origin) {
-  if (!keys || !keys->type.is_array() || keys->kind != VarKind::Local)
-    fail("sort needs an array the kernel allocated (kind Local) as its keys");
-  if (positions && (positions->kind != VarKind::Local || positions->type.elem != DType::I64 ||
+  if (!keys || !keys->type.is_array() || !always_compact(*keys))
+    fail("sort needs compact keys: an array the kernel allocated (kind Local) or a 1-d parameter of stride 1");
+  if (positions && (!always_compact(*positions) || positions->type.elem != DType::I64 ||
                     positions->type.rank != keys->type.rank))
-    fail(fmt::format("sort positions {} ({}) must be an allocated i64 array of the keys' rank {}", positions->name,
+    fail(fmt::format("sort positions {} ({}) must be a compact i64 array of the keys' rank {}", positions->name,
                      to_string(positions->type), int(keys->type.rank)));
   return std::make_shared<SortStmt>(std::move(keys), std::move(positions), std::move(origin));
 }

@@ -301,7 +301,7 @@ struct AtomicStmt final : StmtNode {
 /// Sorts every row (along the last axis) of `keys` in place, ascending and stable in kiln's key order
 /// (ir/sort_keys.hpp): NaN last, -0.0 equal to +0.0, equal keys in input order. With `positions` (else null),
 /// applies the same permutation to each row of it: argsort fills it with the positions along the rows first.
-/// Both are arrays the kernel allocated (row-major and compact, never a parameter's memory), of one shape;
+/// Both are compact row-major arrays of one shape (ir/compact.hpp: allocated, or a 1-d stride-1 parameter);
 /// positions are i64. The statement reads and writes every element of both. Host code: never in a parfor.
 struct SortStmt final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Sort;

@@ -5,6 +5,7 @@
 
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
+#include "ir/compact.hpp"
 #include "ir/substitute.hpp"
 #include "passes/statement_lists.hpp"
 
@@ -58,13 +59,38 @@ bool binds(const Stmt& s, const VarNode* array) {
   return finder.found;
 }
 
+/// Whether `s` holds `array` in a statement that works on whole rows of compact memory (a SortStmt).
+bool sorts(const Stmt& s, const VarNode* array) {
+  struct Finder : IRVisitor {
+    const VarNode* array;
+    bool found = false;
+    explicit Finder(const VarNode* a) : array(a) {}
+    void visit(const SortStmt& x) override { found |= x.keys.get() == array || x.positions.get() == array; }
+  } finder(array);
+  finder.walk(s);
+  return finder.found;
+}
+
+/// The array a statement creates and its shape: an allocation, or an allocating map (which also fills it).
+struct NewArray {
+  const VarNode* array = nullptr;
+  const std::vector<Expr>* shape = nullptr;
+  const MapStmt* map = nullptr;  ///< the allocating map, if that is what creates it
+};
+
+NewArray new_array(const Stmt& s) {
+  if (const auto* a = dyn<AllocateStmt>(s)) return {a->array.get(), &a->shape, nullptr};
+  if (const auto* m = dyn<MapStmt>(s); m && m->allocate) return {m->target.get(), &m->shape, m};
+  return {};
+}
+
 class Forwarding {
  public:
   Forwarding(const Function& f, PassContext& ctx) : f_(f), ctx_(ctx) {}
 
   std::vector<Stmt> rewrite(std::vector<Stmt> s) {
     for (size_t p = 0; p < s.size(); ++p)
-      if (const auto* a = dyn<AllocateStmt>(s[p]); a && !f_.returns(a->array.get())) forward(s, p);
+      if (const NewArray a = new_array(s[p]); a.array && !f_.returns(a.array)) forward(s, p);
     return s;
   }
 
@@ -72,10 +98,10 @@ class Forwarding {
   const Function& f_;
   PassContext& ctx_;
 
-  /// Forwards the array allocated at s[p] into the array it is copied into, if it can.
+  /// Forwards the array created at s[p] into the array it is copied into, if it can.
   void forward(std::vector<Stmt>& s, size_t p) {
-    const AllocateStmt& a = s[p]->as<AllocateStmt>();
-    const VarNode* t = a.array.get();
+    const NewArray a = new_array(s[p]);
+    const VarNode* t = a.array;
     size_t q = p + 1;
     for (; q < s.size(); ++q)
       if (const auto* m = dyn<MapStmt>(s[q]); m && copied_from(*m) == t) break;
@@ -85,21 +111,25 @@ class Forwarding {
     if (o->kind == VarKind::Binding || f_.returns(o.get())) return;  // a binding may name anything
     for (size_t k = q + 1; k < s.size(); ++k)
       if (uses(s[k], t)) return;
+    // An allocating map fills o instead: its value may not read o (it would read elements it has written). A
+    // map copied straight away is fusion's (it puts the map into the copy).
+    if (a.map && (q == p + 1 || uses(ReplaceDims(o.get(), nullptr).mutate(a.map->value), o.get()))) return;
     // o untouched between the allocation and the copy (its extents aside), and the variables of T's extents
     // not assigned there, so that the extents mean at the checks what they meant at the allocation.
     VarSet assigned;
     for (size_t k = p + 1; k < q; ++k) {
       if (uses(ReplaceDims(o.get(), nullptr).mutate(s[k]), o.get()) || binds(s[k], t)) return;
+      if (!always_compact(*o) && sorts(s[k], t)) return;  // a sort needs compact rows; o's strides are the caller's
       for (const VarNode* v : assigned_vars(s[k])) assigned.insert(v);
       for (const VarNode* v : declared_in(s[k])) assigned.insert(v);
     }
-    for (const Expr& e : a.shape)
+    for (const Expr& e : *a.shape)
       for (const Var& v : free_vars(e))
         if (assigned.count(v.get())) return;
     // The copy's checks (its shapes against o's) move before everything that now writes o; they may read
     // nothing made in between.
     std::vector<Stmt> checks, fill;
-    ReplaceDims extents(t, &a.shape);
+    ReplaceDims extents(t, a.shape);
     for (size_t k = p + 1; k < q; ++k) {
       Stmt st = extents.mutate(s[k]);
       if (dyn<CheckStmt>(st) && uses(st, o.get())) {
@@ -114,10 +144,14 @@ class Forwarding {
     rename.vars[t] = o;
     std::vector<Stmt> out(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(p));
     out.insert(out.end(), checks.begin(), checks.end());
+    if (a.map) {
+      std::vector<Expr> own;
+      for (const Var& i : a.map->indices) own.push_back(make_ref(i));
+      out.push_back(make_map_into(o, a.map->indices, a.map->shape, std::move(own), a.map->value, a.map->origin));
+    }
     for (const Stmt& st : fill) out.push_back(rename.mutate(st));
     out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(q) + 1, s.end());
-    ctx_.note("wrote " + a.array->name + " straight into " + o->name + " (" + copy.origin +
-              "): no allocation, no copy");
+    ctx_.note("wrote " + t->name + " straight into " + o->name + " (" + copy.origin + "): no allocation, no copy");
     s = std::move(out);
   }
 };

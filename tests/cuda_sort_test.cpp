@@ -183,5 +183,53 @@ TEST(CudaSortGpu, ZerosAndNaNsKeepTheirBitsAndOrder) {
   zeros_and_nans<double>("f64");
 }
 
+// Rows already in order, reversed, and of one key repeated: whole tiles share a digit in every pass (the
+// tile's counts pile onto one digit, its ranks are one run), at sizes of many tiles (the look-back walks
+// windows of earlier tiles).
+TEST(CudaSortGpu, SortedReversedAndConstantRowsMatchTheInterpreter) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  for (std::int64_t n : {std::int64_t{70001}, std::int64_t{300007}}) {
+    std::vector<std::int32_t> up(static_cast<size_t>(n)), down(static_cast<size_t>(n)), same(static_cast<size_t>(n), -7);
+    std::vector<double> fup(static_cast<size_t>(n)), fdown(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      up[static_cast<size_t>(i)] = static_cast<std::int32_t>(i * 3 - n);
+      down[static_cast<size_t>(i)] = static_cast<std::int32_t>(n - i * 3);
+      fup[static_cast<size_t>(i)] = static_cast<double>(i) * 0.5 - 1000.0;
+      fdown[static_cast<size_t>(i)] = 1000.0 - static_cast<double>(i) * 0.25;
+    }
+    const std::string size = " size " + std::to_string(n);
+    check_against_interpreter<std::int32_t, 1>({n}, up, "i32 ascending" + size);
+    check_against_interpreter<std::int32_t, 1>({n}, down, "i32 descending" + size);
+    check_against_interpreter<std::int32_t, 1>({n}, same, "i32 constant" + size);
+    check_against_interpreter<double, 1>({n}, fup, "f64 ascending" + size);
+    check_against_interpreter<double, 1>({n}, fdown, "f64 descending" + size);
+  }
+}
+
+// Results assigned into 1-d parameters: the sort works in the destination itself (no copy of the sorted keys
+// or positions), bit for bit the interpreter's answer.
+TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  auto body = [](Array<double, 1> x, Array<double, 1> out, Array<std::int64_t, 1> order) {
+    out(kiln::all) = kiln::sort(x);
+    order(kiln::all) = kiln::argsort(x);
+  };
+  auto gpu = jit("sort_into_gpu", body, Options().on(Target::cuda));
+  auto ref = jit("sort_into_ref", body, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{4000}, std::int64_t{1'000'003}}) {
+    NDArray<double> in({n}), s({n}), rs({n});
+    NDArray<std::int64_t> p({n}), rp({n});
+    const auto v = keys<double>(n, static_cast<std::uint64_t>(n), 1 << 20);
+    std::copy(v.begin(), v.end(), in.data());
+    gpu(in, s, p);
+    ref(in, rs, rp);
+    const std::string what = "into parameters, size " + std::to_string(n);
+    expect_sorted(in, s, p, what);
+    ASSERT_EQ(std::memcmp(s.data(), rs.data(), static_cast<size_t>(n) * sizeof(double)), 0) << what;
+    ASSERT_EQ(std::memcmp(p.data(), rp.data(), static_cast<size_t>(n) * 8), 0) << what;
+  }
+  EXPECT_NE(gpu.diagnostics().find("wrote sort straight into "), std::string::npos) << gpu.diagnostics();
+}
+
 }  // namespace
 }  // namespace kiln

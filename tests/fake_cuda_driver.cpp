@@ -357,6 +357,10 @@ CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute, CUfunction) {
   *v = 1024;
   return CUDA_SUCCESS;
 }
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) {
+  FAKE_COUNT(cuFuncSetAttribute);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuGetErrorName(CUresult r, const char** s) {
   *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : r == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_INVALID_VALUE";
   return CUDA_SUCCESS;

@@ -230,6 +230,60 @@ TEST(Sort, IntoParametersAndUnread) {
   }
 }
 
+// `o(kiln::all) = kiln::sort(x)` into a 1-d parameter (compact by its signature): the copy of x goes straight
+// into o, which is sorted in place (one copy, not two), and argsort's positions likewise. A 2-d parameter's
+// rows may be strided, so its sort keeps the kernel's own array; so does `x = sort(x)` (the copy would read
+// what it writes). A
+// wrong shape still fails before anything is written, and overlapping views of one buffer give the answer
+// of distinct arrays.
+TEST(Sort, IsWrittenStraightIntoA1dParameter) {
+  for (const Target& t : targets()) {
+    Threads threads(t.threads);
+    auto k = jit("sort_into_1d", [](Array<double, 1> x, Array<double, 1> out, Array<std::int64_t, 1> order) {
+      out(kiln::all) = kiln::sort(x);
+      order(kiln::all) = kiln::argsort(x);
+    }, t.options);
+    auto rows = jit("sort_into_2d", [](Array<double, 2> x, Array<double, 2> out) {
+      out(kiln::all, kiln::all) = kiln::sort(x);
+    }, t.options);
+    auto self = jit("sort_self", [](Array<double, 1> x) { x(kiln::all) = kiln::sort(x); }, t.options);
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{257}, std::int64_t{65537}}) {
+      const auto in = array_of(keys<double>(n, static_cast<std::uint64_t>(n), 1 << 20), {n});
+      NDArray<double> out({n});
+      NDArray<std::int64_t> order({n});
+      k(in, out, order);
+      expect_sorted(in, out, order, "into 1-d parameters " + t.name() + " n=" + std::to_string(n));
+      NDArray<double> in_place({n});
+      std::copy(in.data(), in.data() + n, in_place.data());
+      self(in_place);
+      expect_sorted(in, in_place, order, "x = sort(x) " + t.name());
+    }
+    // (Without the source file at hand, parameters are named arg0, arg1, ...)
+    EXPECT_CONTAINS(k.diagnostics(), "wrote sort straight into ");
+    EXPECT_CONTAINS(k.diagnostics(), "wrote argsort straight into ");
+    EXPECT_EQ(self.diagnostics().find("straight into"), std::string::npos) << t.name();
+    const auto m = array_of(keys<double>(3 * 41, 9, 1 << 20), {3, 41});
+    NDArray<double> sorted_rows({3, 41});
+    rows(m, sorted_rows);
+    expect_sorted(m, sorted_rows, array_of(ref_argsort(m), {3, 41}), "into a 2-d parameter " + t.name());
+    EXPECT_EQ(rows.diagnostics().find("straight into"), std::string::npos) << t.name();
+    // A destination of another shape: the copy's ShapeError, raised before anything is written.
+    NDArray<double> small({4});
+    NDArray<std::int64_t> order4({4});
+    std::fill(small.data(), small.data() + 4, 7.0);
+    EXPECT_CONTAINS(error_of<ShapeError>([&] { k(array_of(keys<double>(5, 1, 9), {5}), small, order4); }), "] = sort(");
+    for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(small.data()[i], 7.0) << t.name();
+    // x and out views of one buffer, offset by one element: sorted as if they were distinct arrays.
+    const std::int64_t n = 1000;
+    std::vector<double> buf = keys<double>(n + 1, 3, 1 << 20);
+    const auto before = array_of(std::vector<double>(buf.begin(), buf.begin() + n), {n});
+    NDArray<std::int64_t> shifted_order({n});
+    k(ArrayRef<const double>(buf.data(), {n}), ArrayRef<double>(buf.data() + 1, {n}), shifted_order);
+    const auto after = array_of(std::vector<double>(buf.begin() + 1, buf.end()), {n});
+    expect_sorted(before, after, shifted_order, "overlapping views " + t.name());
+  }
+}
+
 TEST(Sort, InsideAPrangeIsATraceError) {
   auto k = jit("sort_in_prange", [](Array<double, 2> m, Array<double, 2> out) {
     prange(m.shape(0), [&](Int i) { out(i, all) = kiln::sort(m(i, all)); });

@@ -22,7 +22,7 @@ namespace kiln::codegen::cuda {
 namespace {
 
 constexpr int kThreads = 256;            // a digit per thread in every block
-constexpr std::int64_t kCountTiles = 4;  // tiles per block of the counting read (fewer global atomics)
+constexpr std::int64_t kCountTiles = 4;  // fewest tiles per block of the counting read (fewer global atomics)
 
 const char* c_type(DType t) { return type_name(t); }  // the emitter's names (f16/bf16: their bits)
 
@@ -42,6 +42,7 @@ constexpr const char* kKernels = R"(
 #define KILN_AGGREGATE 1ull
 #define KILN_PREFIX 2ull
 #define KILN_COUNT_MASK ((1ull << 56) - 1ull)
+#define KILN_LOOKBACK 8  // earlier tiles' words a look-back step reads at once
 
 __device__ __forceinline__ code_t kiln_encode(key_t x) {
   code_t code;
@@ -73,6 +74,20 @@ __device__ __forceinline__ T kiln_block_exclusive(T x, T* sums) {
   return before + inc - x;
 }
 
+// The lanes of the warp whose digit equals this lane's d (0..255, or 256 for no element): one ballot per bit.
+// A digit pass uses this rather than __match_any_sync: its votes and logic run on the integer pipes, which a
+// pass leaves mostly idle, while the pass is bound by the pipe of shared memory and cross-lane operations (ncu
+// on an H100: 75% busy with __match_any_sync). CUB's radix ranking matches its digits with ballots too.
+__device__ __forceinline__ unsigned kiln_peers(int d) {
+  unsigned peers = KILN_ALL;
+  #pragma unroll
+  for (int bit = 0; bit < 9; ++bit) {
+    const unsigned b = __ballot_sync(KILN_ALL, (d >> bit) & 1);
+    peers &= ((d >> bit) & 1) ? b : ~b;
+  }
+  return peers;
+}
+
 // Each item's rank among the equal digits of its warp's items before it (items in order, lanes in order),
 // and the warp's count per digit in `counts` (zero on entry). Digit 256: no element.
 __device__ __forceinline__ void kiln_warp_rank(const int (&d)[KILN_ITEMS], unsigned (&rank)[KILN_ITEMS],
@@ -83,11 +98,7 @@ __device__ __forceinline__ void kiln_warp_rank(const int (&d)[KILN_ITEMS], unsig
 #if __CUDA_ARCH__ >= 700
     const unsigned peers = __match_any_sync(KILN_ALL, d[k]);
 #else
-    unsigned peers = KILN_ALL;
-    for (int bit = 0; bit < 9; ++bit) {
-      const unsigned m = __ballot_sync(KILN_ALL, (d[k] >> bit) & 1);
-      peers &= ((d[k] >> bit) & 1) ? m : ~m;
-    }
+    const unsigned peers = kiln_peers(d[k]);
 #endif
     const int leader = __ffs(peers) - 1;  // the lowest lane: ranks follow lane order
     unsigned old = 0;
@@ -192,51 +203,54 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
 // negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
 // its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
 // code (-0.0, a NaN payload).
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_count(
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
     int* __restrict__ lossy, key_t* __restrict__ side, long long n, long long tiles, long long chunk,
     long long chunks) {
   __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
 #if KILN_LOSSY
   __shared__ unsigned zero_sums[KILN_WARPS], nan_sums[KILN_WARPS];
+  const code_t zero = (code_t)((code_t)1 << (8 * sizeof(code_t) - 1)), nan = (code_t)~(code_t)0;
 #endif
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const long long row = blockIdx.x / chunks, part = blockIdx.x % chunks;
   for (int q = tid; q < KILN_PASSES * 256 * 4; q += KILN_THREADS) h[q] = 0;
   __syncthreads();
-  const key_t* rk = keys + row * n;
   unsigned* hl = h + (lane & 3);
+  const int i0 = warp * 32 * KILN_ITEMS + lane;  // item k is the tile's element i0 + 32 k
   const long long t_end = min(tiles, (part + 1) * chunk);
   for (long long t = part * chunk; t < t_end; ++t) {
-    const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
-    const long long e0 = lo + warp * 32 * KILN_ITEMS + lane;
+    const long long lo = row * n + t * KILN_TILE;
+    const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
+    const key_t* tk = keys + lo;
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) x[k] = rk[e0 + 32 * k];
-    code_t c[KILN_ITEMS];
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) {
-        c[k] = kiln_encode(x[k]);
-        #pragma unroll
-        for (int p = 0; p < KILN_PASSES; ++p) atomicAdd(&hl[(p * 256 + KILN_DIGIT(c[k], 8 * p)) * 4], 1u);
-      }
+      if (i0 + 32 * k < count) x[k] = tk[i0 + 32 * k];
 #if KILN_LOSSY
-    const code_t zero = (code_t)((code_t)1 << (8 * sizeof(code_t) - 1)), nan = (code_t)~(code_t)0;
     unsigned neg = 0, zeros = 0, nans = 0;
     bool bad = false;
+#endif
+    // Each code is used where it is made (not kept: the registers allow more blocks).
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) {
-        neg += c[k] < zero;
-        zeros += c[k] == zero;
-        nans += c[k] == nan;
-        union { key_t key; code_t bits; } a, b;
-        a.key = x[k];
-        b.key = kiln_decode(c[k]);
-        bad |= a.bits != b.bits;
+      if (i0 + 32 * k < count) {
+        const code_t c = kiln_encode(x[k]);
+        #pragma unroll
+        for (int p = 0; p < KILN_PASSES; ++p) atomicAdd(&hl[(p * 256 + KILN_DIGIT(c, 8 * p)) * 4], 1u);
+#if KILN_LOSSY
+        neg += c < zero;
+        zeros += c == zero;
+        nans += c == nan;
+        if (c == zero || c == nan) {  // the only codes that other keys share (sort_keys.hpp)
+          union { key_t key; code_t bits; } a, b;
+          a.key = x[k];
+          b.key = kiln_decode(c);
+          bad |= a.bits != b.bits;
+        }
+#endif
       }
+#if KILN_LOSSY
     for (int off = 16; off > 0; off >>= 1) {
       neg += __shfl_xor_sync(KILN_ALL, neg, off);
       zeros += __shfl_xor_sync(KILN_ALL, zeros, off);
@@ -255,13 +269,15 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_count(
       unsigned zb = 0, nb = 0;
       for (int w = 0; w < warp; ++w) zb += zero_sums[w], nb += nan_sums[w];
       const unsigned below = (1u << lane) - 1u;
+      key_t* ts = side + lo;
       #pragma unroll
       for (int k = 0; k < KILN_ITEMS; ++k) {
-        const bool valid = e0 + 32 * k < hi;
-        const bool is_zero = valid && c[k] == zero, is_nan = valid && c[k] == nan;
+        const bool valid = i0 + 32 * k < count;
+        const code_t c = valid ? kiln_encode(x[k]) : (code_t)0;
+        const bool is_zero = valid && c == zero, is_nan = valid && c == nan;
         const unsigned mz = __ballot_sync(KILN_ALL, is_zero), mn = __ballot_sync(KILN_ALL, is_nan);
-        if (is_zero) side[row * n + lo + zb + __popc(mz & below)] = x[k];
-        if (is_nan) side[row * n + hi - 1 - (nb + __popc(mn & below))] = x[k];
+        if (is_zero) ts[zb + __popc(mz & below)] = x[k];
+        if (is_nan) ts[count - 1 - (nb + __popc(mn & below))] = x[k];
         zb += __popc(mz);
         nb += __popc(mn);
       }
@@ -283,118 +299,200 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_plan(const 
                                                                           unsigned long long* __restrict__ base,
                                                                           unsigned* __restrict__ mask, long long n) {
   __shared__ unsigned long long sums[KILN_WARPS];
-  const long long row = blockIdx.x;
+  const long long at = (long long)blockIdx.x * KILN_PASSES * 256 + threadIdx.x;
+  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[at + pass * 256];
   unsigned m = 0;
+  #pragma unroll
   for (int pass = 0; pass < KILN_PASSES; ++pass) {
-    const long long q = (row * KILN_PASSES + pass) * 256 + threadIdx.x;
-    const unsigned long long count = hist[q];
-    base[q] = kiln_block_exclusive(count, sums);
-    if (!__syncthreads_or(count == (unsigned long long)n)) m |= 1u << pass;
+    base[at + pass * 256] = kiln_block_exclusive(count[pass], sums);
+    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
   }
-  if (threadIdx.x == 0) mask[row] = m;
+  if (threadIdx.x == 0) mask[blockIdx.x] = m;
 }
+
+// The count of digit threadIdx.x in the row's tiles before tile t > 0, from their look-back words (`word`: tile
+// 0's word of the digit; a tile's words are 256 apart). Each step reads the KILN_LOOKBACK tiles below the
+// nearest one not summed yet at once (their loads overlap instead of following each other) and sums them from
+// the nearest on while they are ready, up to one that holds the row's count up to it. Tile 0's word always
+// holds that count, so the walk ends there at the latest.
+__device__ __forceinline__ unsigned long long kiln_look_back(volatile unsigned long long* word, long long t,
+                                                            unsigned long long tag) {
+  unsigned long long earlier = 0;
+  long long j = t - 1;
+  for (;;) {
+    unsigned long long s[KILN_LOOKBACK];
+    #pragma unroll
+    for (int i = 0; i < KILN_LOOKBACK; ++i) s[i] = j - i >= 0 ? word[(j - i) * 256] : 0ull;
+    int taken = 0;
+    bool done = false;
+    #pragma unroll
+    for (int i = 0; i < KILN_LOOKBACK; ++i)
+      if (!done && taken == i && (s[i] & (63ull << 56)) == tag) {
+        earlier += s[i] & KILN_COUNT_MASK;
+        taken = i + 1;
+        done = (s[i] >> 62) == KILN_PREFIX;
+      }
+    if (done) return earlier;
+    j -= taken;
+  }
+}
+
+// A digit pass's shared memory; the payload's place (`v`, `digit_of`) only where it carries one.
+template <bool CARRY>
+struct KilnPassShared {
+  union {
+    code_t c[KILN_TILE];
+    long long v[CARRY ? KILN_TILE : 1];
+  } sorted;                                     // the tile in this pass's order: keys, then payload
+  unsigned offs[KILN_WARPS][256];               // per warp: its digits' counts, then its next place per digit
+  long long shift_to_row[256];                  // slot in the keys - place in the tile's order, per digit
+  unsigned char digit_of[CARRY ? KILN_TILE : 1];  // each sorted key's digit, for the payload
+  unsigned sums[KILN_WARPS];
+  long long ticket;
+};
 
 // One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
 // first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
 // which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
 // every tile a block waits for in the look-back has started.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_pass(
-    key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
-    long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
-    const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
-    long long n, long long tiles, int pass, int carry) {
-  __shared__ union {
-    code_t c[KILN_TILE];
-    long long v[KILN_TILE];
-  } sorted;                                         // the tile in this pass's order: keys, then payload
-  __shared__ unsigned char digit_of[KILN_TILE];      // each sorted key's digit
-  __shared__ unsigned short counts[KILN_WARPS][256];
-  __shared__ unsigned first[256];                    // the tile's first sorted place per digit
-  __shared__ long long shift_to_row[256];            // row slot - sorted place, per digit
-  __shared__ unsigned sums[KILN_WARPS];
-  __shared__ long long ticket;
+// The order of work keeps the look-back short: the tile's digit counts are published as soon as the keys are
+// in (per-warp shared counts), before the keys are ranked; the look-back comes after the ranking, when the
+// earlier tiles have had that time to publish theirs and their row counts.
+template <bool CARRY>
+__device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __restrict__ keys,
+                                          code_t* __restrict__ ca, code_t* __restrict__ cb,
+                                          long long* __restrict__ positions, long long* __restrict__ va,
+                                          long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+                                          const unsigned* __restrict__ mask, unsigned long long* __restrict__ status,
+                                          unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&counts[0][0])[q] = 0;
-  if (tid == 0) ticket = atomicAdd(&tickets[pass], 1u);
+  for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&s.offs[0][0])[q] = 0;
+  if (tid == 0) s.ticket = atomicAdd(&tickets[pass], 1u);
   __syncthreads();
-  const long long row = ticket / tiles, t = ticket % tiles;
+  const long long row = s.ticket / tiles, t = s.ticket % tiles;
   const unsigned m = mask[row];
   if (!((m >> pass) & 1u)) return;
   const int before = __popc(m & ((1u << pass) - 1u));
   const bool is_first = before == 0, is_last = before > 0 && (m >> (pass + 1)) == 0;
-  const code_t* cin = (before & 1) ? ca : cb;  // pass `before` - 1 wrote a when even
+  const long long lo = row * n + t * KILN_TILE;                // the tile's first element
+  const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
+  const int i0 = warp * 32 * KILN_ITEMS + lane;                // item k is the tile's element i0 + 32 k
+  const code_t* cin = ((before & 1) ? ca : cb) + lo;          // pass `before` - 1 wrote a when even
   code_t* cout = (before & 1) ? cb : ca;
-  const long long* vin = (before & 1) ? va : vb;
-  long long* vout = (before & 1) ? vb : va;
-  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE), roff = row * n;
-  const long long e0 = lo + warp * 32 * KILN_ITEMS + lane;
   const int shift = 8 * pass;
+  const unsigned long long row_first = base[(row * KILN_PASSES + pass) * 256 + tid];  // no wait until used
   code_t c[KILN_ITEMS];
   if (is_first) {
+    const key_t* kin = keys + lo;
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (e0 + 32 * k < hi) x[k] = keys[roff + e0 + 32 * k];
+      if (i0 + 32 * k < count) x[k] = kin[i0 + 32 * k];
     #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = e0 + 32 * k < hi ? kiln_encode(x[k]) : (code_t)0;
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = i0 + 32 * k < count ? kiln_encode(x[k]) : (code_t)0;
   } else {
     #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = e0 + 32 * k < hi ? cin[roff + e0 + 32 * k] : (code_t)0;
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = i0 + 32 * k < count ? cin[i0 + 32 * k] : (code_t)0;
   }
-  int d[KILN_ITEMS];
-  unsigned rank[KILN_ITEMS];
+  // The warps' digit counts, then the tile's (thread tid: digit tid), published for the later tiles.
   #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k) d[k] = e0 + 32 * k < hi ? KILN_DIGIT(c[k], shift) : 256;
-  kiln_warp_rank(d, rank, counts[warp]);
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (i0 + 32 * k < count) atomicAdd(&s.offs[warp][KILN_DIGIT(c[k], shift)], 1u);
   __syncthreads();
-  const unsigned total = kiln_warp_offsets(counts, tid);
-  // The tile's count of digit tid, then the count of the row's earlier tiles from the look-back.
+  unsigned warp_count[KILN_WARPS], total = 0;  // kept in registers: shared memory's pipe is the pass's bound
+  #pragma unroll
+  for (int w = 0; w < KILN_WARPS; ++w) {
+    warp_count[w] = s.offs[w][tid];
+    total += warp_count[w];
+  }
   const unsigned long long tag = (unsigned long long)(pass + 1) << 56;
   volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
   word[t * 256] = ((t == 0 ? KILN_PREFIX : KILN_AGGREGATE) << 62) | tag | total;
-  const unsigned tile_first = kiln_block_exclusive(total, sums);
+  const unsigned tile_first = kiln_block_exclusive(total, s.sums);  // its barriers order the reads above
+  unsigned next = tile_first;
+  #pragma unroll
+  for (int w = 0; w < KILN_WARPS; ++w) {
+    s.offs[w][tid] = next;
+    next += warp_count[w];
+  }
+  __syncthreads();
+  // Ranks: each warp's items in order, lanes in order, from its next place per digit; the keys go to their
+  // places in the tile's order.
+  const unsigned below = (1u << lane) - 1u;
+  unsigned short rank[CARRY ? KILN_ITEMS : 1];
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int d = i0 + 32 * k < count ? KILN_DIGIT(c[k], shift) : 256;
+    const unsigned peers = kiln_peers(d);
+    const int leader = __ffs(peers) - 1;
+    unsigned at = 0;
+    // One shared-memory operation rather than a load and a store. Only this warp touches its counters, and
+    // the next item's leader reads them after this one's update (the __syncwarp): the ranks are exact.
+    if (lane == leader && d < 256) at = atomicAdd(&s.offs[warp][d], (unsigned)__popc(peers));
+    const unsigned r = __shfl_sync(KILN_ALL, at, leader) + __popc(peers & below);
+    __syncwarp();
+    if (d < 256) s.sorted.c[r] = c[k];
+    if (CARRY) rank[CARRY ? k : 0] = (unsigned short)r;
+  }
   unsigned long long earlier = 0;
   if (t > 0) {
-    for (long long j = t - 1;; --j) {
-      unsigned long long s;
-      do s = word[j * 256];
-      while ((s & (63ull << 56)) != tag);
-      earlier += s & KILN_COUNT_MASK;
-      if ((s >> 62) == KILN_PREFIX) break;
-    }
+    earlier = kiln_look_back(word, t, tag);
     word[t * 256] = (KILN_PREFIX << 62) | tag | (earlier + total);
   }
-  first[tid] = tile_first;
-  shift_to_row[tid] = (long long)(base[(row * KILN_PASSES + pass) * 256 + tid] + earlier) - (long long)tile_first;
+  s.shift_to_row[tid] = row * n + (long long)(row_first + earlier) - (long long)tile_first;
   __syncthreads();
-  #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k)
-    if (d[k] < 256) {
-      rank[k] += first[d[k]] + counts[warp][d[k]];  // the key's place in the tile's order
-      sorted.c[rank[k]] = c[k];
-    }
-  __syncthreads();
-  const int count = (int)(hi - lo);
   // Consecutive threads write consecutive slots of a digit's run.
-  for (int j = tid; j < count; j += KILN_THREADS) {
-    const code_t v = sorted.c[j];
-    const int dj = KILN_DIGIT(v, shift);
-    digit_of[j] = (unsigned char)dj;
-    const long long o = roff + shift_to_row[dj] + j;
-    if (is_last) keys[o] = kiln_decode(v);
-    else cout[o] = v;
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int j = tid + KILN_THREADS * k;
+    if (j < count) {
+      const code_t v = s.sorted.c[j];
+      const int dj = KILN_DIGIT(v, shift);
+      if (CARRY) s.digit_of[CARRY ? j : 0] = (unsigned char)dj;
+      const long long o = s.shift_to_row[dj] + j;
+      if (is_last) keys[o] = kiln_decode(v);
+      else cout[o] = v;
+    }
   }
-  if (!carry) return;
-  __syncthreads();  // every key is read out of `sorted` before the payload goes in
-  const long long* pin = is_first ? positions : vin;
-  long long* pout = is_last ? positions : vout;
+  if (!CARRY) return;
+  const long long* pin = is_first ? positions + lo : ((before & 1) ? va : vb) + lo;
+  long long* pout = is_last ? positions : (before & 1) ? vb : va;
+  long long p[KILN_ITEMS];
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k)
-    if (d[k] < 256) sorted.v[rank[k]] = pin[roff + e0 + 32 * k];
+    if (i0 + 32 * k < count) p[k] = pin[i0 + 32 * k];
+  __syncthreads();  // every key is read out of `sorted` before the payload goes in
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (i0 + 32 * k < count) s.sorted.v[rank[CARRY ? k : 0]] = p[k];
   __syncthreads();
-  for (int j = tid; j < count; j += KILN_THREADS) pout[roff + shift_to_row[digit_of[j]] + j] = sorted.v[j];
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int j = tid + KILN_THREADS * k;
+    if (j < count) pout[s.shift_to_row[s.digit_of[j]] + j] = s.sorted.v[j];
+  }
 }
 
+// The pass for keys alone and with a payload (argsort's positions): the payload's registers and shared memory
+// are not paid by a sort of keys alone.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_pass(
+    key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb,
+    const unsigned long long* __restrict__ base, const unsigned* __restrict__ mask,
+    unsigned long long* __restrict__ status, unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
+  __shared__ KilnPassShared<false> s;
+  kiln_pass<false>(s, keys, ca, cb, nullptr, nullptr, nullptr, base, mask, status, tickets, n, tiles, pass);
+}
+
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY) kiln_sort_pass_carry(
+    key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
+    long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+    const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
+    long long n, long long tiles, int pass) {
+  __shared__ KilnPassShared<true> s;
+  kiln_pass<true>(s, keys, ca, cb, positions, va, vb, base, mask, status, tickets, n, tiles, pass);
+}
 // Rows with one active pass: their keys (decoded) and payload back from buffer a. Block row * tiles + t.
 extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_copy(
     key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
@@ -443,17 +541,23 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kCopy, kFixup };
+enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFixup };
 
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
 /// type, keys per thread).
-const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
+struct SortModule {
+  std::unique_ptr<gpu::Module> module;
+  int count_blocks = 1;  ///< blocks of the counting read resident on the whole device at once
+};
+
+const SortModule& sort_module(gpu::Device& dev, DType t, int items) {
   static std::mutex mutex;
   static auto* binaries = new std::map<std::tuple<std::string, DType, int>, Binary>();
-  static auto* modules = new std::map<std::tuple<int, DType, int>, std::unique_ptr<gpu::Module>>();
+  static auto* modules = new std::map<std::tuple<int, DType, int>, SortModule>();
   std::lock_guard lock(mutex);
-  auto& slot = (*modules)[{dev.info().ordinal, t, items}];
+  SortModule& entry = (*modules)[{dev.info().ordinal, t, items}];
+  std::unique_ptr<gpu::Module>& slot = entry.module;
   if (!slot) {
     const std::string arch = dev.info().arch();
     auto it = binaries->find({arch, t, items});
@@ -461,8 +565,22 @@ const gpu::Module& sort_module(gpu::Device& dev, DType t, int items) {
       it = binaries->emplace(std::tuple{arch, t, items}, compile_source(sort_source(t, items), "kiln_sort", arch, {}, false))
                .first;
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
+    // The registers of the counting read and the digit passes fit 3 or 4 blocks per SM (sort_source); the
+    // driver's own split of an SM's memory between L1 and shared memory may hold fewer (on an H100, ncu showed
+    // 132 KiB of shared memory for the pass: 2 blocks of the payload pass's 47 KiB). They read little twice:
+    // all of it to shared memory.
+    for (Entry e : {kCount, kPass, kPassCarry})
+      gpu::check(gpu::driver().cuFuncSetAttribute(slot->function(e).fn,
+                                                  CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                                  CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
+                 "setting the shared memory carveout of kiln's sort kernels");
+    int per_sm = 0;
+    gpu::check(gpu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slot->function(kCount).fn,
+                                                                          kThreads, 0),
+               "occupancy of kiln's sort kernels");
+    entry.count_blocks = std::max(1, per_sm) * std::max(1, dev.info().sm_count);
   }
-  return *slot;
+  return entry;
 }
 
 /// Byte offsets of the sort's scratch arrays inside one allocation, each 8-byte aligned.
@@ -488,22 +606,28 @@ std::string sort_source(DType t, int items) {
     throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 16 (KILN_CUDA_SORT_ITEMS)", items));
   return ir::sem::with_type(t, [&](auto zero) {
     using K = ir::sort::SortKey<decltype(zero)>;
+    // The registers of the counting read and the digit passes are capped so that this many blocks fit an SM
+    // (they wait on memory: more blocks keep more of it in flight). ptxas fits 4 blocks' worth (64 registers)
+    // for codes of up to 4 bytes without spilling, 3 (80) for 8-byte codes and for a pass carrying a payload.
+    const int min_blocks = sizeof(typename K::Code) <= 4 ? 4 : 3;
     return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
                        "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n#define KILN_LOSSY {}\n"
-                       "#define KILN_ITEMS {}\n{}",
+                       "#define KILN_ITEMS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_MIN_BLOCKS_CARRY 3\n{}",
                        name_of(t), c_type(t), K::cuda_code, K::cuda_encode, K::cuda_decode, is_float(t) ? 1 : 0, items,
-                       kKernels);
+                       min_blocks, kKernels);
   });
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan", "kiln_sort_pass", "kiln_sort_copy", "kiln_sort_fixup"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan",  "kiln_sort_pass",
+          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
                     std::int64_t n, int items, const std::string& what, const std::string& label) {
   if (rows <= 0 || n <= 0) return;
-  const gpu::Module& m = sort_module(call.dev, t, items);
+  const SortModule& sm = sort_module(call.dev, t, items);
+  const gpu::Module& m = *sm.module;
   const std::int64_t kTile = std::int64_t{kThreads} * items;
   auto launch = [&](Entry e, unsigned grid, std::initializer_list<void*> params) {
     std::vector<void*> p(params);
@@ -519,7 +643,12 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   }
   const int passes = size_of(t);  // a code is as wide as its key: a pass per byte
   const bool lossy = is_float(t);
-  std::int64_t tiles = (n + kTile - 1) / kTile, chunk = kCountTiles, chunks = (tiles + chunk - 1) / chunk;
+  // The counting read runs in one wave where it can: each block takes enough of its row's tiles (at least
+  // kCountTiles) for the rows' blocks to fit the device at once. A second, partly filled wave left most SMs
+  // idle at its end (the f64 count ran 1.5 waves of 4-tile blocks on an H100).
+  std::int64_t tiles = (n + kTile - 1) / kTile;
+  const std::int64_t per_row = std::max<std::int64_t>(1, sm.count_blocks / rows);
+  std::int64_t chunk = std::max(kCountTiles, (tiles + per_row - 1) / per_row), chunks = (tiles + chunk - 1) / chunk;
   const auto total = static_cast<std::size_t>(rows * n);
   const auto r = static_cast<std::size_t>(rows), rt = static_cast<std::size_t>(rows * tiles);
   // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags. Then the rest.
@@ -543,7 +672,10 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   launch(kPlan, grid_of(rows, what), {&hist, &base, &mask, &nn});
   const unsigned blocks = grid_of(rows * tiles, what);
   for (int pass = 0; pass < passes; ++pass)
-    launch(kPass, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass, &carry});
+    if (carry)
+      launch(kPassCarry, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
+    else
+      launch(kPass, blocks, {&k, &a, &b, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
   launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &nn, &tiles, &carry});
   if (lossy) launch(kFixup, blocks, {&k, &s, &tcount, &flags, &nn, &tiles});
   for (CUdeviceptr p : {scratch, ca, cb, va, vb, side})

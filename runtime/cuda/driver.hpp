@@ -25,8 +25,8 @@ namespace kiln::gpu {
   X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)                                                     \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuModuleLoadData) X(cuModuleUnload)              \
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuOccupancyMaxPotentialBlockSize)                          \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuFuncGetAttribute) X(cuGetErrorName)               \
-  X(cuGetErrorString)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuFuncGetAttribute) X(cuFuncSetAttribute)            \
+  X(cuGetErrorName) X(cuGetErrorString)
 
 struct DriverApi {
 #define KILN_CUDA_DECLARE(fn) decltype(&::fn) fn = nullptr;
