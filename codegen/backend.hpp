@@ -43,6 +43,7 @@ struct CompiledKernel {
   std::shared_ptr<void> keepalive;  ///< owns the code (JIT dylib, module, ...)
   std::string llvm_ir;              ///< optimized LLVM IR if requested
   double codegen_ms = 0;            ///< IR emission + optimization + machine code generation
+  double codegen_cpu_ms = 0;        ///< its CPU time, summed over the compiling threads (0 where not measured)
   double load_us = 0;               ///< linking/loading the machine code
   /// What the target decided per kernel (the CUDA launch model's plans and latest launches), for diagnostics;
   /// empty where the target has nothing to add.
