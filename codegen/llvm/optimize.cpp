@@ -231,10 +231,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   // cos, pow, ... in vectorized loops into calls of glibc's SIMD variants instead of scalarizing them.
   const llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
-  if (libmvec_available()) tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  if (load_libmvec()) tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
   // glibc 2.35 added vector erf, tanh, inverse and hyperbolic trigonometry; without them a loop calling erf
   // (Black-Scholes' normal CDF) stayed scalar.
-  if (libmvec_235_available()) tlii.addVectorizableFunctions(kLibmvec235);
+  if (libmvec_235_loaded()) tlii.addVectorizableFunctions(kLibmvec235);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
 
   pb.registerModuleAnalyses(mam);
