@@ -43,7 +43,8 @@ std::string module_text(const llvm::Module& m) {
 struct Part {
   std::string object;
   std::string llvm_ir;  ///< if kept
-  double cpu_ms = 0;    ///< the CPU time a worker thread spent on it (0 if compiled by the calling thread)
+  double cpu_ms = 0;    ///< the CPU time of the thread that compiled it, spent on it
+  bool on_worker = false;  ///< compiled by a thread of its own (not the calling thread)
 };
 
 /// The calling thread's CPU time so far, in milliseconds (0 where the clock is missing): compile times that
@@ -149,7 +150,8 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
       try {
         const double part_start = thread_cpu_ms();
         done[p] = compile_part(bitcode[p], opt_level, cpu, keep_ir, f.name, p == 0 ? tm.get() : nullptr);
-        if (std::this_thread::get_id() != caller) done[p].cpu_ms = thread_cpu_ms() - part_start;
+        done[p].cpu_ms = thread_cpu_ms() - part_start;
+        done[p].on_worker = std::this_thread::get_id() != caller;
       } catch (...) {
         failed[p] = std::current_exception();
       }
@@ -169,7 +171,10 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
     out.object = std::move(done[0].object);
     for (std::size_t p = 1; p < done.size(); ++p) out.more_objects.push_back(std::move(done[p].object));
     // The calling thread's own time (below) covers the parts it compiled itself.
-    for (const Part& part : done) out.codegen_cpu_ms += part.cpu_ms;
+    for (const Part& part : done) {
+      if (part.on_worker) out.codegen_cpu_ms += part.cpu_ms;
+      out.codegen_cpu_longest_ms = std::max(out.codegen_cpu_longest_ms, part.cpu_ms);
+    }
     for (std::size_t p = 0; p < done.size(); ++p)
       if (keep_ir) out.llvm_ir += "; kiln: part " + std::to_string(p) + " of " + std::to_string(parts) + "\n" + done[p].llvm_ir;
   }
@@ -192,6 +197,7 @@ CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const 
   k.llvm_ir = std::move(obj.llvm_ir);
   k.codegen_ms = obj.codegen_ms;
   k.codegen_cpu_ms = obj.codegen_cpu_ms;
+  k.codegen_cpu_longest_ms = obj.codegen_cpu_longest_ms;
   return k;
 }
 
@@ -212,6 +218,7 @@ class CpuBackend final : public Backend {
     code.llvm_ir = std::move(obj.llvm_ir);
     code.codegen_ms = obj.codegen_ms;
     code.codegen_cpu_ms = obj.codegen_cpu_ms;
+    code.codegen_cpu_longest_ms = obj.codegen_cpu_longest_ms;
     payloads.push_back(cache::Blob{"object", std::move(obj.object)});
     for (std::size_t p = 0; p < obj.more_objects.size(); ++p)
       payloads.push_back(cache::Blob{"object." + std::to_string(p + 1), std::move(obj.more_objects[p])});
