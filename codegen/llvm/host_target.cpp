@@ -5,8 +5,8 @@
 #include <sched.h>
 #endif
 #if defined(__GLIBC__)
-#include <dlfcn.h>
 #include <gnu/libc-version.h>
+#include <link.h>
 #include <unistd.h>
 #endif
 
@@ -23,7 +23,6 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -286,11 +285,19 @@ bool libmvec_available() {
     if (!triple.isX86() || !triple.isArch64Bit() || !triple.isOSLinux()) return false;
 #if defined(__GLIBC__)
     // glibc installs libmvec beside libm (one package); where the libm of this process came from is known
-    // without a search of the loader's paths.
-    Dl_info info{};
-    const auto erf_of_libm = static_cast<double (*)(double)>(&::erf);
-    if (dladdr(reinterpret_cast<void*>(erf_of_libm), &info) == 0 || !info.dli_fname) return false;
-    const std::filesystem::path libmvec = std::filesystem::path(info.dli_fname).parent_path() / "libmvec.so.1";
+    // without a search of the loader's paths (the loaded objects' list; an address such as &erf could be a
+    // non-PIE executable's PLT entry).
+    std::string libm;
+    dl_iterate_phdr(
+        [](dl_phdr_info* object, std::size_t, void* out) {
+          const std::filesystem::path path = object->dlpi_name ? object->dlpi_name : "";
+          if (path.filename().string().rfind("libm.so", 0) != 0) return 0;
+          *static_cast<std::string*>(out) = path.string();
+          return 1;
+        },
+        &libm);
+    if (libm.empty()) return false;
+    const std::filesystem::path libmvec = std::filesystem::path(libm).parent_path() / "libmvec.so.1";
     return ::access(libmvec.c_str(), R_OK) == 0;
 #else
     return false;
