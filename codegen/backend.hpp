@@ -43,6 +43,8 @@ struct CompiledKernel {
   std::shared_ptr<void> keepalive;  ///< owns the code (JIT dylib, module, ...)
   std::string llvm_ir;              ///< optimized LLVM IR if requested
   double codegen_ms = 0;            ///< IR emission + optimization + machine code generation
+  double codegen_cpu_ms = 0;        ///< its CPU time, summed over the compiling threads (0 where not measured)
+  double codegen_cpu_longest_ms = 0;  ///< compiled in parts: the CPU time of the longest part's thread, else 0
   double load_us = 0;               ///< linking/loading the machine code
   /// What the target decided per kernel (the CUDA launch model's plans and latest launches), for diagnostics;
   /// empty where the target has nothing to add.

@@ -270,6 +270,8 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
   out.lowering = lowering_report(compiled.lowered, compiled.report);
   rec.passes_us = compiled.passes_ms * 1e3;
   rec.codegen_ms = code->code.codegen_ms;
+  rec.codegen_cpu_ms = code->code.codegen_cpu_ms;
+  rec.codegen_cpu_longest_ms = code->code.codegen_cpu_longest_ms;
   rec.load_us = code->code.load_us;
   if (target && !payloads.empty()) {
     loaded_code().add(key, canonical, code, store);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A second process for the cache tests: runs the named kernels of cache_kernels.hpp with the disk cache the
 // environment describes (KILN_CACHE_DIR, KILN_CACHE, ...) and prints the cache statistics on one line:
-//   stats memory_hits=0 disk_hits=3 disk_misses=0 compiles=0 stores=0 store_failures=0 rejected=0 evictions=0
+//   stats memory_hits=0 disk_hits=3 disk_misses=0 compiles=0 stores=0 store_failures=0 rejected=0 evictions=0 libmvec=0
+// (libmvec: 1 if glibc's vector math library is loaded in this process by then).
 // Exits 1 if a kernel's result is wrong. With KILN_TEST_START_FILE set, waits until that file exists, so
 // that racing processes start their compilations together.
 //   cache_helper pi saxpy dot
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,10 +29,11 @@ int main(int argc, char** argv) {
   kiln::cache_flush();  // entries are written in the background: count them
   const kiln::CacheStats s = kiln::cache_stats();
   std::printf("stats memory_hits=%llu disk_hits=%llu disk_misses=%llu compiles=%llu stores=%llu store_failures=%llu "
-              "rejected=%llu evictions=%llu\n",
+              "rejected=%llu evictions=%llu libmvec=%d\n",
               static_cast<unsigned long long>(s.memory_hits), static_cast<unsigned long long>(s.disk_hits),
               static_cast<unsigned long long>(s.disk_misses), static_cast<unsigned long long>(s.compiles),
               static_cast<unsigned long long>(s.stores), static_cast<unsigned long long>(s.store_failures),
-              static_cast<unsigned long long>(s.rejected_entries), static_cast<unsigned long long>(s.evictions));
+              static_cast<unsigned long long>(s.rejected_entries), static_cast<unsigned long long>(s.evictions),
+              dlopen("libmvec.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr ? 1 : 0);
   return status;
 }

@@ -57,6 +57,9 @@ TEST(Partition, AKernelWithSeveralBodiesCompilesInParts) {
   const ir::Function f = four_stages();
   const cpu::ObjectCode two = cpu::compile_to_object(f, {}, with_threads(2));
   ASSERT_EQ(two.more_objects.size(), 1u);
+  // CPU times (KILN_LOG=compile's codegen_cpu and longest_part_cpu): all threads', and the longest part's.
+  EXPECT_GT(two.codegen_cpu_longest_ms, 0);
+  EXPECT_LE(two.codegen_cpu_longest_ms, two.codegen_cpu_ms);
   EXPECT_NE(two.llvm_ir.find("; kiln: part 1 of 2"), std::string::npos) << two.llvm_ir;
   // kiln_entry is part 0's; the other part defines parfor bodies only.
   const std::string part1 = two.llvm_ir.substr(two.llvm_ir.find("; kiln: part 1 of 2"));
@@ -71,6 +74,8 @@ TEST(Partition, OneThreadOrASmallKernelCompilesWhole) {
   const ir::Function f = four_stages();
   const cpu::ObjectCode one = cpu::compile_to_object(f, {}, with_threads(1));
   EXPECT_TRUE(one.more_objects.empty());
+  EXPECT_GT(one.codegen_cpu_ms, 0);
+  EXPECT_EQ(one.codegen_cpu_longest_ms, 0);
   EXPECT_EQ(one.llvm_ir.find("; kiln: part"), std::string::npos);
   check_kernel(cpu::load_object(one.object, f.name), f, four_stage_inputs(4, 17), Tolerance{});
 

@@ -151,5 +151,23 @@ TEST(Pipeline, NoStrengthReductionInTheVectorizersRemainders) {
       check_kernel(kernel, f, {array_arg(random_array(t, {3, n})), array_arg(random_array(t, {3, n})), scalar_arg(from)});
 }
 
+// Loop load elimination runs only where an innermost loop loads at a nonzero distance from a store to the same
+// base (codegen/llvm/pass_gates.hpp): a recurrence, whose load of x[i - 1] it replaces by the value stored one
+// iteration before. The gate must let this loop through.
+TEST(Pipeline, ARecurrenceStillHasItsLoadForwarded) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), a = param("a", t);
+  Var i = index("i");
+  const ir::Function f =
+      function("recurrence", {x, y, a},
+               {for_loop(i, i64c(1), dim(x), store(x, {val(i)}, at(x, {val(i) - i64c(1)}) * val(a) + at(y, {val(i)})))});
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
+  EXPECT_NE(k.llvm_ir.find("store_forwarded"), std::string::npos) << k.llvm_ir;
+  for (std::int64_t n : {1, 2, 9, 100})
+    check_kernel(k, f, {array_arg(random_array(t, {n})), array_arg(random_array(t, {n})), scalar_arg(0.5)});
+}
+
 }  // namespace
 }  // namespace kiln

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <system_error>
 #include <thread>
@@ -42,7 +43,19 @@ std::string module_text(const llvm::Module& m) {
 struct Part {
   std::string object;
   std::string llvm_ir;  ///< if kept
+  double cpu_ms = 0;    ///< the CPU time of the thread that compiled it, spent on it
+  bool on_worker = false;  ///< compiled by a thread of its own (not the calling thread)
 };
+
+/// The calling thread's CPU time so far, in milliseconds (0 where the clock is missing): compile times that
+/// do not count waiting for a core, so that they can be compared on a busy machine.
+double thread_cpu_ms() {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+  timespec t{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+#endif
+  return 0;
+}
 
 /// Optimizes and compiles one part of a partitioned kernel in a context and target machine of its own (`tm`
 /// if given, made here otherwise), so that parts can be compiled on different threads.
@@ -98,6 +111,7 @@ std::string host_target_description(const CpuOptions& opts) {
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu) {
   const detail::LlvmUse use(f.name);
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_ms();
   const int opt_level = std::clamp(opts.opt_level, 0, 3);
   std::unique_ptr<llvm::TargetMachine> tm = detail::make_host_target_machine(opt_level, cpu);
   // A context per compilation: LLVM contexts are not thread-safe, and this keeps compilations independent.
@@ -131,9 +145,13 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
     const std::vector<std::string> bitcode = detail::partition_module(m, parts);
     std::vector<Part> done(bitcode.size());
     std::vector<std::exception_ptr> failed(bitcode.size());
+    const std::thread::id caller = std::this_thread::get_id();
     auto run = [&](std::size_t p) {
       try {
+        const double part_start = thread_cpu_ms();
         done[p] = compile_part(bitcode[p], opt_level, cpu, keep_ir, f.name, p == 0 ? tm.get() : nullptr);
+        done[p].cpu_ms = thread_cpu_ms() - part_start;
+        done[p].on_worker = std::this_thread::get_id() != caller;
       } catch (...) {
         failed[p] = std::current_exception();
       }
@@ -152,10 +170,16 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
       if (e) std::rethrow_exception(e);
     out.object = std::move(done[0].object);
     for (std::size_t p = 1; p < done.size(); ++p) out.more_objects.push_back(std::move(done[p].object));
+    // The calling thread's own time (below) covers the parts it compiled itself.
+    for (const Part& part : done) {
+      if (part.on_worker) out.codegen_cpu_ms += part.cpu_ms;
+      out.codegen_cpu_longest_ms = std::max(out.codegen_cpu_longest_ms, part.cpu_ms);
+    }
     for (std::size_t p = 0; p < done.size(); ++p)
       if (keep_ir) out.llvm_ir += "; kiln: part " + std::to_string(p) + " of " + std::to_string(parts) + "\n" + done[p].llvm_ir;
   }
   out.codegen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.codegen_cpu_ms += thread_cpu_ms() - cpu_start;
   return out;
 }
 
@@ -172,6 +196,8 @@ CompiledKernel compile(const ir::Function& f, const CodegenOptions& opts, const 
   CompiledKernel k = load_object(obj.object, f.name, obj.more_objects);
   k.llvm_ir = std::move(obj.llvm_ir);
   k.codegen_ms = obj.codegen_ms;
+  k.codegen_cpu_ms = obj.codegen_cpu_ms;
+  k.codegen_cpu_longest_ms = obj.codegen_cpu_longest_ms;
   return k;
 }
 
@@ -191,6 +217,8 @@ class CpuBackend final : public Backend {
     CompiledKernel code = load_object(obj.object, f.name, obj.more_objects);
     code.llvm_ir = std::move(obj.llvm_ir);
     code.codegen_ms = obj.codegen_ms;
+    code.codegen_cpu_ms = obj.codegen_cpu_ms;
+    code.codegen_cpu_longest_ms = obj.codegen_cpu_longest_ms;
     payloads.push_back(cache::Blob{"object", std::move(obj.object)});
     for (std::size_t p = 0; p < obj.more_objects.size(); ++p)
       payloads.push_back(cache::Blob{"object." + std::to_string(p + 1), std::move(obj.more_objects[p])});

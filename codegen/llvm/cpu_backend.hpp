@@ -25,6 +25,12 @@ struct ObjectCode {
   std::vector<std::string> more_objects;
   std::string llvm_ir;   ///< optimized LLVM IR, if CpuOptions::keep_llvm_ir
   double codegen_ms = 0; ///< emission + optimization + machine-code generation
+  /// The CPU time of the same, summed over the threads that compiled the kernel's parts: unlike codegen_ms,
+  /// it does not count waiting for a core on a busy machine (KILN_LOG=compile's codegen_cpu).
+  double codegen_cpu_ms = 0;
+  /// Compiled in parts: the largest CPU time of one part's thread (what the wall time is when each part has
+  /// a core of its own); 0 when compiled whole.
+  double codegen_cpu_longest_ms = 0;
 };
 
 /// Emits, optimizes (new pass manager, O0..O3, host CPU and features) and compiles `f`.

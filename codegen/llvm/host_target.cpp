@@ -4,6 +4,11 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#include <link.h>
+#include <unistd.h>
+#endif
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -278,8 +283,25 @@ bool libmvec_available() {
   static const bool available = [] {
     const llvm::Triple triple(host_target().triple);
     if (!triple.isX86() || !triple.isArch64Bit() || !triple.isOSLinux()) return false;
-    // Loaded globally and for good, so the JIT's process-symbol lookup finds _ZGV* functions.
-    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+#if defined(__GLIBC__)
+    // glibc installs libmvec beside libm (one package); where the libm of this process came from is known
+    // without a search of the loader's paths (the loaded objects' list; an address such as &erf could be a
+    // non-PIE executable's PLT entry).
+    std::string libm;
+    dl_iterate_phdr(
+        [](dl_phdr_info* object, std::size_t, void* out) {
+          const std::filesystem::path path = object->dlpi_name ? object->dlpi_name : "";
+          if (path.filename().string().rfind("libm.so", 0) != 0) return 0;
+          *static_cast<std::string*>(out) = path.string();
+          return 1;
+        },
+        &libm);
+    if (libm.empty()) return false;
+    const std::filesystem::path libmvec = std::filesystem::path(libm).parent_path() / "libmvec.so.1";
+    return ::access(libmvec.c_str(), R_OK) == 0;
+#else
+    return false;
+#endif
   }();
   return available;
 }
@@ -287,11 +309,30 @@ bool libmvec_available() {
 bool libmvec_235_available() {
   static const bool available = [] {
     if (!libmvec_available()) return false;
+#if defined(__GLIBC__)
+    int major = 0, minor = 0;
+    return std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+#else
+    return false;
+#endif
+  }();
+  return available;
+}
+
+bool load_libmvec() {
+  // Globally and for good, so the JIT's process-symbol lookup finds the _ZGV* functions.
+  static const bool loaded = libmvec_available() && !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  return loaded;
+}
+
+bool libmvec_235_loaded() {
+  static const bool loaded = [] {
+    if (!load_libmvec()) return false;
     for (const char* name : {"_ZGVbN2v_erf", "_ZGVdN4v_erf", "_ZGVbN4v_erff", "_ZGVdN8v_erff"})
       if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name)) return false;
     return true;
   }();
-  return available;
+  return loaded;
 }
 
 }  // namespace kiln::codegen::cpu::detail

@@ -69,11 +69,17 @@ class LlvmUse {
   LlvmUse& operator=(const LlvmUse&) = delete;
 };
 
-/// Loads glibc's vector math library (libmvec) into the process once. True if it is available, in which
-/// case the vectorizer may call its functions and the JIT resolves them.
+/// True if glibc's vector math library (libmvec) can be loaded: x86-64 Linux with libmvec.so.1 beside the
+/// libm this process uses. Does not load it (part of the host's description, which a process whose kernels
+/// all come from the disk cache computes too: loading libmvec takes 0.12-0.16 ms of its first call).
 bool libmvec_available();
 /// True if libmvec also has the variants glibc 2.35 added (erf, tanh, asin, acos, atan, atan2, sinh, cosh),
-/// which LLVM 19's libmvec table does not list (optimize.cpp adds them).
+/// which LLVM 19's libmvec table does not list (optimize.cpp adds them): glibc 2.35 or later. Does not load it.
 bool libmvec_235_available();
+/// Loads libmvec into the process, globally and for good, once: before the vectorizer may call its
+/// functions (optimize.cpp), and when a kernel's object refers to one (the JIT). True if it is loaded.
+bool load_libmvec();
+/// True if libmvec is loaded (load_libmvec) and has the glibc 2.35 variants (looked up by name).
+bool libmvec_235_loaded();
 
 }  // namespace kiln::codegen::cpu::detail

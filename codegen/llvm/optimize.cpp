@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "codegen/llvm/host_target.hpp"
+#include "codegen/llvm/pass_gates.hpp"
 
 namespace kiln::codegen::cpu::detail {
 
@@ -178,6 +179,20 @@ struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexAr
 /// Set when take_over_strength_reduction switched the code generator's LSR off, so optimize() runs it.
 bool g_strength_reduction_here = false;
 
+/// True if LLVM's command line (KILN_LLVM_OPTIONS) asks for something the new pass manager only does through
+/// its instrumentation: -time-passes (each kernel's table), or printing the IR around passes (-print-changed,
+/// which shows what each pass changed and so which passes do nothing on a kernel; -print-after-all, ...).
+bool wants_instrumentation() {
+  if (llvm::TimePassesIsEnabled) return true;
+  static const bool printing = [] {
+    auto& options = llvm::cl::getRegisteredOptions();
+    for (const char* name : {"print-changed", "print-after-all", "print-before-all", "print-after", "print-before"})
+      if (auto it = options.find(name); it != options.end() && it->second->getNumOccurrences() > 0) return true;
+    return false;
+  }();
+  return printing;
+}
+
 }  // namespace
 
 void take_over_strength_reduction() {
@@ -201,23 +216,25 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
   tuning.LoopInterleaving = opt_level >= 2;
   tuning.LoopUnrolling = opt_level >= 2;
   // KILN_LLVM_OPTIONS=-time-passes: the new pass manager times its passes only through instrumentation,
-  // which then prints this kernel's table (to stderr, or -info-output-file) when it goes out of scope.
+  // which then prints this kernel's table (to stderr, or -info-output-file) when it goes out of scope; the
+  // same instrumentation prints the IR where -print-changed or -print-after-all ask for it.
   llvm::PassInstrumentationCallbacks instrumentation;
   std::optional<llvm::StandardInstrumentations> timing;
-  if (llvm::TimePassesIsEnabled) {
+  if (wants_instrumentation()) {
     timing.emplace(m.getContext(), /*DebugLogging=*/false);
     timing->registerCallbacks(instrumentation, &mam);
   }
-  llvm::PassBuilder pb(&tm, tuning, std::nullopt, timing ? &instrumentation : nullptr);
+  register_pass_gates(instrumentation, fam);
+  llvm::PassBuilder pb(&tm, tuning, std::nullopt, &instrumentation);
 
   // Registered before the defaults so it wins: with libmvec known, the vectorizer turns exp, log, sin,
   // cos, pow, ... in vectorized loops into calls of glibc's SIMD variants instead of scalarizing them.
   const llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
-  if (libmvec_available()) tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  if (load_libmvec()) tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
   // glibc 2.35 added vector erf, tanh, inverse and hyperbolic trigonometry; without them a loop calling erf
   // (Black-Scholes' normal CDF) stayed scalar.
-  if (libmvec_235_available()) tlii.addVectorizableFunctions(kLibmvec235);
+  if (libmvec_235_loaded()) tlii.addVectorizableFunctions(kLibmvec235);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
 
   pb.registerModuleAnalyses(mam);

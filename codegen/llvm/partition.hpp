@@ -24,11 +24,15 @@ namespace kiln::codegen::cpu::detail {
 /// several functions whose instructions add up to kMinSplitInstructions and the largest part would still
 /// hold at least kMinPartInstructions. Partitioning costs a bitcode round trip and a target machine per
 /// extra part (about 1 ms together on the 2-core VM), which a kernel of a few small functions does not
-/// win back.
+/// win back. The sizes are weighted instruction counts before optimization (partition.cpp), which the
+/// vectorizer multiplies: on the 2-core znver5 VM (kiln-suite --smoke and the examples, codegen CPU of the
+/// whole module) 150-160 give pi and dot 16 ms, while 390-580 give 16-31 ms (softmax 393: 31 ms,
+/// normalize_clip_sum 479: 28, jacobi 578: 24, smooth 411: 19), about as much as the 900-1200 of the kernels
+/// split before (jacobi_2d 902: 24 ms, fdtd_2d 1227: 37), so modules from 300 are split.
 int partition_count(const llvm::Module& m, int threads);
 
-inline constexpr std::size_t kMinSplitInstructions = 600;
-inline constexpr std::size_t kMinPartInstructions = 200;
+inline constexpr std::size_t kMinSplitInstructions = 300;
+inline constexpr std::size_t kMinPartInstructions = 150;
 
 /// The functions of `m` dealt into `parts` groups of about equal instruction count (largest function first,
 /// each to the lightest group), `kiln_entry` in part 0; each part as LLVM bitcode of a module that defines

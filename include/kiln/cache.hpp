@@ -69,6 +69,12 @@ struct CompileRecord {
   double trace_us = 0;    ///< running the lambda to record IR
   double passes_us = 0;   ///< the pass pipeline (0 on a cache hit)
   double codegen_ms = 0;  ///< optimization and machine-code generation (0 on a cache hit)
+  /// The CPU time of code generation, summed over its threads (0 on a cache hit, and for targets that do not
+  /// measure it): what the compile costs independently of how busy the machine was.
+  double codegen_cpu_ms = 0;
+  /// Compiled in parts at the same time (CPU target): the CPU time of the longest part's thread, which is
+  /// the wall time of code generation when each part has a core; 0 when compiled whole.
+  double codegen_cpu_longest_ms = 0;
   double load_us = 0;     ///< reading the entry and linking or loading the code
 };
 

@@ -55,8 +55,13 @@ std::vector<CompileRecord> compile_history() {
 
 std::string cache::format_record(const CompileRecord& r) {
   return fmt::format("kiln: compile {} target={} cache={} trace={:.0f}us passes={:.0f}us codegen={:.2f}ms "
-                     "load={:.0f}us{} [{}]",
+                     "load={:.0f}us{}{} [{}]",
                      r.kernel, r.target, name_of(r.cache), r.trace_us, r.passes_us, r.codegen_ms, r.load_us,
+                     r.codegen_cpu_ms > 0 ? fmt::format(" codegen_cpu={:.2f}ms", r.codegen_cpu_ms) +
+                                                (r.codegen_cpu_longest_ms > 0
+                                                     ? fmt::format(" longest_part_cpu={:.2f}ms", r.codegen_cpu_longest_ms)
+                                                     : std::string())
+                                          : std::string(),
                      r.key.empty() ? std::string() : " key=" + r.key, r.signature);
 }
 
