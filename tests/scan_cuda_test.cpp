@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prefix scans (kiln/scan.hpp) on the CUDA target. Without a GPU: every scan form is offloaded, emitted as CUDA
-// C and compiled by NVRTC for sm_90 without a warning, each of the three passes its own launch, and the
+// C and compiled by NVRTC for sm_90 without a warning, each of the passes its own launch, and the
 // float additions stay uncontracted. On a GPU (skipped without one): every operator, kind, axis and type
 // against the interpreter bit for bit, and the same bits run to run.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include "codegen/cuda/emit_program.hpp"
+#include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
@@ -91,6 +93,19 @@ const auto row_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1
   });
 };
 
+// The same walk over runs a constant apart (a flat array, rows of 300): every full block of rows is uniform, so
+// its cells go at constant offsets from one pointer; 300 steps end in a part chunk.
+const auto flat_walk = [](Array<double, 1> x, Array<double, 1> y, Array<double, 1> total) {
+  prange(total.shape(0), [&](Int r) {
+    Double acc = 0.0;
+    range(300, [&](Int k) {
+      acc = acc + x[r * 300 + k] * 0.5;
+      y[r * 300 + k] = acc;
+    });
+    total[r] = acc;
+  });
+};
+
 std::vector<cu::Strategy> strategies(const ir::Function& f, std::string* source = nullptr) {
   cu::Program prog;
   compile_for_sm90(f, {}, &prog);
@@ -102,20 +117,25 @@ std::vector<cu::Strategy> strategies(const ir::Function& f, std::string* source 
 
 TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   require_nvrtc();
-  // 1-d: block totals, the carry chain (one row: a block of threads fetches it ahead), blocks with carries.
+  // 1-d: block totals, the carries folded in groups (a row a group), the groups' chain (one row: a block of
+  // threads fetches it ahead), blocks with carries; every type alike.
   std::string src;
   const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
-  EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
+  EXPECT_EQ(one_d, std::vector<cu::Strategy>(4, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
-  // An integer scan's carries fold in groups (exact in any order): each group a staged walk, the groups' chain
-  // one thread, every carry then combined with its group's prefix elementwise.
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 1> x) { return kiln::cumsum(x); }, {"x"})),
-            (std::vector<cu::Strategy>{cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Elementwise,
-                                       cu::Strategy::Elementwise, cu::Strategy::Staged}));
-  // Along the last axis the three passes over (row, block), staged, for any number of rows: a GPU does not take
-  // the rows form there (a thread per row would read its row a row apart from its neighbours').
+            std::vector<cu::Strategy>(4, cu::Strategy::Staged));
+  // Blocks of a line lie a constant apart: a block whose rows are all so (checked at run time) addresses its
+  // cells from one pointer at constant offsets. The block rescan's input and output share one tile.
+  EXPECT_NE(src.find("kiln_uniform = __syncthreads_and("), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_p0[kiln_s0 + kiln_r * 8192LL]"), std::string::npos) << src;
+  std::size_t tiles = 0;
+  for (std::size_t at = src.find("__shared__ double kiln_tile"); at != std::string::npos; at = src.find("__shared__ double kiln_tile", at + 1)) ++tiles;
+  EXPECT_EQ(tiles, 4u) << src;  // one a pass: the in-place folds' and the rescan's stores share their loads' tiles
+  // Along the last axis the passes over (row, block), staged, for any number of rows: a GPU does not take the
+  // rows form there (a thread per row would read its row a row apart from its neighbours').
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
-            std::vector<cu::Strategy>(3, cu::Strategy::Staged));
+            std::vector<cu::Strategy>(4, cu::Strategy::Staged));
   // Along a leading axis the rows form stays (neighbouring threads, neighbouring columns: coalesced as it is).
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_cols", [](Array<float, 2> x) { return kiln::cumsum(x, 0); }, {"x"}))[0],
             cu::Strategy::Elementwise);
@@ -126,6 +146,14 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
   std::string src;
   EXPECT_EQ(strategies(rows::lower_for_cuda("row_walk", row_walk, {"x", "y", "total"}), &src),
             std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
+  // Rows of a matrix lie a run-time stride apart: only the general cells. Rows of a flat array a constant apart:
+  // blocks whose rows all have their steps take the constant offsets, y's stores sharing x's tile.
+  EXPECT_EQ(src.find("kiln_uniform"), std::string::npos) << src;
+  EXPECT_EQ(strategies(rows::lower_for_cuda("flat_walk", flat_walk, {"x", "y", "total"}), &src),
+            std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
+  EXPECT_NE(src.find("kiln_uniform = __syncthreads_and("), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_r * 2400LL]"), std::string::npos) << src;  // 8 rows of 300 a cell
+  EXPECT_NE(src.find("__shared__ double kiln_tile1[128 * (16 + 1)];  // x, y (stored)"), std::string::npos) << src;
   // A step that reads what the step before wrote cannot read a copy fetched before the chunk.
   const auto recurrence = [](Array<double, 2> y) {
     prange(y.shape(0), [&](Int r) { range(1, y.shape(1), [&](Int k) { y(r, k) = y(r, k - 1) * 0.5 + y(r, k); }); });
@@ -141,10 +169,31 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
     });
   };
   EXPECT_EQ(strategies(rows::lower_for_cuda("forces", forces, {"x", "f"})), std::vector<cu::Strategy>{cu::Strategy::Tiled});
-  // Bounds checks may leave a thread's iterations early, before the block's barriers.
-  for (cu::Strategy st : strategies(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
-                                                         /*boundscheck=*/true)))
-    EXPECT_NE(st, cu::Strategy::Staged);
+  // Bounds checks may leave a thread's iterations early, before the block's barriers: a pass that keeps a check
+  // is not staged (the passes whose accesses are proved in range, the groups' chain here, may be).
+  cu::Program checked;
+  compile_for_sm90(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+                                        /*boundscheck=*/true), {}, &checked);
+  int failing = 0;
+  for (const cu::GpuKernel& k : checked.gpu_kernels) {
+    if (!k.may_fail) continue;
+    ++failing;
+    EXPECT_NE(k.strategy, cu::Strategy::Staged) << k.name;
+  }
+  EXPECT_GE(failing, 2) << checked.source();  // the block totals and the blocks with their carries at least
+}
+
+TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
+  // A staged walk's grid: 128 rows a block once that fills every SM, fewer rows over two blocks an SM (the
+  // kernel gives a block ceil(rows / grid) of them), a single row one block.
+  const cu::DeviceShape h100;  // 132 SMs
+  auto grid = [&](std::uint64_t rows) { return cu::geometry(cu::Strategy::Staged, 1, &rows, 128, h100, 0).grid.x; };
+  EXPECT_EQ(grid(131071), 1024u);  // a 1-d scan of 2^27: 128 blocks of 1024 elements a block of threads
+  EXPECT_EQ(grid(132 * 128), 132u);
+  EXPECT_EQ(grid(10000), 264u);    // 38 rows a block
+  EXPECT_EQ(grid(128), 128u);      // the groups of a 2^27 scan's carries: a block each
+  EXPECT_EQ(grid(1), 1u);
+  EXPECT_EQ(cu::geometry(cu::Strategy::Staged, 1, std::array<std::uint64_t, 1>{1000}.data(), 128, h100, 0).block.x, 128u);
 }
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
@@ -259,7 +308,7 @@ TEST_F(ScanGpu, EveryTypeOperatorAndKindMatchesTheInterpreterBitwise) {
 
 TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
   // More than two groups of kB carries (the last partial): integers are exact in any order, so the grouped
-  // carries must give NumPy's sequential results (a host loop; the interpreter would take long here).
+  // carries must give NumPy's sequential results (a host loop).
   const std::int64_t n = kB * (2 * kB + 300) + 17;
   const NDArray<std::int64_t> x = random_nd<std::int64_t>({n}, 12);
   auto k = jit("scan_groups", [](Array<std::int64_t, 1> x) {
@@ -298,7 +347,8 @@ TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
 TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
   auto k = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::cuda));
   auto ki = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::interpreter));
-  const NDArray<double> x = random_nd<double>({(1 << 23) + 17}, 6);
+  // 17409 blocks of 1024: 128 of them a block of threads (uniform blocks, then a part one) on an H100.
+  const NDArray<double> x = random_nd<double>({(1 << 24) + (1 << 20) + 17}, 6);
   const auto first = k(x).to_vector();
   EXPECT_TRUE(same_bits(first, k(x).to_vector()));
   EXPECT_TRUE(same_bits(first, ki(x).to_vector()));
@@ -320,6 +370,36 @@ TEST_F(ScanGpu, StagedWalksOfEveryLengthMatchTheInterpreterBitwise) {
     EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " rows";
     EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " rows";
   }
+  // Blocks of uniform rows (constant offsets) and a part block after them (the general cells).
+  auto gf = jit("flat_walk", flat_walk, Options().on(Target::cuda));
+  auto inf = jit("flat_walk", flat_walk, Options().on(Target::interpreter));
+  // From 132 * 128 rows (an H100's SMs) blocks take 128 rows each, the last one part full: 17005 rows give
+  // 132 uniform blocks and a part one; fewer rows spread over more blocks (the general cells).
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{130}, std::int64_t{1000}, std::int64_t{17005}}) {
+    const NDArray<double> x = random_nd<double>({rows * 300}, static_cast<std::uint64_t>(rows) + 3);
+    NDArray<double> y({rows * 300}), t({rows}), yi({rows * 300}), ti({rows});
+    gf(x, y, t);
+    inf(x, yi, ti);
+    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " flat rows";
+    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " flat rows";
+  }
+}
+
+TEST_F(ScanGpu, FloatCarriesInGroupsMatchTheInterpreterBitwise) {
+  // Past kB + 1 blocks the carries fold in groups of kB (ir/semantics.hpp): more than two groups, the last
+  // partial, in 1-d; two groups along each axis of matrices of a few lines.
+  const std::int64_t n = kB * (2 * kB + 300) + 17, m = kB * (kB + 5) + 3;
+  auto g1 = jit("scan_groups_1d", scan_1d, Options().on(Target::cuda));
+  auto i1 = jit("scan_groups_1d", scan_1d, Options().on(Target::interpreter));
+  const NDArray<double> x = awkward<double>({n}, 40);
+  expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
+  const auto axes = [](Array<float, 2> a, Array<float, 2> b) {
+    return std::tuple{kiln::cumsum(a, 1), kiln::cummax(a, 1, kiln::exclusive), kiln::cumsum(b, 0), kiln::cumsum(a)};
+  };
+  auto g2 = jit("scan_groups_2d", axes, Options().on(Target::cuda));
+  auto i2 = jit("scan_groups_2d", axes, Options().on(Target::interpreter));
+  const NDArray<float> a = random_nd<float>({3, m}, 41), b = random_nd<float>({m, 3}, 42);
+  expect_tuple_bits(g2(a, b), i2(a, b), "2-d, " + std::to_string(m) + " along the axis");
 }
 
 }  // namespace
