@@ -158,36 +158,29 @@ extern "C" __global__ void def_scan_totals(const double* __restrict__ x, long lo
   if (b0 + threadIdx.x < carried) carry[b0 + threadIdx.x] = acc;
 }
 
-// (2a) Each group of DB carries folded in order, in place, from its first; the group's fold into folds[g].
+// (2a) A CTA per group of DB carries: staged into shared memory by all its threads, folded in order in place
+// from its first by one thread (16 reads ahead of the additions), written back; the group's fold into folds[g].
 extern "C" __global__ void def_scan_groups(double* carry, long long carried, double* __restrict__ folds) {
-  __shared__ double tile[DT * (DS + 1)];
-  const long long g0 = (long long)blockIdx.x * DT, groups = (carried + DB - 1) / DB, g = g0 + threadIdx.x;
-  const long long len = g < groups ? min((long long)DB, carried - g * DB) : 0;
-  double v[DS], acc = 0.0;
-  def_fetch(carry, g0, groups, carried, 0, v);
-  #pragma unroll 1
-  for (int s0 = 0; s0 < DB; s0 += DS) {
-    def_fill(tile, v);
-    __syncthreads();
-    def_fetch(carry, g0, groups, carried, s0 + DS, v);
-    #pragma unroll
-    for (int j = 0; j < DS; ++j) {
-      double& y = tile[threadIdx.x * (DS + 1) + j];
-      if (s0 + j < len) acc = s0 + j == 0 ? y : acc + y;
-      y = acc;
+  __shared__ double tile[DB];
+  const long long lo = (long long)blockIdx.x * DB;
+  const int len = (int)min((long long)DB, carried - lo);
+  for (int i = threadIdx.x; i < len; i += blockDim.x) tile[i] = carry[lo + i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double acc = tile[0];
+    int j = 1;
+    for (; j + 16 <= len; j += 16) {
+      double v[16];
+      #pragma unroll
+      for (int u = 0; u < 16; ++u) v[u] = tile[j + u];
+      #pragma unroll
+      for (int u = 0; u < 16; ++u) tile[j + u] = acc = acc + v[u];
     }
-    __syncthreads();
-    const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
-    double* p = carry + (g0 + t0) * DB + s0 + j;
-    const long long left = carried - ((g0 + t0) * DB + s0 + j);
-    #pragma unroll
-    for (int r = 0; r < DS; ++r) {
-      const long long off = (long long)r * (DT / DS) * DB;
-      if (g0 + t0 + r * (DT / DS) < groups && off < left) p[off] = tile[(t0 + r * (DT / DS)) * (DS + 1) + j];
-    }
-    __syncthreads();
+    for (; j < len; ++j) tile[j] = acc = acc + tile[j];
+    folds[blockIdx.x] = acc;
   }
-  if (g < groups) folds[g] = acc;
+  __syncthreads();
+  for (int i = threadIdx.x; i < len; i += blockDim.x) carry[lo + i] = tile[i];
 }
 
 // (2b) One CTA: carry[b] becomes carry[0] + ... + carry[b], in order, one thread walking chunks the CTA stages.
@@ -462,7 +455,7 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
     const long long ctas = (blocks + 127) / 128;
     auto pass1 = [&] { if (carried) launch(4, (carried + 127) / 128, 128, {&xp, &cc, &cp}); };
     auto pass2 = [&] {
-      if (carried) launch(7, (groups + 127) / 128, 128, {&cp, &cc, &fp});
+      if (carried) launch(7, groups, 256, {&cp, &cc, &fp});
       if (groups > 1) launch(5, 1, 256, {&fp, &gg});
     };
     auto pass3 = [&] { launch(6, ctas, 128, {&xp, &dp, &nn, &cp, &fp}); };
