@@ -205,7 +205,7 @@ GpuKernel Emitter::emit(std::string& out) {
   head += "\n";
   if (coop_) head += "// " + coop_->reason + "\n";
   if (staged_)
-    head += "// " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
+    head += "// up to " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
             " access(es) staged through shared tiles\n";
   if (tiled_) {
     head += "// up to " + std::to_string(kTiledThreads) + " rows per block run their loop in rounds of as many steps, " +
@@ -246,7 +246,7 @@ std::string Emitter::plan_text() const {
                          kReduceThreads, kMaxReduceBlocks);
     case Strategy::Cooperative: return coop_->reason;
     case Strategy::Staged:
-      return fmt::format("a sequential loop walking runs far apart: {} rows per block walk in step, {} access(es) staged", kStagedThreads,
+      return fmt::format("a sequential loop walking runs far apart: up to {} rows per block walk in step, {} access(es) staged", kStagedThreads,
                          staged_->sites.size());
     case Strategy::Tiled: {
       std::int64_t bytes = 0;
