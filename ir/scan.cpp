@@ -33,8 +33,8 @@ class Builder {
     const auto* known = dyn<ConstExpr>(n);
     if (known && known->i <= kB) return {scan_pass(blocks, nullptr, nullptr)};  // one block: no carries
     // Carries of blocks 1..blocks-1: the totals of every block but the last, all full, folded in groups of kB;
-    // each group's fold goes on into `groups`, which chains them. A 1-d scan's carries are one row of a 2-d
-    // array, which the carry passes index (see carry_elem).
+    // each group's fold goes on into `group`, which the groups' chain then carries. A 1-d scan's carries are
+    // one row of a 2-d array, which the carry passes index (see carry_elem).
     const Expr carried = make_binary(BinaryOp::Max, sub(blocks, i64(1)), i64(0));
     const Expr groups = make_binary(BinaryOp::Div, add(carried, i64(kB - 1)), i64(kB));
     const Var carry = carry_array("_carry"), group = carry_array("_group");
