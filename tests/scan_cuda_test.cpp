@@ -93,6 +93,18 @@ const auto row_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1
   });
 };
 
+// Rows of one length: blocks of 128 of them are uniform (their runs a run-time row stride apart).
+const auto even_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
+  prange(x.shape(0), [&](Int r) {
+    Double acc = 0.0;
+    range(x.shape(1), [&](Int k) {
+      acc = acc + x(r, k) * 0.5;
+      y(r, k) = acc;
+    });
+    total[r] = acc;
+  });
+};
+
 // The same walk over runs a constant apart (a flat array, rows of 300): every full block of rows is uniform, so
 // its cells go at constant offsets from one pointer; 300 steps end in a part chunk.
 const auto flat_walk = [](Array<double, 1> x, Array<double, 1> y, Array<double, 1> total) {
@@ -146,9 +158,9 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
   std::string src;
   EXPECT_EQ(strategies(rows::lower_for_cuda("row_walk", row_walk, {"x", "y", "total"}), &src),
             std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
-  // Rows of a matrix lie a run-time stride apart: only the general cells. Rows of a flat array a constant apart:
-  // blocks whose rows all have their steps take the constant offsets, y's stores sharing x's tile.
-  EXPECT_EQ(src.find("kiln_uniform"), std::string::npos) << src;
+  // Rows of a matrix lie a run-time stride apart: a block reads it off its first two rows (and checks the
+  // rest); rows of a flat array a constant apart: immediate offsets, y's stores sharing x's tile.
+  EXPECT_NE(src.find("const long long kiln_apart1 = kiln_off1[1] - kiln_off1[0];"), std::string::npos) << src;
   EXPECT_EQ(strategies(rows::lower_for_cuda("flat_walk", flat_walk, {"x", "y", "total"}), &src),
             std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
   EXPECT_NE(src.find("kiln_uniform = __syncthreads_and("), std::string::npos) << src;
@@ -369,6 +381,17 @@ TEST_F(ScanGpu, StagedWalksOfEveryLengthMatchTheInterpreterBitwise) {
     in(x, yi, ti);
     EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " rows";
     EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " rows";
+  }
+  // Blocks of uniform rows (a run-time stride apart) and a part block after them (the general cells).
+  auto ge = jit("even_walk", even_walk, Options().on(Target::cuda));
+  auto ie = jit("even_walk", even_walk, Options().on(Target::interpreter));
+  for (std::int64_t rows : {std::int64_t{3}, std::int64_t{17005}}) {
+    const NDArray<double> x = random_nd<double>({rows, 45}, static_cast<std::uint64_t>(rows) + 5);
+    NDArray<double> y({rows, 45}), t({rows}), yi({rows, 45}), ti({rows});
+    ge(x, y, t);
+    ie(x, yi, ti);
+    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " even rows";
+    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " even rows";
   }
   // Blocks of uniform rows (constant offsets) and a part block after them (the general cells).
   auto gf = jit("flat_walk", flat_walk, Options().on(Target::cuda));

@@ -300,11 +300,11 @@ void Emitter::staged_loops() {
   for (std::size_t i = 0; i < sp.sites.size(); ++i)
     line("__shared__ long long kiln_off" + num(i) + "[" + T + "];  // each row's step 0 in " + sp.sites[i].array->name);
   line("__shared__ long long kiln_steps[" + T + "];");
-  // Blocks whose rows all take the same number of steps, their runs a constant apart (what a scan's blocks of
-  // a line are), address their cells from one pointer a site at constant offsets, as a hand-written kernel
-  // would: no lookups of each cell's row in shared memory, no 64-bit index arithmetic per cell. Which blocks
-  // are so is checked at run time, once per block; the others take the general cells.
-  const bool uniform = std::all_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.slope.has_value(); });
+  // Blocks whose rows all take the same number of steps, each access's runs equally spaced (a scan's blocks of
+  // a line, the rows of a matrix), address their cells from one pointer an access, as a hand-written kernel
+  // would: no lookups of each cell's row in shared memory, no 64-bit index arithmetic per cell. The spacing is
+  // a constant where the plan knows it (then the offsets are immediates), else the block's first two rows'.
+  // Which blocks are so is checked at run time, once per block; the others take the general cells.
   open_block_rows(std::to_string(kStagedThreads), sp.before, /*spread=*/true);
   const ir::ForStmt& f = *sp.loop;
   const std::string begin = expr(f.begin), end = expr(f.end);
@@ -328,12 +328,17 @@ void Emitter::staged_loops() {
   line("// A cell's row is e / kiln_chunk = umulhi(e, ceil(2^32 / kiln_chunk)): exact while e * kiln_chunk < 2^32");
   line("// (both are at most " + T + " * " + S + "), and one multiplication where a division per cell was most of the code.");
   line("const unsigned kiln_inverse = 0xFFFFFFFFu / kiln_chunk + 1u;");
-  if (uniform) {
+  {
+    line("__syncthreads();");
     std::string same = "kiln_here == " + T + " && kiln_steps[threadIdx.x] == kiln_steps[0]";
-    for (std::size_t i = 0; i < sp.sites.size(); ++i)
-      same += " && kiln_off" + num(i) + "[threadIdx.x] == kiln_off" + num(i) + "[0] + (long long)threadIdx.x * " +
-              std::to_string(*sp.sites[i].slope) + "LL";
-    line("// Every row has its steps, and every run lies where the constant slope puts it (then kiln_chunk == " + S + ").");
+    for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+      const std::string apart = sp.sites[i].slope ? std::to_string(*sp.sites[i].slope) + "LL" : "kiln_apart" + num(i);
+      if (!sp.sites[i].slope)
+        line("const long long kiln_apart" + num(i) + " = kiln_off" + num(i) + "[1] - kiln_off" + num(i) + "[0];  // " +
+             sp.sites[i].array->name + "'s runs apart, if the rows are equally spaced");
+      same += " && kiln_off" + num(i) + "[threadIdx.x] == kiln_off" + num(i) + "[0] + (long long)threadIdx.x * " + apart;
+    }
+    line("// Every row has its steps, and each access's runs are equally spaced (then kiln_chunk == " + S + ").");
     line("const bool kiln_uniform = __syncthreads_and(" + same + ");");
     line("const long long kiln_n_all = kiln_steps[0];");
     for (std::size_t i = 0; i < sp.sites.size(); ++i) {
@@ -341,30 +346,26 @@ void Emitter::staged_loops() {
       line(std::string(sp.sites[i].store ? "" : "const ") + t + "* const kiln_p" + num(i) + " = " + data(i) + " + (kiln_off" + num(i) +
            "[threadIdx.x / " + S + "] + threadIdx.x % " + S + ");  // the first row's cell of this thread");
     }
-  } else {
-    line("__syncthreads();");
   }
   // A thread's cells of a chunk are e = x + r * T for r < S (the chunk has T * S cells at most): row e / chunk,
   // step e % chunk, so consecutive threads touch consecutive steps of a row (coalesced). `body` sees kiln_r,
   // kiln_t, kiln_j and kiln_ok (the cell is a step of its row), and is told whether the block is uniform.
   auto cells = [&](const std::string& s0, const std::function<void(bool)>& body) {
-    if (uniform) {
-      // Cell r: step x % S of row x / S + r * T / S, at a constant offset from kiln_p (an immediate).
-      line("if (kiln_uniform) {");
-      ++depth_;
-      line("const unsigned kiln_j = threadIdx.x % " + S + ";");
-      line("const bool kiln_ok = " + s0 + " + kiln_j < kiln_n_all;");
-      line("#pragma unroll");
-      line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
-      ++depth_;
-      line("[[maybe_unused]] const unsigned kiln_tc = (threadIdx.x / " + S + " + kiln_r * " + TS + ") * (" + S + " + 1) + kiln_j;  // the cell in the tiles");
-      body(true);
-      --depth_;
-      line("}");
-      --depth_;
-      line("} else {");
-      ++depth_;
-    }
+    // A uniform block's cell r: step x % S of row x / S + r * T / S, at a fixed distance from kiln_p.
+    line("if (kiln_uniform) {");
+    ++depth_;
+    line("const unsigned kiln_j = threadIdx.x % " + S + ";");
+    line("const bool kiln_ok = " + s0 + " + kiln_j < kiln_n_all;");
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    ++depth_;
+    line("[[maybe_unused]] const unsigned kiln_tc = (threadIdx.x / " + S + " + kiln_r * " + TS + ") * (" + S + " + 1) + kiln_j;  // the cell in the tiles");
+    body(true);
+    --depth_;
+    line("}");
+    --depth_;
+    line("} else {");
+    ++depth_;
     line("#pragma unroll");
     line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
     ++depth_;
@@ -375,14 +376,14 @@ void Emitter::staged_loops() {
     body(false);
     --depth_;
     line("}");
-    if (uniform) {
-      --depth_;
-      line("}");
-    }
+    --depth_;
+    line("}");
   };
   // Site i's element at step s0 + kiln_j of the cell's row.
   auto at = [&](std::size_t i, const std::string& s0, bool fast) {
-    if (fast) return "kiln_p" + num(i) + "[" + s0 + " + kiln_r * " + std::to_string(kStagedThreads / opts_.staged_steps * *sp.sites[i].slope) + "LL]";
+    const std::string rows_apart = std::to_string(kStagedThreads / opts_.staged_steps);  // cell r's row is r * this on
+    if (fast && sp.sites[i].slope) return "kiln_p" + num(i) + "[" + s0 + " + kiln_r * " + std::to_string(kStagedThreads / opts_.staged_steps * *sp.sites[i].slope) + "LL]";
+    if (fast) return "kiln_p" + num(i) + "[" + s0 + " + (long long)(kiln_r * " + rows_apart + ") * kiln_apart" + num(i) + "]";
     return data(i) + "[kiln_off" + num(i) + "[kiln_t] + " + s0 + " + kiln_j]";
   };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });

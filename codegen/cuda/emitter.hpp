@@ -113,7 +113,7 @@ struct StagedPlan : RowLoop {
     /// each step reads before it stores.
     int tile = 0;
     /// Elements its run moves from one row to the next where the rows' parfor indices are consecutive; nothing
-    /// when that is not a constant. Blocks whose rows all move so (checked at run time) use it as an offset.
+    /// when that is not a constant (a uniform block then reads the spacing off its first two rows).
     std::optional<std::int64_t> slope;
   };
   ir::VarSet inner;                     ///< variables the loop's body declares or assigns
