@@ -100,12 +100,28 @@ class Builder {
     ext[s_.axis] = carried;
     const Var lo = local("_lo", DType::I64), acc = local("_total", s_.type), k = index("k");
     const Expr lov = make_ref(lo);
-    const Stmt body = make_block(
-        {make_let(lo, mul(make_ref(idx[s_.axis]), i64(kB))), make_let(acc, s_.value(at(idx, lov))),
-         make_for(k, i64(1), i64(kB),
-                  make_block({make_assign(acc, combine(make_ref(acc), s_.value(at(idx, add(lov, make_ref(k))))))})),
-         make_store(carry, carry_index(idx, make_ref(idx[s_.axis])), make_ref(acc))});
-    return parfor(idx, ext, body, "block totals");
+    std::vector<Stmt> body = {make_let(lo, mul(make_ref(idx[s_.axis]), i64(kB)))};
+    if (s_.lockstep_rows) {
+      body.push_back(make_let(acc, identity()));
+      body.push_back(make_for(k, i64(0), i64(kB), make_block(fold_from_zero(acc, make_ref(k), at(idx, add(lov, make_ref(k)))))));
+    } else {
+      body.push_back(make_let(acc, s_.value(at(idx, lov))));
+      body.push_back(make_for(k, i64(1), i64(kB),
+                              make_block({make_assign(acc, combine(make_ref(acc), s_.value(at(idx, add(lov, make_ref(k))))))})));
+    }
+    body.push_back(make_store(carry, carry_index(idx, make_ref(idx[s_.axis])), make_ref(acc)));
+    return parfor(idx, ext, make_block(std::move(body)), "block totals");
+  }
+
+  /// A block's step k on a lockstep target (a GPU), whose passes run each block's loop from offset 0: the element
+  /// at `pos` itself at k == 0 (a select), `acc op element` after. The same operations in the same order as a
+  /// loop from offset 1 after the block's first element, so the same bits; but a staged walk's runs then start
+  /// where the blocks do, at 8 KiB boundaries (from offset 1 each chunk of a run touched a 32-byte sector more,
+  /// and the rescan's stores wrote part sectors).
+  std::vector<Stmt> fold_from_zero(const Var& acc, const Expr& k, const std::vector<Expr>& pos) const {
+    const Var v = local("_v", s_.type);
+    return {make_let(v, s_.value(pos)),
+            make_assign(acc, make_select(make_binary(BinaryOp::Eq, k, i64(0)), make_ref(v), combine(make_ref(acc), make_ref(v))))};
   }
 
   /// A carry array: the space with the axis replaced by `along` (see carry_shape), of the combining type.
@@ -188,10 +204,22 @@ class Builder {
   /// block, so that its index is the same for every block (the CPU backend runs blocks in vector lanes).
   Stmt block_scan(const std::vector<Var>& idx, const Expr& lo, const Expr& len,
                   const std::function<Expr(const Expr&)>& with,
-                  const std::function<Stmt(const Expr&)>& then = {}) const {
+                  const std::function<Stmt(const Expr&)>& then = {}, bool from_zero = false) const {
     const Var acc = local("_acc", s_.type), k = index("k");
     const Expr kv = add(lo, make_ref(k)), accv = make_ref(acc);
     auto store = [&](const Expr& pos, const Expr& v) { return make_store(s_.out, at(idx, pos), make_cast(s_.result, v)); };
+    if (from_zero) {  // see fold_from_zero; an exclusive scan's element 0 is with(nullptr), chosen the same way
+      const Expr first = make_binary(BinaryOp::Eq, make_ref(k), i64(0));
+      std::vector<Stmt> step = fold_from_zero(acc, make_ref(k), at(idx, kv));
+      if (s_.exclusive) {
+        step.insert(step.begin(), store(kv, make_select(first, with(nullptr), with(accv))));
+      } else {
+        step.push_back(store(kv, with(accv)));
+      }
+      std::vector<Stmt> body = {make_let(acc, identity()), make_for(k, i64(0), len, make_block(std::move(step)))};
+      if (then) body.push_back(then(accv));
+      return make_block(std::move(body));
+    }
     const Stmt step = make_assign(acc, combine(accv, s_.value(at(idx, kv))));
     std::vector<Stmt> body = {make_let(acc, s_.value(at(idx, lo)))};
     if (s_.exclusive) {
@@ -250,7 +278,7 @@ class Builder {
     std::vector<Stmt> body = {make_let(lo, mul(b, i64(kB))),
                               make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov)))};
     if (!carry) {
-      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; }));
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; }, {}, s_.lockstep_rows));
     } else {
       // Block 0 takes no carry: its values are stored as they are (the select), its exclusive first element is
       // the identity (c keeps it). No branch around the block's loop: every thread of a GPU block reaches it.
@@ -262,7 +290,8 @@ class Builder {
       const Expr g = sub(make_binary(BinaryOp::Div, sub(b, i64(1)), i64(kB)), i64(1));  // the previous group
       body.push_back(make_if(make_binary(BinaryOp::Gt, b, i64(kB)),
                              make_block({make_assign(c, combine(make_load(group, carry_index(idx, g)), cv))})));
-      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first_block, v, combine(cv, v)) : cv; }));
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first_block, v, combine(cv, v)) : cv; }, {},
+                                s_.lockstep_rows));
     }
     return parfor(idx, ext, make_block(std::move(body)), carry ? "blocks with their carries" : "one block");
   }

@@ -20,6 +20,7 @@
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
 #include "frontend/settings.hpp"
+#include "passes/pipeline.hpp"
 #include "ir/semantics.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -291,6 +292,55 @@ NDArray<T> awkward(std::vector<std::int64_t> shape, std::uint64_t seed) {
       for (std::int64_t k = 0; k < 5; ++k) a.data()[(k + 1) * n / 7] = specials[k];
   }
   return a;
+}
+
+/// Runs `f` (traced, then the pipeline for the interpreter) on copies of `inputs` with the interpreter.
+std::unique_ptr<cudatest::Outcome> interpret_traced(const ir::Function& traced, const cudatest::Args& inputs) {
+  passes::PipelineOptions o;
+  o.target = Target::interpreter;
+  return cudatest::run_interpreter(passes::run_pipeline(traced, nullptr, o), inputs);
+}
+
+TEST(ScanCudaCodegen, TheGpuFormOfThePassesHasTheDefinedBits) {
+  // A CUDA trace runs each block's loop of the totals and the rescan from offset 0, its first step a select
+  // (ir/scan.cpp, fold_from_zero: the staged runs start aligned). The interpreter running that IR must give the
+  // bits of the interpreter running the CPU's form: every operator and kind, in 1-d past one group of carries
+  // and along the last axis of a matrix.
+  const auto scans = [](Array<double, 1> x, Array<double, 1> a, Array<double, 1> b, Array<double, 1> c, Array<double, 1> d,
+                        Array<float, 2> m, Array<float, 2> e, Array<float, 2> f) {
+    a(all) = kiln::cumsum(x);
+    b(all) = kiln::cumsum(x, kiln::exclusive);
+    c(all) = kiln::cummax(x);
+    d(all) = kiln::scan(x, ReduceOp::Min, kiln::exclusive);
+    e(all, all) = kiln::cumprod(m, 1, kiln::exclusive);
+    f(all, all) = kiln::cumsum(m, 1);
+  };
+  const std::vector<std::string> names = {"x", "a", "b", "c", "d", "m", "e", "f"};
+  const ir::Function gpu = rows::trace_kernel("scans", scans, names, 1, /*lockstep_rows=*/true);
+  const ir::Function cpu = rows::trace_kernel("scans", scans, names, 1, /*lockstep_rows=*/false);
+  const std::int64_t n = kB * (kB + 3) + 7, cols = 2 * kB + 5;
+  const NDArray<double> xv = awkward<double>({n}, 50);
+  const NDArray<float> mv = awkward<float>({3, cols}, 51);
+  cudatest::Args args;
+  cudatest::TestArray x(DType::F64, {n}), m(DType::F32, {3, cols});
+  for (std::int64_t i = 0; i < n; ++i) x.set<double>(i, xv.data()[i]);
+  for (std::int64_t i = 0; i < 3 * cols; ++i) m.set<float>(i, mv.data()[i]);
+  args.push_back(cudatest::array_arg(x));
+  for (int r = 0; r < 4; ++r) args.push_back(cudatest::array_arg(cudatest::TestArray(DType::F64, {n})));
+  args.push_back(cudatest::array_arg(m));
+  for (int r = 0; r < 2; ++r) args.push_back(cudatest::array_arg(cudatest::TestArray(DType::F32, {3, cols})));
+  const auto want = interpret_traced(cpu, args), got = interpret_traced(gpu, args);
+  ASSERT_EQ(want->status, 0) << want->message;
+  ASSERT_EQ(got->status, 0) << got->message;
+  for (std::size_t p : {1, 2, 3, 4, 6, 7}) {
+    const cudatest::TestArray& w = *want->args[p].array;
+    const cudatest::TestArray& g = *got->args[p].array;
+    std::int64_t differ = 0;
+    for (std::int64_t i = 0; i < w.size(); ++i)
+      differ += std::memcmp(w.element(i), g.element(i), p < 5 ? 8 : 4) != 0 && !(p < 5 ? std::isnan(w.get<double>(i)) && std::isnan(g.get<double>(i))
+                                                                              : std::isnan(w.get<float>(i)) && std::isnan(g.get<float>(i)));
+    EXPECT_EQ(differ, 0) << names[p];
+  }
 }
 
 template <class T>

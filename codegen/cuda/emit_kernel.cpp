@@ -538,7 +538,7 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   else if (k_.strategy == Strategy::Cooperative)
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (k_.strategy == Strategy::Staged)
-    s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
+    s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ", " + std::to_string(kStagedBlocksPerSm) + ") ";
   else if (k_.strategy == Strategy::Tiled)
     s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps

@@ -288,6 +288,9 @@ void Emitter::staged_loops() {
   const std::string TS = std::to_string(kStagedThreads / opts_.staged_steps);
   auto num = [](std::size_t i) { return std::to_string(i); };
   auto tile = [&](std::size_t i) { return "kiln_tile" + num(static_cast<std::size_t>(sp.sites[i].tile)); };
+  auto tile_of = [&](std::size_t i, const std::string& what) { return what + num(static_cast<std::size_t>(sp.sites[i].tile)); };
+  // A cell's place: a uniform block's from the thread's first cell, any other's from the tile's start.
+  auto cell = [&](std::size_t i, bool fast) { return (fast ? tile_of(i, "kiln_mine") : tile(i)) + "[kiln_tc]"; };
   auto data = [&](std::size_t i) { return array(sp.sites[i].array).data; };
   for (std::size_t i = 0; i < sp.sites.size(); ++i) {
     if (sp.sites[i].tile != static_cast<int>(i)) continue;
@@ -347,6 +350,17 @@ void Emitter::staged_loops() {
            "[threadIdx.x / " + S + "] + threadIdx.x % " + S + ");  // the first row's cell of this thread");
     }
   }
+  // Shared-memory cells through per-thread pointers and signed offsets: NVRTC addresses shared memory with
+  // 64-bit pointers, and an unsigned 32-bit index (which may wrap) cannot fold into a load's immediate offset,
+  // so every cell of a group kept an address register of its own (128 registers a thread for a scan's rescan,
+  // against 80 from the same source with 32-bit shared pointers).
+  for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+    if (sp.sites[i].tile != static_cast<int>(i)) continue;
+    const std::string t = type_name(sp.sites[i].array->type.elem);
+    line(t + "* const kiln_row" + num(i) + " = kiln_tile" + num(i) + " + (kiln_live ? threadIdx.x * kiln_pitch : 0u);  // this thread's row of steps");
+    line(t + "* const kiln_mine" + num(i) + " = kiln_tile" + num(i) + " + (threadIdx.x / " + S + ") * (" + S + " + 1) + threadIdx.x % " + S +
+         ";  // a uniform block's first cell of this thread");
+  }
   // A thread's cells of a chunk are e = x + r * T for r < S (the chunk has T * S cells at most): row e / chunk,
   // step e % chunk, so consecutive threads touch consecutive steps of a row (coalesced). `body` sees kiln_r,
   // kiln_t, kiln_j and kiln_ok (the cell is a step of its row), and is told whether the block is uniform.
@@ -359,7 +373,8 @@ void Emitter::staged_loops() {
     line("#pragma unroll");
     line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
     ++depth_;
-    line("[[maybe_unused]] const unsigned kiln_tc = (threadIdx.x / " + S + " + kiln_r * " + TS + ") * (" + S + " + 1) + kiln_j;  // the cell in the tiles");
+    line("[[maybe_unused]] const int kiln_tc = (int)kiln_r * " + std::to_string(kStagedThreads / opts_.staged_steps * (opts_.staged_steps + 1)) +
+         ";  // the cell in the tiles, from kiln_mine");
     body(true);
     --depth_;
     line("}");
@@ -371,7 +386,7 @@ void Emitter::staged_loops() {
     ++depth_;
     line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
     line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
-    line("[[maybe_unused]] const unsigned kiln_tc = kiln_t * kiln_pitch + kiln_j;");
+    line("[[maybe_unused]] const int kiln_tc = (int)(kiln_t * kiln_pitch + kiln_j);");
     line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
     body(false);
     --depth_;
@@ -409,9 +424,9 @@ void Emitter::staged_loops() {
   line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
   ++depth_;
   if (any_load) {
-    cells("kiln_s0", [&](bool) {
+    cells("kiln_s0", [&](bool fast) {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
-        if (!sp.sites[i].store) line("if (kiln_ok) " + tile(i) + "[kiln_tc] = kiln_fetch" + num(i) + "[kiln_r];");
+        if (!sp.sites[i].store) line("if (kiln_ok) " + cell(i, fast) + " = kiln_fetch" + num(i) + "[kiln_r];");
     });
     line("__syncthreads();");
     line("{");
@@ -432,21 +447,21 @@ void Emitter::staged_loops() {
       if (!sp.sites[i].store) {
         line("kiln_cell" + num(i) + "_t kiln_read" + num(i) + "[" + count + "];  // registers (indexed only in unrolled loops)");
         line("#pragma unroll");
-        line("for (int kiln_u = 0; kiln_u < " + count + "; ++kiln_u) kiln_read" + num(i) + "[kiln_u] = " + tile(i) +
-             "[threadIdx.x * kiln_pitch + (unsigned)(" + j0 + " + kiln_u)];");
+        line("for (int kiln_u = 0; kiln_u < " + count + "; ++kiln_u) kiln_read" + num(i) + "[kiln_u] = " + tile_of(i, "kiln_row") +
+             "[" + j0 + " + kiln_u];");
       }
   };
   auto step = [&](const std::string& j) {
     line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + " + j + ";  // the staged accesses do not read it");
-    line("[[maybe_unused]] const unsigned kiln_cell = threadIdx.x * kiln_pitch + (unsigned)(" + j + ");  // a store's cell");
+    line("[[maybe_unused]] const int kiln_cell = " + j + ";  // a store's cell in the thread's row");
     lets_.emplace_back();
     staged_on_ = true;
     stmt(f.body);
     staged_on_ = false;
     lets_.pop_back();
   };
-  line("const long long kiln_last = min((long long)kiln_chunk, kiln_n - kiln_s0);");
-  line("long long kiln_j0 = 0;");
+  line("const int kiln_last = (int)max(0LL, min((long long)kiln_chunk, kiln_n - kiln_s0));  // this row's steps of the chunk");
+  line("int kiln_j0 = 0;");
   line("for (; kiln_j0 + " + G + " <= kiln_last; kiln_j0 += " + G + ") {");
   ++depth_;
   reads(G, "kiln_j0");
@@ -469,7 +484,7 @@ void Emitter::staged_loops() {
     line("__syncthreads();");
     cells("kiln_s0", [&](bool fast) {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
-        if (sp.sites[i].store) line("if (kiln_ok) " + at(i, "kiln_s0", fast) + " = " + tile(i) + "[kiln_tc];");
+        if (sp.sites[i].store) line("if (kiln_ok) " + at(i, "kiln_s0", fast) + " = " + cell(i, fast) + ";");
     });
   }
   --depth_;
@@ -528,7 +543,7 @@ std::string Emitter::staged_cell(int site) const {
   // its tile.
   const StagedPlan::Site& st = staged_->sites[static_cast<std::size_t>(site)];
   if (!st.store) return "kiln_read" + std::to_string(site) + "[kiln_u]";
-  return "kiln_tile" + std::to_string(st.tile) + "[kiln_cell]";
+  return "kiln_row" + std::to_string(st.tile) + "[kiln_cell]";
 }
 
 }  // namespace kiln::codegen::cuda
