@@ -82,29 +82,22 @@ TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
 }
 
 // A walk: each row of x scanned in its own loop (a prange over rows, a sequential range along the row), the
-// form every scan pass takes. Rows of different lengths: row r walks the first n - r elements.
-const auto row_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
+// form every scan pass takes. With Shrink 1 rows have different lengths (row r walks the first n - r
+// elements); with 0 every row walks all n, so blocks of 128 rows are uniform (their runs a run-time row
+// stride apart).
+template <int Shrink>
+const auto walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
   prange(x.shape(0), [&](Int r) {
     Double acc = 0.0;
-    range(x.shape(1) - r, [&](Int k) {
+    range(x.shape(1) - r * Shrink, [&](Int k) {
       acc = acc + x(r, k) * 0.5;
       y(r, k) = acc;
     });
     total[r] = acc;
   });
 };
-
-// Rows of one length: blocks of 128 of them are uniform (their runs a run-time row stride apart).
-const auto even_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
-  prange(x.shape(0), [&](Int r) {
-    Double acc = 0.0;
-    range(x.shape(1), [&](Int k) {
-      acc = acc + x(r, k) * 0.5;
-      y(r, k) = acc;
-    });
-    total[r] = acc;
-  });
-};
+const auto row_walk = walk<1>;
+const auto even_walk = walk<0>;
 
 // The same walk over runs a constant apart (a flat array, rows of 300): every full block of rows is uniform, so
 // its cells go at constant offsets from one pointer; 300 steps end in a part chunk.
