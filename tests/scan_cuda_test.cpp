@@ -409,46 +409,34 @@ TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
   EXPECT_TRUE(same_bits(first, ki(x).to_vector()));
 }
 
+/// Runs a walk (x -> y, total) on the GPU and on the interpreter from the same x (y filled with 7.0 first, so
+/// that an element a row does not walk must stay as it was), comparing both results bit for bit.
+template <class F>
+void expect_walk_matches(const std::string& name, const F& fn, const NDArray<double>& x, std::int64_t rows) {
+  auto g = jit(name, fn, Options().on(Target::cuda));
+  auto in = jit(name, fn, Options().on(Target::interpreter));
+  NDArray<double> y(x.shape()), t({rows}), yi(x.shape()), ti({rows});
+  std::fill(y.data(), y.data() + y.size(), 7.0);
+  std::fill(yi.data(), yi.data() + yi.size(), 7.0);
+  g(x, y, t);
+  in(x, yi, ti);
+  EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << name << ", " << rows << " rows";
+  EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << name << ", " << rows << " rows";
+}
+
 TEST_F(ScanGpu, StagedWalksOfEveryLengthMatchTheInterpreterBitwise) {
   // Row counts that leave a block of 128 rows part full, and a single row (its block stages 2048 steps of it
   // at a time).
-  auto g = jit("row_walk", row_walk, Options().on(Target::cuda));
-  auto in = jit("row_walk", row_walk, Options().on(Target::interpreter));
-  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}, std::int64_t{130}, std::int64_t{300}}) {
-    const std::int64_t cols = std::max<std::int64_t>(rows, 2500);
-    const NDArray<double> x = random_nd<double>({rows, cols}, static_cast<std::uint64_t>(rows));
-    NDArray<double> y({rows, cols}), t({rows}), yi({rows, cols}), ti({rows});
-    std::fill(y.data(), y.data() + y.size(), 7.0);
-    std::fill(yi.data(), yi.data() + yi.size(), 7.0);
-    g(x, y, t);
-    in(x, yi, ti);
-    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " rows";
-    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " rows";
-  }
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}, std::int64_t{130}, std::int64_t{300}})
+    expect_walk_matches("row_walk", row_walk, random_nd<double>({rows, std::max<std::int64_t>(rows, 2500)}, static_cast<std::uint64_t>(rows)), rows);
   // Blocks of uniform rows (a run-time stride apart) and a part block after them (the general cells).
-  auto ge = jit("even_walk", even_walk, Options().on(Target::cuda));
-  auto ie = jit("even_walk", even_walk, Options().on(Target::interpreter));
-  for (std::int64_t rows : {std::int64_t{3}, std::int64_t{17005}}) {
-    const NDArray<double> x = random_nd<double>({rows, 45}, static_cast<std::uint64_t>(rows) + 5);
-    NDArray<double> y({rows, 45}), t({rows}), yi({rows, 45}), ti({rows});
-    ge(x, y, t);
-    ie(x, yi, ti);
-    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " even rows";
-    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " even rows";
-  }
-  // Blocks of uniform rows (constant offsets) and a part block after them (the general cells).
-  auto gf = jit("flat_walk", flat_walk, Options().on(Target::cuda));
-  auto inf = jit("flat_walk", flat_walk, Options().on(Target::interpreter));
-  // From 132 * 128 rows (an H100's SMs) blocks take 128 rows each, the last one part full: 17005 rows give
-  // 132 uniform blocks and a part one; fewer rows spread over more blocks (the general cells).
-  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{130}, std::int64_t{1000}, std::int64_t{17005}}) {
-    const NDArray<double> x = random_nd<double>({rows * 300}, static_cast<std::uint64_t>(rows) + 3);
-    NDArray<double> y({rows * 300}), t({rows}), yi({rows * 300}), ti({rows});
-    gf(x, y, t);
-    inf(x, yi, ti);
-    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " flat rows";
-    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " flat rows";
-  }
+  for (std::int64_t rows : {std::int64_t{3}, std::int64_t{17005}})
+    expect_walk_matches("even_walk", even_walk, random_nd<double>({rows, 45}, static_cast<std::uint64_t>(rows) + 5), rows);
+  // Blocks of uniform rows (constant offsets) and a part block after them. From 132 * 128 rows (an H100's SMs)
+  // blocks take 128 rows each, the last one part full: 17005 rows give 132 uniform blocks and a part one;
+  // fewer rows spread over more blocks (the general cells).
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{130}, std::int64_t{1000}, std::int64_t{17005}})
+    expect_walk_matches("flat_walk", flat_walk, random_nd<double>({rows * 300}, static_cast<std::uint64_t>(rows) + 3), rows);
 }
 
 TEST_F(ScanGpu, FloatCarriesInGroupsMatchTheInterpreterBitwise) {
