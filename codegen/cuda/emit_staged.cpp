@@ -285,7 +285,7 @@ void Emitter::staged_loops() {
   const StagedPlan& sp = *staged_;
   const std::string T = std::to_string(kStagedThreads), S = std::to_string(opts_.staged_steps);
   const std::string G = std::to_string(kStagedGroup);
-  const std::string TS = std::to_string(kStagedThreads / opts_.staged_steps);
+  const std::int64_t rows_apart = kStagedThreads / opts_.staged_steps;  // a uniform block's cell r is in row x / S + r * this
   auto num = [](std::size_t i) { return std::to_string(i); };
   auto tile = [&](std::size_t i) { return "kiln_tile" + num(static_cast<std::size_t>(sp.sites[i].tile)); };
   auto tile_of = [&](std::size_t i, const std::string& what) { return what + num(static_cast<std::size_t>(sp.sites[i].tile)); };
@@ -331,8 +331,8 @@ void Emitter::staged_loops() {
   line("// A cell's row is e / kiln_chunk = umulhi(e, ceil(2^32 / kiln_chunk)): exact while e * kiln_chunk < 2^32");
   line("// (both are at most " + T + " * " + S + "), and one multiplication where a division per cell was most of the code.");
   line("const unsigned kiln_inverse = 0xFFFFFFFFu / kiln_chunk + 1u;");
+  line("__syncthreads();");
   {
-    line("__syncthreads();");
     std::string same = "kiln_here == " + T + " && kiln_steps[threadIdx.x] == kiln_steps[0]";
     for (std::size_t i = 0; i < sp.sites.size(); ++i) {
       const std::string apart = sp.sites[i].slope ? std::to_string(*sp.sites[i].slope) + "LL" : "kiln_apart" + num(i);
@@ -373,7 +373,7 @@ void Emitter::staged_loops() {
     line("#pragma unroll");
     line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
     ++depth_;
-    line("[[maybe_unused]] const int kiln_tc = (int)kiln_r * " + std::to_string(kStagedThreads / opts_.staged_steps * (opts_.staged_steps + 1)) +
+    line("[[maybe_unused]] const int kiln_tc = (int)kiln_r * " + std::to_string(rows_apart * (opts_.staged_steps + 1)) +
          ";  // the cell in the tiles, from kiln_mine");
     body(true);
     --depth_;
@@ -396,9 +396,8 @@ void Emitter::staged_loops() {
   };
   // Site i's element at step s0 + kiln_j of the cell's row.
   auto at = [&](std::size_t i, const std::string& s0, bool fast) {
-    const std::string rows_apart = std::to_string(kStagedThreads / opts_.staged_steps);  // cell r's row is r * this on
-    if (fast && sp.sites[i].slope) return "kiln_p" + num(i) + "[" + s0 + " + kiln_r * " + std::to_string(kStagedThreads / opts_.staged_steps * *sp.sites[i].slope) + "LL]";
-    if (fast) return "kiln_p" + num(i) + "[" + s0 + " + (long long)(kiln_r * " + rows_apart + ") * kiln_apart" + num(i) + "]";
+    if (fast && sp.sites[i].slope) return "kiln_p" + num(i) + "[" + s0 + " + kiln_r * " + std::to_string(rows_apart * *sp.sites[i].slope) + "LL]";
+    if (fast) return "kiln_p" + num(i) + "[" + s0 + " + (long long)(kiln_r * " + std::to_string(rows_apart) + ") * kiln_apart" + num(i) + "]";
     return data(i) + "[kiln_off" + num(i) + "[kiln_t] + " + s0 + " + kiln_j]";
   };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
