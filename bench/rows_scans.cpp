@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prefix-sum rows (issue 19): kiln::cumsum of a large f64 vector against the hand-written two-pass OpenMP scan,
 // and cumsum along each axis of a 2-d array against hand loops that scan in one pass (each thread owning
-// columns, or rows). kiln follows its defined order (blocks of ir::sem::kScanBlock, carries in order), so its
+// columns, or rows). kiln follows its defined order (blocks of ir::sem::kScanBlock, carries in groups), so its
 // float results are the same bits for any thread count; the references' rounding depends on the thread count,
 // so results are compared within rounding.
 #include <cmath>

@@ -31,30 +31,36 @@ class Builder {
     const Expr n = s_.shape[s_.axis];
     const Expr blocks = make_binary(BinaryOp::Div, add(n, i64(kB - 1)), i64(kB));
     const auto* known = dyn<ConstExpr>(n);
-    if (known && known->i <= kB) return {scan_pass(blocks, nullptr)};  // one block: no carries
-    // Carries of blocks 1..blocks-1: the totals of every block but the last, all full. A 1-d scan's carries
-    // are one row of a 2-d array, which the carry pass's one iteration indexes (see carry_pass).
+    if (known && known->i <= kB) return {scan_pass(blocks, nullptr, nullptr)};  // one block: no carries
+    // Carries of blocks 1..blocks-1: the totals of every block but the last, all full, folded in groups of kB;
+    // each group's fold goes on into `group`, which the groups' chain then carries. A 1-d scan's carries are
+    // one row of a 2-d array, which the carry passes index (see carry_elem).
     const Expr carried = make_binary(BinaryOp::Max, sub(blocks, i64(1)), i64(0));
-    std::vector<Expr> carry_shape = s_.shape;
-    carry_shape[s_.axis] = carried;
-    if (s_.shape.size() == 1) carry_shape.insert(carry_shape.begin(), i64(1));
-    const Var carry = make_var(s_.name + "_carry", Type::array(s_.type, static_cast<int>(carry_shape.size()), true),
-                               VarKind::Local);
-    std::vector<Stmt> passes = {make_allocate(carry, carry_shape), totals_pass(carry, carried)};
-    if (is_int(s_.type)) {
-      for (Stmt& st : grouped_carry_passes(carry, carried)) passes.push_back(std::move(st));
-    } else {
-      passes.push_back(carry_pass(carry, carried));
+    const Expr groups = make_binary(BinaryOp::Div, add(carried, i64(kB - 1)), i64(kB));
+    const Var carry = carry_array("_carry"), group = carry_array("_group");
+    std::vector<Stmt> passes = {make_allocate(carry, carry_shape(carried)), make_allocate(group, carry_shape(groups)),
+                                totals_pass(carry, carried), group_fold_pass(carry, group, carried, groups)};
+    // The chain of the groups' folds has something to do only past one group (an axis of more than kB + 1
+    // blocks): below, no launch of its own on a device.
+    const Stmt chain = chain_pass(group, groups);
+    if (!known) {
+      passes.push_back(make_if(make_binary(BinaryOp::Gt, groups, i64(1)), make_block({chain})));
+    } else if (known->i > kB * (kB + 1)) {
+      passes.push_back(chain);
     }
-    passes.push_back(scan_pass(blocks, carry));
+    passes.push_back(scan_pass(blocks, carry, group));
     if (s_.shape.size() == 1 || (s_.lockstep_rows && s_.axis + 1 == s_.shape.size())) return passes;
-    // With enough rows to share among the threads, each row runs the same order in one pass, carrying its
-    // carry from block to block: the same bits, one read of the input instead of two.
+    // With enough rows to share among the threads, and an axis whose carries are one group (so that carrying
+    // from block to block is the definition's fold), each row runs the same order in one pass: the same bits,
+    // one read of the input instead of two. Longer rows (over 2^20 elements, 64 of them or more) have blocks
+    // enough to keep every thread busy in the passes.
+    if (known && known->i > kB * (kB + 1)) return passes;
     Expr rows = i64(1);
     for (size_t d = 0; d < s_.shape.size(); ++d)
       if (d != s_.axis) rows = mul(rows, s_.shape[d]);
-    return {make_if(make_binary(BinaryOp::Ge, rows, i64(kMinRows)), make_block({rows_pass(blocks)}),
-                    make_block(std::move(passes)))};
+    const Expr one_group = make_binary(BinaryOp::Le, n, i64(kB * (kB + 1)));
+    return {make_if(make_binary(BinaryOp::And, make_binary(BinaryOp::Ge, rows, i64(kMinRows)), one_group),
+                    make_block({rows_pass(blocks)}), make_block(std::move(passes)))};
   }
 
  private:
@@ -94,31 +100,79 @@ class Builder {
     ext[s_.axis] = carried;
     const Var lo = local("_lo", DType::I64), acc = local("_total", s_.type), k = index("k");
     const Expr lov = make_ref(lo);
-    const Stmt body = make_block(
-        {make_let(lo, mul(make_ref(idx[s_.axis]), i64(kB))), make_let(acc, s_.value(at(idx, lov))),
-         make_for(k, i64(1), i64(kB),
-                  make_block({make_assign(acc, combine(make_ref(acc), s_.value(at(idx, add(lov, make_ref(k))))))})),
-         make_store(carry, carry_index(idx, make_ref(idx[s_.axis])), make_ref(acc))});
-    return parfor(idx, ext, body, "block totals");
+    std::vector<Stmt> body = {make_let(lo, mul(make_ref(idx[s_.axis]), i64(kB)))};
+    if (s_.lockstep_rows) {
+      body.push_back(make_let(acc, identity()));
+      body.push_back(make_for(k, i64(0), i64(kB), make_block(fold_from_zero(acc, make_ref(k), at(idx, add(lov, make_ref(k)))))));
+    } else {
+      body.push_back(make_let(acc, s_.value(at(idx, lov))));
+      body.push_back(make_for(k, i64(1), i64(kB),
+                              make_block({make_assign(acc, combine(make_ref(acc), s_.value(at(idx, add(lov, make_ref(k))))))})));
+    }
+    body.push_back(make_store(carry, carry_index(idx, make_ref(idx[s_.axis])), make_ref(acc)));
+    return parfor(idx, ext, make_block(std::move(body)), "block totals");
   }
 
-  /// Pass 2: the carries, in order along the axis, in place (carry[b] becomes the fold of totals 0..b).
-  Stmt carry_pass(const Var& carry, const Expr& carried) const {
-    // A 1-d scan's carries are one sequential loop: a parfor of one iteration (over carry's one row) keeps it
-    // off the host of a device target, where an element access is a copy.
+  /// A block's step k on a lockstep target (a GPU), whose passes run each block's loop from offset 0: the element
+  /// at `pos` itself at k == 0 (a select), `acc op element` after. The same operations in the same order as a
+  /// loop from offset 1 after the block's first element, so the same bits; but a staged walk's runs then start
+  /// where the blocks do, at 8 KiB boundaries (from offset 1 each chunk of a run touched a 32-byte sector more,
+  /// and the rescan's stores wrote part sectors).
+  std::vector<Stmt> fold_from_zero(const Var& acc, const Expr& k, const std::vector<Expr>& pos) const {
+    const Var v = local("_v", s_.type);
+    return {make_let(v, s_.value(pos)),
+            make_assign(acc, make_select(make_binary(BinaryOp::Eq, k, i64(0)), make_ref(v), combine(make_ref(acc), make_ref(v))))};
+  }
+
+  /// A carry array: the space with the axis replaced by `along` (see carry_shape), of the combining type.
+  Var carry_array(const std::string& suffix) const {
+    const int rank = static_cast<int>(s_.shape.size()) + (s_.shape.size() == 1 ? 1 : 0);
+    return make_var(s_.name + suffix, Type::array(s_.type, rank, true), VarKind::Local);
+  }
+  /// The shape of a carry array with `along` elements along the axis: a 1-d scan's is one row of a 2-d array,
+  /// which the carry passes' one iteration indexes (a parfor of one iteration keeps a sequential loop off the
+  /// host of a device target, where an element access is a copy).
+  std::vector<Expr> carry_shape(const Expr& along) const {
+    std::vector<Expr> shape = s_.shape;
+    shape[s_.axis] = along;
+    if (s_.shape.size() == 1) shape.insert(shape.begin(), i64(1));
+    return shape;
+  }
+
+  /// Pass 2a: the carries folded in groups of kB, in place: a parfor over the other axes and the groups, each
+  /// folding its group in order from its first total (carry[j] becomes total(lo) op ... op total(j)), and the
+  /// group's fold (its last carry) going on into group[g]. Each step reads and writes only its own element, so
+  /// a GPU stages the walk through shared memory (codegen/cuda/emit_staged.cpp).
+  Stmt group_fold_pass(const Var& carry, const Var& group, const Expr& carried, const Expr& groups) const {
+    auto [rows, ext] = other_axes();
+    const Var g = index("g"), k = index("k"), lo = local("_glo", DType::I64), acc = local("_gacc", s_.type);
+    std::vector<Var> idx = rows;
+    idx.push_back(g);
+    ext.push_back(groups);
+    const Expr lov = make_ref(lo), accv = make_ref(acc);
+    const Expr len = make_binary(BinaryOp::Min, i64(kB), sub(carried, lov));
+    const Stmt body = make_block(
+        {make_let(lo, mul(make_ref(g), i64(kB))), make_let(acc, make_load(carry, carry_elem(rows, lov))),
+         make_for(k, i64(1), len,
+                  make_block({make_assign(acc, combine(accv, make_load(carry, carry_elem(rows, add(lov, make_ref(k)))))),
+                              make_store(carry, carry_elem(rows, add(lov, make_ref(k))), accv)})),
+         make_store(group, carry_elem(rows, make_ref(g)), accv)});
+    return parfor(idx, ext, body, "block carries in groups");
+  }
+
+  /// Pass 2b: the groups' folds chained in order along the axis, in place (group[g] becomes the carry after
+  /// group g: group[g - 1] op fold(g)). A 1-d scan's is one iteration, a chain of n / 2^20 operations.
+  Stmt chain_pass(const Var& group, const Expr& groups) const {
     const auto [idx, ext] = other_axes();
-    const Var b = index("b"), acc = local("_chain", s_.type);
-    auto carry_at = [&](const Expr& e) { return carry_elem(idx, e); };
-    // The chain runs through a local, from carry[0] as it is: each step reads and writes only its own element,
-    // so a GPU can fetch the totals ahead of the chain (codegen/cuda/emit_staged.cpp).
-    const Expr bv = make_ref(b), accv = make_ref(acc);
-    const Stmt start = make_let(acc, identity_of(s_.op, s_.type));
-    const Stmt first = make_if(make_binary(BinaryOp::Gt, carried, i64(0)),
-                               make_block({make_assign(acc, make_load(carry, carry_at(i64(0))))}));
-    const Stmt loop = make_for(b, i64(1), carried,
-                               make_block({make_assign(acc, combine(accv, make_load(carry, carry_at(bv)))),
-                                           make_store(carry, carry_at(bv), accv)}));
-    return parfor(idx, ext, make_block({start, first, loop}), "block carries");
+    const Var g = index("g"), acc = local("_chain", s_.type);
+    auto at = [&](const Expr& e) { return carry_elem(idx, e); };
+    // The chain runs through a local, from group[0] as it is: each step reads and writes only its own element,
+    // so a GPU can fetch the folds ahead of the chain (codegen/cuda/emit_staged.cpp). Only past one group.
+    const Expr gv = make_ref(g), accv = make_ref(acc);
+    const Stmt loop = make_for(g, i64(1), groups,
+                               make_block({make_assign(acc, combine(accv, make_load(group, at(gv)))),
+                                           make_store(group, at(gv), accv)}));
+    return parfor(idx, ext, make_block({make_let(acc, make_load(group, at(i64(0)))), loop}), "group carries");
   }
 
   /// The other axes' indices and extents (a 1-d scan's carries: one row, of extent 1), and carry's element at
@@ -145,70 +199,27 @@ class Builder {
     return i;
   }
 
-  /// Pass 2 for integer types, whose operations are exact in any order (integers wrap, min and max choose):
-  /// the same carries as carry_pass's chain, bit for bit, with the chain cut into groups of kB carries. 2a folds
-  /// each group in order in place (a parfor over the groups), 2b chains the groups' last elements (n / 2^20
-  /// steps for a 1-d scan instead of n / 2^10), 2c combines every other carry with the previous group's last.
-  std::vector<Stmt> grouped_carry_passes(const Var& carry, const Expr& carried) const {
-    const Expr groups = make_binary(BinaryOp::Div, add(carried, i64(kB - 1)), i64(kB));
-    std::vector<Stmt> out;
-    {  // 2a
-      auto [rows, ext] = other_axes();
-      const Var g = index("g"), k = index("k"), lo = local("_glo", DType::I64), acc = local("_gacc", s_.type);
-      std::vector<Var> idx = rows;
-      idx.push_back(g);
-      ext.push_back(groups);
-      const Expr lov = make_ref(lo), accv = make_ref(acc);
-      const Expr len = make_binary(BinaryOp::Min, i64(kB), sub(carried, lov));
-      const Stmt body = make_block(
-          {make_let(lo, mul(make_ref(g), i64(kB))), make_let(acc, make_load(carry, carry_elem(rows, lov))),
-           make_for(k, i64(1), len,
-                    make_block({make_assign(acc, combine(accv, make_load(carry, carry_elem(rows, add(lov, make_ref(k)))))),
-                                make_store(carry, carry_elem(rows, add(lov, make_ref(k))), accv)}))});
-      out.push_back(parfor(idx, ext, body, "block carries in groups"));
-    }
-    {  // 2b
-      auto [rows, ext] = other_axes();
-      const Var g = index("g");
-      const Expr gv = make_ref(g);
-      const Expr prev = sub(mul(gv, i64(kB)), i64(1));
-      const Expr last = sub(make_binary(BinaryOp::Min, add(mul(gv, i64(kB)), i64(kB)), carried), i64(1));
-      const Stmt body = make_for(g, i64(1), groups,
-                                 make_block({make_store(carry, carry_elem(rows, last),
-                                                        combine(make_load(carry, carry_elem(rows, prev)),
-                                                                make_load(carry, carry_elem(rows, last))))}));
-      out.push_back(parfor(rows, ext, body, "group carries"));
-    }
-    {  // 2c
-      auto [rows, ext] = other_axes();
-      const Var b = index("b");
-      std::vector<Var> idx = rows;
-      idx.push_back(b);
-      ext.push_back(make_binary(BinaryOp::Max, sub(carried, i64(kB)), i64(0)));
-      const Var pos = local("_gpos", DType::I64);
-      const Expr pv = make_ref(pos);
-      const Expr before = sub(mul(make_binary(BinaryOp::Div, pv, i64(kB)), i64(kB)), i64(1));  // the previous group's last
-      const Expr is_last = make_binary(BinaryOp::Or, make_binary(BinaryOp::Eq, make_binary(BinaryOp::Mod, pv, i64(kB)), i64(kB - 1)),
-                                       make_binary(BinaryOp::Eq, pv, sub(carried, i64(1))));
-      const Expr mine = make_load(carry, carry_elem(rows, pv));
-      const Stmt body = make_block(
-          {make_let(pos, add(make_ref(b), i64(kB))),
-           make_store(carry, carry_elem(rows, pv),
-                      make_select(is_last, mine, combine(make_load(carry, carry_elem(rows, before)), make_load(carry, carry_elem(rows, pv)))))});
-      out.push_back(parfor(idx, ext, body, "block carries with their group's"));
-    }
-    return out;
-  }
-
   /// One block's scan of `len` elements from lo into out, each value passed through `with` (the carry) before
   /// it is stored; `with(nullptr)` is an exclusive scan's first element. The loop runs over offsets in the
   /// block, so that its index is the same for every block (the CPU backend runs blocks in vector lanes).
   Stmt block_scan(const std::vector<Var>& idx, const Expr& lo, const Expr& len,
                   const std::function<Expr(const Expr&)>& with,
-                  const std::function<Stmt(const Expr&)>& then = {}) const {
+                  const std::function<Stmt(const Expr&)>& then = {}, bool from_zero = false) const {
     const Var acc = local("_acc", s_.type), k = index("k");
     const Expr kv = add(lo, make_ref(k)), accv = make_ref(acc);
     auto store = [&](const Expr& pos, const Expr& v) { return make_store(s_.out, at(idx, pos), make_cast(s_.result, v)); };
+    if (from_zero) {  // see fold_from_zero; an exclusive scan's element 0 is with(nullptr), chosen the same way
+      const Expr first = make_binary(BinaryOp::Eq, make_ref(k), i64(0));
+      std::vector<Stmt> step = fold_from_zero(acc, make_ref(k), at(idx, kv));
+      if (s_.exclusive) {
+        step.insert(step.begin(), store(kv, make_select(first, with(nullptr), with(accv))));
+      } else {
+        step.push_back(store(kv, with(accv)));
+      }
+      std::vector<Stmt> body = {make_let(acc, identity()), make_for(k, i64(0), len, make_block(std::move(step)))};
+      if (then) body.push_back(then(accv));
+      return make_block(std::move(body));
+    }
     const Stmt step = make_assign(acc, combine(accv, s_.value(at(idx, kv))));
     std::vector<Stmt> body = {make_let(acc, s_.value(at(idx, lo)))};
     if (s_.exclusive) {
@@ -254,8 +265,10 @@ class Builder {
     return parfor(rows, ext, make_block({make_let(carry, id), loop}), "rows, one pass each");
   }
 
-  /// Pass 3: every block scanned again from its first element, combined with its carry.
-  Stmt scan_pass(const Expr& blocks, const Var& carry) const {
+  /// Pass 3: every block scanned again from its first element, combined with its carry: block b > 0's is
+  /// carry[b - 1] (its group's fold up to total(b - 1)), after group 0 combined with the previous groups' carry
+  /// as group[g - 1] op carry[b - 1].
+  Stmt scan_pass(const Expr& blocks, const Var& carry, const Var& group) const {
     const std::vector<Var> idx = block_indices();
     std::vector<Expr> ext = s_.shape;
     ext[s_.axis] = blocks;
@@ -265,7 +278,7 @@ class Builder {
     std::vector<Stmt> body = {make_let(lo, mul(b, i64(kB))),
                               make_let(len, make_binary(BinaryOp::Min, i64(kB), sub(s_.shape[s_.axis], lov)))};
     if (!carry) {
-      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; }));
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? v : id; }, {}, s_.lockstep_rows));
     } else {
       // Block 0 takes no carry: its values are stored as they are (the select), its exclusive first element is
       // the identity (c keeps it). No branch around the block's loop: every thread of a GPU block reaches it.
@@ -274,7 +287,11 @@ class Builder {
       body.push_back(make_let(c, id));
       body.push_back(make_if(make_binary(BinaryOp::Gt, b, i64(0)),
                              make_block({make_assign(c, make_load(carry, carry_index(idx, sub(b, i64(1)))))})));
-      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first_block, v, combine(cv, v)) : cv; }));
+      const Expr g = sub(make_binary(BinaryOp::Div, sub(b, i64(1)), i64(kB)), i64(1));  // the previous group
+      body.push_back(make_if(make_binary(BinaryOp::Gt, b, i64(kB)),
+                             make_block({make_assign(c, combine(make_load(group, carry_index(idx, g)), cv))})));
+      body.push_back(block_scan(idx, lov, lenv, [&](const Expr& v) { return v ? make_select(first_block, v, combine(cv, v)) : cv; }, {},
+                                s_.lockstep_rows));
     }
     return parfor(idx, ext, make_block(std::move(body)), carry ? "blocks with their carries" : "one block");
   }

@@ -6,12 +6,16 @@
 //
 //   1. totals:  parfor over the space with the axis cut into its blocks but the last
 //                 { carry[b] = v[lo] op v[lo+1] op ... op v[lo+B-1] }                  (in order)
-//   2. carries: parfor over the other axes
-//                 { acc = carry[0]; for b in 1..: acc = acc op carry[b]; carry[b] = acc }
-//               (integer types: the same carries folded in groups of B, exact in any order; see scan.cpp)
+//   2a. groups: parfor over the other axes and the carries cut into groups of B
+//                 { acc = carry[lo]; for k: acc = acc op carry[lo+k]; carry[lo+k] = acc; group[g] = acc }
+//   2b. chain:  parfor over the other axes (only past one group)
+//                 { acc = group[0]; for g in 1..: acc = acc op group[g]; group[g] = acc }
 //   3. scan:    parfor over the space with the axis cut into blocks
 //                 { acc = v[lo]; out[lo] = C(acc); for k: acc = acc op v[k]; out[k] = C(acc) }
-//               with C(acc) = acc in block 0 and carry[b-1] op acc in block b > 0 (a select, not a branch).
+//               with C(acc) = acc in block 0 and c op acc in block b > 0 (a select, not a branch), where
+//               c = carry[b-1], after the first group of carries group[(b-1)/B - 1] op carry[b-1].
+// So the carries are the block totals scanned by the same rule one level up, the groups' carries a chain: a
+// 1-d scan's longest chain of dependent operations is B + B + n / B^2, not n / B.
 // Each pass's loop sits at the top level of its parfor's body and each step reads and writes only its own
 // elements: the form the CUDA backend stages through shared memory (codegen/cuda/emit_staged.cpp).
 #pragma once

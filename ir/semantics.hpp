@@ -70,11 +70,17 @@ T float_max(T a, T b) {
 
 /// Prefix scans (kiln/scan.hpp) cut the scanned axis into blocks of this many elements. Each block is scanned
 /// in order from its first element (not from the identity: -0.0 survives a sum); block b > 0 then combines each
-/// running value v with its carry as `carry op v`, where carry(1) = total(0) and carry(b + 1) = carry(b) op
-/// total(b), total(b) being the in-order fold of block b. An exclusive scan's element i is the inclusive
-/// scan's element i - 1 (element 0: the identity, +0 for Add, ir::identity_of otherwise). Every target follows
-/// this order with no contraction (no FMA), so float scans are bitwise identical for any thread count and
-/// target (ir/scan.hpp writes it down as statements).
+/// running value v with its carry as `carry(b) op v`. The carries are the block totals (total(b), the in-order
+/// fold of block b) scanned by the same rule one level up: the totals are cut into groups of kScanBlock, each
+/// folded in order from its first, fold(j) = total(G) op ... op total(j) for the group starting at total(G);
+/// carry(b) = fold(b - 1) in the first group, chain(g - 1) op fold(b - 1) in a later group g, where chain(g) is
+/// carry(b) at the group's last total (chain(0) = fold of group 0, chain(g) = chain(g - 1) op fold of group g).
+/// Up to kScanBlock + 1 blocks this is the plain chain carry(b + 1) = carry(b) op total(b); beyond, it keeps a
+/// parallel scan's longest chain of dependent operations at 3 kScanBlock + n / kScanBlock^2 instead of
+/// n / kScanBlock (which bounds a 1-d scan on a GPU from below), and its rounding error grows no faster. An
+/// exclusive scan's element i is the inclusive scan's element i - 1 (element 0: the identity, +0 for Add,
+/// ir::identity_of otherwise). Every target follows this order with no contraction (no FMA), so float scans
+/// are bitwise identical for any thread count and target (ir/scan.hpp writes it down as statements).
 inline constexpr std::int64_t kScanBlock = 1024;
 
 /// Arithmetic and bitwise operators (not comparisons, not And/Or) on one type. Bool uses the bitwise ops.

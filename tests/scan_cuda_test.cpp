@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prefix scans (kiln/scan.hpp) on the CUDA target. Without a GPU: every scan form is offloaded, emitted as CUDA
-// C and compiled by NVRTC for sm_90 without a warning, each of the three passes its own launch, and the
+// C and compiled by NVRTC for sm_90 without a warning, each of the passes its own launch, and the
 // float additions stay uncontracted. On a GPU (skipped without one): every operator, kind, axis and type
 // against the interpreter bit for bit, and the same bits run to run.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,10 +15,12 @@
 #include <utility>
 
 #include "codegen/cuda/emit_program.hpp"
+#include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
 #include "frontend/settings.hpp"
+#include "passes/pipeline.hpp"
 #include "ir/semantics.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -79,13 +82,31 @@ TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
 }
 
 // A walk: each row of x scanned in its own loop (a prange over rows, a sequential range along the row), the
-// form every scan pass takes. Rows of different lengths: row r walks the first n - r elements.
-const auto row_walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
+// form every scan pass takes. With Shrink 1 rows have different lengths (row r walks the first n - r
+// elements); with 0 every row walks all n, so blocks of 128 rows are uniform (their runs a run-time row
+// stride apart).
+template <int Shrink>
+const auto walk = [](Array<double, 2> x, Array<double, 2> y, Array<double, 1> total) {
   prange(x.shape(0), [&](Int r) {
     Double acc = 0.0;
-    range(x.shape(1) - r, [&](Int k) {
+    range(x.shape(1) - r * Shrink, [&](Int k) {
       acc = acc + x(r, k) * 0.5;
       y(r, k) = acc;
+    });
+    total[r] = acc;
+  });
+};
+const auto row_walk = walk<1>;
+const auto even_walk = walk<0>;
+
+// The same walk over runs a constant apart (a flat array, rows of 300): every full block of rows is uniform, so
+// its cells go at constant offsets from one pointer; 300 steps end in a part chunk.
+const auto flat_walk = [](Array<double, 1> x, Array<double, 1> y, Array<double, 1> total) {
+  prange(total.shape(0), [&](Int r) {
+    Double acc = 0.0;
+    range(300, [&](Int k) {
+      acc = acc + x[r * 300 + k] * 0.5;
+      y[r * 300 + k] = acc;
     });
     total[r] = acc;
   });
@@ -102,20 +123,25 @@ std::vector<cu::Strategy> strategies(const ir::Function& f, std::string* source 
 
 TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   require_nvrtc();
-  // 1-d: block totals, the carry chain (one row: a block of threads fetches it ahead), blocks with carries.
+  // 1-d: block totals, the carries folded in groups (a row a group), the groups' chain (one row: a block of
+  // threads fetches it ahead), blocks with carries; every type alike.
   std::string src;
   const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
-  EXPECT_EQ(one_d, std::vector<cu::Strategy>(3, cu::Strategy::Staged)) << src;
+  EXPECT_EQ(one_d, std::vector<cu::Strategy>(4, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
-  // An integer scan's carries fold in groups (exact in any order): each group a staged walk, the groups' chain
-  // one thread, every carry then combined with its group's prefix elementwise.
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 1> x) { return kiln::cumsum(x); }, {"x"})),
-            (std::vector<cu::Strategy>{cu::Strategy::Staged, cu::Strategy::Staged, cu::Strategy::Elementwise,
-                                       cu::Strategy::Elementwise, cu::Strategy::Staged}));
-  // Along the last axis the three passes over (row, block), staged, for any number of rows: a GPU does not take
-  // the rows form there (a thread per row would read its row a row apart from its neighbours').
+            std::vector<cu::Strategy>(4, cu::Strategy::Staged));
+  // Blocks of a line lie a constant apart: a block whose rows are all so (checked at run time) addresses its
+  // cells from one pointer at constant offsets. The block rescan's input and output share one tile.
+  EXPECT_NE(src.find("kiln_uniform = __syncthreads_and("), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_p0[kiln_s0 + kiln_r * 8192LL]"), std::string::npos) << src;
+  std::size_t tiles = 0;
+  for (std::size_t at = src.find("__shared__ double kiln_tile"); at != std::string::npos; at = src.find("__shared__ double kiln_tile", at + 1)) ++tiles;
+  EXPECT_EQ(tiles, 4u) << src;  // one a pass: the in-place folds' and the rescan's stores share their loads' tiles
+  // Along the last axis the passes over (row, block), staged, for any number of rows: a GPU does not take the
+  // rows form there (a thread per row would read its row a row apart from its neighbours').
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_rows", [](Array<float, 2> x) { return kiln::cumsum(x, 1); }, {"x"})),
-            std::vector<cu::Strategy>(3, cu::Strategy::Staged));
+            std::vector<cu::Strategy>(4, cu::Strategy::Staged));
   // Along a leading axis the rows form stays (neighbouring threads, neighbouring columns: coalesced as it is).
   EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_cols", [](Array<float, 2> x) { return kiln::cumsum(x, 0); }, {"x"}))[0],
             cu::Strategy::Elementwise);
@@ -126,6 +152,14 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
   std::string src;
   EXPECT_EQ(strategies(rows::lower_for_cuda("row_walk", row_walk, {"x", "y", "total"}), &src),
             std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
+  // Rows of a matrix lie a run-time stride apart: a block reads it off its first two rows (and checks the
+  // rest); rows of a flat array a constant apart: immediate offsets, y's stores sharing x's tile.
+  EXPECT_NE(src.find("const long long kiln_apart1 = kiln_off1[1] - kiln_off1[0];"), std::string::npos) << src;
+  EXPECT_EQ(strategies(rows::lower_for_cuda("flat_walk", flat_walk, {"x", "y", "total"}), &src),
+            std::vector<cu::Strategy>{cu::Strategy::Staged}) << src;
+  EXPECT_NE(src.find("kiln_uniform = __syncthreads_and("), std::string::npos) << src;
+  EXPECT_NE(src.find("kiln_r * 2400LL]"), std::string::npos) << src;  // 8 rows of 300 a cell
+  EXPECT_NE(src.find("__shared__ double kiln_tile1[128 * (16 + 1)];  // x, y (stored)"), std::string::npos) << src;
   // A step that reads what the step before wrote cannot read a copy fetched before the chunk.
   const auto recurrence = [](Array<double, 2> y) {
     prange(y.shape(0), [&](Int r) { range(1, y.shape(1), [&](Int k) { y(r, k) = y(r, k - 1) * 0.5 + y(r, k); }); });
@@ -141,10 +175,31 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
     });
   };
   EXPECT_EQ(strategies(rows::lower_for_cuda("forces", forces, {"x", "f"})), std::vector<cu::Strategy>{cu::Strategy::Tiled});
-  // Bounds checks may leave a thread's iterations early, before the block's barriers.
-  for (cu::Strategy st : strategies(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
-                                                         /*boundscheck=*/true)))
-    EXPECT_NE(st, cu::Strategy::Staged);
+  // Bounds checks may leave a thread's iterations early, before the block's barriers: a pass that keeps a check
+  // is not staged (the passes whose accesses are proved in range, the groups' chain here, may be).
+  cu::Program checked;
+  compile_for_sm90(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+                                        /*boundscheck=*/true), {}, &checked);
+  int failing = 0;
+  for (const cu::GpuKernel& k : checked.gpu_kernels) {
+    if (!k.may_fail) continue;
+    ++failing;
+    EXPECT_NE(k.strategy, cu::Strategy::Staged) << k.name;
+  }
+  EXPECT_GE(failing, 2) << checked.source();  // the block totals and the blocks with their carries at least
+}
+
+TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
+  // A staged walk's grid: 128 rows a block once that fills every SM, fewer rows over two blocks an SM (the
+  // kernel gives a block ceil(rows / grid) of them), a single row one block.
+  const cu::DeviceShape h100;  // 132 SMs
+  auto grid = [&](std::uint64_t rows) { return cu::geometry(cu::Strategy::Staged, 1, &rows, 128, h100, 0).grid.x; };
+  EXPECT_EQ(grid(131071), 1024u);  // a 1-d scan of 2^27: 128 blocks of 1024 elements a block of threads
+  EXPECT_EQ(grid(132 * 128), 132u);
+  EXPECT_EQ(grid(10000), 264u);    // 38 rows a block
+  EXPECT_EQ(grid(128), 128u);      // the groups of a 2^27 scan's carries: a block each
+  EXPECT_EQ(grid(1), 1u);
+  EXPECT_EQ(cu::geometry(cu::Strategy::Staged, 1, std::array<std::uint64_t, 1>{1000}.data(), 128, h100, 0).block.x, 128u);
 }
 
 // ---- on a GPU ---------------------------------------------------------------------------------------------------
@@ -232,6 +287,55 @@ NDArray<T> awkward(std::vector<std::int64_t> shape, std::uint64_t seed) {
   return a;
 }
 
+/// Runs `f` (traced, then the pipeline for the interpreter) on copies of `inputs` with the interpreter.
+std::unique_ptr<cudatest::Outcome> interpret_traced(const ir::Function& traced, const cudatest::Args& inputs) {
+  passes::PipelineOptions o;
+  o.target = Target::interpreter;
+  return cudatest::run_interpreter(passes::run_pipeline(traced, nullptr, o), inputs);
+}
+
+TEST(ScanCudaCodegen, TheGpuFormOfThePassesHasTheDefinedBits) {
+  // A CUDA trace runs each block's loop of the totals and the rescan from offset 0, its first step a select
+  // (ir/scan.cpp, fold_from_zero: the staged runs start aligned). The interpreter running that IR must give the
+  // bits of the interpreter running the CPU's form: every operator and kind, in 1-d past one group of carries
+  // and along the last axis of a matrix.
+  const auto scans = [](Array<double, 1> x, Array<double, 1> a, Array<double, 1> b, Array<double, 1> c, Array<double, 1> d,
+                        Array<float, 2> m, Array<float, 2> e, Array<float, 2> f) {
+    a(all) = kiln::cumsum(x);
+    b(all) = kiln::cumsum(x, kiln::exclusive);
+    c(all) = kiln::cummax(x);
+    d(all) = kiln::scan(x, ReduceOp::Min, kiln::exclusive);
+    e(all, all) = kiln::cumprod(m, 1, kiln::exclusive);
+    f(all, all) = kiln::cumsum(m, 1);
+  };
+  const std::vector<std::string> names = {"x", "a", "b", "c", "d", "m", "e", "f"};
+  const ir::Function gpu = rows::trace_kernel("scans", scans, names, 1, /*lockstep_rows=*/true);
+  const ir::Function cpu = rows::trace_kernel("scans", scans, names, 1, /*lockstep_rows=*/false);
+  const std::int64_t n = kB * (kB + 3) + 7, cols = 2 * kB + 5;
+  const NDArray<double> xv = awkward<double>({n}, 50);
+  const NDArray<float> mv = awkward<float>({3, cols}, 51);
+  cudatest::Args args;
+  cudatest::TestArray x(DType::F64, {n}), m(DType::F32, {3, cols});
+  for (std::int64_t i = 0; i < n; ++i) x.set<double>(i, xv.data()[i]);
+  for (std::int64_t i = 0; i < 3 * cols; ++i) m.set<float>(i, mv.data()[i]);
+  args.push_back(cudatest::array_arg(x));
+  for (int r = 0; r < 4; ++r) args.push_back(cudatest::array_arg(cudatest::TestArray(DType::F64, {n})));
+  args.push_back(cudatest::array_arg(m));
+  for (int r = 0; r < 2; ++r) args.push_back(cudatest::array_arg(cudatest::TestArray(DType::F32, {3, cols})));
+  const auto want = interpret_traced(cpu, args), got = interpret_traced(gpu, args);
+  ASSERT_EQ(want->status, 0) << want->message;
+  ASSERT_EQ(got->status, 0) << got->message;
+  for (std::size_t p : {1, 2, 3, 4, 6, 7}) {
+    const cudatest::TestArray& w = *want->args[p].array;
+    const cudatest::TestArray& g = *got->args[p].array;
+    std::int64_t differ = 0;
+    for (std::int64_t i = 0; i < w.size(); ++i)
+      differ += std::memcmp(w.element(i), g.element(i), p < 5 ? 8 : 4) != 0 && !(p < 5 ? std::isnan(w.get<double>(i)) && std::isnan(g.get<double>(i))
+                                                                              : std::isnan(w.get<float>(i)) && std::isnan(g.get<float>(i)));
+    EXPECT_EQ(differ, 0) << names[p];
+  }
+}
+
 template <class T>
 void every_operator_and_kind(const std::string& type) {
   // Every operator inclusive and exclusive, 1-d, at sizes around the block and well beyond it (primes).
@@ -259,7 +363,7 @@ TEST_F(ScanGpu, EveryTypeOperatorAndKindMatchesTheInterpreterBitwise) {
 
 TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
   // More than two groups of kB carries (the last partial): integers are exact in any order, so the grouped
-  // carries must give NumPy's sequential results (a host loop; the interpreter would take long here).
+  // carries must give NumPy's sequential results (a host loop).
   const std::int64_t n = kB * (2 * kB + 300) + 17;
   const NDArray<std::int64_t> x = random_nd<std::int64_t>({n}, 12);
   auto k = jit("scan_groups", [](Array<std::int64_t, 1> x) {
@@ -298,28 +402,58 @@ TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
 TEST_F(ScanGpu, LargeCumsumIsTheSameBitsRunToRun) {
   auto k = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::cuda));
   auto ki = jit("scan_large", [](Array<double, 1> x) { return kiln::cumsum(x); }, Options().on(Target::interpreter));
-  const NDArray<double> x = random_nd<double>({(1 << 23) + 17}, 6);
+  // 17409 blocks of 1024: 128 of them a block of threads (uniform blocks, then a part one) on an H100.
+  const NDArray<double> x = random_nd<double>({(1 << 24) + (1 << 20) + 17}, 6);
   const auto first = k(x).to_vector();
   EXPECT_TRUE(same_bits(first, k(x).to_vector()));
   EXPECT_TRUE(same_bits(first, ki(x).to_vector()));
 }
 
+/// Runs a walk (x -> y, total) on the GPU and on the interpreter from the same x (y filled with 7.0 first, so
+/// that an element a row does not walk must stay as it was), comparing both results bit for bit.
+template <class F>
+void expect_walk_matches(const std::string& name, const F& fn, const NDArray<double>& x, std::int64_t rows) {
+  auto g = jit(name, fn, Options().on(Target::cuda));
+  auto in = jit(name, fn, Options().on(Target::interpreter));
+  NDArray<double> y(x.shape()), t({rows}), yi(x.shape()), ti({rows});
+  std::fill(y.data(), y.data() + y.size(), 7.0);
+  std::fill(yi.data(), yi.data() + yi.size(), 7.0);
+  g(x, y, t);
+  in(x, yi, ti);
+  EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << name << ", " << rows << " rows";
+  EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << name << ", " << rows << " rows";
+}
+
 TEST_F(ScanGpu, StagedWalksOfEveryLengthMatchTheInterpreterBitwise) {
   // Row counts that leave a block of 128 rows part full, and a single row (its block stages 2048 steps of it
   // at a time).
-  auto g = jit("row_walk", row_walk, Options().on(Target::cuda));
-  auto in = jit("row_walk", row_walk, Options().on(Target::interpreter));
-  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}, std::int64_t{130}, std::int64_t{300}}) {
-    const std::int64_t cols = std::max<std::int64_t>(rows, 2500);
-    const NDArray<double> x = random_nd<double>({rows, cols}, static_cast<std::uint64_t>(rows));
-    NDArray<double> y({rows, cols}), t({rows}), yi({rows, cols}), ti({rows});
-    std::fill(y.data(), y.data() + y.size(), 7.0);
-    std::fill(yi.data(), yi.data() + yi.size(), 7.0);
-    g(x, y, t);
-    in(x, yi, ti);
-    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << rows << " rows";
-    EXPECT_TRUE(same_bits(t.to_vector(), ti.to_vector())) << rows << " rows";
-  }
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}, std::int64_t{130}, std::int64_t{300}})
+    expect_walk_matches("row_walk", row_walk, random_nd<double>({rows, std::max<std::int64_t>(rows, 2500)}, static_cast<std::uint64_t>(rows)), rows);
+  // Blocks of uniform rows (a run-time stride apart) and a part block after them (the general cells).
+  for (std::int64_t rows : {std::int64_t{3}, std::int64_t{17005}})
+    expect_walk_matches("even_walk", even_walk, random_nd<double>({rows, 45}, static_cast<std::uint64_t>(rows) + 5), rows);
+  // Blocks of uniform rows (constant offsets) and a part block after them. From 132 * 128 rows (an H100's SMs)
+  // blocks take 128 rows each, the last one part full: 17005 rows give 132 uniform blocks and a part one;
+  // fewer rows spread over more blocks (the general cells).
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{130}, std::int64_t{1000}, std::int64_t{17005}})
+    expect_walk_matches("flat_walk", flat_walk, random_nd<double>({rows * 300}, static_cast<std::uint64_t>(rows) + 3), rows);
+}
+
+TEST_F(ScanGpu, FloatCarriesInGroupsMatchTheInterpreterBitwise) {
+  // Past kB + 1 blocks the carries fold in groups of kB (ir/semantics.hpp): more than two groups, the last
+  // partial, in 1-d; two groups along each axis of matrices of a few lines.
+  const std::int64_t n = kB * (2 * kB + 300) + 17, m = kB * (kB + 5) + 3;
+  auto g1 = jit("scan_groups_1d", scan_1d, Options().on(Target::cuda));
+  auto i1 = jit("scan_groups_1d", scan_1d, Options().on(Target::interpreter));
+  const NDArray<double> x = awkward<double>({n}, 40);
+  expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
+  const auto axes = [](Array<float, 2> a, Array<float, 2> b) {
+    return std::tuple{kiln::cumsum(a, 1), kiln::cummax(a, 1, kiln::exclusive), kiln::cumsum(b, 0), kiln::cumsum(a)};
+  };
+  auto g2 = jit("scan_groups_2d", axes, Options().on(Target::cuda));
+  auto i2 = jit("scan_groups_2d", axes, Options().on(Target::interpreter));
+  const NDArray<float> a = random_nd<float>({3, m}, 41), b = random_nd<float>({m, 3}, 42);
+  expect_tuple_bits(g2(a, b), i2(a, b), "2-d, " + std::to_string(m) + " along the axis");
 }
 
 }  // namespace

@@ -67,14 +67,16 @@ R identity(ReduceOp op) {
   }
 }
 
-/// One line of n elements (stride apart) scanned: `blocked` in kiln's defined order (blocks of kScanBlock, each
-/// from its first element; block b > 0 takes carry op value, carries folded in order), otherwise NumPy's
-/// sequential loop.
+/// One line of n elements (stride apart) scanned: `blocked` in kiln's defined order (ir/semantics.hpp: blocks
+/// of kScanBlock, each from its first element; block b > 0 takes carry op value, the carries being the block
+/// totals folded in groups of kScanBlock, each group after the first combined with the carry before it),
+/// otherwise NumPy's sequential loop. `group` (only to show that the grouping matters) sets the groups' size.
 template <class R, class T>
-void scan_line(const T* x, R* out, std::int64_t n, std::int64_t stride, ReduceOp op, bool exclusive, bool blocked) {
+void scan_line(const T* x, R* out, std::int64_t n, std::int64_t stride, ReduceOp op, bool exclusive, bool blocked,
+               std::int64_t group = kB) {
   const std::int64_t block = blocked ? kB : std::max<std::int64_t>(n, 1);
-  R carry{};
-  for (std::int64_t lo = 0; lo < n; lo += block) {
+  R carry{}, group_fold{}, group_carry{};
+  for (std::int64_t lo = 0, b = 0; lo < n; lo += block, ++b) {
     const std::int64_t hi = std::min(lo + block, n);
     const bool has_carry = lo > 0;
     auto with = [&](R v) { return has_carry ? combine(op, carry, v) : v; };
@@ -92,17 +94,21 @@ void scan_line(const T* x, R* out, std::int64_t n, std::int64_t stride, ReduceOp
         out[k * stride] = with(acc);
       }
     }
-    carry = with(acc);  // the next block's carry: this one's folded with this block's total
+    // The next block's carry: this block's total folded into its group's (a group of kB totals starts from
+    // its first), after the first group combined with the carry the previous group ended with.
+    group_fold = b % group == 0 ? acc : combine(op, group_fold, acc);
+    carry = b < group ? group_fold : combine(op, group_carry, group_fold);
+    if (b % group == group - 1) group_carry = carry;
   }
 }
 
 /// The scan of the row-major array x of `shape` along `axis` (-1: flattened).
 template <class R, class T>
 std::vector<R> reference(const std::vector<T>& x, const std::vector<std::int64_t>& shape, int axis, ReduceOp op,
-                         bool exclusive, bool blocked = true) {
+                         bool exclusive, bool blocked = true, std::int64_t group = kB) {
   std::vector<R> out(x.size());
   if (axis < 0) {
-    scan_line(x.data(), out.data(), static_cast<std::int64_t>(x.size()), 1, op, exclusive, blocked);
+    scan_line(x.data(), out.data(), static_cast<std::int64_t>(x.size()), 1, op, exclusive, blocked, group);
     return out;
   }
   std::int64_t outer = 1, inner = 1;
@@ -112,7 +118,7 @@ std::vector<R> reference(const std::vector<T>& x, const std::vector<std::int64_t
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t i = 0; i < inner; ++i) {
       const std::int64_t base = o * n * inner + i;
-      scan_line(x.data() + base, out.data() + base, n, inner, op, exclusive, blocked);
+      scan_line(x.data() + base, out.data() + base, n, inner, op, exclusive, blocked, group);
     }
   return out;
 }
@@ -262,9 +268,9 @@ TEST(Scan, Int64MatchesTheDefinitionOnEveryAxis) { check_type<std::int64_t>(2); 
 TEST(Scan, Int32MatchesTheDefinitionOnEveryAxis) { check_type<std::int32_t>(2); }
 
 TEST(Scan, IntegerCarriesInGroupsAreTheChainsBits) {
-  // Integer scans fold their carries in groups of kB (ir/scan.cpp: exact in any order): more than two groups
-  // of carries, the last one partial, against the reference's single chain, on the CPU at 1 and 2 threads (the
-  // interpreter would take long at this size; it runs the same statements as the CPU).
+  // Integer scans, exact in any order, give NumPy's sequential bits past one group of carries too: more than
+  // two groups, the last one partial, on the CPU at 1 and 2 threads (the interpreter would take long at this
+  // size; it runs the same statements as the CPU).
   if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
   const int before = num_threads();
   const std::int64_t n = kB * (2 * kB + 300) + 17;
@@ -284,6 +290,53 @@ TEST(Scan, IntegerCarriesInGroupsAreTheChainsBits) {
     expect_bits(ep.to_vector(), reference<std::int64_t>(v, {n}, -1, ReduceOp::Mul, true), what + " exclusive cumprod");
   }
   set_num_threads(before);
+}
+
+TEST(Scan, FloatCarriesFoldInGroupsOfBlocks) {
+  // Past kB + 1 blocks a line's carries fold in groups of kB (ir/semantics.hpp): more than two groups, the last
+  // partial, in 1-d, and two groups along each axis of a matrix of few lines (the passes; the rows form takes
+  // lines of one group only), on the CPU at 1, 2 and 3 threads against the reference, and the interpreter
+  // against the CPU in 1-d. The grouped order's bits differ from a single chain's here, so the test tells them
+  // apart.
+  if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
+  const std::int64_t n = kB * (2 * kB + 300) + 17, m = kB * (kB + 5) + 3;
+  const std::vector<double> x = inputs<double>(static_cast<size_t>(n), 31, false);
+  std::vector<double> near1 = random_values(static_cast<size_t>(n), 32, 0.999999, 1.000001);
+  const std::vector<double> r = inputs<double>(static_cast<size_t>(2 * m), 33, false);
+  NDArray<float> rows({2, m}), cols({m, 3});
+  for (std::int64_t i = 0; i < 2 * m; ++i) rows.data()[i] = static_cast<float>(r[static_cast<size_t>(i)]);
+  const std::vector<double> c = inputs<double>(static_cast<size_t>(3 * m), 34, false);
+  for (std::int64_t i = 0; i < 3 * m; ++i) cols.data()[i] = static_cast<float>(c[static_cast<size_t>(i)]);
+  const auto scans = [](Array<double, 1> x, Array<double, 1> p, Array<float, 2> a, Array<float, 2> b) {
+    return std::tuple{kiln::cumsum(x), kiln::cumsum(x, kiln::exclusive), kiln::cumprod(p), kiln::cumsum(a, 1), kiln::cumsum(b, 0)};
+  };
+  auto k = jit("scan_float_groups", scans, cpu());
+  const auto want_sum = reference<double>(x, {n}, -1, ReduceOp::Add, false);
+  const auto want_esum = reference<double>(x, {n}, -1, ReduceOp::Add, true);
+  const auto want_prod = reference<double>(near1, {n}, -1, ReduceOp::Mul, false);
+  const auto want_rows = reference<float>(rows.to_vector(), {2, m}, 1, ReduceOp::Add, false);
+  const auto want_cols = reference<float>(cols.to_vector(), {m, 3}, 0, ReduceOp::Add, false);
+  EXPECT_NE(want_sum, (reference<double>(x, {n}, -1, ReduceOp::Add, false, true, n)));  // a single chain's bits
+  EXPECT_NE(want_rows, (reference<float>(rows.to_vector(), {2, m}, 1, ReduceOp::Add, false, true, m)));
+  const int before = num_threads();
+  std::vector<double> first;
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    auto [s, es, p, a, b] = k(x, near1, rows, cols);
+    const std::string what = std::to_string(threads) + " thread(s)";
+    expect_bits(s.to_vector(), want_sum, what + " cumsum");
+    expect_bits(es.to_vector(), want_esum, what + " exclusive cumsum");
+    expect_bits(p.to_vector(), want_prod, what + " cumprod");
+    expect_bits(a.to_vector(), want_rows, what + " cumsum(a, 1)");
+    expect_bits(b.to_vector(), want_cols, what + " cumsum(b, 0)");
+    if (threads == 1) first = s.to_vector();
+  }
+  set_num_threads(before);
+  auto in = jit("scan_float_groups_1d", [](Array<double, 1> x) { return kiln::cumsum(x); }, interp());
+  expect_bits(in(x).to_vector(), first, "interpreter against the CPU");
+  // Within rounding of NumPy's sequential sum all the same.
+  const auto seq = reference<double>(x, {n}, -1, ReduceOp::Add, false, false);
+  for (size_t i = 0; i < seq.size(); i += 9973) EXPECT_NEAR(first[i], seq[i], 1e-9 * (1.0 + std::fabs(seq[i]))) << i;
 }
 
 TEST(Scan, NegativeAxesCountFromTheLast) {

@@ -110,8 +110,9 @@ extern "C" __global__ void ref_scan_apply(const double* __restrict__ x, double* 
 }
 
 // kiln's own order (ir/semantics.hpp, docs/scans.md), by hand: blocks of DB elements each folded in order from
-// its first element, the carries a chain in order, each block rescanned with its carry. A thread walks one
-// block; a CTA of DT threads stages DS steps of each of its DT blocks through shared memory per chunk
+// its first element; the carries the totals folded in order in groups of DB, the groups' folds a chain in order;
+// each block rescanned with its carry (after the first group, the previous group's chained carry plus its
+// group's fold). A thread walks one block (or group); a CTA of DT threads stages DS steps of each of its DT blocks through shared memory per chunk
 // (consecutive threads, consecutive elements), the next chunk's loads issued before this chunk's steps run.
 // The same bits as kiln::cumsum; timed pass by pass, it says what the defined order costs on this device.
 #define DB 1024
@@ -120,7 +121,7 @@ extern "C" __global__ void ref_scan_apply(const double* __restrict__ x, double* 
 
 // The DS cells thread x stages per chunk: step x % DS of the CTA's blocks x / DS + r * (DT / DS), r < DS, at
 // constant offsets from one pointer (the same shape as kiln's staged walks: codegen/cuda/emit_staged.cpp).
-__device__ __forceinline__ void def_fetch(const double* __restrict__ x, long long b0, long long blocks, long long n,
+__device__ __forceinline__ void def_fetch(const double* x, long long b0, long long blocks, long long n,
                                           int s0, double* v) {
   const int t0 = threadIdx.x / DS, j = threadIdx.x % DS;
   const double* p = x + (b0 + t0) * DB + s0 + j;
@@ -157,7 +158,32 @@ extern "C" __global__ void def_scan_totals(const double* __restrict__ x, long lo
   if (b0 + threadIdx.x < carried) carry[b0 + threadIdx.x] = acc;
 }
 
-// (2) One CTA: carry[b] becomes carry[0] + ... + carry[b], in order, one thread walking chunks the CTA stages.
+// (2a) A CTA per group of DB carries: staged into shared memory by all its threads, folded in order in place
+// from its first by one thread (16 reads ahead of the additions), written back; the group's fold into folds[g].
+extern "C" __global__ void def_scan_groups(double* carry, long long carried, double* __restrict__ folds) {
+  __shared__ double tile[DB];
+  const long long lo = (long long)blockIdx.x * DB;
+  const int len = (int)min((long long)DB, carried - lo);
+  for (int i = threadIdx.x; i < len; i += blockDim.x) tile[i] = carry[lo + i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double acc = tile[0];
+    int j = 1;
+    for (; j + 16 <= len; j += 16) {
+      double v[16];
+      #pragma unroll
+      for (int u = 0; u < 16; ++u) v[u] = tile[j + u];
+      #pragma unroll
+      for (int u = 0; u < 16; ++u) tile[j + u] = acc = acc + v[u];
+    }
+    for (; j < len; ++j) tile[j] = acc = acc + tile[j];
+    folds[blockIdx.x] = acc;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < len; i += blockDim.x) carry[lo + i] = tile[i];
+}
+
+// (2b) One CTA: carry[b] becomes carry[0] + ... + carry[b], in order, one thread walking chunks the CTA stages.
 extern "C" __global__ void def_scan_chain(double* carry, long long carried) {
   constexpr int C = 256 * DS;
   __shared__ double tile[C];
@@ -192,12 +218,14 @@ extern "C" __global__ void def_scan_chain(double* carry, long long carried) {
   }
 }
 
-// (3) Every block rescanned from its first element; block b > 0 stores carry[b - 1] + its running value.
+// (3) Every block rescanned from its first element; block b > 0 stores its carry + its running value, the carry
+// being carry[b - 1], past the first group folds[(b - 1) / DB - 1] + carry[b - 1].
 extern "C" __global__ void def_scan_apply(const double* __restrict__ x, double* __restrict__ out, long long n,
-                                          const double* __restrict__ carry) {
+                                          const double* __restrict__ carry, const double* __restrict__ folds) {
   __shared__ double tile[DT * (DS + 1)];
   const long long b0 = (long long)blockIdx.x * DT, blocks = (n + DB - 1) / DB, b = b0 + threadIdx.x;
-  const double c = b > 0 && b < blocks ? carry[b - 1] : 0.0;
+  double c = b > 0 && b < blocks ? carry[b - 1] : 0.0;
+  if (b > DB && b < blocks) c = folds[(b - 1) / DB - 1] + c;
   double v[DS], acc = 0.0;
   def_fetch(x, b0, blocks, n, 0, v);
   #pragma unroll 1
@@ -238,7 +266,7 @@ extern "C" __global__ void ref_scan_columns(const double* __restrict__ x, double
 )CUDA";
 
 const std::vector<std::string> kNames = {"ref_scan_totals", "ref_scan_carries", "ref_scan_apply", "ref_scan_columns",
-                                         "def_scan_totals", "def_scan_chain", "def_scan_apply"};
+                                         "def_scan_totals", "def_scan_chain", "def_scan_apply",  "def_scan_groups"};
 constexpr long long kTile = 4096;  // TILE_THREADS * ITEMS
 constexpr long long kDefinedBlock = kiln::ir::sem::kScanBlock;  // the def_scan_* kernels' DB
 static_assert(kDefinedBlock == 1024, "def_scan_* (DB) assume kiln's scan block of 1024");
@@ -304,7 +332,7 @@ void kiln_only_row(const std::string& name, K& k, long long rows, long long cols
   for (long long l = 0; l < lines && same; ++l) {
     const T* in = h.data() + l * len;
     const T* o = got.data() + l * len;
-    T carry{}, acc{};
+    T carry{}, acc{}, group_fold{}, chain{};
     for (long long i = 0; i < len && same; ++i) {
       const long long b = i / kDefinedBlock, j = i % kDefinedBlock;
       // An exclusive scan's element 0 is the identity (+0 for sums; the others' are checked by the tests).
@@ -317,7 +345,11 @@ void kiln_only_row(const std::string& name, K& k, long long rows, long long cols
         const T want = b == 0 ? acc : combine(carry, acc);
         same = std::memcmp(&want, &o[i], sizeof(T)) == 0;
       }
-      if (j == kDefinedBlock - 1) carry = b == 0 ? acc : combine(carry, acc);
+      if (j == kDefinedBlock - 1) {  // the next carry: this total folded into its group's, after the first group
+        group_fold = b % kDefinedBlock == 0 ? acc : combine(group_fold, acc);  // combined with the chain before
+        carry = b < kDefinedBlock ? group_fold : combine(chain, group_fold);
+        if (b % kDefinedBlock == kDefinedBlock - 1) chain = carry;
+      }
     }
   }
   const double ms = median(t);
@@ -411,25 +443,31 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
         [&] { return check(out.to_vector(), out_ref.to_vector(), n); });
 
     // The same scan in kiln's order by hand: the bits must be kiln's, and each pass timed on its own says
-    // where the defined order's time goes (the carry chain is n / 1024 dependent additions).
+    // where the defined order's time goes (the carries: groups of 1024 folded side by side, then a chain of
+    // n / 2^20 dependent additions).
     const long long blocks = (n + kDefinedBlock - 1) / kDefinedBlock, carried = std::max(blocks - 1, 0LL);
-    kiln::DeviceArray<double> carry({std::max(carried, 1LL)}), out_def({n});
+    const long long groups = (carried + kDefinedBlock - 1) / kDefinedBlock;
+    kiln::DeviceArray<double> carry({std::max(carried, 1LL)}), folds({std::max(groups, 1LL)}), out_def({n});
     double* cp = carry.data();
+    double* fp = folds.data();
     double* dp = out_def.data();
-    long long cc = carried;
+    long long cc = carried, gg = groups;
     const long long ctas = (blocks + 127) / 128;
     auto pass1 = [&] { if (carried) launch(4, (carried + 127) / 128, 128, {&xp, &cc, &cp}); };
-    auto pass2 = [&] { if (carried) launch(5, 1, 256, {&cp, &cc}); };
-    auto pass3 = [&] { launch(6, ctas, 128, {&xp, &dp, &nn, &cp}); };
+    auto pass2 = [&] {
+      if (carried) launch(7, groups, 256, {&cp, &cc, &fp});
+      if (groups > 1) launch(5, 1, 256, {&fp, &gg});
+    };
+    auto pass3 = [&] { launch(6, ctas, 128, {&xp, &dp, &nn, &cp, &fp}); };
     const std::string dname = "cumsum f64 n=" + std::to_string(n) + " kiln's order";
     row(dname.c_str(), 16.0 * static_cast<double>(n), [&] { k(x, out); }, [&] { pass1(), pass2(), pass3(); },
         [&] { return out.to_vector() == out_def.to_vector() ? std::string("bitwise equal") : std::string("MISMATCH (bits differ)"); });
     std::vector<double> t1, t2, t3;
     for (int r = 0; r < reps; ++r) t1.push_back(time_ms(pass1)), t2.push_back(time_ms(pass2)), t3.push_back(time_ms(pass3));
-    std::printf("  kiln's order by hand, pass by pass: totals %.3f ms (%.0f GB/s), chain of %lld %.3f ms (%.2f ns a step), "
-                "blocks with carries %.3f ms (%.0f GB/s)\n",
-                median(t1), 8.0 * static_cast<double>(carried * kDefinedBlock) / (median(t1) * 1e6), carried, median(t2),
-                median(t2) * 1e6 / static_cast<double>(std::max(carried, 1LL)), median(t3),
+    std::printf("  kiln's order by hand, pass by pass: totals %.3f ms (%.0f GB/s), %lld carries in %lld groups and their "
+                "chain %.3f ms, blocks with carries %.3f ms (%.0f GB/s)\n",
+                median(t1), 8.0 * static_cast<double>(carried * kDefinedBlock) / (median(t1) * 1e6), carried, groups, median(t2),
+                median(t3),
                 16.0 * static_cast<double>(n) / (median(t3) * 1e6));
   }
   kiln_only_rows(n, side, reps, time_ms);

@@ -299,7 +299,7 @@ std::string Emitter::call(const ir::CallExpr& c) {
   return s + ")";
 }
 
-std::string Emitter::element(const ir::VarNode* a, const std::vector<ir::Expr>& indices) {
+std::string Emitter::element_offset(const ir::VarNode* a, const std::vector<ir::Expr>& indices) {
   const ArrayNames& n = array(a);
   std::string offset;
   for (std::size_t d = 0; d < indices.size(); ++d) {
@@ -308,7 +308,11 @@ std::string Emitter::element(const ir::VarNode* a, const std::vector<ir::Expr>& 
     if (!n.stride[d].empty()) term += " * " + n.stride[d];
     offset += (d ? " + " : "") + term;
   }
-  return n.data + "[" + offset + "]";
+  return offset;
+}
+
+std::string Emitter::element(const ir::VarNode* a, const std::vector<ir::Expr>& indices) {
+  return array(a).data + "[" + element_offset(a, indices) + "]";
 }
 
 }  // namespace kiln::codegen::cuda

@@ -219,7 +219,7 @@ GpuKernel Emitter::emit(std::string& out) {
   head += "\n";
   if (coop_) head += "// " + coop_->reason + "\n";
   if (staged_)
-    head += "// " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
+    head += "// up to " + std::to_string(kStagedThreads) + " rows per block walk their loop in step, " + std::to_string(staged_->sites.size()) +
             " access(es) staged through shared tiles\n";
   if (tiled_) {
     head += "// up to " + std::to_string(kTiledThreads) + " rows per block run their loop in rounds of as many steps, " +
@@ -264,7 +264,7 @@ std::string Emitter::plan_text() const {
                          kReduceThreads, kMaxReduceBlocks);
     case Strategy::Cooperative: return coop_->reason;
     case Strategy::Staged:
-      return fmt::format("a sequential loop walking runs far apart: {} rows per block walk in step, {} access(es) staged", kStagedThreads,
+      return fmt::format("a sequential loop walking runs far apart: up to {} rows per block walk in step, {} access(es) staged", kStagedThreads,
                          staged_->sites.size());
     case Strategy::Tiled: {
       std::int64_t bytes = 0;
@@ -556,7 +556,7 @@ std::string Emitter::signature(const std::string& name, bool restrict) const {
   else if (k_.strategy == Strategy::Cooperative)
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many
   else if (k_.strategy == Strategy::Staged)
-    s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ") ";
+    s += "__launch_bounds__(" + std::to_string(kStagedThreads) + ", " + std::to_string(kStagedBlocksPerSm) + ") ";
   else if (k_.strategy == Strategy::Tiled)
     s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps

@@ -196,7 +196,7 @@ void Emitter::plan_staged() {
   auto room = [&](DType t) { return bytes + kStagedThreads * (chunk_steps + 1) * static_cast<std::int64_t>(size_of(t)) <= kMaxStencilTileBytes; };
   auto add_site = [&](const ir::VarNode* a, const std::vector<ir::Expr>& idx, bool store) {
     bytes += kStagedThreads * (chunk_steps + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
-    staged_->sites.push_back({a, idx, store});
+    staged_->sites.push_back({a, idx, store, 0, std::nullopt});
     return static_cast<int>(staged_->sites.size()) - 1;
   };
   for (const ir::Stmt& s : steps) {
@@ -251,6 +251,33 @@ void Emitter::plan_staged() {
     staged_->loads[l] = site;
   }
   if (staged_->loads.empty() && staged_->stores.empty()) return fail();
+  // A store shares the tile of a load of its element type (an in-place walk's: the same array; a scan pass's:
+  // its input): every step reads its load cells into registers before it stores (staged_loops), and each cell
+  // belongs to one step, so the store overwrites only a cell its step has read. Half the shared memory of a
+  // scan pass's block, so twice the blocks an SM can hold.
+  std::vector<bool> paired(staged_->sites.size(), false);
+  for (std::size_t i = 0; i < staged_->sites.size(); ++i) {
+    StagedPlan::Site& st = staged_->sites[i];
+    st.tile = static_cast<int>(i);
+    if (!st.store) continue;
+    for (std::size_t j = 0; j < staged_->sites.size(); ++j)
+      if (!staged_->sites[j].store && !paired[j] && staged_->sites[j].array->type.elem == st.array->type.elem) {
+        paired[j] = true;
+        st.tile = static_cast<int>(j);
+        break;
+      }
+  }
+  // How far each site's run moves from row to row (along the innermost parfor index): the offset's terms of
+  // the earlier dimensions must stay put (their strides are run-time values), the last dimension's is its slope.
+  const ir::VarNode* innermost = p_.indices.back().get();
+  for (StagedPlan::Site& st : staged_->sites) {
+    bool fixed = true;
+    for (std::size_t d = 0; d + 1 < st.indices.size(); ++d) {
+      const auto sd = slope(st.indices[d], innermost, staged_->lets);
+      fixed = fixed && sd && *sd == 0;
+    }
+    if (fixed) st.slope = slope(st.indices.back(), innermost, staged_->lets);
+  }
   k_.strategy = Strategy::Staged;
 }
 
@@ -258,14 +285,30 @@ void Emitter::staged_loops() {
   const StagedPlan& sp = *staged_;
   const std::string T = std::to_string(kStagedThreads), S = std::to_string(opts_.staged_steps);
   const std::string G = std::to_string(kStagedGroup);
+  const std::int64_t rows_apart = kStagedThreads / opts_.staged_steps;  // a uniform block's cell r is in row x / S + r * this
+  auto num = [](std::size_t i) { return std::to_string(i); };
+  auto tile = [&](std::size_t i) { return "kiln_tile" + num(static_cast<std::size_t>(sp.sites[i].tile)); };
+  auto tile_of = [&](std::size_t i, const std::string& what) { return what + num(static_cast<std::size_t>(sp.sites[i].tile)); };
+  // A cell's place: a uniform block's from the thread's first cell, any other's from the tile's start.
+  auto cell = [&](std::size_t i, bool fast) { return (fast ? tile_of(i, "kiln_mine") : tile(i)) + "[kiln_tc]"; };
+  auto data = [&](std::size_t i) { return array(sp.sites[i].array).data; };
   for (std::size_t i = 0; i < sp.sites.size(); ++i) {
-    const std::string t = type_name(sp.sites[i].array->type.elem), n = std::to_string(i);
-    line("__shared__ " + t + " kiln_tile" + n + "[" + T + " * (" + S + " + 1)];  // " + sp.sites[i].array->name +
-         (sp.sites[i].store ? " (stored)" : ""));
-    line("__shared__ " + std::string(sp.sites[i].store ? "" : "const ") + t + "* kiln_at" + n + "[" + T + "];  // each row's step 0");
+    if (sp.sites[i].tile != static_cast<int>(i)) continue;
+    std::string users = sp.sites[i].array->name;
+    for (const StagedPlan::Site& o : sp.sites)
+      if (&o != &sp.sites[i] && o.tile == static_cast<int>(i)) users += ", " + o.array->name + " (stored)";
+    line("__shared__ " + std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_tile" + num(i) + "[" + T + " * (" + S +
+         " + 1)];  // " + users + (sp.sites[i].store ? " (stored)" : ""));
   }
+  for (std::size_t i = 0; i < sp.sites.size(); ++i)
+    line("__shared__ long long kiln_off" + num(i) + "[" + T + "];  // each row's step 0 in " + sp.sites[i].array->name);
   line("__shared__ long long kiln_steps[" + T + "];");
-  open_block_rows(std::to_string(kStagedThreads), sp.before);
+  // Blocks whose rows all take the same number of steps, each access's runs equally spaced (a scan's blocks of
+  // a line, the rows of a matrix), address their cells from one pointer an access, as a hand-written kernel
+  // would: no lookups of each cell's row in shared memory, no 64-bit index arithmetic per cell. The spacing is
+  // a constant where the plan knows it (then the offsets are immediates), else the block's first two rows'.
+  // Which blocks are so is checked at run time, once per block; the others take the general cells.
+  open_block_rows(std::to_string(kStagedThreads), sp.before, /*spread=*/true);
   const ir::ForStmt& f = *sp.loop;
   const std::string begin = expr(f.begin), end = expr(f.end);
   line("{");
@@ -279,7 +322,7 @@ void Emitter::staged_loops() {
   ++depth_;
   line("const long long " + k + " = " + k0 + ";");
   for (std::size_t i = 0; i < sp.sites.size(); ++i)
-    line("kiln_at" + std::to_string(i) + "[threadIdx.x] = &" + element(sp.sites[i].array, sp.sites[i].indices) + ";");
+    line("kiln_off" + num(i) + "[threadIdx.x] = " + element_offset(sp.sites[i].array, sp.sites[i].indices) + ";");
   --depth_;
   line("}");
   line("// The block's rows share the tiles: " + T + " * " + S + " steps per chunk among them.");
@@ -288,36 +331,74 @@ void Emitter::staged_loops() {
   line("// A cell's row is e / kiln_chunk = umulhi(e, ceil(2^32 / kiln_chunk)): exact while e * kiln_chunk < 2^32");
   line("// (both are at most " + T + " * " + S + "), and one multiplication where a division per cell was most of the code.");
   line("const unsigned kiln_inverse = 0xFFFFFFFFu / kiln_chunk + 1u;");
-  line("const bool kiln_full = kiln_here == " + T + ";  // then kiln_chunk == " + S);
   line("__syncthreads();");
+  {
+    std::string same = "kiln_here == " + T + " && kiln_steps[threadIdx.x] == kiln_steps[0]";
+    for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+      const std::string apart = sp.sites[i].slope ? std::to_string(*sp.sites[i].slope) + "LL" : "kiln_apart" + num(i);
+      if (!sp.sites[i].slope)
+        line("const long long kiln_apart" + num(i) + " = kiln_off" + num(i) + "[1] - kiln_off" + num(i) + "[0];  // " +
+             sp.sites[i].array->name + "'s runs apart, if the rows are equally spaced");
+      same += " && kiln_off" + num(i) + "[threadIdx.x] == kiln_off" + num(i) + "[0] + (long long)threadIdx.x * " + apart;
+    }
+    line("// Every row has its steps, and each access's runs are equally spaced (then kiln_chunk == " + S + ").");
+    line("const bool kiln_uniform = __syncthreads_and(" + same + ");");
+    line("const long long kiln_n_all = kiln_steps[0];");
+    for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+      const std::string t = type_name(sp.sites[i].array->type.elem);
+      line(std::string(sp.sites[i].store ? "" : "const ") + t + "* const kiln_p" + num(i) + " = " + data(i) + " + (kiln_off" + num(i) +
+           "[threadIdx.x / " + S + "] + threadIdx.x % " + S + ");  // the first row's cell of this thread");
+    }
+  }
+  // Shared-memory cells through per-thread pointers and signed offsets: NVRTC addresses shared memory with
+  // 64-bit pointers, and an unsigned 32-bit index (which may wrap) cannot fold into a load's immediate offset,
+  // so every cell of a group kept an address register of its own (128 registers a thread for a scan's rescan,
+  // against 80 from the same source with 32-bit shared pointers).
+  for (std::size_t i = 0; i < sp.sites.size(); ++i) {
+    if (sp.sites[i].tile != static_cast<int>(i)) continue;
+    const std::string t = type_name(sp.sites[i].array->type.elem);
+    line(t + "* const kiln_row" + num(i) + " = kiln_tile" + num(i) + " + (kiln_live ? threadIdx.x * kiln_pitch : 0u);  // this thread's row of steps");
+    line(t + "* const kiln_mine" + num(i) + " = kiln_tile" + num(i) + " + (threadIdx.x / " + S + ") * (" + S + " + 1) + threadIdx.x % " + S +
+         ";  // a uniform block's first cell of this thread");
+  }
   // A thread's cells of a chunk are e = x + r * T for r < S (the chunk has T * S cells at most): row e / chunk,
   // step e % chunk, so consecutive threads touch consecutive steps of a row (coalesced). `body` sees kiln_r,
-  // kiln_t, kiln_j and kiln_ok (the cell is a step of its row).
-  auto cells = [&](const std::string& s0, const std::function<void()>& body) {
-    // A full block's cells by constants (cell r: step x % S of row x / S + r * T / S), so that what the loop
-    // over chunks keeps per cell is an immediate offset, not registers; any other block's by its chunk.
-    for (const bool full : {true, false}) {
-      line(full ? "if (kiln_full) {" : "} else {");
-      ++depth_;
-      line("#pragma unroll");
-      line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
-      ++depth_;
-      if (full) {
-        line("const unsigned kiln_t = threadIdx.x / " + S + " + kiln_r * (" + T + " / " + S + "), kiln_j = threadIdx.x % " + S + ";");
-        line("[[maybe_unused]] const unsigned kiln_tc = kiln_t * (" + S + " + 1) + kiln_j;  // the cell in the tiles");
-        line("const bool kiln_ok = " + s0 + " + kiln_j < kiln_steps[kiln_t];");
-      } else {
-        line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
-        line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
-        line("[[maybe_unused]] const unsigned kiln_tc = kiln_t * kiln_pitch + kiln_j;");
-        line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
-      }
-      body();
-      --depth_;
-      line("}");
-      --depth_;
-    }
+  // kiln_t, kiln_j and kiln_ok (the cell is a step of its row), and is told whether the block is uniform.
+  auto cells = [&](const std::string& s0, const std::function<void(bool)>& body) {
+    // A uniform block's cell r: step x % S of row x / S + r * T / S, at a fixed distance from kiln_p.
+    line("if (kiln_uniform) {");
+    ++depth_;
+    line("const unsigned kiln_j = threadIdx.x % " + S + ";");
+    line("const bool kiln_ok = " + s0 + " + kiln_j < kiln_n_all;");
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    ++depth_;
+    line("[[maybe_unused]] const int kiln_tc = (int)kiln_r * " + std::to_string(rows_apart * (opts_.staged_steps + 1)) +
+         ";  // the cell in the tiles, from kiln_mine");
+    body(true);
+    --depth_;
     line("}");
+    --depth_;
+    line("} else {");
+    ++depth_;
+    line("#pragma unroll");
+    line("for (unsigned kiln_r = 0; kiln_r < " + S + "; ++kiln_r) {");
+    ++depth_;
+    line("const unsigned kiln_e = threadIdx.x + kiln_r * " + T + ";");
+    line("const unsigned kiln_t = __umulhi(kiln_e, kiln_inverse), kiln_j = kiln_e - kiln_t * kiln_chunk;");
+    line("[[maybe_unused]] const int kiln_tc = (int)(kiln_t * kiln_pitch + kiln_j);");
+    line("const bool kiln_ok = kiln_e < kiln_cells && " + s0 + " + kiln_j < kiln_steps[kiln_t];");
+    body(false);
+    --depth_;
+    line("}");
+    --depth_;
+    line("}");
+  };
+  // Site i's element at step s0 + kiln_j of the cell's row.
+  auto at = [&](std::size_t i, const std::string& s0, bool fast) {
+    if (fast && sp.sites[i].slope) return "kiln_p" + num(i) + "[" + s0 + " + kiln_r * " + std::to_string(rows_apart * *sp.sites[i].slope) + "LL]";
+    if (fast) return "kiln_p" + num(i) + "[" + s0 + " + (long long)(kiln_r * " + std::to_string(rows_apart) + ") * kiln_apart" + num(i) + "]";
+    return data(i) + "[kiln_off" + num(i) + "[kiln_t] + " + s0 + " + kiln_j]";
   };
   const bool any_load = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return !s.store; });
   const bool any_store = std::any_of(sp.sites.begin(), sp.sites.end(), [](const StagedPlan::Site& s) { return s.store; });
@@ -325,32 +406,26 @@ void Emitter::staged_loops() {
   // ahead: the next chunk's loads travel while this chunk's steps run and its stores are written back, which
   // is what hides a load's latency behind a chain of dependent steps (a 1-d scan's carries, one row).
   auto fetch = [&](const std::string& s0) {
-    cells(s0, [&] {
+    cells(s0, [&](bool fast) {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
-        if (!sp.sites[i].store) {
-          const std::string n = std::to_string(i);
-          line("kiln_fetch" + n + "[kiln_r] = kiln_ok ? kiln_at" + n + "[kiln_t][" + s0 + " + kiln_j] : kiln_cell" + n + "_t();");
-        }
+        if (!sp.sites[i].store)
+          line("kiln_fetch" + num(i) + "[kiln_r] = kiln_ok ? " + at(i, s0, fast) + " : kiln_cell" + num(i) + "_t();");
     });
   };
   if (any_load) {
     for (std::size_t i = 0; i < sp.sites.size(); ++i)
       if (!sp.sites[i].store) {
-        const std::string n = std::to_string(i);
-        line("typedef " + std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_cell" + n + "_t;");
-        line("kiln_cell" + n + "_t kiln_fetch" + n + "[" + S + "];  // registers (indexed only in unrolled loops)");
+        line("typedef " + std::string(type_name(sp.sites[i].array->type.elem)) + " kiln_cell" + num(i) + "_t;");
+        line("kiln_cell" + num(i) + "_t kiln_fetch" + num(i) + "[" + S + "];  // registers (indexed only in unrolled loops)");
       }
     fetch("0LL");
   }
   line("for (long long kiln_s0 = 0; __syncthreads_or(kiln_s0 < kiln_n); kiln_s0 += kiln_chunk) {");
   ++depth_;
   if (any_load) {
-    cells("kiln_s0", [&] {
+    cells("kiln_s0", [&](bool fast) {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
-        if (!sp.sites[i].store) {
-          const std::string n = std::to_string(i);
-          line("if (kiln_ok) kiln_tile" + n + "[kiln_tc] = kiln_fetch" + n + "[kiln_r];");
-        }
+        if (!sp.sites[i].store) line("if (kiln_ok) " + cell(i, fast) + " = kiln_fetch" + num(i) + "[kiln_r];");
     });
     line("__syncthreads();");
     line("{");
@@ -361,54 +436,54 @@ void Emitter::staged_loops() {
     line("}");
   }
   // The row's steps, in order: groups of G whose tile reads all go first, into registers, then the group's
-  // steps; the rest one by one. Reading the tile inside each step put a shared-memory load's latency into every
-  // step of a chain of dependent steps (a tile store comes between a step's read and the next: the compiler
-  // keeps them in order), which made a 1-d scan's carry chain take about 28 ns a step on an H100 where the
-  // hand-written chain (bench/gpu/scan_rows.cpp) takes 5.9.
-  auto step = [&](const std::string& j, bool group) {
+  // steps; the rest one by one, each step's reads first too. Reading the tile inside each step put a shared-
+  // memory load's latency into every step of a chain of dependent steps (a tile store comes between a step's
+  // read and the next: the compiler keeps them in order), which made a 1-d scan's carry chain take about 28 ns
+  // a step on an H100 where the hand-written chain (bench/gpu/scan_rows.cpp) takes 5.9. Reads first is also
+  // what lets a store share a load's tile (plan_staged).
+  auto reads = [&](const std::string& count, const std::string& j0) {
+    for (std::size_t i = 0; i < sp.sites.size(); ++i)
+      if (!sp.sites[i].store) {
+        line("kiln_cell" + num(i) + "_t kiln_read" + num(i) + "[" + count + "];  // registers (indexed only in unrolled loops)");
+        line("#pragma unroll");
+        line("for (int kiln_u = 0; kiln_u < " + count + "; ++kiln_u) kiln_read" + num(i) + "[kiln_u] = " + tile_of(i, "kiln_row") +
+             "[" + j0 + " + kiln_u];");
+      }
+  };
+  auto step = [&](const std::string& j) {
     line("[[maybe_unused]] const long long " + k + " = " + k0 + " + kiln_s0 + " + j + ";  // the staged accesses do not read it");
-    line("[[maybe_unused]] const unsigned kiln_cell = threadIdx.x * kiln_pitch + (unsigned)(" + j + ");  // a store's cell");
+    line("[[maybe_unused]] const int kiln_cell = " + j + ";  // a store's cell in the thread's row");
     lets_.emplace_back();
     staged_on_ = true;
-    staged_group_ = group;
     stmt(f.body);
-    staged_group_ = false;
     staged_on_ = false;
     lets_.pop_back();
   };
-  line("const long long kiln_last = min((long long)kiln_chunk, kiln_n - kiln_s0);");
-  line("long long kiln_j0 = 0;");
+  line("const int kiln_last = (int)max(0LL, min((long long)kiln_chunk, kiln_n - kiln_s0));  // this row's steps of the chunk");
+  line("int kiln_j0 = 0;");
   line("for (; kiln_j0 + " + G + " <= kiln_last; kiln_j0 += " + G + ") {");
   ++depth_;
-  for (std::size_t i = 0; i < sp.sites.size(); ++i)
-    if (!sp.sites[i].store) {
-      const std::string n = std::to_string(i);
-      line("kiln_cell" + n + "_t kiln_read" + n + "[" + G + "];  // registers (indexed only in unrolled loops)");
-      line("#pragma unroll");
-      line("for (int kiln_u = 0; kiln_u < " + G + "; ++kiln_u) kiln_read" + n + "[kiln_u] = kiln_tile" + n +
-           "[threadIdx.x * kiln_pitch + (unsigned)(kiln_j0 + kiln_u)];");
-    }
+  reads(G, "kiln_j0");
   line("#pragma unroll");
   line("for (int kiln_u = 0; kiln_u < " + G + "; ++kiln_u) {");
   ++depth_;
-  step("kiln_j0 + kiln_u", true);
+  step("kiln_j0 + kiln_u");
   --depth_;
   line("}");
   --depth_;
   line("}");
   line("for (; kiln_j0 < kiln_last; ++kiln_j0) {");
   ++depth_;
-  step("kiln_j0", false);
+  reads("1", "kiln_j0");
+  line("const int kiln_u = 0;");
+  step("kiln_j0");
   --depth_;
   line("}");
   if (any_store) {
     line("__syncthreads();");
-    cells("kiln_s0", [&] {
+    cells("kiln_s0", [&](bool fast) {
       for (std::size_t i = 0; i < sp.sites.size(); ++i)
-        if (sp.sites[i].store) {
-          const std::string n = std::to_string(i);
-          line("if (kiln_ok) kiln_at" + n + "[kiln_t][kiln_s0 + kiln_j] = kiln_tile" + n + "[kiln_tc];");
-        }
+        if (sp.sites[i].store) line("if (kiln_ok) " + at(i, "kiln_s0", fast) + " = " + cell(i, fast) + ";");
     });
   }
   --depth_;
@@ -418,10 +493,15 @@ void Emitter::staged_loops() {
   close_block_rows(sp.after);
 }
 
-void Emitter::open_block_rows(const std::string& T, const std::vector<ir::Stmt>& before) {
+void Emitter::open_block_rows(const std::string& most, const std::vector<ir::Stmt>& before, bool spread) {
   std::string rows = "kiln_n0";
   for (int d = 1; d < k_.rank; ++d) rows += " * kiln_n" + std::to_string(d);
   line("const unsigned long long kiln_rows = " + rows + ";");
+  std::string T = most;
+  if (spread) {  // geometry.cpp: a grid of more blocks than full ones spreads the rows over them
+    line("const unsigned long long kiln_per = min((unsigned long long)" + most + ", (kiln_rows + gridDim.x - 1) / gridDim.x);  // rows a block");
+    T = "kiln_per";
+  }
   line("for (unsigned long long kiln_first = (unsigned long long)blockIdx.x * " + T + "; kiln_first < kiln_rows; kiln_first += (unsigned long long)gridDim.x * " + T + ") {");
   ++depth_;
   lets_.emplace_back();
@@ -458,10 +538,11 @@ void Emitter::close_block_rows(const std::vector<ir::Stmt>& after) {
 }
 
 std::string Emitter::staged_cell(int site) const {
-  // In a group of steps a load site's value is in the group's registers; a store goes to its tile.
-  const std::string n = std::to_string(site);
-  if (staged_group_ && !staged_->sites[static_cast<std::size_t>(site)].store) return "kiln_read" + n + "[kiln_u]";
-  return "kiln_tile" + n + "[kiln_cell]";
+  // A load site's value is in the step's registers (read before the step: see staged_loops); a store goes to
+  // its tile.
+  const StagedPlan::Site& st = staged_->sites[static_cast<std::size_t>(site)];
+  if (!st.store) return "kiln_read" + std::to_string(site) + "[kiln_u]";
+  return "kiln_row" + std::to_string(st.tile) + "[kiln_cell]";
 }
 
 }  // namespace kiln::codegen::cuda

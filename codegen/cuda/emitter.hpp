@@ -119,10 +119,16 @@ struct StagedPlan : RowLoop {
     const ir::VarNode* array = nullptr;
     std::vector<ir::Expr> indices;  ///< the access's indices (its element at the loop's first step, with k = begin)
     bool store = false;
+    /// The tile it goes through: its own (its index), or a store's the tile of a load site of its type, which
+    /// each step reads before it stores.
+    int tile = 0;
+    /// Elements its run moves from one row to the next where the rows' parfor indices are consecutive; nothing
+    /// when that is not a constant (a uniform block then reads the spacing off its first two rows).
+    std::optional<std::int64_t> slope;
   };
   ir::VarSet inner;                     ///< variables the loop's body declares or assigns
   ir::LetValues lets;                   ///< the lets before the loop that nothing assigns
-  std::vector<Site> sites;              ///< one shared tile each
+  std::vector<Site> sites;              ///< a tile each, but a store that shares a load's
   std::unordered_map<const ir::LoadExpr*, int> loads;
   std::unordered_map<const ir::StmtNode*, int> stores;
 };
@@ -175,6 +181,8 @@ class Emitter {
   std::string cast(DType to, DType from, const std::string& x) const;
   std::string call(const ir::CallExpr& c);
   std::string element(const ir::VarNode* array, const std::vector<ir::Expr>& indices);
+  /// The element's offset in elements from the array's data pointer (what element() indexes it with).
+  std::string element_offset(const ir::VarNode* array, const std::vector<ir::Expr>& indices);
 
   // statements (emit_stmt.cpp)
   void line(const std::string& s);
@@ -225,11 +233,11 @@ class Emitter {
   /// This thread's cell of a site's tile at the current step.
   std::string staged_cell(int site) const;
 
-  /// Staged walks and tiled loops: a block of `T` consecutive rows (a constant, or blockDim.x; grid-striding over
-  /// blocks), each row
-  /// bound (threads past the last row as the last row, kiln_live false) and its statements `before` the loop
-  /// run (stores only for live rows). Leaves a scope open for the loop.
-  void open_block_rows(const std::string& T, const std::vector<ir::Stmt>& before);
+  /// Staged walks and tiled loops: a block of `most` consecutive rows (a constant, or blockDim.x; grid-striding
+  /// over blocks), or with `spread` of ceil(rows / gridDim.x) rows when that is fewer, each row bound (threads
+  /// past the last row as the last row, kiln_live false) and its statements `before` the loop run (stores only
+  /// for live rows). Leaves a scope open for the loop.
+  void open_block_rows(const std::string& most, const std::vector<ir::Stmt>& before, bool spread = false);
   /// The statements `after` the loop for live rows, and the end of the block's rows.
   void close_block_rows(const std::vector<ir::Stmt>& after);
 
@@ -311,7 +319,6 @@ class Emitter {
   /// Emitting the statements before a staged or tiled loop, which threads beyond the block's rows run as its
   /// last row (they must reach the barriers): stores only for live rows.
   bool staged_prefix_ = false;
-  bool staged_group_ = false;   ///< emitting a step of a group: its staged loads read the group's registers
   std::optional<TiledPlan> tiled_;
   bool tiled_on_ = false;  ///< emitting the tiled loop's steps: its planned loads read the tiles
   std::optional<StencilPlan> stencil_;

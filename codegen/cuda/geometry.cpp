@@ -60,10 +60,17 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       return g;
     }
     case Strategy::Cooperative: return cooperative_geometry(total, -1, dev);
-    case Strategy::Staged:  // a row per thread; the kernel's block loop covers what a capped grid leaves
+    case Strategy::Staged: {
+      // kStagedThreads rows a block when that fills every SM (the kernel's block loop covers what a capped grid
+      // leaves); fewer rows, spread over two blocks an SM: the kernel gives a block ceil(rows / grid) of them,
+      // and a block of fewer rows stages more of each per chunk, so a few long walks (a scan's groups of carries)
+      // wait out fewer chunks' loads, and more SMs keep loads in flight.
       g.block.x = kStagedThreads;
-      g.grid.x = clamp_to(ceil_div(total, kStagedThreads), dev.max_grid_x);
+      const std::uint64_t full = ceil_div(total, kStagedThreads);
+      const std::uint64_t spread = std::min<std::uint64_t>(total, 2 * static_cast<std::uint64_t>(std::max(1, dev.sm_count)));
+      g.grid.x = clamp_to(full >= static_cast<std::uint64_t>(dev.sm_count) ? full : std::max(full, spread), dev.max_grid_x);
       return g;
+    }
     case Strategy::Tiled: {  // a row per thread, `threads` (at most kTiledThreads) a block sharing the tiles
       const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, kTiledThreads));
       g.block.x = t;

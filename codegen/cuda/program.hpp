@@ -30,6 +30,11 @@ inline constexpr int kStagedThreads = 128;
 inline constexpr int kStagedSteps = 16;
 static_assert(kStagedThreads % 32 == 0, "a full block's cells are laid out by constants (emit_staged.cpp): the steps per chunk "
                                         "(EmitOptions::staged_steps, at most 32) divide the threads");
+/// Blocks of a staged walk an SM must hold (__launch_bounds__'s second argument: at most 102 registers a thread).
+/// A walk's memory parallelism is its blocks' chunks in flight: a 1-d scan's rescan compiled by NVRTC to 128
+/// registers (4 blocks an SM) ran at 44% of the H100's DRAM bandwidth, where a hand-written kernel of the same
+/// shape at 92 (5 blocks) ran at 78%; capped, it takes 96 with a spill of two words outside its loop.
+inline constexpr int kStagedBlocksPerSm = 5;
 /// A staged walk's steps are unrolled by this many (a group's tile reads go ahead of its arithmetic: a single
 /// row's chain of dependent steps waits on the arithmetic only).
 inline constexpr int kStagedGroup = 16;

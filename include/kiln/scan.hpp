@@ -13,7 +13,8 @@
 //
 // The order of the operations is defined (ir/semantics.hpp, kScanBlock): the scanned axis is cut into blocks
 // of kScanBlock elements; each block is scanned from its first element in order, and block b > 0 combines
-// each of its running values with its carry, the fold in order of the totals of blocks 0..b-1. So a float
+// each of its running values with its carry: the totals of blocks 0..b-1 folded in order in groups of
+// kScanBlock, each group after the first combined with the carry the group before it ended with. So a float
 // result is bitwise the same for any number of threads and on every target (interpreter, CPU, CUDA), and it
 // may differ in the last bits from a strictly sequential loop's (NumPy's) beyond the first block.
 #pragma once
