@@ -315,24 +315,13 @@ void Emitter::march_copies(const std::string& bits) {
       ++depth_;
       line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
       line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
-      stencil_v_ = v;
-      stencil_u_ = u;
-      lets_.emplace_back();
+      std::string test;
       if (split) {
-        std::string test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
+        test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
         for (const ir::Expr& t : tests)
           if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
-        line("if (" + test + ") {");
-        ++depth_;
-        stmt(sp.interior);
-        --depth_;
-        line("} else {");
-        line("  kiln_border |= (" + bits + ")1 << " + b + ";");
-        line("}");
-      } else {
-        stmt(p_.body);
       }
-      lets_.pop_back();
+      stencil_copy(v, u, test, bits);
       --depth_;
       line("}");
     }

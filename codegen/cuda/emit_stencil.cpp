@@ -413,6 +413,25 @@ void Emitter::stencil_loops() {
   }
 }
 
+void Emitter::stencil_copy(int v, int u, const std::string& test, const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  stencil_v_ = v;
+  stencil_u_ = u;
+  lets_.emplace_back();
+  if (!test.empty()) {
+    line("if (" + test + ") {");
+    ++depth_;
+    stmt(sp.interior);
+    --depth_;
+    line("} else {");
+    line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * sp.columns + u) + ";");
+    line("}");
+  } else {
+    stmt(p_.body);
+  }
+  lets_.pop_back();
+}
+
 void Emitter::strip_copies(const std::string& bits) {
   const StencilPlan& sp = *stencil_;
   const int r = k_.rank, U = sp.columns, V = sp.rows;
@@ -432,23 +451,10 @@ void Emitter::strip_copies(const std::string& bits) {
       line("if (kiln_t + " + std::to_string(32 * u) + "ull - kiln_off < " + nx + ") {");
       ++depth_;
       line("const long long " + bind(p_.indices[static_cast<std::size_t>(r - 1)].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
-      stencil_v_ = v;
-      stencil_u_ = u;
-      lets_.emplace_back();
-      if (split) {
-        std::string test;
+      std::string test;
+      if (split)
         for (const ir::Expr& t : sp.tests) test += (test.empty() ? "" : " && ") + expr(t);
-        line("if (" + test + ") {");
-        ++depth_;
-        stmt(sp.interior);
-        --depth_;
-        line("} else {");
-        line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * U + u) + ";");
-        line("}");
-      } else {
-        stmt(p_.body);
-      }
-      lets_.pop_back();
+      stencil_copy(v, u, test, bits);
       --depth_;
       line("}");
     }

@@ -283,6 +283,9 @@ class Emitter {
   /// The copies of the body, each under the guards of its row and round and the bounds tests (`bits`: the
   /// type of a bit per copy).
   void strip_copies(const std::string& bits);
+  /// One copy of the body at row v, round u of the strip: with `test` (the bounds tests, "" when the plan has
+  /// none) the interior arm when it holds, else the copy's bit set in kiln_border for the border pass.
+  void stencil_copy(int v, int u, const std::string& test, const std::string& bits);
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
