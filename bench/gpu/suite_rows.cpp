@@ -31,6 +31,8 @@ namespace {
 
 using D = kiln::DeviceArray<double>;
 namespace sk = suite::kiln_kernels;
+using suite::dims;
+using suite::median;
 
 /// What every row shares: the stream both sides queue on and the hand-written kernels.
 struct Ctx {
@@ -134,12 +136,6 @@ std::function<double()> cold(const char* name, const F& lambda, const Ctx& ctx, 
         return (r->trace_us + r->passes_us + r->load_us) / 1e3 + r->codegen_ms;
     return -1.0;
   };
-}
-
-std::string dims(std::initializer_list<std::pair<const char*, long long>> items) {
-  std::string s;
-  for (const auto& [k, v] : items) s += (s.empty() ? "" : " ") + std::string(k) + "=" + std::to_string(v);
-  return s;
 }
 
 kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
@@ -587,11 +583,6 @@ const std::vector<SuiteKernel>& all_kernels() {
       {"nbody", nbody},         {"row-stats", row_stats}, {"norm-clip-sum", normalize_clip_sum},
       {"stencil27-clamp", stencil27}, {"hist2d", hist2d}};
   return all;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
 /// CuPy's medians by row name, from bench/gpu/cupy_suite.py's output ("<row> <ms>" lines; others ignored).
