@@ -28,17 +28,15 @@
 #include <kiln/kiln.hpp>
 #include <nlohmann/json.hpp>
 
+#include "measure.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
+using bench::median;
 
 auto make_pi() {
   return kiln::jit("pi", [](kiln::Int n) {

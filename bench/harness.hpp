@@ -16,6 +16,8 @@
 #include <kiln/options.hpp>
 #include <kiln/stencil.hpp>
 
+#include "measure.hpp"
+
 namespace bench {
 
 /// One row of the table. `setup` allocates and fills inputs (and warms up: first calls compile);
@@ -49,16 +51,6 @@ void add(Case (*make)());
 std::vector<Case>& cases();
 /// Every row made afresh, its kernels with Options::boundscheck set to `on` (kiln-bench --boundscheck).
 std::vector<Case> cases_with_boundscheck(bool on);
-
-inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
 
 /// The options every row compiles its kernels with: kiln's defaults, except that `kiln-bench --boundscheck`
 /// builds each row twice, once with Options::boundscheck off and once on, to time the mode's cost.

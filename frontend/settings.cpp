@@ -111,25 +111,17 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       else if (v == "shuffle") st.mode = codegen::cuda::StencilMode::Shuffle;
       else if (v == "shared") st.mode = codegen::cuda::StencilMode::Shared;  // anything else: the default
     }
-    auto number = [](const char* name, int fallback) {
+    // A number in [lo, hi]; unset, empty or out of range: `fallback`.
+    auto number = [](const char* name, int fallback, int lo, int hi) {
       const char* s = std::getenv(name);
       const int v = s && *s ? std::atoi(s) : fallback;
-      return v >= 1 && v <= 16 ? v : fallback;
+      return v >= lo && v <= hi ? v : fallback;
     };
-    st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
-    st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
-    if (const char* s = std::getenv("KILN_CUDA_MARCH_REGISTERS"); s && *s) {
-      const int n = std::atoi(s);
-      st.march_registers = n >= 8 && n <= 256 ? n : st.march_registers;
-    }
-    if (const char* s = std::getenv("KILN_CUDA_MARCH_PREFETCH"); s && *s) {
-      const int n = std::atoi(s);
-      st.march_prefetch = n >= 0 && n <= 2 ? n : st.march_prefetch;
-    }
-    if (const char* s = std::getenv("KILN_CUDA_MARCH_MIN_BLOCKS"); s && *s) {
-      const int n = std::atoi(s);
-      st.march_min_blocks = n >= 1 && n <= 8 ? n : st.march_min_blocks;
-    }
+    st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows, 1, 16);
+    st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds, 1, 16);
+    st.march_registers = number("KILN_CUDA_MARCH_REGISTERS", st.march_registers, 8, 256);
+    st.march_prefetch = number("KILN_CUDA_MARCH_PREFETCH", st.march_prefetch, 0, 2);
+    st.march_min_blocks = number("KILN_CUDA_MARCH_MIN_BLOCKS", st.march_min_blocks, 1, 8);
     if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
     if (const char* s = std::getenv("KILN_CUDA_COARSEN_WAVES"); s && *s) o.coarsen_waves = std::clamp(std::atoi(s), 0, 1024);
     if (const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE"); s && *s) {
@@ -146,10 +138,7 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
     }
-    if (const char* s = std::getenv("KILN_CUDA_SORT_ITEMS"); s && *s) {
-      const int n = std::atoi(s);
-      if (n >= 4 && n <= 16) o.sort_items = n;
-    }
+    o.sort_items = number("KILN_CUDA_SORT_ITEMS", o.sort_items, 4, 16);
     return o;
   }());
   return options;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "passes/band_clamps.hpp"
 
-#include <unordered_set>
-
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/interior.hpp"
@@ -27,16 +25,8 @@ class Banding final : public IRMutator {
   // Parfors nested in this one run inside its kernel: only the outermost is rewritten.
   Stmt visit(const ParforStmt& p, const Stmt& self) override {
     if (!p.reductions.empty() || !p.array_reductions.empty()) return self;
-    std::unordered_set<const VarNode*> outside;
-    for (const Var& v : free_vars(p.body)) outside.insert(v.get());
-    for (const VarNode* v : assigned_vars(p.body)) outside.erase(v);
-    for (const Var& i : p.indices) outside.erase(i.get());
-    auto invariant = [&](const Expr& e) {
-      if (has_load(e)) return false;
-      for (const Var& v : free_vars(e))
-        if (!outside.count(v.get())) return false;
-      return true;
-    };
+    const VarSet variant = loops::variant_in(p.body);
+    auto invariant = [&](const Expr& e) { return loops::invariant_in(e, p.indices, variant); };
     // A body that tests where its element lies already has an interior (lower_stencils' bands, whose border
     // arms clamp): only clamps inside it call for a test of their own.
     std::vector<Expr> tests;

@@ -137,9 +137,7 @@ VarSet variant_in(const Stmt& body) {
   return out;
 }
 
-namespace {
-
-bool reads_none_of(const Expr& e, const std::vector<Var>& indices, const VarSet& variant) {
+bool invariant_in(const Expr& e, const std::vector<Var>& indices, const VarSet& variant) {
   if (has_load(e)) return false;
   for (const Var& v : free_vars(e)) {
     if (variant.count(v.get())) return false;
@@ -148,6 +146,8 @@ bool reads_none_of(const Expr& e, const std::vector<Var>& indices, const VarSet&
   }
   return true;
 }
+
+namespace {
 
 /// The position in `indices` of the index that is the unit term of `e`, or -1.
 int unit_index(const Expr& e, const std::vector<Var>& indices, const VarSet& variant) {
@@ -161,9 +161,9 @@ int unit_index(const Expr& e, const std::vector<Var>& indices, const VarSet& var
   if (int k = position(e); k >= 0) return k;
   const auto* b = dyn<BinaryExpr>(e);
   if (!b || (b->op != BinaryOp::Add && b->op != BinaryOp::Sub)) return -1;
-  if (int k = position(b->a); k >= 0 && reads_none_of(b->b, indices, variant)) return k;
+  if (int k = position(b->a); k >= 0 && invariant_in(b->b, indices, variant)) return k;
   if (b->op == BinaryOp::Add)
-    if (int k = position(b->b); k >= 0 && reads_none_of(b->a, indices, variant)) return k;
+    if (int k = position(b->b); k >= 0 && invariant_in(b->a, indices, variant)) return k;
   return -1;
 }
 
@@ -174,7 +174,7 @@ bool one_element_per_iteration(const std::vector<Expr>& index, const std::vector
   for (const Expr& e : index) {
     const int k = unit_index(e, indices, variant);
     if (k >= 0) ++seen[static_cast<size_t>(k)];
-    else if (!reads_none_of(e, indices, variant)) return false;
+    else if (!invariant_in(e, indices, variant)) return false;
   }
   for (int n : seen)
     if (n != 1) return false;

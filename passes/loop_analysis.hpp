@@ -50,6 +50,10 @@ bool needs(const Effects& user, const Effects& e);
 /// indices, allocations: ir::declared_in) and those it assigns (ir::assigned_vars).
 ir::VarSet variant_in(const ir::Stmt& body);
 
+/// True if `e` has one value in every iteration of a loop over `indices` whose body's variant variables are
+/// `variant` (variant_in): it loads nothing and reads neither an index nor a variable of `variant`.
+bool invariant_in(const ir::Expr& e, const std::vector<ir::Var>& indices, const ir::VarSet& variant);
+
 /// True if subscripts `index` address a different element at every point of the space of `indices`
 /// (each index is the whole of one subscript or one side of `i + e`, `e + i`, `i - e`; `e` and the other
 /// subscripts read no index, no array element and nothing in `variant`).

@@ -34,6 +34,7 @@
 #define CALLGRIND_DUMP_STATS_AT(name)
 #endif
 
+#include "bench/measure.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -64,10 +65,7 @@ extern "C" __global__ void h_scale(const float* x, float* y, float a, long long 
 }
 )";
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using bench::median;
 
 double us(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::micro>(b - a).count(); }
 

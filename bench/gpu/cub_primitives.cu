@@ -58,13 +58,18 @@ T* upload(const std::vector<T>& host) {
   return d;
 }
 
+/// Floats uniform in [-1, 1); integers in [-1000, 1000] (`full_range`: over the type's whole range, as
+/// kiln-bench-gpu's and bench/gpu/cupy_sort.py's integer sort keys are: a radix sort's digit passes run faster
+/// on keys whose high bytes are nearly all equal).
 template <class T>
-std::vector<T> random_values(std::size_t n, unsigned seed) {
+std::vector<T> random_values(std::size_t n, unsigned seed, bool full_range = false) {
   std::mt19937_64 g(seed);
   std::vector<T> v(n);
   if constexpr (std::is_floating_point_v<T>) {
     std::uniform_real_distribution<T> d(-1, 1);
     for (auto& x : v) x = d(g);
+  } else if (full_range) {
+    for (auto& x : v) x = static_cast<T>(g());
   } else {
     std::uniform_int_distribution<T> d(-1000, 1000);
     for (auto& x : v) x = d(g);
@@ -82,7 +87,7 @@ void scan_row(const char* name, std::size_t n, int reps) {
   check(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, static_cast<int64_t>(n)), "scan size");
   void* tmp = nullptr;
   check(cudaMalloc(&tmp, std::max<std::size_t>(1, bytes)), "cudaMalloc");
-  const double ms = median_ms(reps, [&] { cub::DeviceScan::InclusiveSum(tmp, bytes, in, out, static_cast<int64_t>(n)); });
+  const double ms = median_ms(reps, [&] { check(cub::DeviceScan::InclusiveSum(tmp, bytes, in, out, static_cast<int64_t>(n)), "scan"); });
   std::printf("cub scan  %-4s n=%-10zu %9.3f ms %8.0f GB/s\n", name, n, ms, 2.0 * n * sizeof(T) / ms / 1e6);
   cudaFree(in);
   cudaFree(out);
@@ -91,7 +96,7 @@ void scan_row(const char* name, std::size_t n, int reps) {
 
 template <class T>
 void sort_row(const char* name, std::size_t n, int reps) {
-  const std::vector<T> h = random_values<T>(n, 11);
+  const std::vector<T> h = random_values<T>(n, 11, /*full_range=*/true);
   T* in = upload(h);
   T* out = nullptr;
   check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
@@ -99,7 +104,7 @@ void sort_row(const char* name, std::size_t n, int reps) {
   check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, static_cast<int64_t>(n)), "sort size");
   void* tmp = nullptr;
   check(cudaMalloc(&tmp, std::max<std::size_t>(1, bytes)), "cudaMalloc");
-  const double ms = median_ms(reps, [&] { cub::DeviceRadixSort::SortKeys(tmp, bytes, in, out, static_cast<int64_t>(n)); });
+  const double ms = median_ms(reps, [&] { check(cub::DeviceRadixSort::SortKeys(tmp, bytes, in, out, static_cast<int64_t>(n)), "sort"); });
   std::printf("cub sort  %-4s n=%-10zu %9.3f ms %8.2f Gkeys/s\n", name, n, ms, n / ms / 1e6);
   cudaFree(in);
   cudaFree(out);
@@ -121,7 +126,9 @@ void argsort_row(std::size_t n, int reps) {
   check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, pos, pos_out, static_cast<int64_t>(n)), "pairs size");
   void* tmp = nullptr;
   check(cudaMalloc(&tmp, std::max<std::size_t>(1, bytes)), "cudaMalloc");
-  const double ms = median_ms(reps, [&] { cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys_out, pos, pos_out, static_cast<int64_t>(n)); });
+  const double ms = median_ms(reps, [&] {
+    check(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys_out, pos, pos_out, static_cast<int64_t>(n)), "pairs");
+  });
   std::printf("cub argsort f64 n=%-10zu %9.3f ms %8.2f Gkeys/s\n", n, ms, n / ms / 1e6);
   cudaFree(keys);
   cudaFree(pos);

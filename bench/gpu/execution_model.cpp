@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/measure.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -52,10 +53,7 @@ extern "C" __global__ void h_step(const double* u, double* v, long long n) {
 )";
 const std::vector<std::string> kNames = {"h_affine", "h_square", "h_softsign", "h_clip", "h_mix", "h_step"};
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using bench::median;
 
 double wall_us(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -26,6 +26,7 @@
 #include "bench/gpu/scan_rows.hpp"
 #include "bench/gpu/suite_rows.hpp"
 #include "bench/gpu/random_rows.hpp"
+#include "bench/measure.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -38,10 +39,7 @@ namespace gpu = kiln::gpu;
 
 bool g_profile = false;  // --profile
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
+using bench::median;
 
 double now_ms() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/measure.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "frontend/settings.hpp"
 #include "ir/random.hpp"
@@ -77,10 +78,7 @@ extern "C" __global__ void hand_normal_f64(double* out, long long n, long long k
 const std::vector<std::string> kNames = {"hand_uniform_f32", "hand_normal_f64"};
 constexpr long long kKey = 0x5EED0F0123456789LL;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
+using bench::median;
 
 /// kiln's and the hand kernel's outputs equal bit for bit, and equal to ir/random.hpp on a sample.
 template <class T, class Def>

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/measure.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "frontend/settings.hpp"
 #include "ir/semantics.hpp"
@@ -271,10 +272,7 @@ constexpr long long kTile = 4096;  // TILE_THREADS * ITEMS
 constexpr long long kDefinedBlock = kiln::ir::sem::kScanBlock;  // the def_scan_* kernels' DB
 static_assert(kDefinedBlock == 1024, "def_scan_* (DB) assume kiln's scan block of 1024");
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
+using bench::median;
 
 /// Equal within the rounding of two summation orders of values in [-1, 1) (bounded by the running count).
 std::string check(const std::vector<double>& a, const std::vector<double>& b, long long line) {

@@ -31,6 +31,8 @@ namespace {
 
 using D = kiln::DeviceArray<double>;
 namespace sk = suite::kiln_kernels;
+using suite::dims;
+using suite::median;
 
 /// What every row shares: the stream both sides queue on and the hand-written kernels.
 struct Ctx {
@@ -134,12 +136,6 @@ std::function<double()> cold(const char* name, const F& lambda, const Ctx& ctx, 
         return (r->trace_us + r->passes_us + r->load_us) / 1e3 + r->codegen_ms;
     return -1.0;
   };
-}
-
-std::string dims(std::initializer_list<std::pair<const char*, long long>> items) {
-  std::string s;
-  for (const auto& [k, v] : items) s += (s.empty() ? "" : " ") + std::string(k) + "=" + std::to_string(v);
-  return s;
 }
 
 kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
@@ -589,11 +585,6 @@ const std::vector<SuiteKernel>& all_kernels() {
   return all;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
-
 /// CuPy's medians by row name, from bench/gpu/cupy_suite.py's output ("<row> <ms>" lines; others ignored).
 std::map<std::string, double> read_cupy(const std::string& file) {
   std::map<std::string, double> ms;
@@ -618,6 +609,9 @@ struct Result {
 }  // namespace
 
 int suite_rows(const SuiteOptions& opt) {
+  // A filter that names none of the suite's kernels (`--filter sort`) costs no reference module, no header.
+  if (opt.selected && std::none_of(all_kernels().begin(), all_kernels().end(), [&](const SuiteKernel& k) { return opt.selected(k.name); }))
+    return 0;
   kiln::cuda::Stream stream;
   const SuiteReference ref(kiln::gpu::device(kiln::cuda::current_device()), static_cast<CUstream>(stream.handle()));
   const Ctx ctx{stream, ref};

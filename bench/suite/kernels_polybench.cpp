@@ -14,11 +14,7 @@
 
 namespace {
 
-std::string dims(std::initializer_list<std::pair<const char*, long>> items) {
-  std::string s;
-  for (const auto& [k, v] : items) s += (s.empty() ? "" : " ") + std::string(k) + "=" + std::to_string(v);
-  return s;
-}
+using suite::dims;
 
 auto make_jacobi_1d() { return kiln::jit("jacobi_1d", suite::kiln_kernels::jacobi_1d); }
 

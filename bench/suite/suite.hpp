@@ -10,12 +10,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kiln/ndarray.hpp>
+
+#include "../measure.hpp"
 
 namespace suite {
 
@@ -45,15 +49,11 @@ bool add(Kernel k);
 /// Every registered kernel, in registration order within each file.
 std::vector<Kernel>& kernels();
 
-inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using bench::median;
+using bench::now_s;
 
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
+/// "n=3 m=5": a case's sizes as its row shows them.
+std::string dims(std::initializer_list<std::pair<const char*, long long>> items);
 
 /// Memory for the references' arrays, allocated as kiln allocates its arrays (64-byte aligned, transparent
 /// huge pages from 4 MiB up), so neither side gets better pages than the other.

@@ -11,6 +11,12 @@
 
 namespace suite {
 
+std::string dims(std::initializer_list<std::pair<const char*, long long>> items) {
+  std::string s;
+  for (const auto& [k, v] : items) s += (s.empty() ? "" : " ") + std::string(k) + "=" + std::to_string(v);
+  return s;
+}
+
 kiln::NDArray<double> random_array(std::vector<std::int64_t> shape, unsigned seed, double lo, double hi) {
   kiln::NDArray<double> a(shape);
   std::mt19937_64 rng(seed);

@@ -13,8 +13,6 @@
 namespace kiln::gpu {
 namespace {
 
-/// The smallest block size from 128 up (in steps of 32) whose resident threads per SM equal those of
-/// `block` (the occupancy API's choice); `block` itself if none is smaller.
 /// Threads of `fn` resident on one SM in blocks of `threads`.
 int resident_threads(CUfunction fn, int threads, const std::string& name) {
   int blocks = 0;
@@ -22,8 +20,9 @@ int resident_threads(CUfunction fn, int threads, const std::string& name) {
   return blocks * threads;
 }
 
-int compact_block_size(CUfunction fn, int block, const std::string& name) {
-  const int target = resident_threads(fn, block, name);
+/// The smallest block size from 128 up (in steps of 32) whose resident threads per SM reach `target`, those of
+/// `block` (the occupancy API's choice); `block` itself if none is smaller.
+int compact_block_size(CUfunction fn, int block, int target, const std::string& name) {
   for (int threads = 128; threads < block; threads += 32)
     if (resident_threads(fn, threads, name) >= target) return threads;
   return block;
@@ -63,8 +62,8 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
     const int o = block_size;
     f.block_size = o ? std::min(o, max_block) : block;
     f.block_size = std::max(32, f.block_size / 32 * 32);
-    f.compact_block_size = o ? f.block_size : compact_block_size(f.fn, f.block_size, n);
     f.resident_threads = resident_threads(f.fn, f.block_size, n);
+    f.compact_block_size = o ? f.block_size : compact_block_size(f.fn, f.block_size, f.resident_threads, n);
     functions_.push_back(f);
   }
   if (load_us) *load_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
