@@ -11,7 +11,8 @@
 // elements, thread (tx, ty) the kContractionPerThread^2 elements at rows ty + 16 m and columns tx + 16 n. The
 // loop runs in chunks of kContractionSteps steps: the block fetches each planned operand's chunk into a shared
 // tile (a row of the tile per element row or column, a cell per step; consecutive threads on the array's
-// contiguous index), waits at a barrier, and every thread then runs the chunk's steps in order, each step once
+// contiguous index; each thread loads its cells of the next chunk into registers while the current chunk's steps
+// run, and stores them to the tile after), waits at a barrier, and every thread then runs the chunk's steps in order, each step once
 // per element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values
 // one line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads
 // per element by one thread per element.
@@ -247,37 +248,65 @@ void Emitter::contraction_loops() {
   }
   enter(copies - 1);  // the loop's bounds read shared values only: any copy's names
   line("const long long kiln_kb = " + expr(cp.begin) + ", kiln_ke = " + expr(cp.end) + ";");
-  line("for (long long kiln_k0 = kiln_kb; kiln_k0 < kiln_ke; kiln_k0 += " + S + ") {");
-  ++depth_;
-  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
-    const ContractionPlan::Site& site = cp.sites[s];
-    const ArrayNames& a = array(site.array);
-    line("#pragma unroll");
-    line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(kContractionSteps * kContractionTile / kContractionThreads) + "; ++kiln_q) {");
-    ++depth_;
+  // Each thread carries its cells of a chunk in registers: the next chunk's loads are issued before the current
+  // chunk's steps run, so their latency passes under the arithmetic (two blocks an SM would otherwise both
+  // wait at the same barrier for their loads).
+  const int cells = kContractionSteps * kContractionTile / kContractionThreads;
+  for (std::size_t s = 0; s < cp.sites.size(); ++s)
+    line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
+  // The cell's step and row (or column) for thread t's q-th cell: consecutive threads on the array's contiguous index.
+  auto cell_position = [&](const ContractionPlan::Site& site) {
     line("const unsigned kiln_f = threadIdx.x + kiln_q * " + std::to_string(kContractionThreads) + ";");
     line(site.k_fast ? "const unsigned kiln_fs = kiln_f % " + S + ", kiln_fr = kiln_f / " + S + ";  // consecutive threads, consecutive steps"
                      : "const unsigned kiln_fs = kiln_f / " + T + ", kiln_fr = kiln_f % " + T + ";  // consecutive threads, consecutive " +
                            (site.row ? "rows" : "columns"));
-    const std::string k = bind(cp.k);
-    line("const long long " + k + " = kiln_k0 + kiln_fs;");
-    const std::string x = fresh(site.row ? iv->name : jv->name);
-    names_[site.row ? iv : jv] = x;
-    line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
-    lets_.emplace_back();
-    std::string inside;
-    for (std::size_t d = 0; d < site.indices.size(); ++d) {
-      const std::string i = fresh("kiln_i" + std::to_string(s) + "_" + std::to_string(d));
-      line("const long long " + i + " = " + expr(site.indices[d]) + ";");
-      lets_.back().emplace_back(site.indices[d], i);
-      inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
+  };
+  // Loads the chunk that starts at step `first` into the registers (a cell only within the array's extents).
+  auto fetch = [&](const std::string& first) {
+    for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+      const ContractionPlan::Site& site = cp.sites[s];
+      const ArrayNames& a = array(site.array);
+      line("#pragma unroll");
+      line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
+      ++depth_;
+      cell_position(site);
+      const std::string k = bind(cp.k);
+      line("const long long " + k + " = " + first + " + kiln_fs;");
+      const std::string x = fresh(site.row ? iv->name : jv->name);
+      names_[site.row ? iv : jv] = x;
+      line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
+      lets_.emplace_back();
+      std::string inside;
+      for (std::size_t d = 0; d < site.indices.size(); ++d) {
+        const std::string i = fresh("kiln_i" + std::to_string(s) + "_" + std::to_string(d));
+        line("const long long " + i + " = " + expr(site.indices[d]) + ";");
+        lets_.back().emplace_back(site.indices[d], i);
+        inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
+      }
+      line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      lets_.pop_back();
+      --depth_;
+      line("}");
     }
-    line("if (" + inside + ") kiln_ct" + std::to_string(s) + "[kiln_fs][kiln_fr] = " + element(site.array, site.indices) + ";");
-    lets_.pop_back();
+  };
+  fetch("kiln_kb");
+  line("for (long long kiln_k0 = kiln_kb; kiln_k0 < kiln_ke; kiln_k0 += " + S + ") {");
+  ++depth_;
+  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+    line("#pragma unroll");
+    line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
+    ++depth_;
+    cell_position(cp.sites[s]);
+    line("kiln_ct" + std::to_string(s) + "[kiln_fs][kiln_fr] = kiln_cell" + std::to_string(s) + "[kiln_q];");
     --depth_;
     line("}");
   }
   line("__syncthreads();");
+  line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
+  ++depth_;
+  fetch("(kiln_k0 + " + S + ")");
+  --depth_;
+  line("}");
   line("const long long kiln_round = min((long long)" + S + ", kiln_ke - kiln_k0);");
   line("#pragma unroll 4");
   line("for (long long kiln_kk = 0; kiln_kk < kiln_round; ++kiln_kk) {  // the chunk's steps, in order, for every element");
