@@ -74,7 +74,7 @@ TEST(ContractionCodegen, Dump) {
   for (const ir::Function& f : {rows::lower_for_cuda("gemm", sk::gemm, {"C", "A", "B", "alpha", "beta"}),
                                 rows::lower_for_cuda("syrk", sk::syrk, {"C", "A", "alpha", "beta"}),
                                 rows::lower_for_cuda("covariance", sk::covariance, {"data"}), rows::lower_for_cuda("doitgen", sk::doitgen, {"A", "C4"})})
-    std::cout << emitted(f).kernels << "\n";
+    std::cout << (std::getenv("KILN_CONTRACTION_DUMP")[0] == 's' ? emitted(f).source() : emitted(f).kernels) << "\n";
 }
 
 TEST(ContractionCodegen, SuiteProductsGetATilesVariant) {
@@ -291,6 +291,27 @@ TEST_F(ContractionGpu, DotMatchesTheInterpreterBitwise) {
   EXPECT_NE(g.diagnostics().find("_tiles"), std::string::npos) << g.diagnostics();
 }
 
+/// kiln::dot's result against the interpreter's: bit for bit where it is a thread per element walking k (what
+/// the tiles variant computes), which lower_array_ops chooses for at least 2^18 elements or a single chunk of
+/// at most 64 steps; with fewer elements it sums chunks of k in order and folds them (its own order, not the
+/// variant's): there within rounding.
+void expect_dot_result(const NDArray<double>& got, const NDArray<double>& want, std::int64_t elements, std::int64_t k, const char* what) {
+  const std::vector<double> g = got.to_vector(), w = want.to_vector();
+  if (elements >= (std::int64_t{1} << 18) || k <= 64) {
+    std::size_t at = 0;
+    EXPECT_TRUE(same_bits(g, w, &at)) << what << ": " << elements << " elements, " << k << " steps: element " << at;
+    return;
+  }
+  ASSERT_EQ(g.size(), w.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i]) || std::isinf(w[i])) {
+      EXPECT_TRUE(std::isnan(w[i]) ? std::isnan(g[i]) : g[i] == w[i]) << what << " element " << i;
+      continue;
+    }
+    EXPECT_NEAR(g[i], w[i], 1e-12 * (1 + std::fabs(w[i]))) << what << " element " << i;
+  }
+}
+
 TEST_F(ContractionGpu, SuiteProductsMatchTheInterpreterBitwise) {
   auto gg = jit("gemm", sk::gemm, Options().on(Target::cuda));
   auto gi = jit("gemm", sk::gemm, Options().on(Target::interpreter));
@@ -305,7 +326,7 @@ TEST_F(ContractionGpu, SuiteProductsMatchTheInterpreterBitwise) {
     NDArray<double> C = random_nd<double>({m, n}, 13), R = C.clone();
     gg(C, A, B, 1.5, -0.25);
     gi(R, A, B, 1.5, -0.25);
-    EXPECT_TRUE(same_bits(C.to_vector(), R.to_vector())) << "gemm " << m << " x " << n << " x " << k;
+    expect_dot_result(C, R, m * n, k, "gemm");
     // syrk: C (m x m) from A (m x k), its lower triangle.
     if (m > 600) continue;  // the interpreter's time
     NDArray<double> S = random_nd<double>({m, m}, 14), Q = S.clone();
@@ -317,10 +338,11 @@ TEST_F(ContractionGpu, SuiteProductsMatchTheInterpreterBitwise) {
     const NDArray<double> C4 = random_nd<double>({k, k}, 16);
     dg(X, C4);
     di(Y, C4);
-    EXPECT_TRUE(same_bits(X.to_vector(), Y.to_vector())) << "doitgen " << m << " x " << k;
+    expect_dot_result(X, Y, m * k, k, "doitgen");
   }
   EXPECT_NE(gg.diagnostics().find("_tiles"), std::string::npos) << gg.diagnostics();
   EXPECT_NE(sg.diagnostics().find("_tiles"), std::string::npos) << sg.diagnostics();
+  std::cout << sg.diagnostics();  // the plan and the latest launch's reason, for the record
 }
 
 TEST_F(ContractionGpu, GramProductsMatchTheInterpreterBitwise) {
