@@ -9,13 +9,13 @@
 //
 // The `_tiles` variant: a block of kContractionThreads threads takes a kContractionTile-square tile of
 // elements, thread (tx, ty) the kContractionPerThread^2 elements at rows ty + 16 m and columns tx + 16 n. The
-// loop runs in chunks of kContractionSteps steps: the block fetches each planned operand's chunk into a shared
-// tile (a row of the tile per element row or column, a cell per step; consecutive threads on the array's
-// contiguous index; each thread loads its cells of the next chunk into registers while the current chunk's steps
-// run, and stores them to the tile after), waits at a barrier, and every thread then runs the chunk's steps in order, each step once
-// per element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values
-// one line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads
-// per element by one thread per element.
+// loop runs in chunks of kContractionSteps steps: the block stages each planned operand's chunk in a shared tile
+// (a row of the tile per element row or column, a cell per step; consecutive threads fetch along the array's
+// contiguous index, into registers one chunk ahead, so that the next chunk's loads travel while this chunk's
+// steps run), waits at a barrier, and every thread then runs the chunk's steps in order, each step once per
+// element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values one
+// line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads per
+// element for one thread per element.
 //
 // Each element's statements run in the order of its loop with the same expressions: the bits are those of one
 // thread per element (and of the interpreter). The rule keeps that true and the barriers reachable:
@@ -27,9 +27,9 @@
 // - a planned load's array is never written by the kernel (nor aliased by a written binding), and its indices
 //   read the loop's index, one of i and j, and shared values, no element. A cell is fetched only when its
 //   indices lie within the array's extents (a tile's rows past the parfor's last row, or steps past the end).
-// Element copies past the parfor's last row or column, or failing the triangle's test, run as the nearest
-// element inside (their loads stay in bounds) and store nothing; a tile none of whose elements passes the test
-// is skipped by the whole block (`__syncthreads_or`).
+// Element copies past the parfor's last row or column run as its last row or column (their loads stay in
+// bounds); they and the copies that fail the triangle's test run the loop with the others and store nothing. A
+// tile with no element to compute is skipped by the whole block (`__syncthreads_or`).
 #include <algorithm>
 #include <functional>
 
