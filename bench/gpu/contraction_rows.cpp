@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The shapes that decide a contraction's form (launch_model.hpp): the product as users write it with prange, so
-// that every shape reaches the contraction (kiln::dot sums chunks below 2^18 elements).
+// Shapes where a thread per element might beat a contraction's tiles variant (launch_model.hpp): the product as
+// users write it with prange, so that every shape reaches the contraction (kiln::dot sums chunks below 2^18 elements).
 #include "bench/gpu/contraction_rows.hpp"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
 // copy of a large buffer measured in the same run is the ceiling.
 //   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...] [--cupy FILE] [--small]
-// `--filter contraction` times a matrix product at the shapes that decide its form (contraction_rows.cpp).
+// `--filter contraction` times a matrix product at skinny, short, small and large shapes (contraction_rows.cpp).
 // The public kernel suite's rows (suite_rows.cpp) run when the filter names them: `suite` for all 20, or a
 // kernel's name (gemm, row-stats, ...); --cupy adds CuPy's times (bench/gpu/cupy_suite.py's output), --small
 // runs them at sizes of a few milliseconds.

@@ -173,7 +173,6 @@ void Emitter::plan_contraction() {
   // Operands of one side only are shared by a row (or column) of elements, which the plain form's caches serve.
   if (!rows || !columns) return;
   for (const ContractionPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
-  if (known_at_launch(plan.begin, p_) && known_at_launch(plan.end, p_)) k_.row_length = ir::make_binary(BinaryOp::Sub, plan.end, plan.begin);
   contraction_ = std::move(plan);
   k_.tiles_name = k_.name + "_tiles";
 }

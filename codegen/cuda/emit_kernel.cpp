@@ -163,7 +163,7 @@ GpuKernel Emitter::emit(std::string& out) {
   k_.plan = plan_text();
   if (contraction_)
     k_.plan += fmt::format("; a contraction ({} operand(s) of rows, {} of columns through shared tiles): its variant {} gives a block "
-                           "{} x {} elements, {} a thread, the loop staged {} steps at a time, where the launch model says it pays",
+                           "{} x {} elements, {} a thread, the loop staged {} steps at a time",
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return x.row; }),
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return !x.row; }),
                            k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps);

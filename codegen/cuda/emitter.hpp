@@ -158,8 +158,8 @@ struct TiledPlan : RowLoop {
 /// A contraction (emit_contraction.cpp): a 2-d parfor whose elements (i, j) each run one loop over a range every
 /// element shares (a sequential loop, or the 1-d reduction parfor that kiln::dot lowers to), reading arrays at
 /// indices of (i, k) ("row" operands) and of (j, k) ("column" operands) — matrix products, Gram products,
-/// triangles under a test of i and j. Emitted as a variant (`<kernel>_tiles`) that the host launches when the
-/// extents say it pays (choose_launch): a block takes kContractionTile x kContractionTile elements, each thread
+/// triangles under a test of i and j. Emitted as a variant (`<kernel>_tiles`) that the host launches instead of
+/// the kernel (choose_launch): a block takes kContractionTile x kContractionTile elements, each thread
 /// kContractionPerThread^2 of them, and the loop runs in chunks of kContractionSteps steps whose operands the
 /// block stages through shared tiles.
 struct ContractionPlan {

@@ -26,9 +26,9 @@
 // - grid: enough blocks for the iterations at that rate, capped for 1-d kernels without coarsening at
 //   kMaxWaves resident waves (long-lived blocks stride over the rest; KILN_CUDA_WAVES overrides);
 // - cooperative rows: the group per row from the rows, the row length and the SMs (cooperative_geometry);
-// - contractions (a kernel with a tiles variant, emit_contraction.cpp): the variant when the product is wide
-//   enough on both sides, its loop long enough and its tiles many enough for the SMs (contraction_form), else
-//   the kernel itself, a thread per element.
+// - contractions (a kernel with a tiles variant, emit_contraction.cpp): the variant. On an H100 it was faster than
+//   the kernel itself (a thread per element) at every shape measured, the skinny, short and small ones included
+//   (kiln-bench-gpu --filter contraction; docs/gpu.md); the thread per element stays as the override's form.
 // The rule is a pure function of those inputs; LaunchChoice::reason names the clause that decided.
 #pragma once
 
@@ -59,7 +59,7 @@ struct LaunchOverrides {
   int waves = -1;       ///< KILN_CUDA_WAVES: the 1-d wave cap (0: none; negative: the model's)
   int row_threads = 0;  ///< KILN_CUDA_ROW_THREADS: threads per cooperative row (0: the model's)
   int coarsen_waves = 0;  ///< KILN_CUDA_COARSEN_WAVES: kCoarsenWaves instead (0: the model's)
-  int contraction = -1;   ///< KILN_CUDA_CONTRACTION: 0 never the tiles variant, 1 always (-1: the model's)
+  int contraction = -1;   ///< KILN_CUDA_CONTRACTION: 0 a thread per element, 1 the tiles variant (-1: the model's)
 };
 
 /// Which clause of the model decided a launch (for diagnostics: reason_text).
@@ -73,10 +73,7 @@ enum class LaunchReason : std::uint8_t {
   Coarsened,        ///< U iterations per thread: one per thread would take more than kCoarsenWaves waves
   NotCoarsened,     ///< one per thread: it takes at most kCoarsenWaves waves
   OnePerThread,     ///< emitted without coarsening (U = 1)
-  ContractionTiles,   ///< a contraction's tiles variant: the product fills the device with tiles
-  ContractionSkinny,  ///< a contraction as a thread per element: a side shorter than kContractionMinSide
-  ContractionShort,   ///< a contraction as a thread per element: fewer steps than a chunk
-  ContractionFew,     ///< a contraction as a thread per element: too few tiles for the SMs
+  ContractionTiles,   ///< a contraction's tiles variant
   ContractionForced,  ///< KILN_CUDA_CONTRACTION chose the form
 };
 std::string_view reason_text(LaunchReason r);
@@ -88,19 +85,10 @@ struct LaunchChoice {
   bool tiles = false;  ///< launch the kernel's contraction variant (GpuKernel::tiles_entry)
 };
 
-/// Contractions (GpuKernel::tiles_name): the tiles variant runs when both sides of the product have at least
-/// kContractionMinSide elements (a tile's threads past a side's end idle: a 64-wide tile over 16 columns leaves
-/// three quarters of its threads without elements), the loop has at least a chunk of steps (else each chunk's
-/// two barriers and fetch buy less than a chunk of reuse), and the tiles give at least half the SMs a block (a
-/// small product as a thread per element spreads its elements over every SM, where its tiles would leave most of
-/// the device idle: each tile's 4096 elements then run on one SM).
-inline constexpr std::uint64_t kContractionMinSide = 16;
-/// The tiles variant's choice for `counts` (rows, columns) and the loop's `length` (negative: not known at launch).
-LaunchReason contraction_form(const std::uint64_t* counts, std::int64_t length, const DeviceShape& dev);
+
 
 /// The launch of kernel `k` over `counts` (its parfor's iteration counts per dimension, all > 0), on `dev`.
-/// `row_length`: a cooperative kernel's row length, a contraction's loop length, when the host knows it (else
-/// negative).
+/// `row_length`: a cooperative kernel's row length when the host knows it (else negative).
 LaunchChoice choose_launch(const GpuKernel& k, const std::uint64_t* counts, const KernelOccupancy& occ, const DeviceShape& dev,
                            const LaunchOverrides& o, std::int64_t row_length = -1);
 

@@ -115,7 +115,7 @@ struct GpuKernel {
   std::string alias_name;  ///< the same without __restrict__, for calls whose arrays overlap, or ""
   std::string fold_name;   ///< its fold kernel, or "" (only Reduce and ArgReduce have one)
   /// A contraction's register-tiled variant (emit_contraction.cpp), or "": the host launches it instead of
-  /// `name` when the launch model says it pays (choose_launch).
+  /// `name` unless KILN_CUDA_CONTRACTION=0 (choose_launch).
   std::string tiles_name;
   int entry = -1, alias_entry = -1, fold_entry = -1, tiles_entry = -1;  ///< indices in Program::entries()
   const ir::ParforStmt* parfor = nullptr;
@@ -144,10 +144,8 @@ struct GpuKernel {
   std::vector<int> slot;
   int slots = 0;
   bool may_fail = false;  ///< contains checks or allocations: the host reads the status after it
-  /// Cooperative kernels: the length of the rows' first reduced range (end - begin of that nested parfor), which
-  /// sizes the group; kernels with a contraction variant: the contraction's length (its loop's end - begin),
-  /// which the choice of the variant reads. Each only when the host can evaluate it at launch (it reads nothing
-  /// the row computes).
+  /// Cooperative kernels: the length of the rows' first reduced range (end - begin of that nested parfor)
+  /// when the host can evaluate it at launch (it reads nothing the row computes), which sizes the group.
   ir::Expr row_length;
 
   /// Byte offsets in the scratch buffer: partials of slot s, and the final value of slot s.
