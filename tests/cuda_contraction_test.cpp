@@ -69,14 +69,6 @@ int tiled_kernels(const cu::Program& p) {
 
 // ---- the rule and the form, no GPU needed ----------------------------------------------------------------------
 
-TEST(ContractionCodegen, Dump) {
-  if (!std::getenv("KILN_CONTRACTION_DUMP")) GTEST_SKIP();
-  for (const ir::Function& f : {rows::lower_for_cuda("gemm", sk::gemm, {"C", "A", "B", "alpha", "beta"}),
-                                rows::lower_for_cuda("syrk", sk::syrk, {"C", "A", "alpha", "beta"}),
-                                rows::lower_for_cuda("covariance", sk::covariance, {"data"}), rows::lower_for_cuda("doitgen", sk::doitgen, {"A", "C4"})})
-    std::cout << (std::getenv("KILN_CONTRACTION_DUMP")[0] == 's' ? emitted(f).source() : emitted(f).kernels) << "\n";
-}
-
 TEST(ContractionCodegen, SuiteProductsGetATilesVariant) {
   struct Case {
     const char* name;
