@@ -4,6 +4,7 @@
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
 // copy of a large buffer measured in the same run is the ceiling.
 //   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...] [--cupy FILE] [--small]
+// `--filter contraction` times a matrix product at skinny, short, small and large shapes (contraction_rows.cpp).
 // The public kernel suite's rows (suite_rows.cpp) run when the filter names them: `suite` for all 20, or a
 // kernel's name (gemm, row-stats, ...); --cupy adds CuPy's times (bench/gpu/cupy_suite.py's output), --small
 // runs them at sizes of a few milliseconds.
@@ -26,6 +27,7 @@
 #include "bench/gpu/scan_rows.hpp"
 #include "bench/gpu/suite_rows.hpp"
 #include "bench/gpu/random_rows.hpp"
+#include "bench/gpu/contraction_rows.hpp"
 #include "bench/measure.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
@@ -490,6 +492,8 @@ int main(int argc, char** argv) {
   if (opt.selected("sort")) sort_rows(timer, opt.reps);
 
   // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
+  if (!opt.filter.empty() && opt.selected("contraction"))  // only when named: not part of the default rows
+    benchgpu::contraction_rows([&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps);
   if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
 
   // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).

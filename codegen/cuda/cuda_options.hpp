@@ -84,6 +84,9 @@ struct CudaOptions {
   /// KILN_CUDA_COARSEN_WAVES (an experiment override): coarsen elementwise kernels when one iteration per thread
   /// would take more than this many waves of resident threads; 0: the launch model's (launch_model.hpp).
   int coarsen_waves = 0;
+  /// KILN_CUDA_CONTRACTION=0|1 (an experiment override): contractions as a thread per element (0) or through their
+  /// tiles variant (1, what the launch model chooses); unset (-1): the launch model's choice (launch_model.hpp).
+  int contraction = -1;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys (sort_kernels.hpp).
   int sort_items = 16;

@@ -221,7 +221,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves},
+      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction},
       sort_items_(opts.sort_items),
       last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
@@ -238,7 +238,7 @@ std::string DeviceMachine::describe() const {
     const Geometry& g = l->choice.geometry;
     out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {} [{}]\n",
                        l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
-                       reason_text(l->choice.reason), l->function->name);
+                       reason_text(l->choice.reason), l->choice.tiles ? k.tiles_name : l->function->name);
   }
   return out;
 }
@@ -405,8 +405,10 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       memo.record(n, rank, &main, rows, *known);
     }
     const Geometry& g = known->geometry;
-    gpu::launch(c.stream, main, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
-    c.pending.push_back(&main.name);
+    // A contraction's tiles variant takes the same parameters (emit_contraction.cpp); the alias variant has none.
+    const gpu::LoadedFunction& fn = known->tiles && entry == gk->entry ? c.module.function(static_cast<std::size_t>(gk->tiles_entry)) : main;
+    gpu::launch(c.stream, fn, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
+    c.pending.push_back(&fn.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());
       void* fold_params[] = {&scratch, &blocks};

@@ -141,7 +141,7 @@ class DeviceMachine final : public ir::Machine {
   /// leaves those on their way.
   std::vector<const ir::LaunchStmt*> result_only_;
   bool sync_each_;  ///< CudaOptions::sync_each_launch
-  LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads and coarsen_waves
+  LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads, coarsen_waves and contraction
   int sort_items_;             ///< CudaOptions::sort_items
   /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
   /// with the same inputs (launch_memo.hpp).

@@ -12,9 +12,7 @@
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
-namespace {
 
-/// True if `e` reads only what the host has at launch: nothing declared in the row (or its indices).
 bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p) {
   if (ir::has_load(e)) return false;  // an element the host would have to copy from the device first
   const ir::VarSet inside = ir::declared_in(p.body);
@@ -25,8 +23,6 @@ bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p) {
   }
   return true;
 }
-
-}  // namespace
 
 void Emitter::cooperative_loops() {
   const int r = k_.rank;

@@ -186,6 +186,8 @@ std::string Emitter::expr(const ir::Expr& e) {
         if (auto it = staged_->loads.find(&l); it != staged_->loads.end()) return staged_cell(it->second);
       if (tiled_on_)
         if (auto it = tiled_->loads.find(&l); it != tiled_->loads.end()) return tiled_cell(it->second);
+      if (contraction_on_)
+        if (auto it = contraction_->loads.find(&l); it != contraction_->loads.end()) return contraction_cell(it->second);
       return element(l.array.get(), l.indices);
     }
     case ir::ExprKind::Dim: {

@@ -150,14 +150,23 @@ GpuKernel Emitter::emit(std::string& out) {
     k_.unroll = 1;
     unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already";
   }
-  plan_staged();
-  if (!staged_) plan_tiled();
+  // A contraction keeps the plain form as its kernel (a thread per element: the launch model's choice for small
+  // or skinny products) beside its tiles variant.
+  plan_contraction();
+  if (!contraction_) plan_staged();
+  if (!contraction_ && !staged_) plan_tiled();
   if (staged_ || tiled_) {
     k_.unroll = 1;
     unroll_note_.clear();
   }
-  plan_stencil();
+  if (!contraction_) plan_stencil();
   k_.plan = plan_text();
+  if (contraction_)
+    k_.plan += fmt::format("; a contraction ({} operand(s) of rows, {} of columns through shared tiles): its variant {} gives a block "
+                           "{} x {} elements, {} a thread, the loop staged {} steps at a time",
+                           std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return x.row; }),
+                           std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return !x.row; }),
+                           k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps);
   capture();
 
   // Reduction accumulators and scratch slots.
@@ -203,6 +212,13 @@ GpuKernel Emitter::emit(std::string& out) {
     loops_and_tail();
     k_.unroll = unroll;
     alias_body = body_;
+  }
+  std::string tiles_body;
+  if (contraction_) {
+    body_ = prefix;
+    depth_ = depth;
+    contraction_loops();
+    tiles_body = body_;
   }
   if (k_.slots) {
     k_.params.push_back({ParamKind::Scratch});
@@ -252,6 +268,11 @@ GpuKernel Emitter::emit(std::string& out) {
     k_.alias_name = k_.name + "_alias";
     out += "// " + k_.name + " for overlapping array arguments\n" + signature(k_.alias_name, false) + " {\n" + alias_body + "}\n";
   }
+  if (contraction_)
+    out += "// " + k_.name + " as a contraction: a block per " + std::to_string(kContractionTile) + " x " + std::to_string(kContractionTile) +
+           " tile of elements, " + std::to_string(kContractionPerThread * kContractionPerThread) + " a thread, the loop's operands staged " +
+           std::to_string(kContractionSteps) + " steps at a time (emit_contraction.cpp)\n" + signature(k_.tiles_name, false, true) + " {\n" +
+           tiles_body + "}\n";
   if (reducing) fold_kernel(out);
   return k_;
 }
@@ -549,9 +570,11 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
   return "void*";
 }
 
-std::string Emitter::signature(const std::string& name, bool restrict) const {
+std::string Emitter::signature(const std::string& name, bool restrict, bool tiles) const {
   std::string s = "extern \"C\" __global__ void ";
-  if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
+  if (tiles)  // two blocks an SM: at most 128 registers a thread for the 16 elements' values and a step's operands
+    s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", 2) ";
+  else if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
   else if (k_.strategy == Strategy::Cooperative)
     s += "__launch_bounds__(" + std::to_string(kMaxRowThreads) + ") ";  // a block per row: up to this many

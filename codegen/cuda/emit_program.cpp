@@ -46,6 +46,7 @@ class ProgramBuilder {
         k.entry = entries_++;
         if (!k.alias_name.empty()) k.alias_entry = entries_++;
         if (!k.fold_name.empty()) k.fold_entry = entries_++;
+        if (!k.tiles_name.empty()) k.tiles_entry = entries_++;
         prog_.gpu_kernels.push_back(std::move(k));
         prog_.kernels += "\n";
         return;
@@ -112,7 +113,7 @@ void backend_error(const std::string& kernel, const std::string& what) {
 std::vector<std::string> Program::entries() const {
   std::vector<std::string> names;
   for (const auto& k : gpu_kernels)
-    for (const std::string* n : {&k.name, &k.alias_name, &k.fold_name})
+    for (const std::string* n : {&k.name, &k.alias_name, &k.fold_name, &k.tiles_name})
       if (!n->empty()) names.push_back(*n);
   return names;
 }

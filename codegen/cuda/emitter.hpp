@@ -103,6 +103,9 @@ void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
 /// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
 bool last_row_safe(const ir::Stmt& s);
 
+/// True if `e` reads only what the host has at launch: no element, nothing declared in p's body, not its indices.
+bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p);
+
 /// A parfor body as a loop with statements around it (staged walks, tiled loops): nested blocks flattened, split
 /// at the first top-level loop.
 struct RowLoop {
@@ -150,6 +153,29 @@ struct TiledPlan : RowLoop {
   std::vector<Tile> tiles;
   std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
   int min_blocks = 0;  ///< blocks per SM asked of ptxas (__launch_bounds__'s second argument; 0: none)
+};
+
+/// A contraction (emit_contraction.cpp): a 2-d parfor whose elements (i, j) each run one loop over a range every
+/// element shares (a sequential loop, or the 1-d reduction parfor that kiln::dot lowers to), reading arrays at
+/// indices of (i, k) ("row" operands) and of (j, k) ("column" operands) — matrix products, Gram products,
+/// triangles under a test of i and j. Emitted as a variant (`<kernel>_tiles`) that the host launches instead of
+/// the kernel (choose_launch): a block takes kContractionTile x kContractionTile elements, each thread
+/// kContractionPerThread^2 of them, and the loop runs in chunks of kContractionSteps steps whose operands the
+/// block stages through shared tiles.
+struct ContractionPlan {
+  struct Site {
+    const ir::VarNode* array = nullptr;
+    std::vector<ir::Expr> indices;  ///< functions of k, the site's parfor index and values every element shares
+    bool row = false;               ///< reads i (a row of the block's tile), else j (a column)
+    bool k_fast = false;            ///< the array's last index reads k: consecutive threads fetch consecutive steps
+  };
+  ir::Expr guard;                          ///< the body's test of i and j around everything (a triangle), or null
+  std::vector<ir::Stmt> before, after;     ///< the element's statements around the loop
+  const ir::VarNode* k = nullptr;          ///< the loop's index
+  ir::Expr begin, end;                     ///< the loop's range (shared by every element)
+  ir::Stmt steps;                          ///< the loop's body
+  std::vector<Site> sites;
+  std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
 };
 
 class Emitter {
@@ -248,6 +274,14 @@ class Emitter {
   /// A site's cell at the current step of the tiled loop.
   std::string tiled_cell(int site) const;
 
+  // contractions (emit_contraction.cpp)
+  /// Sets contraction_ when the parfor is a contraction the rule admits (see emit_contraction.cpp).
+  void plan_contraction();
+  /// The `_tiles` variant's body.
+  void contraction_loops();
+  /// A site's cell at the current step for the element copy being emitted.
+  std::string contraction_cell(int site) const;
+
   // stencils (emit_stencil.cpp)
   void plan_stencil();
   void stencil_loops();
@@ -291,7 +325,8 @@ class Emitter {
   void chunked_loop();
   void block_reductions();
   void fold_kernel(std::string& out);
-  std::string signature(const std::string& name, bool restrict) const;
+  /// `tiles`: the contraction variant's (its launch bounds).
+  std::string signature(const std::string& name, bool restrict, bool tiles = false) const;
   std::string param_decl(const Param& p, bool restrict) const;
 
   const ir::Function& fn_;
@@ -324,6 +359,9 @@ class Emitter {
   bool staged_prefix_ = false;
   std::optional<TiledPlan> tiled_;
   bool tiled_on_ = false;  ///< emitting the tiled loop's steps: its planned loads read the tiles
+  std::optional<ContractionPlan> contraction_;
+  bool contraction_on_ = false;   ///< emitting a copy of the loop's steps: planned loads read the tiles
+  int contraction_m_ = 0, contraction_n_ = 0;  ///< the element copy being emitted: row m, column n of the thread's
   std::optional<StencilPlan> stencil_;
   bool stencil_on_ = false;  ///< emitting the stencil form (the alias variant is the plain one)
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u

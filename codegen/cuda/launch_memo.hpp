@@ -43,6 +43,7 @@ class LaunchMemo {
                         block_[2].load(std::memory_order_relaxed)};
     c.per_thread = per_thread_.load(std::memory_order_relaxed);
     c.reason = static_cast<LaunchReason>(reason_.load(std::memory_order_relaxed));
+    c.tiles = tiles_.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (seq_.load(std::memory_order_relaxed) != s0) return std::nullopt;  // written meanwhile: not one record
     return c;
@@ -64,6 +65,7 @@ class LaunchMemo {
     }
     per_thread_.store(c.per_thread, std::memory_order_relaxed);
     reason_.store(static_cast<int>(c.reason), std::memory_order_relaxed);
+    tiles_.store(c.tiles, std::memory_order_relaxed);
     seq_.store(s + 2, std::memory_order_release);
   }
 
@@ -95,6 +97,7 @@ class LaunchMemo {
   std::atomic<std::uint64_t> counts_[kMaxRank] = {};  ///< unused dimensions hold 1
   std::atomic<unsigned> grid_[3] = {}, block_[3] = {};
   std::atomic<int> per_thread_{0}, reason_{0};
+  std::atomic<bool> tiles_{false};
 };
 
 }  // namespace kiln::codegen::cuda

@@ -25,7 +25,10 @@
 //   spreads them over the most SMs and warps;
 // - grid: enough blocks for the iterations at that rate, capped for 1-d kernels without coarsening at
 //   kMaxWaves resident waves (long-lived blocks stride over the rest; KILN_CUDA_WAVES overrides);
-// - cooperative rows: the group per row from the rows, the row length and the SMs (cooperative_geometry).
+// - cooperative rows: the group per row from the rows, the row length and the SMs (cooperative_geometry);
+// - contractions (a kernel with a tiles variant, emit_contraction.cpp): the variant. On an H100 it was faster than
+//   the kernel itself (a thread per element) at every shape measured, the skinny, short and small ones included
+//   (kiln-bench-gpu --filter contraction; docs/gpu.md); the thread per element stays as the override's form.
 // The rule is a pure function of those inputs; LaunchChoice::reason names the clause that decided.
 #pragma once
 
@@ -56,6 +59,7 @@ struct LaunchOverrides {
   int waves = -1;       ///< KILN_CUDA_WAVES: the 1-d wave cap (0: none; negative: the model's)
   int row_threads = 0;  ///< KILN_CUDA_ROW_THREADS: threads per cooperative row (0: the model's)
   int coarsen_waves = 0;  ///< KILN_CUDA_COARSEN_WAVES: kCoarsenWaves instead (0: the model's)
+  int contraction = -1;   ///< KILN_CUDA_CONTRACTION: 0 a thread per element, 1 the tiles variant (-1: the model's)
 };
 
 /// Which clause of the model decided a launch (for diagnostics: reason_text).
@@ -69,6 +73,8 @@ enum class LaunchReason : std::uint8_t {
   Coarsened,        ///< U iterations per thread: one per thread would take more than kCoarsenWaves waves
   NotCoarsened,     ///< one per thread: it takes at most kCoarsenWaves waves
   OnePerThread,     ///< emitted without coarsening (U = 1)
+  ContractionTiles,   ///< a contraction's tiles variant
+  ContractionForced,  ///< KILN_CUDA_CONTRACTION chose the form
 };
 std::string_view reason_text(LaunchReason r);
 
@@ -76,7 +82,10 @@ struct LaunchChoice {
   Geometry geometry;
   int per_thread = 1;  ///< innermost iterations a thread runs per round (elementwise kernels)
   LaunchReason reason = LaunchReason::OnePerThread;
+  bool tiles = false;  ///< launch the kernel's contraction variant (GpuKernel::tiles_entry)
 };
+
+
 
 /// The launch of kernel `k` over `counts` (its parfor's iteration counts per dimension, all > 0), on `dev`.
 /// `row_length`: a cooperative kernel's row length when the host knows it (else negative).

@@ -43,6 +43,13 @@ inline constexpr int kStagedGroup = 16;
 /// enough steps per barrier pair to amortize it. Fewer rows than fill the SMs at 256 a block take smaller
 /// blocks (launch_model.hpp).
 inline constexpr int kTiledThreads = 256;
+/// Contractions (emit_contraction.cpp): a block's tile of elements is kContractionTile square, each of its
+/// kContractionThreads threads computing kContractionPerThread^2 of them (rows ty + 16 m, columns tx + 16 n: a
+/// warp's 16 columns are one line of a tile), the loop's steps staged kContractionSteps at a time.
+inline constexpr int kContractionPerThread = 4;
+inline constexpr int kContractionTile = 64;
+inline constexpr int kContractionSteps = 16;
+inline constexpr int kContractionThreads = (kContractionTile / kContractionPerThread) * (kContractionTile / kContractionPerThread);
 /// Bytes per reduction partial in the scratch buffer (every type is padded to 8).
 inline constexpr int kSlotBytes = 8;
 
@@ -107,7 +114,10 @@ struct GpuKernel {
   std::string name;        ///< the __global__ function (array pointers __restrict__ when unrolled)
   std::string alias_name;  ///< the same without __restrict__, for calls whose arrays overlap, or ""
   std::string fold_name;   ///< its fold kernel, or "" (only Reduce and ArgReduce have one)
-  int entry = -1, alias_entry = -1, fold_entry = -1;  ///< indices in Program::entries()
+  /// A contraction's register-tiled variant (emit_contraction.cpp), or "": the host launches it instead of
+  /// `name` unless KILN_CUDA_CONTRACTION=0 (choose_launch).
+  std::string tiles_name;
+  int entry = -1, alias_entry = -1, fold_entry = -1, tiles_entry = -1;  ///< indices in Program::entries()
   const ir::ParforStmt* parfor = nullptr;
   Strategy strategy = Strategy::Elementwise;
   int rank = 1;

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// kiln-bench-gpu's contraction rows (contraction_rows.cpp).
+#pragma once
+
+#include <functional>
+
+namespace benchgpu {
+
+/// A prange matrix product (f64, each element summing along k in order) at shapes where a thread per element
+/// might beat a contraction's tiles variant (codegen/cuda/launch_model.hpp): skinny, short, few tiles, and large
+/// ones. Prints each shape's median time and the form the launch took (the diagnostics' last launch); run it
+/// again with KILN_CUDA_CONTRACTION=0 and =1 to time each form. `time_ms` times work queued on the device's stream.
+void contraction_rows(const std::function<double(const std::function<void()>&)>& time_ms, int reps);
+
+}  // namespace benchgpu

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Contractions (ContractionPlan, emitter.hpp): a 2-d parfor whose elements (i, j) each run one loop over a range
+// they all share, reading arrays at indices of (i, k) and of (j, k) — kiln::dot(A, B) as lower_array_ops gives
+// it to a device (a thread per element, a reduction parfor along k), a Gram product or a triangle as
+// spread_loops leaves them (an element per thread, a sequential loop along k, the triangle's test of i and j
+// around it). A thread per element reads 2 K elements for its K steps, every one of them also read by the other
+// threads of its row or column: ncu on the suite's gemm (2000 x 2100 x 2200 f64, H100) showed 19 % of compute
+// and the L1 at 41 %, syrk's L1 at 96 % with 32 sectors a request.
+//
+// The `_tiles` variant: a block of kContractionThreads threads takes a kContractionTile-square tile of
+// elements, thread (tx, ty) the kContractionPerThread^2 elements at rows ty + 16 m and columns tx + 16 n. The
+// loop runs in chunks of kContractionSteps steps: the block stages each planned operand's chunk in a shared tile
+// (a row of the tile per element row or column, a cell per step; consecutive threads fetch along the array's
+// contiguous index, into registers one chunk ahead, so that the next chunk's loads travel while this chunk's
+// steps run), waits at a barrier, and every thread then runs the chunk's steps in order, each step once per
+// element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values one
+// line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads per
+// element for one thread per element.
+//
+// Each element's statements run in the order of its loop with the same expressions: the bits are those of one
+// thread per element (and of the interpreter). The rule keeps that true and the barriers reachable:
+// - the body is lets, assignments and branches before one loop (a sequential loop, or a 1-d parfor, which a
+//   thread runs in order), then straight-line statements, or all of that under one test of i, j and shared
+//   values (a triangle); the statements before the loop store nothing; nothing in the body can fail (a failing
+//   thread would leave before the barriers);
+// - the loop's steps are lets and assignments; its bounds read only values every element shares;
+// - a planned load's array is never written by the kernel (nor aliased by a written binding), and its indices
+//   read the loop's index, one of i and j, and shared values, no element. A cell is fetched only when its
+//   indices lie within the array's extents (a tile's rows past the parfor's last row, or steps past the end).
+// Element copies past the parfor's last row or column run as its last row or column (their loads stay in
+// bounds); they and the copies that fail the triangle's test run the loop with the others and store nothing. A
+// tile with no element to compute is skipped by the whole block (`__syncthreads_or`).
+#include <algorithm>
+#include <functional>
+
+#include "codegen/cuda/emitter.hpp"
+#include "ir/analysis.hpp"
+#include "ir/builder.hpp"
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+std::vector<const ir::LoadExpr*> loads_of(const ir::Stmt& s) {
+  struct Collect : ir::IRVisitor {
+    std::vector<const ir::LoadExpr*> out;
+    void visit(const ir::LoadExpr& l) override {
+      out.push_back(&l);
+      ir::IRVisitor::visit(l);
+    }
+  } c;
+  c.walk(s);
+  return c.out;
+}
+
+constexpr int kW = kContractionTile / kContractionPerThread;  // threads along a tile's side
+static_assert(kW * kW == kContractionThreads && kContractionThreads % 32 == 0 && kW <= 32 && 32 % kW == 0,
+              "a warp holds whole rows of the thread grid: its column reads are one run of a tile row");
+static_assert(kContractionSteps * kContractionTile % kContractionThreads == 0, "the block fetches a tile in whole rounds");
+
+}  // namespace
+
+void Emitter::plan_contraction() {
+  if (k_.strategy != Strategy::Elementwise || k_.rank != 2 || opts_.halo_reads || !p_.array_reductions.empty() || ir::can_fail(p_.body))
+    return;
+  ContractionPlan plan;
+  std::vector<ir::Stmt> stmts;
+  flatten_blocks(p_.body, stmts);
+  if (stmts.size() == 1 && stmts[0]->kind == ir::StmtKind::If && !stmts[0]->as<ir::IfStmt>().else_body) {
+    plan.guard = stmts[0]->as<ir::IfStmt>().cond;
+    const ir::Stmt inner = stmts[0]->as<ir::IfStmt>().then_body;
+    stmts.clear();
+    flatten_blocks(inner, stmts);
+  }
+  std::size_t at = 0;
+  while (at < stmts.size() && stmts[at]->kind != ir::StmtKind::For && stmts[at]->kind != ir::StmtKind::Parfor) {
+    if (!last_row_safe(stmts[at]) || !ir::stored_arrays(stmts[at]).empty()) return;
+    ++at;
+  }
+  if (at == stmts.size()) return;
+  const ir::Stmt& loop = stmts[at];
+  if (loop->kind == ir::StmtKind::For) {
+    const auto& f = loop->as<ir::ForStmt>();
+    plan.k = f.index.get();
+    plan.begin = f.begin;
+    plan.end = f.end;
+    plan.steps = f.body;
+  } else {
+    const auto& q = loop->as<ir::ParforStmt>();
+    if (q.indices.size() != 1 || !q.array_reductions.empty()) return;
+    plan.k = q.indices[0].get();
+    plan.begin = q.begins[0];
+    plan.end = q.ends[0];
+    plan.steps = q.body;
+  }
+  plan.before.assign(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(at));
+  plan.after.assign(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, stmts.end());
+  for (const ir::Stmt& s : plan.after)
+    if (!last_row_safe(s)) return;
+  std::vector<ir::Stmt> steps;
+  flatten_blocks(plan.steps, steps);
+  for (const ir::Stmt& s : steps)
+    if (s->kind != ir::StmtKind::Let && s->kind != ir::StmtKind::Assign) return;
+
+  // Values that differ between elements: the indices and whatever the body declares or assigns, but the lets
+  // before the loop whose values are shared.
+  const ir::VarNode* iv = p_.indices[0].get();
+  const ir::VarNode* jv = p_.indices[1].get();
+  ir::VarSet varying = ir::declared_in(p_.body);
+  const ir::VarSet assigned = ir::assigned_vars(p_.body);
+  for (const ir::VarNode* v : assigned) varying.insert(v);
+  varying.insert(iv);
+  varying.insert(jv);
+  ir::LetValues lets;
+  for (const ir::Stmt& s : plan.before)
+    if (s->kind == ir::StmtKind::Let && !assigned.count(s->as<ir::LetStmt>().var.get()))
+      lets[s->as<ir::LetStmt>().var.get()] = s->as<ir::LetStmt>().init;
+  // `shared(e, allowed)`: e reads no element and only values every element shares, and the variables allowed.
+  std::function<bool(const ir::Expr&, const ir::VarSet&, int)> shared = [&](const ir::Expr& e, const ir::VarSet& allowed, int depth) {
+    if (depth > 16 || ir::has_load(e)) return false;
+    for (const ir::Var& v : ir::free_vars(e)) {
+      if (allowed.count(v.get()) || !varying.count(v.get())) continue;
+      const auto it = lets.find(v.get());
+      if (it == lets.end() || !shared(it->second, {}, depth + 1)) return false;
+    }
+    return true;
+  };
+  if (plan.guard && !shared(plan.guard, {iv, jv}, 0)) return;
+  if (!shared(plan.begin, {}, 0) || !shared(plan.end, {}, 0)) return;
+
+  std::int64_t bytes = 0;
+  bool rows = false, columns = false;
+  for (const ir::LoadExpr* l : loads_of(plan.steps)) {
+    const ir::VarNode* a = l->array.get();
+    if (varying.count(a) || written_.count(a)) continue;
+    bool aliased = false;
+    for (const ir::VarNode* w : written_) aliased = aliased || ir::may_alias(w, a);
+    if (aliased) continue;
+    bool ok = true, reads_k = false, reads_i = false, reads_j = false;
+    for (const ir::Expr& x : l->indices) {
+      ok = ok && shared(x, {plan.k, iv, jv}, 0);
+      reads_k = reads_k || ir::uses(x, plan.k);
+      reads_i = reads_i || ir::uses(x, iv);
+      reads_j = reads_j || ir::uses(x, jv);
+    }
+    // A load of neither i nor j is the same for the whole block (read in place: a broadcast); of both, or not
+    // of k, it is no operand of a contraction.
+    if (!ok || !reads_k || reads_i == reads_j) continue;
+    int site = -1;
+    for (std::size_t s = 0; s < plan.sites.size() && site < 0; ++s) {
+      const ContractionPlan::Site& o = plan.sites[s];
+      bool same = o.array == a && o.indices.size() == l->indices.size();
+      for (std::size_t d = 0; same && d < l->indices.size(); ++d) same = ir::equal(o.indices[d], l->indices[d]);
+      if (same) site = static_cast<int>(s);
+    }
+    if (site < 0) {
+      const std::int64_t tile = static_cast<std::int64_t>(kContractionSteps) * (kContractionTile + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
+      if (bytes + tile > kMaxStencilTileBytes) continue;  // read in place
+      bytes += tile;
+      ContractionPlan::Site s;
+      s.array = a;
+      s.indices = l->indices;
+      s.row = reads_i;
+      s.k_fast = a->type.unit_stride && ir::uses(l->indices.back(), plan.k);
+      plan.sites.push_back(std::move(s));
+      site = static_cast<int>(plan.sites.size()) - 1;
+    }
+    plan.loads[l] = site;
+    rows = rows || plan.sites[static_cast<std::size_t>(site)].row;
+    columns = columns || !plan.sites[static_cast<std::size_t>(site)].row;
+  }
+  // Operands of one side only are shared by a row (or column) of elements, which the plain form's caches serve.
+  if (!rows || !columns) return;
+  for (const ContractionPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
+  contraction_ = std::move(plan);
+  k_.tiles_name = k_.name + "_tiles";
+}
+
+void Emitter::contraction_loops() {
+  const ContractionPlan& cp = *contraction_;
+  const int P = kContractionPerThread, copies = P * P;
+  const std::string T = std::to_string(kContractionTile), S = std::to_string(kContractionSteps), W = std::to_string(kW);
+  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+    const ContractionPlan::Site& site = cp.sites[s];
+    std::string what = site.array->name + "(";
+    for (std::size_t d = 0; d < site.indices.size(); ++d) what += (d ? ", " : "") + ir::to_string(site.indices[d]);
+    line("__shared__ " + std::string(type_name(site.array->type.elem)) + " kiln_ct" + std::to_string(s) + "[" + S + "][" + T +
+         " + 1];  // " + what + ") at a chunk's steps, a " + (site.row ? "row" : "column") + " of the tile each");
+  }
+  const ir::VarNode* iv = p_.indices[0].get();
+  const ir::VarNode* jv = p_.indices[1].get();
+  line("const unsigned kiln_tx = threadIdx.x % " + W + ", kiln_ty = threadIdx.x / " + W + ";");
+  line("const unsigned long long kiln_tiles_y = (kiln_n0 + " + T + " - 1) / " + T + ", kiln_tiles_x = (kiln_n1 + " + T + " - 1) / " + T + ";");
+  line("for (unsigned long long kiln_by = blockIdx.y; kiln_by < kiln_tiles_y; kiln_by += gridDim.y) {");
+  ++depth_;
+  line("for (unsigned long long kiln_bx = blockIdx.x; kiln_bx < kiln_tiles_x; kiln_bx += gridDim.x) {");
+  ++depth_;
+  line("const unsigned long long kiln_r0 = kiln_by * " + T + ", kiln_c0 = kiln_bx * " + T + ";");
+  // The copies' indices: past the last row or column, the last one (its loads stay in bounds; it stores nothing).
+  std::vector<std::string> in(static_cast<std::size_t>(P)), jn(static_cast<std::size_t>(P));
+  for (int m = 0; m < P; ++m) {
+    in[static_cast<std::size_t>(m)] = fresh(iv->name);
+    line("const long long " + in[static_cast<std::size_t>(m)] + " = kiln_b0 + (long long)min(kiln_r0 + kiln_ty + " + std::to_string(kW * m) +
+         ", kiln_n0 - 1);");
+  }
+  for (int n = 0; n < P; ++n) {
+    jn[static_cast<std::size_t>(n)] = fresh(jv->name);
+    line("const long long " + jn[static_cast<std::size_t>(n)] + " = kiln_b1 + (long long)min(kiln_c0 + kiln_tx + " + std::to_string(kW * n) +
+         ", kiln_n1 - 1);");
+  }
+  const ir::VarSet declared = ir::declared_in(p_.body);
+  std::vector<std::unordered_map<const ir::VarNode*, std::string>> copy_names(static_cast<std::size_t>(copies));
+  auto enter = [&](int c) {
+    names_[iv] = in[static_cast<std::size_t>(c / P)];
+    names_[jv] = jn[static_cast<std::size_t>(c % P)];
+    for (const auto& [v, n] : copy_names[static_cast<std::size_t>(c)]) names_[v] = n;
+  };
+  auto leave = [&](int c) {
+    for (const ir::VarNode* v : declared)
+      if (auto it = names_.find(v); it != names_.end()) copy_names[static_cast<std::size_t>(c)][v] = it->second;
+  };
+  auto live = [](int c) { return "kiln_live" + std::to_string(c); };
+  line("bool kiln_any = false;");
+  for (int c = 0; c < copies; ++c) {
+    enter(c);
+    std::string cond = "kiln_r0 + kiln_ty + " + std::to_string(kW * (c / P)) + " < kiln_n0 && kiln_c0 + kiln_tx + " + std::to_string(kW * (c % P)) +
+                       " < kiln_n1";
+    if (cp.guard) cond += " && " + expr(cp.guard);
+    line("const bool " + live(c) + " = " + cond + ";");
+    line("kiln_any = kiln_any || " + live(c) + ";");
+  }
+  line("if (!__syncthreads_or(kiln_any)) continue;  // no element of the tile is computed");
+  // A list of statements as a block's (lets read where nothing was assigned since), in the current scope.
+  auto statements = [&](const std::vector<ir::Stmt>& list) {
+    lets_.emplace_back();
+    for (const ir::Stmt& x : list) {
+      stmt(x);
+      if (x->kind != ir::StmtKind::Let) lets_.back().clear();
+    }
+    lets_.pop_back();
+  };
+  for (int c = 0; c < copies; ++c) {
+    enter(c);
+    statements(cp.before);
+    leave(c);
+  }
+  enter(copies - 1);  // the loop's bounds read shared values only: any copy's names
+  line("const long long kiln_kb = " + expr(cp.begin) + ", kiln_ke = " + expr(cp.end) + ";");
+  // Each thread carries its cells of a chunk in registers: the next chunk's loads are issued before the current
+  // chunk's steps run, so their latency passes under the arithmetic (two blocks an SM would otherwise both
+  // wait at the same barrier for their loads).
+  const int cells = kContractionSteps * kContractionTile / kContractionThreads;
+  for (std::size_t s = 0; s < cp.sites.size(); ++s)
+    line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
+  // The cell's step and row (or column) for thread t's q-th cell: consecutive threads on the array's contiguous index.
+  auto cell_position = [&](const ContractionPlan::Site& site) {
+    line("const unsigned kiln_f = threadIdx.x + kiln_q * " + std::to_string(kContractionThreads) + ";");
+    line(site.k_fast ? "const unsigned kiln_fs = kiln_f % " + S + ", kiln_fr = kiln_f / " + S + ";  // consecutive threads, consecutive steps"
+                     : "const unsigned kiln_fs = kiln_f / " + T + ", kiln_fr = kiln_f % " + T + ";  // consecutive threads, consecutive " +
+                           (site.row ? "rows" : "columns"));
+  };
+  // Loads the chunk that starts at step `first` into the registers (a cell only within the array's extents).
+  auto fetch = [&](const std::string& first) {
+    for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+      const ContractionPlan::Site& site = cp.sites[s];
+      const ArrayNames& a = array(site.array);
+      line("#pragma unroll");
+      line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
+      ++depth_;
+      cell_position(site);
+      const std::string k = bind(cp.k);
+      line("const long long " + k + " = " + first + " + kiln_fs;");
+      const std::string x = fresh(site.row ? iv->name : jv->name);
+      names_[site.row ? iv : jv] = x;
+      line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
+      lets_.emplace_back();
+      std::string inside;
+      for (std::size_t d = 0; d < site.indices.size(); ++d) {
+        const std::string i = fresh("kiln_i" + std::to_string(s) + "_" + std::to_string(d));
+        line("const long long " + i + " = " + expr(site.indices[d]) + ";");
+        lets_.back().emplace_back(site.indices[d], i);
+        inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
+      }
+      line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      lets_.pop_back();
+      --depth_;
+      line("}");
+    }
+  };
+  fetch("kiln_kb");
+  line("for (long long kiln_k0 = kiln_kb; kiln_k0 < kiln_ke; kiln_k0 += " + S + ") {");
+  ++depth_;
+  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+    line("#pragma unroll");
+    line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
+    ++depth_;
+    cell_position(cp.sites[s]);
+    line("kiln_ct" + std::to_string(s) + "[kiln_fs][kiln_fr] = kiln_cell" + std::to_string(s) + "[kiln_q];");
+    --depth_;
+    line("}");
+  }
+  line("__syncthreads();");
+  line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
+  ++depth_;
+  fetch("(kiln_k0 + " + S + ")");
+  --depth_;
+  line("}");
+  line("const long long kiln_round = min((long long)" + S + ", kiln_ke - kiln_k0);");
+  line("#pragma unroll 4");
+  line("for (long long kiln_kk = 0; kiln_kk < kiln_round; ++kiln_kk) {  // the chunk's steps, in order, for every element");
+  ++depth_;
+  const std::string k = bind(cp.k);
+  line("[[maybe_unused]] const long long " + k + " = kiln_k0 + kiln_kk;");
+  contraction_on_ = true;
+  for (int c = 0; c < copies; ++c) {
+    enter(c);
+    names_[cp.k] = k;
+    contraction_m_ = c / P;
+    contraction_n_ = c % P;
+    lets_.emplace_back();
+    stmt(cp.steps);
+    lets_.pop_back();
+    leave(c);
+  }
+  contraction_on_ = false;
+  --depth_;
+  line("}");
+  line("__syncthreads();  // every element is done with the chunk's tiles");
+  --depth_;
+  line("}");
+  for (int c = 0; c < copies; ++c) {
+    enter(c);
+    line("if (" + live(c) + ") {");
+    ++depth_;
+    statements(cp.after);
+    --depth_;
+    line("}");
+    leave(c);
+  }
+  --depth_;
+  line("}");
+  --depth_;
+  line("}");
+}
+
+std::string Emitter::contraction_cell(int site) const {
+  const ContractionPlan::Site& s = contraction_->sites[static_cast<std::size_t>(site)];
+  const int offset = kW * (s.row ? contraction_m_ : contraction_n_);
+  return "kiln_ct" + std::to_string(site) + "[kiln_kk][" + (s.row ? "kiln_ty" : "kiln_tx") + " + " + std::to_string(offset) + "]";
+}
+
+}  // namespace kiln::codegen::cuda
