@@ -9,7 +9,8 @@ of codegen's CPU time (all threads) and of its longest part, then the median and
 The load average before and after is printed with them: wall times on a shared machine include waiting for a
 core, so compare configurations measured interleaved or on an idle machine.
 
-  tools/compile_latency.py [--build build] [--runs 5] [--compile-threads T] [--env NAME=VALUE ...] [--csv F]
+  tools/compile_latency.py [--build build] [--runs 5] [--compile-threads T] [--env NAME=VALUE ...]
+                           [--versus NAME=VALUE ...] [--csv F]
   tools/compile_latency.py --callgrind [--build build] [--filter a,b]
 
 --compile-threads sets KILN_COMPILE_THREADS (1: every kernel compiled whole, what a machine without an idle
@@ -91,36 +92,47 @@ def loadavg():
 
 
 def wall(args):
-    env = environment(args.env, args.compile_threads)
-    samples = {}  # kernel -> list of (whole, codegen, cpu, longest)
+    """Per configuration (the given one, and with --versus also the one with those settings on top), rounds
+    interleaved: round r runs every program once in every configuration before round r + 1."""
+    configs = [("", environment(args.env, args.compile_threads))]
+    if args.versus:
+        configs.append((" ".join(args.versus), environment(args.env + args.versus, args.compile_threads)))
+    samples = [{} for _ in configs]  # per configuration: kernel -> list of (whole, codegen, cpu, longest)
     before = loadavg()
     for _ in range(args.runs):
-        for _, argv in programs(args.build, args.example_n, args.filter):
-            seen = set()
-            for kernel, *times in records(run(argv, env)):
-                # A kernel compiled twice in one process (another signature) counts once: its first compile.
-                if kernel not in seen:
-                    seen.add(kernel)
-                    samples.setdefault(kernel, []).append(times)
+        for c, (_, env) in enumerate(configs):
+            for _, argv in programs(args.build, args.example_n, args.filter):
+                seen = set()
+                for kernel, *times in records(run(argv, env)):
+                    # A kernel compiled twice in one process (another signature) counts once: its first compile.
+                    if kernel not in seen:
+                        seen.add(kernel)
+                        samples[c].setdefault(kernel, []).append(times)
     after = loadavg()
-    rows = []
-    for kernel, runs in samples.items():
-        rows.append((kernel, *(statistics.median(r[i] for r in runs) for i in range(4))))
-    rows.sort(key=lambda r: -r[1])
     print(f"cold compile, cache off, {args.runs} interleaved runs, per kernel the median (ms); "
           f"KILN_COMPILE_THREADS={args.compile_threads or 'default'}; load average before {before}, after {after}")
-    print(f"{'kernel':24} {'whole':>8} {'codegen':>8} {'cg_cpu':>8} {'longest':>8}")
-    for r in rows:
-        print(f"{r[0]:24} {r[1]:8.1f} {r[2]:8.1f} {r[3]:8.1f} {r[4]:8.1f}")
-    whole = [r[1] for r in rows]
-    print(f"{len(rows)} kernels: whole median {statistics.median(whole):.1f} ms, max {max(whole):.1f} ms "
-          f"({rows[0][0]}); codegen CPU median {statistics.median(r[3] for r in rows):.1f}, "
-          f"max {max(r[3] for r in rows):.1f}")
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["kernel", "whole_ms", "codegen_ms", "codegen_cpu_ms", "longest_part_cpu_ms"])
-            w.writerows(rows)
+    for (name, _), per_kernel in zip(configs, samples):
+        rows = [(kernel, *(statistics.median(r[i] for r in runs) for i in range(4))) for kernel, runs in per_kernel.items()]
+        rows.sort(key=lambda r: -r[1])
+        if len(configs) > 1:
+            print(f"--- {name or 'as given'}")
+        print(f"{'kernel':24} {'whole':>8} {'codegen':>8} {'cg_cpu':>8} {'longest':>8}")
+        for r in rows:
+            print(f"{r[0]:24} {r[1]:8.1f} {r[2]:8.1f} {r[3]:8.1f} {r[4]:8.1f}")
+        whole = [r[1] for r in rows]
+        print(f"{len(rows)} kernels: whole median {statistics.median(whole):.1f} ms, max {max(whole):.1f} ms "
+              f"({rows[0][0]}); codegen CPU median {statistics.median(r[3] for r in rows):.1f}, "
+              f"max {max(r[3] for r in rows):.1f}")
+        if args.csv:
+            path = args.csv if len(configs) == 1 else args.csv.replace(".csv", f".{zip_index(configs, name)}.csv")
+            with open(path, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["kernel", "whole_ms", "codegen_ms", "codegen_cpu_ms", "longest_part_cpu_ms"])
+                w.writerows(rows)
+
+
+def zip_index(configs, name):
+    return [n for n, _ in configs].index(name)
 
 
 def suite_cases(build):
@@ -173,6 +185,9 @@ def main():
     p.add_argument("--filter", type=lambda s: [x for x in s.split(",") if x], default=[],
                    help="kiln-suite kernels and examples to run (comma-separated)")
     p.add_argument("--example-n", type=int, default=10000, help="problem size given to the examples")
+    p.add_argument("--versus", action="append", default=[],
+                   help="NAME=VALUE: also run every round with these settings on top, interleaved (an A/B "
+                        "comparison in one measurement, e.g. LD_LIBRARY_PATH=/other/build)")
     p.add_argument("--csv")
     p.add_argument("--callgrind", action="store_true")
     args = p.parse_args()
