@@ -33,6 +33,10 @@ bool fold_invariant_index_offsets(llvm::Loop& l) {
       if (auto* g = llvm::dyn_cast<llvm::GetElementPtrInst>(u);
           g && g->getNumIndices() == 1 && g->getOperand(1) == add && l.contains(g) && l.isLoopInvariant(g->getPointerOperand()))
         geps.push_back(g);
+    // Only where the add goes away: with other users (`x + y + 2`, a tap of a stencil's row) it stays in the
+    // loop, LSR still runs for it, and every hoisted base would be one more register live through the loop
+    // (conv5x5's 25-tap vector body then reloaded 5 more values per iteration).
+    if (geps.empty() || geps.size() != add->getNumUses()) continue;
     for (llvm::GetElementPtrInst* g : geps) {
       auto* base = llvm::GetElementPtrInst::Create(g->getSourceElementType(), g->getPointerOperand(), {y},
                                                    g->getName() + ".base", pre->getTerminator());
@@ -41,7 +45,7 @@ bool fold_invariant_index_offsets(llvm::Loop& l) {
       g->setIsInBounds(false);
       changed = true;
     }
-    if (add->use_empty()) add->eraseFromParent();
+    add->eraseFromParent();
   }
   return changed;
 }

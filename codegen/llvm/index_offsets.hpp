@@ -17,11 +17,12 @@ class Loop;
 namespace kiln::codegen::cpu::detail {
 
 /// In `l`'s own blocks (not its inner loops'), every `add i64 x, y` with y loop-invariant and not a constant
-/// (a constant is an addressing mode's displacement already) and x changing in the loop: each
-/// single-index `getelementptr T, base, (x + y)` in the loop with a loop-invariant base becomes
-/// `getelementptr T, base', x` with `base' = getelementptr T, base, y` in the loop's preheader (the same
-/// address; the `inbounds` flag is dropped, since base' alone may lie outside the object); an add left
-/// without uses is deleted. Values keep their scalar-evolution expressions (each address is the same), so
+/// (a constant is an addressing mode's displacement already) and x changing in the loop, whose every user is
+/// a single-index `getelementptr T, base, (x + y)` in the loop with a loop-invariant base: each such address
+/// becomes `getelementptr T, base', x` with `base' = getelementptr T, base, y` in the loop's preheader (the
+/// same address; the `inbounds` flag is dropped, since base' alone may lie outside the object), and the add
+/// is deleted. An add with other users is left to LSR, which can share one induction variable among many
+/// addresses where hoisted bases would each hold a register. Values keep their scalar-evolution expressions (each address is the same), so
 /// the loop passes' analyses stay valid. Returns true if it changed `l`.
 bool fold_invariant_index_offsets(llvm::Loop& l);
 
