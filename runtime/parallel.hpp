@@ -73,6 +73,20 @@ void* kiln_rt_private_copies(std::int64_t pieces, std::int64_t elements, std::in
 /// not fault in fresh pages for its copies at every call.
 void kiln_rt_copies_done(void* copies) noexcept;
 
+/// The element types kiln_rt_combine_sums adds (a two's-complement sum is the same for signed and unsigned).
+enum kiln_sum_type : std::int32_t { kiln_sum_f64 = 0, kiln_sum_f32 = 1, kiln_sum_i64 = 2, kiln_sum_i32 = 3 };
+
+/// Folds the private copies of an array sum (kiln_rt_private_copies) into the array, as the generated combine
+/// of other array reductions does: `data[e] = ((data[e] + copy_0[e]) + copy_1[e]) + ...` for every element
+/// e, in piece order (exact IEEE additions, no reassociation), copy p at byte offset p * copy_bytes of
+/// `copies`, each a dense row-major array of `shape`; `data` has element strides `stride`. Runs as a
+/// parallel loop over the first axis, each thread a page's worth of rows. Precompiled so that a kernel with
+/// array sums (the products' whole-space schedules) does not generate and compile a combine function of its
+/// own for each of them.
+void kiln_rt_combine_sums(void* data, const void* copies, std::int64_t copy_bytes, std::int64_t pieces,
+                          const std::int64_t* shape, const std::int64_t* stride, std::int32_t rank,
+                          std::int32_t type) noexcept;
+
 /// Reports a failed run-time check: fills `status` with `code` and `message`, each `{}` replaced by the
 /// next of the `n` values (as ir::format_message does; truncated to the message buffer). The first
 /// failure of a call wins, as with kiln_rt_alloc. Never allocates.

@@ -884,6 +884,59 @@ TEST(ArrayReductions, TheChosenStrategyIsInTheCode) {
   EXPECT_NE(ir_of(ReduceOp::Min, DType::I32).find("atomicrmw min"), std::string::npos);
   EXPECT_NE(ir_of(ReduceOp::Max, DType::F32).find("cmpxchg"), std::string::npos);
   EXPECT_NE(ir_of(ReduceOp::Mul, DType::I64).find("cmpxchg"), std::string::npos);
+  // Sums combine their copies in the runtime's precompiled loops; other operators in a function of their own.
+  EXPECT_NE(add_i64.find("call void @kiln_rt_combine_sums"), std::string::npos) << add_i64;
+  const std::regex combine_function("define [^\n]*\\.combine[0-9]+\"?\\(");
+  EXPECT_FALSE(std::regex_search(add_i64, combine_function)) << add_i64;
+  EXPECT_TRUE(std::regex_search(ir_of(ReduceOp::Max, DType::F64), combine_function));
+}
+
+// kiln_rt_combine_sums adds the copies in piece order, element by element, into a target of any layout:
+// 1e16 + 1 - 1e16 is 0 in that order (1 in another), and integer sums wrap.
+TEST(RuntimePieces, CombinedSumsFollowPieceOrderInAnyLayout) {
+  constexpr std::int64_t kPieces = 3;
+  for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{{1}, {37}, {5, 3}, {2, 3, 4}, {4, 0}}) {
+    const int rank = static_cast<int>(shape.size());
+    std::int64_t elements = 1;
+    for (std::int64_t e : shape) elements *= e;
+    // The target: every axis strided (a padded innermost row, every other element of it).
+    std::vector<std::int64_t> stride(shape.size());
+    std::int64_t span = 2;
+    for (int k = rank; k-- > 0;) {
+      stride[static_cast<std::size_t>(k)] = k + 1 == rank ? 2 : span;
+      span = stride[static_cast<std::size_t>(k)] * (shape[static_cast<std::size_t>(k)] + 1);
+    }
+    const std::int64_t copy_bytes = (elements * 8 + 63) / 64 * 64;
+    std::vector<double> target(static_cast<std::size_t>(span), 7.0), copies(static_cast<std::size_t>(kPieces * copy_bytes / 8));
+    std::vector<std::int64_t> target_i(static_cast<std::size_t>(span), std::numeric_limits<std::int64_t>::max()),
+        copies_i(copies.size());
+    const double order[kPieces] = {1e16, 1, -1e16};
+    for (std::int64_t p = 0; p < kPieces; ++p)
+      for (std::int64_t e = 0; e < elements; ++e) {
+        copies[static_cast<std::size_t>(p * copy_bytes / 8 + e)] = order[p] + static_cast<double>(e % 2);
+        copies_i[static_cast<std::size_t>(p * copy_bytes / 8 + e)] = p + 1;
+      }
+    kiln_rt_combine_sums(target.data(), copies.data(), copy_bytes, kPieces, shape.data(), stride.data(), rank, kiln_sum_f64);
+    kiln_rt_combine_sums(target_i.data(), copies_i.data(), copy_bytes, kPieces, shape.data(), stride.data(), rank, kiln_sum_i64);
+    std::vector<bool> covered(target.size(), false);
+    for (std::int64_t e = 0; e < elements; ++e) {
+      std::int64_t offset = 0, rest = e;
+      for (int k = rank; k-- > 0;) {
+        offset += rest % shape[static_cast<std::size_t>(k)] * stride[static_cast<std::size_t>(k)];
+        rest /= shape[static_cast<std::size_t>(k)];
+      }
+      covered[static_cast<std::size_t>(offset)] = true;
+      double want = 7.0;
+      for (double x : order) want = want + (x + static_cast<double>(e % 2));
+      EXPECT_EQ(target[static_cast<std::size_t>(offset)], want) << "element " << e;
+      EXPECT_EQ(target_i[static_cast<std::size_t>(offset)], std::numeric_limits<std::int64_t>::min() + 5) << "element " << e;
+    }
+    for (std::size_t k = 0; k < target.size(); ++k)
+      if (!covered[k]) {
+        EXPECT_EQ(target[k], 7.0) << "outside the array, at " << k;
+        EXPECT_EQ(target_i[k], std::numeric_limits<std::int64_t>::max()) << "outside the array, at " << k;
+      }
+  }
 }
 
 }  // namespace

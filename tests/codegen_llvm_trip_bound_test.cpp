@@ -94,5 +94,35 @@ TEST(TripBound, BorderLoopsAreNotVectorized) {
     check_kernel(k, f, {array_arg(random_array(DType::F64, {3, n})), array_arg(random_array(DType::F64, {3, n}))});
 }
 
+/// A stencil's left rim with zero padding: out[i, j] = (j >= 1 ? a[i, j - 1] : 0) + (j >= 2 ? a[i, j - 2] : 0)
+/// for j in the halo, the tests guarding loads (so they stay branches) and decided by j's first values.
+ir::Function padded_left_rim() {
+  Var a = array_param("a", DType::F64, 2, true), out = array_param("out", DType::F64, 2, true);
+  Var i = index("i"), j = index("j");
+  const BorderBounds b(dim(a, 1));
+  auto tap = [&](std::int64_t d) {
+    return ir::make_select(bin(BinaryOp::Ge, val(j), i64c(d)), at(a, {val(i), max_(val(j) - i64c(d), i64c(0))}),
+                           num(DType::F64, 0));
+  };
+  std::vector<Stmt> body = b.lets();
+  body.push_back(parfor1(i, dim(a, 0),
+                         ir::make_parfor({j}, {i64c(0)}, {b.interior_begin()}, store(out, {val(i), val(j)}, tap(1) + tap(2)),
+                                         {}, "test")));
+  return function("padded_left_rim", {a, out}, std::move(body));
+}
+
+// Nor peeled: LLVM would copy the body in front of the loop for the iterations whose tests it can decide
+// (j = 0, j = 1), and keep the loop, whose end it cannot see, for the rest: three copies of a rim's body.
+TEST(TripBound, BorderLoopsAreNotPeeled) {
+  const ir::Function f = padded_left_rim();
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const codegen::CompiledKernel k = cpu::compile(f, {}, keep_ir);
+  EXPECT_EQ(k.llvm_ir.find(".peel"), std::string::npos) << k.llvm_ir;
+  EXPECT_NE(k.llvm_ir.find("llvm.loop.unroll.disable"), std::string::npos) << k.llvm_ir;
+  for (std::int64_t n : {1, 2, 3, 5, 17})
+    check_kernel(k, f, {array_arg(random_array(DType::F64, {3, n})), array_arg(random_array(DType::F64, {3, n}))});
+}
+
 }  // namespace
 }  // namespace kiln

@@ -65,6 +65,13 @@ llvm::FunctionCallee Emitter::rt_parfor_width() {
   return f;
 }
 
+llvm::FunctionCallee Emitter::rt_combine_sums() {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  llvm::Type* i32t = b_.getInt32Ty();
+  return declare(mod_, "kiln_rt_combine_sums", b_.getVoidTy(), {ptr, ptr, i64t, i64t, ptr, ptr, i32t, i32t});
+}
+
 llvm::FunctionCallee Emitter::rt_parfor_pieces() {
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64t = b_.getInt64Ty();

@@ -224,10 +224,14 @@ void Emitter::loop(llvm::Value* begin, llvm::Value* end, const llvm::Twine& name
     md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
                                           llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
   if (no_vectorize) {
-    // Nor is it unrolled at run time (a remainder loop plus a copy of the body, for a few iterations).
+    // Nor unrolled or peeled: unrolled at run time it gets a remainder loop plus a copy of the body, for a few
+    // iterations; and LLVM peels the first iterations of a loop where that decides a test of the index (a
+    // stencil's left rim, `j in 0 .. 2` reading `select(j - 2 >= 0, ...)` per tap, became two peeled copies
+    // of its 25-tap body in front of the loop: 223 of conv5x5's 1254 LLVM instructions), while the loop
+    // stays for the iterations LLVM cannot bound, so every copy is code generated for a rim of two elements.
     md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                           llvm::ConstantAsMetadata::get(b_.getFalse())}));
-    md.push_back(llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.runtime.disable")));
+    md.push_back(llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")));
   } else if (converts_halves) {
     // LLVM 19's x86 cost model prices vectors of `half` as split into scalars where AVX512-FP16 is absent, so
     // it vectorized f16 loops 4 lanes wide (f16_axpy 3x slower than F16C by hand); vcvtph2ps / vcvtps2ph

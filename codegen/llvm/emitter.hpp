@@ -337,6 +337,7 @@ class Emitter {
   llvm::FunctionCallee rt_parfor_reduce_pieces();
   llvm::FunctionCallee rt_private_copies();
   llvm::FunctionCallee rt_copies_done();
+  llvm::FunctionCallee rt_combine_sums();
   llvm::FunctionCallee rt_sort();
   llvm::FunctionCallee rt_fail();
 };

@@ -101,6 +101,7 @@ class Jit {
     define("kiln_rt_parfor_reduce_pieces", &kiln_rt_parfor_reduce_pieces);
     define("kiln_rt_private_copies", &kiln_rt_private_copies);
     define("kiln_rt_copies_done", &kiln_rt_copies_done);
+    define("kiln_rt_combine_sums", &kiln_rt_combine_sums);
     define("kiln_rt_fail", &kiln_rt_fail);
     define("kiln_rt_sort", &kiln_rt_sort);
     check(main_->define(orc::absoluteSymbols(std::move(runtime))), "startup");

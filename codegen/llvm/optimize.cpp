@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "codegen/llvm/host_target.hpp"
+#include "codegen/llvm/index_offsets.hpp"
 #include "codegen/llvm/pass_gates.hpp"
 
 namespace kiln::codegen::cpu::detail {
@@ -110,9 +111,14 @@ struct NoUselessRuntimeUnrolling : llvm::PassInfoMixin<NoUselessRuntimeUnrolling
 struct StrengthReduceIndexArithmetic : llvm::PassInfoMixin<StrengthReduceIndexArithmetic> {
   llvm::PreservedAnalyses run(llvm::Loop& l, llvm::LoopAnalysisManager& am, llvm::LoopStandardAnalysisResults& ar,
                               llvm::LPMUpdater& u) {
-    if (is_remainder(l) || !has_index_arithmetic(l)) return llvm::PreservedAnalyses::all();
+    // A run-time offset of the index goes into the base pointers first (index_offsets.hpp): where that was
+    // all the loop's index arithmetic, LSR is not needed.
+    const bool folded = fold_invariant_index_offsets(l);
+    if (is_remainder(l) || !has_index_arithmetic(l))
+      return folded ? llvm::getLoopPassPreservedAnalyses() : llvm::PreservedAnalyses::all();
     // As the code generator does before LSR: freeze instructions moved off induction variables.
     llvm::PreservedAnalyses kept = llvm::CanonicalizeFreezeInLoopsPass().run(l, am, ar, u);
+    if (folded) kept.intersect(llvm::getLoopPassPreservedAnalyses());
     kept.intersect(llvm::LoopStrengthReducePass().run(l, am, ar, u));
     return kept;
   }
