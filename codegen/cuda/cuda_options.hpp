@@ -84,6 +84,9 @@ struct CudaOptions {
   /// KILN_CUDA_COARSEN_WAVES (an experiment override): coarsen elementwise kernels when one iteration per thread
   /// would take more than this many waves of resident threads; 0: the launch model's (launch_model.hpp).
   int coarsen_waves = 0;
+  /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
+  /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
+  bool private_copies = true;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys (sort_kernels.hpp).
   int sort_items = 16;

@@ -157,7 +157,15 @@ GpuKernel Emitter::emit(std::string& out) {
     unroll_note_.clear();
   }
   plan_stencil();
+  plan_private();
   k_.plan = plan_text();
+  if (!privates_.empty()) {
+    std::string names;
+    for (const PrivateCandidate& c : privates_) names += (names.empty() ? "" : ", ") + c.array->name;
+    k_.plan += "; array reduction(s) " + names +
+               ": per-block copies in shared memory where the launch finds room and enough iterations per block (private_copies.hpp)";
+  }
+  if (!private_note_.empty()) k_.plan += "; " + private_note_.substr(0, private_note_.size() - 1);
   capture();
 
   // Reduction accumulators and scratch slots.
@@ -180,6 +188,7 @@ GpuKernel Emitter::emit(std::string& out) {
     line(std::string(t) + " " + bind(r.var.get()) + " = " + constant(ir::identity_of(r.op, r.var->type.elem)->as<ir::ConstExpr>()) + ";");
     if (r.index) line("long long " + bind(r.index.get()) + " = -1LL;");
   }
+  private_prologue();
   const std::string prefix = body_;
   const int depth = depth_;
   stencil_on_ = stencil_.has_value();
@@ -211,6 +220,10 @@ GpuKernel Emitter::emit(std::string& out) {
   if (k_.may_fail) {
     k_.params.push_back({ParamKind::Status});
     param_names_.push_back("kiln_status");
+  }
+  if (!privates_.empty()) {
+    k_.params.push_back({ParamKind::Private});
+    param_names_.push_back("kiln_private");
   }
 
   std::string head = "// " + (p_.origin.empty() ? std::string("parfor") : p_.origin) + ": " + std::to_string(k_.rank) + "-d, " +
@@ -289,6 +302,7 @@ void Emitter::loops_and_tail() {
   loops();
   if (k_.may_fail) line("kiln_stop:;");
   for (const ir::AllocateStmt* a : allocations_) line("free(" + array(a->array.get()).data + ");");
+  private_merge();
   if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce) block_reductions();
 }
 
@@ -545,6 +559,7 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
     case ParamKind::Stride: return "long long";
     case ParamKind::Scratch: return "char*";
     case ParamKind::Status: return "KilnStatus*";
+    case ParamKind::Private: return "unsigned";
   }
   return "void*";
 }
