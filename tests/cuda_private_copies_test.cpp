@@ -61,6 +61,15 @@ const auto five = [](Array<std::int64_t> bin, Array<double> x, Array<double> a, 
 /// Counts: the shape of the suite's hist2d (a constant added once per iteration: 32-bit counts per block).
 const auto counts = [](Array<std::int64_t> bin, Array<std::int64_t> h) { prange(bin.shape(0), [&](Int i) { h[bin[i]] += 1; }); };
 
+/// kiln::atomic_add whose old value nothing reads (the kiln-bench-gpu histogram row's form), and one that reads it.
+const auto atomic_counts = [](Array<float> x, Array<std::int32_t> h) {
+  const auto bins = kiln::to_float(h.shape(0));
+  prange(x.shape(0), [&](Int i) { atomic_add(h[kiln::to_int(x[i] * bins)], 1); });
+};
+const auto slots = [](Array<std::int64_t> bin, Array<std::int64_t> count, Array<std::int64_t> out) {
+  prange(bin.shape(0), [&](Int i) { out[i] = atomic_add(count[bin[i]], 1); });
+};
+
 std::vector<cu::GpuKernel> kernels(const ir::Function& f) { return cu::emit_program(cudatest::offloaded(f), cu::EmitOptions{}).gpu_kernels; }
 
 void require_nvrtc() {
@@ -88,6 +97,21 @@ TEST(PrivateCopiesPlan, CandidatesAndTheirCountWidth) {
   ASSERT_EQ(h2.size(), 1u);
   ASSERT_EQ(h2[0].privates.size(), 1u);
   EXPECT_EQ(h2[0].privates[0].narrow_bound, 1);
+  // Explicit atomics whose old values nothing reads; not when one is read (it depends on the order).
+  const auto a = kernels(rows::lower_for_cuda("atomic_counts", atomic_counts, {"x", "h"}));
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(a[0].privates.size(), 1u);
+  EXPECT_TRUE(a[0].privates[0].atomics);
+  EXPECT_EQ(a[0].privates[0].op, ReduceOp::Add);
+  const auto ex = kernels(rows::lower_for_cuda("extremes", atomics_test::bin_extremes<double>, {"bin", "x", "lo", "hi"}));
+  ASSERT_EQ(ex.size(), 1u);
+  ASSERT_EQ(ex[0].privates.size(), 2u);
+  EXPECT_EQ(ex[0].privates[0].op, ReduceOp::Min);
+  EXPECT_EQ(ex[0].privates[1].op, ReduceOp::Max);
+  const auto s = kernels(rows::lower_for_cuda("slots", slots, {"bin", "count", "out"}));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_TRUE(s[0].privates.empty());
+  EXPECT_NE(s[0].plan.find("count: no private copies: the body reads the old value"), std::string::npos) << s[0].plan;
   // An update inside a loop of the body may run any number of times an iteration: 8-byte counts.
   const auto looped = [](Array<std::int64_t> bin, Array<std::int64_t> h) {
     prange(bin.shape(0), [&](Int i) { range(3, [&](Int) { h[bin[i]] += 2; }); });
@@ -113,6 +137,9 @@ TEST(PrivateCopiesCodegen, EveryOperationOnEveryTypeCompilesWithSharedAtomics) {
   check(rows::lower_for_cuda("counts", counts, {"bin", "h"}), R"(atom\.shared\.add\.u32)");
   check(rows::lower_for_cuda("counts_checked", counts, {"bin", "h"}, 1, /*boundscheck=*/true), R"(atom\.shared\.add\.u32)");
   check(rows::lower_for_cuda("hist2d", suite::kiln_kernels::hist2d, {"hist", "x", "y"}), R"(atom\.shared\.add\.u32)");
+  check(rows::lower_for_cuda("atomic_counts", atomic_counts, {"x", "h"}), R"(atom\.shared\.add\.u32)");
+  check(rows::lower_for_cuda("extremes_f64", atomics_test::bin_extremes<double>, {"bin", "x", "lo", "hi"}), R"(atom\.shared\.cas\.b64)");
+  check(rows::lower_for_cuda("extremes_i32", atomics_test::bin_extremes<std::int32_t>, {"bin", "x", "lo", "hi"}), R"(atom\.shared\.min\.s32)");
 }
 
 // ---- the launch rule on an H100's shape ------------------------------------------------------------------------
@@ -305,6 +332,68 @@ TEST_F(PrivateCopiesGpu, CountsAreExactAndTheDiagnosticsSayWhichLaunchCopied) {
   std::vector<std::int64_t> few(100), hf(bins, 0);
   k(few, hf);
   EXPECT_NE(k.diagnostics().find(std::string(cu::reason_text(cu::PrivateReason::FewUpdates))), std::string::npos) << k.diagnostics();
+}
+
+template <class T>
+void extremes_on_gpu() {
+  auto k = jit("private_extremes", atomics_test::bin_extremes<T>);
+  const T hi0 = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  const T lo0 = std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  for (const Case& c : kCases) {
+    const auto bin = random_bins(c.n, c.bins, static_cast<unsigned>(c.n) + 5);
+    const std::vector<T> x = atomics_test::values_with_specials<T>(bin, static_cast<unsigned>(c.n) + 6);
+    const std::size_t nb = static_cast<std::size_t>(c.bins);
+    std::vector<T> lo(nb, lo0), hi(nb, hi0), want_lo = lo, want_hi = hi;
+    if (c.n <= 1009) {
+      k.on(Target::interpreter)(bin, x, want_lo, want_hi);
+    } else {
+      for (std::size_t i = 0; i < bin.size(); ++i) {
+        const auto b = static_cast<std::size_t>(bin[i]);
+        want_lo[b] = ir::sem::atomic_update(AtomicOp::Min, want_lo[b], x[i], T());
+        want_hi[b] = ir::sem::atomic_update(AtomicOp::Max, want_hi[b], x[i], T());
+      }
+    }
+    k.on(Target::cuda)(bin, x, lo, hi);
+    EXPECT_TRUE(same_bits(lo, want_lo)) << "atomic_min, n " << c.n << " bins " << c.bins;
+    EXPECT_TRUE(same_bits(hi, want_hi)) << "atomic_max, n " << c.n << " bins " << c.bins;
+  }
+}
+
+TEST_F(PrivateCopiesGpu, AtomicsWhoseOldValuesNothingReadsMatchTheInterpreter) {
+  // min/max with NaN, +-0 and +-inf bit for bit (kiln's NaN-propagating order, -0 below +0).
+  extremes_on_gpu<float>();
+  extremes_on_gpu<double>();
+  extremes_on_gpu<std::int32_t>();
+  extremes_on_gpu<std::int64_t>();
+  // The histogram row's counts (2^24 floats into 256 int32 bins, copied) exact, and the slots kernel (its old
+  // values read: plain global atomics) still hands every iteration a slot of its own.
+  auto counts_k = jit("private_atomic_counts", atomic_counts, Options().on(Target::cuda));
+  std::vector<float> x(std::size_t{1} << 24);
+  std::mt19937_64 rng(8);
+  for (auto& v : x) v = static_cast<float>(rng() % 1000) / 1000.0f;
+  std::vector<std::int32_t> h(256, 1), want = h;
+  for (float v : x) ++want[static_cast<std::size_t>(v * 256.0f)];
+  counts_k(x, h);
+  EXPECT_EQ(h, want);
+  EXPECT_NE(counts_k.diagnostics().find("array reductions h (256 elements): " + std::string(cu::reason_text(cu::PrivateReason::Copied))),
+            std::string::npos)
+      << counts_k.diagnostics();
+  auto s = jit("private_slots", slots, Options().on(Target::cuda));
+  const std::int64_t n = 1000003;
+  const auto bin = random_bins(n, 3, 2);
+  std::vector<std::int64_t> count(3, 0), out(static_cast<std::size_t>(n), -1);
+  s(bin, count, out);
+  std::vector<std::vector<bool>> seen(3);
+  for (std::int64_t b = 0; b < 3; ++b) seen[static_cast<std::size_t>(b)].assign(static_cast<std::size_t>(count[static_cast<std::size_t>(b)]), false);
+  bool unique = true;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    auto& used = seen[static_cast<std::size_t>(bin[i])];
+    const auto o = out[i];
+    if (o < 0 || o >= static_cast<std::int64_t>(used.size()) || used[static_cast<std::size_t>(o)]) unique = false;
+    else used[static_cast<std::size_t>(o)] = true;
+  }
+  EXPECT_TRUE(unique);
+  EXPECT_EQ(count[0] + count[1] + count[2], n);
 }
 
 TEST_F(PrivateCopiesGpu, TheSuiteHist2dMatchesOnAStridedView) {

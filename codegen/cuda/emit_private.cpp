@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Per-block private copies of array reductions in shared memory (private_copies.hpp says when and why): the
+// Per-block private copies of array reductions and atomics in shared memory (private_copies.hpp says when and why): the
 // copies' layout and identity fill before the grid-stride loops, the updates into them, and the merge into
 // the arrays after the loops. Every part runs under the kernel's kiln_private argument (bit 2c: candidate c
 // has a copy; bit 2c + 1: it counts in 32 bits), uniform over the grid, so the same kernel also runs the plain
@@ -31,7 +31,7 @@ const char* merge_fn(ReduceOp op) {
 
 void Emitter::plan_private() {
   const bool grid_stride = (k_.strategy == Strategy::Elementwise && !stencil_ && !staged_ && !tiled_ && !coop_) || k_.strategy == Strategy::Reduce;
-  if (!grid_stride || p_.array_reductions.empty()) return;
+  if (!grid_stride) return;
   privates_ = plan_private_copies(p_, &private_note_);
   for (const PrivateCandidate& c : privates_) guarded_arrays_.insert(c.array);
   k_.privates = privates_;
@@ -75,7 +75,7 @@ void Emitter::private_prologue() {
   line("}");
 }
 
-void Emitter::private_update(const ir::StoreStmt& s, int c, const char* fn, const std::string& operand) {
+void Emitter::private_update(const std::vector<ir::Expr>& indices, int c, const char* fn, const std::string& operand) {
   const PrivateCandidate& pc = privates_[static_cast<std::size_t>(c)];
   const ArrayNames& n = array(pc.array);
   const std::string t = type_name(pc.elem);
@@ -84,7 +84,7 @@ void Emitter::private_update(const ir::StoreStmt& s, int c, const char* fn, cons
   std::string in_range, flat, offset;
   for (int d = 0; d < n.rank; ++d) {
     const std::string x = fmt::format("kiln_x{}", d);
-    line("const long long " + x + " = " + expr(s.indices[static_cast<std::size_t>(d)]) + ";");
+    line("const long long " + x + " = " + expr(indices[static_cast<std::size_t>(d)]) + ";");
     in_range += " && (unsigned long long)" + x + " < (unsigned long long)" + n.extent[d];
     flat = d ? "(" + flat + ") * (unsigned long long)" + n.extent[d] + " + (unsigned long long)" + x : "(unsigned long long)" + x;
     offset += (d ? " + " : "") + x + (n.stride[d].empty() ? "" : " * " + n.stride[d]);

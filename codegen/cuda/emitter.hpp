@@ -294,9 +294,10 @@ class Emitter {
   void plan_private();
   /// Before the loops: each copy's place in the dynamic shared memory and its identity fill, under kiln_private.
   void private_prologue();
-  /// An update `a[k] = a[k] op e` of candidate c: into the block's copy when the launch made one (and k is in
-  /// range), else the global atomic `fn` of the plain path.
-  void private_update(const ir::StoreStmt& s, int c, const char* fn, const std::string& operand);
+  /// An update of candidate c's element at `indices` (`a[k] = a[k] op e`, or a kiln::atomic_* whose old value
+  /// nothing reads) by `operand`: into the block's copy when the launch made one (and k is in range), else the
+  /// global atomic `fn` of the plain path.
+  void private_update(const std::vector<ir::Expr>& indices, int c, const char* fn, const std::string& operand);
   /// After the loops: every copy's elements that differ from the identity, combined into the array.
   void private_merge();
   void block_reductions();

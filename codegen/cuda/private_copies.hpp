@@ -2,7 +2,7 @@
 // Per-block private copies of array reductions (histograms) in shared memory.
 //
 // A parfor's array reduction `h[k] op= e` at data-dependent k is one global atomic per update on the GPU
-// (emit_stmt.cpp). When the array is small, each block can instead update a copy of its own in shared
+// (emit_stmt.cpp), and so is `kiln::atomic_add(h[k], e)` (emit_atomics.cpp). When the array is small, each block can instead update a copy of its own in shared
 // memory (fast atomics, contention only among the block's threads) and add the copy into the array once, at
 // the block's end: the global atomics drop from one per update to at most one per element per block.
 //
@@ -13,10 +13,15 @@
 // operation's identity (-0 for float sums, so an element nothing updates keeps its bits, -0 included), and an
 // element whose copy still holds the identity's bits is not merged (combining it would change nothing).
 //
-// Two halves. At emission (plan_private_copies): which array reductions of a parfor can have a copy at all —
-// the array is captured by the kernel (not allocated or bound inside the body), every access of it in the body
-// is such an update, its elements are 4 or 8 bytes, and the kernel's threads run the grid-stride loops (the
-// block's iterations are its own until its end). At each launch (launch_model.hpp, choose_private): whether
+// Explicit atomics qualify on the same terms when nothing can tell: every access of the array in the body is
+// a kiln::atomic_add/sub (or every one a min, or every one a max) whose old value nothing reads. Their final
+// contents are then those of the updates in some order (docs/atomics.md: integer add/sub/min/max and float
+// min/max the same in any order, float add/sub rounded in the order they happen, which no run fixes).
+//
+// Two halves. At emission (plan_private_copies): which arrays of a parfor can have a copy at all — the array
+// is captured by the kernel (not allocated or bound inside the body), every access of it in the body is such
+// an update, its elements are 4 or 8 bytes, and the kernel's threads run the grid-stride loops (the block's
+// iterations are its own until its end). At each launch (launch_model.hpp, choose_private): whether
 // they get one, from their element counts, the shared memory per block and per SM, and the iterations each
 // block would run.
 #pragma once
@@ -44,10 +49,12 @@ struct PrivateCandidate {
   /// a signed 32-bit number, is exact, and sign-extended it is the 64-bit one (half the shared memory, and
   /// 32-bit shared atomics are native where 64-bit ones may be compare-and-swap loops).
   std::int64_t narrow_bound = 0;
+  bool atomics = false;  ///< its updates are kiln::atomic_* statements (else `a[k] = a[k] op e` stores)
 };
 
-/// The array reductions of `p` that may take private copies, in the order of p.array_reductions (at most
-/// kMaxPrivateArrays). `why_not` receives, for each that may not, the reason, one line each.
+/// The arrays of `p` that may take private copies: its array reductions in the order of p.array_reductions,
+/// then the arrays its atomics update, in the order of their first atomic (at most kMaxPrivateArrays in all).
+/// `why_not` receives, for each that may not, the reason, one line each.
 std::vector<PrivateCandidate> plan_private_copies(const ir::ParforStmt& p, std::string* why_not = nullptr);
 
 }  // namespace kiln::codegen::cuda
