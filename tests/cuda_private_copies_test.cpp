@@ -396,6 +396,24 @@ TEST_F(PrivateCopiesGpu, AtomicsWhoseOldValuesNothingReadsMatchTheInterpreter) {
   EXPECT_EQ(count[0] + count[1] + count[2], n);
 }
 
+TEST_F(PrivateCopiesGpu, ImageHistogramsOverTwoDimensionalSpaces) {
+  // A 2-d parfor (its grid capped along y, then x) counting pixel values, small and large.
+  auto k = jit("private_image", [](Array<std::int32_t, 2> img, Array<std::int64_t> h) {
+    prange(shape(img.shape(0), img.shape(1)), [&](Int i, Int j) { h[img(i, j)] += 1; });
+  });
+  for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {7, 13}, {3001, 2999}, {1, 4000037}}) {
+    NDArray<std::int32_t> img({rows, cols});
+    std::mt19937_64 rng(static_cast<unsigned>(rows + cols));
+    for (std::int64_t i = 0; i < img.size(); ++i) img.data()[i] = static_cast<std::int32_t>(rng() % 100 < 50 ? 7 : rng() % 100);
+    std::vector<std::int64_t> h(100, 0), want(100, 0);
+    if (img.size() <= 1000) k.on(Target::interpreter)(img, want);
+    else
+      for (std::int64_t i = 0; i < img.size(); ++i) ++want[static_cast<std::size_t>(img.data()[i])];
+    k.on(Target::cuda)(img, h);
+    EXPECT_EQ(h, want) << rows << " x " << cols;
+  }
+}
+
 TEST_F(PrivateCopiesGpu, TheSuiteHist2dMatchesOnAStridedView) {
   // The suite's 2-d histogram into a column-strided view of a wider array (copies laid out by the extents,
   // merged through the strides), against the interpreter.
