@@ -167,6 +167,10 @@ TEST(PrivateCopiesLaunch, CopiesWhenEachBlockRunsManyIterationsPerElement) {
   EXPECT_EQ(c.geometry.block.x, 256u);
   EXPECT_EQ(c.geometry.grid.count(), 132u * 8);
   EXPECT_GE(c.block_iterations, cu::kPrivateUpdatesPerElement * 4096);
+  // A kernel whose registers allow at most 96 threads a block gets blocks it can be launched with.
+  const cu::LaunchChoice heavy = cu::choose_launch(histogram_kernel(1, 1), points, {96, 96, 672, 0}, kH100, {}, -1, bins);
+  EXPECT_LE(heavy.geometry.block.x, 96u);
+  EXPECT_EQ(heavy.private_reason, cu::PrivateReason::Copied);
   // The same launch without candidates' inputs: the plain choice.
   const cu::LaunchChoice plain = cu::choose_launch(histogram_kernel(1, 1), points, kOcc, kH100, {});
   EXPECT_EQ(plain.private_mask, 0u);

@@ -70,8 +70,11 @@ void choose_private(const GpuKernel& k, const std::uint64_t* counts, const Kerne
     if (k.strategy == Strategy::Elementwise) {
       unsigned best = 0;
       std::uint64_t best_resident = 0;
-      for (unsigned t = 1024; t >= 128; t /= 2) {
-        if (t > static_cast<unsigned>(std::max(occ.block_size, 128))) continue;
+      // Powers of two from 128 up to the occupancy API's block (which the kernel can be launched with); that
+      // block itself when it is smaller.
+      const unsigned most = static_cast<unsigned>(std::max(32, occ.block_size / 32 * 32));
+      for (unsigned t = 1024; t >= 32; t /= 2) {
+        if (t > most || (t < 128 && t != most && most >= 128)) continue;
         const std::uint64_t resident = t * resident_blocks(t, shared, occ, dev);
         if (resident >= best_resident) best = t, best_resident = resident;  // descending: ties keep the smaller
       }
@@ -129,8 +132,8 @@ std::string_view reason_text(PrivateReason r) {
   switch (r) {
     case PrivateReason::None: return "no array reduction may be copied";
     case PrivateReason::Copied:
-      return "private copies in shared memory: each block updates its own and adds it to the array once at its end; a grid of at "
-             "most the resident blocks";
+      return "private copies in shared memory: each block updates its own and adds it to the array once at its end (elementwise "
+             "kernels: a grid of at most the resident blocks)";
     case PrivateReason::NoRoom: return "no private copy: none fits the shared memory a block may have";
     case PrivateReason::FewUpdates:
       return "no private copy: a block would run fewer iterations per copied element than filling and merging its copies costs";
