@@ -87,6 +87,9 @@ struct CudaOptions {
   /// KILN_CUDA_CONTRACTION=0|1 (an experiment override): contractions as a thread per element (0) or through their
   /// tiles variant (1, what the launch model chooses); unset (-1): the launch model's choice (launch_model.hpp).
   int contraction = -1;
+  /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
+  /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
+  bool private_copies = true;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys (sort_kernels.hpp).
   int sort_items = 16;

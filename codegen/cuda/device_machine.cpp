@@ -221,7 +221,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction},
+      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction, opts.private_copies},
       sort_items_(opts.sort_items),
       last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
@@ -239,6 +239,16 @@ std::string DeviceMachine::describe() const {
     out += fmt::format("    last launch: {} iterations, grid {} x {} x {}, blocks of {} x {} x {}, {} per thread per round: {} [{}]\n",
                        l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
                        reason_text(l->choice.reason), l->choice.tiles ? k.tiles_name : l->function->name);
+    if (k.privates.empty()) continue;
+    // The private-copy clause: which arrays updated copies in shared memory, and why.
+    std::string arrays;
+    for (std::size_t a = 0; a < k.privates.size(); ++a) {
+      const unsigned bits = l->choice.private_mask >> (2 * a);
+      arrays += fmt::format("{}{} ({} elements{})", a ? ", " : "", k.privates[a].array->name, l->elements[a],
+                            !(bits & 1u) ? ": not copied" : (bits & 2u) ? ", counted in 32 bits per block" : "");
+    }
+    out += fmt::format("    array reductions {}: {}; {} iterations per block, {} bytes of shared memory per block\n", arrays,
+                       reason_text(l->choice.private_reason), l->choice.block_iterations, l->choice.shared_bytes);
   }
   return out;
 }
@@ -328,6 +338,9 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     }
     binds.push_back({prm.kind, slot, prm.axis});
   }
+  // Private-copy candidates: their arrays, whose element counts the launch model weighs.
+  std::vector<int> private_slots;
+  for (const PrivateCandidate& pc : gk->privates) private_slots.push_back(scope.array(pc.array));
   ReductionSlots red_slots;
   for (const auto& r : gk->reductions) red_slots.emplace_back(scope.scalar(r.var.get()), r.index ? scope.scalar(r.index.get()) : -1);
   struct ArgumentArray {
@@ -351,7 +364,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
   if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
   const bool result_only = std::find(result_only_.begin(), result_only_.end(), &l) != result_only_.end();
-  return [this, gk, begins, ends, binds, red_slots, arguments, argument_params, name, row_length, result_only](Frame& fr) {
+  return [this, gk, begins, ends, binds, red_slots, arguments, argument_params, name, row_length, result_only, private_slots](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -363,6 +376,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
       n[d] = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
     }
     CUdeviceptr scratch = c.scratch, status = c.device_status;
+    unsigned private_mask = 0;
     // The parameters' addresses: on the stack for the usual kernel (a launch is on every call's path).
     void* few[64];
     std::vector<void*> many(binds.size() > std::size(few) ? binds.size() : 0);
@@ -378,6 +392,7 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
         case ParamKind::Stride: params[k++] = &fr.arrays[static_cast<std::size_t>(x.slot)].strides[x.axis]; break;
         case ParamKind::Scratch: params[k++] = &scratch; break;
         case ParamKind::Status: params[k++] = &status; break;
+        case ParamKind::Private: params[k++] = &private_mask; break;
       }
     }
     // __restrict__ holds unless a written argument overlaps another argument (one array passed twice). When
@@ -396,18 +411,34 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     // The model's choice depends only on these inputs: a launch like the kernel's latest reuses it.
     const std::int64_t rows = row_length ? std::max<std::int64_t>(0, row_length(fr).i64) : -1;
     LaunchMemo& memo = last_[static_cast<std::size_t>(gk - prog_->gpu_kernels.data())];
-    std::optional<LaunchChoice> known = memo.find(n, rank, &main, rows);
+    std::uint64_t elements[kMaxPrivateArrays] = {};
+    PrivateInput privates[kMaxPrivateArrays];
+    for (std::size_t a = 0; a < private_slots.size(); ++a) {
+      const ArrayDesc& d = fr.arrays[static_cast<std::size_t>(private_slots[a])];
+      const PrivateCandidate& pc = gk->privates[a];
+      std::uint64_t e = 1;
+      for (int x = 0; x < pc.array->type.rank; ++x) e *= static_cast<std::uint64_t>(std::max<std::int64_t>(0, d.shape[x]));
+      elements[a] = e;
+      privates[a] = {e, size_of(pc.elem), pc.narrow_bound};
+    }
+    std::optional<LaunchChoice> known = memo.find(n, rank, &main, rows, elements);
     if (!known) {
       const gpu::DeviceInfo& info = c.dev.info();
-      const DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
+      DeviceShape shape{info.sm_count, info.max_threads_per_sm, static_cast<unsigned>(info.max_grid[0])};
+      shape.shared_per_block = info.shared_per_block;
+      shape.shared_per_sm = info.shared_per_sm;
+      shape.shared_reserved = info.shared_reserved;
+      shape.max_blocks_per_sm = info.max_blocks_per_sm;
       // The alias variant of a stencil kernel is a plain grid-stride kernel: any geometry covers its space.
-      known = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads}, shape, overrides_, rows);
-      memo.record(n, rank, &main, rows, *known);
+      known = choose_launch(*gk, n, {main.block_size, main.compact_block_size, main.resident_threads, main.static_shared}, shape, overrides_,
+                            rows, private_slots.empty() ? nullptr : privates);
+      memo.record(n, rank, &main, rows, elements, *known);
     }
     const Geometry& g = known->geometry;
     // A contraction's tiles variant takes the same parameters (emit_contraction.cpp); the alias variant has none.
     const gpu::LoadedFunction& fn = known->tiles && entry == gk->entry ? c.module.function(static_cast<std::size_t>(gk->tiles_entry)) : main;
-    gpu::launch(c.stream, fn, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params);
+    private_mask = known->private_mask;
+    gpu::launch(c.stream, fn, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params, known->shared_bytes);
     c.pending.push_back(&fn.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());

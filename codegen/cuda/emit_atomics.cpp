@@ -14,6 +14,14 @@ void Emitter::atomic(const ir::AtomicStmt& a) {
   const DType t = a.array->type.elem;
   if (!ir::atomic_allowed(a.op, t))
     backend_error(fn_.name, fmt::format("{} on {} of type {}", ir::name_of(a.op), a.array->name, name_of(t)));
+  for (std::size_t c = 0; c < privates_.size(); ++c) {
+    if (privates_[c].array != a.array.get()) continue;
+    // Nothing reads the old value (private_copies.hpp): the update without it, through the block's copy.
+    const std::string v = expr(a.value);
+    const char* update = a.op == AtomicOp::Min ? "kiln_atomic_min" : a.op == AtomicOp::Max ? "kiln_atomic_max" : "kiln_atomic_add";
+    const std::string operand = a.op != AtomicOp::Sub ? v : is_float(t) ? "(-" + v + ")" : "kiln_neg(" + v + ")";
+    return private_update(a.indices, static_cast<int>(c), update, operand);
+  }
   const char* fn = "kiln_fetch_add";
   switch (a.op) {
     case AtomicOp::Add: fn = "kiln_fetch_add"; break;

@@ -159,7 +159,10 @@ GpuKernel Emitter::emit(std::string& out) {
     k_.unroll = 1;
     unroll_note_.clear();
   }
-  if (!contraction_) plan_stencil();
+  if (!contraction_) {
+    plan_stencil();
+    plan_private();
+  }
   k_.plan = plan_text();
   if (contraction_)
     k_.plan += fmt::format("; a contraction ({} operand(s) of rows, {} of columns through shared tiles): its variant {} gives a block "
@@ -167,6 +170,13 @@ GpuKernel Emitter::emit(std::string& out) {
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return x.row; }),
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return !x.row; }),
                            k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps);
+  if (!privates_.empty()) {
+    std::string names;
+    for (const PrivateCandidate& c : privates_) names += (names.empty() ? "" : ", ") + c.array->name;
+    k_.plan += "; array reduction(s) " + names +
+               ": per-block copies in shared memory where the launch finds room and enough iterations per block (private_copies.hpp)";
+  }
+  if (!private_note_.empty()) k_.plan += "; " + private_note_.substr(0, private_note_.size() - 1);
   capture();
 
   // Reduction accumulators and scratch slots.
@@ -189,6 +199,7 @@ GpuKernel Emitter::emit(std::string& out) {
     line(std::string(t) + " " + bind(r.var.get()) + " = " + constant(ir::identity_of(r.op, r.var->type.elem)->as<ir::ConstExpr>()) + ";");
     if (r.index) line("long long " + bind(r.index.get()) + " = -1LL;");
   }
+  private_prologue();
   const std::string prefix = body_;
   const int depth = depth_;
   stencil_on_ = stencil_.has_value();
@@ -227,6 +238,10 @@ GpuKernel Emitter::emit(std::string& out) {
   if (k_.may_fail) {
     k_.params.push_back({ParamKind::Status});
     param_names_.push_back("kiln_status");
+  }
+  if (!privates_.empty()) {
+    k_.params.push_back({ParamKind::Private});
+    param_names_.push_back("kiln_private");
   }
 
   std::string head = "// " + (p_.origin.empty() ? std::string("parfor") : p_.origin) + ": " + std::to_string(k_.rank) + "-d, " +
@@ -310,6 +325,7 @@ void Emitter::loops_and_tail() {
   loops();
   if (k_.may_fail) line("kiln_stop:;");
   for (const ir::AllocateStmt* a : allocations_) line("free(" + array(a->array.get()).data + ");");
+  private_merge();
   if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce) block_reductions();
 }
 
@@ -566,6 +582,7 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
     case ParamKind::Stride: return "long long";
     case ParamKind::Scratch: return "char*";
     case ParamKind::Status: return "KilnStatus*";
+    case ParamKind::Private: return "unsigned";
   }
   return "void*";
 }

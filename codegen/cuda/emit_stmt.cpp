@@ -225,6 +225,8 @@ void Emitter::store(const ir::StoreStmt& s) {
       case BinaryOp::Max: fn = "kiln_atomic_max"; break;
       default: break;
     }
+    for (std::size_t c = 0; c < privates_.size(); ++c)
+      if (privates_[c].array == s.array.get()) return private_update(s.indices, static_cast<int>(c), fn, operand);
     // The operand in the element's own type: the atomics are overloaded (and templates) on it.
     line(std::string(fn) + "(&" + element(s.array.get(), s.indices) + ", (" + type_name(s.array->type.elem) + ")" +
          operand + ");");

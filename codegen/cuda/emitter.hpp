@@ -323,6 +323,17 @@ class Emitter {
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
+  // private copies of array reductions (emit_private.cpp, private_copies.hpp)
+  /// Plans privates_ (grid-stride kernels only) and marks their arrays' extents for capture.
+  void plan_private();
+  /// Before the loops: each copy's place in the dynamic shared memory and its identity fill, under kiln_private.
+  void private_prologue();
+  /// An update of candidate c's element at `indices` (`a[k] = a[k] op e`, or a kiln::atomic_* whose old value
+  /// nothing reads) by `operand`: into the block's copy when the launch made one (and k is in range), else the
+  /// global atomic `fn` of the plain path.
+  void private_update(const std::vector<ir::Expr>& indices, int c, const char* fn, const std::string& operand);
+  /// After the loops: every copy's elements that differ from the identity, combined into the array.
+  void private_merge();
   void block_reductions();
   void fold_kernel(std::string& out);
   /// `tiles`: the contraction variant's (its launch bounds).
@@ -367,8 +378,11 @@ class Emitter {
   int stencil_v_ = 0, stencil_u_ = 0;  ///< the body copy being emitted: row v, round u
   /// (group, plane dz, window row, round, column offset) -> the expression holding that element in this chunk
   std::map<std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t>, std::string> stencil_values_;
-  /// Arrays whose loads are guarded by every extent (stencil windows, tiles): all their extents are captured.
+  /// Arrays whose every extent the kernel reads (stencil windows and tiles guard their loads by them, private
+  /// copies are laid out by them): all their extents are captured.
   std::unordered_set<const ir::VarNode*> guarded_arrays_;
+  std::vector<PrivateCandidate> privates_;  ///< array reductions that may update per-block copies
+  std::string private_note_;                ///< why others may not (for the plan)
   /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
   std::map<int, MarchKept> march_kept_;
 };

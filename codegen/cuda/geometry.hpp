@@ -24,6 +24,12 @@ struct DeviceShape {
   int sm_count = 132;
   int max_threads_per_sm = 2048;
   unsigned max_grid_x = 2147483647u;
+  /// Shared memory: what one block may have without opting in (static + dynamic), what an SM holds, and
+  /// what the system reserves per resident block (the H100's: 48 KiB, 228 KiB, 1 KiB).
+  int shared_per_block = 48 * 1024;
+  int shared_per_sm = 228 * 1024;
+  int shared_reserved = 1024;
+  int max_blocks_per_sm = 32;
 };
 
 /// counts[d]: iterations in dimension d (all > 0). `threads`: block size for elementwise kernels (from the

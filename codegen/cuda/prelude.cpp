@@ -326,6 +326,21 @@ template <class T> __device__ __forceinline__ void kiln_atomic_add(T* p, T v) { 
 template <class T> __device__ __forceinline__ void kiln_atomic_min(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_min()); }
 template <class T> __device__ __forceinline__ void kiln_atomic_max(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_max()); }
 template <class T> __device__ __forceinline__ void kiln_atomic_mul(T* p, T v) { kiln_atomic_cas(p, v, kiln_op_mul()); }
+// Equal bit patterns (a private copy's element still at the identity: -0.0 is not +0.0).
+template <class T>
+__device__ __forceinline__ bool kiln_same_bits(T a, T b) {
+  if constexpr (sizeof(T) == 4) {
+    unsigned x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return x == y;
+  } else {
+    unsigned long long x, y;
+    memcpy(&x, &a, 8);
+    memcpy(&y, &b, 8);
+    return x == y;
+  }
+}
 
 // ---- explicit atomics (kiln::atomic_*, ir/atomics.hpp): relaxed, device scope; each returns the old value --
 // Integers wrap (through the unsigned forms); float sub is the add of -v, which IEEE defines as the same.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codegen/cuda/cuda_options.hpp"
+#include "codegen/cuda/private_copies.hpp"
 #include "ir/stmt.hpp"
 
 namespace kiln::codegen::cuda {
@@ -76,6 +77,7 @@ enum class ParamKind : std::uint8_t {
   Stride,   ///< var, axis: an array's stride in elements (i64)
   Scratch,  ///< the reduction scratch buffer (device pointer)
   Status,   ///< the device's KernelStatus (device pointer)
+  Private,  ///< which array reductions update per-block copies (LaunchChoice::private_mask, unsigned)
 };
 
 struct Param {
@@ -144,6 +146,9 @@ struct GpuKernel {
   std::vector<int> slot;
   int slots = 0;
   bool may_fail = false;  ///< contains checks or allocations: the host reads the status after it
+  /// Array reductions that may update per-block copies in shared memory (private_copies.hpp); the launch
+  /// decides which do (choose_launch) and passes the mask as the kernel's kiln_private argument.
+  std::vector<PrivateCandidate> privates;
   /// Cooperative kernels: the length of the rows' first reduced range (end - begin of that nested parfor)
   /// when the host can evaluate it at launch (it reads nothing the row computes), which sizes the group.
   ir::Expr row_length;

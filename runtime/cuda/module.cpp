@@ -59,6 +59,7 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
     check(d.cuFuncGetAttribute(&max_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.fn),
           fmt::format("attributes of kernel {}", n));
     f.max_block_size = max_block;
+    check(d.cuFuncGetAttribute(&f.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f.fn), fmt::format("attributes of kernel {}", n));
     const int o = block_size;
     f.block_size = o ? std::min(o, max_block) : block;
     f.block_size = std::max(32, f.block_size / 32 * 32);
@@ -78,8 +79,9 @@ Module::~Module() {
   }
 }
 
-void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params) {
-  const CUresult r = driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, stream, params, nullptr);
+void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params, unsigned shared_bytes) {
+  const CUresult r =
+      driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream, params, nullptr);
   if (r != CUDA_SUCCESS)
     throw DeviceError(fmt::format("launching CUDA kernel {} (grid {}x{}x{}, block {}x{}x{}): {}", f.name, grid.x, grid.y,
                                   grid.z, block.x, block.y, block.z, error_text(r)));

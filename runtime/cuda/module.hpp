@@ -23,6 +23,7 @@ struct LoadedFunction {
   int compact_block_size = 256;
   int max_block_size = 1024;  ///< the most threads per block this kernel can be launched with
   int resident_threads = 2048;  ///< threads of this kernel an SM holds at block_size (the occupancy API's)
+  int static_shared = 0;        ///< bytes of static shared memory per block (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
 };
 
 /// A module loaded into one device's context, unloaded on destruction.
@@ -53,7 +54,8 @@ struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
-/// cuLaunchKernel on `stream` (a stream of f's device); a failure to launch is a DeviceError naming the kernel.
-void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params);
+/// cuLaunchKernel on `stream` (a stream of f's device) with `shared_bytes` of dynamic shared memory per block; a
+/// failure to launch is a DeviceError naming the kernel.
+void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params, unsigned shared_bytes = 0);
 
 }  // namespace kiln::gpu
