@@ -110,6 +110,7 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
   }
   makes_arrays_ = static_cast<bool>(f.result_array);
   for (const auto& m : f.tuple) makes_arrays_ |= static_cast<bool>(m.array);
+  plans_ = std::make_unique<LaunchPlans>(*program_, written_, array_params_, cuda_);
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
@@ -293,6 +294,11 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
     outs[nouts++] = f.tuple[i].array ? &(*members)[i] : static_cast<void* const*>(result)[i];
   call.may_defer = memory.pending != nullptr;
+  // The first call with these shapes records what it does, for the next ones (launch_plan.hpp); only calls whose
+  // arguments share no memory, outside a graph.
+  PlanRecorder recorder;
+  const bool record = memory.shared == 0 && !memory.stream->recording && plans_->may_record(args, call.dev.info().ordinal);
+  if (record) call.recorder = &recorder;
   ir::PendingRun pending;
   bool results_pending = false;
   try {
@@ -339,6 +345,7 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   if (f.result_array) hand_over(f.result_array, single, result);
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
     if (f.tuple[i].array) hand_over(f.tuple[i].array, (*members)[i], static_cast<void* const*>(result)[i]);
+  if (record) plans_->publish(recorder, args, call.dev, f.result_array ? static_cast<const ArrayDesc*>(result) : nullptr);
   return 0;
 }
 
