@@ -226,9 +226,9 @@ struct KernelCore::Impl {
   }
 
   /// A call of `v` repeated by the target's launch plan (CompiledKernel::repeat, codegen/cuda/launch_plan.hpp):
-  /// the arguments are compared with what selects `v` (types, ranks and layout codes, device arrays on the
-  /// placement's device, written ones writable, scalars of their parameter's own type), and the plan, which
-  /// holds the shapes it was recorded for, checks the rest. False, having done nothing: the call takes the
+  /// the arguments are compared with what selects `v` (types and ranks, device arrays on the placement's
+  /// device, written ones writable, scalars of their parameter's own type), and the plan, which holds the
+  /// shapes and strides it was recorded for, checks the rest. False, having done nothing: the call takes the
   /// general path, which checks and reports everything as before.
   bool repeat(const Variant& v, int options_id, ArgValue* args, std::size_t nargs, void* result,
               const CallPlacement& where) const {
@@ -240,7 +240,10 @@ struct KernelCore::Impl {
       ArgValue& a = args[i];
       if (a.is_array != p.is_array || a.dtype != p.dtype) return false;
       if (p.is_array) {
-        if (!a.on_device || a.device != where.device || array_code(a) != v.key.codes[i] || (!a.writable && ((v.written >> i) & 1u)))
+        // The rank selects the variant; the plan compares the shape and strides, which decide the rest of
+        // array_code.
+        if (!a.on_device || a.device != where.device || a.rank != (v.key.codes[i] & 3) + 1 ||
+            (!a.writable && ((v.written >> i) & 1u)))
           return false;
         argv[i] = &a.array;
         device_arrays |= 1u << i;
