@@ -146,7 +146,7 @@ void PlanRecorder::launch(std::size_t kernel, const gpu::LoadedFunction& fn, con
   std::copy(counts, counts + rank, l.counts);
   l.rank = rank;
   l.rows = rows;
-  l.values.resize(n);
+  l.nvalues = static_cast<std::uint8_t>(n);
   for (std::size_t k = 0; k < n; ++k) {
     std::memcpy(&l.values[k], params[k], sizeof(std::uint64_t));  // every parameter is read from an 8-byte slot
     PlanParamSource s = from[k];
@@ -164,7 +164,12 @@ void PlanRecorder::launch(std::size_t kernel, const gpu::LoadedFunction& fn, con
       }
       s.index = static_cast<std::uint8_t>(at - allocations.begin());
     }
-    if (s.source != PlanSource::Fixed) l.patches.push_back({static_cast<std::uint16_t>(k), s});
+    if (s.source == PlanSource::Fixed) continue;
+    if (l.npatches == PlanLaunch::kMaxPatches) {
+      ok = false;
+      return;
+    }
+    l.patches[l.npatches++] = {static_cast<std::uint8_t>(k), s};
   }
   launches.push_back(std::move(l));
 }
@@ -282,9 +287,13 @@ bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& mach
     std::uint64_t values[PlanLaunch::kMaxParams];
     void* params[PlanLaunch::kMaxParams];
     for (const PlanLaunch& l : e->launches) {
-      const std::size_t n = l.values.size();
-      std::memcpy(values, l.values.data(), n * sizeof(std::uint64_t));
-      for (const PlanLaunch::Patch& p : l.patches) {
+      const std::size_t n = l.nvalues;
+      for (std::size_t k = 0; k < n; ++k) {
+        values[k] = l.values[k];
+        params[k] = &values[k];
+      }
+      for (std::size_t i = 0; i < l.npatches; ++i) {
+        const PlanLaunch::Patch& p = l.patches[i];
         switch (p.from.source) {
           case PlanSource::ArgData: {
             void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
@@ -296,7 +305,6 @@ bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& mach
           default: break;
         }
       }
-      for (std::size_t k = 0; k < n; ++k) params[k] = &values[k];
       gpu::launch(stream.stream, *l.fn, {l.choice.geometry.grid.x, l.choice.geometry.grid.y, l.choice.geometry.grid.z},
                   {l.choice.geometry.block.x, l.choice.geometry.block.y, l.choice.geometry.block.z}, params);
       machine.note_launch(l.kernel, l.counts, l.rank, l.fn, l.rows, l.choice);

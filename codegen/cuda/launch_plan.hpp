@@ -63,12 +63,15 @@ struct PlanLaunch {
   std::uint64_t counts[kMaxRank] = {};
   int rank = 1;
   std::int64_t rows = -1;  ///< the cooperative row length the choice was made for
-  std::vector<std::uint64_t> values;  ///< each parameter's 8 bytes: the recorded value, patched per call
   struct Patch {
-    std::uint16_t param;
+    std::uint8_t param;
     PlanParamSource from;
   };
-  std::vector<Patch> patches;
+  static constexpr std::size_t kMaxPatches = 16;
+  /// Inline, with the launch: a repeated call reads them right after the geometry, with no other pointer to follow.
+  std::uint8_t nvalues = 0, npatches = 0;
+  Patch patches[kMaxPatches] = {};
+  std::uint64_t values[kMaxParams] = {};  ///< each parameter's 8 bytes: the recorded value, patched per call
 };
 
 /// A device allocation of a plan, made from the call's stream.
