@@ -120,8 +120,12 @@ TEST_F(Async, CallsRepeatedByLaunchPlansComputeWhatTheExecutorsCallsDo) {
       std::vector<double> want(static_cast<std::size_t>(n));
       ref_into(hx, want, a);
       const std::vector<double> want_r = ref_make(want, a).to_vector();
-      into.async(s)(dy, dy, a);  // in and out: the executor's path, the __restrict__-free kernel
-      ref_into(want, want, a);
+      // In and out (the executor's path, the __restrict__-free kernel). Not at n = 1: an extent of 1 is traced
+      // as a broadcast read of x[0], which the overlap check refuses for one array passed twice.
+      if (n > 1) {
+        into.async(s)(dy, dy, a);
+        ref_into(want, want, a);
+      }
       s.synchronize();
       EXPECT_EQ(r.to_vector(), want_r) << "n = " << n << ", round " << round;
       EXPECT_EQ(dy.to_vector(), want) << "n = " << n << ", round " << round;
