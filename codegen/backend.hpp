@@ -49,6 +49,10 @@ struct CompiledKernel {
   /// What the target decided per kernel (the CUDA launch model's plans and latest launches), for diagnostics;
   /// empty where the target has nothing to add.
   std::function<std::string()> describe;
+  /// A repeated asynchronous call without the general path (the CUDA target's launch plans,
+  /// codegen/cuda/launch_plan.hpp): args as for `call` (argv[nparams] the call's placement); returns true when it
+  /// ran the call, false, having done nothing, when the general path must. Empty where the target has none.
+  std::function<bool(void* const*, void*)> repeat;
 
   std::int32_t operator()(void* const* args, void* result, KernelStatus* status) const {
     return entry ? entry(args, result, status) : call(args, result, status);

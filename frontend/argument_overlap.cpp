@@ -127,7 +127,7 @@ std::uint32_t separate_overlapping_arguments(const std::string& kernel, const ir
     }
   copies.note = fmt::format("copied before the call ({} bytes), so that the answer is the one distinct arrays give: {}",
                             bytes, why);
-  return shared;  // a copied argument shares nothing now, unless another pair says so
+  return shared & ~copy;  // a copied argument is new memory: it shares nothing now
 }
 
 }  // namespace kiln::detail

@@ -178,6 +178,8 @@ struct KernelCore::Impl {
   std::array<std::atomic<const Variant*>, kFast> fast{};
   std::atomic<std::size_t> nfast{0};
   std::atomic<const Variant*> last{nullptr};
+  /// The variant the latest asynchronous call ran, when its target can repeat calls by a plan (repeat below).
+  std::atomic<const Variant*> planned{nullptr};
 
   // Calls whose overlapping array arguments were copied first (frontend/argument_overlap.hpp).
   std::atomic<std::uint64_t> overlap_copies{0};
@@ -221,6 +223,42 @@ struct KernelCore::Impl {
         type_error(i, fmt::format("is a kiln::DeviceArray (GPU memory), but the kernel runs on the {} target: copy it "
                                   "with to_host(), or call kernel.on(kiln::Target::cuda)",
                                   name_of(target)));
+  }
+
+  /// A call of `v` repeated by the target's launch plan (CompiledKernel::repeat, codegen/cuda/launch_plan.hpp):
+  /// the arguments are compared with what selects `v` (types and ranks, device arrays on the placement's
+  /// device, written ones writable, scalars of their parameter's own type), and the plan, which holds the
+  /// shapes and strides it was recorded for, checks the rest. False, having done nothing: the call takes the
+  /// general path, which checks and reports everything as before.
+  bool repeat(const Variant& v, int options_id, ArgValue* args, std::size_t nargs, void* result,
+              const CallPlacement& where) const {
+    if (v.key.options != static_cast<std::uint32_t>(options_id) || nargs != params.size()) return false;
+    std::array<void*, kMaxParams + 1> argv;
+    std::uint32_t device_arrays = 0;
+    for (std::size_t i = 0; i < nargs; ++i) {
+      const ParamSpec& p = params[i];
+      ArgValue& a = args[i];
+      if (a.is_array != p.is_array || a.dtype != p.dtype) return false;
+      if (p.is_array) {
+        // The rank selects the variant; the plan compares the shape and strides, which decide the rest of
+        // array_code.
+        if (!a.on_device || a.device != where.device || a.rank != (v.key.codes[i] & 3) + 1 ||
+            (!a.writable && ((v.written >> i) & 1u)))
+          return false;
+        argv[i] = &a.array;
+        device_arrays |= 1u << i;
+      } else {
+        argv[i] = &a.scalar;
+      }
+    }
+    codegen::cuda::ArgMemory memory;
+    memory.device_arrays = device_arrays;
+    memory.device = where.device;
+    memory.shared = 0;  // the plan runs only when no written argument overlaps another
+    memory.stream = where.stream.get();
+    memory.pending = where.pending;
+    argv[nargs] = &memory;
+    return v.code.repeat(argv.data(), result);
   }
 
   const Variant* compile(const SigKey& key, const ArgValue* args);
@@ -357,6 +395,12 @@ int KernelCore::options_id(const Options& o) {
 int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks,
                      const CallPlacement* placement) {
   Impl& m = *impl_;
+  if (placement) {
+    if (const Variant* v = m.planned.load(std::memory_order_acquire); v && m.repeat(*v, options_id, args, nargs, result, *placement)) {
+      if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
+      return v->result_rank;  // plans return no tuple: member_ranks has nothing to say
+    }
+  }
   if (nargs != m.params.size()) {
     std::vector<std::string> list;
     for (std::size_t i = 0; i < m.params.size(); ++i) list.push_back(fmt::format("{}: {}", m.arg_name(i), type_text(m.params[i])));
@@ -429,6 +473,9 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
   // Stored only when it changes: a pipeline's calls from several threads then share the line, not write it.
   if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
+  // The next asynchronous call tries this variant's launch plan first (Impl::repeat).
+  if (placement && v->code.repeat && v->checked_ir.empty() && m.planned.load(std::memory_order_relaxed) != v)
+    m.planned.store(v, std::memory_order_release);
   if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
   return v->result_rank;
 }

@@ -155,6 +155,7 @@ codegen::cuda::CudaOptions cuda_options() {
   o.dump_source = env_flag("KILN_DUMP_CUDA");
   o.keep_dir = env_text("KILN_CUDA_KEEP");
   o.sync_each_launch = env_flag("KILN_CUDA_SYNC");
+  o.launch_plans = env_text("KILN_CUDA_PLANS") != "0";
   return o;
 }
 

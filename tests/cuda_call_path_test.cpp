@@ -8,8 +8,13 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -35,6 +40,8 @@ struct Fake {
     live_ = reinterpret_cast<long long (*)()>(dlsym(lib, "kiln_fake_cuda_live_allocations"));
     last_ = reinterpret_cast<void (*)(unsigned*, unsigned*, void**)>(dlsym(lib, "kiln_fake_cuda_last_launch"));
     fail_ = reinterpret_cast<void (*)(int)>(dlsym(lib, "kiln_fake_cuda_fail_allocations"));
+    capture_ = reinterpret_cast<void (*)(int)>(dlsym(lib, "kiln_fake_cuda_capture_params"));
+    params_ = reinterpret_cast<void (*)(unsigned long long*, int)>(dlsym(lib, "kiln_fake_cuda_last_params"));
   }
   unsigned long long calls(const char* fn) const { return calls_(fn); }
   unsigned long long all() const { return all_(); }
@@ -42,6 +49,13 @@ struct Fake {
   /// The next n device allocations run out of memory.
   void fail_allocations(int n) const { fail_(n); }
   long long live() const { return live_(); }
+  /// The 8 bytes of each of the first n parameters of every launch from now on (0: none).
+  void capture_params(int n) const { capture_(n); }
+  std::vector<unsigned long long> last_params(int n) const {
+    std::vector<unsigned long long> p(static_cast<std::size_t>(n));
+    params_(p.data(), n);
+    return p;
+  }
   struct Launch {
     unsigned grid[3], block[3];
     void* stream;
@@ -59,6 +73,8 @@ struct Fake {
   long long (*live_)();
   void (*last_)(unsigned*, unsigned*, void**);
   void (*fail_)(int);
+  void (*capture_)(int);
+  void (*params_)(unsigned long long*, int);
 };
 
 class CallPath : public ::testing::Test {
@@ -73,12 +89,13 @@ class CallPath : public ::testing::Test {
 
 kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
 
-auto scale_into() {
-  return kiln::jit("scale_into", [](kiln::Array<float> x, kiln::Array<float> y, kiln::Float a) { y(kiln::all) = x * a; },
-                   on_gpu());
+// Kernels of the same name and body share their compiled code (and its launch plans): the tests that count plans
+// name their own.
+auto scale_into(const char* name = "scale_into") {
+  return kiln::jit(name, [](kiln::Array<float> x, kiln::Array<float> y, kiln::Float a) { y(kiln::all) = x * a; }, on_gpu());
 }
-auto scale() {
-  return kiln::jit("scale", [](kiln::Array<float> x, kiln::Float a) { return x * a; }, on_gpu());
+auto scale(const char* name = "scale") {
+  return kiln::jit(name, [](kiln::Array<float> x, kiln::Float a) { return x * a; }, on_gpu());
 }
 
 TEST_F(CallPath, AnAsynchronousCallIntoAnArgumentIsOneLaunch) {
@@ -346,6 +363,196 @@ TEST_F(CallPath, ASynchronousCallOnDeviceArraysLaunchesAndWaits) {
   EXPECT_EQ(fake.calls("cuLaunchKernel"), 10u);
   EXPECT_EQ(fake.calls("cuStreamSynchronize"), 10u);
   EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuStreamSynchronize") - fake.calls("cuCtxGetCurrent"), 0u);
+}
+
+/// A kernel's launch plans as its diagnostics count them (codegen/cuda/launch_plan.hpp): {recorded, calls run by
+/// them}; {-1, -1} when the kernel has none.
+std::pair<int, long long> plans(const std::string& diagnostics) {
+  const std::string head = "launch plans (codegen/cuda/launch_plan.hpp), ";
+  const std::size_t at = diagnostics.find(head);
+  if (at == std::string::npos) return {-1, -1};
+  int recorded = -1;
+  long long runs = -1;
+  std::sscanf(diagnostics.c_str() + at + head.size(), "%d recorded (of %*d kept), %lld call", &recorded, &runs);
+  return {recorded, runs};
+}
+
+std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+TEST_F(CallPath, ARepeatedCallIsRunByItsLaunchPlan) {
+  auto k = scale_into("plan1_scale_into");
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), x2({1000}, s), y2({1000}, s);
+  const auto call = k.async(s);
+  call(x, y, 2.0f);  // compiles; the executor runs the host function and the call records its plan
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 0})) << k.diagnostics();
+  const Fake::Launch first = fake.last();
+  fake.reset();
+  fake.capture_params(5);  // the kernel has at least its bounds, two pointers and the scalar
+  call(x2, y2, 3.0f);
+  const std::vector<unsigned long long> p = fake.last_params(5);
+  fake.capture_params(0);
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 1u);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+  // This call's own arrays and scalar, in the geometry the launch model chose for these extents.
+  const auto has = [&](unsigned long long v) { return std::find(p.begin(), p.end(), v) != p.end(); };
+  EXPECT_TRUE(has(address(x2.data())));
+  EXPECT_TRUE(has(address(y2.data())));
+  EXPECT_FALSE(has(address(x.data())));
+  const float a = 3.0f;
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &a, sizeof a);
+  EXPECT_TRUE(has(bits));
+  EXPECT_TRUE(has(1000));
+  EXPECT_EQ(fake.last().grid[0], first.grid[0]);
+  EXPECT_EQ(fake.last().block[0], first.block[0]);
+  EXPECT_NE(k.diagnostics().find("last launch: 1000 iterations"), std::string::npos) << k.diagnostics();
+  s.synchronize();
+}
+
+TEST_F(CallPath, ShapesAndRanksSelectTheirOwnPlans) {
+  auto k = scale("plan2_scale");
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s), big({1 << 20}, s);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(k.async(s)(x, 2.0f).shape(), (std::vector<std::int64_t>{1000}));
+    const unsigned small = fake.last().grid[0];
+    EXPECT_EQ(k.async(s)(big, 2.0f).shape(), (std::vector<std::int64_t>{1 << 20}));
+    EXPECT_GT(fake.last().grid[0], small) << "the grid of the first extents was reused";
+  }
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{2, 4})) << k.diagnostics();
+  // A parameter of any rank: the same leading extent in another rank is another signature and another plan.
+  auto any = kiln::jit("plan_scale_any", [](kiln::Array<float> x, kiln::Float a) { return x * a; }, on_gpu());
+  const kiln::DeviceArray<float> flat({1000}, s), rows({1000, 3}, s);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(any.async(s)(flat, 2.0f).shape(), (std::vector<std::int64_t>{1000}));
+    EXPECT_EQ(any.async(s)(rows, 2.0f).shape(), (std::vector<std::int64_t>{1000, 3}));
+  }
+  // Extents that disagree are still refused by the host function's check, after plans for extents that agree.
+  auto into = scale_into("plan3_scale_into");
+  const auto call = into.async(s);
+  kiln::DeviceArray<float> y({1000}, s), by({1 << 20}, s);
+  call(x, y, 2.0f);
+  call(x, y, 2.0f);
+  EXPECT_THROW(call(x, by, 2.0f), kiln::ShapeError);
+  EXPECT_EQ(plans(into.diagnostics()).first, 1);
+  s.synchronize();
+}
+
+TEST_F(CallPath, APlanRunsOnTheCallsStreamAndDevice) {
+  ASSERT_GE(kiln::cuda::device_count(), 2);
+  auto k = scale_into("plan4_scale_into");
+  kiln::cuda::Stream s0(0), t0(0), s1(1);
+  kiln::DeviceArray<float> x0({1000}, s0), y0({1000}, s0), x1({1000}, s1), y1({1000}, s1);
+  k.async(s0)(x0, y0, 2.0f);
+  k.async(t0)(x0, y0, 2.0f);  // the plan, on another stream of the device
+  EXPECT_EQ(fake.last().stream, t0.handle());
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
+  k.async(s1)(x1, y1, 2.0f);  // the other device: its own module, so its own plan
+  EXPECT_EQ(fake.last().stream, s1.handle());
+  k.async(s1)(x1, y1, 2.0f);
+  EXPECT_EQ(fake.last().stream, s1.handle());
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{2, 2})) << k.diagnostics();
+  EXPECT_THROW(k.async(s1)(x0, y0, 2.0f), kiln::TypeError);  // arrays of device 0 on a stream of device 1
+  EXPECT_THROW(k.async(s0)(x0, y1, 2.0f), kiln::TypeError);  // arrays of two devices
+  EXPECT_EQ(plans(k.diagnostics()).second, 2);
+  s0.synchronize();
+  t0.synchronize();
+  s1.synchronize();
+}
+
+TEST_F(CallPath, SharedMemoryAndOtherArgumentsLeaveThePlanToTheExecutor) {
+  auto k = scale_into("plan5_scale_into");
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  const kiln::DeviceArray<float> frozen({1000}, s);
+  call(x, y, 2.0f);
+  call(x, y, 2.0f);
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1}));
+  call(x, x, 2.0f);  // one array in and out: the __restrict__-free kernel, as before plans
+  EXPECT_NE(k.diagnostics().find("_k0_alias]"), std::string::npos) << k.diagnostics();
+  call(x, y, 2.0);  // a double for a Float parameter: converted by the general path
+  call(x, y, 2);
+  EXPECT_THROW(call(x, frozen, 2.0f), kiln::TypeError);  // written but read-only
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
+  call(x, y, 2.0f);
+  EXPECT_NE(k.diagnostics().find("_k0]"), std::string::npos) << k.diagnostics();
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 2}));
+  // Overlaps the kernel could observe are still refused after a plan was recorded for distinct arrays.
+  auto shift = kiln::jit("plan_shift_left", [](kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0) - 1, [&](kiln::Int i) { y[i] = x[i + 1]; });
+  }, on_gpu());
+  shift.async(s)(x, y);
+  shift.async(s)(x, y);
+  EXPECT_EQ(plans(shift.diagnostics()), (std::pair<int, long long>{1, 1})) << shift.diagnostics();
+  EXPECT_THROW(shift.async(s)(x, x), kiln::AliasError);
+  s.synchronize();
+}
+
+TEST_F(CallPath, APlanThatRunsOutOfMemoryReportsIt) {
+  auto k = scale("plan6_scale");
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> big({5000}, s);
+  { auto y = k.async(s)(big, 2.0f); }  // recorded; its block is kept by s
+  const long long live = fake.live();
+  auto held = k.async(s)(big, 2.0f);   // the plan takes the kept block
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1}));
+  fake.fail_allocations(2);
+  try {
+    (void)k.async(s)(big, 2.0f);
+    FAIL() << "an allocation that failed twice was not reported";
+  } catch (const kiln::DeviceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("of shape (5000,)"), std::string::npos) << m;
+  }
+  fake.fail_allocations(0);
+  EXPECT_EQ(fake.live(), live);
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1}));
+  s.synchronize();
+}
+
+TEST_F(CallPath, AGraphRecordsPlannedLaunchesButMakesNoArrays) {
+  auto into = scale_into("plan7_scale_into");
+  auto make = scale("plan8_scale");
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  into.async(s)(x, y, 2.0f);
+  (void)make.async(s)(x, 2.0f);
+  (void)make.async(s)(x, 2.0f);
+  const long long runs = plans(make.diagnostics()).second;
+  fake.reset();
+  const kiln::cuda::Graph g = kiln::cuda::capture(s, [&] {
+    into.async(s)(x, y, 2.0f);  // by the plan
+    into.async(s)(y, x, 2.0f);
+    EXPECT_THROW((void)make.async(s)(x, 2.0f), kiln::DeviceError);  // a new array in a graph: refused, as before
+  });
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 2u);
+  EXPECT_EQ(plans(into.diagnostics()), (std::pair<int, long long>{1, 2})) << into.diagnostics();
+  EXPECT_EQ(plans(make.diagnostics()).second, runs);
+  g.launch(s);
+  s.synchronize();
+}
+
+TEST_F(CallPath, WhatAPlanCannotRunIsSaid) {
+  auto total = kiln::jit("plan_total", [](kiln::Array<float> x) { return kiln::sum(x); }, on_gpu());
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s);
+  (void)total.async(s)(x);
+  EXPECT_NE(total.diagnostics().find("repeated asynchronous calls: through the host executor (it returns a scalar)"),
+            std::string::npos)
+      << total.diagnostics();
+  // Check mode traces every call again: such a call never takes a plan.
+  kiln::Options checked = on_gpu();
+  checked.check = true;
+  auto k = kiln::jit("scale_checked", [](kiln::Array<float> x, kiln::Array<float> y, kiln::Float a) { y(kiln::all) = x * a; },
+                     checked);
+  kiln::DeviceArray<float> y({1000}, s);
+  for (int i = 0; i < 3; ++i) k.async(s)(x, y, 2.0f);
+  EXPECT_EQ(plans(k.diagnostics()).second, 0) << k.diagnostics();
+  s.synchronize();
 }
 
 }  // namespace

@@ -33,11 +33,14 @@ bool out_of_memory() {
   return n > 0;
 }
 
-// The last launch's geometry and stream (a test's view of what kiln asked for).
+// The last launch's geometry, stream and (when asked for) first parameters: a test's view of what kiln asked for.
+constexpr int kCapturedParams = 16;
+std::atomic<int> g_capture_params{0};
 struct LastLaunch {
   std::mutex mutex;
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   CUstream stream = nullptr;
+  unsigned long long params[kCapturedParams] = {};
 } g_last;
 
 Counter::Counter(const char* n) : name(n) {
@@ -128,6 +131,13 @@ __attribute__((visibility("default"))) void kiln_fake_cuda_last_launch(unsigned*
   std::memcpy(grid, g_last.grid, sizeof g_last.grid);
   std::memcpy(block, g_last.block, sizeof g_last.block);
   *stream = g_last.stream;
+}
+/// From now on, each launch keeps the 8 bytes of its first `n` parameters (at most 16; the kernels must have them).
+__attribute__((visibility("default"))) void kiln_fake_cuda_capture_params(int n) { g_capture_params.store(n); }
+/// The parameters the last launch kept (kiln_fake_cuda_capture_params).
+__attribute__((visibility("default"))) void kiln_fake_cuda_last_params(unsigned long long* out, int n) {
+  std::lock_guard lock(g_last.mutex);
+  for (int k = 0; k < n && k < kCapturedParams; ++k) out[k] = g_last.params[k];
 }
 /// The next `n` device allocations fail with CUDA_ERROR_OUT_OF_MEMORY.
 __attribute__((visibility("default"))) void kiln_fake_cuda_fail_allocations(int n) { g_fail_allocations.store(n); }
@@ -339,6 +349,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction, unsigned int gx, unsigned int gy, un
   g_last.grid[0] = gx, g_last.grid[1] = gy, g_last.grid[2] = gz;
   g_last.block[0] = bx, g_last.block[1] = by, g_last.block[2] = bz;
   g_last.stream = stream;
+  // Every parameter kiln passes lives in an 8-byte slot; a test that asks for n reads that many.
+  for (int k = 0; k < g_capture_params.load(std::memory_order_relaxed) && k < kCapturedParams; ++k)
+    std::memcpy(&g_last.params[k], params[k], sizeof g_last.params[k]);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block, CUfunction, CUoccupancyB2DSize, size_t, int) {

@@ -68,6 +68,7 @@ CompiledKernel load(std::shared_ptr<const Program> program, Binary binary, const
   // Loading on the current device now keeps the module load out of the first call's run time.
   exe->module_for(gpu::device(gpu::current_device()), &k.load_us);
   k.call = [exe](void* const* args, void* result, KernelStatus* status) { return exe->call(args, result, status); };
+  if (exe->plannable()) k.repeat = [e = exe.get()](void* const* args, void* result) { return e->repeat(args, result); };
   k.describe = [weak = std::weak_ptr<Executable>(exe)] {
     const auto e = weak.lock();
     return e ? e->describe() : std::string();

@@ -71,6 +71,9 @@ struct CudaOptions {
   bool dump_source = false;  ///< KILN_DUMP_CUDA: print each compiled kernel's CUDA C to stderr
   std::string keep_dir;      ///< KILN_CUDA_KEEP: keep <kernel>.cu, .ptx and .cubin in this directory
   bool sync_each_launch = false;  ///< KILN_CUDA_SYNC: synchronize after every launch (errors name the kernel)
+  /// KILN_CUDA_PLANS=0 (an experiment override, to measure what they save): repeated asynchronous calls run the
+  /// host function on the executor every time instead of by their launch plans (launch_plan.hpp).
+  bool launch_plans = true;
   /// KILN_CUDA_WAVES: cap 1-d elementwise grids at this many device-filling waves (0: no cap); negative: the
   /// default (no cap when unrolled, else 8).
   int waves = -1;

@@ -143,7 +143,7 @@ CUresult CallState::try_alloc(std::size_t bytes, CUdeviceptr* p) {
   return r;
 }
 
-void CallState::alloc_failed(CUresult r, std::size_t bytes, std::string_view what) const {
+void throw_alloc_failed(const gpu::Device& dev, CUresult r, std::size_t bytes, std::string_view what) {
   throw DeviceError(fmt::format("{} {} ({} bytes) on CUDA device {} ({}): {}",
                                 r == CUDA_ERROR_OUT_OF_MEMORY ? "out of device memory allocating" : "cannot allocate", what,
                                 bytes, dev.info().ordinal, dev.info().name, gpu::error_text(r)));
@@ -152,14 +152,14 @@ void CallState::alloc_failed(CUresult r, std::size_t bytes, std::string_view wha
 CUdeviceptr CallState::alloc(std::size_t bytes, std::string_view what) {
   CUdeviceptr p = 0;
   if (bytes == 0) return p;
-  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what);
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) throw_alloc_failed(dev, r, bytes, what);
   return p;
 }
 
 CUdeviceptr CallState::alloc(std::size_t bytes, const ir::NewArray& what) {
   CUdeviceptr p = 0;
   if (bytes == 0) return p;
-  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) alloc_failed(r, bytes, what.text());
+  if (const CUresult r = try_alloc(bytes, &p); r != CUDA_SUCCESS) throw_alloc_failed(dev, r, bytes, what.text());
   return p;
 }
 
@@ -301,6 +301,7 @@ void* DeviceMachine::allocate(Frame& fr, int site, std::size_t bytes, const ir::
   if (current) c.release(current);  // the site runs again: its previous array's scope has ended
   current = 0;
   current = c.alloc(bytes, what);
+  if (c.recorder) c.recorder->allocation(current, bytes, what);
   return reinterpret_cast<void*>(current);
 }
 
@@ -327,16 +328,34 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     int axis;
   };
   std::vector<Binding> binds;
+  // Where each parameter comes from, for a call that records a launch plan (launch_plan.hpp).
+  std::vector<PlanParamSource> sources;
+  const auto param_index = [&](const ir::VarNode* v) {
+    const auto& all = prog_->function->params;
+    const auto at = std::find_if(all.begin(), all.end(), [v](const ir::Var& p) { return p.get() == v; });
+    return at == all.end() ? -1 : static_cast<int>(at - all.begin());
+  };
   for (const Param& prm : gk->params) {
     int slot = -1;
+    PlanParamSource from{PlanSource::Fixed, 0};
     switch (prm.kind) {
-      case ParamKind::Scalar: slot = scope.scalar(prm.var); break;
+      case ParamKind::Scalar:
+        slot = scope.scalar(prm.var);
+        if (const int i = param_index(prm.var); i >= 0) from = {PlanSource::ArgScalar, static_cast<std::uint8_t>(i)};
+        break;
       case ParamKind::Data:
+        slot = scope.array(prm.var);
+        if (const int i = param_index(prm.var); i >= 0) from = {PlanSource::ArgData, static_cast<std::uint8_t>(i)};
+        else from = {PlanSource::Allocation, 0};
+        break;
       case ParamKind::Extent:
       case ParamKind::Stride: slot = scope.array(prm.var); break;
+      case ParamKind::Scratch:
+      case ParamKind::Status: from = {PlanSource::Refused, 0}; break;
       default: break;
     }
     binds.push_back({prm.kind, slot, prm.axis});
+    sources.push_back(from);
   }
   // Private-copy candidates: their arrays, whose element counts the launch model weighs.
   std::vector<int> private_slots;
@@ -364,7 +383,8 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
   if (gk->row_length) row_length = scope.value(gk->row_length);
   const std::string name = prog_->function->name;
   const bool result_only = std::find(result_only_.begin(), result_only_.end(), &l) != result_only_.end();
-  return [this, gk, begins, ends, binds, red_slots, arguments, argument_params, name, row_length, result_only, private_slots](Frame& fr) {
+  return [this, gk, begins, ends, binds, sources, red_slots, arguments, argument_params, name, row_length, result_only,
+          private_slots](Frame& fr) {
     CallState& c = call_of(fr);
     const int rank = gk->rank;
     std::int64_t b[kMaxRank] = {};
@@ -439,6 +459,13 @@ std::function<void(Frame&)> DeviceMachine::launch(const ir::LaunchStmt& l, ir::H
     const gpu::LoadedFunction& fn = known->tiles && entry == gk->entry ? c.module.function(static_cast<std::size_t>(gk->tiles_entry)) : main;
     private_mask = known->private_mask;
     gpu::launch(c.stream, fn, {g.grid.x, g.grid.y, g.grid.z}, {g.block.x, g.block.y, g.block.z}, params, known->shared_bytes);
+    if (c.recorder) {
+      // A plan is for arguments that share no memory, and replays a plain launch: the tiles variant and
+      // kernels with private-copy candidates (dynamic shared memory, the copies' mask argument) take the general path.
+      if (entry != gk->entry || known->tiles || !gk->privates.empty() || known->shared_bytes != 0) c.recorder->ok = false;
+      c.recorder->launch(static_cast<std::size_t>(gk - prog_->gpu_kernels.data()), fn, *known, n, rank, rows, sources.data(),
+                         params, k);
+    }
     c.pending.push_back(&fn.name);
     if (!gk->fold_name.empty()) {
       unsigned blocks = static_cast<unsigned>(g.grid.count());

@@ -15,6 +15,7 @@
 
 #include "codegen/cuda/launch_memo.hpp"
 #include "codegen/cuda/launch_model.hpp"
+#include "codegen/cuda/launch_plan.hpp"
 #include "codegen/cuda/program.hpp"
 #include "codegen/cuda/small_list.hpp"
 #include "ir/interpreter.hpp"
@@ -79,6 +80,8 @@ class CallState {
   /// The kernel arguments that share memory with another one, one of the two written (ArgMemory::shared):
   /// a launch compares the byte ranges of its arrays only when one of them is such an argument or not an argument.
   std::uint32_t shared_arguments = ~0u;
+  /// Set when the call may become a launch plan (launch_plan.hpp): its allocations and launches are recorded here.
+  PlanRecorder* recorder = nullptr;
   /// Totals copied back without waiting, into `host` (page-locked; the call's until handed to a Future).
   std::vector<DeferredTotals> deferred;
   gpu::HostSlots::Slot* host = nullptr;
@@ -110,12 +113,14 @@ class CallState {
  private:
   /// The driver's result for `bytes` of stream-ordered memory at *p (owned by the call on success).
   CUresult try_alloc(std::size_t bytes, CUdeviceptr* p);
-  [[noreturn]] void alloc_failed(CUresult r, std::size_t bytes, std::string_view what) const;
   void free_at_stream(CUdeviceptr p, std::size_t bytes) noexcept;
 
   gpu::Scratch scratch_, status_;  // a synchronous call's: the device's shared buffers, safe on its one stream
   SmallList<std::pair<CUdeviceptr, std::size_t>, 4> owned_;
 };
+
+/// The DeviceError of an allocation of `bytes` on `dev` that failed with `r`; `what` names the array.
+[[noreturn]] void throw_alloc_failed(const gpu::Device& dev, CUresult r, std::size_t bytes, std::string_view what);
 
 /// Thrown through the host executor when a check or a device kernel fails: `status` holds code and message.
 struct KernelFailed {
@@ -150,6 +155,14 @@ class DeviceMachine final : public ir::Machine {
  public:
   /// Per kernel: its strategy and why (GpuKernel::plan), and its latest launch with the model's reason.
   std::string describe() const;
+  /// A launch made without the executor (a launch plan): the kernel's latest launch is this one.
+  void note_launch(std::size_t kernel, const std::uint64_t* counts, int rank, const gpu::LoadedFunction* fn,
+                   std::int64_t rows, const LaunchChoice& choice) const {
+    // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the key.
+    static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
+    LaunchMemo& memo = last_[kernel];
+    if (!memo.find(counts, rank, fn, rows, kNoElements)) memo.record(counts, rank, fn, rows, kNoElements, choice);
+  }
 };
 
 }  // namespace kiln::codegen::cuda

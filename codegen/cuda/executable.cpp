@@ -103,6 +103,11 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
       host_(executor(*program_->function, machine_)),
       needs_(*program_) {
   const ir::Function& f = *program_->function;
+  // The frontend's cap too (kernel_core.cpp): bit masks and the call's fixed arrays hold this many.
+  if (f.params.size() > static_cast<std::size_t>(ir::ArgumentAccess::kMaxParams))
+    throw CompileError(fmt::format("kiln CUDA backend: kernel '{}' has more than {} parameters", f.name,
+                                   ir::ArgumentAccess::kMaxParams),
+                       {});
   const auto stored = arrays_written(f.body);  // through array bindings too
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     if (stored.count(f.params[i].get())) written_ |= 1u << i;
@@ -110,6 +115,7 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
   }
   makes_arrays_ = static_cast<bool>(f.result_array);
   for (const auto& m : f.tuple) makes_arrays_ |= static_cast<bool>(m.array);
+  plans_ = std::make_unique<LaunchPlans>(*program_, written_, array_params_, cuda_);
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
@@ -147,16 +153,21 @@ std::int32_t Executable::call(void* const* args, void* result, KernelStatus* sta
   if (memory) call.shared_arguments = memory->shared;
   const CUstream stream = call.stream;
   if (async) return call_async(args, result, call, *memory);
-  SmallArray<void*, ir::ArgumentAccess::kMaxParams> argv(nparams);
+  // At most kMaxParams parameters (the constructor checks): every slot used is written before it is read.
+  std::array<void*, ir::ArgumentAccess::kMaxParams> argv;
   std::copy(args, args + nparams, argv.data());
   std::vector<HostCopy> copies;
-  SmallArray<ArrayDesc, ir::ArgumentAccess::kMaxParams> device_descs(nparams);
+  // The device copies' descriptors, made (and zeroed) only by a call with a host array argument: a call on
+  // DeviceArrays needs none.
+  std::optional<std::array<ArrayDesc, ir::ArgumentAccess::kMaxParams>> descs;
   std::vector<std::vector<char>> staging;
   for (std::size_t i = 0; i < nparams; ++i) {
     const ir::Var& p = f.params[i];
     if (!p->type.is_array() || (memory && (memory->device_arrays >> i) & 1u)) continue;
     const int rank = p->type.rank;
     const auto* host = static_cast<const ArrayDesc*>(args[i]);
+    if (!descs) descs.emplace();
+    ArrayDesc* device_descs = descs->data();
     // The same host array passed twice gets one device copy, so writes through one are seen by the other.
     const HostCopy* same = nullptr;
     for (const auto& c : copies)
@@ -293,6 +304,11 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
     outs[nouts++] = f.tuple[i].array ? &(*members)[i] : static_cast<void* const*>(result)[i];
   call.may_defer = memory.pending != nullptr;
+  // The first call with these shapes records what it does, for the next ones (launch_plan.hpp); only calls whose
+  // arguments share no memory, outside a graph.
+  PlanRecorder recorder;
+  const bool record = memory.shared == 0 && !memory.stream->recording && plans_->may_record(args, call.dev.info().ordinal);
+  if (record) call.recorder = &recorder;
   ir::PendingRun pending;
   bool results_pending = false;
   try {
@@ -339,6 +355,7 @@ std::int32_t Executable::call_async(void* const* args, void* result, CallState& 
   if (f.result_array) hand_over(f.result_array, single, result);
   for (std::size_t i = 0; i < f.tuple.size(); ++i)
     if (f.tuple[i].array) hand_over(f.tuple[i].array, (*members)[i], static_cast<void* const*>(result)[i]);
+  if (record) plans_->publish(recorder, args, call.dev, f.result_array ? static_cast<const ArrayDesc*>(result) : nullptr);
   return 0;
 }
 

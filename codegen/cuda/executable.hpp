@@ -12,6 +12,7 @@
 
 #include "codegen/cuda/arg_memory.hpp"
 #include "codegen/cuda/device_machine.hpp"
+#include "codegen/cuda/launch_plan.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "codegen/cuda/program.hpp"
 #include "runtime/cuda/module.hpp"
@@ -25,8 +26,13 @@ class Executable : public std::enable_shared_from_this<Executable> {
 
   /// kiln's calling convention; argv[nparams] is a `const ArgMemory*` or null. Returns the status code.
   std::int32_t call(void* const* args, void* result, KernelStatus* status);
+  /// An asynchronous call (argv[nparams] an ArgMemory with a stream) run by a launch plan recorded for these
+  /// arguments' shapes (launch_plan.hpp); false, having done nothing, when none applies.
+  bool repeat(void* const* args, void* result) const { return plans_->run(args, result, machine_); }
+  /// Whether this program's asynchronous calls can be planned at all.
+  bool plannable() const { return plans_->enabled(); }
   /// The kernels' launch plans and latest launches (DeviceMachine::describe), for kiln's diagnostics.
-  std::string describe() const { return machine_.describe(); }
+  std::string describe() const { return machine_.describe() + plans_->describe(); }
 
   /// The module on `dev`, loaded on first use (from the CUBIN when the architecture matches, else from PTX
   /// for a newer device, else recompiled for an older one). `load_us` gets the time a first load took.
@@ -46,6 +52,7 @@ class Executable : public std::enable_shared_from_this<Executable> {
   std::uint32_t written_ = 0;  ///< bit i: the kernel stores to array parameter i
   std::uint32_t array_params_ = 0;  ///< bit i: parameter i is an array
   bool makes_arrays_ = false;  ///< the kernel returns a new array (alone or in a tuple)
+  std::unique_ptr<LaunchPlans> plans_;
   std::mutex mutex_;           // guards modules_
   std::array<std::unique_ptr<gpu::Module>, 64> modules_;
   /// modules_ once loaded: every call looks its module up, so finding a loaded one takes no lock.

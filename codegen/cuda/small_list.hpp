@@ -27,14 +27,17 @@ class SmallList {
   void grow(std::size_t n, const T& fill) {
     while (size_ < n) push_back(fill);
   }
-  /// Removes element i; the last element takes its place (the order is not kept).
+  /// Removes element i; the last element takes its place (the order is not kept). The vacated inline slot is
+  /// reset, so an element that owns something is not kept alive by it.
   void remove(std::size_t i) {
     (*this)[i] = (*this)[size_ - 1];
     if (size_ > N) spill_.pop_back();
+    else inline_[size_ - 1] = T{};
     --size_;
   }
   void clear() {
     spill_.clear();
+    for (std::size_t i = 0; i < size_ && i < N; ++i) inline_[i] = T{};
     size_ = 0;
   }
 
