@@ -118,9 +118,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     };
     st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows);
     st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds);
+    st.march_rows = number("KILN_CUDA_MARCH_ROWS", st.march_rows);
     if (const char* s = std::getenv("KILN_CUDA_MARCH_REGISTERS"); s && *s) {
       const int n = std::atoi(s);
-      st.march_registers = n >= 8 && n <= 256 ? n : st.march_registers;
+      st.march_registers = n >= 8 && n <= 255 ? n : st.march_registers;
     }
     if (const char* s = std::getenv("KILN_CUDA_MARCH_PREFETCH"); s && *s) {
       const int n = std::atoi(s);
