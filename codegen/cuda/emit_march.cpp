@@ -343,20 +343,26 @@ void Emitter::march_copies(const std::string& bits) {
       if (const TestIndices ti = test_indices(t, p_); ti.z && !ti.y && !ti.x) ztest += (ztest.empty() ? "" : " && ") + expr(t);
     line("const bool kiln_zin = " + (ztest.empty() ? std::string("true") : ztest) + ";");
   }
+  // With the border after the walk, a copy runs where its element is inside the array and the interior: one
+  // bit of a mask made once a step.
+  const bool after = march_border_after();
+  if (after) line("const " + bits + " kiln_run = kiln_zin ? kiln_live & kiln_inner : 0;");
   for (int v = 0; v < V; ++v)
     for (int u = 0; u < U; ++u) {
       const std::string b = std::to_string(v * U + u);
-      line("if ((kiln_live >> " + b + ") & 1u) {");
+      line("if ((" + std::string(after ? "kiln_run" : "kiln_live") + " >> " + b + ") & 1u) {");
       ++depth_;
       line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
       line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
       std::string test;
-      if (split) {
+      if (after) {
+        test = "true";  // kiln_run held the tests
+      } else if (split) {
         test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
         for (const ir::Expr& t : tests)
           if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
       }
-      stencil_copy(v, u, test, bits, !march_border_after());
+      stencil_copy(v, u, test, bits, !after);
       --depth_;
       line("}");
     }

@@ -456,7 +456,9 @@ void Emitter::stencil_copy(int v, int u, const std::string& test, const std::str
   stencil_v_ = v;
   stencil_u_ = u;
   lets_.emplace_back();
-  if (!test.empty()) {
+  if (test == "true") {
+    stmt(sp.interior);
+  } else if (!test.empty()) {
     line("if (" + test + ") {");
     ++depth_;
     stmt(sp.interior);
