@@ -250,6 +250,9 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     EXPECT_EQ(copies.find("_lo1"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("_lo2"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("_lo0"), std::string::npos) << copies;
+    // Each copy stores through the step's pointer at a constant offset or a multiple of the row stride.
+    EXPECT_EQ(copies.find("out["), std::string::npos) << copies;
+    EXPECT_NE(copies.find("kiln_o0["), std::string::npos) << copies;
     // Whatever the bounds tests, they read one index each here: the border elements run after the walk, not
     // beside the kept planes' registers inside it.
     const std::size_t step_end = p.kernels.find("each plane moves one down", walk);

@@ -360,6 +360,12 @@ class Emitter {
   std::unordered_set<const ir::VarNode*> guarded_arrays_;
   /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
   std::map<int, MarchKept> march_kept_;
+  /// While a marching step's copies are emitted: the interior's stores to [z + a, y + b, x + c] of a 3-d array,
+  /// with the step's pointer to the thread's first copy's element (march_out_rows; store() adds the copy's row
+  /// times the row stride and its round's 32 u as constant offsets), and that row stride.
+  std::unordered_map<const ir::StmtNode*, std::pair<std::string, std::string>> march_out_;
+  /// Declares the step's store pointers of march_out_.
+  void march_out_rows();
 };
 
 }  // namespace kiln::codegen::cuda
