@@ -252,10 +252,10 @@ void Emitter::plan_march(StencilPlan& plan) const {
   // Every live plane's window values stay in registers, and the planes loaded ahead of the step stay live
   // while it computes: past the kernel's cap ptxas spills (the f64 27-point suite stencil with 2 rows and its
   // prefetch: 128 registers, spills, 2.88 ms against 2.16 before marching). The form is cut until the estimate
-  // fits: first the rounds (they save only a strip's edge loads and cost the most registers), then for each
-  // number of rows the planes ahead, then the rows. Rows first: on the H100 a 27-point float stencil of 512^3
-  // took 1.72 ms with 2 rows without the prefetch and 1.84 with one row and it, and the hand-written 7-point
-  // walk 0.46 ms with 8 rows against 0.58 with 4 (both with the prefetch).
+  // fits: first the rounds (they save only a strip's edge loads and cost the most registers), then the rows,
+  // and only then the prefetch (the rows start again). The prefetch first: at two blocks of 256 per SM nothing
+  // else hides a step's loads, which its tile stores wait for; on the H100 the 7-point float stencil of 512^3
+  // took 1.030 ms with 8 rows without it, against 0.779 with 4 rows and it.
   const StencilSettings& st = opts_.stencil;
   const int cap = march_register_cap(st.march_min_blocks);
   const int budget = st.march_registers > 0 ? std::min(cap, st.march_registers) : cap;
@@ -267,11 +267,11 @@ void Emitter::plan_march(StencilPlan& plan) const {
   while (!fits()) {
     if (plan.columns > 1) {
       plan.columns /= 2;
-    } else if (plan.ahead > 0) {
-      --plan.ahead;
     } else if (plan.rows > 1) {
       plan.rows /= 2;
-      plan.ahead = st.march_prefetch;
+    } else if (plan.ahead > 0) {
+      --plan.ahead;
+      plan.rows = rows;
     } else {
       break;
     }
