@@ -90,13 +90,9 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], static_cast<std::uint64_t>(g.block.y) * std::max(1, rows)), kMaxGridYZ);
       if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
       if (march && rank == 3) {
-        // Every chunk's walk is as long as the others, so blocks retire in waves: as many chunks as fill whole
-        // waves of the resident blocks (the star7 walk at 8 rows, 2 blocks of 256 per SM: 9 chunks were 4.4
-        // waves, the last 36 % full, 15.6 % of the warps active against 25 % possible).
-        const std::uint64_t plane_blocks = static_cast<std::uint64_t>(g.grid.x) * g.grid.y;
-        const std::uint64_t resident = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) *
-                                       std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::max(32, dev.max_threads_per_sm)) / (g.block.x * g.block.y));
-        g.grid.z = clamp_to(std::max<std::uint64_t>(1, std::min(resident / plane_blocks, counts[0] / kMinMarchPlanes)), kMaxGridYZ);
+        const std::uint64_t plane_threads = static_cast<std::uint64_t>(g.grid.x) * g.block.x * g.grid.y * g.block.y;
+        const std::uint64_t slots = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) * static_cast<std::uint64_t>(std::max(32, dev.max_threads_per_sm));
+        g.grid.z = clamp_to(std::min(ceil_div(slots, plane_threads), counts[0] / kMinMarchPlanes), kMaxGridYZ);
       }
       return g;
     }

@@ -31,10 +31,9 @@ struct DeviceShape {
 /// `waves` > 0 caps a 1-d one at that many full waves of the device (the grid-stride loops cover the rest).
 /// `rows`: iterations of the next-to-last dimension per thread (stencil kernels). Elementwise blocks are
 /// always whole warps wide, which stencil kernels rely on. `march` (3-d stencil kernels that walk their
-/// planes, GpuKernel::stencil_march): grid z is the number of chunks the first dimension is cut into, as
-/// many as fill whole waves of resident blocks (SMs x dev.max_threads_per_sm / block threads: the launch
-/// model passes the kernel's resident threads) but no chunk under kMinMarchPlanes planes (each chunk loads
-/// the planes below its first again).
+/// planes, GpuKernel::stencil_march): grid z is the number of chunks the first dimension is cut into,
+/// enough for one device-full of threads (SMs x threads per SM) but no chunk under kMinMarchPlanes planes
+/// (each chunk loads the planes below its first again).
 inline constexpr std::uint64_t kMinMarchPlanes = 8;
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1,
                   int rows = 1, bool march = false);

@@ -58,10 +58,7 @@ LaunchChoice choose_launch(const GpuKernel& k, const std::uint64_t* counts, cons
   }
   if (k.stencil_columns) {
     // The stencil forms stream their strips: uncapped unless the switch says otherwise.
-    // A marching kernel's chunks fill waves of the blocks its registers let reside, not of the SM's threads.
-    DeviceShape resident = dev;
-    if (k.stencil_march) resident.max_threads_per_sm = std::max(32, std::min(occ.resident_threads, dev.max_threads_per_sm));
-    c.geometry = geometry(k.strategy, rank, counts, occ.block_size, resident, std::max(0, o.waves), k.stencil_columns, k.stencil_rows,
+    c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, std::max(0, o.waves), k.stencil_columns, k.stencil_rows,
                           k.stencil_march);
     c.per_thread = k.stencil_columns;
     c.reason = LaunchReason::Stencil;
