@@ -84,9 +84,9 @@ struct CudaOptions {
   /// KILN_CUDA_COARSEN_WAVES (an experiment override): coarsen elementwise kernels when one iteration per thread
   /// would take more than this many waves of resident threads; 0: the launch model's (launch_model.hpp).
   int coarsen_waves = 0;
-  /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
-  /// so its tiles are 256 times as many keys (sort_kernels.hpp).
-  int sort_items = 16;
+  /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-32): keys per thread of the radix sort's 256-thread blocks,
+  /// so its tiles are 256 times as many keys; 0: the rule per key type (sort_kernels.hpp, sort_items).
+  int sort_items = 0;
 };
 
 }  // namespace kiln::codegen::cuda

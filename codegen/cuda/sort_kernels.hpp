@@ -27,8 +27,19 @@ class CallState;
 /// Keys per thread of the sort's 256-thread blocks unless CudaOptions::sort_items says otherwise: tiles of 4096.
 inline constexpr int kSortItems = 16;
 
-/// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 16, else a ValueError).
+/// Keys per thread of the sort of keys of type `t`: `setting` (CudaOptions::sort_items) where it is not 0, else
+/// the rule for the type (its reason in sort_kernels.cpp).
+int sort_items(DType t, int setting);
+
+/// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 32, else a ValueError).
 std::string sort_source(DType t, int items = kSortItems);
+
+/// Bytes of dynamic shared memory of the kernels that hold a tile: the small sort, the digit pass, the digit
+/// pass with a payload.
+struct SortShared {
+  int small = 0, pass = 0, pass_carry = 0;
+};
+SortShared sort_shared(DType t, int items);
 /// Their __global__ functions, in the order the launcher uses.
 std::vector<std::string> sort_entries();
 
