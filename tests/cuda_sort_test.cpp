@@ -251,6 +251,9 @@ TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
     ASSERT_EQ(std::memcmp(p.data(), rp.data(), static_cast<size_t>(n) * 8), 0) << what;
   }
   EXPECT_NE(gpu.diagnostics().find("wrote sort straight into "), std::string::npos) << gpu.diagnostics();
+  // Each sort's tile and the reason for it (sort_items_reason) are in the diagnostics.
+  const int setting = kiln::detail::cuda_options().sort_items;
+  EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, setting)), std::string::npos) << gpu.diagnostics();
 }
 
 }  // namespace

@@ -240,6 +240,7 @@ std::string DeviceMachine::describe() const {
                        l->iterations, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z, l->choice.per_thread,
                        reason_text(l->choice.reason), l->function->name);
   }
+  for (const std::string& s : sort_plans_) out += "  " + s + "\n";
   return out;
 }
 

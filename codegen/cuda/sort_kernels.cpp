@@ -631,6 +631,13 @@ int sort_items(DType t, int setting) {
   return kSortItems;
 }
 
+std::string sort_items_reason(DType t, int setting) {
+  const int items = sort_items(t, setting);
+  const std::string tile = fmt::format("{} keys, {} per thread (tiles of {})", name_of(t), items, kThreads * items);
+  if (setting != 0) return tile + ": KILN_CUDA_SORT_ITEMS";
+  return tile + ": the default";
+}
+
 SortShared sort_shared(DType t, int items) {
   // The structs of kKernels, each array's size plus room for alignment (the kernels static_assert that it fits).
   const int tile = kThreads * items, code = size_of(t), warps = kThreads / 32, pad = 32;
@@ -735,6 +742,7 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
   const int items = sort_items(t, sort_items_);
+  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, sort_items_)));
   return [keys, positions, t, rank, what, label, items](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;

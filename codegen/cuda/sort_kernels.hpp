@@ -28,8 +28,10 @@ class CallState;
 inline constexpr int kSortItems = 16;
 
 /// Keys per thread of the sort of keys of type `t`: `setting` (CudaOptions::sort_items) where it is not 0, else
-/// the rule for the type (its reason in sort_kernels.cpp).
+/// the rule for the type.
 int sort_items(DType t, int setting);
+/// The same choice and its reason, for diagnostics.
+std::string sort_items_reason(DType t, int setting);
 
 /// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 32, else a ValueError).
 std::string sort_source(DType t, int items = kSortItems);
