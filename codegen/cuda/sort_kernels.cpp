@@ -625,10 +625,13 @@ unsigned grid_of(std::int64_t blocks, const std::string& what) {
 
 }  // namespace
 
-int sort_items(DType t, int setting) {
+int sort_items(DType t, int setting, int shared_optin) {
   if (setting != 0) return setting;
+  int items = kSortItems;
   (void)t;
-  return kSortItems;
+  // Fewer where a block cannot have the shared memory of the largest kernel (the pass carrying a payload).
+  while (shared_optin > 0 && items > 4 && sort_shared(t, items).pass_carry > shared_optin) --items;
+  return items;
 }
 
 std::string sort_items_reason(DType t, int setting) {
@@ -741,15 +744,16 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
-  const int items = sort_items(t, sort_items_);
-  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, sort_items_)));
-  return [keys, positions, t, rank, what, label, items](ir::Frame& fr) {
+  const int setting = sort_items_;
+  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting)));
+  return [keys, positions, t, rank, what, label, setting](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
-    sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
-                   d.shape[rank - 1], items, what, label);
+    CallState& call = *static_cast<CallState*>(fr.machine_state);
+    sort_on_device(call, t, reinterpret_cast<std::uint64_t>(d.data), p, rows, d.shape[rank - 1],
+                   sort_items(t, setting, call.dev.info().shared_per_block_optin), what, label);
   };
 }
 

@@ -28,8 +28,8 @@ class CallState;
 inline constexpr int kSortItems = 16;
 
 /// Keys per thread of the sort of keys of type `t`: `setting` (CudaOptions::sort_items) where it is not 0, else
-/// the rule for the type.
-int sort_items(DType t, int setting);
+/// the rule for the type, on a device whose blocks may have `shared_optin` bytes of shared memory (0: unknown).
+int sort_items(DType t, int setting, int shared_optin = 0);
 /// The same choice and its reason, for diagnostics.
 std::string sort_items_reason(DType t, int setting);
 

@@ -76,6 +76,7 @@ Device::Device(int ordinal) {
   info_.max_grid[0] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
   info_.max_grid[1] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
   info_.max_grid[2] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+  info_.shared_per_block_optin = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   check(d.cuDeviceTotalMem(&info_.memory_bytes, dev), "cuDeviceTotalMem");
   // The primary context is the one the CUDA runtime and other libraries share, so kiln's device memory
   // and theirs are interchangeable.

@@ -25,6 +25,8 @@ struct DeviceInfo {
   int max_threads_per_block = 1024;
   int max_threads_per_sm = 2048;
   int max_grid[3] = {0, 0, 0};
+  /// Shared memory a block may ask for (cuFuncSetAttribute's opt-in limit); 0 where the driver does not say.
+  int shared_per_block_optin = 0;
   std::size_t memory_bytes = 0;
   /// "sm_90" for compute capability 9.0.
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
