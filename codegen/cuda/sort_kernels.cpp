@@ -441,7 +441,15 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k) {
     const int d = i0 + 32 * k < count ? KILN_DIGIT(c[k], shift) : 256;
+#if KILN_MATCH == 1
+    const unsigned peers = __match_any_sync(KILN_ALL, d);
+#elif KILN_MATCH == 2
+    // Half the items on each pipe: the votes' logic on the integer pipe, __match_any_sync on the pipe of
+    // shared memory and cross-lane operations.
+    const unsigned peers = (k & 1) ? kiln_peers(d) : __match_any_sync(KILN_ALL, d);
+#else
     const unsigned peers = kiln_peers(d);
+#endif
     const int leader = __ffs(peers) - 1;
     unsigned at = 0;
     // One shared-memory operation rather than a load and a store. Only this warp touches its counters, and
@@ -568,18 +576,19 @@ struct SortModule {
   SortShared shared;     ///< dynamic shared memory of the small sort and the digit passes
 };
 
-const SortModule& sort_module(gpu::Device& dev, DType t, int items) {
+const SortModule& sort_module(gpu::Device& dev, DType t, int items, int match) {
   static std::mutex mutex;
-  static auto* binaries = new std::map<std::tuple<std::string, DType, int>, Binary>();
-  static auto* modules = new std::map<std::tuple<int, DType, int>, SortModule>();
+  static auto* binaries = new std::map<std::tuple<std::string, DType, int, int>, Binary>();
+  static auto* modules = new std::map<std::tuple<int, DType, int, int>, SortModule>();
   std::lock_guard lock(mutex);
-  SortModule& entry = (*modules)[{dev.info().ordinal, t, items}];
+  SortModule& entry = (*modules)[{dev.info().ordinal, t, items, match}];
   std::unique_ptr<gpu::Module>& slot = entry.module;
   if (!slot) {
     const std::string arch = dev.info().arch();
-    auto it = binaries->find({arch, t, items});
+    auto it = binaries->find({arch, t, items, match});
     if (it == binaries->end())
-      it = binaries->emplace(std::tuple{arch, t, items}, compile_source(sort_source(t, items), "kiln_sort", arch, {}, false))
+      it = binaries->emplace(std::tuple{arch, t, items, match},
+                             compile_source(sort_source(t, items, match), "kiln_sort", arch, {}, false))
                .first;
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
     // The registers of the counting read and the digit passes fit 3 or 4 blocks per SM (sort_source); the
@@ -652,7 +661,10 @@ SortShared sort_shared(DType t, int items) {
   return s;
 }
 
-std::string sort_source(DType t, int items) {
+std::string sort_source(DType t, int items, int match) {
+  if (match < 0 || match > 2)
+    throw ValueError(fmt::format("kiln's sort kernels: match {}; use 0 (votes), 1 (__match_any_sync) or 2 (half each) "
+                                 "(KILN_CUDA_SORT_MATCH)", match));
   if (items < 4 || items > 32)
     throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 32 (KILN_CUDA_SORT_ITEMS)", items));
   return ir::sem::with_type(t, [&](auto zero) {
@@ -668,9 +680,9 @@ std::string sort_source(DType t, int items) {
     return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
                        "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n#define KILN_LOSSY {}\n"
                        "#define KILN_ITEMS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_MIN_BLOCKS_CARRY {}\n"
-                       "#define KILN_SMALL_BYTES {}\n#define KILN_PASS_BYTES {}\n#define KILN_PASS_CARRY_BYTES {}\n{}",
+                       "#define KILN_SMALL_BYTES {}\n#define KILN_PASS_BYTES {}\n#define KILN_PASS_CARRY_BYTES {}\n#define KILN_MATCH {}\n{}",
                        name_of(t), c_type(t), K::cuda_code, K::cuda_encode, K::cuda_decode, is_float(t) ? 1 : 0, items,
-                       min_blocks, min_blocks_carry, shared.small, shared.pass, shared.pass_carry, kKernels);
+                       min_blocks, min_blocks_carry, shared.small, shared.pass, shared.pass_carry, match, kKernels);
   });
 }
 
@@ -680,9 +692,9 @@ std::vector<std::string> sort_entries() {
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what, const std::string& label) {
+                    std::int64_t n, int items, int match, const std::string& what, const std::string& label) {
   if (rows <= 0 || n <= 0) return;
-  const SortModule& sm = sort_module(call.dev, t, items);
+  const SortModule& sm = sort_module(call.dev, t, items, match);
   const gpu::Module& m = *sm.module;
   const std::int64_t kTile = std::int64_t{kThreads} * items;
   auto launch = [&](Entry e, unsigned grid, std::initializer_list<void*> params) {
@@ -744,16 +756,16 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
-  const int setting = sort_items_;
+  const int setting = sort_items_, match = sort_match_;
   sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting)));
-  return [keys, positions, t, rank, what, label, setting](ir::Frame& fr) {
+  return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
     CallState& call = *static_cast<CallState*>(fr.machine_state);
     sort_on_device(call, t, reinterpret_cast<std::uint64_t>(d.data), p, rows, d.shape[rank - 1],
-                   sort_items(t, setting, call.dev.info().shared_per_block_optin), what, label);
+                   sort_items(t, setting, call.dev.info().shared_per_block_optin), match, what, label);
   };
 }
 

@@ -34,7 +34,8 @@ int sort_items(DType t, int setting, int shared_optin = 0);
 std::string sort_items_reason(DType t, int setting);
 
 /// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 32, else a ValueError).
-std::string sort_source(DType t, int items = kSortItems);
+/// `match`: how a digit pass finds a warp's lanes of equal digits (CudaOptions::sort_match).
+std::string sort_source(DType t, int items = kSortItems, int match = 0);
 
 /// Bytes of dynamic shared memory of the kernels that hold a tile: the small sort, the digit pass, the digit
 /// pass with a payload.
@@ -50,6 +51,6 @@ std::vector<std::string> sort_entries();
 /// 256 items keys). Scratch comes from the call's stream-ordered memory. `what` names the keys' array in
 /// messages; `label` ("kiln's sort of x", outliving the call) names the sort's launches among those a failure lists.
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what, const std::string& label);
+                    std::int64_t n, int items, int match, const std::string& what, const std::string& label);
 
 }  // namespace kiln::codegen::cuda
