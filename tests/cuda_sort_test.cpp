@@ -274,8 +274,9 @@ TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
   }
   EXPECT_NE(gpu.diagnostics().find("wrote sort straight into "), std::string::npos) << gpu.diagnostics();
   // Each sort's tile and the reason for it (sort_items_reason) are in the diagnostics.
-  const int setting = kiln::detail::cuda_options().sort_items;
-  EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, setting)), std::string::npos) << gpu.diagnostics();
+  const cu::CudaOptions o = kiln::detail::cuda_options();
+  EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, o.sort_items, o.sort_match)), std::string::npos)
+      << gpu.diagnostics();
 }
 
 }  // namespace

@@ -89,8 +89,9 @@ struct CudaOptions {
   int sort_items = 0;
   /// KILN_CUDA_SORT_MATCH (an experiment override): how the sort's digit passes find a warp's lanes of equal
   /// digits: 0 votes (a ballot per digit bit, on the integer pipe), 1 __match_any_sync (on the pipe of shared
-  /// memory and cross-lane operations), 2 half the items each way.
-  int sort_match = 0;
+  /// memory and cross-lane operations), 2 half the items each way; -1: the rule per key type (sort_kernels.hpp,
+  /// sort_match).
+  int sort_match = -1;
 };
 
 }  // namespace kiln::codegen::cuda

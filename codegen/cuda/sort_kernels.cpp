@@ -643,11 +643,24 @@ int sort_items(DType t, int setting, int shared_optin) {
   return items;
 }
 
-std::string sort_items_reason(DType t, int setting) {
+int sort_match(DType t, int setting) {
+  if (setting >= 0) return setting;
+  (void)t;
+  return 0;
+}
+
+std::string sort_items_reason(DType t, int setting, int match_setting) {
   const int items = sort_items(t, setting);
-  const std::string tile = fmt::format("{} keys, {} per thread (tiles of {})", name_of(t), items, kThreads * items);
-  if (setting != 0) return tile + ": KILN_CUDA_SORT_ITEMS";
-  return tile + ": the default";
+  std::string out = fmt::format("{} keys, {} per thread (tiles of {}): ", name_of(t), items, kThreads * items);
+  out += setting != 0 ? "KILN_CUDA_SORT_ITEMS"
+                      : "the default (larger tiles were no faster on an H100), fewer where a block cannot have the "
+                        "shared memory of the pass that carries a payload";
+  static constexpr const char* kWays[] = {"votes", "__match_any_sync", "half the items by votes, half by __match_any_sync"};
+  out += fmt::format("; equal digits by {}: ", kWays[sort_match(t, match_setting)]);
+  out += match_setting >= 0 ? "KILN_CUDA_SORT_MATCH"
+                            : "the default (the integer pipe; __match_any_sync kept the pipe of shared memory and "
+                              "cross-lane operations 75% busy, ncu on an H100)";
+  return out;
 }
 
 SortShared sort_shared(DType t, int items) {
@@ -756,8 +769,8 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
-  const int setting = sort_items_, match = sort_match_;
-  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting)));
+  const int setting = sort_items_, match = sort_match(t, sort_match_);
+  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_)));
   return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;

@@ -30,8 +30,11 @@ inline constexpr int kSortItems = 16;
 /// Keys per thread of the sort of keys of type `t`: `setting` (CudaOptions::sort_items) where it is not 0, else
 /// the rule for the type, on a device whose blocks may have `shared_optin` bytes of shared memory (0: unknown).
 int sort_items(DType t, int setting, int shared_optin = 0);
-/// The same choice and its reason, for diagnostics.
-std::string sort_items_reason(DType t, int setting);
+/// How the digit passes of a sort of keys of type `t` find a warp's equal digits (sort_source's `match`):
+/// `setting` (CudaOptions::sort_match) where it is not negative, else the rule for the type.
+int sort_match(DType t, int setting);
+/// Both choices and their reasons, for diagnostics.
+std::string sort_items_reason(DType t, int setting, int match_setting = -1);
 
 /// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 32, else a ValueError).
 /// `match`: how a digit pass finds a warp's lanes of equal digits (CudaOptions::sort_match).
