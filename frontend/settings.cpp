@@ -141,7 +141,8 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;
     }
-    o.sort_items = number("KILN_CUDA_SORT_ITEMS", o.sort_items, 4, 16);
+    o.sort_items = number("KILN_CUDA_SORT_ITEMS", o.sort_items, 4, 32);
+    o.sort_match = number("KILN_CUDA_SORT_MATCH", o.sort_match, 0, 2);
     return o;
   }());
   return options;

@@ -36,22 +36,47 @@ TEST(CudaSortCodegen, RadixKernelsCompileWithoutWarningsForEveryKeyType) {
   }
 }
 
-// KILN_CUDA_SORT_ITEMS changes the tile (256 threads times the keys per thread): the smallest and an odd count
-// compile (16, the default, is compiled above), and one outside 4..16 is a ValueError naming the setting.
+// KILN_CUDA_SORT_ITEMS changes the tile (256 threads times the keys per thread): the smallest, odd counts and the
+// largest compile (16, the default, is compiled above); above 16 an argsort's tile of positions outgrows static
+// shared memory, so the kernels' shared memory is dynamic and sized by sort_shared (each kernel static_asserts
+// that its struct fits). A count outside 4..32 is a ValueError naming the setting.
 TEST(CudaSortCodegen, KeysPerThreadCompileAndAreChecked) {
   require_nvrtc();
-  for (const auto& [items, t] : {std::pair{4, DType::I32}, std::pair{9, DType::F64}}) {
+  for (const auto& [items, t] : {std::pair{4, DType::I32}, std::pair{9, DType::F64}, std::pair{23, DType::I32},
+                                 std::pair{32, DType::F64}, std::pair{32, DType::Bool}}) {
     const cu::Binary b = cu::compile_source(cu::sort_source(t, items), "kiln_sort", "sm_90", {}, false);
     EXPECT_EQ(b.log.find("warning"), std::string::npos) << name_of(t) << " items " << items << ":\n" << b.log;
     EXPECT_NE(b.ptx.find(".entry kiln_sort_pass"), std::string::npos) << name_of(t) << " items " << items;
   }
-  for (int items : {3, 17}) {
+  for (int items : {3, 33}) {
     try {
       (void)cu::sort_source(DType::F32, items);
       ADD_FAILURE() << items << " keys per thread were accepted";
     } catch (const ValueError& e) {
       EXPECT_NE(std::string(e.what()).find("KILN_CUDA_SORT_ITEMS"), std::string::npos) << e.what();
     }
+  }
+}
+
+// KILN_CUDA_SORT_MATCH: the digit passes find equal digits by votes (0, the default, compiled above), by
+// __match_any_sync (1) or half the items each way (2); another value is a ValueError naming the setting.
+TEST(CudaSortCodegen, EachWayOfMatchingDigitsCompilesAndOthersAreChecked) {
+  require_nvrtc();
+  for (int match : {1, 2})
+    for (DType t : {DType::I32, DType::F64}) {
+      const cu::Binary b = cu::compile_source(cu::sort_source(t, cu::kSortItems, match), "kiln_sort", "sm_90", {}, false);
+      EXPECT_EQ(b.log.find("warning"), std::string::npos) << name_of(t) << " match " << match << ":\n" << b.log;
+      // The keys' digit pass itself matches (the small sort matches with __match_any_sync in any case).
+      const std::size_t at = b.ptx.find(".entry kiln_sort_pass(");
+      ASSERT_NE(at, std::string::npos) << name_of(t) << " match " << match;
+      const std::string pass = b.ptx.substr(at, b.ptx.find(".entry", at + 1) - at);
+      EXPECT_NE(pass.find("match.any"), std::string::npos) << name_of(t) << " match " << match;
+    }
+  try {
+    (void)cu::sort_source(DType::I32, cu::kSortItems, 3);
+    ADD_FAILURE() << "match 3 was accepted";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("KILN_CUDA_SORT_MATCH"), std::string::npos) << e.what();
   }
 }
 
@@ -117,6 +142,25 @@ TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreter) {
   against_interpreter<std::int64_t, 1>(kSizes1, "i64");
   against_interpreter<float, 1>(kSizes1, "f32");
   against_interpreter<double, 1>(kSizes1, "f64");
+}
+
+// Each key type's own tile (sort_items: keys per thread by key type, or KILN_CUDA_SORT_ITEMS): a row one short of
+// it, filling it (the last sorted in shared memory), one over it and three tiles and one (the first sorted by the
+// digit passes, with a last tile of one key), and rows of them.
+template <class T>
+void at_the_tile_edges(DType t, const char* type_name) {
+  const std::int64_t tile = 256 * std::int64_t{cu::sort_items(t, kiln::detail::cuda_options().sort_items)};
+  against_interpreter<T, 1>({{tile - 1}, {tile}, {tile + 1}, {3 * tile + 1}}, type_name);
+  against_interpreter<T, 2>({{3, tile}, {3, tile + 1}}, type_name);
+}
+
+TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreterAtItsTileEdges) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  at_the_tile_edges<bool>(DType::Bool, "bool");
+  at_the_tile_edges<std::int32_t>(DType::I32, "i32");
+  at_the_tile_edges<std::int64_t>(DType::I64, "i64");
+  at_the_tile_edges<float>(DType::F32, "f32");
+  at_the_tile_edges<double>(DType::F64, "f64");
 }
 
 TEST(CudaSortGpu, RowsAlongTheLastAxisMatchTheInterpreter) {
@@ -229,6 +273,10 @@ TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
     ASSERT_EQ(std::memcmp(p.data(), rp.data(), static_cast<size_t>(n) * 8), 0) << what;
   }
   EXPECT_NE(gpu.diagnostics().find("wrote sort straight into "), std::string::npos) << gpu.diagnostics();
+  // Each sort's tile and the reason for it (sort_items_reason) are in the diagnostics.
+  const cu::CudaOptions o = kiln::detail::cuda_options();
+  EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, o.sort_items, o.sort_match)), std::string::npos)
+      << gpu.diagnostics();
 }
 
 }  // namespace

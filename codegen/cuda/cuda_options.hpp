@@ -97,9 +97,14 @@ struct CudaOptions {
   /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
   /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
   bool private_copies = true;
-  /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
-  /// so its tiles are 256 times as many keys (sort_kernels.hpp).
-  int sort_items = 16;
+  /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-32): keys per thread of the radix sort's 256-thread blocks,
+  /// so its tiles are 256 times as many keys; 0: the rule per key type (sort_kernels.hpp, sort_items).
+  int sort_items = 0;
+  /// KILN_CUDA_SORT_MATCH (an experiment override): how the sort's digit passes find a warp's lanes of equal
+  /// digits: 0 votes (a ballot per digit bit, on the integer pipe), 1 __match_any_sync (on the pipe of shared
+  /// memory and cross-lane operations), 2 half the items each way; -1: the rule per key type (sort_kernels.hpp,
+  /// sort_match).
+  int sort_match = -1;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -223,6 +223,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
       sync_each_(opts.sync_each_launch),
       overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction, opts.private_copies},
       sort_items_(opts.sort_items),
+      sort_match_(opts.sort_match),
       last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
 std::string DeviceMachine::describe() const {
@@ -250,6 +251,7 @@ std::string DeviceMachine::describe() const {
     out += fmt::format("    array reductions {}: {}; {} iterations per block, {} bytes of shared memory per block\n", arrays,
                        reason_text(l->choice.private_reason), l->choice.block_iterations, l->choice.shared_bytes);
   }
+  for (const std::string& s : sort_plans_) out += "  " + s + "\n";
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -148,6 +149,9 @@ class DeviceMachine final : public ir::Machine {
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads, coarsen_waves and contraction
   int sort_items_;             ///< CudaOptions::sort_items
+  int sort_match_;             ///< CudaOptions::sort_match
+  /// Each sort's tile and why (sort_items_reason), in the order sort() made them: for diagnostics.
+  mutable std::vector<std::string> sort_plans_;
   /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
   /// with the same inputs (launch_memo.hpp).
   std::unique_ptr<LaunchMemo[]> last_;

@@ -124,6 +124,19 @@ __device__ __forceinline__ unsigned kiln_warp_offsets(unsigned short (*counts)[2
   return sum;
 }
 
+// The kernels' shared memory is dynamic: a tile of 8-byte payloads (argsort's positions) outgrows the 48 KiB of
+// static shared memory above 16 keys per thread. sort_source sizes it (KILN_*_BYTES, checked here).
+extern __shared__ __align__(16) unsigned char kiln_shared[];
+
+struct KilnSmallShared {
+  code_t sorted[KILN_TILE];
+  unsigned short from[KILN_TILE];
+  unsigned short counts[KILN_WARPS][256];
+  unsigned first[256];
+  unsigned sums[KILN_WARPS];
+};
+static_assert(sizeof(KilnSmallShared) <= KILN_SMALL_BYTES, "kiln_sort_small's shared memory, sized by sort_source");
+
 // A row of at most a tile, sorted by block `row` in shared memory: every pass ranks the keys, held by the
 // threads in order (warp by warp, item by item, lane by lane), and puts them and their tile positions in that
 // pass's order; a pass whose digit every key shares is skipped. Keys and payload are then gathered through
@@ -131,11 +144,12 @@ __device__ __forceinline__ unsigned kiln_warp_offsets(unsigned short (*counts)[2
 extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t* __restrict__ keys,
                                                                            long long* __restrict__ positions,
                                                                            long long n, int carry) {
-  __shared__ code_t sorted[KILN_TILE];
-  __shared__ unsigned short from[KILN_TILE];
-  __shared__ unsigned short counts[KILN_WARPS][256];
-  __shared__ unsigned first[256];
-  __shared__ unsigned sums[KILN_WARPS];
+  KilnSmallShared& sh = *reinterpret_cast<KilnSmallShared*>(kiln_shared);
+  code_t* sorted = sh.sorted;
+  unsigned short* from = sh.from;
+  unsigned short (*counts)[256] = sh.counts;
+  unsigned* first = sh.first;
+  unsigned* sums = sh.sums;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   key_t* row = keys + (long long)blockIdx.x * n;
   const int e0 = warp * 32 * KILN_ITEMS + lane;  // item k is element e0 + 32 k
@@ -352,6 +366,8 @@ struct KilnPassShared {
   unsigned sums[KILN_WARPS];
   long long ticket;
 };
+static_assert(sizeof(KilnPassShared<false>) <= KILN_PASS_BYTES, "kiln_sort_pass's shared memory, sized by sort_source");
+static_assert(sizeof(KilnPassShared<true>) <= KILN_PASS_CARRY_BYTES, "kiln_sort_pass_carry's shared memory");
 
 // One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
 // first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
@@ -425,7 +441,15 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k) {
     const int d = i0 + 32 * k < count ? KILN_DIGIT(c[k], shift) : 256;
+#if KILN_MATCH == 1
+    const unsigned peers = __match_any_sync(KILN_ALL, d);
+#elif KILN_MATCH == 2
+    // Half the items on each pipe: the votes' logic on the integer pipe, __match_any_sync on the pipe of
+    // shared memory and cross-lane operations.
+    const unsigned peers = (k & 1) ? kiln_peers(d) : __match_any_sync(KILN_ALL, d);
+#else
     const unsigned peers = kiln_peers(d);
+#endif
     const int leader = __ffs(peers) - 1;
     unsigned at = 0;
     // One shared-memory operation rather than a load and a store. Only this warp touches its counters, and
@@ -481,7 +505,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb,
     const unsigned long long* __restrict__ base, const unsigned* __restrict__ mask,
     unsigned long long* __restrict__ status, unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
-  __shared__ KilnPassShared<false> s;
+  KilnPassShared<false>& s = *reinterpret_cast<KilnPassShared<false>*>(kiln_shared);
   kiln_pass<false>(s, keys, ca, cb, nullptr, nullptr, nullptr, base, mask, status, tickets, n, tiles, pass);
 }
 
@@ -490,7 +514,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY
     long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
     const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
     long long n, long long tiles, int pass) {
-  __shared__ KilnPassShared<true> s;
+  KilnPassShared<true>& s = *reinterpret_cast<KilnPassShared<true>*>(kiln_shared);
   kiln_pass<true>(s, keys, ca, cb, positions, va, vb, base, mask, status, tickets, n, tiles, pass);
 }
 // Rows with one active pass: their keys (decoded) and payload back from buffer a. Block row * tiles + t.
@@ -549,20 +573,22 @@ enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFix
 struct SortModule {
   std::unique_ptr<gpu::Module> module;
   int count_blocks = 1;  ///< blocks of the counting read resident on the whole device at once
+  SortShared shared;     ///< dynamic shared memory of the small sort and the digit passes
 };
 
-const SortModule& sort_module(gpu::Device& dev, DType t, int items) {
+const SortModule& sort_module(gpu::Device& dev, DType t, int items, int match) {
   static std::mutex mutex;
-  static auto* binaries = new std::map<std::tuple<std::string, DType, int>, Binary>();
-  static auto* modules = new std::map<std::tuple<int, DType, int>, SortModule>();
+  static auto* binaries = new std::map<std::tuple<std::string, DType, int, int>, Binary>();
+  static auto* modules = new std::map<std::tuple<int, DType, int, int>, SortModule>();
   std::lock_guard lock(mutex);
-  SortModule& entry = (*modules)[{dev.info().ordinal, t, items}];
+  SortModule& entry = (*modules)[{dev.info().ordinal, t, items, match}];
   std::unique_ptr<gpu::Module>& slot = entry.module;
   if (!slot) {
     const std::string arch = dev.info().arch();
-    auto it = binaries->find({arch, t, items});
+    auto it = binaries->find({arch, t, items, match});
     if (it == binaries->end())
-      it = binaries->emplace(std::tuple{arch, t, items}, compile_source(sort_source(t, items), "kiln_sort", arch, {}, false))
+      it = binaries->emplace(std::tuple{arch, t, items, match},
+                             compile_source(sort_source(t, items, match), "kiln_sort", arch, {}, false))
                .first;
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx, sort_entries());
     // The registers of the counting read and the digit passes fit 3 or 4 blocks per SM (sort_source); the
@@ -574,6 +600,13 @@ const SortModule& sort_module(gpu::Device& dev, DType t, int items) {
                                                   CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                                                   CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
                  "setting the shared memory carveout of kiln's sort kernels");
+    entry.shared = sort_shared(t, items);
+    for (const auto& [e, bytes] : {std::pair{kSmall, entry.shared.small}, std::pair{kPass, entry.shared.pass},
+                                   std::pair{kPassCarry, entry.shared.pass_carry}})
+      gpu::check(gpu::driver().cuFuncSetAttribute(slot->function(e).fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                  bytes),
+                 fmt::format("asking for {} bytes of shared memory for kiln's sort kernels ({} keys per thread; "
+                             "KILN_CUDA_SORT_ITEMS sets fewer)", bytes, items));
     int per_sm = 0;
     gpu::check(gpu::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slot->function(kCount).fn,
                                                                           kThreads, 0),
@@ -601,20 +634,68 @@ unsigned grid_of(std::int64_t blocks, const std::string& what) {
 
 }  // namespace
 
-std::string sort_source(DType t, int items) {
-  if (items < 4 || items > 16)
-    throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 16 (KILN_CUDA_SORT_ITEMS)", items));
+int sort_items(DType t, int setting, int shared_optin) {
+  if (setting != 0) return setting;
+  int items = kSortItems;
+  (void)t;
+  // Fewer where a block cannot have the shared memory of the largest kernel (the pass carrying a payload).
+  while (shared_optin > 0 && items > 4 && sort_shared(t, items).pass_carry > shared_optin) --items;
+  return items;
+}
+
+int sort_match(DType t, int setting) {
+  if (setting >= 0) return setting;
+  (void)t;
+  return 0;
+}
+
+std::string sort_items_reason(DType t, int setting, int match_setting) {
+  const int items = sort_items(t, setting);
+  std::string out = fmt::format("{} keys, {} per thread (tiles of {}): ", name_of(t), items, kThreads * items);
+  out += setting != 0 ? "KILN_CUDA_SORT_ITEMS"
+                      : "the default (larger tiles were no faster on an H100), fewer where a block cannot have the "
+                        "shared memory of the pass that carries a payload";
+  static constexpr const char* kWays[] = {"votes", "__match_any_sync", "half the items by votes, half by __match_any_sync"};
+  out += fmt::format("; equal digits by {}: ", kWays[sort_match(t, match_setting)]);
+  out += match_setting >= 0 ? "KILN_CUDA_SORT_MATCH"
+                            : "the default (the integer pipe; __match_any_sync kept the pipe of shared memory and "
+                              "cross-lane operations 75% busy, ncu on an H100)";
+  return out;
+}
+
+SortShared sort_shared(DType t, int items) {
+  // The structs of kKernels, each array's size plus room for alignment (the kernels static_assert that it fits).
+  const int tile = kThreads * items, code = size_of(t), warps = kThreads / 32, pad = 32;
+  SortShared s;
+  s.small = code * tile + 2 * tile + 2 * warps * 256 + 4 * 256 + 4 * warps + pad;
+  const int rest = 4 * warps * 256 + 8 * 256 + 4 * warps + 8 + pad;  // offs, shift_to_row, sums, ticket
+  s.pass = std::max(code * tile, 8) + 1 + rest;
+  s.pass_carry = std::max(code, 8) * tile + tile + rest;
+  return s;
+}
+
+std::string sort_source(DType t, int items, int match) {
+  if (match < 0 || match > 2)
+    throw ValueError(fmt::format("kiln's sort kernels: match {}; use 0 (votes), 1 (__match_any_sync) or 2 (half each) "
+                                 "(KILN_CUDA_SORT_MATCH)", match));
+  if (items < 4 || items > 32)
+    throw ValueError(fmt::format("kiln's sort kernels: {} keys per thread; use 4 to 32 (KILN_CUDA_SORT_ITEMS)", items));
   return ir::sem::with_type(t, [&](auto zero) {
     using K = ir::sort::SortKey<decltype(zero)>;
     // The registers of the counting read and the digit passes are capped so that this many blocks fit an SM
-    // (they wait on memory: more blocks keep more of it in flight). ptxas fits 4 blocks' worth (64 registers)
-    // for codes of up to 4 bytes without spilling, 3 (80) for 8-byte codes and for a pass carrying a payload.
-    const int min_blocks = sizeof(typename K::Code) <= 4 ? 4 : 3;
+    // (they wait on memory: more blocks keep more of it in flight): as many as leave each thread the registers
+    // for its keys (a word each, two for 8-byte codes and for a payload) and about 48 more. ptxas fits that without
+    // spilling, or a few bytes (sm_90): 4 blocks (64 registers) for 16 codes of up to 4 bytes, 3 (80) for 16
+    // 8-byte codes or 32 of up to 4 bytes, 3 for a pass carrying 16 payloads.
+    const int words = sizeof(typename K::Code) <= 4 ? 1 : 2;
+    const int min_blocks = std::max(1, 256 / (48 + items * words)), min_blocks_carry = std::max(1, 256 / (48 + items * 2));
+    const SortShared shared = sort_shared(t, items);
     return fmt::format("// kiln's sort kernels for {} keys (codegen/cuda/sort_kernels.cpp)\ntypedef {} key_t;\n"
                        "typedef {} code_t;\n#define KILN_ENCODE {}\n#define KILN_DECODE {}\n#define KILN_LOSSY {}\n"
-                       "#define KILN_ITEMS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_MIN_BLOCKS_CARRY 3\n{}",
+                       "#define KILN_ITEMS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_MIN_BLOCKS_CARRY {}\n"
+                       "#define KILN_SMALL_BYTES {}\n#define KILN_PASS_BYTES {}\n#define KILN_PASS_CARRY_BYTES {}\n#define KILN_MATCH {}\n{}",
                        name_of(t), c_type(t), K::cuda_code, K::cuda_encode, K::cuda_decode, is_float(t) ? 1 : 0, items,
-                       min_blocks, kKernels);
+                       min_blocks, min_blocks_carry, shared.small, shared.pass, shared.pass_carry, match, kKernels);
   });
 }
 
@@ -624,14 +705,15 @@ std::vector<std::string> sort_entries() {
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what, const std::string& label) {
+                    std::int64_t n, int items, int match, const std::string& what, const std::string& label) {
   if (rows <= 0 || n <= 0) return;
-  const SortModule& sm = sort_module(call.dev, t, items);
+  const SortModule& sm = sort_module(call.dev, t, items, match);
   const gpu::Module& m = *sm.module;
   const std::int64_t kTile = std::int64_t{kThreads} * items;
   auto launch = [&](Entry e, unsigned grid, std::initializer_list<void*> params) {
     std::vector<void*> p(params);
-    gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {kThreads, 1, 1}, p.data());
+    const int bytes = e == kSmall ? sm.shared.small : e == kPass ? sm.shared.pass : e == kPassCarry ? sm.shared.pass_carry : 0;
+    gpu::launch(call.stream, m.function(e), {grid, 1, 1}, {kThreads, 1, 1}, p.data(), static_cast<unsigned>(bytes));
   };
   call.pending.push_back(&label);
   CUdeviceptr k = keys, pos = positions;
@@ -687,14 +769,16 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const DType t = s.keys->type.elem;
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
-  const int items = sort_items_;
-  return [keys, positions, t, rank, what, label, items](ir::Frame& fr) {
+  const int setting = sort_items_, match = sort_match(t, sort_match_);
+  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_)));
+  return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;
     for (int k = 0; k + 1 < rank; ++k) rows *= d.shape[k];
     const auto p = positions < 0 ? 0 : reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(positions)].data);
-    sort_on_device(*static_cast<CallState*>(fr.machine_state), t, reinterpret_cast<std::uint64_t>(d.data), p, rows,
-                   d.shape[rank - 1], items, what, label);
+    CallState& call = *static_cast<CallState*>(fr.machine_state);
+    sort_on_device(call, t, reinterpret_cast<std::uint64_t>(d.data), p, rows, d.shape[rank - 1],
+                   sort_items(t, setting, call.dev.info().shared_per_block_optin), match, what, label);
   };
 }
 

@@ -27,8 +27,25 @@ class CallState;
 /// Keys per thread of the sort's 256-thread blocks unless CudaOptions::sort_items says otherwise: tiles of 4096.
 inline constexpr int kSortItems = 16;
 
-/// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 16, else a ValueError).
-std::string sort_source(DType t, int items = kSortItems);
+/// Keys per thread of the sort of keys of type `t`: `setting` (CudaOptions::sort_items) where it is not 0, else
+/// the rule for the type, on a device whose blocks may have `shared_optin` bytes of shared memory (0: unknown).
+int sort_items(DType t, int setting, int shared_optin = 0);
+/// How the digit passes of a sort of keys of type `t` find a warp's equal digits (sort_source's `match`):
+/// `setting` (CudaOptions::sort_match) where it is not negative, else the rule for the type.
+int sort_match(DType t, int setting);
+/// Both choices and their reasons, for diagnostics.
+std::string sort_items_reason(DType t, int setting, int match_setting = -1);
+
+/// The CUDA C of the sort kernels for keys of type `t`, `items` keys per thread (4 to 32, else a ValueError).
+/// `match`: how a digit pass finds a warp's lanes of equal digits (CudaOptions::sort_match).
+std::string sort_source(DType t, int items = kSortItems, int match = 0);
+
+/// Bytes of dynamic shared memory of the kernels that hold a tile: the small sort, the digit pass, the digit
+/// pass with a payload.
+struct SortShared {
+  int small = 0, pass = 0, pass_carry = 0;
+};
+SortShared sort_shared(DType t, int items);
 /// Their __global__ functions, in the order the launcher uses.
 std::vector<std::string> sort_entries();
 
@@ -37,6 +54,6 @@ std::vector<std::string> sort_entries();
 /// 256 items keys). Scratch comes from the call's stream-ordered memory. `what` names the keys' array in
 /// messages; `label` ("kiln's sort of x", outliving the call) names the sort's launches among those a failure lists.
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
-                    std::int64_t n, int items, const std::string& what, const std::string& label);
+                    std::int64_t n, int items, int match, const std::string& what, const std::string& label);
 
 }  // namespace kiln::codegen::cuda

@@ -80,6 +80,7 @@ Device::Device(int ordinal) {
   info_.shared_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   info_.shared_reserved = attribute(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
   info_.max_blocks_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  info_.shared_per_block_optin = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   check(d.cuDeviceTotalMem(&info_.memory_bytes, dev), "cuDeviceTotalMem");
   // The primary context is the one the CUDA runtime and other libraries share, so kiln's device memory
   // and theirs are interchangeable.

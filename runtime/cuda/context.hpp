@@ -28,6 +28,8 @@ struct DeviceInfo {
   /// Shared memory a block may have without opting in, an SM's, and what the system reserves per block.
   int shared_per_block = 48 * 1024, shared_per_sm = 0, shared_reserved = 0;
   int max_blocks_per_sm = 32;
+  /// Shared memory a block may ask for (cuFuncSetAttribute's opt-in limit); 0 where the driver does not say.
+  int shared_per_block_optin = 0;
   std::size_t memory_bytes = 0;
   /// "sm_90" for compute capability 9.0.
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
