@@ -34,6 +34,7 @@
 #include <functional>
 
 #include "codegen/cuda/emitter.hpp"
+#include "codegen/cuda/loads_in.hpp"
 #include "ir/analysis.hpp"
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
@@ -41,18 +42,6 @@
 
 namespace kiln::codegen::cuda {
 namespace {
-
-std::vector<const ir::LoadExpr*> loads_of(const ir::Stmt& s) {
-  struct Collect : ir::IRVisitor {
-    std::vector<const ir::LoadExpr*> out;
-    void visit(const ir::LoadExpr& l) override {
-      out.push_back(&l);
-      ir::IRVisitor::visit(l);
-    }
-  } c;
-  c.walk(s);
-  return c.out;
-}
 
 constexpr int kW = kContractionTile / kContractionPerThread;  // threads along a tile's side
 static_assert(kW * kW == kContractionThreads && kContractionThreads % 32 == 0 && kW <= 32 && 32 % kW == 0,
@@ -131,7 +120,7 @@ void Emitter::plan_contraction() {
 
   std::int64_t bytes = 0;
   bool rows = false, columns = false;
-  for (const ir::LoadExpr* l : loads_of(plan.steps)) {
+  for (const ir::LoadExpr* l : loads_in(plan.steps)) {
     const ir::VarNode* a = l->array.get();
     if (varying.count(a) || written_.count(a)) continue;
     bool aliased = false;

@@ -26,24 +26,12 @@
 #include <functional>
 
 #include "codegen/cuda/emitter.hpp"
+#include "codegen/cuda/loads_in.hpp"
 #include "ir/analysis.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
-
-/// Every load in `s`, nested ones too.
-std::vector<const ir::LoadExpr*> loads_in(const ir::Stmt& s) {
-  struct Collect : ir::IRVisitor {
-    std::vector<const ir::LoadExpr*> out;
-    void visit(const ir::LoadExpr& l) override {
-      out.push_back(&l);
-      ir::IRVisitor::visit(l);
-    }
-  } c;
-  c.walk(s);
-  return c.out;
-}
 
 /// Cells per step for `count` sites of `elem`: padded so that a step's cells are 1, 2, 4, 8 or 16 bytes or a
 /// whole number of 16-byte vectors, which the tile's alignment lets one vector load read.
