@@ -136,13 +136,7 @@ void Emitter::plan_contraction() {
     // A load of neither i nor j is the same for the whole block (read in place: a broadcast); of both, or not
     // of k, it is no operand of a contraction.
     if (!ok || !reads_k || reads_i == reads_j) continue;
-    int site = -1;
-    for (std::size_t s = 0; s < plan.sites.size() && site < 0; ++s) {
-      const ContractionPlan::Site& o = plan.sites[s];
-      bool same = o.array == a && o.indices.size() == l->indices.size();
-      for (std::size_t d = 0; same && d < l->indices.size(); ++d) same = ir::equal(o.indices[d], l->indices[d]);
-      if (same) site = static_cast<int>(s);
-    }
+    int site = site_of(plan.sites, *l);
     if (site < 0) {
       const std::int64_t tile = static_cast<std::int64_t>(kContractionSteps) * (kContractionTile + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
       if (bytes + tile > kMaxStencilTileBytes) continue;  // read in place
@@ -253,7 +247,6 @@ void Emitter::contraction_loops() {
   auto fetch = [&](const std::string& first) {
     for (std::size_t s = 0; s < cp.sites.size(); ++s) {
       const ContractionPlan::Site& site = cp.sites[s];
-      const ArrayNames& a = array(site.array);
       line("#pragma unroll");
       line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
       ++depth_;
@@ -264,13 +257,7 @@ void Emitter::contraction_loops() {
       names_[site.row ? iv : jv] = x;
       line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
       lets_.emplace_back();
-      std::string inside;
-      for (std::size_t d = 0; d < site.indices.size(); ++d) {
-        const std::string i = fresh("kiln_i" + std::to_string(s) + "_" + std::to_string(d));
-        line("const long long " + i + " = " + expr(site.indices[d]) + ";");
-        lets_.back().emplace_back(site.indices[d], i);
-        inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
-      }
+      const std::string inside = fetched_in_extents(site.array, site.indices, s);
       line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
       lets_.pop_back();
       --depth_;

@@ -92,13 +92,7 @@ void Emitter::plan_tiled() {
       reads_k = reads_k || ir::uses(i, k);
     }
     if (!ok || !reads_k) continue;  // an index that is the same at every step is a loop invariant, not a tile's
-    int site = -1;
-    for (std::size_t s = 0; s < plan.sites.size() && site < 0; ++s) {
-      const TiledPlan::Site& o = plan.sites[s];
-      bool same = o.array == a && o.indices.size() == l->indices.size();
-      for (std::size_t d = 0; same && d < l->indices.size(); ++d) same = ir::equal(o.indices[d], l->indices[d]);
-      if (same) site = static_cast<int>(s);
-    }
+    int site = site_of(plan.sites, *l);
     if (site < 0) {
       // A new site widens its element type's tile (or starts one): only while the tiles fit the budget.
       const DType t = a->type.elem;
@@ -154,15 +148,7 @@ void Emitter::tiled_loops() {
   lets_.emplace_back();
   for (std::size_t s = 0; s < tp.sites.size(); ++s) {
     const TiledPlan::Site& site = tp.sites[s];
-    const ArrayNames& a = array(site.array);
-    std::string inside;
-    for (std::size_t d = 0; d < site.indices.size(); ++d) {
-      // Each index once: the test and the address read the same named value.
-      const std::string i = fresh("kiln_i" + std::to_string(s) + "_" + std::to_string(d));
-      line("const long long " + i + " = " + expr(site.indices[d]) + ";");
-      lets_.back().emplace_back(site.indices[d], i);
-      inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
-    }
+    const std::string inside = fetched_in_extents(site.array, site.indices, s);
     line("if (" + inside + ") kiln_tile" + std::to_string(site.tile) + "[threadIdx.x * " + std::to_string(tp.tiles[static_cast<std::size_t>(site.tile)].width) +
          " + " + std::to_string(site.slot) + "] = " + element(site.array, site.indices) + ";");
     lets_.back().clear();
@@ -193,6 +179,19 @@ void Emitter::tiled_loops() {
   --depth_;
   line("}");
   close_block_rows(tp.after);
+}
+
+std::string Emitter::fetched_in_extents(const ir::VarNode* v, const std::vector<ir::Expr>& indices, std::size_t site) {
+  const ArrayNames& a = array(v);
+  std::string inside;
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    // Each index once: the test and the address read the same named value.
+    const std::string i = fresh("kiln_i" + std::to_string(site) + "_" + std::to_string(d));
+    line("const long long " + i + " = " + expr(indices[d]) + ";");
+    lets_.back().emplace_back(indices[d], i);
+    inside += (inside.empty() ? "" : " && ") + std::string("(unsigned long long)") + i + " < (unsigned long long)" + a.extent[d];
+  }
+  return inside;
 }
 
 std::string Emitter::tiled_cell(int site) const {

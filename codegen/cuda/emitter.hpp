@@ -273,6 +273,11 @@ class Emitter {
   void tiled_loops();
   /// A site's cell at the current step of the tiled loop.
   std::string tiled_cell(int site) const;
+  /// For a staged site's fetch (tiled loops, contractions): emits each of `indices` once as a named value (the
+  /// innermost scope of lets_, which must exist, reads them from then on) and returns the test that they lie
+  /// within `v`'s extents. A cell is fetched only where its element exists (rows past the last, steps past
+  /// the end). `site` numbers the names.
+  std::string fetched_in_extents(const ir::VarNode* v, const std::vector<ir::Expr>& indices, std::size_t site);
 
   // contractions (emit_contraction.cpp)
   /// Sets contraction_ when the parfor is a contraction the rule admits (see emit_contraction.cpp).
