@@ -149,6 +149,34 @@ TEST(ContractionCodegen, ParforsTheRuleLeavesHaveNoVariant) {
   }
 }
 
+// Under a triangle's test, the copies of a tile that fail it run the loop with the others: a load the test keeps
+// in range (X(i - j, k), read in place: it reads both i and j) would be read at a negative row by them, where the
+// plain form never reads it. A load every element reads alike (w(k)) keeps the variant.
+TEST(ContractionCodegen, UnderATestOnlyLoadsEveryElementSharesAreReadInPlace) {
+  const auto banded = [](Array<double, 2> C, Array<double, 2> A, Array<double, 2> X) {
+    prange(shape(C.shape(0), C.shape(1)), [&](Int i, Int j) {
+      if_(j <= i, [&] {
+        Double s = 0.0;
+        range(A.shape(1), [&](Int k) { s += A(i, k) * A(j, k) * X(i - j, k); });
+        C(i, j) = s;
+      });
+    });
+  };
+  const auto weighted = [](Array<double, 2> C, Array<double, 2> A, Array<double, 1> w) {
+    prange(shape(C.shape(0), C.shape(1)), [&](Int i, Int j) {
+      if_(j <= i, [&] {
+        Double s = 0.0;
+        range(A.shape(1), [&](Int k) { s += A(i, k) * A(j, k) * w(k); });
+        C(i, j) = s;
+      });
+    });
+  };
+  const cu::Program b = emitted(rows::lower_for_cuda("banded", banded, {"C", "A", "X"}, 2));
+  EXPECT_EQ(tiled_kernels(b), 0) << b.kernels;
+  const cu::Program w = emitted(rows::lower_for_cuda("weighted", weighted, {"C", "A", "w"}, 2));
+  EXPECT_EQ(tiled_kernels(w), 1) << w.kernels;
+}
+
 TEST(ContractionLaunch, TheTilesVariantRunsUnlessTheOverrideSaysOtherwise) {
   const cu::DeviceShape h100{132, 2048, 2147483647u};
   const cu::Program p = emitted(rows::lower_for_cuda("gemm", sk::gemm, {"C", "A", "B", "alpha", "beta"}));

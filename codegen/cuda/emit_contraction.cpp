@@ -26,7 +26,9 @@
 // - the loop's steps are lets and assignments; its bounds read only values every element shares;
 // - a planned load's array is never written by the kernel (nor aliased by a written binding), and its indices
 //   read the loop's index, one of i and j, and shared values, no element. A cell is fetched only when its
-//   indices lie within the array's extents (a tile's rows past the parfor's last row, or steps past the end).
+//   indices lie within the array's extents (a tile's rows past the parfor's last row, or steps past the end);
+// - under a triangle's test, every other load before the loop and in its steps reads only the loop's index and
+//   shared values (the copies that fail the test run them too).
 // Element copies past the parfor's last row or column run as its last row or column (their loads stay in
 // bounds); they and the copies that fail the triangle's test run the loop with the others and store nothing. A
 // tile with no element to compute is skipped by the whole block (`__syncthreads_or`).
@@ -155,6 +157,20 @@ void Emitter::plan_contraction() {
   }
   // Operands of one side only are shared by a row (or column) of elements, which the plain form's caches serve.
   if (!rows || !columns) return;
+  // The copies that fail the triangle's test run the statements before the loop and its steps as well (every
+  // thread must reach the barriers), where the plain form does not run them: the test may be what keeps an
+  // index in range (`if (j <= i)` around a load of X(i - j, k)). So every load there that no tile fetches (a
+  // tile's cells are fetched only within the extents) must read what every element of the block reads.
+  if (plan.guard) {
+    auto uniform = [&](const ir::Stmt& s) {
+      for (const ir::LoadExpr* l : loads_in(s))
+        if (!plan.loads.count(l))
+          for (const ir::Expr& x : l->indices)
+            if (!shared(x, {plan.k}, 0)) return false;
+      return true;
+    };
+    if (!uniform(plan.steps) || !std::all_of(plan.before.begin(), plan.before.end(), uniform)) return;
+  }
   for (const ContractionPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
   contraction_ = std::move(plan);
   k_.tiles_name = k_.name + "_tiles";
