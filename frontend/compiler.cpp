@@ -29,6 +29,7 @@ namespace kiln::detail {
 passes::PipelineOptions pipeline_options(const Options& opts) {
   passes::PipelineOptions p{opts.boundscheck, opts.target};
   p.halo_reads = opts.halo_reads;
+  if (opts.target == Target::cuda) p.device_threads = device_threads();
   return p;
 }
 
@@ -235,6 +236,9 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         // Absent when off, so the keys of before stay valid. The checks' messages name arrays, which the
         // canonical IR does not.
         (opts.boundscheck ? ";boundscheck=1" : "") + (opts.halo_reads ? ";halo_reads=1" : "") +
+        (opts.target == Target::cuda && device_threads() != passes::kDefaultDeviceThreads
+             ? ";device_threads=" + std::to_string(device_threads())
+             : "") +
         (opts.boundscheck || target->code_names_arrays ? ";names=" + passes::check_message_names(traced) : "") +
         (target->code_names_kernel ? ";kernel=" + traced.name : "");
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,

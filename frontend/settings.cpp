@@ -172,6 +172,15 @@ codegen::TargetOptions target_options(const Options& opts) {
   return t;
 }
 
+std::int64_t device_threads() {
+  static const std::int64_t threads = [] {
+    const char* s = std::getenv("KILN_CUDA_DEVICE_THREADS");
+    const long long v = s && *s ? std::atoll(s) : 0;
+    return v >= 1024 && v <= (1LL << 30) ? static_cast<std::int64_t>(v) : passes::kDefaultDeviceThreads;
+  }();
+  return threads;
+}
+
 passes::PipelineOptions with_pipeline_dumps(passes::PipelineOptions popts) {
   popts.dump_ir = env_flag("KILN_DUMP_IR");
   popts.dot_dir = env_flag("KILN_DUMP_DOT") ? env_text("KILN_DUMP_DOT") : "";

@@ -25,6 +25,10 @@ codegen::TargetOptions target_options(const Options& opts);
 /// The CUDA part of target_options() (also for tools that compile CUDA without a kiln::Options).
 codegen::cuda::CudaOptions cuda_options();
 
+/// KILN_CUDA_DEVICE_THREADS (1024 to 2^30): the threads that keep a GPU busy, as the device passes schedule for
+/// (passes/pass.hpp, kDefaultDeviceThreads, the value when unset or out of range). Read once per process.
+std::int64_t device_threads();
+
 /// `popts` with the dumps the environment asks for: KILN_DUMP_IR (set and not "0": the IR after each pass)
 /// and KILN_DUMP_DOT (a directory, not "0": the fused parfor graph). Read at each call, so that a program
 /// may turn them on for one kernel.

@@ -25,10 +25,6 @@ constexpr std::int64_t kBlock = 1024;
 constexpr std::int64_t kMinBlocks = 32;
 /// Results up to this many elements are cheap to copy per thread for an array reduction (512 KiB of doubles).
 constexpr std::int64_t kMaxPrivateElements = 65536;
-/// Device targets: threads that keep a GPU busy (an H100 holds 132 x 2048 resident threads). A reduction along
-/// a leading axis with fewer outputs than this is split into chunks of the axis, so that outputs x chunks
-/// threads share the work (each output's chunks then summed in chunk order).
-constexpr std::int64_t kDeviceThreads = 1 << 18;
 /// Device targets: the fewest elements of the axis a chunk sums (fewer would make the partials' pass the work).
 constexpr std::int64_t kMinChunk = 64;
 
@@ -117,9 +113,9 @@ class Lowering : public SplicingMutator {
       // On a GPU the last axis is spread over a warp's lanes: a thread per output element reads coalesced
       // lines while it walks the axis, with no block of the last axis to keep in a cache (the CPU's blocked
       // schedule would leave a thread per 1024 outputs: 14 threads for a 14000-column matrix).
-      out.push_back(on_device(x));
+      out.push_back(on_device(x, ctx_.device_threads));
       note(x.origin, "reduce along axis " + std::to_string(x.axis) + " on a device -> a thread per output element walking the axis, " +
-                         "the axis split into chunks summed in order when there are fewer than " + std::to_string(kDeviceThreads) +
+                         "the axis split into chunks summed in order when there are fewer than " + std::to_string(ctx_.device_threads) +
                          " outputs (at least " + std::to_string(kMinChunk) + " elements a chunk)");
     } else if (x.axis < rank - 1 && !is_arg_reduction(x.op)) {
       // Blocks of the last axis give unit-stride loops but only as many parallel iterations as blocks; with
@@ -207,11 +203,11 @@ class Lowering : public SplicingMutator {
 
   /// Device targets, a reduction along a leading axis: by_rows (a thread per output element, the kept last
   /// axis along the lanes) when the outputs fill the device; otherwise `chunks` = min(ceil(n / kMinChunk),
-  /// ceil(kDeviceThreads / outputs)) chunks of the axis: parfor (chunk, kept dims) { acc = identity; parfor k
+  /// ceil(threads / outputs)) chunks of the axis (threads: PassContext::device_threads): parfor (chunk, kept dims) { acc = identity; parfor k
   /// in the chunk reduce(op acc) { acc = acc op value }; part[chunk, kept] = acc }, then parfor (kept dims) {
   /// target = the chunks' partials folded in chunk order }. The chunk count is a pure function of the extents,
   /// so the sum's order, and its bits, are the same on every run.
-  static Stmt on_device(const ReduceAxisStmt& x) {
+  static Stmt on_device(const ReduceAxisStmt& x, std::int64_t threads) {
     const DType t = x.value->type;
     const size_t axis = static_cast<size_t>(x.axis);
     const Var k = x.indices[axis];
@@ -220,8 +216,8 @@ class Lowering : public SplicingMutator {
     for (size_t d = 0; d < x.shape.size(); ++d)
       if (d != axis) outputs = bin(BinaryOp::Mul, outputs, x.shape[d]);
     auto ceil_div = [](Expr a, std::int64_t b) { return bin(BinaryOp::Div, bin(BinaryOp::Add, std::move(a), i64c(b - 1)), i64c(b)); };
-    // kDeviceThreads / outputs rounded up (x / 0 is 0 in kiln's IR: no outputs, one chunk).
-    const Expr wanted = bin(BinaryOp::Div, bin(BinaryOp::Add, i64c(kDeviceThreads - 1), outputs), outputs);
+    // threads / outputs rounded up (x / 0 is 0 in kiln's IR: no outputs, one chunk).
+    const Expr wanted = bin(BinaryOp::Div, bin(BinaryOp::Add, i64c(threads - 1), outputs), outputs);
     const Var chunks = local(x.target->name + "_chunks", DType::I64), len = local(x.target->name + "_chunk_len", DType::I64);
 
     // Fresh index variables for the chunked form: the other branch keeps the statement's own.

@@ -59,6 +59,14 @@ struct ParforGraph {
   }
 };
 
+/// Device targets: how many threads keep a GPU busy, the one number the device passes schedule by
+/// (PassContext::device_threads): lower_array_ops splits a reduction along a leading axis with fewer outputs into
+/// chunks, and spread_loops spreads a loop of a parfor with fewer iterations. About one device's resident threads
+/// (an H100 holds 132 x 2048 = 270 336), but fixed rather than read from the device the code runs on: the chunk
+/// counts follow it, and with them the bits of those sums, which are then the same on every GPU (docs/gpu.md).
+/// KILN_CUDA_DEVICE_THREADS sets another (frontend/settings.cpp; part of the cache key).
+inline constexpr std::int64_t kDefaultDeviceThreads = std::int64_t{1} << 18;
+
 /// Shared by the passes of one pipeline run: decisions go to `notes` for kernel.diagnostics().
 struct PassContext {
   std::vector<Note> notes;         ///< every note, in order, with its pass and section
@@ -71,6 +79,8 @@ struct PassContext {
   /// The target runs parfors as GPU threads (Target::cuda): loops are scheduled for thousands of threads
   /// reading coalesced lines, not for a few cores' caches and vector lanes (lower_array_ops).
   bool device = false;
+  /// Device targets: the threads that keep the device busy (kDefaultDeviceThreads, PipelineOptions::device_threads).
+  std::int64_t device_threads = kDefaultDeviceThreads;
 
   void note(std::string s) { note(topic, std::move(s)); }
   void note(Topic t, std::string s) { notes.push_back(Note{pass, t, std::move(s)}); }

@@ -98,6 +98,7 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   PassContext ctx;
   ctx.halo_reads = opts.halo_reads;
   ctx.device = opts.target == Target::cuda;
+  ctx.device_threads = opts.device_threads;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;

@@ -19,6 +19,8 @@ struct PipelineOptions {
   bool dump_ir = false;      ///< print the IR before the first pass and after each pass to stderr
   std::string dot_dir{};     ///< not empty: write the fused parfor graph to dot_dir/<kernel>.dot
   bool halo_reads = false;   ///< stencils read beyond their arrays (kiln::Options::halo_reads): PassContext
+  /// Device targets: the threads that keep the device busy (pass.hpp, kDefaultDeviceThreads): PassContext
+  std::int64_t device_threads = kDefaultDeviceThreads;
 };
 
 /// The passes, in the order they run.

@@ -16,10 +16,6 @@ namespace {
 
 using namespace kiln::ir;
 
-/// Threads that keep a GPU busy (an H100 holds 132 x 2048 resident threads): a parfor with fewer iterations
-/// spreads a loop (as lower_array_ops' chunked axis reductions do).
-constexpr std::int64_t kDeviceThreads = 1 << 18;
-
 /// Whether `s` holds only plain statements — blocks, lets, assignments, stores, sequential loops, branches —
 /// whose effects are its loads, stores and assignments: no parfor, atomic, allocation, check, binding or sort.
 bool plain(const Stmt& s) {
@@ -146,10 +142,11 @@ class Spreading final : public IRMutator {
               " writes one element per step -> a dimension of the parfor, " + j.index->name + " in " + to_string(j.begin) + " .. " +
               to_string(end) + (guard ? " with each step testing `" + to_string(guard) + "` (a triangle)" : std::string()) +
               ": a thread per element, the loops around it run in order for that element, when the parfor has fewer than " +
-              std::to_string(kDeviceThreads) + " iterations of its own");
+              std::to_string(ctx_.device_threads) + " iterations of its own");
     // The spread form is a copy with variables of its own (a variable is declared once).
     const Stmt spread = fresh_copy(make_parfor(indices, begins, ends, rebuilt(chain, guard), {}, p.origin));
-    return make_if(make_binary(BinaryOp::Lt, count, make_i64(kDeviceThreads)), make_block({spread}), make_block({self}));
+    // A parfor with fewer iterations than keep the device busy (PassContext::device_threads) spreads the loop.
+    return make_if(make_binary(BinaryOp::Lt, count, make_i64(ctx_.device_threads)), make_block({spread}), make_block({self}));
   }
 
  private:

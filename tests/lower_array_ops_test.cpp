@@ -186,33 +186,40 @@ TEST(LowerReduceAxis, EveryAxisKeepdimsAndBothSchedules) {
 // A device target (PassContext::device): a reduction along a leading axis runs a thread per output element, or,
 // with fewer outputs than keep a GPU busy, chunks of the axis whose partials are folded in chunk order. The
 // values are whole numbers (and NaN, infinities, signed zeros), whose sums are exact in any order: the
-// chunked form's results equal the interpreter's bit for bit.
+// chunked form's results equal the interpreter's bit for bit. "Busy" is PassContext::device_threads: the default,
+// and 8 (so that the chunk count comes from it rather than from the axis's length).
 TEST(LowerReduceAxis, DeviceScheduleThreadPerOutputOrChunksOfTheAxis) {
-  for (int rank : {2, 3}) {
-    for (int axis = 0; axis < rank - 1; ++axis) {
-      for (bool keep : {false, true}) {
-        for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max}) {
-          const ir::Function f = axis_reduction(rank, axis, keep, op);
-          passes::PassContext ctx;
-          ctx.device = true;
-          const ir::Function g = passes::lower_array_ops(f, ctx);
-          const auto problems = ir::verify(g);
-          ASSERT_TRUE(problems.empty()) << problems[0] << "\n" << ir::to_string(g);
-          EXPECT_FALSE(has_array_statements(g));
-          const std::string text = ir::to_string(g);
-          EXPECT_EQ(text.find("_block in 0"), std::string::npos) << text;  // no CPU blocks of the last axis
-          EXPECT_NE(text.find("_chunk in 0"), std::string::npos) << text;
-          EXPECT_CONTAINS(ctx.notes.at(0).text, "on a device -> a thread per output element");
-          // The axis's length: 0, 1, a few (one chunk: a thread per output), and 1000 with few outputs (chunks of
-          // at least 64 elements, their partials folded in order).
-          for (std::int64_t n : {0, 1, 5, 1000}) {
-            std::vector<std::int64_t> dims(static_cast<std::size_t>(rank), 3);
-            dims[static_cast<std::size_t>(axis)] = n;
-            NDArray<double> x(dims);
-            auto v = random_values(static_cast<size_t>(x.size()), 7 + static_cast<std::uint64_t>(n), -40, 40, true);
-            for (double& e : v) e = std::isfinite(e) ? std::round(e) : e;
-            std::copy(v.begin(), v.end(), x.data());
-            EXPECT_TRUE(interpret(f, x) == interpret(g, x)) << "rank " << rank << " axis " << axis << " n " << n << "\n" << text;
+  for (const std::int64_t threads : {passes::kDefaultDeviceThreads, std::int64_t{8}}) {
+    for (int rank : {2, 3}) {
+      for (int axis = 0; axis < rank - 1; ++axis) {
+        for (bool keep : {false, true}) {
+          for (ReduceOp op : {ReduceOp::Add, ReduceOp::Max}) {
+            const ir::Function f = axis_reduction(rank, axis, keep, op);
+            passes::PassContext ctx;
+            ctx.device = true;
+            ctx.device_threads = threads;
+            const ir::Function g = passes::lower_array_ops(f, ctx);
+            const auto problems = ir::verify(g);
+            ASSERT_TRUE(problems.empty()) << problems[0] << "\n" << ir::to_string(g);
+            EXPECT_FALSE(has_array_statements(g));
+            const std::string text = ir::to_string(g);
+            EXPECT_EQ(text.find("_block in 0"), std::string::npos) << text;  // no CPU blocks of the last axis
+            EXPECT_NE(text.find("_chunk in 0"), std::string::npos) << text;
+            EXPECT_CONTAINS(ctx.notes.at(0).text, "on a device -> a thread per output element");
+            EXPECT_CONTAINS(ctx.notes.at(0).text, "fewer than " + std::to_string(threads) + " outputs");
+            // The axis's length: 0, 1, a few (one chunk: a thread per output), and 1000 with few outputs (chunks of
+            // at least 64 elements, their partials folded in order).
+            for (std::int64_t n : {0, 1, 5, 1000}) {
+              std::vector<std::int64_t> dims(static_cast<std::size_t>(rank), 3);
+              dims[static_cast<std::size_t>(axis)] = n;
+              NDArray<double> x(dims);
+              auto v = random_values(static_cast<size_t>(x.size()), 7 + static_cast<std::uint64_t>(n), -40, 40, true);
+              for (double& e : v) e = std::isfinite(e) ? std::round(e) : e;
+              std::copy(v.begin(), v.end(), x.data());
+              EXPECT_TRUE(interpret(f, x) == interpret(g, x))
+                  << "rank " << rank << " axis " << axis << " n " << n << "\n"
+                  << text;
+            }
           }
         }
       }
