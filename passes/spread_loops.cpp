@@ -86,14 +86,7 @@ class Spreading final : public IRMutator {
     if (!p.reductions.empty() || !p.array_reductions.empty()) return self;
     const VarSet variant = loops::variant_in(p.body);
     // Invariant in the parfor's body: no load, nothing declared or assigned in it, no index of the parfor.
-    auto invariant = [&](const Expr& e) {
-      if (has_load(e)) return false;
-      for (const Var& v : free_vars(e))
-        if (variant.count(v.get())) return false;
-      for (const Var& i : p.indices)
-        if (uses(e, i.get())) return false;
-      return true;
-    };
+    auto invariant = [&](const Expr& e) { return loops::invariant_in(e, p.indices, variant); };
     const loops::Effects all = loops::effects_of(p.body);
 
     // The chain: at each level, lets and then one loop; it ends at the first loop whose steps are independent.

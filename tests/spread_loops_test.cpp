@@ -4,7 +4,7 @@
 // accumulates, a triangle's loop with its test) and which it leaves (a loop carrying a scalar, one reading the
 // element the step before wrote, one whose enclosing lets read what it writes), the notes, and the lowered IR
 // run by the interpreter on host memory against the traced IR, bit for bit (each element sees the same
-// operations in the same order), at sizes 0, 1 and primes.
+// operations in the same order), at sizes 0, 1 and primes, through both of the forms the host chooses between.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,6 +14,7 @@
 #include "cuda_test_support.hpp"
 #include "kiln/kiln.hpp"
 #include "ir/printer.hpp"
+#include "passes/pipeline.hpp"
 #include "passes/report.hpp"
 
 namespace kiln {
@@ -84,24 +85,35 @@ Args inputs(std::int64_t rows, std::int64_t cols, std::int64_t rows2, std::int64
           array_arg(random_array(DType::F64, {rows2, cols2}, Layout::RowMajor, -2, 2))};
 }
 
+/// The host picks the spread form for a parfor of fewer iterations than the device's threads
+/// (PipelineOptions::device_threads), else the parfor as written. The default (2^18) takes the spread form at
+/// every test size; with 2, a parfor of one row takes it and every larger one the form as written, so both arms
+/// run on the interpreter.
 template <class F>
 void check(const char* name, const F& fn, bool spread, const std::string& expected_note,
            const std::vector<std::vector<std::int64_t>>& shapes) {
   SCOPED_TRACE(name);
-  passes::PipelineReport report;
   const ir::Function traced = rows::trace_kernel(name, fn, {"a", "b"}, 2, /*lockstep_rows=*/true);
-  const ir::Function lowered = rows::lower_for_cuda(name, fn, {"a", "b"}, 2, false, &report);
-  const std::string notes = spread_notes(report);
-  EXPECT_EQ(!notes.empty(), spread) << notes;
-  if (spread) {
-    EXPECT_NE(notes.find(expected_note), std::string::npos) << notes;
-  }
-  // With one loop around the spread one (the Gram product), its element lives in a variable across that loop.
-  EXPECT_EQ(ir::to_string(lowered).find("_element") != std::string::npos, std::string(name) == "gram") << ir::to_string(lowered);
-  for (const auto& s : shapes) {
-    const Args args = inputs(s[0], s[1], s[2], s[3]);
-    const auto want = run_interpreter(traced, args), got = run_interpreter(lowered, args);
-    expect_same(lowered, *want, *got, Tolerance{});
+  for (const std::int64_t threads : {passes::kDefaultDeviceThreads, std::int64_t{2}}) {
+    SCOPED_TRACE("device_threads " + std::to_string(threads));
+    passes::PipelineReport report;
+    passes::PipelineOptions o;
+    o.target = Target::cuda;
+    o.device_threads = threads;
+    const ir::Function lowered = passes::run_pipeline(traced, &report, o);
+    const std::string notes = spread_notes(report);
+    EXPECT_EQ(!notes.empty(), spread) << notes;
+    if (spread) {
+      EXPECT_NE(notes.find(expected_note), std::string::npos) << notes;
+      EXPECT_NE(notes.find("fewer than " + std::to_string(threads) + " iterations"), std::string::npos) << notes;
+    }
+    // With one loop around the spread one (the Gram product), its element lives in a variable across that loop.
+    EXPECT_EQ(ir::to_string(lowered).find("_element") != std::string::npos, std::string(name) == "gram") << ir::to_string(lowered);
+    for (const auto& s : shapes) {
+      const Args args = inputs(s[0], s[1], s[2], s[3]);
+      const auto want = run_interpreter(traced, args), got = run_interpreter(lowered, args);
+      expect_same(lowered, *want, *got, Tolerance{});
+    }
   }
 }
 
