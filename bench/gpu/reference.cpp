@@ -6,6 +6,9 @@
 // rounding rule: a*b+c is not fused), so that the cost of exact rounding shows separately.
 #include "bench/gpu/reference.hpp"
 
+#include <algorithm>
+#include <array>
+
 #include "codegen/cuda/nvrtc.hpp"
 #include "frontend/settings.hpp"
 #include "runtime/cuda/driver.hpp"
@@ -232,10 +235,35 @@ extern "C" __global__ void ref_stencil27(const float* __restrict__ a, float* __r
 extern "C" __global__ void ref_empty() {}
 )CUDA";
 
-const std::vector<std::string> kNames = {"ref_fused", "ref_dot", "ref_sum", "ref_pi", "ref_pi_sum", "ref_max", "ref_max_final",
-                                         "ref_sum_exp", "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_wave2d", "ref_black_scholes",
-                                         "ref_row_stats", "ref_hist_atomic", "ref_nbody", "ref_stencil7", "ref_stencil27",
-                                         "ref_empty"};
+/// The module's kernels, in the order of kNames: a launch names one by its position, resolved when the code is
+/// written, so that a hand launch costs what a hand-written launch costs (no name search, no allocation).
+enum Kernel : std::size_t {
+  kFused,
+  kDot,
+  kSum,
+  kPi,
+  kPiSum,
+  kMax,
+  kMaxFinal,
+  kSumExp,
+  kSoftmaxWrite,
+  kSmooth1d,
+  kJacobi2d,
+  kWave2d,
+  kBlackScholes,
+  kRowStats,
+  kHistAtomic,
+  kNbody,
+  kStencil7,
+  kStencil27,
+  kEmpty,
+  kKernels
+};
+const std::array<const char*, kKernels> kNames = {
+    "ref_fused",         "ref_dot",       "ref_sum",           "ref_pi",       "ref_pi_sum",   "ref_max",
+    "ref_max_final",     "ref_sum_exp",   "ref_softmax_write", "ref_smooth1d", "ref_jacobi2d", "ref_wave2d",
+    "ref_black_scholes", "ref_row_stats", "ref_hist_atomic",   "ref_nbody",    "ref_stencil7", "ref_stencil27",
+    "ref_empty"};
 
 }  // namespace
 
@@ -243,38 +271,35 @@ Reference::Reference(kiln::gpu::Device& dev, bool contract) : dev_(dev) {
   const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference", dev.info().arch(), {}, !contract,
                                                        kiln::detail::cuda_options().lineinfo);
   compile_ms_ = bin.compile_ms;
-  module_ = std::make_unique<kiln::gpu::Module>(dev, bin.arch, bin.cubin, bin.ptx, kNames);
+  module_ = std::make_unique<kiln::gpu::Module>(dev, bin.arch, bin.cubin, bin.ptx, std::vector<std::string>(kNames.begin(), kNames.end()));
   partial_ = kiln::DeviceArray<double>({kBlocks + 2});
 }
 
-const kiln::gpu::LoadedFunction& Reference::fn(const std::string& name) const {
-  for (std::size_t i = 0; i < kNames.size(); ++i)
-    if (kNames[i] == name) return module_->function(i);
-  throw kiln::Error("no reference kernel " + name);
-}
-
-void Reference::launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y,
+void Reference::launch(std::size_t kernel, unsigned grid_x, unsigned block_x, std::initializer_list<void*> params, unsigned grid_y,
                        unsigned block_y, unsigned grid_z) const {
-  kiln::gpu::launch(dev_.stream(), fn(name), {grid_x, grid_y, grid_z}, {block_x, block_y, 1}, params.data());
+  if (params.size() > kMaxParams) throw kiln::Error("a reference launch takes at most 16 parameters");
+  std::array<void*, kMaxParams> p{};
+  std::copy(params.begin(), params.end(), p.begin());
+  kiln::gpu::launch(dev_.stream(), module_->function(kernel), {grid_x, grid_y, grid_z}, {block_x, block_y, 1}, p.data());
 }
 
 void Reference::stencil3d(int points, const float* a, float* out, int nz, int ny, int nx) const {
-  launch(points == 7 ? "ref_stencil7" : "ref_stencil27", blocks(nx, 32), 32, {&a, &out, &nz, &ny, &nx}, blocks(ny, 8), 8,
+  launch(points == 7 ? kStencil7 : kStencil27, blocks(nx, 32), 32, {&a, &out, &nz, &ny, &nx}, blocks(ny, 8), 8,
          static_cast<unsigned>(nz));
 }
 
 unsigned Reference::blocks(long long n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 void Reference::fused(const float* a, const float* b, const float* c, float* out, long long n) const {
-  launch("ref_fused", blocks(n, 256), 256, {&a, &b, &c, &out, &n});
+  launch(kFused, blocks(n, 256), 256, {&a, &b, &c, &out, &n});
 }
 
 float Reference::dot(const float* x, const float* y, long long n) const {
   float* partial = reinterpret_cast<float*>(partial_.data());
   float* result = partial + kBlocks;
-  launch("ref_dot", kBlocks, 256, {&x, &y, &n, &partial});
+  launch(kDot, kBlocks, 256, {&x, &y, &n, &partial});
   int nb = kBlocks;
-  launch("ref_sum", 1, 1024, {&partial, &nb, &result});
+  launch(kSum, 1, 1024, {&partial, &nb, &result});
   return read<float>(result);
 }
 
@@ -282,9 +307,9 @@ double Reference::pi(long long n) const {
   double* partial = partial_.data();
   double* result = partial + kBlocks;
   double step = 1.0 / static_cast<double>(n);
-  launch("ref_pi", kBlocks, 256, {&n, &step, &partial});
+  launch(kPi, kBlocks, 256, {&n, &step, &partial});
   int nb = kBlocks;
-  launch("ref_pi_sum", 1, 1024, {&partial, &nb, &step, &result});
+  launch(kPiSum, 1, 1024, {&partial, &nb, &step, &result});
   return read<double>(result);
 }
 
@@ -293,46 +318,46 @@ void Reference::softmax(const float* x, float* out, long long n) const {
   float* max = partial + kBlocks;
   float* sum = partial + kBlocks + 1;
   int nb = kBlocks;
-  launch("ref_max", kBlocks, 256, {&x, &n, &partial});
-  launch("ref_max_final", 1, 1024, {&partial, &nb, &max});
-  launch("ref_sum_exp", kBlocks, 256, {&x, &n, &max, &partial});
-  launch("ref_sum", 1, 1024, {&partial, &nb, &sum});
-  launch("ref_softmax_write", blocks(n, 256), 256, {&x, &out, &n, &max, &sum});
+  launch(kMax, kBlocks, 256, {&x, &n, &partial});
+  launch(kMaxFinal, 1, 1024, {&partial, &nb, &max});
+  launch(kSumExp, kBlocks, 256, {&x, &n, &max, &partial});
+  launch(kSum, 1, 1024, {&partial, &nb, &sum});
+  launch(kSoftmaxWrite, blocks(n, 256), 256, {&x, &out, &n, &max, &sum});
 }
 
 void Reference::smooth1d(const float* x, float* out, long long n) const {
-  launch("ref_smooth1d", blocks(n, 256), 256, {&x, &out, &n});
+  launch(kSmooth1d, blocks(n, 256), 256, {&x, &out, &n});
 }
 
 void Reference::jacobi2d(const float* a, float* out, int rows, int cols) const {
-  launch("ref_jacobi2d", blocks(cols - 2, 32), 32, {&a, &out, &rows, &cols}, blocks(rows - 2, 8), 8);
+  launch(kJacobi2d, blocks(cols - 2, 32), 32, {&a, &out, &rows, &cols}, blocks(rows - 2, 8), 8);
 }
 
 void Reference::wave2d(float* prev, float* cur, float* next, int rows, int cols, int steps) const {
   for (int s = 0; s < steps; ++s) {
-    launch("ref_wave2d", blocks(cols - 2, 32), 32, {&prev, &cur, &next, &rows, &cols}, blocks(rows - 2, 8), 8);
+    launch(kWave2d, blocks(cols - 2, 32), 32, {&prev, &cur, &next, &rows, &cols}, blocks(rows - 2, 8), 8);
     float* oldest = prev;
     prev = cur, cur = next, next = oldest;
   }
 }
 
 void Reference::black_scholes(const float* s, const float* k, const float* t, float* call, float* put, long long n, float r, float v) const {
-  launch("ref_black_scholes", blocks(n, 256), 256, {&s, &k, &t, &call, &put, &n, &r, &v});
+  launch(kBlackScholes, blocks(n, 256), 256, {&s, &k, &t, &call, &put, &n, &r, &v});
 }
 
 void Reference::nbody(const float* x, const float* y, const float* z, const float* m, float* ax, float* ay, float* az, int n) const {
-  launch("ref_nbody", blocks(n, 256), 256, {&x, &y, &z, &m, &ax, &ay, &az, &n});
+  launch(kNbody, blocks(n, 256), 256, {&x, &y, &z, &m, &ax, &ay, &az, &n});
 }
 
 void Reference::row_stats(const float* x, float* mean, float* var, float* sd, int rows, int cols) const {
-  launch("ref_row_stats", blocks(rows, 8), 32, {&x, &mean, &var, &sd, &rows, &cols}, 1, 8);
+  launch(kRowStats, blocks(rows, 8), 32, {&x, &mean, &var, &sd, &rows, &cols}, 1, 8);
 }
 
 void Reference::histogram_atomic(const float* x, long long n, int* hist, int bins) const {
-  launch("ref_hist_atomic", blocks(n, 256), 256, {&x, &n, &hist, &bins});
+  launch(kHistAtomic, blocks(n, 256), 256, {&x, &n, &hist, &bins});
 }
 
-void Reference::empty() const { launch("ref_empty", 1, 32, {}); }
+void Reference::empty() const { launch(kEmpty, 1, 32, {}); }
 
 void Reference::synchronize() const {
   kiln::gpu::check(kiln::gpu::driver().cuStreamSynchronize(dev_.stream()), "synchronizing the reference");

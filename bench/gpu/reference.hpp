@@ -2,6 +2,8 @@
 // The hand-written CUDA reference of every benchmark row, compiled in the same process (reference.cpp).
 #pragma once
 
+#include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,8 +45,9 @@ class Reference {
   void synchronize() const;
 
  private:
-  const kiln::gpu::LoadedFunction& fn(const std::string& name) const;
-  void launch(const std::string& name, unsigned grid_x, unsigned block_x, std::vector<void*> params, unsigned grid_y = 1,
+  static constexpr std::size_t kMaxParams = 16;
+  /// Queues kernel `kernel` (its position in the module, reference.cpp's Kernel) with at most kMaxParams parameters.
+  void launch(std::size_t kernel, unsigned grid_x, unsigned block_x, std::initializer_list<void*> params, unsigned grid_y = 1,
               unsigned block_y = 1, unsigned grid_z = 1) const;
   static unsigned blocks(long long n, unsigned threads);
   template <class T>

@@ -69,7 +69,8 @@ class SuiteReference {
   void hist2d(std::int64_t* hist, const double* x, const double* y, long long n, long long bins) const;
 
  private:
-  void launch(const char* name, kiln::gpu::Dim3 grid, kiln::gpu::Dim3 block, void** params) const;
+  /// Queues kernel `kernel` (its position in the module, suite_reference.cpp's Kernel).
+  void launch(std::size_t kernel, kiln::gpu::Dim3 grid, kiln::gpu::Dim3 block, void** params) const;
   /// y = scale * (A v) [+ add] [+ y before] for A rows x cols: a warp per row.
   void gemv(double* y, const double* A, const double* v, long long rows, long long cols, double scale, const double* add,
             bool accumulate) const;
