@@ -89,6 +89,20 @@ class CallPath : public ::testing::Test {
 
 kiln::Options on_gpu() { return kiln::Options().on(kiln::Target::cuda); }
 
+/// Runs `call`, whose allocation fails twice on the stand-in: it must throw a DeviceError that says so and names
+/// the array it was making (`what`, "of shape (5000,)": described when it failed).
+template <class F>
+void expect_out_of_memory(F&& call, const std::string& what) {
+  try {
+    call();
+    FAIL() << "an allocation that failed twice was not reported";
+  } catch (const kiln::DeviceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find(what), std::string::npos) << m;
+  }
+}
+
 // Kernels of the same name and body share their compiled code (and its launch plans): the tests that count plans
 // name their own.
 auto scale_into(const char* name = "scale_into") {
@@ -195,14 +209,7 @@ TEST_F(CallPath, AnAllocationThatRunsOutTakesTheKeptBlocksBack) {
   EXPECT_EQ(fake.calls("cuMemFreeAsync"), 1u);
   EXPECT_EQ(y.shape(), (std::vector<std::int64_t>{5000}));
   fake.fail_allocations(2);
-  try {
-    (void)k.async(s)(big, 2.0f);
-    FAIL() << "an allocation that failed twice was not reported";
-  } catch (const kiln::DeviceError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
-    EXPECT_NE(m.find("of shape (5000,)"), std::string::npos) << m;  // the array, described when it failed
-  }
+  expect_out_of_memory([&] { (void)k.async(s)(big, 2.0f); }, "of shape (5000,)");
   fake.fail_allocations(0);
 }
 
@@ -500,14 +507,7 @@ TEST_F(CallPath, APlanThatRunsOutOfMemoryReportsIt) {
   auto held = k.async(s)(big, 2.0f);   // the plan takes the kept block
   EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1}));
   fake.fail_allocations(2);
-  try {
-    (void)k.async(s)(big, 2.0f);
-    FAIL() << "an allocation that failed twice was not reported";
-  } catch (const kiln::DeviceError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
-    EXPECT_NE(m.find("of shape (5000,)"), std::string::npos) << m;
-  }
+  expect_out_of_memory([&] { (void)k.async(s)(big, 2.0f); }, "of shape (5000,)");
   fake.fail_allocations(0);
   EXPECT_EQ(fake.live(), live);
   EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1}));
