@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/kiln_kernels.hpp"
 #include "frontend/trace_context.hpp"
 #include "kiln/kiln.hpp"
 #include "passes/pipeline.hpp"
@@ -50,13 +51,9 @@ ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<st
   return passes::run_pipeline(traced, report, o);
 }
 
-/// Per-row mean, variance and standard deviation (kiln::mean/var/std along axis 1).
+/// Per-row mean, variance and standard deviation (kiln::mean/var/std along axis 1): kiln-bench-gpu's row_stats.
 template <class T>
-inline const auto row_stats = [](Array<T, 2> x, Array<T, 1> m, Array<T, 1> v, Array<T, 1> s) {
-  m(all) = kiln::mean(x, 1);
-  v(all) = kiln::var(x, 1);
-  s(all) = kiln::std(x, 1);
-};
+inline const auto& row_stats = benchgpu::row_stats_of<T>;
 
 /// sum(x, axis=1) (int32 rows sum in int64, as NumPy's do).
 template <class T>

@@ -6,6 +6,8 @@
 
 #include <kiln/kiln.hpp>
 
+#include "bench/suite/kernels.hpp"
+
 #include <cstdlib>
 #include <limits>
 
@@ -90,33 +92,21 @@ inline const auto black_scholes = [](kiln::Array<float> s, kiln::Array<float> k,
   });
 };
 
-/// All-pairs gravitational accelerations with softening, as users write it: a prange over the bodies, a
-/// sequential loop over all bodies accumulating in order.
-inline const auto nbody = [](kiln::Array<float> x, kiln::Array<float> y, kiln::Array<float> z, kiln::Array<float> m,
-                             kiln::Array<float> ax, kiln::Array<float> ay, kiln::Array<float> az) {
-  kiln::prange(x.shape(0), [&](kiln::Int i) {
-    kiln::Float fx = 0.0f, fy = 0.0f, fz = 0.0f;
-    const kiln::Float xi = x[i], yi = y[i], zi = z[i];
-    kiln::range(x.shape(0), [&](kiln::Int j) {
-      const kiln::Float dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
-      const kiln::Float r2 = dx * dx + dy * dy + dz * dz + 1e-3f;
-      const kiln::Float w = m[j] / (r2 * kiln::sqrt(r2));
-      fx += w * dx;
-      fy += w * dy;
-      fz += w * dz;
-    });
-    ax[i] = fx;
-    ay[i] = fy;
-    az[i] = fz;
-  });
-};
+/// All-pairs gravitational accelerations with softening (kNbodyEps2), as users write it: the suite's n-body in f32.
+inline const auto& nbody = suite::kiln_kernels::nbody_of<float>;
+/// The softening of the f32 row (reference.cpp's ref_nbody adds the same constant).
+inline constexpr float kNbodyEps2 = 1e-3f;
 
-/// Per-row mean, variance and standard deviation of a matrix (NumPy's x.mean(1), x.var(1), x.std(1)).
-inline const auto row_stats = [](kiln::Array<float, 2> x, kiln::Array<float> mean, kiln::Array<float> var, kiln::Array<float> sd) {
+/// Per-row mean, variance and standard deviation of a matrix (NumPy's x.mean(1), x.var(1), x.std(1)), for every
+/// float type: the row in f32, the CUDA tests (tests/cuda_rows.hpp) in f32 and f64. (The suite's row_stats,
+/// bench/suite/kernels.hpp, is another kernel: it also returns the columns' std and the rows' z-scores.)
+template <class T>
+inline const auto row_stats_of = [](kiln::Array<T, 2> x, kiln::Array<T> mean, kiln::Array<T> var, kiln::Array<T> sd) {
   mean(kiln::all) = kiln::mean(x, 1);
   var(kiln::all) = kiln::var(x, 1);
   sd(kiln::all) = kiln::std(x, 1);
 };
+inline const auto& row_stats = row_stats_of<float>;
 
 /// The 3-d stencils' weights by the distance class of a neighbour, |dz| + |dy| + |dx|: 7 points use the first
 /// two, 27 points all four. Every form below (and the hand kernels, reference.cpp) sums in the same order.

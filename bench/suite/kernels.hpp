@@ -139,16 +139,22 @@ inline const auto doitgen = [](Array<double, 2> A, Array<double, 2> C4) { A(kiln
 
 // --- kernels users commonly write ---
 
-/// All-pairs accelerations: a prange over bodies, a sequential inner loop accumulating in order of j.
-inline const auto nbody = [](Array<double, 1> ax, Array<double, 1> ay, Array<double, 1> az, Array<double, 1> x,
-                             Array<double, 1> y, Array<double, 1> z, Array<double, 1> m, Double eps2) {
+/// All-pairs accelerations with softening eps2: a prange over bodies, a sequential inner loop accumulating in order
+/// of j, body i's coordinates read once before it. One kernel for every element type: the suite runs it in f64 (its
+/// CPU and GPU rows), kiln-bench-gpu's nbody row in f32 (benchgpu::nbody), so that each has one hand version to
+/// match (bench/suite/reference_user.cpp and bench/gpu/suite_reference.cpp's s_nbody; bench/gpu/reference.cpp's
+/// ref_nbody).
+template <class T>
+inline const auto nbody_of = [](Array<T, 1> ax, Array<T, 1> ay, Array<T, 1> az, Array<T, 1> x, Array<T, 1> y,
+                                Array<T, 1> z, Array<T, 1> m, kiln::Scalar<T> eps2) {
   const Int n = x.shape(0);
   kiln::prange(n, [&](Int i) {
-    Double sx = 0.0, sy = 0.0, sz = 0.0;
+    kiln::Scalar<T> sx = T(0), sy = T(0), sz = T(0);
+    const kiln::Scalar<T> xi = x[i], yi = y[i], zi = z[i];
     kiln::range(n, [&](Int j) {
-      const Double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
-      const Double r2 = dx * dx + dy * dy + dz * dz + eps2;
-      const Double f = m[j] / (r2 * kiln::sqrt(r2));
+      const kiln::Scalar<T> dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+      const kiln::Scalar<T> r2 = dx * dx + dy * dy + dz * dz + eps2;
+      const kiln::Scalar<T> f = m[j] / (r2 * kiln::sqrt(r2));
       sx += f * dx;
       sy += f * dy;
       sz += f * dz;
@@ -158,6 +164,7 @@ inline const auto nbody = [](Array<double, 1> ax, Array<double, 1> ay, Array<dou
     az[i] = sz;
   });
 };
+inline const auto& nbody = nbody_of<double>;
 
 /// Per-row mean, var, std, per-column std and row z-scores, with kiln::mean/var/std and an axis.
 inline const auto row_stats = [](Array<double, 2> x) {
