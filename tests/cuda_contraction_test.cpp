@@ -49,16 +49,7 @@ const auto matmul = [](Array<T, 2> C, Array<T, 2> A, Array<T, 2> B) {
 /// more; fewer are summed in chunks: lower_array_ops).
 const auto dot_product = [](Array<double, 2> C, Array<double, 2> A, Array<double, 2> B) { C(all, all) = kiln::dot(A, B); };
 
-/// out += D^T D as a Gram product without a transpose (i-k-j order; spread_loops spreads j).
-const auto gram = [](Array<double, 2> out, Array<double, 2> d) {
-  const Int n = d.shape(0), m = d.shape(1);
-  prange(m, [&](Int i) {
-    range(n, [&](Int k) {
-      const Double dki = d(k, i);
-      range(m, [&](Int j) { out(i, j) += dki * d(k, j); });
-    });
-  });
-};
+using rows::gram;
 
 /// The tiles variants among `p`'s kernels.
 int tiled_kernels(const cu::Program& p) {

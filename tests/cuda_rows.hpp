@@ -51,6 +51,18 @@ ir::Function lower_for_cuda(const std::string& name, const F& fn, std::vector<st
   return passes::run_pipeline(traced, report, o);
 }
 
+/// out += D^T D for D (n x m), as users write a Gram product without a transpose (i-k-j order, the suite's
+/// covariance): spread_loops makes j a dimension, and the contraction form tiles what it leaves.
+inline const auto gram = [](Array<double, 2> out, Array<double, 2> d) {
+  const Int n = d.shape(0), m = d.shape(1);
+  prange(m, [&](Int i) {
+    range(n, [&](Int k) {
+      const Double dki = d(k, i);
+      range(m, [&](Int j) { out(i, j) += dki * d(k, j); });
+    });
+  });
+};
+
 /// Per-row mean, variance and standard deviation (kiln::mean/var/std along axis 1): kiln-bench-gpu's row_stats.
 template <class T>
 inline const auto& row_stats = benchgpu::row_stats_of<T>;

@@ -22,16 +22,7 @@ namespace {
 
 using namespace cudatest;
 
-/// out += D^T D, written as users write it without a transpose (the suite's covariance).
-const auto gram = [](Array<double, 2> d, Array<double, 2> out) {
-  const Int n = d.shape(0), m = d.shape(1);
-  prange(m, [&](Int i) {
-    range(n, [&](Int k) {
-      const Double dki = d(k, i);
-      range(m, [&](Int j) { out(i, j) += dki * d(k, j); });
-    });
-  });
-};
+using rows::gram;  // out += D^T D as users write it without a transpose (the suite's covariance)
 
 /// The lower triangle of C = 1.2 C + 1.5 A A^T (the suite's syrk): the loop's end depends on the row.
 const auto triangle = [](Array<double, 2> C, Array<double, 2> A) {
@@ -118,9 +109,9 @@ void check(const char* name, const F& fn, bool spread, const std::string& expect
 }
 
 TEST(SpreadLoops, AGramProductsInnerLoopUnderTheAccumulatingLoop) {
-  // d is n x m, out m x m.
+  // out is m x m, d n x m.
   check("gram", gram, true, "its loop over j (inside 1 loop(s)) writes one element per step",
-        {{0, 3, 3, 3}, {1, 1, 1, 1}, {5, 3, 3, 3}, {13, 7, 7, 7}});
+        {{3, 3, 0, 3}, {1, 1, 1, 1}, {3, 3, 5, 3}, {7, 7, 13, 7}});
 }
 
 TEST(SpreadLoops, ATrianglesLoopWithItsTest) {
