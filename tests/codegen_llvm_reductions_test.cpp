@@ -891,6 +891,29 @@ TEST(ArrayReductions, TheChosenStrategyIsInTheCode) {
   EXPECT_TRUE(std::regex_search(ir_of(ReduceOp::Max, DType::F64), combine_function));
 }
 
+// The 4-byte sums: f32 in f32 (1e8 + 1 is 1e8 there, so piece order shows) and i32 wrapping in 32 bits.
+TEST(RuntimePieces, CombinedFourByteSumsKeepTheirType) {
+  constexpr std::int64_t kPieces = 3, kElements = 15;
+  const std::vector<std::int64_t> shape = {5, 3}, stride = {3, 1};
+  const std::int64_t copy_bytes = 64;  // 15 elements of 4 bytes, rounded up to a line
+  std::vector<float> target(kElements, 7.0f), copies(kPieces * copy_bytes / 4);
+  std::vector<std::int32_t> target_i(kElements, std::numeric_limits<std::int32_t>::max()), copies_i(copies.size());
+  const float order[kPieces] = {1e8f, 1.0f, -1e8f};
+  for (std::int64_t p = 0; p < kPieces; ++p)
+    for (std::int64_t e = 0; e < kElements; ++e) {
+      copies[static_cast<std::size_t>(p * copy_bytes / 4 + e)] = order[p];
+      copies_i[static_cast<std::size_t>(p * copy_bytes / 4 + e)] = static_cast<std::int32_t>(p + 1);
+    }
+  kiln_rt_combine_sums(target.data(), copies.data(), copy_bytes, kPieces, shape.data(), stride.data(), 2, kiln_sum_f32);
+  kiln_rt_combine_sums(target_i.data(), copies_i.data(), copy_bytes, kPieces, shape.data(), stride.data(), 2, kiln_sum_i32);
+  float want = 7.0f;
+  for (float x : order) want = want + x;
+  for (std::int64_t e = 0; e < kElements; ++e) {
+    EXPECT_EQ(target[static_cast<std::size_t>(e)], want) << "element " << e;
+    EXPECT_EQ(target_i[static_cast<std::size_t>(e)], std::numeric_limits<std::int32_t>::min() + 5) << "element " << e;
+  }
+}
+
 // kiln_rt_combine_sums adds the copies in piece order, element by element, into a target of any layout:
 // 1e16 + 1 - 1e16 is 0 in that order (1 in another), and integer sums wrap.
 TEST(RuntimePieces, CombinedSumsFollowPieceOrderInAnyLayout) {
