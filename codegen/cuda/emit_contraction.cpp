@@ -27,8 +27,8 @@
 // - a planned load's array is never written by the kernel (nor aliased by a written binding), and its indices
 //   read the loop's index, one of i and j, and shared values, no element. A cell is fetched only when its
 //   indices lie within the array's extents (a tile's rows past the parfor's last row, or steps past the end);
-// - under a triangle's test, every other load before the loop and in its steps reads only the loop's index and
-//   shared values (the copies that fail the test run them too).
+// - under a triangle's test (one that reads i or j), every other load before the loop and in its steps reads
+//   only the loop's index and shared values (the copies that fail the test run them too).
 // Element copies past the parfor's last row or column run as its last row or column (their loads stay in
 // bounds); they and the copies that fail the triangle's test run the loop with the others and store nothing. A
 // tile with no element to compute is skipped by the whole block (`__syncthreads_or`).
@@ -160,8 +160,10 @@ void Emitter::plan_contraction() {
   // The copies that fail the triangle's test run the statements before the loop and its steps as well (every
   // thread must reach the barriers), where the plain form does not run them: the test may be what keeps an
   // index in range (`if (j <= i)` around a load of X(i - j, k)). So every load there that no tile fetches (a
-  // tile's cells are fetched only within the extents) must read what every element of the block reads.
-  if (plan.guard) {
+  // tile's cells are fetched only within the extents) must read what every element of the block reads. A test
+  // of shared values alone (spread_loops' `k's range is not empty` around a promoted element) fails for every
+  // copy or for none, and a tile with no copy inside is skipped.
+  if (plan.guard && (ir::uses(plan.guard, iv) || ir::uses(plan.guard, jv))) {
     auto uniform = [&](const ir::Stmt& s) {
       for (const ir::LoadExpr* l : loads_in(s))
         if (!plan.loads.count(l))
