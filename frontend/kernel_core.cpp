@@ -480,6 +480,26 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   return v->result_rank;
 }
 
+int KernelCore::call_typed(int options_id, void** argv, std::size_t nargs, std::uint32_t read_only,
+                           const CallPlacement& placement, void* result) {
+  Impl& m = *impl_;
+  // The variant the latest asynchronous call ran; its plans compare the ranks, shapes, strides and devices that
+  // select it (array_code) and the plan. Types and the argument count were compared by the C++ types.
+  const Variant* v = m.planned.load(std::memory_order_acquire);
+  if (!v || v->key.options != static_cast<std::uint32_t>(options_id) || (v->written & read_only) || nargs != m.params.size())
+    return -1;
+  codegen::cuda::ArgMemory memory;
+  memory.device = placement.device;
+  memory.shared = 0;  // the plan runs only when no written argument overlaps another
+  memory.stream = placement.stream.get();
+  memory.pending = placement.pending;
+  memory.heads = true;
+  argv[nargs] = &memory;
+  if (!v->code.repeat(argv, result)) return -1;
+  if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
+  return v->result_rank;
+}
+
 const Variant* KernelCore::Impl::compile(const SigKey& key, const ArgValue* args) {
   std::lock_guard lock(mutex);
   if (const Variant* v = find_locked(key)) return v;  // another thread compiled it meanwhile

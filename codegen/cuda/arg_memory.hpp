@@ -31,6 +31,9 @@ struct ArgMemory {
   const std::function<void(const KernelStatus&)>* report = nullptr;
   /// An asynchronous call: where it leaves scalar results still on their way from the device (CallPlacement).
   std::shared_ptr<kiln::cuda::detail::PendingScalars>* pending = nullptr;
+  /// The typed path (KernelCore::call_typed): each array argument is a DeviceArgHead, whose rank and device nothing
+  /// has compared yet; a launch plan compares them with its own (LaunchPlans::run).
+  bool heads = false;
 };
 
 }  // namespace kiln::codegen::cuda

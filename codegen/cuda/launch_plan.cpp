@@ -196,7 +196,7 @@ const PlanEntry* LaunchPlans::find(void* const* args, int device) const {
   const std::size_t n = n_.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < n; ++i) {
     const PlanEntry* e = entries_[i].load(std::memory_order_relaxed);
-    if (e->device->info().ordinal != device) continue;
+    if (e->ordinal != device) continue;
     bool same = true;
     for (const PlanEntry::Array& a : e->arrays) {
       const auto* d = static_cast<const ArrayDesc*>(args[a.param]);
@@ -204,6 +204,37 @@ const PlanEntry* LaunchPlans::find(void* const* args, int device) const {
       if (!same) break;
     }
     if (same) return e;
+  }
+  return nullptr;
+}
+
+namespace {
+
+/// Whether `e` is the plan for these DeviceArgHeads on `device`: the ranks and devices, which nothing compared
+/// before, then the shapes and strides.
+bool heads_match(const PlanEntry& e, void* const* args, int device) {
+  if (e.ordinal != device) return false;
+  for (const PlanEntry::Array& a : e.arrays) {
+    const auto* h = static_cast<const DeviceArgHead*>(args[a.param]);
+    if (h->rank != a.rank || h->device != device) return false;
+    for (int k = 0; k < a.rank; ++k)
+      if (h->desc.shape[k] != a.shape[k] || h->desc.strides[k] != a.strides[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const PlanEntry* LaunchPlans::find_heads(void* const* args, int device) const {
+  const PlanEntry* hint = hint_.load(std::memory_order_acquire);
+  if (hint && heads_match(*hint, args, device)) return hint;
+  const std::size_t n = n_.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    const PlanEntry* e = entries_[i].load(std::memory_order_relaxed);
+    if (e != hint && heads_match(*e, args, device)) {
+      hint_.store(e, std::memory_order_release);
+      return e;
+    }
   }
   return nullptr;
 }
@@ -216,6 +247,7 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
   if (!rec.ok) return;
   auto e = std::make_unique<PlanEntry>();
   e->device = &dev;
+  e->ordinal = dev.info().ordinal;
   for (std::size_t i = 0; i < nparams_; ++i) {
     if (!((arrays_ >> i) & 1u)) continue;
     const auto* d = static_cast<const ArrayDesc*>(args[i]);
@@ -248,7 +280,9 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
 bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& machine) const {
   const auto& memory = *static_cast<const ArgMemory*>(args[nparams_]);
   kiln::cuda::detail::StreamState& stream = *memory.stream;
-  const PlanEntry* e = find(args, stream.device);
+  // The typed path leaves a graph being recorded to the general path, which keeps the graph's arrays alive.
+  if (memory.heads && stream.recording) return false;
+  const PlanEntry* e = memory.heads ? find_heads(args, stream.device) : find(args, stream.device);
   if (!e) return false;
   // A graph being recorded cannot make arrays (the executor's path says why); launches alone are recorded as any.
   if (stream.recording && !e->allocations.empty()) return false;
@@ -264,6 +298,14 @@ bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& mach
       if (wlo < br + static_cast<std::uintptr_t>(r.hi) && br + static_cast<std::uintptr_t>(r.lo) < whi) return false;
     }
   }
+  launch(*e, args, result, stream, machine);
+  (memory.heads ? typed_runs_ : runs_).fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void LaunchPlans::launch(const PlanEntry& plan, void* const* args, void* result, kiln::cuda::detail::StreamState& stream,
+                         const DeviceMachine& machine) const {
+  const PlanEntry* e = &plan;
   gpu::Device& dev = *e->device;
   dev.bind();
   const std::size_t nalloc = e->allocations.size();
@@ -307,7 +349,7 @@ bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& mach
       }
       gpu::launch(stream.stream, *l.fn, {l.choice.geometry.grid.x, l.choice.geometry.grid.y, l.choice.geometry.grid.z},
                   {l.choice.geometry.block.x, l.choice.geometry.block.y, l.choice.geometry.block.z}, params);
-      machine.note_launch(l.kernel, l.counts, l.rank, l.fn, l.rows, l.choice);
+      machine.note_launch(l.kernel, l.counts, l.rank, l.fn, l.rows, l.choice, &l);
     }
   } catch (...) {
     free_all();
@@ -324,15 +366,15 @@ bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& mach
     out = e->result_desc;
     out.data = reinterpret_cast<void*>(alloc[static_cast<std::size_t>(e->result)]);
   }
-  runs_.fetch_add(1, std::memory_order_relaxed);
-  return true;
 }
 
 std::string LaunchPlans::describe() const {
   if (!enabled()) return fmt::format("repeated asynchronous calls: through the host executor ({})\n", refusal_);
+  const std::uint64_t typed = typed_runs_.load(std::memory_order_relaxed);
   return fmt::format("repeated asynchronous calls: launch plans (codegen/cuda/launch_plan.hpp), {} recorded (of {} kept), "
-                     "{} call(s) run by them\n",
-                     n_.load(std::memory_order_acquire), kMaxEntries, runs_.load(std::memory_order_relaxed));
+                     "{} call(s) run by them, {} of those by the typed path (DeviceArrays and numbers of the parameters' "
+                     "own types: kiln/device.hpp)\n",
+                     n_.load(std::memory_order_acquire), kMaxEntries, runs_.load(std::memory_order_relaxed) + typed, typed);
 }
 
 }  // namespace kiln::codegen::cuda

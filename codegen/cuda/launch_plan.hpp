@@ -90,6 +90,7 @@ struct PlanEntry {
     std::int64_t lo = 0, hi = 0;  ///< the bytes its elements may occupy, relative to its pointer; lo == hi: none
   };
   gpu::Device* device = nullptr;
+  int ordinal = -1;  ///< device's, compared at every call
   std::vector<Array> arrays;
   std::vector<PlanAllocation> allocations;
   std::vector<PlanLaunch> launches;
@@ -133,13 +134,19 @@ class LaunchPlans {
   /// Publishes what a call recorded for `args` (its result, if any, at `result`).
   void publish(const PlanRecorder& rec, void* const* args, gpu::Device& dev, const ArrayDesc* result);
   /// Runs the call when a plan matches `args` (argv[nparams] is its ArgMemory) and no written argument overlaps
-  /// another; returns false, having done nothing, otherwise.
+  /// another; returns false, having done nothing, otherwise. With ArgMemory::heads the array arguments are
+  /// DeviceArgHeads, whose ranks and devices are compared too (the typed path: KernelCore::call_typed).
   bool run(void* const* args, void* result, const DeviceMachine& machine) const;
   /// Diagnostics: plans recorded, calls they ran, or why none.
   std::string describe() const;
 
  private:
   const PlanEntry* find(void* const* args, int device) const;
+  /// find() for the typed path: `hint_` first, then the others.
+  const PlanEntry* find_heads(void* const* args, int device) const;
+  /// Launches `e` with this call's arguments (the checks made).
+  void launch(const PlanEntry& e, void* const* args, void* result, kiln::cuda::detail::StreamState& stream,
+              const DeviceMachine& machine) const;
 
   std::size_t nparams_;
   std::vector<int> ranks_;  ///< per parameter: its array rank, 0 for a scalar
@@ -150,6 +157,9 @@ class LaunchPlans {
   std::atomic<std::size_t> n_{0};
   std::mutex publish_;  // guards appending to entries_
   mutable std::atomic<std::uint64_t> runs_{0};
+  mutable std::atomic<std::uint64_t> typed_runs_{0};  ///< of runs_, those of the typed path (ArgMemory::heads)
+  /// The plan the typed path ran last: a bound kernel called with one set of shapes compares them with it alone.
+  mutable std::atomic<const PlanEntry*> hint_{nullptr};
 };
 
 /// Why `program`'s host function cannot be planned, or "" (see the head of this file).
