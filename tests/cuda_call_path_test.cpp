@@ -713,12 +713,27 @@ TEST_F(CallPath, TheTypedPathRunsOnlyItsOwnOptionsPlans) {
   kiln::Options checked = on_gpu();
   checked.check = true;
   const auto kc = k.with(checked);
-  k.async(s)(x, y);
+  k.async(s)(x, y);  // typed again: 2
   kc.async(s)(x, y);
   factor = 3.0f;
   EXPECT_THROW(kc.async(s)(x, y), kiln::TraceError);
   k.async(s)(x, y);  // the unchecked options: their plan, as compiled (the captured value is baked in)
-  EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
+  EXPECT_EQ(typed_runs(k.diagnostics()), 3) << k.diagnostics();
+  s.synchronize();
+}
+
+TEST_F(CallPath, ATypedCallOfAKernelWithoutPlansTakesTheGeneralPath) {
+  // The host reads the total back to divide by it: no plan, so every typed call runs on the executor.
+  auto normalize = kiln::jit("typed_normalize", [](kiln::Array<float> x, kiln::Array<float> y) { y(kiln::all) = x / kiln::sum(x); },
+                             on_gpu());
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s);
+  kiln::DeviceArray<float> y({1000}, s);
+  const auto call = normalize.async(s);
+  for (int i = 0; i < 3; ++i) call(x, y);
+  const std::string d = normalize.diagnostics();
+  EXPECT_NE(d.find("repeated asynchronous calls: through the host executor"), std::string::npos) << d;
+  EXPECT_EQ(typed_runs(d), -1) << d;
   s.synchronize();
 }
 
