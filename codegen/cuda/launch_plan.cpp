@@ -228,29 +228,72 @@ bool heads_match(const PlanEntry& e, void* const* args, int device) {
   return true;
 }
 
+/// Whether array `w`'s and `r`'s elements may share bytes.
+bool share_bytes(const PlanEntry::Array& w, const PlanEntry::Array& r, void* const* args) {
+  const auto bw = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[w.param])->data);
+  const auto br = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[r.param])->data);
+  return bw + static_cast<std::uintptr_t>(w.lo) < br + static_cast<std::uintptr_t>(r.hi) &&
+         br + static_cast<std::uintptr_t>(r.lo) < bw + static_cast<std::uintptr_t>(w.hi);
+}
+
 /// Whether a written argument overlaps another: then the executor's path decides (a copy, the
 /// __restrict__-free kernel, or an AliasError), as for every call before plans.
 bool overlaps(const PlanEntry& e, void* const* args) {
+  const PlanEntry::Array* a = e.arrays.data();
+  if (e.npairs != PlanEntry::kManyPairs) {
+    for (std::uint8_t i = 0; i < e.npairs; ++i)
+      if (share_bytes(a[e.pairs[i][0]], a[e.pairs[i][1]], args)) return true;
+    return false;
+  }
   for (const PlanEntry::Array& w : e.arrays) {
     if (!w.written || w.lo == w.hi) continue;
-    const auto bw = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[w.param])->data);
-    const std::uintptr_t wlo = bw + static_cast<std::uintptr_t>(w.lo), whi = bw + static_cast<std::uintptr_t>(w.hi);
-    for (const PlanEntry::Array& r : e.arrays) {
-      if (&r == &w || r.lo == r.hi) continue;
-      const auto br = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[r.param])->data);
-      if (wlo < br + static_cast<std::uintptr_t>(r.hi) && br + static_cast<std::uintptr_t>(r.lo) < whi) return true;
-    }
+    for (const PlanEntry::Array& r : e.arrays)
+      if (&r != &w && r.lo != r.hi && share_bytes(w, r, args)) return true;
   }
   return false;
+}
+
+/// The launches of plan `e` with this call's arguments and allocations (`alloc`, one per e.allocations).
+void launch_all(const PlanEntry& e, void* const* args, const CUdeviceptr* alloc, kiln::cuda::detail::StreamState& stream) {
+  // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the record.
+  static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
+  for (const PlanLaunch& l : e.launches) {
+    void* params[PlanLaunch::kMaxParams];
+    std::memcpy(params, l.params, l.nvalues * sizeof(void*));
+    std::uint64_t patched[PlanLaunch::kMaxPatches];
+    for (std::size_t i = 0; i < l.npatches; ++i) {
+      const PlanLaunch::Patch& p = l.patches[i];
+      switch (p.from.source) {
+        case PlanSource::ArgData: {
+          void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
+          std::memcpy(&patched[i], &data, sizeof data);
+          break;
+        }
+        case PlanSource::ArgScalar: std::memcpy(&patched[i], args[p.from.index], sizeof(ScalarSlot)); break;
+        case PlanSource::Allocation: patched[i] = alloc[p.from.index]; break;
+        default: patched[i] = l.values[p.param]; break;
+      }
+      params[p.param] = &patched[i];
+    }
+    if (const CUresult r = e.driver->cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                                    l.block[2], 0, stream.stream, params, nullptr);
+        r != CUDA_SUCCESS)
+      gpu::launch(stream.stream, *l.fn, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]}, params);  // throws, naming it
+    // The kernel's latest launch is this one: recorded unless the record is already this launch's.
+    if (l.memo->source() != &l) l.memo->record(l.counts, l.rank, l.fn, l.rows, kNoElements, l.choice, &l);
+  }
 }
 
 /// Runs plan `e` with this call's arguments (the checks made): its allocations from the stream, each launch's
 /// recorded parameters with this call's pointers and scalars patched in, the kernel's latest launch noted.
 void launch_plan(const PlanEntry& e, void* const* args, void* result, kiln::cuda::detail::StreamState& stream) {
   gpu::Device& dev = *e.device;
-  const gpu::DriverApi& d = *e.driver;
-  if (CUcontext cur = nullptr; d.cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != e.context) dev.bind();
+  if (CUcontext cur = nullptr; e.driver->cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != e.context) dev.bind();
   const std::size_t nalloc = e.allocations.size();
+  if (nalloc == 0) {  // into the arguments
+    launch_all(e, args, nullptr, stream);
+    return;
+  }
   SmallArray<CUdeviceptr, 8> alloc(nalloc);
   std::size_t made = 0;
   const auto free_all = [&]() noexcept {
@@ -267,37 +310,8 @@ void launch_plan(const PlanEntry& e, void* const* args, void* result, kiln::cuda
     }
     dev.count_alloc(a.bytes);
   }
-  // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the record.
-  static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
   try {
-    std::uint64_t values[PlanLaunch::kMaxParams];
-    void* params[PlanLaunch::kMaxParams];
-    for (const PlanLaunch& l : e.launches) {
-      const std::size_t n = l.nvalues;
-      for (std::size_t k = 0; k < n; ++k) {
-        values[k] = l.values[k];
-        params[k] = &values[k];
-      }
-      for (std::size_t i = 0; i < l.npatches; ++i) {
-        const PlanLaunch::Patch& p = l.patches[i];
-        switch (p.from.source) {
-          case PlanSource::ArgData: {
-            void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
-            std::memcpy(&values[p.param], &data, sizeof data);
-            break;
-          }
-          case PlanSource::ArgScalar: std::memcpy(&values[p.param], args[p.from.index], sizeof(ScalarSlot)); break;
-          case PlanSource::Allocation: values[p.param] = alloc[p.from.index]; break;
-          default: break;
-        }
-      }
-      if (const CUresult r = d.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], 0,
-                                              stream.stream, params, nullptr);
-          r != CUDA_SUCCESS)
-        gpu::launch(stream.stream, *l.fn, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]}, params);  // throws, naming it
-      // The kernel's latest launch is this one: recorded unless the record is already this launch's.
-      if (l.memo->source() != &l) l.memo->record(l.counts, l.rank, l.fn, l.rows, kNoElements, l.choice, &l);
-    }
+    launch_all(e, args, alloc.data(), stream);
   } catch (...) {
     free_all();
     throw;
@@ -350,8 +364,23 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
     e->arrays.push_back(a);
   }
   for (const auto& a : rec.allocations) e->allocations.push_back(a.a);
-  e->launches = rec.launches;
-  for (PlanLaunch& l : e->launches) l.memo = &machine_->memo(l.kernel);
+  for (std::size_t w = 0; w < e->arrays.size(); ++w) {
+    const PlanEntry::Array& aw = e->arrays[w];
+    if (!aw.written || aw.lo == aw.hi) continue;
+    for (std::size_t r = 0; r < e->arrays.size(); ++r) {
+      if (r == w || e->arrays[r].lo == e->arrays[r].hi) continue;
+      if (e->npairs == PlanEntry::kMaxPairs) e->npairs = PlanEntry::kManyPairs;
+      if (e->npairs == PlanEntry::kManyPairs) break;
+      e->pairs[e->npairs][0] = static_cast<std::uint8_t>(w);
+      e->pairs[e->npairs][1] = static_cast<std::uint8_t>(r);
+      ++e->npairs;
+    }
+  }
+  e->launches = rec.launches;  // where they stay: their parameter arrays point into them
+  for (PlanLaunch& l : e->launches) {
+    l.memo = &machine_->memo(l.kernel);
+    for (std::size_t k = 0; k < l.nvalues; ++k) l.params[k] = &l.values[k];
+  }
   if (result) {
     const auto at = std::find_if(rec.allocations.begin(), rec.allocations.end(),
                                  [&](const PlanRecorder::Alloc& a) { return a.p == reinterpret_cast<CUdeviceptr>(result->data); });

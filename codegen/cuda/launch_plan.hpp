@@ -71,7 +71,10 @@ struct PlanLaunch {
   std::uint8_t nvalues = 0, npatches = 0;
   Patch patches[kMaxPatches] = {};
   LaunchMemo* memo = nullptr;  ///< the kernel's latest launch (DeviceMachine::memo), set when the plan is published
-  std::uint64_t values[kMaxParams] = {};  ///< each parameter's 8 bytes: the recorded value, patched per call
+  /// cuLaunchKernel's parameter array as far as it is fixed: parameter k at values[k], set when the plan is
+  /// published (where it stays). A call copies it and points the patched parameters at its own values.
+  void* params[kMaxParams] = {};
+  std::uint64_t values[kMaxParams] = {};  ///< each parameter's 8 bytes: the recorded value (patched ones: unused)
 
   const gpu::LoadedFunction* fn = nullptr;
   std::size_t kernel = 0;  ///< GpuKernel index (the launch memo that diagnostics read)
@@ -102,6 +105,11 @@ struct PlanEntry {
   const gpu::DriverApi* driver = nullptr;
   /// Calls run by the plan: by the general path's arguments, and by the typed path's (DeviceArgHeads).
   mutable std::atomic<std::uint64_t> runs{0}, typed_runs{0};
+  /// The pairs of arrays (indices into `arrays`) whose byte ranges a call compares: a written one with elements
+  /// and another with elements. More than kMaxPairs: npairs is kManyPairs, and a call compares every such pair.
+  static constexpr std::uint8_t kMaxPairs = 16, kManyPairs = 0xFF;
+  std::uint8_t npairs = 0;
+  std::uint8_t pairs[kMaxPairs][2] = {};
   std::vector<Array> arrays;
   std::vector<PlanAllocation> allocations;
   std::vector<PlanLaunch> launches;
