@@ -17,6 +17,11 @@
 // function of extents and constants; no reductions read back, kernel status, loops, branches, bindings, element
 // accesses or sorts); the reason it does not is in the kernel's diagnostics. Plans are immutable once published
 // (an append-only table of kMaxEntries), so calls on several threads share them without a lock.
+//
+// The typed path (kiln/device.hpp's AsyncKernel, KernelCore::call_typed) passes DeviceArgHeads, whose ranks and
+// devices the plan compares too, and keeps the plan that ran (ArgMemory::ran): its next call goes straight to
+// run_bound, which follows the plan's own copies of the function, geometry, context, driver and latest-launch
+// record rather than the program's objects.
 #pragma once
 
 #include <array>
