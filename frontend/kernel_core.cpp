@@ -97,6 +97,17 @@ struct Variant {
   }
 };
 
+/// What the typed path runs a repeated call by (KernelCore::call_typed): one launch plan of one variant, run
+/// directly for as long as the arguments match it. Immutable; the kernel keeps it (and the variant, and the plan
+/// its code owns) until it goes.
+struct TypedBinding {
+  codegen::cuda::PlanHandle plan;
+  const Variant* variant = nullptr;
+  std::uint32_t options = 0;  ///< the variant's options id
+  std::uint32_t written = 0;  ///< the variant's written parameters
+  int result_rank = 0;
+};
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -180,6 +191,41 @@ struct KernelCore::Impl {
   std::atomic<const Variant*> last{nullptr};
   /// The variant the latest asynchronous call ran, when its target can repeat calls by a plan (repeat below).
   std::atomic<const Variant*> planned{nullptr};
+  /// The launch plan the latest typed call ran (call_typed): the next one tries it first.
+  std::atomic<const TypedBinding*> bound{nullptr};
+  /// Each (variant, plan) pair bound so far, kept with the kernel: found without a lock (append-only, published
+  /// with a release store, as `fast`), so that calls alternating between two plans rebind at no lock's cost.
+  static constexpr std::size_t kBindings = 64;
+  std::array<std::atomic<const TypedBinding*>, kBindings> bindings{};
+  std::atomic<std::size_t> nbindings{0};
+  std::mutex bind_mutex;  // guards appending to bindings, and owned
+  std::vector<std::unique_ptr<TypedBinding>> owned;
+
+  /// Makes `ran`, a plan of `v`, the one the next typed call tries first (no more than kBindings pairs: past
+  /// them a call takes the plan's lookup every time).
+  void bind(const Variant& v, const codegen::cuda::PlanHandle& ran) {
+    const auto find_bound = [&](std::size_t n) -> const TypedBinding* {
+      for (std::size_t i = 0; i < n; ++i) {
+        const TypedBinding* b = bindings[i].load(std::memory_order_relaxed);
+        if (b->variant == &v && b->plan.plan == ran.plan) return b;
+      }
+      return nullptr;
+    };
+    const TypedBinding* b = find_bound(nbindings.load(std::memory_order_acquire));
+    if (!b) {
+      std::lock_guard lock(bind_mutex);
+      const std::size_t n = nbindings.load(std::memory_order_relaxed);
+      b = find_bound(n);
+      if (!b) {
+        if (n == kBindings) return;
+        owned.push_back(std::make_unique<TypedBinding>(TypedBinding{ran, &v, v.key.options, v.written, v.result_rank}));
+        b = owned.back().get();
+        bindings[n].store(b, std::memory_order_relaxed);
+        nbindings.store(n + 1, std::memory_order_release);
+      }
+    }
+    if (bound.load(std::memory_order_relaxed) != b) bound.store(b, std::memory_order_release);
+  }
 
   // Calls whose overlapping array arguments were copied first (frontend/argument_overlap.hpp).
   std::atomic<std::uint64_t> overlap_copies{0};
@@ -477,6 +523,38 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   if (placement && v->code.repeat && v->checked_ir.empty() && m.planned.load(std::memory_order_relaxed) != v)
     m.planned.store(v, std::memory_order_release);
   if (member_ranks) std::copy(v->member_ranks.begin(), v->member_ranks.end(), member_ranks);
+  return v->result_rank;
+}
+
+int KernelCore::call_typed(int options_id, void** argv, std::size_t nargs, std::uint32_t read_only,
+                           const CallPlacement& placement, void* result) {
+  Impl& m = *impl_;
+  kiln::cuda::detail::StreamState& stream = *placement.stream.get();
+  // The plan the latest typed call ran, run directly: it compares what selects it and itself (the arguments'
+  // ranks, shapes, strides and device), the options and writability are compared here. Types and the argument
+  // count were compared by the C++ types.
+  if (const TypedBinding* b = m.bound.load(std::memory_order_acquire);
+      b && b->options == static_cast<std::uint32_t>(options_id) && !(b->written & read_only) &&
+      b->plan.run(b->plan.plan, argv, stream, result)) {
+    if (m.last.load(std::memory_order_relaxed) != b->variant) m.last.store(b->variant, std::memory_order_release);
+    return b->result_rank;
+  }
+  // Otherwise the plans of the variant the latest asynchronous call ran, any of which may match.
+  const Variant* v = m.planned.load(std::memory_order_acquire);
+  if (!v || v->key.options != static_cast<std::uint32_t>(options_id) || (v->written & read_only) || nargs != m.params.size())
+    return -1;
+  codegen::cuda::ArgMemory memory;
+  memory.device = placement.device;
+  memory.shared = 0;  // the plan runs only when no written argument overlaps another
+  memory.stream = &stream;
+  memory.pending = placement.pending;
+  memory.heads = true;
+  codegen::cuda::PlanHandle ran;
+  memory.ran = &ran;
+  argv[nargs] = &memory;
+  if (!v->code.repeat(argv, result)) return -1;
+  if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
+  m.bind(*v, ran);
   return v->result_rank;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <thread>
@@ -386,6 +387,16 @@ std::pair<int, long long> plans(const std::string& diagnostics) {
 
 std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
+/// Of the calls a kernel's launch plans ran, those the typed path made (kiln/device.hpp's AsyncKernel); -1: none said.
+long long typed_runs(const std::string& diagnostics) {
+  const std::string head = "call(s) run by them, ";
+  const std::size_t at = diagnostics.find(head);
+  if (at == std::string::npos) return -1;
+  long long typed = -1;
+  std::sscanf(diagnostics.c_str() + at + head.size(), "%lld of those by the typed path", &typed);
+  return typed;
+}
+
 TEST_F(CallPath, ARepeatedCallIsRunByItsLaunchPlan) {
   auto k = scale_into("plan1_scale_into");
   kiln::cuda::Stream s;
@@ -553,6 +564,198 @@ TEST_F(CallPath, WhatAPlanCannotRunIsSaid) {
   for (int i = 0; i < 3; ++i) k.async(s)(x, y, 2.0f);
   EXPECT_EQ(plans(k.diagnostics()).second, 0) << k.diagnostics();
   s.synchronize();
+}
+
+
+// ---- the typed path (AsyncKernel with DeviceArrays and numbers of the parameters' own types) ----------------
+
+TEST_F(CallPath, ARepeatedTypedCallIsTheLaunchAlone) {
+  auto k = scale_into("typed1_scale_into");
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), x2({1000}, s), y2({1000}, s);
+  const auto call = k.async(s);
+  call(x, y, 2.0f);  // the general path: compiles, records the plan
+  EXPECT_EQ(typed_runs(k.diagnostics()), 0) << k.diagnostics();
+  fake.reset();
+  fake.capture_params(5);
+  call(x2, y2, 3.0f);
+  const std::vector<unsigned long long> p = fake.last_params(5);
+  fake.capture_params(0);
+  EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
+  EXPECT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 1u);
+  EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+  const auto has = [&](unsigned long long v) { return std::find(p.begin(), p.end(), v) != p.end(); };
+  EXPECT_TRUE(has(address(x2.data())));
+  EXPECT_TRUE(has(address(y2.data())));
+  EXPECT_FALSE(has(address(x.data())));
+  EXPECT_FALSE(has(address(y.data())));
+  const float three = 3.0f;
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &three, sizeof three);
+  EXPECT_TRUE(has(bits));
+  // The form the documentation writes (kernel.async(s) at every call) takes it too.
+  k.async(s)(x, y, 2.0f);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
+  // A number of another type is converted by the general path, as C++ would: 2 becomes 2.0f.
+  fake.capture_params(5);
+  call(x, y, 2);
+  const std::vector<unsigned long long> q = fake.last_params(5);
+  fake.capture_params(0);
+  const float two = 2.0f;
+  std::memcpy(&bits, &two, sizeof two);
+  EXPECT_NE(std::find(q.begin(), q.end(), bits), q.end());
+  EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
+  s.synchronize();
+}
+
+TEST_F(CallPath, TheTypedPathComparesRanksNotOnlyExtents) {
+  // (1000,) and (1000, 1) have the same first extent and stride: only the rank tells them apart.
+  auto any = kiln::jit("typed2_scale_any", [](kiln::Array<float> x, kiln::Float a) { return x * a; }, on_gpu());
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> flat({1000}, s), column({1000, 1}, s);
+  const auto call = any.async(s);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(call(flat, 2.0f).shape(), (std::vector<std::int64_t>{1000}));
+    EXPECT_EQ(call(column, 2.0f).shape(), (std::vector<std::int64_t>{1000, 1}));
+  }
+  // A kernel of rank-1 parameters refuses the column, after typed calls with vectors.
+  auto k = kiln::jit("typed3_scale_into", [](kiln::Array<float, 1> x, kiln::Array<float, 1> y, kiln::Float a) {
+    y(kiln::all) = x * a;
+  }, on_gpu());
+  kiln::DeviceArray<float> y({1000}, s);
+  const auto into = k.async(s);
+  const kiln::DeviceArray<float> x({1000}, s);
+  into(x, y, 2.0f);
+  into(x, y, 2.0f);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
+  kiln::DeviceArray<float> wide({1000, 1}, s);
+  try {
+    into(x, wide, 2.0f);
+    ADD_FAILURE() << "a rank-2 array was taken for a rank-1 parameter";
+  } catch (const kiln::TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("argument 2 of 3 ('y') expects f32 array of rank 1"), std::string::npos) << e.what();
+  }
+  // An array that was moved from has no memory to run on: the call is not the plan's.
+  kiln::DeviceArray<float> gone({1000}, s);
+  const kiln::DeviceArray<float> taken = std::move(gone);
+  EXPECT_EQ(gone.head().desc.data, nullptr);  // NOLINT(bugprone-use-after-move): what a call would read
+  EXPECT_EQ(taken.head().desc.data, static_cast<void*>(taken.data()));
+  s.synchronize();
+}
+
+TEST_F(CallPath, TheTypedPathLeavesEveryRefusalToTheGeneralPath) {
+  auto k = scale_into("typed4_scale_into");
+  kiln::cuda::Stream s;
+  const auto call = k.async(s);
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), by({1 << 20}, s);
+  const kiln::DeviceArray<float> frozen({1000}, s);
+  call(x, y, 2.0f);
+  call(x, y, 2.0f);
+  ASSERT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const kiln::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  // Extents that disagree: the host function's check, naming the kernel.
+  std::string m = message([&] { call(x, by, 2.0f); });
+  EXPECT_NE(m.find("typed4_scale_into"), std::string::npos) << m;
+  // Written but const: the argument and the fix.
+  m = message([&] { call(x, frozen, 2.0f); });
+  EXPECT_NE(m.find("kernel 'typed4_scale_into': argument 2 of 3 ('y')"), std::string::npos) << m;
+  EXPECT_NE(m.find("read-only"), std::string::npos) << m;
+  // One array in and out: the __restrict__-free kernel (the executor), then the plan again.
+  call(x, x, 2.0f);
+  EXPECT_NE(k.diagnostics().find("_k0_alias]"), std::string::npos) << k.diagnostics();
+  call(x, y, 2.0f);
+  EXPECT_NE(k.diagnostics().find("_k0]"), std::string::npos) << k.diagnostics();
+  EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
+  // An array on another device than the stream: the argument and the fix.
+  if (kiln::cuda::device_count() >= 2) {
+    kiln::cuda::Stream s1(1);
+    kiln::DeviceArray<float> x1({1000}, s1), y1({1000}, s1);
+    k.async(s1)(x1, y1, 2.0f);
+    k.async(s1)(x1, y1, 2.0f);  // the plan of device 1
+    EXPECT_EQ(fake.last().stream, s1.handle());
+    m = message([&] { k.async(s1)(x, y, 2.0f); });
+    EXPECT_NE(m.find("argument 1 of 3 ('x') is on CUDA device 0, but the call's stream is on device 1"), std::string::npos) << m;
+    m = message([&] { call(x, y1, 2.0f); });
+    EXPECT_NE(m.find("('y') is on CUDA device 1"), std::string::npos) << m;
+    s1.synchronize();
+  }
+  // A kernel that shifts refuses one array in and out, typed or not.
+  auto shift = kiln::jit("typed_shift_left", [](kiln::Array<float> x, kiln::Array<float> y) {
+    kiln::prange(x.shape(0) - 1, [&](kiln::Int i) { y[i] = x[i + 1]; });
+  }, on_gpu());
+  const auto shifted = shift.async(s);
+  shifted(x, y);
+  shifted(x, y);
+  EXPECT_EQ(typed_runs(shift.diagnostics()), 1) << shift.diagnostics();
+  EXPECT_THROW(shifted(x, x), kiln::AliasError);
+  s.synchronize();
+}
+
+TEST_F(CallPath, TheTypedPathRunsOnlyItsOwnOptionsPlans) {
+  // Two option sets of one kernel share its core: a call with the other options never runs this one's plan.
+  float factor = 2.0f;
+  auto k = kiln::jit("typed5_scale", [&](kiln::Array<float> x, kiln::Array<float> y) { y(kiln::all) = x * factor; }, on_gpu());
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  k.async(s)(x, y);
+  k.async(s)(x, y);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
+  // Check mode traces every call again: after the captured factor changed, the call is refused, not run by the
+  // plan the unchecked options recorded for the same arrays.
+  kiln::Options checked = on_gpu();
+  checked.check = true;
+  const auto kc = k.with(checked);
+  k.async(s)(x, y);  // typed again: 2
+  kc.async(s)(x, y);
+  factor = 3.0f;
+  EXPECT_THROW(kc.async(s)(x, y), kiln::TraceError);
+  k.async(s)(x, y);  // the unchecked options: their plan, as compiled (the captured value is baked in)
+  EXPECT_EQ(typed_runs(k.diagnostics()), 3) << k.diagnostics();
+  s.synchronize();
+}
+
+TEST_F(CallPath, ATypedCallOfAKernelWithoutPlansTakesTheGeneralPath) {
+  // The host reads the total back to divide by it: no plan, so every typed call runs on the executor.
+  auto normalize = kiln::jit("typed_normalize", [](kiln::Array<float> x, kiln::Array<float> y) { y(kiln::all) = x / kiln::sum(x); },
+                             on_gpu());
+  kiln::cuda::Stream s;
+  const kiln::DeviceArray<float> x({1000}, s);
+  kiln::DeviceArray<float> y({1000}, s);
+  const auto call = normalize.async(s);
+  for (int i = 0; i < 3; ++i) call(x, y);
+  const std::string d = normalize.diagnostics();
+  EXPECT_NE(d.find("repeated asynchronous calls: through the host executor"), std::string::npos) << d;
+  EXPECT_EQ(typed_runs(d), -1) << d;
+  s.synchronize();
+}
+
+TEST_F(CallPath, AGraphKeepsTheArraysOfTypedCalls) {
+  auto k = scale_into("typed6_scale_into");
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s);
+  const auto call = k.async(s);
+  call(x, y, 2.0f);
+  call(x, y, 2.0f);  // typed, by the plan
+  ASSERT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
+  std::optional<kiln::DeviceArray<float>> t(std::in_place, std::vector<std::int64_t>{1000});  // cuMemAlloc'd, cuMemFree'd
+  fake.reset();
+  std::optional<kiln::cuda::Graph> g(kiln::cuda::capture(s, [&] { call(x, *t, 2.0f); }));
+  EXPECT_EQ(fake.calls("cuLaunchKernel"), 1u);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 1) << "a graph was recorded by the typed path, which keeps no array";
+  t.reset();  // the graph replays into it: it keeps it
+  EXPECT_EQ(fake.calls("cuMemFree"), 0u);
+  g->launch(s);
+  s.synchronize();
+  g.reset();
+  EXPECT_EQ(fake.calls("cuMemFree"), 1u);
 }
 
 }  // namespace

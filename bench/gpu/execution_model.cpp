@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-bench-gpu-async: what kiln's CUDA execution model costs against hand-written CUDA on one stream, in one
-// process, interleaved, medians of --reps rounds:
+// process, interleaved (each round in another order), medians of --reps rounds; the hand pipeline is timed twice
+// a round, and "hand A/A" (its second timing over its first) is the band the ratios vary by with nothing changed:
 //  - pipeline: ten kernels (five array expressions, each twice) on device-resident data. kiln: each call is
 //    kernel.async(stream) and returns a new DeviceArray from the stream-ordered pool; hand: the same five
 //    formulas as CUDA C (NVRTC) writing into two preallocated buffers. Host transfers are counted during kiln's
@@ -17,6 +18,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/measure.hpp"
@@ -114,8 +116,8 @@ int main(int argc, char** argv) {
 
   std::printf("device: %s\n", dev.info().name.c_str());
   std::printf("pipeline of 10 kernels on device-resident float arrays, median of %d rounds (wall time incl. the final synchronization)\n", reps);
-  std::printf("%-10s %10s %10s %8s %14s %8s %16s %14s %14s %8s\n", "n", "kiln us", "hand us", "ratio", "hand+alloc us", "ratio",
-              "host transfers", "kiln peak MiB", "kiln into us", "ratio");
+  std::printf("%-10s %10s %10s %8s %14s %8s %16s %14s %14s %8s %10s\n", "n", "kiln us", "hand us", "ratio", "hand+alloc us", "ratio",
+              "host transfers", "kiln peak MiB", "kiln into us", "ratio", "hand A/A");
   for (long long n : {1LL << 16, 1LL << 20, 1LL << 24}) {
     std::vector<float> init(static_cast<std::size_t>(n));
     for (long long i = 0; i < n; ++i) init[static_cast<std::size_t>(i)] = static_cast<float>((i * 7919) % 1009) * 0.01f - 5.0f;
@@ -202,18 +204,31 @@ int main(int argc, char** argv) {
     kiln::cuda::reset_memory_peak();
     const std::uint64_t transfers0 = kiln::cuda::memory_stats().host_transfers;
     hand_alloc_pipeline();
-    std::vector<double> tk, th, ta, ti;
-    for (int r = 0; r < reps; ++r) {
-      tk.push_back(wall_us([&] { kiln_pipeline(); }));
-      th.push_back(wall_us(hand_pipeline));
-      ta.push_back(wall_us(hand_alloc_pipeline));
-      ti.push_back(wall_us([&] { kiln_into_pipeline(); }));
-    }
+    // Five rows a round, the hand pipeline twice (its second row against its first is the A/A band: what the
+    // ratios vary by when nothing differs), each round starting one row later so that no row always follows
+    // the same one.
+    std::vector<double> tk, th, ta, ti, th2;
+    const std::array<std::pair<std::vector<double>*, std::function<void()>>, 5> rows = {{
+        {&tk, [&] { kiln_pipeline(); }},
+        {&th, hand_pipeline},
+        {&ta, hand_alloc_pipeline},
+        {&ti, [&] { kiln_into_pipeline(); }},
+        {&th2, hand_pipeline},
+    }};
+    for (int r = 0; r < reps; ++r)
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        const auto& row = rows[(k + static_cast<std::size_t>(r)) % rows.size()];
+        row.first->push_back(wall_us(row.second));
+      }
     const kiln::cuda::MemoryStats m = kiln::cuda::memory_stats();
-    std::printf("%-10lld %10.1f %10.1f %8.3f %14.1f %8.3f %16llu %14.1f %14.1f %8.3f\n", n, median(tk), median(th), median(tk) / median(th),
-                median(ta), median(tk) / median(ta),
+    std::printf("%-10lld %10.1f %10.1f %8.3f %14.1f %8.3f %16llu %14.1f %14.1f %8.3f %10.3f\n", n, median(tk), median(th),
+                median(tk) / median(th), median(ta), median(tk) / median(ta),
                 static_cast<unsigned long long>(m.host_transfers - transfers0), static_cast<double>(m.peak_bytes) / (1 << 20),
-                median(ti), median(ti) / median(th));
+                median(ti), median(ti) / median(th), median(th2) / median(th));
+    // The geometry kiln chose, against the hand kernels' min(n / 256, 2112) blocks of 256.
+    const std::string d = square_into.diagnostics();
+    const std::size_t at = d.find("last launch:");
+    if (at != std::string::npos) std::printf("           kiln square_into %s\n", d.substr(at, d.find('\n', at) - at).c_str());
   }
 
   // ---- time loop ------------------------------------------------------------------------------------------

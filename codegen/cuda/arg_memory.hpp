@@ -15,6 +15,12 @@ class PendingScalars;  // kiln/device.hpp
 }
 
 namespace kiln::codegen::cuda {
+/// A launch plan the typed path ran, and how to run it again with other DeviceArgHeads (LaunchPlans::run_bound):
+/// it checks what selects it and returns false, having done nothing, when they do not match.
+struct PlanHandle {
+  const void* plan = nullptr;
+  bool (*run)(const void* plan, void* const* heads, kiln::cuda::detail::StreamState& stream, void* result) = nullptr;
+};
 
 struct ArgMemory {
   std::uint32_t device_arrays = 0;  ///< bit i: argument i is a DeviceArray (a device address, no copies)
@@ -31,6 +37,11 @@ struct ArgMemory {
   const std::function<void(const KernelStatus&)>* report = nullptr;
   /// An asynchronous call: where it leaves scalar results still on their way from the device (CallPlacement).
   std::shared_ptr<kiln::cuda::detail::PendingScalars>* pending = nullptr;
+  /// The typed path (KernelCore::call_typed): each array argument is a DeviceArgHead, whose rank and device nothing
+  /// has compared yet; a launch plan compares them with its own (LaunchPlans::run).
+  bool heads = false;
+  /// The typed path: where the launch plan that ran the call leaves itself (PlanHandle), or null.
+  PlanHandle* ran = nullptr;
 };
 
 }  // namespace kiln::codegen::cuda

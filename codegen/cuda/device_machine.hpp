@@ -159,14 +159,8 @@ class DeviceMachine final : public ir::Machine {
  public:
   /// Per kernel: its strategy and why (GpuKernel::plan), and its latest launch with the model's reason.
   std::string describe() const;
-  /// A launch made without the executor (a launch plan): the kernel's latest launch is this one.
-  void note_launch(std::size_t kernel, const std::uint64_t* counts, int rank, const gpu::LoadedFunction* fn,
-                   std::int64_t rows, const LaunchChoice& choice) const {
-    // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the key.
-    static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
-    LaunchMemo& memo = last_[kernel];
-    if (!memo.find(counts, rank, fn, rows, kNoElements)) memo.record(counts, rank, fn, rows, kNoElements, choice);
-  }
+  /// Kernel `kernel`'s latest launch, which launch plans update (launch_plan.hpp).
+  LaunchMemo& memo(std::size_t kernel) const { return last_[kernel]; }
 };
 
 }  // namespace kiln::codegen::cuda

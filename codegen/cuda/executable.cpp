@@ -115,7 +115,7 @@ Executable::Executable(std::shared_ptr<const Program> program, Binary binary, co
   }
   makes_arrays_ = static_cast<bool>(f.result_array);
   for (const auto& m : f.tuple) makes_arrays_ |= static_cast<bool>(m.array);
-  plans_ = std::make_unique<LaunchPlans>(*program_, written_, array_params_, cuda_);
+  plans_ = std::make_unique<LaunchPlans>(*program_, written_, array_params_, cuda_, machine_);
 }
 
 const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {

@@ -28,7 +28,7 @@ class Executable : public std::enable_shared_from_this<Executable> {
   std::int32_t call(void* const* args, void* result, KernelStatus* status);
   /// An asynchronous call (argv[nparams] an ArgMemory with a stream) run by a launch plan recorded for these
   /// arguments' shapes (launch_plan.hpp); false, having done nothing, when none applies.
-  bool repeat(void* const* args, void* result) const { return plans_->run(args, result, machine_); }
+  bool repeat(void* const* args, void* result) const { return plans_->run(args, result); }
   /// Whether this program's asynchronous calls can be planned at all.
   bool plannable() const { return plans_->enabled(); }
   /// The kernels' launch plans and latest launches (DeviceMachine::describe), for kiln's diagnostics.

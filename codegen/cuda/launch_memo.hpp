@@ -59,12 +59,14 @@ class LaunchMemo {
     return c;
   }
 
-  /// Records a launch the model chose (left to the other writer when one is writing).
+  /// Records a launch the model chose (left to the other writer when one is writing). `source`: the launch plan's
+  /// launch that made it (launch_plan.hpp), or null.
   void record(const std::uint64_t* counts, int rank, const gpu::LoadedFunction* fn, std::int64_t row_length, const std::uint64_t* elements,
-              const LaunchChoice& c) {
+              const LaunchChoice& c, const void* source = nullptr) {
     std::uint32_t s = seq_.load(std::memory_order_relaxed);
     if ((s & 1u) || !seq_.compare_exchange_strong(s, s + 1, std::memory_order_relaxed)) return;
     std::atomic_thread_fence(std::memory_order_release);
+    source_.store(source, std::memory_order_relaxed);
     fn_.store(fn, std::memory_order_relaxed);
     row_length_.store(row_length, std::memory_order_relaxed);
     for (int d = 0; d < kMaxRank; ++d) counts_[d].store(d < rank ? counts[d] : 1, std::memory_order_relaxed);
@@ -84,6 +86,10 @@ class LaunchMemo {
     block_iterations_.store(c.block_iterations, std::memory_order_relaxed);
     seq_.store(s + 2, std::memory_order_release);
   }
+
+  /// The launch plan's launch the record came from, or null: a plan's repeated launch records nothing new when
+  /// the record is already its own (a relaxed read; a record being written meanwhile is the other writer's).
+  const void* source() const { return source_.load(std::memory_order_relaxed); }
 
   /// The latest launch, for diagnostics; none before the first (or while one is being recorded).
   std::optional<LaunchRecord> latest() const {
@@ -121,6 +127,7 @@ class LaunchMemo {
   std::atomic<unsigned> grid_[3] = {}, block_[3] = {};
   std::atomic<int> per_thread_{0}, reason_{0};
   std::atomic<bool> tiles_{false};
+  std::atomic<const void*> source_{nullptr};
 };
 
 }  // namespace kiln::codegen::cuda

@@ -141,6 +141,10 @@ void PlanRecorder::launch(std::size_t kernel, const gpu::LoadedFunction& fn, con
   if (!ok) return;
   PlanLaunch l;
   l.fn = &fn;
+  l.function = fn.fn;
+  const Geometry& g = choice.geometry;
+  l.grid[0] = g.grid.x, l.grid[1] = g.grid.y, l.grid[2] = g.grid.z;
+  l.block[0] = g.block.x, l.block[1] = g.block.y, l.block[2] = g.block.z;
   l.kernel = kernel;
   l.choice = choice;
   std::copy(counts, counts + rank, l.counts);
@@ -176,8 +180,9 @@ void PlanRecorder::launch(std::size_t kernel, const gpu::LoadedFunction& fn, con
 
 // ---- the plans ------------------------------------------------------------------------------------------
 
-LaunchPlans::LaunchPlans(const Program& program, std::uint32_t written, std::uint32_t arrays, const CudaOptions& opts)
-    : nparams_(program.function->params.size()), written_(written), arrays_(arrays) {
+LaunchPlans::LaunchPlans(const Program& program, std::uint32_t written, std::uint32_t arrays, const CudaOptions& opts,
+                         const DeviceMachine& machine)
+    : nparams_(program.function->params.size()), written_(written), arrays_(arrays), machine_(&machine) {
   for (const ir::Var& p : program.function->params) {
     ranks_.push_back(p->type.is_array() ? p->type.rank : 0);
     esizes_.push_back(size_of(p->type.elem));
@@ -196,7 +201,7 @@ const PlanEntry* LaunchPlans::find(void* const* args, int device) const {
   const std::size_t n = n_.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < n; ++i) {
     const PlanEntry* e = entries_[i].load(std::memory_order_relaxed);
-    if (e->device->info().ordinal != device) continue;
+    if (e->ordinal != device) continue;
     bool same = true;
     for (const PlanEntry::Array& a : e->arrays) {
       const auto* d = static_cast<const ArrayDesc*>(args[a.param]);
@@ -204,6 +209,133 @@ const PlanEntry* LaunchPlans::find(void* const* args, int device) const {
       if (!same) break;
     }
     if (same) return e;
+  }
+  return nullptr;
+}
+
+namespace {
+
+/// Whether `e` is the plan for these DeviceArgHeads on `device`: the ranks and devices, which nothing compared
+/// before, then the shapes and strides.
+bool heads_match(const PlanEntry& e, void* const* args, int device) {
+  if (e.ordinal != device) return false;
+  for (const PlanEntry::Array& a : e.arrays) {
+    const auto* h = static_cast<const DeviceArgHead*>(args[a.param]);
+    if (h->rank != a.rank || h->device != device) return false;
+    for (int k = 0; k < a.rank; ++k)
+      if (h->desc.shape[k] != a.shape[k] || h->desc.strides[k] != a.strides[k]) return false;
+  }
+  return true;
+}
+
+/// Whether array `w`'s and `r`'s elements may share bytes.
+bool share_bytes(const PlanEntry::Array& w, const PlanEntry::Array& r, void* const* args) {
+  const auto bw = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[w.param])->data);
+  const auto br = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[r.param])->data);
+  return bw + static_cast<std::uintptr_t>(w.lo) < br + static_cast<std::uintptr_t>(r.hi) &&
+         br + static_cast<std::uintptr_t>(r.lo) < bw + static_cast<std::uintptr_t>(w.hi);
+}
+
+/// Whether a written argument overlaps another: then the executor's path decides (a copy, the
+/// __restrict__-free kernel, or an AliasError), as for every call before plans.
+bool overlaps(const PlanEntry& e, void* const* args) {
+  const PlanEntry::Array* a = e.arrays.data();
+  if (e.npairs != PlanEntry::kManyPairs) {
+    for (std::uint8_t i = 0; i < e.npairs; ++i)
+      if (share_bytes(a[e.pairs[i][0]], a[e.pairs[i][1]], args)) return true;
+    return false;
+  }
+  for (const PlanEntry::Array& w : e.arrays) {
+    if (!w.written || w.lo == w.hi) continue;
+    for (const PlanEntry::Array& r : e.arrays)
+      if (&r != &w && r.lo != r.hi && share_bytes(w, r, args)) return true;
+  }
+  return false;
+}
+
+/// The launches of plan `e` with this call's arguments and allocations (`alloc`, one per e.allocations).
+void launch_all(const PlanEntry& e, void* const* args, const CUdeviceptr* alloc, kiln::cuda::detail::StreamState& stream) {
+  // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the record.
+  static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
+  for (const PlanLaunch& l : e.launches) {
+    void* params[PlanLaunch::kMaxParams];
+    std::memcpy(params, l.params, l.nvalues * sizeof(void*));
+    std::uint64_t patched[PlanLaunch::kMaxPatches];
+    for (std::size_t i = 0; i < l.npatches; ++i) {
+      const PlanLaunch::Patch& p = l.patches[i];
+      switch (p.from.source) {
+        case PlanSource::ArgData: {
+          void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
+          std::memcpy(&patched[i], &data, sizeof data);
+          break;
+        }
+        case PlanSource::ArgScalar: std::memcpy(&patched[i], args[p.from.index], sizeof(ScalarSlot)); break;
+        case PlanSource::Allocation: patched[i] = alloc[p.from.index]; break;
+        default: patched[i] = l.values[p.param]; break;
+      }
+      params[p.param] = &patched[i];
+    }
+    if (const CUresult r = e.driver->cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                                    l.block[2], 0, stream.stream, params, nullptr);
+        r != CUDA_SUCCESS)
+      gpu::launch(stream.stream, *l.fn, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]}, params);  // throws, naming it
+    // The kernel's latest launch is this one: recorded unless the record is already this launch's.
+    if (l.memo->source() != &l) l.memo->record(l.counts, l.rank, l.fn, l.rows, kNoElements, l.choice, &l);
+  }
+}
+
+/// Runs plan `e` with this call's arguments (the checks made): its allocations from the stream, each launch's
+/// recorded parameters with this call's pointers and scalars patched in, the kernel's latest launch noted.
+void launch_plan(const PlanEntry& e, void* const* args, void* result, kiln::cuda::detail::StreamState& stream) {
+  gpu::Device& dev = *e.device;
+  if (CUcontext cur = nullptr; e.driver->cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != e.context) dev.bind();
+  const std::size_t nalloc = e.allocations.size();
+  if (nalloc == 0) {  // into the arguments
+    launch_all(e, args, nullptr, stream);
+    return;
+  }
+  SmallArray<CUdeviceptr, 8> alloc(nalloc);
+  std::size_t made = 0;
+  const auto free_all = [&]() noexcept {
+    for (std::size_t i = 0; i < made; ++i) {
+      stream.free(alloc[i], e.allocations[i].bytes);
+      dev.count_free(e.allocations[i].bytes);
+    }
+  };
+  for (; made < nalloc; ++made) {
+    const PlanAllocation& a = e.allocations[made];
+    if (const CUresult r = stream.allocate(a.bytes, &alloc[made]); r != CUDA_SUCCESS) {
+      free_all();
+      throw_alloc_failed(dev, r, a.bytes, a.what);
+    }
+    dev.count_alloc(a.bytes);
+  }
+  try {
+    launch_all(e, args, alloc.data(), stream);
+  } catch (...) {
+    free_all();
+    throw;
+  }
+  // The call's temporaries go back at this point of the stream, as the executor's path frees them.
+  for (std::size_t i = 0; i < nalloc; ++i) {
+    if (static_cast<int>(i) == e.result) continue;
+    stream.free(alloc[i], e.allocations[i].bytes);
+    dev.count_free(e.allocations[i].bytes);
+  }
+  if (e.result >= 0) {
+    ArrayDesc& out = *static_cast<ArrayDesc*>(result);
+    out = e.result_desc;
+    out.data = reinterpret_cast<void*>(alloc[static_cast<std::size_t>(e.result)]);
+  }
+}
+
+}  // namespace
+
+const PlanEntry* LaunchPlans::find_heads(void* const* args, int device) const {
+  const std::size_t n = n_.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    const PlanEntry* e = entries_[i].load(std::memory_order_relaxed);
+    if (heads_match(*e, args, device)) return e;
   }
   return nullptr;
 }
@@ -216,6 +348,9 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
   if (!rec.ok) return;
   auto e = std::make_unique<PlanEntry>();
   e->device = &dev;
+  e->ordinal = dev.info().ordinal;
+  e->context = dev.context();
+  e->driver = &gpu::driver();
   for (std::size_t i = 0; i < nparams_; ++i) {
     if (!((arrays_ >> i) & 1u)) continue;
     const auto* d = static_cast<const ArrayDesc*>(args[i]);
@@ -229,7 +364,23 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
     e->arrays.push_back(a);
   }
   for (const auto& a : rec.allocations) e->allocations.push_back(a.a);
-  e->launches = rec.launches;
+  for (std::size_t w = 0; w < e->arrays.size(); ++w) {
+    const PlanEntry::Array& aw = e->arrays[w];
+    if (!aw.written || aw.lo == aw.hi) continue;
+    for (std::size_t r = 0; r < e->arrays.size(); ++r) {
+      if (r == w || e->arrays[r].lo == e->arrays[r].hi) continue;
+      if (e->npairs == PlanEntry::kMaxPairs) e->npairs = PlanEntry::kManyPairs;
+      if (e->npairs == PlanEntry::kManyPairs) break;
+      e->pairs[e->npairs][0] = static_cast<std::uint8_t>(w);
+      e->pairs[e->npairs][1] = static_cast<std::uint8_t>(r);
+      ++e->npairs;
+    }
+  }
+  e->launches = rec.launches;  // where they stay: their parameter arrays point into them
+  for (PlanLaunch& l : e->launches) {
+    l.memo = &machine_->memo(l.kernel);
+    for (std::size_t k = 0; k < l.nvalues; ++k) l.params[k] = &l.values[k];
+  }
   if (result) {
     const auto at = std::find_if(rec.allocations.begin(), rec.allocations.end(),
                                  [&](const PlanRecorder::Alloc& a) { return a.p == reinterpret_cast<CUdeviceptr>(result->data); });
@@ -245,94 +396,43 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
   n_.store(n + 1, std::memory_order_release);
 }
 
-bool LaunchPlans::run(void* const* args, void* result, const DeviceMachine& machine) const {
+bool LaunchPlans::run(void* const* args, void* result) const {
   const auto& memory = *static_cast<const ArgMemory*>(args[nparams_]);
   kiln::cuda::detail::StreamState& stream = *memory.stream;
-  const PlanEntry* e = find(args, stream.device);
+  // The typed path leaves a graph being recorded to the general path, which keeps the graph's arrays alive.
+  if (memory.heads && stream.recording) return false;
+  const PlanEntry* e = memory.heads ? find_heads(args, stream.device) : find(args, stream.device);
   if (!e) return false;
   // A graph being recorded cannot make arrays (the executor's path says why); launches alone are recorded as any.
   if (stream.recording && !e->allocations.empty()) return false;
-  // A written argument that overlaps another: the executor's path decides (a copy, the __restrict__-free
-  // kernel, or an AliasError), as for every call before plans.
-  for (const PlanEntry::Array& w : e->arrays) {
-    if (!w.written || w.lo == w.hi) continue;
-    const auto bw = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[w.param])->data);
-    const std::uintptr_t wlo = bw + static_cast<std::uintptr_t>(w.lo), whi = bw + static_cast<std::uintptr_t>(w.hi);
-    for (const PlanEntry::Array& r : e->arrays) {
-      if (&r == &w || r.lo == r.hi) continue;
-      const auto br = reinterpret_cast<std::uintptr_t>(static_cast<const ArrayDesc*>(args[r.param])->data);
-      if (wlo < br + static_cast<std::uintptr_t>(r.hi) && br + static_cast<std::uintptr_t>(r.lo) < whi) return false;
-    }
-  }
-  gpu::Device& dev = *e->device;
-  dev.bind();
-  const std::size_t nalloc = e->allocations.size();
-  SmallArray<CUdeviceptr, 8> alloc(nalloc);
-  std::size_t made = 0;
-  const auto free_all = [&]() noexcept {
-    for (std::size_t i = 0; i < made; ++i) {
-      stream.free(alloc[i], e->allocations[i].bytes);
-      dev.count_free(e->allocations[i].bytes);
-    }
-  };
-  for (; made < nalloc; ++made) {
-    const PlanAllocation& a = e->allocations[made];
-    if (const CUresult r = stream.allocate(a.bytes, &alloc[made]); r != CUDA_SUCCESS) {
-      free_all();
-      throw_alloc_failed(dev, r, a.bytes, a.what);
-    }
-    dev.count_alloc(a.bytes);
-  }
-  try {
-    std::uint64_t values[PlanLaunch::kMaxParams];
-    void* params[PlanLaunch::kMaxParams];
-    for (const PlanLaunch& l : e->launches) {
-      const std::size_t n = l.nvalues;
-      for (std::size_t k = 0; k < n; ++k) {
-        values[k] = l.values[k];
-        params[k] = &values[k];
-      }
-      for (std::size_t i = 0; i < l.npatches; ++i) {
-        const PlanLaunch::Patch& p = l.patches[i];
-        switch (p.from.source) {
-          case PlanSource::ArgData: {
-            void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
-            std::memcpy(&values[p.param], &data, sizeof data);
-            break;
-          }
-          case PlanSource::ArgScalar: std::memcpy(&values[p.param], args[p.from.index], sizeof(ScalarSlot)); break;
-          case PlanSource::Allocation: values[p.param] = alloc[p.from.index]; break;
-          default: break;
-        }
-      }
-      gpu::launch(stream.stream, *l.fn, {l.choice.geometry.grid.x, l.choice.geometry.grid.y, l.choice.geometry.grid.z},
-                  {l.choice.geometry.block.x, l.choice.geometry.block.y, l.choice.geometry.block.z}, params);
-      machine.note_launch(l.kernel, l.counts, l.rank, l.fn, l.rows, l.choice);
-    }
-  } catch (...) {
-    free_all();
-    throw;
-  }
-  // The call's temporaries go back at this point of the stream, as the executor's path frees them.
-  for (std::size_t i = 0; i < nalloc; ++i) {
-    if (static_cast<int>(i) == e->result) continue;
-    stream.free(alloc[i], e->allocations[i].bytes);
-    dev.count_free(e->allocations[i].bytes);
-  }
-  if (e->result >= 0) {
-    ArrayDesc& out = *static_cast<ArrayDesc*>(result);
-    out = e->result_desc;
-    out.data = reinterpret_cast<void*>(alloc[static_cast<std::size_t>(e->result)]);
-  }
-  runs_.fetch_add(1, std::memory_order_relaxed);
+  if (overlaps(*e, args)) return false;
+  launch_plan(*e, args, result, stream);
+  (memory.heads ? e->typed_runs : e->runs).fetch_add(1, std::memory_order_relaxed);
+  if (memory.ran) *memory.ran = {e, &LaunchPlans::run_bound};
+  return true;
+}
+
+bool LaunchPlans::run_bound(const void* plan, void* const* heads, kiln::cuda::detail::StreamState& stream, void* result) {
+  const PlanEntry& e = *static_cast<const PlanEntry*>(plan);
+  if (stream.recording || !heads_match(e, heads, stream.device) || overlaps(e, heads)) return false;
+  launch_plan(e, heads, result, stream);
+  e.typed_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 std::string LaunchPlans::describe() const {
   if (!enabled()) return fmt::format("repeated asynchronous calls: through the host executor ({})\n", refusal_);
+  const std::size_t n = n_.load(std::memory_order_acquire);
+  std::uint64_t runs = 0, typed = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const PlanEntry* e = entries_[i].load(std::memory_order_relaxed);
+    runs += e->runs.load(std::memory_order_relaxed);
+    typed += e->typed_runs.load(std::memory_order_relaxed);
+  }
   return fmt::format("repeated asynchronous calls: launch plans (codegen/cuda/launch_plan.hpp), {} recorded (of {} kept), "
-                     "{} call(s) run by them\n",
-                     n_.load(std::memory_order_acquire), kMaxEntries, runs_.load(std::memory_order_relaxed));
+                     "{} call(s) run by them, {} of those by the typed path (DeviceArrays and numbers of the parameters' "
+                     "own types: kiln/device.hpp)\n",
+                     n, kMaxEntries, runs + typed, typed);
 }
 
 }  // namespace kiln::codegen::cuda

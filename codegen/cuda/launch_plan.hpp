@@ -17,6 +17,11 @@
 // function of extents and constants; no reductions read back, kernel status, loops, branches, bindings, element
 // accesses or sorts); the reason it does not is in the kernel's diagnostics. Plans are immutable once published
 // (an append-only table of kMaxEntries), so calls on several threads share them without a lock.
+//
+// The typed path (kiln/device.hpp's AsyncKernel, KernelCore::call_typed) passes DeviceArgHeads, whose ranks and
+// devices the plan compares too, and keeps the plan that ran (ArgMemory::ran): its next call goes straight to
+// run_bound, which follows the plan's own copies of the function, geometry, context, driver and latest-launch
+// record rather than the program's objects.
 #pragma once
 
 #include <array>
@@ -32,6 +37,7 @@
 #include "codegen/cuda/program.hpp"
 #include "ir/interpreter.hpp"
 #include "kiln/abi.hpp"
+#include "runtime/cuda/driver.hpp"
 #include "runtime/cuda/module.hpp"
 
 namespace kiln::cuda::detail {
@@ -54,24 +60,33 @@ struct PlanParamSource {
   std::uint8_t index = 0;
 };
 
-/// One launch of a plan.
+class LaunchMemo;
+
+/// One launch of a plan. What every repeated call reads comes first and together (a few cache lines); what the
+/// kernel's latest-launch record needs, read only when another launch of the kernel came between, after it.
 struct PlanLaunch {
   static constexpr std::size_t kMaxParams = 64;
+  static constexpr std::size_t kMaxPatches = 16;
+  struct Patch {
+    std::uint8_t param;
+    PlanParamSource from;
+  };
+  CUfunction function = nullptr;  ///< fn->fn
+  unsigned grid[3] = {}, block[3] = {};
+  std::uint8_t nvalues = 0, npatches = 0;
+  Patch patches[kMaxPatches] = {};
+  LaunchMemo* memo = nullptr;  ///< the kernel's latest launch (DeviceMachine::memo), set when the plan is published
+  /// cuLaunchKernel's parameter array as far as it is fixed: parameter k at values[k], set when the plan is
+  /// published (where it stays). A call copies it and points the patched parameters at its own values.
+  void* params[kMaxParams] = {};
+  std::uint64_t values[kMaxParams] = {};  ///< each parameter's 8 bytes: the recorded value (patched ones: unused)
+
   const gpu::LoadedFunction* fn = nullptr;
   std::size_t kernel = 0;  ///< GpuKernel index (the launch memo that diagnostics read)
   LaunchChoice choice;
   std::uint64_t counts[kMaxRank] = {};
   int rank = 1;
   std::int64_t rows = -1;  ///< the cooperative row length the choice was made for
-  struct Patch {
-    std::uint8_t param;
-    PlanParamSource from;
-  };
-  static constexpr std::size_t kMaxPatches = 16;
-  /// Inline, with the launch: a repeated call reads them right after the geometry, with no other pointer to follow.
-  std::uint8_t nvalues = 0, npatches = 0;
-  Patch patches[kMaxPatches] = {};
-  std::uint64_t values[kMaxParams] = {};  ///< each parameter's 8 bytes: the recorded value, patched per call
 };
 
 /// A device allocation of a plan, made from the call's stream.
@@ -90,6 +105,16 @@ struct PlanEntry {
     std::int64_t lo = 0, hi = 0;  ///< the bytes its elements may occupy, relative to its pointer; lo == hi: none
   };
   gpu::Device* device = nullptr;
+  int ordinal = -1;          ///< device's, compared at every call
+  CUcontext context = nullptr;  ///< device's, which a launch needs current
+  const gpu::DriverApi* driver = nullptr;
+  /// Calls run by the plan: by the general path's arguments, and by the typed path's (DeviceArgHeads).
+  mutable std::atomic<std::uint64_t> runs{0}, typed_runs{0};
+  /// The pairs of arrays (indices into `arrays`) whose byte ranges a call compares: a written one with elements
+  /// and another with elements. More than kMaxPairs: npairs is kManyPairs, and a call compares every such pair.
+  static constexpr std::uint8_t kMaxPairs = 16, kManyPairs = 0xFF;
+  std::uint8_t npairs = 0;
+  std::uint8_t pairs[kMaxPairs][2] = {};
   std::vector<Array> arrays;
   std::vector<PlanAllocation> allocations;
   std::vector<PlanLaunch> launches;
@@ -121,8 +146,10 @@ class LaunchPlans {
  public:
   static constexpr std::size_t kMaxEntries = 16;
 
-  /// `written` and `arrays`: bit i, parameter i is written / is an array.
-  LaunchPlans(const Program& program, std::uint32_t written, std::uint32_t arrays, const CudaOptions& opts);
+  /// `written` and `arrays`: bit i, parameter i is written / is an array. `machine` keeps the kernels' latest
+  /// launches (for diagnostics), which the plans' launches update.
+  LaunchPlans(const Program& program, std::uint32_t written, std::uint32_t arrays, const CudaOptions& opts,
+              const DeviceMachine& machine);
   ~LaunchPlans();
 
   /// Why this program's calls cannot be planned, or "" when they can.
@@ -133,13 +160,21 @@ class LaunchPlans {
   /// Publishes what a call recorded for `args` (its result, if any, at `result`).
   void publish(const PlanRecorder& rec, void* const* args, gpu::Device& dev, const ArrayDesc* result);
   /// Runs the call when a plan matches `args` (argv[nparams] is its ArgMemory) and no written argument overlaps
-  /// another; returns false, having done nothing, otherwise.
-  bool run(void* const* args, void* result, const DeviceMachine& machine) const;
+  /// another; returns false, having done nothing, otherwise. With ArgMemory::heads the array arguments are
+  /// DeviceArgHeads, whose ranks and devices are compared too (the typed path: KernelCore::call_typed), and the
+  /// plan that ran is left in ArgMemory::ran.
+  bool run(void* const* args, void* result) const;
+  /// The typed path's repeat of one plan (an ArgMemory::ran): runs the call when `heads` match its ranks, shapes,
+  /// strides and device, the stream records no graph and no written argument overlaps another; returns false,
+  /// having done nothing, otherwise.
+  static bool run_bound(const void* plan, void* const* heads, kiln::cuda::detail::StreamState& stream, void* result);
   /// Diagnostics: plans recorded, calls they ran, or why none.
   std::string describe() const;
 
  private:
   const PlanEntry* find(void* const* args, int device) const;
+  /// find() for the typed path.
+  const PlanEntry* find_heads(void* const* args, int device) const;
 
   std::size_t nparams_;
   std::vector<int> ranks_;  ///< per parameter: its array rank, 0 for a scalar
@@ -149,7 +184,7 @@ class LaunchPlans {
   std::array<std::atomic<const PlanEntry*>, kMaxEntries> entries_{};
   std::atomic<std::size_t> n_{0};
   std::mutex publish_;  // guards appending to entries_
-  mutable std::atomic<std::uint64_t> runs_{0};
+  const DeviceMachine* machine_;
 };
 
 /// Why `program`'s host function cannot be planned, or "" (see the head of this file).

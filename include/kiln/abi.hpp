@@ -16,6 +16,15 @@ struct ArrayDesc {
   std::int64_t strides[kMaxRank] = {};
 };
 
+/// A kiln::DeviceArray as it holds itself, and as an asynchronous call's typed path passes it
+/// (kiln/device.hpp): the descriptor first, so that a pointer to it is also one to the ArrayDesc that every
+/// backend reads, then the rank and the CUDA device the memory is on.
+struct DeviceArgHead {
+  ArrayDesc desc;
+  int rank = 0;
+  int device = 0;
+};
+
 /// Storage for one scalar of any DType (the active member is given by the kernel's signature).
 union ScalarSlot {
   bool b;

@@ -251,30 +251,45 @@ class DeviceArray {
   DeviceArray() = default;
 
   /// Uninitialized device memory of this shape on `device`.
-  explicit DeviceArray(const std::vector<std::int64_t>& shape, int device = cuda::current_device()) : device_(device) {
+  explicit DeviceArray(const std::vector<std::int64_t>& shape, int device = cuda::current_device()) {
+    head_.device = device;
     set_shape(shape);
-    const int dev = device_;
-    data_ = std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc(bytes(), dev)),
-                               [dev, n = bytes()](T* p) { cuda::detail::device_free(p, n, dev); });
+    own(std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc(bytes(), device)),
+                           [device, n = bytes()](T* p) { cuda::detail::device_free(p, n, device); }));
   }
   explicit DeviceArray(std::initializer_list<std::int64_t> shape, int device = cuda::current_device())
       : DeviceArray(std::vector<std::int64_t>(shape), device) {}
 
   /// Uninitialized memory from the device's stream-ordered pool, for work queued on `stream` (see
   /// cuda::detail::device_alloc_async): cheaper than the plain constructor, which waits for the device.
-  DeviceArray(const std::vector<std::int64_t>& shape, const cuda::Stream& stream) : device_(stream.device()) {
+  DeviceArray(const std::vector<std::int64_t>& shape, const cuda::Stream& stream) {
+    head_.device = stream.device();
     set_shape(shape);
     auto owner = stream.state();
-    data_ = std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc_async(bytes(), owner)),
-                               [owner, n = bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); });
+    own(std::shared_ptr<T>(static_cast<T*>(cuda::detail::device_alloc_async(bytes(), owner)),
+                           [owner, n = bytes()](T* p) { cuda::detail::device_free_async(p, n, owner); }));
+  }
+
+  DeviceArray(const DeviceArray&) = default;
+  DeviceArray& operator=(const DeviceArray&) = default;
+  /// A moved-from array keeps its shape and has no memory, as its shared_ptr has none: the descriptor that
+  /// calls read (head()) says so too, so that no call can reach the memory through it.
+  DeviceArray(DeviceArray&& o) noexcept : data_(std::move(o.data_)), head_(o.head_) { o.head_.desc.data = nullptr; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    if (this != &o) {
+      data_ = std::move(o.data_);
+      head_ = o.head_;
+      o.head_.desc.data = nullptr;
+    }
+    return *this;
   }
 
   /// Row-major device memory someone else owns, kept alive by `data` (kiln/dlpack.hpp imports through it).
   static DeviceArray share(std::shared_ptr<T> data, const std::vector<std::int64_t>& shape, int device) {
     DeviceArray a;
-    a.device_ = device;
+    a.head_.device = device;
     a.set_shape(shape);
-    a.data_ = std::move(data);
+    a.own(std::move(data));
     return a;
   }
   /// The memory's owner, shared (kiln/dlpack.hpp exports through it).
@@ -285,83 +300,84 @@ class DeviceArray {
     // Row-major: the call made it dense. The call checked the shape, so it is taken as it is (this is on the
     // path of every call that returns an array).
     DeviceArray a;
-    a.device_ = device;
-    a.rank_ = rank;
-    for (int k = 0; k < rank; ++k) a.shape_[k] = d.shape[k];
-    kiln::detail::row_major_strides(rank, a.shape_, a.strides_);
+    a.head_.device = device;
+    a.head_.rank = rank;
+    for (int k = 0; k < rank; ++k) a.head_.desc.shape[k] = d.shape[k];
+    kiln::detail::row_major_strides(rank, a.head_.desc.shape, a.head_.desc.strides);
     const std::size_t n = a.bytes();
-    a.data_ = std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n](T* p) { cuda::detail::device_free_async(p, n, owner); });
+    a.own(std::shared_ptr<T>(static_cast<T*>(d.data), [owner, n](T* p) { cuda::detail::device_free_async(p, n, owner); }));
     return a;
   }
 
-  int rank() const { return rank_; }
-  int device() const { return device_; }
-  std::int64_t shape(int d) const { return shape_[d]; }
-  std::vector<std::int64_t> shape() const { return {shape_, shape_ + rank_}; }
-  std::int64_t stride(int d) const { return strides_[d]; }
+  int rank() const { return head_.rank; }
+  int device() const { return head_.device; }
+  std::int64_t shape(int d) const { return head_.desc.shape[d]; }
+  std::vector<std::int64_t> shape() const { return {head_.desc.shape, head_.desc.shape + head_.rank}; }
+  std::int64_t stride(int d) const { return head_.desc.strides[d]; }
   std::int64_t size() const {
-    std::int64_t n = rank_ ? 1 : 0;
-    for (int d = 0; d < rank_; ++d) n *= shape_[d];
+    std::int64_t n = head_.rank ? 1 : 0;
+    for (int d = 0; d < head_.rank; ++d) n *= head_.desc.shape[d];
     return n;
   }
   std::size_t bytes() const { return static_cast<std::size_t>(size()) * sizeof(T); }
   T* data() const { return data_.get(); }
-  ArrayDesc desc() const {
-    ArrayDesc d;
-    d.data = data_.get();
-    for (int k = 0; k < rank_; ++k) d.shape[k] = shape_[k], d.strides[k] = strides_[k];
-    return d;
-  }
+  ArrayDesc desc() const { return head_.desc; }
+  /// The descriptor, rank and device as one record: what an asynchronous call's typed path passes in place of
+  /// the array (AsyncKernel), with no copy.
+  const DeviceArgHead& head() const { return head_; }
 
   /// Copies size() elements from host memory. With a stream the copy is asynchronous (see cuda::Stream).
   void copy_from(std::span<const T> host, const cuda::Stream* stream = nullptr) {
     check_count(host.size());
-    cuda::detail::copy_to_device(data(), host.data(), bytes(), device_, stream);
+    cuda::detail::copy_to_device(data(), host.data(), bytes(), head_.device, stream);
   }
   /// Copies size() elements to host memory. With a stream the copy is asynchronous (see cuda::Stream).
   void copy_to(std::span<T> host, const cuda::Stream* stream = nullptr) const {
     check_count(host.size());
-    cuda::detail::copy_to_host(host.data(), data(), bytes(), device_, stream);
+    cuda::detail::copy_to_host(host.data(), data(), bytes(), head_.device, stream);
   }
   /// Copies another device array of the same shape into this one.
   void copy_from(const DeviceArray& other, const cuda::Stream* stream = nullptr) {
     check_count(static_cast<std::size_t>(other.size()));
-    cuda::detail::copy_on_device(data(), other.data(), bytes(), device_, stream);
+    cuda::detail::copy_on_device(data(), other.data(), bytes(), head_.device, stream);
   }
 
   NDArray<T> to_host() const {
     NDArray<T> h(shape());
-    if (size() > 0) cuda::detail::copy_to_host(h.data(), data(), bytes(), device_, nullptr);
+    if (size() > 0) cuda::detail::copy_to_host(h.data(), data(), bytes(), head_.device, nullptr);
     return h;
   }
   std::vector<T> to_vector() const {
     std::vector<T> v(static_cast<std::size_t>(size()));
-    if (!v.empty()) cuda::detail::copy_to_host(v.data(), data(), bytes(), device_, nullptr);
+    if (!v.empty()) cuda::detail::copy_to_host(v.data(), data(), bytes(), head_.device, nullptr);
     return v;
   }
   DeviceArray clone() const {
-    DeviceArray c(shape(), device_);
-    if (size() > 0) cuda::detail::copy_on_device(c.data(), data(), bytes(), device_, nullptr);
+    DeviceArray c(shape(), head_.device);
+    if (size() > 0) cuda::detail::copy_on_device(c.data(), data(), bytes(), head_.device, nullptr);
     return c;
   }
 
  private:
   void set_shape(const std::vector<std::int64_t>& shape) {
-    rank_ = static_cast<int>(shape.size());
-    if (rank_ < 1 || rank_ > kMaxRank) kiln::detail::throw_bad_shape(rank_, shape.data(), "DeviceArray rank must be 1..4");
-    for (int d = 0; d < rank_; ++d) shape_[d] = shape[static_cast<std::size_t>(d)];
-    kiln::detail::new_array_bytes(rank_, shape_, sizeof(T), "DeviceArray");
-    kiln::detail::row_major_strides(rank_, shape_, strides_);
+    const int rank = static_cast<int>(shape.size());
+    if (rank < 1 || rank > kMaxRank) kiln::detail::throw_bad_shape(rank, shape.data(), "DeviceArray rank must be 1..4");
+    head_.rank = rank;
+    for (int d = 0; d < rank; ++d) head_.desc.shape[d] = shape[static_cast<std::size_t>(d)];
+    kiln::detail::new_array_bytes(rank, head_.desc.shape, sizeof(T), "DeviceArray");
+    kiln::detail::row_major_strides(rank, head_.desc.shape, head_.desc.strides);
+  }
+  /// Takes the memory: the owner, and its address in the descriptor.
+  void own(std::shared_ptr<T> data) {
+    data_ = std::move(data);
+    head_.desc.data = data_.get();
   }
   void check_count(std::size_t n) const {
     if (n != static_cast<std::size_t>(size()))
       throw ShapeError("DeviceArray copy of " + std::to_string(n) + " elements into an array of " + std::to_string(size()));
   }
   std::shared_ptr<T> data_;
-  int device_ = 0;
-  int rank_ = 0;
-  std::int64_t shape_[kMaxRank] = {};
-  std::int64_t strides_[kMaxRank] = {};
+  DeviceArgHead head_;  ///< head_.desc.data is data_.get()
 };
 
 /// A device copy of host data (rank 1 for vectors and spans, the array's shape for NDArray).
@@ -424,6 +440,57 @@ M to_future(R&& raw, const std::shared_ptr<cuda::detail::PendingScalars>& pendin
 
 }  // namespace detail
 
+namespace detail {
+
+template <class X>
+inline constexpr bool is_device_array = false;
+template <class T>
+inline constexpr bool is_device_array<DeviceArray<T>> = true;
+
+/// Whether argument X for kernel parameter P can take an asynchronous call's typed path (AsyncKernel): a
+/// DeviceArray of the parameter's element type, or a number of the scalar parameter's own type (another number
+/// is converted and checked by the general path). Complex parameters, two kernel parameters each, take the
+/// general path.
+template <class P, class X>
+constexpr bool typed_arg() {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (param_width<P> != 1) {
+    return false;
+  } else if constexpr (requires { P::static_rank; }) {
+    if constexpr (is_device_array<D>) return std::is_same_v<host_element_t<D>, typename P::value_type>;
+    else return false;
+  } else {
+    return std::is_same_v<D, typename P::value_type>;
+  }
+}
+
+/// Whether a call with these arguments can take the typed path: every argument can, and the kernel returns
+/// nothing or one array (a launch plan returns nothing else: codegen/cuda/launch_plan.hpp).
+template <class Params, class R, class... A>
+constexpr bool typed_call() {
+  if constexpr (std::tuple_size_v<Params> != sizeof...(A) || !(std::is_void_v<R> || is_device_array<R>)) {
+    return false;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (typed_arg<std::tuple_element_t<I, Params>, A>() && ... && true);
+    }(std::index_sequence_for<A...>{});
+  }
+}
+
+/// One argument of the typed path: a DeviceArray as its head, a number in its slot (the rest of the slot zero).
+template <class P, class X>
+void put_typed(void*& arg, ScalarSlot& slot, const X& x) {
+  if constexpr (requires { P::static_rank; }) {
+    arg = const_cast<DeviceArgHead*>(&x.head());
+  } else {
+    slot.u64 = 0;
+    std::memcpy(&slot, &x, sizeof x);
+    arg = &slot;
+  }
+}
+
+}  // namespace detail
+
 /// A kernel bound to a CUDA stream (kernel.async(stream)). Each call is queued on the stream and returns without
 /// waiting for the GPU: array arguments must be DeviceArrays on the stream's device, arrays the kernel returns
 /// stay on the device (DeviceArrays in the stream's memory pool), scalar results are cuda::Futures, and a
@@ -442,6 +509,15 @@ class AsyncKernel {
 
   template <class... A>
   result_type operator()(A&&... args) const {
+    if constexpr (detail::typed_call<typename detail::lambda_traits<F>::params, result_type, A...>()) {
+      // The typed path: DeviceArrays and numbers of the parameters' own types, checked by their C++ types.
+      if constexpr (std::is_void_v<result_type>) {
+        if (call_typed<A...>(nullptr, args...) >= 0) return;
+      } else {
+        ArrayDesc made;
+        if (const int rank = call_typed<A...>(&made, args...); rank >= 0) return result_type::adopt(made, rank, device_, where_.stream);
+      }
+    }
     if (cuda::detail::recording(*where_.stream)) (keep_if_recorded(args), ...);
     if constexpr (std::is_same_v<raw_type, result_type>) {  // no scalar results: nothing can be pending
       return kernel_.template invoke<result_type>(DeviceArrays{device_, where_.stream}, &where_, std::forward<A>(args)...);
@@ -472,6 +548,25 @@ class AsyncKernel {
       return M::adopt(d, rank, device, owner);
     }
   };
+  /// The typed path (KernelCore::call_typed): each array passes as its DeviceArray's own head and each number in
+  /// a slot, with no conversion; a new array's descriptor lands in `made`. Returns the result's rank, or -1: the
+  /// call takes the general path.
+  template <class... A, class... X>
+  int call_typed(ArrayDesc* made, const X&... args) const {
+    using Params = typename detail::lambda_traits<F>::params;
+    constexpr std::size_t n = sizeof...(A);
+    constexpr std::uint32_t read_only = [] {
+      std::uint32_t m = 0, bit = 1;
+      ((m |= std::is_const_v<std::remove_reference_t<A>> ? bit : 0u, bit <<= 1), ...);
+      return m;
+    }();
+    void* argv[n + 1];
+    ScalarSlot slots[n + 1];
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (detail::put_typed<std::tuple_element_t<I, Params>>(argv[I], slots[I], args), ...);
+    }(std::index_sequence_for<A...>{});
+    return kernel_.core()->call_typed(kernel_.options_id(), argv, n, read_only, where_, made);
+  }
   /// A graph being recorded replays into its calls' arrays: it keeps them alive, so none can be freed under it.
   template <class X>
   void keep_if_recorded(const X& x) const {

@@ -321,6 +321,15 @@ class KernelCore {
   /// With a placement the call is asynchronous on its stream (CallPlacement).
   int call(int options_id, ArgValue* args, std::size_t nargs, void* result, int* member_ranks = nullptr,
            const CallPlacement* placement = nullptr);
+  /// An asynchronous call whose argument types the C++ types already decided (AsyncKernel's typed path,
+  /// kiln/device.hpp): argv[i] is a `DeviceArgHead*` for an array parameter and a `ScalarSlot*` holding the
+  /// parameter's own type for a scalar one, argv[nargs] is the callee's; `read_only` bit i: argument i is const.
+  /// Runs the call by a launch plan of the variant the latest asynchronous call ran (codegen/cuda/launch_plan.hpp)
+  /// when the options, the arguments' ranks, shapes, strides and devices match it and no written argument
+  /// overlaps another, and returns the result's rank (0: none). Otherwise returns -1 having done nothing, and the
+  /// caller makes the call by `call`, which checks and reports everything.
+  int call_typed(int options_id, void** argv, std::size_t nargs, std::uint32_t read_only, const CallPlacement& placement,
+                 void* result);
 
   const std::string& name() const;
   /// Human-readable report of the last compiled signature: IR after the passes, decisions, timings.
