@@ -29,8 +29,7 @@ void require_nvrtc() {
 
 TEST(CudaSortCodegen, RadixKernelsCompileWithoutWarningsForEveryKeyType) {
   require_nvrtc();
-  for (DType t : {DType::Bool, DType::I8, DType::U8, DType::I16, DType::U16, DType::F16, DType::BF16, DType::I32,
-                  DType::U32, DType::F32, DType::I64, DType::U64, DType::F64}) {
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {  // the others: element_types_cuda_test
     const cu::Binary b = cu::compile_source(cu::sort_source(t), "kiln_sort", "sm_90", {}, false);
     EXPECT_EQ(b.log.find("warning"), std::string::npos) << name_of(t) << ":\n" << b.log;
     for (const std::string& e : cu::sort_entries())
