@@ -13,6 +13,7 @@
 #include "frontend/settings.hpp"
 #include "ir/printer.hpp"
 #include "kiln/kiln.hpp"
+#include "runtime/cuda/context.hpp"
 #include "tests/sort_test_util.hpp"
 
 namespace kiln {
@@ -28,7 +29,7 @@ void require_nvrtc() {
 
 TEST(CudaSortCodegen, RadixKernelsCompileWithoutWarningsForEveryKeyType) {
   require_nvrtc();
-  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64}) {  // the others: element_types_cuda_test
     const cu::Binary b = cu::compile_source(cu::sort_source(t), "kiln_sort", "sm_90", {}, false);
     EXPECT_EQ(b.log.find("warning"), std::string::npos) << name_of(t) << ":\n" << b.log;
     for (const std::string& e : cu::sort_entries())
@@ -144,16 +145,23 @@ TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreter) {
   against_interpreter<std::int64_t, 1>(kSizes1, "i64");
   against_interpreter<float, 1>(kSizes1, "f32");
   against_interpreter<double, 1>(kSizes1, "f64");
+  against_interpreter<std::int8_t, 1>(kSizes1, "i8");
+  against_interpreter<std::uint8_t, 1>(kSizes1, "u8");
+  against_interpreter<std::int16_t, 1>(kSizes1, "i16");
+  against_interpreter<std::uint16_t, 1>(kSizes1, "u16");
+  against_interpreter<std::uint32_t, 1>(kSizes1, "u32");
+  against_interpreter<std::uint64_t, 1>(kSizes1, "u64");
 }
 
 // Each key type's own tile (sort_items: keys per thread by key type, or KILN_CUDA_SORT_ITEMS): a row one short of
 // it, filling it (the last sorted in shared memory), one over it and three tiles and one (the first sorted by the
-// digit passes, with a last tile of one key), and rows of them.
+// digit passes, with a last tile of one key), two tiles exactly (every tile of the digit passes full: the form
+// without bounds checks alone) and rows of them.
 template <class T>
 void at_the_tile_edges(DType t, const char* type_name) {
   const std::int64_t tile = 256 * std::int64_t{cu::sort_items(t, kiln::detail::cuda_options().sort_items)};
-  against_interpreter<T, 1>({{tile - 1}, {tile}, {tile + 1}, {3 * tile + 1}}, type_name);
-  against_interpreter<T, 2>({{3, tile}, {3, tile + 1}}, type_name);
+  against_interpreter<T, 1>({{tile - 1}, {tile}, {tile + 1}, {2 * tile}, {3 * tile + 1}}, type_name);
+  against_interpreter<T, 2>({{3, tile}, {3, tile + 1}, {3, 2 * tile}}, type_name);
 }
 
 TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreterAtItsTileEdges) {
@@ -163,6 +171,44 @@ TEST(CudaSortGpu, EveryKeyTypeMatchesTheInterpreterAtItsTileEdges) {
   at_the_tile_edges<std::int64_t>(DType::I64, "i64");
   at_the_tile_edges<float>(DType::F32, "f32");
   at_the_tile_edges<double>(DType::F64, "f64");
+  at_the_tile_edges<std::uint8_t>(DType::U8, "u8");
+  at_the_tile_edges<std::int16_t>(DType::I16, "i16");
+  at_the_tile_edges<std::uint32_t>(DType::U32, "u32");
+  at_the_tile_edges<std::uint64_t>(DType::U64, "u64");
+}
+
+// A row of 2^31 keys or more: its slots no longer fit an int, so the digit passes write through 64-bit slots
+// (shorter rows use 32-bit ones). u16 keys over their whole range, two passes: the first writes codes, the
+// second keys. Checked against a counting sort (for keys alone a stable sort's result is the sorted multiset).
+TEST(CudaSortGpu, RowsOf2To31KeysOrMoreUseWideSlots) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  const std::int64_t n = (std::int64_t{1} << 31) + 4099;  // a partial last tile too
+  // The keys, the result, a code buffer and 2 KiB of look-back words per tile of 4096: about 14 GB.
+  const std::size_t memory = kiln::gpu::device(0).info().memory_bytes;
+  if (memory < (std::size_t{24} << 30)) GTEST_SKIP() << "needs a device of 24 GB, this one has " << (memory >> 20) << " MB";
+  std::vector<std::uint16_t> h(static_cast<size_t>(n));
+  std::vector<std::int64_t> count(65536, 0);
+  std::mt19937_64 g(31);
+  for (std::size_t i = 0; i < h.size(); i += 4) {
+    const std::uint64_t r = g();
+    for (std::size_t j = 0; j < 4 && i + j < h.size(); ++j) {
+      h[i + j] = static_cast<std::uint16_t>(r >> (16 * j));
+      ++count[h[i + j]];
+    }
+  }
+  DeviceArray<std::uint16_t> x({n}), out({n});
+  x.copy_from(h);
+  h.clear();
+  h.shrink_to_fit();
+  auto k = jit("sort_wide", [](Array<std::uint16_t> a, Array<std::uint16_t> o) { o(kiln::all) = kiln::sort(a); },
+               Options().on(Target::cuda));
+  k(x, out);
+  const std::vector<std::uint16_t> s = out.to_host().to_vector();
+  ASSERT_EQ(static_cast<std::int64_t>(s.size()), n);
+  std::size_t at = 0;
+  for (int v = 0; v < 65536; ++v)
+    for (std::int64_t c = 0; c < count[static_cast<size_t>(v)]; ++c, ++at)
+      if (s[at] != v) FAIL() << "element " << at << " is " << s[at] << ", want " << v;
 }
 
 TEST(CudaSortGpu, RowsAlongTheLastAxisMatchTheInterpreter) {

@@ -51,7 +51,7 @@ std::vector<T> keys(std::int64_t n, std::uint64_t seed, int distinct) {
     if constexpr (std::is_same_v<T, bool>) {
       x = r & 1;
     } else if constexpr (std::is_integral_v<T>) {
-      const T special[] = {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), 0, -1, 1};
+      const T special[] = {std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(0), static_cast<T>(-1), T(1)};
       if (r % 16 == 0) x = special[(r >> 8) % 5];
       else x = static_cast<T>(static_cast<std::int64_t>((r >> 8) % static_cast<std::uint64_t>(distinct)) - distinct / 2);
     } else {

@@ -3,9 +3,12 @@
 // "GPU >= 0.8x CUB" is measured against CUB itself and not only through CuPy (whose routines may or may not
 // dispatch to CUB, depending on its version and CUPY_ACCELERATORS). Built with nvcc on the GPU machine:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_primitives bench/gpu/cub_primitives.cu
-//   /tmp/cub_primitives [--reps R]
+//   /tmp/cub_primitives [--reps R] [--only scan|sort]
 // Each row: the median of R runs timed with CUDA events around the one CUB call (its temporary storage
 // allocated once beforehand, as a library user would keep it), after one untimed warm-up.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -58,21 +61,28 @@ T* upload(const std::vector<T>& host) {
   return d;
 }
 
-/// Floats uniform in [-1, 1); integers in [-1000, 1000] (`full_range`: over the type's whole range, as
-/// kiln-bench-gpu's and bench/gpu/cupy_sort.py's integer sort keys are: a radix sort's digit passes run faster
-/// on keys whose high bytes are nearly all equal).
+/// Floats uniform in [-1, 1) (f16 and bf16 rounded from f32); integers in [-1000, 1000] (`full_range`: over
+/// the type's whole range, as kiln-bench-gpu's and bench/gpu/cupy_sort.py's integer sort keys are: a radix
+/// sort's digit passes run faster on keys whose high bytes are nearly all equal).
 template <class T>
 std::vector<T> random_values(std::size_t n, unsigned seed, bool full_range = false) {
   std::mt19937_64 g(seed);
   std::vector<T> v(n);
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    std::uniform_real_distribution<float> d(-1, 1);
+    for (auto& x : v) x = T(d(g));
+  } else if constexpr (std::is_floating_point_v<T>) {
     std::uniform_real_distribution<T> d(-1, 1);
     for (auto& x : v) x = d(g);
-  } else if (full_range) {
+  } else if constexpr (sizeof(T) >= 4 && std::is_signed_v<T>) {
+    if (full_range) {
+      for (auto& x : v) x = static_cast<T>(g());
+    } else {
+      std::uniform_int_distribution<T> d(-1000, 1000);
+      for (auto& x : v) x = d(g);
+    }
+  } else {  // the narrow and unsigned types (sort keys only): over the whole range
     for (auto& x : v) x = static_cast<T>(g());
-  } else {
-    std::uniform_int_distribution<T> d(-1000, 1000);
-    for (auto& x : v) x = d(g);
   }
   return v;
 }
@@ -112,15 +122,16 @@ void sort_row(const char* name, std::size_t n, int reps) {
 }
 
 /// argsort as CUB users write it: the keys with their positions as values (a stable pairs sort).
-void argsort_row(std::size_t n, int reps) {
-  const std::vector<double> h = random_values<double>(n, 11);
+template <class T>
+void argsort_row(const char* name, std::size_t n, int reps) {
+  const std::vector<T> h = random_values<T>(n, 11, /*full_range=*/true);
   std::vector<std::int64_t> iota(n);
   for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::int64_t>(i);
-  double* keys = upload(h);
+  T* keys = upload(h);
   std::int64_t* pos = upload(iota);
-  double* keys_out = nullptr;
+  T* keys_out = nullptr;
   std::int64_t* pos_out = nullptr;
-  check(cudaMalloc(&keys_out, n * sizeof(double)), "cudaMalloc");
+  check(cudaMalloc(&keys_out, n * sizeof(T)), "cudaMalloc");
   check(cudaMalloc(&pos_out, n * sizeof(std::int64_t)), "cudaMalloc");
   std::size_t bytes = 0;
   check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, pos, pos_out, static_cast<int64_t>(n)), "pairs size");
@@ -129,7 +140,7 @@ void argsort_row(std::size_t n, int reps) {
   const double ms = median_ms(reps, [&] {
     check(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys_out, pos, pos_out, static_cast<int64_t>(n)), "pairs");
   });
-  std::printf("cub argsort f64 n=%-10zu %9.3f ms %8.2f Gkeys/s\n", n, ms, n / ms / 1e6);
+  std::printf("cub argsort %-4s n=%-10zu %9.3f ms %8.2f Gkeys/s\n", name, n, ms, n / ms / 1e6);
   cudaFree(keys);
   cudaFree(pos);
   cudaFree(keys_out);
@@ -141,19 +152,39 @@ void argsort_row(std::size_t n, int reps) {
 
 int main(int argc, char** argv) {
   int reps = 15;
+  const char* only = "";  // --only scan|sort: one kind of row
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
   cudaDeviceProp p{};
   check(cudaGetDeviceProperties(&p, 0), "device");
   std::printf("device: %s, CUB %d.%d.%d, median of %d\n", p.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, reps);
   // kiln-bench-gpu's sizes: cumsum rows 2^27 elements, sort rows 10^7 keys.
   const std::size_t n_scan = std::size_t{1} << 27, n_sort = 10000000;
-  scan_row<double>("f64", n_scan, reps);
-  scan_row<float>("f32", n_scan, reps);
-  scan_row<std::int64_t>("i64", n_scan, reps);
-  scan_row<std::int32_t>("i32", n_scan, reps);
+  if (std::strcmp(only, "sort") != 0) {
+    scan_row<double>("f64", n_scan, reps);
+    scan_row<float>("f32", n_scan, reps);
+    scan_row<std::int64_t>("i64", n_scan, reps);
+    scan_row<std::int32_t>("i32", n_scan, reps);
+  }
+  if (std::strcmp(only, "scan") == 0) return 0;
+  // Every numeric key type of kiln-bench-gpu's sort rows (the floats' -0.0 and NaN order differs from kiln's,
+  // but the keys here have no NaN and CUB's work does not depend on it).
   sort_row<double>("f64", n_sort, reps);
+  sort_row<float>("f32", n_sort, reps);
+  sort_row<__half>("f16", n_sort, reps);
+  sort_row<__nv_bfloat16>("bf16", n_sort, reps);
+  sort_row<std::int64_t>("i64", n_sort, reps);
   sort_row<std::int32_t>("i32", n_sort, reps);
-  argsort_row(n_sort, reps);
+  sort_row<std::int16_t>("i16", n_sort, reps);
+  sort_row<std::int8_t>("i8", n_sort, reps);
+  sort_row<std::uint64_t>("u64", n_sort, reps);
+  sort_row<std::uint32_t>("u32", n_sort, reps);
+  sort_row<std::uint16_t>("u16", n_sort, reps);
+  sort_row<std::uint8_t>("u8", n_sort, reps);
+  argsort_row<double>("f64", n_sort, reps);
+  argsort_row<float>("f32", n_sort, reps);
+  argsort_row<std::int64_t>("i64", n_sort, reps);
+  argsort_row<std::int32_t>("i32", n_sort, reps);
   return 0;
 }

@@ -29,6 +29,7 @@
 #include "bench/gpu/random_rows.hpp"
 #include "bench/gpu/contraction_rows.hpp"
 #include "bench/measure.hpp"
+#include "ir/sort_keys.hpp"
 #include "kiln/cache.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
@@ -181,40 +182,92 @@ std::string relative_check(const std::vector<float>& a, const std::vector<float>
   return buf;
 }
 
-/// kiln::sort of 10^7 f64 and i32 keys and kiln::argsort of the f64 keys, each checked against std::stable_sort.
-void sort_rows(EventTimer& timer, int reps) {
+/// Sort keys of type T as bench/gpu/cub_primitives.cu makes them for CUB: floats uniform in [-1, 1) (f16 and
+/// bf16 rounded from f32), integers over the type's whole range (a radix sort's passes run faster on keys whose
+/// high bytes are nearly all equal, so a narrow range would flatter it).
+template <class T>
+std::vector<T> sort_keys(long long n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<T> v(static_cast<size_t>(n));
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+    std::uniform_real_distribution<T> d(-1, 1);
+    for (auto& x : v) x = d(g);
+  } else if constexpr (std::is_same_v<T, kiln::half> || std::is_same_v<T, kiln::bfloat16>) {
+    std::uniform_real_distribution<float> d(-1, 1);
+    for (auto& x : v) x = T(d(g));
+  } else {
+    for (auto& x : v) x = static_cast<T>(g());
+  }
+  return v;
+}
+
+/// kiln::sort (or kiln::argsort) of 10^7 keys of type T into a device array, median of `reps`, checked bit for
+/// bit against std::stable_sort with kiln's order (ir/sort_keys.hpp).
+template <class T>
+void sort_row(EventTimer& timer, int reps, const char* name, bool argsort) {
   const long long n = 10'000'000;
-  std::mt19937_64 g(1);
-  std::vector<double> hf(static_cast<size_t>(n));
-  std::vector<std::int32_t> hi(static_cast<size_t>(n));
-  for (auto& v : hf) v = std::uniform_real_distribution<double>(-1.0, 1.0)(g);
-  for (auto& v : hi) v = static_cast<std::int32_t>(g());
-  DeviceArray<double> xf({n}), of({n});
-  DeviceArray<std::int32_t> xi({n}), oi({n});
-  DeviceArray<std::int64_t> op({n});
-  xf.copy_from(hf), xi.copy_from(hi);
+  const std::vector<T> h = sort_keys<T>(n, 1);
+  DeviceArray<T> x({n}), out({n});
+  DeviceArray<std::int64_t> order_out({n});
+  x.copy_from(h);
   const kiln::Options on_gpu = kiln::Options().on(kiln::Target::cuda);
-  auto kf = kiln::jit("sort_f64", [](kiln::Array<double> x, kiln::Array<double> out) { out(kiln::all) = kiln::sort(x); }, on_gpu);
-  auto ki = kiln::jit("sort_i32", [](kiln::Array<std::int32_t> x, kiln::Array<std::int32_t> out) { out(kiln::all) = kiln::sort(x); }, on_gpu);
-  auto ka = kiln::jit("argsort_f64", [](kiln::Array<double> x, kiln::Array<std::int64_t> out) { out(kiln::all) = kiln::argsort(x); }, on_gpu);
-  auto time = [&](const std::function<void()>& f) {
-    f(), f();
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) t.push_back(timer.ms(f));
-    return median(t);
+  auto ks = kiln::jit("sort_" + std::string(name), [](kiln::Array<T> a, kiln::Array<T> o) { o(kiln::all) = kiln::sort(a); }, on_gpu);
+  auto ka = kiln::jit("argsort_" + std::string(name),
+                      [](kiln::Array<T> a, kiln::Array<std::int64_t> o) { o(kiln::all) = kiln::argsort(a); }, on_gpu);
+  const std::function<void()> f = [&] {
+    if (argsort) ka(x, order_out);
+    else ks(x, out);
   };
-  const double tf = time([&] { kf(xf, of); }), ti = time([&] { ki(xi, oi); }), ta = time([&] { ka(xf, op); });
+  f(), f();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(timer.ms(f));
+  const double ms = median(t);
   std::vector<std::int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return hf[static_cast<size_t>(a)] < hf[static_cast<size_t>(b)]; });
-  std::vector<double> sf(static_cast<size_t>(n));
-  for (size_t i = 0; i < sf.size(); ++i) sf[i] = hf[static_cast<size_t>(order[i])];
-  std::stable_sort(hi.begin(), hi.end());
-  const bool okf = of.to_host().to_vector() == sf, oki = oi.to_host().to_vector() == hi, oka = op.to_host().to_vector() == order;
-  std::printf("\nsorts of %lld keys (compare with bench/gpu/cupy_sort.py, CuPy = CUB's radix sort):\n", n);
-  std::printf("  sort_f64    %9.3f ms %7.2f Gkeys/s  %s\n", tf, static_cast<double>(n) / tf / 1e6, okf ? "ok" : "MISMATCH");
-  std::printf("  sort_i32    %9.3f ms %7.2f Gkeys/s  %s\n", ti, static_cast<double>(n) / ti / 1e6, oki ? "ok" : "MISMATCH");
-  std::printf("  argsort_f64 %9.3f ms %7.2f Gkeys/s  %s\n", ta, static_cast<double>(n) / ta / 1e6, oka ? "ok" : "MISMATCH");
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return kiln::ir::sort::SortKey<T>::less(h[static_cast<size_t>(a)], h[static_cast<size_t>(b)]);
+  });
+  bool ok = false;
+  if (argsort) {
+    ok = order_out.to_host().to_vector() == order;
+  } else {
+    std::vector<T> sorted(static_cast<size_t>(n));
+    for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = h[static_cast<size_t>(order[i])];
+    const std::vector<T> got = out.to_host().to_vector();
+    ok = std::memcmp(got.data(), sorted.data(), sorted.size() * sizeof(T)) == 0;
+  }
+  const std::string row = std::string(argsort ? "argsort_" : "sort_") + name;
+  std::printf("  %-12s %9.3f ms %7.2f Gkeys/s  %s\n", row.c_str(), ms, static_cast<double>(n) / ms / 1e6, ok ? "ok" : "MISMATCH");
+}
+
+/// kiln::sort of 10^7 keys of every numeric key type and kiln::argsort of the 4- and 8-byte ones; the same rows
+/// for CUB: bench/gpu/cub_primitives.cu (same key distributions), CuPy: bench/gpu/cupy_sort.py. `--filter sort`
+/// runs them all, `--filter sort_i32,argsort_f64` the rows it names.
+void sort_rows(EventTimer& timer, const Options& opt) {
+  bool header = false;
+  auto row = [&]<class T>(const char* name, bool argsort) {
+    const std::string id = std::string(argsort ? "argsort_" : "sort_") + name;
+    if (!opt.selected("sort") && !opt.selected(id)) return;
+    if (!header) std::printf("\nsorts of 10000000 keys (compare with bench/gpu/cub_primitives.cu, CUB's radix sort):\n");
+    header = true;
+    sort_row<T>(timer, opt.reps, name, argsort);
+  };
+  row.operator()<double>("f64", false);
+  row.operator()<float>("f32", false);
+  row.operator()<kiln::half>("f16", false);
+  row.operator()<kiln::bfloat16>("bf16", false);
+  row.operator()<std::int64_t>("i64", false);
+  row.operator()<std::int32_t>("i32", false);
+  row.operator()<std::int16_t>("i16", false);
+  row.operator()<std::int8_t>("i8", false);
+  row.operator()<std::uint64_t>("u64", false);
+  row.operator()<std::uint32_t>("u32", false);
+  row.operator()<std::uint16_t>("u16", false);
+  row.operator()<std::uint8_t>("u8", false);
+  row.operator()<double>("f64", true);
+  row.operator()<float>("f32", true);
+  row.operator()<std::int64_t>("i64", true);
+  row.operator()<std::int32_t>("i32", true);
 }
 
 }  // namespace
@@ -489,7 +542,7 @@ int main(int argc, char** argv) {
 
   // Sorts (issue 19): kiln::sort and kiln::argsort of 10^7 keys into device arrays. No hand-written reference
   // here: bench/gpu/cupy_sort.py times CuPy (CUB's radix sort) on the same keys for the comparison.
-  if (opt.selected("sort")) sort_rows(timer, opt.reps);
+  sort_rows(timer, opt);
 
   // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
   if (!opt.filter.empty() && opt.selected("contraction"))  // only when named: not part of the default rows

@@ -74,17 +74,30 @@ __device__ __forceinline__ T kiln_block_exclusive(T x, T* sums) {
   return before + inc - x;
 }
 
-// The lanes of the warp whose digit equals this lane's d (0..255, or 256 for no element): one ballot per bit.
-// A digit pass uses this rather than __match_any_sync: its votes and logic run on the integer pipes, which a
-// pass leaves mostly idle, while the pass is bound by the pipe of shared memory and cross-lane operations (ncu
-// on an H100: 75% busy with __match_any_sync). CUB's radix ranking matches its digits with ballots too.
-__device__ __forceinline__ unsigned kiln_peers(int d) {
-  unsigned peers = KILN_ALL;
+// Byte `pass` of a code, the pass's digit: one byte permutation (PRMT), where a shift by the pass and a mask
+// take two instructions of the integer pipe that bounds a digit pass.
+__device__ __forceinline__ unsigned kiln_digit(code_t c, int pass) {
+  const unsigned w = sizeof(code_t) > 4 && pass >= 4 ? (unsigned)((unsigned long long)c >> 32) : (unsigned)c;
+  return __byte_perm(w, 0u, 0x4440u | (unsigned)(pass & 3));
+}
+
+// The lanes of the warp whose d (a number of BITS bits: 8 for a digit, 9 where 256 marks a lane without an
+// element) equals this lane's: one ballot per bit, each lane keeping the lanes whose bit equals its own. In
+// PTX because ptxas then makes a bit one vote and one predicated complement, the bits' predicates all come
+// from d at once (R2P) and three-input ands combine the votes: about 2.5 instructions a bit, where the same
+// loop in C++ compiled to 7 (shifts, masks, compares and selects; nvdisasm of sm_90 code). The digit passes
+// are bound by the integer pipe (ncu, H100) and this is most of their work per key.
+template <int BITS>
+__device__ __forceinline__ unsigned kiln_peers(unsigned d) {
+  unsigned same[BITS];
   #pragma unroll
-  for (int bit = 0; bit < 9; ++bit) {
-    const unsigned b = __ballot_sync(KILN_ALL, (d >> bit) & 1);
-    peers &= ((d >> bit) & 1) ? b : ~b;
-  }
+  for (int bit = 0; bit < BITS; ++bit)
+    asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\tsetp.ne.u32 p, t, 0;\n\t"
+                 "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+                 : "=r"(same[bit]) : "r"(d), "r"(1u << bit));
+  unsigned peers = same[0];
+  #pragma unroll
+  for (int bit = 1; bit < BITS; ++bit) peers &= same[bit];
   return peers;
 }
 
@@ -98,7 +111,7 @@ __device__ __forceinline__ void kiln_warp_rank(const int (&d)[KILN_ITEMS], unsig
 #if __CUDA_ARCH__ >= 700
     const unsigned peers = __match_any_sync(KILN_ALL, d[k]);
 #else
-    const unsigned peers = kiln_peers(d[k]);
+    const unsigned peers = kiln_peers<9>((unsigned)d[k]);
 #endif
     const int leader = __ffs(peers) - 1;  // the lowest lane: ranks follow lane order
     unsigned old = 0;
@@ -361,7 +374,10 @@ struct KilnPassShared {
     long long v[CARRY ? KILN_TILE : 1];
   } sorted;                                     // the tile in this pass's order: keys, then payload
   unsigned offs[KILN_WARPS][256];               // per warp: its digits' counts, then its next place per digit
-  long long shift_to_row[256];                  // slot in the keys - place in the tile's order, per digit
+  union {                                       // slot in the row - place in the tile's order, per digit:
+    long long wide[256];                        //   rows of 2^31 keys or more
+    int narrow[256];                            //   shorter rows (32-bit address arithmetic)
+  } shift;
   unsigned char digit_of[CARRY ? KILN_TILE : 1];  // each sorted key's digit, for the payload
   unsigned sums[KILN_WARPS];
   long long ticket;
@@ -369,62 +385,86 @@ struct KilnPassShared {
 static_assert(sizeof(KilnPassShared<false>) <= KILN_PASS_BYTES, "kiln_sort_pass's shared memory, sized by sort_source");
 static_assert(sizeof(KilnPassShared<true>) <= KILN_PASS_CARRY_BYTES, "kiln_sort_pass_carry's shared memory");
 
-// One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
-// first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
-// which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
-// every tile a block waits for in the look-back has started.
+// Where a digit pass's tile is read and written: the tile's input codes (or keys, on the row's first active
+// pass) and payload, the row's output codes (or keys, on its last) and payload.
+struct KilnTileIo {
+  const key_t* keys_in;
+  const code_t* codes_in;
+  const long long* payload_in;
+  key_t* keys_out;
+  code_t* codes_out;
+  long long* payload_out;
+};
+
+// The tile, in digit order in shared memory, written out in that order: consecutive threads write consecutive
+// slots of a digit's run. I: the type of a slot in the row (int for rows shorter than 2^31 keys: one
+// multiply-add for an address, where 64-bit offsets take four integer instructions).
+template <class I, bool CARRY, bool FULL>
+__device__ __forceinline__ void kiln_write_tile(KilnPassShared<CARRY>& s, const I* shift, const KilnTileIo& io,
+                                                int count, int pass, bool is_last) {
+  const int tid = threadIdx.x;
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int j = tid + KILN_THREADS * k;
+    if (FULL || j < count) {
+      const code_t v = s.sorted.c[j];
+      const unsigned dj = kiln_digit(v, pass);
+      if (CARRY) s.digit_of[CARRY ? j : 0] = (unsigned char)dj;
+      const I o = shift[dj] + (I)j;
+      if (is_last) io.keys_out[o] = kiln_decode(v);
+      else io.codes_out[o] = v;
+    }
+  }
+}
+
+template <class I, bool FULL>
+__device__ __forceinline__ void kiln_write_payload(KilnPassShared<true>& s, const I* shift, long long* out,
+                                                   int count) {
+  const int tid = threadIdx.x;
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k) {
+    const int j = tid + KILN_THREADS * k;
+    if (FULL || j < count) out[shift[s.digit_of[j]] + (I)j] = s.sorted.v[j];
+  }
+}
+
+// A digit pass's tile t of row `row` (count keys; FULL: count is KILN_TILE, so no key needs a bounds check and
+// a digit's 8 bits are all its votes, where a partial tile marks its missing keys with a ninth).
 // The order of work keeps the look-back short: the tile's digit counts are published as soon as the keys are
 // in (per-warp shared counts), before the keys are ranked; the look-back comes after the ranking, when the
 // earlier tiles have had that time to publish theirs and their row counts.
-template <bool CARRY>
-__device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __restrict__ keys,
-                                          code_t* __restrict__ ca, code_t* __restrict__ cb,
-                                          long long* __restrict__ positions, long long* __restrict__ va,
-                                          long long* __restrict__ vb, const unsigned long long* __restrict__ base,
-                                          const unsigned* __restrict__ mask, unsigned long long* __restrict__ status,
-                                          unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
+template <bool CARRY, bool FULL>
+__device__ __forceinline__ void kiln_pass_tile(KilnPassShared<CARRY>& s, const KilnTileIo& io,
+                                               unsigned long long row_first, volatile unsigned long long* word,
+                                               long long n, long long t, int count, int pass, bool is_first,
+                                               bool is_last) {
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&s.offs[0][0])[q] = 0;
-  if (tid == 0) s.ticket = atomicAdd(&tickets[pass], 1u);
-  __syncthreads();
-  const long long row = s.ticket / tiles, t = s.ticket % tiles;
-  const unsigned m = mask[row];
-  if (!((m >> pass) & 1u)) return;
-  const int before = __popc(m & ((1u << pass) - 1u));
-  const bool is_first = before == 0, is_last = before > 0 && (m >> (pass + 1)) == 0;
-  const long long lo = row * n + t * KILN_TILE;                // the tile's first element
-  const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
   const int i0 = warp * 32 * KILN_ITEMS + lane;                // item k is the tile's element i0 + 32 k
-  const code_t* cin = ((before & 1) ? ca : cb) + lo;          // pass `before` - 1 wrote a when even
-  code_t* cout = (before & 1) ? cb : ca;
-  const int shift = 8 * pass;
-  const unsigned long long row_first = base[(row * KILN_PASSES + pass) * 256 + tid];  // no wait until used
   code_t c[KILN_ITEMS];
   if (is_first) {
-    const key_t* kin = keys + lo;
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
-      if (i0 + 32 * k < count) x[k] = kin[i0 + 32 * k];
+      if (FULL || i0 + 32 * k < count) x[k] = io.keys_in[i0 + 32 * k];
     #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = i0 + 32 * k < count ? kiln_encode(x[k]) : (code_t)0;
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = FULL || i0 + 32 * k < count ? kiln_encode(x[k]) : (code_t)0;
   } else {
     #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = i0 + 32 * k < count ? cin[i0 + 32 * k] : (code_t)0;
+    for (int k = 0; k < KILN_ITEMS; ++k) c[k] = FULL || i0 + 32 * k < count ? io.codes_in[i0 + 32 * k] : (code_t)0;
   }
   // The warps' digit counts, then the tile's (thread tid: digit tid), published for the later tiles.
+  unsigned* my = s.offs[warp];
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k)
-    if (i0 + 32 * k < count) atomicAdd(&s.offs[warp][KILN_DIGIT(c[k], shift)], 1u);
+    if (FULL || i0 + 32 * k < count) atomicAdd(&my[kiln_digit(c[k], pass)], 1u);
   __syncthreads();
-  unsigned warp_count[KILN_WARPS], total = 0;  // kept in registers: shared memory's pipe is the pass's bound
+  unsigned warp_count[KILN_WARPS], total = 0;  // kept in registers: shared memory's pipe is busy too
   #pragma unroll
   for (int w = 0; w < KILN_WARPS; ++w) {
     warp_count[w] = s.offs[w][tid];
     total += warp_count[w];
   }
   const unsigned long long tag = (unsigned long long)(pass + 1) << 56;
-  volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
   word[t * 256] = ((t == 0 ? KILN_PREFIX : KILN_AGGREGATE) << 62) | tag | total;
   const unsigned tile_first = kiln_block_exclusive(total, s.sums);  // its barriers order the reads above
   unsigned next = tile_first;
@@ -440,24 +480,26 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   unsigned short rank[CARRY ? KILN_ITEMS : 1];
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k) {
-    const int d = i0 + 32 * k < count ? KILN_DIGIT(c[k], shift) : 256;
+    const bool valid = FULL || i0 + 32 * k < count;
+    const unsigned d = valid ? kiln_digit(c[k], pass) : 256u;
 #if KILN_MATCH == 1
     const unsigned peers = __match_any_sync(KILN_ALL, d);
 #elif KILN_MATCH == 2
-    // Half the items on each pipe: the votes' logic on the integer pipe, __match_any_sync on the pipe of
-    // shared memory and cross-lane operations.
-    const unsigned peers = (k & 1) ? kiln_peers(d) : __match_any_sync(KILN_ALL, d);
+    // Half the items on each pipe: the votes on the integer pipe, __match_any_sync on the pipe of shared memory
+    // and cross-lane operations.
+    const unsigned peers = (k & 1) ? kiln_peers<FULL ? 8 : 9>(d) : __match_any_sync(KILN_ALL, d);
 #else
-    const unsigned peers = kiln_peers(d);
+    const unsigned peers = kiln_peers<FULL ? 8 : 9>(d);
 #endif
-    const int leader = __ffs(peers) - 1;
+    // Any lane of the group may take its places; the highest is one instruction (FLO) away, the lowest two.
+    const int leader = 31 - __clz(peers);
     unsigned at = 0;
     // One shared-memory operation rather than a load and a store. Only this warp touches its counters, and
     // the next item's leader reads them after this one's update (the __syncwarp): the ranks are exact.
-    if (lane == leader && d < 256) at = atomicAdd(&s.offs[warp][d], (unsigned)__popc(peers));
+    if (lane == leader && valid) at = atomicAdd(&my[d], (unsigned)__popc(peers));
     const unsigned r = __shfl_sync(KILN_ALL, at, leader) + __popc(peers & below);
     __syncwarp();
-    if (d < 256) s.sorted.c[r] = c[k];
+    if (valid) s.sorted.c[r] = c[k];
     if (CARRY) rank[CARRY ? k : 0] = (unsigned short)r;
   }
   unsigned long long earlier = 0;
@@ -465,38 +507,62 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
     earlier = kiln_look_back(word, t, tag);
     word[t * 256] = (KILN_PREFIX << 62) | tag | (earlier + total);
   }
-  s.shift_to_row[tid] = row * n + (long long)(row_first + earlier) - (long long)tile_first;
+  const long long shift = (long long)(row_first + earlier) - (long long)tile_first;
+  const bool narrow = n <= 0x7fffffffLL;  // every slot of the row, and so every shift, fits an int
+  if (narrow) s.shift.narrow[tid] = (int)shift;
+  else s.shift.wide[tid] = shift;
   __syncthreads();
-  // Consecutive threads write consecutive slots of a digit's run.
-  #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k) {
-    const int j = tid + KILN_THREADS * k;
-    if (j < count) {
-      const code_t v = s.sorted.c[j];
-      const int dj = KILN_DIGIT(v, shift);
-      if (CARRY) s.digit_of[CARRY ? j : 0] = (unsigned char)dj;
-      const long long o = s.shift_to_row[dj] + j;
-      if (is_last) keys[o] = kiln_decode(v);
-      else cout[o] = v;
-    }
+  if (narrow) kiln_write_tile<int, CARRY, FULL>(s, s.shift.narrow, io, count, pass, is_last);
+  else kiln_write_tile<long long, CARRY, FULL>(s, s.shift.wide, io, count, pass, is_last);
+  if constexpr (CARRY) {
+    long long p[KILN_ITEMS];
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (FULL || i0 + 32 * k < count) p[k] = io.payload_in[i0 + 32 * k];
+    __syncthreads();  // every key is read out of `sorted` before the payload goes in
+    #pragma unroll
+    for (int k = 0; k < KILN_ITEMS; ++k)
+      if (FULL || i0 + 32 * k < count) s.sorted.v[rank[k]] = p[k];
+    __syncthreads();
+    if (narrow) kiln_write_payload<int, FULL>(s, s.shift.narrow, io.payload_out, count);
+    else kiln_write_payload<long long, FULL>(s, s.shift.wide, io.payload_out, count);
   }
-  if (!CARRY) return;
-  const long long* pin = is_first ? positions + lo : ((before & 1) ? va : vb) + lo;
-  long long* pout = is_last ? positions : (before & 1) ? vb : va;
-  long long p[KILN_ITEMS];
-  #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k)
-    if (i0 + 32 * k < count) p[k] = pin[i0 + 32 * k];
-  __syncthreads();  // every key is read out of `sorted` before the payload goes in
-  #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k)
-    if (i0 + 32 * k < count) s.sorted.v[rank[CARRY ? k : 0]] = p[k];
+}
+
+// One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
+// first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
+// which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
+// every tile a block waits for in the look-back has started. Full tiles (all but a row's last, unless the row
+// is a multiple of the tile) take a form without bounds checks.
+template <bool CARRY>
+__device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __restrict__ keys,
+                                          code_t* __restrict__ ca, code_t* __restrict__ cb,
+                                          long long* __restrict__ positions, long long* __restrict__ va,
+                                          long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+                                          const unsigned* __restrict__ mask, unsigned long long* __restrict__ status,
+                                          unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
+  const int tid = threadIdx.x;
+  for (int q = tid; q < KILN_WARPS * 256; q += KILN_THREADS) (&s.offs[0][0])[q] = 0;
+  if (tid == 0) s.ticket = atomicAdd(&tickets[pass], 1u);
   __syncthreads();
-  #pragma unroll
-  for (int k = 0; k < KILN_ITEMS; ++k) {
-    const int j = tid + KILN_THREADS * k;
-    if (j < count) pout[s.shift_to_row[s.digit_of[j]] + j] = s.sorted.v[j];
-  }
+  const long long row = s.ticket / tiles, t = s.ticket % tiles;
+  const unsigned m = mask[row];
+  if (!((m >> pass) & 1u)) return;
+  const int before = __popc(m & ((1u << pass) - 1u));
+  const bool is_first = before == 0, is_last = before > 0 && (m >> (pass + 1)) == 0;
+  const long long row_at = row * n, lo = row_at + t * KILN_TILE;  // the row's and the tile's first element
+  const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
+  KilnTileIo io;
+  io.keys_in = keys + lo;
+  io.codes_in = ((before & 1) ? ca : cb) + lo;  // pass `before` - 1 wrote a when even
+  io.keys_out = keys + row_at;
+  io.codes_out = ((before & 1) ? cb : ca) + row_at;
+  io.payload_in = CARRY ? (is_first ? positions + lo : ((before & 1) ? va : vb) + lo) : nullptr;
+  io.payload_out = CARRY ? (is_last ? positions : (before & 1) ? vb : va) + row_at : nullptr;
+  const unsigned long long row_first = base[(row * KILN_PASSES + pass) * 256 + tid];  // no wait until used
+  volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
+  if (count == KILN_TILE) kiln_pass_tile<CARRY, true>(s, io, row_first, word, n, t, count, pass, is_first, is_last);
+  else kiln_pass_tile<CARRY, false>(s, io, row_first, word, n, t, count, pass, is_first, is_last);
 }
 
 // The pass for keys alone and with a payload (argsort's positions): the payload's registers and shared memory
