@@ -150,6 +150,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
       const int n = std::atoi(s);
       if (n >= 4 && n <= 16) o.sort_items = n;
     }
+    if (const char* s = std::getenv("KILN_CUDA_SCAN_TILE_KIB"); s && *s) {
+      const int n = std::atoi(s);
+      if (n >= 8 && n <= 96) o.scan_tile_kib = n;
+    }
     return o;
   }());
   return options;

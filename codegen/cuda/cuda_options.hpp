@@ -87,6 +87,9 @@ struct CudaOptions {
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-16): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys (sort_kernels.hpp).
   int sort_items = 16;
+  /// KILN_CUDA_SCAN_TILE_KIB (an experiment override, 8-96): the bytes of a single-pass scan tile's values in
+  /// shared memory, in KiB (scan_kernels.hpp; the tile's blocks a power of two).
+  int scan_tile_kib = 32;
 };
 
 }  // namespace kiln::codegen::cuda

@@ -223,6 +223,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
       sync_each_(opts.sync_each_launch),
       overrides_{opts.waves, opts.row_threads, opts.coarsen_waves},
       sort_items_(opts.sort_items),
+      scan_tile_kib_(opts.scan_tile_kib),
       last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
 std::string DeviceMachine::describe() const {

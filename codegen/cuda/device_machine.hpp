@@ -133,6 +133,8 @@ class DeviceMachine final : public ir::Machine {
   std::function<void(ir::Frame&)> launch(const ir::LaunchStmt& launch, ir::HostScope& scope) const override;
   /// Sorts with the radix kernels of sort_kernels.hpp (defined there).
   std::function<void(ir::Frame&)> sort(const ir::SortStmt& sort, ir::HostScope& scope) const override;
+  /// Scans in one pass with the kernel of scan_kernels.hpp (defined there).
+  std::function<void(ir::Frame&)> scan(const ir::ScanStmt& scan, ir::HostScope& scope) const override;
   [[noreturn]] void fail(ir::Frame& fr, std::int32_t code, const std::string& message) const override;
 
  private:
@@ -143,6 +145,7 @@ class DeviceMachine final : public ir::Machine {
   bool sync_each_;  ///< CudaOptions::sync_each_launch
   LaunchOverrides overrides_;  ///< CudaOptions::waves, row_threads and coarsen_waves
   int sort_items_;             ///< CudaOptions::sort_items
+  int scan_tile_kib_;          ///< CudaOptions::scan_tile_kib
   /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
   /// with the same inputs (launch_memo.hpp).
   std::unique_ptr<LaunchMemo[]> last_;

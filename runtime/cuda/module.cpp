@@ -79,8 +79,9 @@ Module::~Module() {
   }
 }
 
-void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params) {
-  const CUresult r = driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, stream, params, nullptr);
+void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params, unsigned shared_bytes) {
+  const CUresult r = driver().cuLaunchKernel(f.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
+                                             stream, params, nullptr);
   if (r != CUDA_SUCCESS)
     throw DeviceError(fmt::format("launching CUDA kernel {} (grid {}x{}x{}, block {}x{}x{}): {}", f.name, grid.x, grid.y,
                                   grid.z, block.x, block.y, block.z, error_text(r)));

@@ -53,7 +53,8 @@ struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
-/// cuLaunchKernel on `stream` (a stream of f's device); a failure to launch is a DeviceError naming the kernel.
-void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params);
+/// cuLaunchKernel on `stream` (a stream of f's device) with `shared_bytes` of dynamic shared memory; a failure
+/// to launch is a DeviceError naming the kernel.
+void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params, unsigned shared_bytes = 0);
 
 }  // namespace kiln::gpu
