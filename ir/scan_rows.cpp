@@ -85,8 +85,14 @@ void scan_rows(DType from, DType t, DType to, ReduceOp op, bool exclusive, const
         using S = decltype(s0);
         using T = decltype(t0);
         using R = decltype(r0);
-        if constexpr (sem::is_half_v<T> || std::is_same_v<T, bool>) {
-          return;  // never: make_scan admits integer, f32 and f64 scans only
+        // Only the pairs make_scan admits (ir::scan_stmt_types) are instantiated.
+        constexpr bool number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+        constexpr bool in_ok = std::is_same_v<S, T> || std::is_same_v<S, bool> ||
+                               (std::is_integral_v<S> && std::is_integral_v<T> && sizeof(T) > sizeof(S) &&
+                                (std::is_signed_v<T> || std::is_unsigned_v<S>));
+        constexpr bool out_ok = std::is_same_v<R, T> || (std::is_same_v<R, bool> && std::is_same_v<T, std::int32_t>);
+        if constexpr (!number || sem::is_half_v<S> || sem::is_half_v<R> || !in_ok || !out_ok) {
+          return;  // never: make_scan admits these types only
         } else {
           std::vector<T> fold, chain;
           const T id = scan_identity<T>(op);
