@@ -26,6 +26,17 @@ Expr flat_index(const std::vector<ir::Var>& idx, const std::vector<Expr>& extent
   return k;
 }
 
+/// Whether `array` was made by an allocating map traced in an open scope: an array expression's result, which the
+/// passes may fuse into the loops that read it.
+bool made_by_expression(TraceContext& ctx, const ir::VarNode* array) {
+  std::vector<Scope*> scopes = ctx.scopes_inside(ctx.root_scope());
+  scopes.push_back(&ctx.scope(ctx.root_scope()));
+  for (const Scope* s : scopes)
+    for (const ir::Stmt& st : s->stmts)
+      if (const auto* m = ir::dyn<ir::MapStmt>(st); m && m->allocate && m->target.get() == array) return true;
+  return false;
+}
+
 }  // namespace
 
 ArrayHandle scan(ReduceOp op, const ArrayHandle& a, DType result, int axis, ScanKind kind, const char* fn, Where w) {
@@ -61,9 +72,11 @@ ArrayHandle scan(ReduceOp op, const ArrayHandle& a, DType result, int axis, Scan
   spec.lockstep_rows = ctx.lockstep_rows;
   std::string name = declared_name(w);
   if (name.empty()) name = fn;
-  ir::Var compact;  // the values as compact memory, where they are (a ScanStmt's source)
+  // The values as compact memory where they are (a ScanStmt's source): not a view, and not an array expression,
+  // which the passes compute in their loads (two reads of its operands cost less than writing it and one read).
+  ir::Var compact;
   if (!flat || rank == 1)
-    if (!a.info && ir::always_compact(*a.var)) compact = a.var;
+    if (!is_view(a) && ir::always_compact(*a.var) && !made_by_expression(ctx, a.var.get())) compact = a.var;
   if (flat && rank != 1) {
     // NumPy's flattening, as a map into a 1-d array (the scan's loops then index it directly: recovering an
     // n-d index by division in the scan's inner loops made NVRTC take most of a minute).

@@ -217,9 +217,15 @@ TEST(ScanCudaCodegen, ScansOfCompactMemoryAreOneStatement) {
   EXPECT_EQ(ir::to_string(ir::deserialize(ir::serialize(one_d))), ir::to_string(one_d));
   if (std::string why; cu::nvrtc_available(&why)) EXPECT_TRUE(strategies(one_d).empty());
   EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_flat", [](Array<float, 2> m) { return kiln::cumsum(m); }, {"m"})), 1);
-  // Along the last axis of an expression: the statement for lines of at least a tile's blocks, else the passes
-  // (decided at run time); of a parameter whose rows the caller lays out: the passes; along axis 0: the rows form.
-  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_expr", [](Array<float, 2> m) { return kiln::cumsum(m * 2.0f, 1); }, {"m"})), 1);
+  // Along the last axis of an array the kernel made: the statement for lines of at least a tile's blocks, else the
+  // passes (decided at run time); of an expression (fused into the passes, read twice: less than a copy and one
+  // read) and of a parameter whose rows the caller lays out: the passes; along axis 0: the rows form.
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_made", [](Array<float, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 2.0f;
+    return kiln::cumsum(t, 1);
+  }, {"m"})), 1);
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_expr", [](Array<float, 2> m) { return kiln::cumsum(m * 2.0f, 1); }, {"m"})), 0);
   EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_param", [](Array<float, 2> m) { return kiln::cumsum(m, 1); }, {"m"})), 0);
   EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_axis0", [](Array<float, 2> m) { return kiln::cumsum(m * 2.0f, 0); }, {"m"})), 0);
   // The CPU's trace keeps the passes (they run two-pass over blocks of threads there).
@@ -537,10 +543,12 @@ TEST_F(ScanGpu, SinglePassTilesAndGroupsMatchTheInterpreterBitwise) {
     }
     expect_tuple_bits(gt(c, b, u, h), it(c, b, u, h), "typed n=" + std::to_string(n));
   }
-  // Along the last axis of an expression: lines of at least a tile's blocks in the single pass, shorter ones in
-  // the passes; a few lines past one group.
+  // Along the last axis of an array the kernel made: lines of at least a tile's blocks in the single pass, shorter
+  // ones in the passes; a few lines past one group.
   const auto rows2 = [](Array<double, 2> m) {
-    return std::tuple{kiln::cumsum(m * 2.0, 1), kiln::scan(m + 1.0, ReduceOp::Max, -1, kiln::exclusive)};
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 2.0;
+    return std::tuple{kiln::cumsum(t, 1), kiln::scan(t, ReduceOp::Max, -1, kiln::exclusive)};
   };
   auto g2 = jit("scan_rows_expr", rows2, Options().on(Target::cuda));
   auto i2 = jit("scan_rows_expr", rows2, Options().on(Target::interpreter));
