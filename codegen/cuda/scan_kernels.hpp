@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The CUDA target's scan statement (ir::ScanStmt): a single pass over the memory, each element read once and
+// written once, in the order ir/semantics.hpp defines (kScanBlock), so the bits are the interpreter's.
+//
+// A tile is `rows` consecutive 1024-element blocks of one line (a power of two dividing 1024, so that groups of
+// carries start at tile boundaries). A block of threads takes the next tile from a counter (not blockIdx: every
+// tile it waits for has started, whatever order the hardware schedules blocks in, so nothing deadlocks), copies
+// it into shared memory with coalesced loads, and scans each of its blocks in order, a thread a block, in place.
+// Each tile then publishes its blocks' totals. The carries need, for the tile's first block, the fold of the
+// group's totals before it: a float fold is not associative, so it is not made of other tiles' partial results
+// in whatever order they come: the tile walks back to the nearest earlier tile of its group that has published
+// its fold up to its last total (flag 2), and folds the totals of the tiles after that one onto it, in order.
+// Every path gives the one left fold the definition names, so the bits do not depend on timing. Groups' folds
+// chain the same way one level up: the last tile of a group publishes its fold (flag 1), then the chain up to it
+// (flag 2), and a tile needing the chain before its group walks back over the groups' folds to the nearest
+// chain. Then every element is written: its running value combined with its block's carry (coalesced stores).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/dtype.hpp"
+#include "kiln/ops.hpp"
+
+namespace kiln::codegen::cuda {
+
+class CallState;
+
+/// Threads of a scan tile's block of threads.
+inline constexpr int kScanThreads = 128;
+/// The bytes of a tile's values unless CudaOptions::scan_tile_kib says otherwise: 4 blocks of doubles.
+inline constexpr int kScanTileKib = 32;
+
+/// 1024-element blocks per tile for combining type `t` and tiles of `tile_kib` KiB (at least 1, at most 64).
+int scan_tile_rows(DType t, int tile_kib);
+
+/// The CUDA C of the scan kernel: `source` elements read, combined in `type` with `op` (Add, Mul, Min, Max),
+/// stored as `out`, `rows` blocks a tile (ir::scan_stmt_types says which types go together; a ValueError
+/// otherwise).
+std::string scan_source(DType source, DType type, DType out, ReduceOp op, int rows);
+/// Its __global__ function.
+inline const char* scan_entry() { return "kiln_scan"; }
+
+/// Scans the `lines` rows of `n` elements at device address `source` into those at `out` (both compact), in
+/// kiln's order. Scratch comes from the call's stream-ordered memory. `label` ("kiln's scan of x", outliving
+/// the call) names the launch among those a failure lists.
+void scan_on_device(CallState& call, DType source_type, DType type, DType out_type, ReduceOp op, bool exclusive,
+                    std::uint64_t source, std::uint64_t out, std::int64_t lines, std::int64_t n, int tile_kib,
+                    const std::string& label);
+
+}  // namespace kiln::codegen::cuda
