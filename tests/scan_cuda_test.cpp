@@ -215,7 +215,9 @@ TEST(ScanCudaCodegen, ScansOfCompactMemoryAreOneStatement) {
   EXPECT_EQ(scan_statements_in(one_d), 3) << ir::to_string(one_d);
   // It goes through the kernel cache's encoding unchanged.
   EXPECT_EQ(ir::to_string(ir::deserialize(ir::serialize(one_d))), ir::to_string(one_d));
-  if (std::string why; cu::nvrtc_available(&why)) EXPECT_TRUE(strategies(one_d).empty());
+  if (std::string why; cu::nvrtc_available(&why)) {
+    EXPECT_TRUE(strategies(one_d).empty());
+  }
   EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_flat", [](Array<float, 2> m) { return kiln::cumsum(m); }, {"m"})), 1);
   // Along the last axis of an array the kernel made: the statement for lines of at least a tile's blocks, else the
   // passes (decided at run time); of an expression (fused into the passes, read twice: less than a copy and one
@@ -241,8 +243,21 @@ TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
   EXPECT_EQ(cu::scan_tile_rows(DType::F64, 8), 1);
   EXPECT_EQ(cu::scan_tile_rows(DType::F64, 96), 8);
   EXPECT_EQ(cu::scan_tile_rows(DType::U8, 96), 64);
-  EXPECT_THROW(cu::scan_source(DType::I64, DType::I32, DType::I32, ReduceOp::Add, 4), ValueError);  // narrowing
-  EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, 3), ValueError);
+  const cu::ScanForm four{false, 4};
+  EXPECT_THROW(cu::scan_source(DType::I64, DType::I32, DType::I32, ReduceOp::Add, four), ValueError);  // narrowing
+  EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{false, 3}), ValueError);
+  // The tree (any association) only where every association gives the defined bits, with values of 4 or 8 bytes.
+  EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{true, 0}), ValueError);
+  EXPECT_THROW(cu::scan_source(DType::F32, DType::F32, DType::F32, ReduceOp::Mul, cu::ScanForm{true, 0}), ValueError);
+  EXPECT_TRUE(cu::scan_form(DType::I32, ReduceOp::Add, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::I64, ReduceOp::Mul, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::F64, ReduceOp::Max, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::F32, ReduceOp::Min, 32).any_order);
+  EXPECT_FALSE(cu::scan_form(DType::F64, ReduceOp::Add, 32).any_order);
+  EXPECT_EQ(cu::scan_form(DType::F32, ReduceOp::Mul, 32).rows, 8);
+  EXPECT_FALSE(cu::scan_form(DType::I16, ReduceOp::Add, 32).any_order);  // 2 bytes: kiln's order (also exact)
+  EXPECT_NE(cu::scan_form_reason(DType::I64, ReduceOp::Add, 32).find("integers wrap"), std::string::npos);
+  EXPECT_NE(cu::scan_form_reason(DType::F64, ReduceOp::Add, 32).find("in order"), std::string::npos);
   struct Case {
     DType from, t, to;
     ReduceOp op;
@@ -251,15 +266,25 @@ TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
                         {DType::F32, DType::F32, DType::F32, ReduceOp::Mul}, {DType::I64, DType::I64, DType::I64, ReduceOp::Max},
                         {DType::I32, DType::I64, DType::I64, ReduceOp::Add}, {DType::Bool, DType::I64, DType::I64, ReduceOp::Add},
                         {DType::Bool, DType::I32, DType::Bool, ReduceOp::Min}, {DType::U8, DType::U8, DType::U8, ReduceOp::Mul},
-                        {DType::I16, DType::I16, DType::I16, ReduceOp::Add}};
+                        {DType::I16, DType::I16, DType::I16, ReduceOp::Add}, {DType::I32, DType::I32, DType::I32, ReduceOp::Add},
+                        {DType::F32, DType::F32, DType::F32, ReduceOp::Max}, {DType::U32, DType::U32, DType::U32, ReduceOp::Mul}};
   for (const Case& c : cases) {
-    const std::string src = cu::scan_source(c.from, c.t, c.to, c.op, cu::scan_tile_rows(c.t, cu::kScanTileKib));
+    const std::string src = cu::scan_source(c.from, c.t, c.to, c.op, cu::scan_form(c.t, c.op, cu::kScanTileKib));
     const cu::Binary bin = cu::compile_source(src, "kiln_scan", "sm_90", {});
     EXPECT_TRUE(bin.log.empty()) << bin.log;
     // The row walks' chunks in registers, not a local-memory frame; float steps not contracted (nothing to
     // contract: the check that --fmad=false is on).
     EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << src;
     EXPECT_EQ(bin.ptx.find("fma.rn"), std::string::npos) << src;
+    // Published values read and written as whole 64-bit words (relaxed, gpu scope: no fence), tiles loaded by
+    // asynchronous 16-byte copies.
+    EXPECT_NE(bin.ptx.find("ld.relaxed.gpu.global"), std::string::npos) << src;
+    EXPECT_NE(bin.ptx.find("st.relaxed.gpu.global"), std::string::npos) << src;
+    EXPECT_EQ(bin.ptx.find("membar"), std::string::npos) << src;
+    EXPECT_EQ(bin.ptx.find("fence"), std::string::npos) << src;
+    if (c.from == c.t) {
+      EXPECT_NE(bin.ptx.find("cp.async.cg.shared.global"), std::string::npos) << src;
+    }
   }
 }
 
@@ -627,6 +652,65 @@ TEST_F(ScanGpu, FloatCarriesInGroupsMatchTheInterpreterBitwise) {
   auto i2 = jit("scan_groups_2d", axes, Options().on(Target::interpreter));
   const NDArray<float> a = random_nd<float>({3, m}, 41), b = random_nd<float>({m, 3}, 42);
   expect_tuple_bits(g2(a, b), i2(a, b), "2-d, " + std::to_string(m) + " along the axis");
+}
+
+TEST_F(ScanGpu, TreeScansMatchTheInterpreterBitwise) {
+  // The any-association form (scan_kernels.hpp, scan_any_order): tiles of 4096 4-byte or 2048 8-byte values; sizes
+  // around a tile, past 32 tiles (the look-back's window) and many windows, primes; int32 sums and products that
+  // wrap, int32 summed in int64, float min/max with NaN, infinities and -0 inside later tiles, exclusive forms.
+  const auto tree = [](Array<std::int32_t, 1> c, Array<std::int64_t, 1> l, Array<double, 1> d, Array<float, 1> f) {
+    return std::tuple{kiln::scan(c, ReduceOp::Add), kiln::scan(c, ReduceOp::Mul, kiln::exclusive), kiln::cumsum(c),
+                      kiln::cumsum(l, kiln::exclusive), kiln::scan(l, ReduceOp::Min), kiln::cummax(d),
+                      kiln::scan(d, ReduceOp::Min, kiln::exclusive), kiln::scan(f, ReduceOp::Max, kiln::exclusive)};
+  };
+  auto g = jit("scan_tree", tree, Options().on(Target::cuda));
+  auto in = jit("scan_tree", tree, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{2047}, std::int64_t{2048},
+                         std::int64_t{2049}, std::int64_t{4095}, std::int64_t{4096}, std::int64_t{4097}, std::int64_t{65537},
+                         std::int64_t{33 * 4096 + 5}, std::int64_t{4194319}}) {
+    NDArray<std::int32_t> c({n});
+    NDArray<std::int64_t> l({n});
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) + 70);
+    for (std::int64_t i = 0; i < n; ++i) {
+      // Large values: the int32 sums wrap many times, the products too (odd factors keep them from reaching 0).
+      c.data()[i] = static_cast<std::int32_t>(rng() >> 33) | 1;
+      l.data()[i] = static_cast<std::int64_t>(rng());
+    }
+    const NDArray<double> d = awkward<double>({n}, static_cast<std::uint64_t>(n) + 71);
+    const NDArray<float> f = awkward<float>({n}, static_cast<std::uint64_t>(n) + 72);
+    expect_tuple_bits(g(c, l, d, f), in(c, l, d, f), "tree n=" + std::to_string(n));
+  }
+  // Lines of a kernel-made matrix: lines that start off 16-byte boundaries (odd lengths) take the element path.
+  const auto lines = [](Array<std::int32_t, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 3;
+    return std::tuple{kiln::scan(t, ReduceOp::Add, 1), kiln::scan(t, ReduceOp::Max, 1, kiln::exclusive)};
+  };
+  auto gl = jit("scan_tree_lines", lines, Options().on(Target::cuda));
+  auto il = jit("scan_tree_lines", lines, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{3, 4 * kB + 5}, {70, 4 * kB}, {2, 40 * 4096 + 3}}) {
+    const NDArray<std::int32_t> x = random_nd<std::int32_t>({m, n}, static_cast<std::uint64_t>(m * 5 + n));
+    expect_tuple_bits(gl(x), il(x), "tree lines " + std::to_string(m) + "x" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, OrderedTilesMatchTheInterpreterBitwise) {
+  // kiln's order (float sums and products): f32 tiles of 8 blocks and f64 tiles of 4, full (whole 16-byte chunks)
+  // and part; the look-back past 32 tiles' totals; NaN, infinities and -0 inside later blocks; exclusive forms.
+  const auto ordered = [](Array<float, 1> f, Array<double, 1> d) {
+    return std::tuple{kiln::cumsum(f), kiln::cumprod(f, kiln::exclusive), kiln::cumsum(d, kiln::exclusive), kiln::cumprod(d)};
+  };
+  auto g = jit("scan_ordered", ordered, Options().on(Target::cuda));
+  auto in = jit("scan_ordered", ordered, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{4093}, 8 * kB, 8 * kB + 1, 33 * 8 * kB - 1, 70 * 4 * kB + 13, std::int64_t{3145739}}) {
+    NDArray<float> f = awkward<float>({n}, static_cast<std::uint64_t>(n) + 80);
+    NDArray<double> d = awkward<double>({n}, static_cast<std::uint64_t>(n) + 81);
+    for (std::int64_t i = 0; i < n; ++i) {  // products near 1, so that they neither vanish nor overflow at once
+      f.data()[i] = std::isfinite(f.data()[i]) && f.data()[i] != 0 ? 1.0f + f.data()[i] / 4096.0f : f.data()[i];
+      d.data()[i] = std::isfinite(d.data()[i]) && d.data()[i] != 0 ? 1.0 + d.data()[i] / 4096.0 : d.data()[i];
+    }
+    expect_tuple_bits(g(f, d), in(f, d), "ordered n=" + std::to_string(n));
+  }
 }
 
 }  // namespace

@@ -253,6 +253,7 @@ std::string DeviceMachine::describe() const {
                        reason_text(l->choice.private_reason), l->choice.block_iterations, l->choice.shared_bytes);
   }
   for (const std::string& s : sort_plans_) out += "  " + s + "\n";
+  for (const std::string& s : scan_plans_) out += "  " + s + "\n";
   return out;
 }
 

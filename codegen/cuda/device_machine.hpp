@@ -155,6 +155,8 @@ class DeviceMachine final : public ir::Machine {
   /// Each sort's tile and why (sort_items_reason), in the order sort() made them: for diagnostics.
   mutable std::vector<std::string> sort_plans_;
   int scan_tile_kib_;          ///< CudaOptions::scan_tile_kib
+  /// Each single-pass scan's form and why (scan_form_reason), in the order scan() made them: for diagnostics.
+  mutable std::vector<std::string> scan_plans_;
   /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
   /// with the same inputs (launch_memo.hpp).
   std::unique_ptr<LaunchMemo[]> last_;

@@ -24,68 +24,167 @@
 namespace kiln::codegen::cuda {
 namespace {
 
-// The kernel; src_t, acc_t, out_t, KILN_OP, KILN_OUT, KILN_ROWS and the prelude come first (scan_source). A tile's
-// element e (in line order) lives in shared memory at row e / 1024, column e % 1024; rows are padded so that the
-// row walks (lanes 0..rows-1 of warp 0, one row each, at the same column) fall on different banks.
-constexpr const char* kKernel = R"(
+// Published values (both kernels). A value another tile reads is written once into zeroed words of 64 bits, each
+// carrying a mark in its high half (a value of 8 bytes takes two words, its halves): a reader that sees the mark
+// sees the whole word, since aligned 64-bit accesses are single-copy atomic in the PTX memory model, so neither
+// side needs a fence, and one relaxed load of 16 bytes (two such accesses) reads a value and its mark at once.
+constexpr const char* kStatus = R"(
 #define KILN_B 1024
+#define KILN_VEC ((int)(16 / sizeof(acc_t)))
+typedef unsigned long long kiln_u64;
+struct __align__(16) kiln_slot { kiln_u64 w[2]; };
+// A value's bits in the low bytes of a word, and back (in registers).
+__device__ __forceinline__ kiln_u64 kiln_bits(double v) { return (kiln_u64)__double_as_longlong(v); }
+__device__ __forceinline__ kiln_u64 kiln_bits(float v) { return (kiln_u64)__float_as_uint(v); }
+template <class T> __device__ __forceinline__ kiln_u64 kiln_bits(T v) {
+  return sizeof(T) == 1 ? (kiln_u64)(unsigned char)v : sizeof(T) == 2 ? (kiln_u64)(unsigned short)v
+       : sizeof(T) == 4 ? (kiln_u64)(unsigned)v : (kiln_u64)v;
+}
+__device__ __forceinline__ double kiln_value_as(kiln_u64 b, double*) { return __longlong_as_double((long long)b); }
+__device__ __forceinline__ float kiln_value_as(kiln_u64 b, float*) { return __uint_as_float((unsigned)b); }
+template <class T> __device__ __forceinline__ T kiln_value_as(kiln_u64 b, T*) { return (T)b; }
+__device__ __forceinline__ acc_t kiln_value(kiln_u64 b) { return kiln_value_as(b, (acc_t*)0); }
+__device__ __forceinline__ void kiln_publish(kiln_slot* p, acc_t v, unsigned mark) {
+  const kiln_u64 b = kiln_bits(v), m = (kiln_u64)mark << 32;
+  if (sizeof(acc_t) > 4)
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(p), "l"(m | (b >> 32)), "l"(m | (b & 0xffffffffull)) : "memory");
+  else
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(m | b) : "memory");
+}
+// The mark of the value at p (0: not yet written, or its halves of different writes) and the value.
+__device__ __forceinline__ unsigned kiln_take(const kiln_slot* p, acc_t* v) {
+  kiln_u64 a, b;
+  if (sizeof(acc_t) > 4) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    if ((a >> 32) != (b >> 32)) return 0;
+    *v = kiln_value((a << 32) | (b & 0xffffffffull));
+  } else {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(a) : "l"(p) : "memory");
+    *v = kiln_value(a & 0xffffffffull);
+  }
+  return (unsigned)(a >> 32);
+}
+__device__ __forceinline__ acc_t kiln_wait(const kiln_slot* p) {
+  acc_t v;
+  while (!kiln_take(p, &v)) {}
+  return v;
+}
+__device__ __forceinline__ void kiln_copy16(void* smem, const void* global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(global) : "memory");
+}
+__device__ __forceinline__ void kiln_copies_done() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+union kiln_chunk { uint4 q; acc_t e[KILN_VEC]; };
+)";
+
+// The kernel in kiln's order (float sums and products, where the order decides the bits); src_t, acc_t, out_t,
+// KILN_OP, KILN_OUT, KILN_ROWS and the prelude come first (scan_source). A tile's element e (in line order)
+// lives in shared memory at row e / 1024, column e % 1024; rows are padded by 16 bytes, so that they start
+// 16-byte aligned (whole chunks move at once) and the walking lanes, one a row at the same column, read
+// different banks.
+constexpr const char* kOrdered = R"(
 #define KILN_THREADS 128
 #define KILN_TILE (KILN_ROWS * KILN_B)
-#define KILN_PAD (sizeof(acc_t) >= 4 ? 1 : (int)(4 / sizeof(acc_t)))
-#define KILN_STRIDE (KILN_B + KILN_PAD)
-#define KILN_UNROLL 16
-#define KILN_CHUNK 16
+#define KILN_STRIDE (KILN_B + KILN_VEC)
+#define KILN_GROUP_CHUNKS 4
 
-__device__ __forceinline__ acc_t kiln_read(const acc_t* p) { return *(volatile const acc_t*)p; }
-
-// The fold of its group's totals up to the block before block t * KILN_ROWS, for tile t (not the group's first):
-// the nearest earlier tile that has published its fold (flag 2; the group's first tile publishes it without
-// waiting on anything), then the totals of every tile after it in order (flag 1 or 2: they are out).
-__device__ acc_t kiln_tile_prefix(volatile int* flag, const acc_t* fold, const acc_t* totals, long long t) {
-  long long j = t - 1;
-  for (;;) {
-    const int f = flag[j];
-    if (f == 2) break;
-    if (f == 1) --j;  // its totals are out: look further back
-  }
-  __threadfence();
-  acc_t acc = kiln_read(fold + j);
-  for (long long u = j + 1; u < t; ++u) {
-    acc_t v[KILN_ROWS];
+// Walks one row of 1024 in place from its first element, four chunks at a time with the next four already read.
+__device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
+  kiln_chunk c[KILN_GROUP_CHUNKS], nx[KILN_GROUP_CHUNKS];
+  #pragma unroll
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q].q = ((const uint4*)row)[q];
+  acc_t acc = c[0].e[0];
+  #pragma unroll 1
+  for (int k = 0; k < KILN_B; k += KILN_GROUP_CHUNKS * KILN_VEC) {
+    if (k + KILN_GROUP_CHUNKS * KILN_VEC < KILN_B) {
+      #pragma unroll
+      for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + k + KILN_GROUP_CHUNKS * KILN_VEC))[q];
+    }
     #pragma unroll
-    for (int r = 0; r < KILN_ROWS; ++r) v[r] = kiln_read(totals + u * KILN_ROWS + r);
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) {
+      #pragma unroll
+      for (int i = 0; i < KILN_VEC; ++i) {
+        if (q != 0 || i != 0) acc = KILN_OP(acc, c[q].e[i]);
+        else if (k != 0) acc = KILN_OP(acc, c[0].e[0]);
+        c[q].e[i] = acc;
+      }
+    }
     #pragma unroll
-    for (int r = 0; r < KILN_ROWS; ++r) acc = KILN_OP(acc, v[r]);
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) ((uint4*)(row + k))[q] = c[q].q;
+    #pragma unroll
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q] = nx[q];
   }
   return acc;
 }
 
-// The chain of the groups' folds up to group g - 1 (g >= 1): the nearest earlier group whose chain is out (flag 2;
-// group 0's is its fold), then the folds of the groups after it in order.
-__device__ acc_t kiln_group_prefix(volatile int* flag, const acc_t* fold, const acc_t* chain, long long g) {
-  long long h = g - 1;
+// The fold of its group's totals before tile t (not the group's first, gfirst), by warp 0 (lane 0's result): the
+// nearest earlier tile of the group whose fold is out, then the totals of every tile after it, in order. Reads 32
+// tiles' folds and totals a round trip; buf holds 32 tiles' totals for lane 0's fold.
+__device__ acc_t kiln_fold_before(const kiln_slot* fold, const kiln_slot* totals, long long t, long long gfirst,
+                                  acc_t* buf) {
+  const int lane = threadIdx.x & 31;
+  long long w = t, jstar;
+  acc_t acc;
+  bool near;
+  acc_t mine[KILN_ROWS];
+  bool mine_ok;
   for (;;) {
-    const int f = flag[h];
-    if (f == 2) break;
-    if (f == 1) --h;
+    const long long j = w - 32 + lane;
+    acc_t v;
+    bool ok = false;
+    mine_ok = true;
+    if (j >= gfirst) {
+      ok = kiln_take(fold + j, &v) != 0;
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) mine_ok &= kiln_take(totals + j * KILN_ROWS + r, &mine[r]) != 0;
+    }
+    const unsigned m = __ballot_sync(~0u, ok);
+    if (m) {
+      const int h = 31 - __clz(m);
+      jstar = w - 32 + h;
+      acc = kiln_value(__shfl_sync(~0u, kiln_bits(v), h));
+      near = w == t && __all_sync(~0u, lane <= h || mine_ok);
+      if (near && lane > h) {
+        #pragma unroll
+        for (int r = 0; r < KILN_ROWS; ++r) buf[(lane - h - 1) * KILN_ROWS + r] = mine[r];
+      }
+      break;
+    }
+    w = w - 32 > gfirst ? w - 32 : t;  // further back; past the group's first tile, from the nearest again
   }
-  __threadfence();
-  acc_t acc = kiln_read(chain + h);
-  for (long long u = h + 1; u < g; ++u) acc = KILN_OP(acc, kiln_read(fold + u));
+  __syncwarp();
+  if (near) {
+    if (lane == 0) {
+      const int cnt = (int)(t - 1 - jstar) * KILN_ROWS;
+      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+    }
+    return acc;
+  }
+  for (long long u0 = jstar + 1; u0 < t; u0 += 32) {
+    const long long u = u0 + lane;
+    if (u < t) {
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) buf[lane * KILN_ROWS + r] = kiln_wait(totals + u * KILN_ROWS + r);
+    }
+    __syncwarp();
+    if (lane == 0) {
+      const int cnt = (int)min(32LL, t - u0) * KILN_ROWS;
+      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+    }
+    __syncwarp();
+  }
   return acc;
 }
 
-// One tile per block of threads. Per line: `tiles` tiles, `groups` groups of 1024 blocks. Status (zeroed before
-// the launch): tile_flag and tile_fold per tile, the totals KILN_ROWS per tile, group_flag, group_fold and
-// group_chain per group, and the tile counter.
+// One tile per block of threads. Per line: `tiles` tiles, `groups` groups of 1024 blocks. Published: each
+// block's total (totals, KILN_ROWS a tile), each tile's fold up to its last block (fold), each group's chain
+// (chain); all zeroed before the launch, as the tile counter.
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_scan(
     const src_t* src, out_t* out, long long n, long long tiles, long long groups, acc_t ident, int exclusive,
-    acc_t* __restrict__ totals, acc_t* __restrict__ tile_fold, int* __restrict__ tile_flag,
-    acc_t* __restrict__ group_fold, acc_t* __restrict__ group_chain, int* __restrict__ group_flag,
+    kiln_slot* __restrict__ totals, kiln_slot* __restrict__ fold, kiln_slot* __restrict__ chain,
     unsigned long long* __restrict__ ticket) {
   extern __shared__ __align__(16) unsigned char kiln_smem[];
   acc_t* s = (acc_t*)kiln_smem;
-  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS];
+  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_ROWS];
   __shared__ long long tk;
   const int tid = threadIdx.x;
   if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);
@@ -96,94 +195,80 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
   const int rows = (count + KILN_B - 1) / KILN_B;
   const src_t* x = src + line * n + b0 * KILN_B;
   out_t* y = out + line * n + b0 * KILN_B;
-  // 1. The tile into shared memory, KILN_UNROLL loads in flight a thread.
-  for (int e0 = 0; e0 < KILN_TILE; e0 += KILN_THREADS * KILN_UNROLL) {
-    acc_t v[KILN_UNROLL];
-    #pragma unroll
-    for (int u = 0; u < KILN_UNROLL; ++u) {
-      const int e = e0 + u * KILN_THREADS + tid;
-      if (e < count) v[u] = (acc_t)x[e];
+  // 1. The tile into shared memory: whole 16-byte chunks in flight at once (cp.async) where the tile is full and
+  // aligned and needs no conversion, else element by element.
+  const bool whole = sizeof(src_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)x & 15) == 0;
+  if (whole) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) {
+      const int e = c * KILN_VEC;
+      kiln_copy16(s + (e >> 10) * KILN_STRIDE + (e & (KILN_B - 1)), x + e);
     }
-    #pragma unroll
-    for (int u = 0; u < KILN_UNROLL; ++u) {
-      const int e = e0 + u * KILN_THREADS + tid;
-      if (e < count) s[(e >> 10) * KILN_STRIDE + (e & (KILN_B - 1))] = v[u];
-    }
+    kiln_copies_done();
+  } else {
+    for (int e = tid; e < count; e += KILN_THREADS) s[(e >> 10) * KILN_STRIDE + (e & (KILN_B - 1))] = (acc_t)x[e];
   }
   __syncthreads();
-  // 2. Each block scanned in order from its first element, in place: thread r walks row r, reading a chunk's
-  // cells before its steps so that a step waits on its operation only. Its total goes out for the later tiles.
   const long long status = line * tiles + t;
-  if (tid < rows) {
-    acc_t* row = s + tid * KILN_STRIDE;
-    const int len = min(KILN_B, count - tid * KILN_B);
-    acc_t acc = row[0];
-    int k = 0;
-    for (; k + KILN_CHUNK <= len; k += KILN_CHUNK) {
-      acc_t v[KILN_CHUNK];
+  const long long g = b0 / KILN_B;
+  const bool first_of_group = b0 % KILN_B == 0, last_of_group = (b0 + KILN_ROWS) % KILN_B == 0;
+  if (tid < 32) {
+    // 2. Each block scanned in order from its first element, a lane a row; its total published at once.
+    if (tid < rows) {
+      acc_t* row = s + tid * KILN_STRIDE;
+      const int len = min(KILN_B, count - tid * KILN_B);
+      acc_t acc;
+      if (len == KILN_B) {
+        acc = kiln_walk_row(row);
+      } else {
+        acc = row[0];
+        for (int k = 1; k < len; ++k) { acc = KILN_OP(acc, row[k]); row[k] = acc; }
+      }
+      tot[tid] = acc;
+      kiln_publish(totals + status * KILN_ROWS + tid, acc, 1u);
+    }
+    __syncwarp();
+    // 3. The fold before the tile (warp 0), the tile's own folds (lane 0), published; then the chain of the
+    // groups before this one.
+    acc_t before = ident;
+    if (!first_of_group) before = kiln_fold_before(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, t - (b0 % KILN_B) / KILN_ROWS, buf);
+    if (tid == 0) {
+      acc_t f[KILN_ROWS];
       #pragma unroll
-      for (int u = 0; u < KILN_CHUNK; ++u) v[u] = row[k + u];
+      for (int r = 0; r < KILN_ROWS; ++r) {
+        if (r >= rows) f[r] = f[r - 1];  // a line's last tile may have fewer blocks
+        else f[r] = r == 0 ? (first_of_group ? tot[0] : KILN_OP(before, tot[0])) : KILN_OP(f[r - 1], tot[r]);
+      }
+      kiln_publish(fold + status, f[KILN_ROWS - 1], 1u);
+      acc_t ch = ident;  // the chain of the groups before g
+      if (g > 0) ch = kiln_wait(chain + line * groups + g - 1);
+      if (last_of_group) kiln_publish(chain + line * groups + g, g > 0 ? KILN_OP(ch, f[KILN_ROWS - 1]) : f[KILN_ROWS - 1], 1u);
+      // Block b0 + r's carry: the fold up to total(b0 + r - 1) after the chain of the groups before its group.
       #pragma unroll
-      for (int u = 0; u < KILN_CHUNK; ++u) {
-        acc = (u == 0 && k == 0) ? v[0] : KILN_OP(acc, v[u]);
-        row[k + u] = acc;
+      for (int r = 0; r < KILN_ROWS; ++r) {
+        acc_t c;
+        if (r == 0) c = b0 == 0 ? ident : first_of_group ? ch : g == 0 ? before : KILN_OP(ch, before);
+        else c = g == 0 ? f[r - 1] : KILN_OP(ch, f[r - 1]);
+        carry[r] = c;
       }
     }
-    for (; k < len; ++k) {
-      acc = k == 0 ? row[0] : KILN_OP(acc, row[k]);
-      row[k] = acc;
-    }
-    tot[tid] = acc;
-    totals[status * KILN_ROWS + tid] = acc;
-    __threadfence();
   }
   __syncthreads();
-  // 3. The carries, by one thread: the fold of the group's totals before the tile (look-back), the tile's own
-  // folds, published; the chain of the groups before this one where there are any.
-  if (tid == 0) {
-    const long long g = b0 / KILN_B;
-    const bool first_of_group = b0 % KILN_B == 0, last_of_group = (b0 + KILN_ROWS) % KILN_B == 0;
-    volatile int* tflag = tile_flag + line * tiles;
-    volatile int* gflag = group_flag + line * groups;
-    if (!first_of_group) tflag[t] = 1;  // the totals are out (fenced by their threads)
-    acc_t before = ident, f[KILN_ROWS];
-    if (!first_of_group) before = kiln_tile_prefix(tflag, tile_fold + line * tiles, totals + line * tiles * KILN_ROWS, t);
-    #pragma unroll
-    for (int r = 0; r < KILN_ROWS; ++r) {
-      const acc_t total = r < rows ? tot[r] : ident;  // a line's last tile may have fewer blocks
-      f[r] = r == 0 ? (first_of_group ? total : KILN_OP(before, total)) : KILN_OP(f[r - 1], total);
+  // 4. Every element: its running value (inclusive) or the one before it (exclusive), after its carry; the line's
+  // block 0 takes none. Whole chunks where the tile is full and aligned.
+  if (!exclusive && sizeof(out_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)y & 15) == 0) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) {
+      const int e = c * KILN_VEC, r = e >> 10;
+      kiln_chunk v;
+      v.q = *(const uint4*)(s + r * KILN_STRIDE + (e & (KILN_B - 1)));
+      if (b0 + r != 0) {
+        const acc_t cr = carry[r];
+        #pragma unroll
+        for (int i = 0; i < KILN_VEC; ++i) v.e[i] = KILN_OP(cr, v.e[i]);
+      }
+      *(uint4*)(y + e) = v.q;
     }
-    tile_fold[status] = f[KILN_ROWS - 1];
-    __threadfence();
-    tflag[t] = 2;
-    acc_t chain = ident;  // the chain of the groups before g
-    if (last_of_group && g == 0) {
-      group_chain[line * groups] = f[KILN_ROWS - 1];
-      __threadfence();
-      gflag[0] = 2;
-    } else if (last_of_group) {
-      group_fold[line * groups + g] = f[KILN_ROWS - 1];
-      __threadfence();
-      gflag[g] = 1;
-    }
-    if (g > 0) chain = kiln_group_prefix(gflag, group_fold + line * groups, group_chain + line * groups, g);
-    if (last_of_group && g > 0) {
-      group_chain[line * groups + g] = KILN_OP(chain, f[KILN_ROWS - 1]);
-      __threadfence();
-      gflag[g] = 2;
-    }
-    // Block b0 + r's carry: the fold up to total(b0 + r - 1) after the chain of the groups before its group.
-    #pragma unroll
-    for (int r = 0; r < KILN_ROWS; ++r) {
-      acc_t c;
-      if (r == 0) c = b0 == 0 ? ident : first_of_group ? chain : g == 0 ? before : KILN_OP(chain, before);
-      else c = g == 0 ? f[r - 1] : KILN_OP(chain, f[r - 1]);
-      carry[r] = c;
-    }
+    return;
   }
-  __syncthreads();
-  // 4. Every element: its running value (inclusive) or the one before it (exclusive), after its carry; line's
-  // block 0 takes none.
   for (int e = tid; e < count; e += KILN_THREADS) {
     const int r = e >> 10, k = e & (KILN_B - 1);
     const bool none = b0 + r == 0;
@@ -192,6 +277,134 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     else if (k == 0) v = carry[r];
     else v = none ? s[r * KILN_STRIDE + k - 1] : KILN_OP(carry[r], s[r * KILN_STRIDE + k - 1]);
     y[e] = KILN_OUT(v);
+  }
+}
+)";
+
+// The kernel in any association (integers, which wrap, and min/max, which pick an element: every association
+// gives the defined bits, docs/scans.md): a tile is 256 threads' 64 bytes each; each thread scans its values in
+// registers, the warps their threads' totals by shuffles, and warp 0 looks back over 32 earlier tiles a round trip
+// (each publishes its aggregate as soon as its own values are scanned, then its inclusive prefix). In shared
+// memory, 16-byte chunk q lives at q + q / 8: a thread's four chunks (64 bytes apart) fall on different banks.
+constexpr const char* kAnyOrder = R"(
+#define KILN_THREADS 256
+#define KILN_ITEMS (64 / (int)sizeof(acc_t))
+#define KILN_TILE (KILN_THREADS * KILN_ITEMS)
+#define KILN_CHUNKS (KILN_ITEMS / KILN_VEC)
+__device__ __forceinline__ int kiln_at(int e) { const int q = e / KILN_VEC; return (q + (q >> 3)) * KILN_VEC + e % KILN_VEC; }
+
+// The prefix of the tiles before t (t > 0), by warp 0, in every lane: 32 tiles' marks and values a round trip,
+// back to the nearest inclusive prefix (mark 2); tiles before the line's first count as the identity.
+__device__ acc_t kiln_prefix(const kiln_slot* st, long long t, acc_t ident) {
+  const int lane = threadIdx.x & 31;
+  acc_t total = ident;
+  bool have = false;
+  for (long long w = t;; w -= 32) {
+    const long long j = w - 32 + lane;
+    acc_t v = ident;
+    unsigned mark = 2;
+    if (j >= 0) { while ((mark = kiln_take(st + j, &v)) == 0) {} }
+    const unsigned m = __ballot_sync(~0u, mark == 2);
+    const int h = 31 - __clz(m);  // m != 0: lanes before the line count as inclusive; else the window had one
+    acc_t x = lane >= h ? v : ident;
+    #pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const acc_t y = __shfl_down_sync(~0u, x, off);
+      if (lane + off < 32) x = KILN_OP(x, y);
+    }
+    x = __shfl_sync(~0u, x, 0);
+    total = have ? KILN_OP(x, total) : x;
+    have = true;
+    if (m) break;
+  }
+  return total;
+}
+
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_scan(
+    const src_t* src, out_t* out, long long n, long long tiles, acc_t ident, int exclusive,
+    kiln_slot* __restrict__ st, unsigned long long* __restrict__ ticket) {
+  extern __shared__ __align__(16) unsigned char kiln_smem[];
+  acc_t* s = (acc_t*)kiln_smem;
+  __shared__ acc_t warp_total[KILN_THREADS / 32];
+  __shared__ acc_t prefix;
+  __shared__ long long tk;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);
+  __syncthreads();
+  const long long line = tk / tiles, t = tk % tiles;
+  const long long e0 = t * KILN_TILE;
+  const int count = (int)min((long long)KILN_TILE, n - e0);
+  const src_t* x = src + line * n + e0;
+  out_t* y = out + line * n + e0;
+  const bool whole = sizeof(src_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)x & 15) == 0;
+  if (whole) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) kiln_copy16(s + (c + (c >> 3)) * KILN_VEC, x + c * KILN_VEC);
+    kiln_copies_done();
+  } else {
+    for (int e = tid; e < KILN_TILE; e += KILN_THREADS) s[kiln_at(e)] = e < count ? (acc_t)x[e] : ident;
+  }
+  __syncthreads();
+  // The thread's values, scanned in registers.
+  acc_t v[KILN_ITEMS];
+  #pragma unroll
+  for (int c = 0; c < KILN_CHUNKS; ++c) {
+    const int q = tid * KILN_CHUNKS + c;
+    kiln_chunk ch;
+    ch.q = *(const uint4*)(s + (q + (q >> 3)) * KILN_VEC);
+    #pragma unroll
+    for (int i = 0; i < KILN_VEC; ++i) v[c * KILN_VEC + i] = ch.e[i];
+  }
+  #pragma unroll
+  for (int i = 1; i < KILN_ITEMS; ++i) v[i] = KILN_OP(v[i - 1], v[i]);
+  // The warp's inclusive scan of its threads' totals, then the warps'.
+  acc_t inc = v[KILN_ITEMS - 1];
+  #pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const acc_t o = __shfl_up_sync(~0u, inc, off);
+    if (lane >= off) inc = KILN_OP(o, inc);
+  }
+  if (lane == 31) warp_total[warp] = inc;
+  acc_t before = __shfl_up_sync(~0u, inc, 1);  // the warp's threads before this one
+  __syncthreads();
+  acc_t agg = warp_total[0], wbefore = ident;
+  #pragma unroll
+  for (int k = 1; k < KILN_THREADS / 32; ++k) {
+    if (k == warp) wbefore = agg;
+    agg = KILN_OP(agg, warp_total[k]);
+  }
+  if (warp == 0) {
+    const long long status = line * tiles + t;
+    acc_t p = ident;
+    if (t == 0) {
+      if (lane == 0) kiln_publish(st + status, agg, 2u);
+    } else {
+      if (lane == 0) kiln_publish(st + status, agg, 1u);
+      p = kiln_prefix(st + line * tiles, t, ident);
+      if (lane == 0) kiln_publish(st + status, KILN_OP(p, agg), 2u);
+    }
+    if (lane == 0) prefix = p;
+  }
+  __syncthreads();
+  // The thread's prefix: the tiles before, the warps before, the warp's threads before.
+  acc_t pre = KILN_OP(prefix, wbefore);
+  if (lane > 0) pre = KILN_OP(pre, before);
+  #pragma unroll
+  for (int c = 0; c < KILN_CHUNKS; ++c) {
+    const int q = tid * KILN_CHUNKS + c;
+    kiln_chunk ch;
+    #pragma unroll
+    for (int i = 0; i < KILN_VEC; ++i) {
+      const int k = c * KILN_VEC + i;
+      ch.e[i] = exclusive ? (k == 0 ? pre : KILN_OP(pre, v[k - 1])) : KILN_OP(pre, v[k]);
+    }
+    *(uint4*)(s + (q + (q >> 3)) * KILN_VEC) = ch.q;
+  }
+  __syncthreads();
+  if (sizeof(out_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)y & 15) == 0) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS)
+      *(uint4*)(y + c * KILN_VEC) = *(const uint4*)(s + (c + (c >> 3)) * KILN_VEC);
+  } else {
+    for (int e = tid; e < count; e += KILN_THREADS) y[e] = KILN_OUT(s[kiln_at(e)]);
   }
 }
 )";
@@ -207,9 +420,9 @@ const char* op_function(ReduceOp op) {
   throw ValueError("kiln's scan kernel combines with Add, Mul, Min or Max");
 }
 
-/// Modules per (device, types, operator, rows), made once and kept for the process (as every kiln process-wide
+/// Modules per (device, types, operator, form), made once and kept for the process (as every kiln process-wide
 /// object: kernels may run from exit handlers); binaries once per architecture and the rest.
-using Key = std::tuple<DType, DType, DType, ReduceOp, int>;
+using Key = std::tuple<DType, DType, DType, ReduceOp, bool, int>;
 
 const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t shared_bytes) {
   static std::mutex mutex;
@@ -221,8 +434,9 @@ const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t sha
     const std::string arch = dev.info().arch();
     auto it = binaries->find({arch, key});
     if (it == binaries->end()) {
-      const auto [from, t, to, op, rows] = key;
-      it = binaries->emplace(std::tuple{arch, key}, compile_source(scan_source(from, t, to, op, rows), "kiln_scan", arch, {}))
+      const auto [from, t, to, op, any, rows] = key;
+      it = binaries->emplace(std::tuple{arch, key}, compile_source(scan_source(from, t, to, op, ScanForm{any, rows}),
+                                                                   "kiln_scan", arch, {}))
                .first;
     }
     slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx,
@@ -240,10 +454,12 @@ const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t sha
   return *slot;
 }
 
-std::size_t shared_bytes(DType t, int rows) {
-  const int size = size_of(t);
-  const int pad = size >= 4 ? 1 : 4 / size;
-  return static_cast<std::size_t>(rows) * (ir::sem::kScanBlock + pad) * static_cast<std::size_t>(size);
+/// Dynamic shared memory of a tile: the ordered form's rows of 1024 values and 16 bytes; the any-order form's
+/// 16-byte chunks with one more each 8.
+std::size_t shared_bytes(DType t, ScanForm form) {
+  const auto size = static_cast<std::size_t>(size_of(t));
+  if (form.any_order) return std::size_t{kScanAnyThreads} * 64 / 16 * 9 / 8 * 16;
+  return static_cast<std::size_t>(form.rows) * (ir::sem::kScanBlock * size + 16);
 }
 
 }  // namespace
@@ -255,48 +471,75 @@ int scan_tile_rows(DType t, int tile_kib) {
   return p;
 }
 
-std::string scan_source(DType source, DType type, DType out, ReduceOp op, int rows) {
+bool scan_any_order(DType t, ReduceOp op) {
+  const bool exact = !is_float(t) || op == ReduceOp::Min || op == ReduceOp::Max;
+  return exact && (size_of(t) == 4 || size_of(t) == 8);
+}
+
+ScanForm scan_form(DType t, ReduceOp op, int tile_kib) {
+  return scan_any_order(t, op) ? ScanForm{true, 0} : ScanForm{false, scan_tile_rows(t, tile_kib)};
+}
+
+std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
+  const ScanForm f = scan_form(t, op, tile_kib);
+  if (f.any_order)
+    return fmt::format("a tree scan of tiles of {} values (a {} {} gives the same bits in any association: {}), "
+                       "looking back over 32 tiles a round trip",
+                       kScanAnyThreads * 64 / size_of(t), name_of(t), ir::name_of(op),
+                       is_float(t) ? "min and max pick an element" : "integers wrap");
+  return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; a {} {} depends on the order, so "
+                     "kiln's is kept; {}), looking back over 32 tiles' totals a round trip",
+                     f.rows, f.rows * size_of(t), name_of(t), ir::name_of(op),
+                     size_of(t) == 4 || size_of(t) == 8 ? "floats" : "values of 1 or 2 bytes are not taken by the tree form");
+}
+
+std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanForm form) {
   if (!ir::scan_stmt_types(source, type, out))
     throw ValueError(fmt::format("kiln's scan kernel: no scan of {} in {} into {}", name_of(source), name_of(type),
                                  name_of(out)));
-  if (rows < 1 || rows > 64 || (rows & (rows - 1)) != 0)
-    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", rows));
+  if (form.any_order && !scan_any_order(type, op))
+    throw ValueError(fmt::format("kiln's scan kernel: a {} {} keeps kiln's order (not the tree form)", name_of(type),
+                                 ir::name_of(op)));
+  if (!form.any_order && (form.rows < 1 || form.rows > 64 || (form.rows & (form.rows - 1)) != 0))
+    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
   const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
   // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
-  // registers a thread): a tile's walks use few of its threads, so the SM's other tiles keep memory busy.
-  const int min_blocks = static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (shared_bytes(type, rows) + 256), 1, 8));
-  return fmt::format("// kiln's scan kernel: {} in {} into {}, {} (codegen/cuda/scan_kernels.cpp)\n{}\n"
+  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 (51 registers).
+  const std::size_t smem = shared_bytes(type, form);
+  const int min_blocks =
+      static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, form.any_order ? 5 : 8));
+  return fmt::format("// kiln's scan kernel: {} in {} into {}, {}, {} (codegen/cuda/scan_kernels.cpp)\n{}\n"
                      "typedef {} src_t;\ntypedef {} acc_t;\ntypedef {} out_t;\n#define KILN_OP {}\n"
-                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n{}",
-                     name_of(source), name_of(type), name_of(out), ir::name_of(op), prelude(), type_name(source),
-                     type_name(type), type_name(out), op_function(op), to_out, rows, min_blocks, kKernel);
+                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n{}{}",
+                     name_of(source), name_of(type), name_of(out), ir::name_of(op),
+                     form.any_order ? "any association" : "kiln's order", prelude(), type_name(source), type_name(type),
+                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kStatus,
+                     form.any_order ? kAnyOrder : kOrdered);
 }
 
 void scan_on_device(CallState& call, DType source_type, DType type, DType out_type, ReduceOp op, bool exclusive,
                     std::uint64_t source, std::uint64_t out, std::int64_t lines, std::int64_t n, int tile_kib,
                     const std::string& label) {
   if (lines <= 0 || n <= 0) return;
-  const int rows = scan_tile_rows(type, tile_kib);
-  const std::size_t smem = shared_bytes(type, rows);
-  const gpu::Module& m = scan_module(call.dev, Key{source_type, type, out_type, op, rows}, smem);
-  const std::int64_t blocks = (n + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock;
-  std::int64_t tiles = (blocks + rows - 1) / rows, groups = (blocks + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock;
+  const ScanForm form = scan_form(type, op, tile_kib);
+  const std::size_t smem = shared_bytes(type, form);
+  const gpu::Module& m = scan_module(call.dev, Key{source_type, type, out_type, op, form.any_order, form.rows}, smem);
+  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * 64 / size_of(type)
+                                               : std::int64_t{form.rows} * ir::sem::kScanBlock;
+  const std::int64_t tiles = (n + per_tile - 1) / per_tile;
+  const std::int64_t blocks = (n + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock,
+                     groups = (blocks + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock;
   if (lines * tiles > 0x7fffffff)
     throw DeviceError(fmt::format("{}: {} tiles exceed CUDA's grid; scan fewer or shorter rows per call", label,
                                   lines * tiles));
-  // Zeroed: the flags and the tile counter. Then the published values, 8-byte aligned.
+  // The tile counter, then the published values (16 bytes each), all zeroed: a value's mark says it is out.
   const auto lt = static_cast<std::size_t>(lines * tiles), lg = static_cast<std::size_t>(lines * groups);
-  const std::size_t size = static_cast<std::size_t>(size_of(type));
-  auto round8 = [](std::size_t b) { return (b + 7) / 8 * 8; };
-  const std::size_t ticket_at = 0, tflag_at = 8, gflag_at = tflag_at + round8(lt * 4), zeroed = gflag_at + round8(lg * 4);
-  const std::size_t totals_at = zeroed, tfold_at = totals_at + round8(lt * rows * size),
-                    gfold_at = tfold_at + round8(lt * size), gchain_at = gfold_at + round8(lg * size),
-                    bytes = gchain_at + round8(lg * size);
+  const std::size_t slots = form.any_order ? lt : lt * static_cast<std::size_t>(form.rows) + lt + lg;
+  const std::size_t bytes = 16 + slots * 16;
   const CUdeviceptr scratch = call.alloc(bytes, "scan status of " + label);
-  call.check(gpu::driver().cuMemsetD8Async(scratch, 0, zeroed, call.stream), "zeroing scan flags");
-  CUdeviceptr src = source, dst = out, ticket = scratch + ticket_at, tflag = scratch + tflag_at,
-              gflag = scratch + gflag_at, totals = scratch + totals_at, tfold = scratch + tfold_at,
-              gfold = scratch + gfold_at, gchain = scratch + gchain_at;
+  call.check(gpu::driver().cuMemsetD8Async(scratch, 0, bytes, call.stream), "zeroing scan status");
+  CUdeviceptr src = source, dst = out, ticket = scratch, totals = scratch + 16,
+              fold = totals + lt * static_cast<std::size_t>(form.rows) * 16, chain = fold + lt * 16;
   std::uint64_t ident = 0;  // the identity's bits, as the kernel's acc_t parameter
   ir::sem::with_type(type, [&](auto zero) {
     using T = decltype(zero);
@@ -307,10 +550,12 @@ void scan_on_device(CallState& call, DType source_type, DType type, DType out_ty
   });
   long long nn = n, tt = tiles, gg = groups;
   int ex = exclusive ? 1 : 0;
-  void* params[] = {&src, &dst, &nn, &tt, &gg, &ident, &ex, &totals, &tfold, &tflag, &gfold, &gchain, &gflag, &ticket};
+  void* ordered[] = {&src, &dst, &nn, &tt, &gg, &ident, &ex, &totals, &fold, &chain, &ticket};
+  void* any[] = {&src, &dst, &nn, &tt, &ident, &ex, &totals, &ticket};
   call.pending.push_back(&label);
-  gpu::launch(call.stream, m.function(0), {static_cast<unsigned>(lines * tiles), 1, 1}, {kScanThreads, 1, 1}, params,
-              static_cast<unsigned>(smem));
+  gpu::launch(call.stream, m.function(0), {static_cast<unsigned>(lines * tiles), 1, 1},
+              {static_cast<unsigned>(form.any_order ? kScanAnyThreads : kScanThreads), 1, 1},
+              form.any_order ? any : ordered, static_cast<unsigned>(smem));
   call.release(scratch);
 }
 
@@ -322,6 +567,8 @@ std::function<void(ir::Frame&)> DeviceMachine::scan(const ir::ScanStmt& s, ir::H
   const int rank = s.source->type.rank;
   const std::string label = "kiln's scan of " + s.source->name;
   const int tile_kib = scan_tile_kib_;
+  scan_plans_.push_back(fmt::format("scan of {} ({} {}{}), one pass: {}", s.source->name, name_of(t), ir::name_of(op),
+                                    exclusive ? ", exclusive" : "", scan_form_reason(t, op, tile_kib)));
   return [=](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(source)];
     std::int64_t lines = 1;

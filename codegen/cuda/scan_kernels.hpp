@@ -27,18 +27,34 @@ namespace kiln::codegen::cuda {
 
 class CallState;
 
-/// Threads of a scan tile's block of threads.
+/// Threads of a tile's block of threads in kiln's order, and in the any-order form (64 bytes of values each).
 inline constexpr int kScanThreads = 128;
-/// The bytes of a tile's values unless CudaOptions::scan_tile_kib says otherwise: 4 blocks of doubles.
+inline constexpr int kScanAnyThreads = 256;
+/// The bytes of a tile's values in kiln's order unless CudaOptions::scan_tile_kib says otherwise: 4 blocks of doubles.
 inline constexpr int kScanTileKib = 32;
 
-/// 1024-element blocks per tile for combining type `t` and tiles of `tile_kib` KiB (at least 1, at most 64).
+/// 1024-element blocks per tile in kiln's order for combining type `t` and tiles of `tile_kib` KiB (at least 1,
+/// at most 64).
 int scan_tile_rows(DType t, int tile_kib);
 
+/// Whether a scan in `t` with `op` gives kiln's bits in any association (integers wrap; min and max pick an
+/// element), with values of 4 or 8 bytes: then the kernel scans a tile as a tree (shuffles), as CUB does.
+bool scan_any_order(DType t, ReduceOp op);
+
+/// The kernel's form: the tree over tiles of 256 threads' 64 bytes (any_order), or blocks of 1024 walked in
+/// kiln's order, `rows` of them a tile.
+struct ScanForm {
+  bool any_order = false;
+  int rows = 0;
+};
+ScanForm scan_form(DType t, ReduceOp op, int tile_kib);
+/// Why scan_form chose its form, for diagnostics.
+std::string scan_form_reason(DType t, ReduceOp op, int tile_kib);
+
 /// The CUDA C of the scan kernel: `source` elements read, combined in `type` with `op` (Add, Mul, Min, Max),
-/// stored as `out`, `rows` blocks a tile (ir::scan_stmt_types says which types go together; a ValueError
-/// otherwise).
-std::string scan_source(DType source, DType type, DType out, ReduceOp op, int rows);
+/// stored as `out`, in `form` (ir::scan_stmt_types says which types go together, scan_any_order which may take
+/// the tree; a ValueError otherwise).
+std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanForm form);
 /// Its __global__ function.
 inline const char* scan_entry() { return "kiln_scan"; }
 
