@@ -509,14 +509,14 @@ ScanForm scan_form(DType t, ReduceOp op, int tile_kib) {
 std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
   const ScanForm f = scan_form(t, op, tile_kib);
   if (f.any_order)
-    return fmt::format("a tree scan of tiles of {} values (a {} {} gives the same bits in any association: {}), "
+    return fmt::format("a tree scan of tiles of {} values ({} {} gives the same bits in any association: {}), "
                        "looking back over 32 tiles a round trip",
                        kScanAnyThreads * 64 / size_of(t), name_of(t), ir::name_of(op),
                        is_float(t) ? "min and max pick an element" : "integers wrap");
-  return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; a {} {} depends on the order, so "
-                     "kiln's is kept; {}), looking back over 32 tiles' totals a round trip",
+  return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; {} {} {}, so kiln's order is "
+                     "kept), looking back over 32 tiles' totals a round trip",
                      f.rows, f.rows * size_of(t), name_of(t), ir::name_of(op),
-                     size_of(t) == 4 || size_of(t) == 8 ? "floats" : "values of 1 or 2 bytes are not taken by the tree form");
+                     is_float(t) ? "depends on the order" : "has values of 1 or 2 bytes, which the tree form does not take");
 }
 
 std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanForm form) {
