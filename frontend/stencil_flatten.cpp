@@ -206,6 +206,7 @@ class Flattener {
       case ir::StmtKind::ReduceAxis:
       case ir::StmtKind::Stencil:
       case ir::StmtKind::Sort:
+      case ir::StmtKind::Scan:
         fail("it makes or reduces arrays (array operations, reductions or another stencil): a stencil body "
               "computes one value per element from its windows and scalars");
     }

@@ -27,6 +27,7 @@ class UsesVar : public IRVisitor {
   }
   void visit(const BindStmt& s) override { found |= s.target.get() == v_ || s.source.get() == v_; }
   void visit(const SortStmt& s) override { found |= s.keys.get() == v_ || s.positions.get() == v_; }
+  void visit(const ScanStmt& s) override { found |= s.source.get() == v_ || s.out.get() == v_; }
   void visit(const StencilStmt& s) override {
     found |= s.target.get() == v_;
     for (const auto& w : s.windows) found |= w.get() == v_;
@@ -130,6 +131,10 @@ class FreeVars : public IRVisitor {
     use(s.keys);
     if (s.positions) use(s.positions);
   }
+  void visit(const ScanStmt& s) override {
+    use(s.source);
+    use(s.out);
+  }
   void visit(const BindStmt& s) override {
     use(s.source);
     if (s.declare) defined_.insert(s.target.get());
@@ -193,6 +198,7 @@ class Writes : public IRVisitor {
     stored.insert(s.keys.get());
     if (s.positions) stored.insert(s.positions.get());
   }
+  void visit(const ScanStmt& s) override { stored.insert(s.out.get()); }
 };
 
 class Counter : public IRVisitor {

@@ -103,6 +103,13 @@ class Collector final : public IRVisitor {
       if (a) record(a.get(), {}, true);
     loops_.pop_back();
   }
+  // A scan reads every element of its source and writes every element of its result.
+  void visit(const ScanStmt& s) override {
+    loops_.push_back(&s);
+    record(s.source.get(), {}, false);
+    record(s.out.get(), {}, true);
+    loops_.pop_back();
+  }
   void visit(const ReduceStmt& s) override {
     loops_.push_back(&s);
     IRVisitor::visit(s);

@@ -9,6 +9,7 @@
 #include "ir/compact.hpp"
 #include "ir/printer.hpp"
 #include "ir/random.hpp"
+#include "ir/scan.hpp"
 #include "ir/semantics.hpp"
 
 namespace kiln::ir {
@@ -365,6 +366,18 @@ Stmt make_reduce(Var result, ReduceOp op, std::vector<Var> indices, std::vector<
     fail("reduce result must be a local scalar of the reduction's type");
   return std::make_shared<ReduceStmt>(std::move(result), op, std::move(indices), std::move(shape), std::move(value),
                                       std::move(origin));
+}
+
+Stmt make_scan(Var source, Var out, ReduceOp op, DType type, bool exclusive, std::string origin) {
+  if (!source || !out || !source->type.is_array() || !out->type.is_array() || !always_compact(*source) ||
+      !always_compact(*out) || source->type.rank != out->type.rank)
+    fail("scan needs compact arrays of one rank: allocated by the kernel (kind Local) or 1-d parameters of stride 1");
+  if (op != ReduceOp::Add && op != ReduceOp::Mul && op != ReduceOp::Min && op != ReduceOp::Max)
+    fail("a scan combines with Add, Mul, Min or Max");
+  if (!scan_stmt_types(source->type.elem, type, out->type.elem))
+    fail(fmt::format("no single-statement scan of {} in {} into {}", name_of(source->type.elem), name_of(type),
+                     name_of(out->type.elem)));
+  return std::make_shared<ScanStmt>(std::move(source), std::move(out), op, type, exclusive, std::move(origin));
 }
 
 Stmt make_sort(Var keys, Var positions, std::string origin) {

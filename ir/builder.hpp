@@ -64,6 +64,8 @@ Stmt make_stencil(Var target, bool allocate, std::vector<Var> indices, std::vect
                   std::vector<Expr> target_index, Expr value, std::vector<Var> windows, std::vector<std::int64_t> lo,
                   std::vector<std::int64_t> hi, Border border, Expr cval, std::string origin = {});
 
+/// Scans the rows of `source` into `out` (ir/stmt.hpp's ScanStmt); see ir/scan.hpp's scan_stmt_types.
+Stmt make_scan(Var source, Var out, ReduceOp op, DType type, bool exclusive, std::string origin = {});
 /// Sorts the rows of `keys` in place (ir/stmt.hpp's SortStmt); `positions` (i64, keys' rank) or null.
 Stmt make_sort(Var keys, Var positions, std::string origin = {});
 

@@ -18,6 +18,7 @@
 #include "ir/printer.hpp"
 #include "ir/random.hpp"
 #include "ir/semantics.hpp"
+#include "ir/scan_rows.hpp"
 #include "ir/sort_rows.hpp"
 #include "ir/status.hpp"
 
@@ -204,6 +205,11 @@ class Compiler final : public HostScope {
         const auto& x = s->as<SortStmt>();
         if (machine_) return machine_->sort(x, *this);
         return host_sort(x, *this);
+      }
+      case StmtKind::Scan: {
+        const auto& x = s->as<ScanStmt>();
+        if (machine_) return machine_->scan(x, *this);
+        return host_scan(x, *this);
       }
       case StmtKind::For: {
         const auto& f = s->as<ForStmt>();

@@ -78,6 +78,8 @@ class Machine {
   /// The closure that runs `sort` (built once, run each time it is reached). This default sorts host memory
   /// (ir/sort_rows.hpp): a machine whose arrays live elsewhere overrides it.
   virtual std::function<void(Frame&)> sort(const SortStmt& sort, HostScope& scope) const;
+  /// The closure that runs `scan`; this default scans host memory (ir/scan_rows.hpp).
+  virtual std::function<void(Frame&)> scan(const ScanStmt& scan, HostScope& scope) const;
   /// Stops the run with a KernelStatus code; `message` does not name the kernel.
   [[noreturn]] virtual void fail(Frame& fr, std::int32_t code, const std::string& message) const = 0;
 };

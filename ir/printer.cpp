@@ -174,6 +174,13 @@ class Printer {
                         origin(x.origin));
         break;
       }
+      case StmtKind::Scan: {
+        const auto& x = s->as<ScanStmt>();
+        line(depth, std::string(x.exclusive ? "exclusive " : "") + "scan " + std::string(name_of(x.op)) + " in " +
+                        std::string(name_of(x.type)) + " of rows of " + name(x.source) + " into " + name(x.out) +
+                        origin(x.origin));
+        break;
+      }
       case StmtKind::Atomic: {
         const auto& a = s->as<AtomicStmt>();
         // As kiln::atomic_compare_exchange(element, expected, desired) spells it.

@@ -301,4 +301,12 @@ class Builder {
 
 std::vector<Stmt> scan_statements(const ScanSpec& s) { return Builder(s).build(); }
 
+bool scan_stmt_types(DType source, DType type, DType out) {
+  if (!is_int(type) && type != DType::F32 && type != DType::F64) return false;
+  const bool exact = source == type || (source == DType::Bool && is_int(type)) ||
+                     (is_int(source) && is_int(type) && size_of(type) > size_of(source) &&
+                      (is_signed_int(type) || is_unsigned(source)));
+  return exact && (out == type || (out == DType::Bool && type == DType::I32));
+}
+
 }  // namespace kiln::ir

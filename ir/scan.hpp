@@ -47,6 +47,11 @@ struct ScanSpec {
   bool lockstep_rows = false;
 };
 
+/// Whether a ScanStmt scans `source` elements in `type` into `out` elements: `type` an integer type, f32 or f64;
+/// `source` that type, or bool or an integer type that converts to it exactly (a narrower one of no wider
+/// range: int32 counts into int64); `out` that type, or bool for an int32 scan of bools (min and max).
+bool scan_stmt_types(DType source, DType type, DType out);
+
 /// The statements that fill `s.out` (after its allocation): the carry array's allocation and the three passes,
 /// or only pass 3 when the axis is a constant of at most one block. Variables are fresh.
 std::vector<Stmt> scan_statements(const ScanSpec& s);

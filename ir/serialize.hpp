@@ -51,7 +51,7 @@ namespace kiln::ir {
 
 /// Written first and checked first. Change it with any change to the encoding (a node kind or field added to
 /// ir/expr.hpp or ir/stmt.hpp included), so that stored entries in the old form are refused, never misread.
-inline constexpr std::uint32_t kSerialFormatVersion = 4;  // 4: the integer and 16-bit float types
+inline constexpr std::uint32_t kSerialFormatVersion = 5;  // 4: the integer and 16-bit float types; 5: ScanStmt
 
 /// The deepest nesting (a statement or expression inside another is one level deeper) either direction accepts:
 /// decoding recurses once per level, as do the verifier, the printer and the passes on what it returns, so a

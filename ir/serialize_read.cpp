@@ -21,7 +21,7 @@ namespace {
 constexpr auto kLastDType = DType::BF16;
 constexpr auto kLastVarKind = VarKind::Binding;
 constexpr auto kLastExprKind = ExprKind::Call;
-constexpr auto kLastStmtKind = StmtKind::Sort;
+constexpr auto kLastStmtKind = StmtKind::Scan;
 constexpr auto kLastUnaryOp = UnaryOp::BitNot;
 constexpr auto kLastBinaryOp = BinaryOp::Ge;
 constexpr auto kLastIntrinsic = Intrinsic::RandomNormalF64;
@@ -372,6 +372,15 @@ class Reader {
         Var positions = flag("a sort's positions") ? array_var("a sort's positions") : nullptr;
         std::string origin = str("a sort's origin");
         return build(at, [&] { return make_sort(std::move(keys), std::move(positions), std::move(origin)); });
+      }
+      case StmtKind::Scan: {
+        Var source = array_var("a scan's source");
+        Var out = array_var("a scan's result");
+        const ReduceOp op = enumerator(kLastReduceOp, "scan operator");
+        const DType type = enumerator(kLastDType, "scan type");
+        const bool exclusive = flag("a scan's exclusive flag");
+        std::string origin = str("a scan's origin");
+        return build(at, [&] { return make_scan(std::move(source), std::move(out), op, type, exclusive, std::move(origin)); });
       }
       case StmtKind::Launch: {
         const int kernel = i32("a kernel number");

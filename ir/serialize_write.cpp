@@ -311,6 +311,16 @@ class Writer {
         str(x.origin);
         break;
       }
+      case StmtKind::Scan: {
+        const auto& x = s->as<ScanStmt>();
+        var(x.source);
+        var(x.out);
+        u8(static_cast<std::uint8_t>(x.op));
+        u8(static_cast<std::uint8_t>(x.type));
+        u8(x.exclusive ? 1 : 0);
+        str(x.origin);
+        break;
+      }
       case StmtKind::Atomic: {
         const auto& a = s->as<AtomicStmt>();
         var(a.result);

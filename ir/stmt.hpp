@@ -18,6 +18,7 @@ enum class StmtKind : std::uint8_t {
   Launch,                   // a parfor that runs on a device as one kernel (passes/offload.cpp)
   Atomic,                   // an atomic read-modify-write of one array element (ir/atomics.hpp)
   Sort,                     // sorts the rows of an array in place; stays until codegen (ir/sort_keys.hpp)
+  Scan,                     // scans the rows of an array into another in one pass; stays until codegen (ir/scan.hpp)
 };
 
 struct StmtNode {
@@ -309,6 +310,25 @@ struct SortStmt final : StmtNode {
   Var positions;
   std::string origin;
   SortStmt(Var k, Var p, std::string o) : StmtNode(kKind), keys(std::move(k)), positions(std::move(p)), origin(std::move(o)) {}
+};
+
+/// Scans every row (along the last axis) of `source` into `out` in the order ir/semantics.hpp defines
+/// (kScanBlock): `op` (Add, Mul, Min or Max) on the elements converted to out's combining type `type`, stored
+/// converted to out's element type; exclusive: element i combines 0..i-1 (element 0 the identity). The same
+/// bits as ir::scan_statements' passes, as one statement: a target may run it in a single pass over the
+/// memory (the CUDA backend's tiles with look-back, codegen/cuda/scan_kernels.hpp). Both arrays are compact
+/// row-major of one shape (ir/compact.hpp); `source` is `type` or an integer type that converts to it exactly.
+/// The statement reads every element of source and writes every element of out. Host code: never in a parfor.
+struct ScanStmt final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Scan;
+  Var source;
+  Var out;
+  ReduceOp op;
+  DType type;
+  bool exclusive;
+  std::string origin;
+  ScanStmt(Var s, Var o, ReduceOp p, DType t, bool e, std::string org)
+      : StmtNode(kKind), source(std::move(s)), out(std::move(o)), op(p), type(t), exclusive(e), origin(std::move(org)) {}
 };
 
 template <class T>

@@ -155,6 +155,13 @@ Stmt Renamer::visit(const SortStmt& s, const Stmt& self) {
   return make_sort(keys, positions, s.origin);
 }
 
+Stmt Renamer::visit(const ScanStmt& s, const Stmt& self) {
+  const Var& source = map(s.source);
+  const Var& out = map(s.out);
+  if (source == s.source && out == s.out) return self;
+  return make_scan(source, out, s.op, s.type, s.exclusive, s.origin);
+}
+
 Stmt Renamer::visit(const ParforStmt& s, const Stmt& self) {
   Stmt r = IRMutator::visit(s, self);
   const auto& p = r->as<ParforStmt>();

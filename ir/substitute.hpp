@@ -53,6 +53,7 @@ class Renamer : public IRMutator {
   Stmt visit(const ParforStmt& s, const Stmt& self) override;
   Stmt visit(const BindStmt& s, const Stmt& self) override;
   Stmt visit(const SortStmt& s, const Stmt& self) override;
+  Stmt visit(const ScanStmt& s, const Stmt& self) override;
 };
 
 /// A copy of `s` whose own variables (every variable declared in it: ir::declared_in) are new ones with the

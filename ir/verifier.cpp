@@ -305,6 +305,13 @@ class Verifier {
         if (x.positions == x.keys) report("sort of " + x.keys->name + " writes its positions into its keys");
         break;
       }
+      case StmtKind::Scan: {
+        const auto& x = s->as<ScanStmt>();
+        use(x.source, "a scan");
+        use(x.out, "a scan");
+        if (!parfors_.empty()) report("scan of " + x.source->name + " inside a parfor (a scan statement is host code)");
+        break;
+      }
       case StmtKind::Bind: {
         const auto& b = s->as<BindStmt>();
         use(b.source, "a bind");

@@ -43,6 +43,7 @@ void IRVisitor::walk(const Stmt& s) {
     case StmtKind::Launch: return visit(s->as<LaunchStmt>());
     case StmtKind::Atomic: return visit(s->as<AtomicStmt>());
     case StmtKind::Sort: return visit(s->as<SortStmt>());
+    case StmtKind::Scan: return visit(s->as<ScanStmt>());
   }
 }
 
@@ -164,6 +165,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::Launch: return visit(s->as<LaunchStmt>(), s);
     case StmtKind::Atomic: return visit(s->as<AtomicStmt>(), s);
     case StmtKind::Sort: return visit(s->as<SortStmt>(), s);
+    case StmtKind::Scan: return visit(s->as<ScanStmt>(), s);
   }
   return s;
 }

@@ -43,6 +43,7 @@ class IRVisitor {
   virtual void visit(const LaunchStmt& s);
   virtual void visit(const AtomicStmt& s);
   virtual void visit(const SortStmt&) {}  ///< holds no expressions: its arrays are its only operands
+  virtual void visit(const ScanStmt&) {}  ///< holds no expressions: its arrays are its only operands
 };
 
 /// Rebuilds a tree bottom-up; a node whose children did not change is returned as is (same pointer), so
@@ -82,6 +83,7 @@ class IRMutator {
   virtual Stmt visit(const LaunchStmt& s, const Stmt& self);
   virtual Stmt visit(const AtomicStmt& s, const Stmt& self);
   virtual Stmt visit(const SortStmt&, const Stmt& self) { return self; }
+  virtual Stmt visit(const ScanStmt&, const Stmt& self) { return self; }
 
   /// Mutates each element; returns true if any changed.
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out);

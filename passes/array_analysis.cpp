@@ -323,7 +323,8 @@ class Analysis {
         return make_parfor(p.indices, b, e, body(p.body, p.indices), p.reductions, p.array_reductions, p.origin);
       }
       case StmtKind::Launch: return make_launch(s->as<LaunchStmt>().kernel, stmt(s->as<LaunchStmt>().body));
-      case StmtKind::Sort: return s;  // arrays only: no expression to rewrite
+      case StmtKind::Sort:
+      case StmtKind::Scan: return s;  // arrays only: no expression to rewrite
       case StmtKind::If: {
         const auto& i = s->as<IfStmt>();
         const Expr c = rewrite(i.cond, false);

@@ -85,6 +85,7 @@ struct BodyFacts {
       case ir::StmtKind::ReduceAxis:
       case ir::StmtKind::Bind:
       case ir::StmtKind::Sort:  // host code: never in a parfor body
+      case ir::StmtKind::Scan:
       case ir::StmtKind::Check: break;
       case ir::StmtKind::Assign: {
         const auto& a = s->as<ir::AssignStmt>();

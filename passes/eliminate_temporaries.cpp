@@ -54,6 +54,7 @@ bool touches(const Stmt& s, const VarNode* array) {
       IRVisitor::visit(s);
     }
     void visit(const SortStmt& s) override { found |= s.keys.get() == v || s.positions.get() == v; }
+    void visit(const ScanStmt& s) override { found |= s.source.get() == v || s.out.get() == v; }
   } f;
   f.v = array;
   f.walk(s);

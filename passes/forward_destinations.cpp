@@ -59,13 +59,14 @@ bool binds(const Stmt& s, const VarNode* array) {
   return finder.found;
 }
 
-/// Whether `s` holds `array` in a statement that works on whole rows of compact memory (a SortStmt).
+/// Whether `s` holds `array` in a statement that works on whole rows of compact memory (a SortStmt, a ScanStmt).
 bool sorts(const Stmt& s, const VarNode* array) {
   struct Finder : IRVisitor {
     const VarNode* array;
     bool found = false;
     explicit Finder(const VarNode* a) : array(a) {}
     void visit(const SortStmt& x) override { found |= x.keys.get() == array || x.positions.get() == array; }
+    void visit(const ScanStmt& x) override { found |= x.source.get() == array || x.out.get() == array; }
   } finder(array);
   finder.walk(s);
   return finder.found;

@@ -394,7 +394,8 @@ class Inserter {
         out.push_back(make_for(f.index, f.begin, f.end, std::move(body)));
         return;
       }
-      case StmtKind::Sort:  // whole arrays the kernel allocated: no subscript to check
+      case StmtKind::Sort:  // whole compact arrays: no subscript to check
+      case StmtKind::Scan:
         out.push_back(s);
         return;
       case StmtKind::Launch:  // checks hoisted out of a parfor would have to leave its launch too

@@ -86,6 +86,10 @@ class Collect : public IRVisitor {
     out.stored.insert(s.keys.get());
     if (s.positions) out.stored.insert(s.positions.get());
   }
+  void visit(const ScanStmt& s) override {
+    out.loaded.insert(s.source.get());
+    out.stored.insert(s.out.get());
+  }
   void visit(const StencilStmt& s) override {
     IRVisitor::visit(s);
     for (const auto& w : s.windows) out.loaded.insert(w.get());

@@ -362,6 +362,8 @@ VarSet used_vars(const Function& f) {
       used.insert(s.keys.get());
       used.insert(s.positions.get());
     }
+    // A scan reads its source (its result goes when dead).
+    void visit(const ScanStmt& s) override { used.insert(s.source.get()); }
     void visit(const ParforStmt& p) override {
       for (const auto& r : p.reductions) {
         used.insert(r.var.get());
@@ -406,6 +408,7 @@ class DeadCode : public IRMutator {
   Stmt visit(const SortStmt& s, const Stmt& self) override {
     return dead(s.keys) && (!s.positions || dead(s.positions)) ? nullptr : self;
   }
+  Stmt visit(const ScanStmt& s, const Stmt& self) override { return dead(s.out) ? nullptr : self; }
 
   Stmt visit(const BlockStmt& b, const Stmt& self) override {
     Stmt r = IRMutator::visit(b, self);

@@ -17,11 +17,15 @@
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
+#include "codegen/cuda/scan_kernels.hpp"
 #include "cuda_rows.hpp"
 #include "cuda_test_support.hpp"
 #include "frontend/settings.hpp"
 #include "passes/pipeline.hpp"
+#include "ir/printer.hpp"
 #include "ir/semantics.hpp"
+#include "ir/serialize.hpp"
+#include "ir/visitor.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
 
@@ -71,7 +75,8 @@ TEST(ScanCudaCodegen, EveryFormCompilesWithoutWarnings) {
 
 TEST(ScanCudaCodegen, EachPassIsALaunchAndSumsAreNotContracted) {
   require_nvrtc();
-  const auto cumsum = [](Array<double, 1> x, Array<double, 1> y) { return kiln::cumsum(x * y); };
+  // Along the last axis of a matrix the passes run for lines of fewer blocks than a single-pass tile.
+  const auto cumsum = [](Array<double, 2> x, Array<double, 1> y) { return kiln::cumsum(x * y, 1); };
   const ir::Function f = rows::lower_for_cuda("cumsum_xy", cumsum, {"x", "y"});
   cu::Program prog;
   const cu::Binary bin = compile_for_sm90(f, {}, &prog);
@@ -125,11 +130,14 @@ TEST(ScanCudaCodegen, EveryPassOfALongScanIsStaged) {
   require_nvrtc();
   // 1-d: block totals, the carries folded in groups (a row a group), the groups' chain (one row: a block of
   // threads fetches it ahead), blocks with carries; every type alike.
+  // (A 1-d scan of compact memory is one statement on a GPU, ScansOfCompactMemoryAreOneStatement; the values of
+  // a 1-d view with a step are not compact: the passes.)
   std::string src;
-  const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 1> x) { return kiln::cummin(x, kiln::exclusive); }, {"x"}), &src);
+  const auto one_d = strategies(rows::lower_for_cuda("cumsum_1d", [](Array<double, 2> x) {
+    return kiln::cummin(x(0, kiln::all), kiln::exclusive); }, {"x"}), &src);
   EXPECT_EQ(one_d, std::vector<cu::Strategy>(4, cu::Strategy::Staged)) << src;
   EXPECT_NE(src.find("__syncthreads_or"), std::string::npos) << src;
-  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 1> x) { return kiln::cumsum(x); }, {"x"})),
+  EXPECT_EQ(strategies(rows::lower_for_cuda("cumsum_int", [](Array<std::int64_t, 2> x) { return kiln::cumsum(x(1, kiln::all)); }, {"x"})),
             std::vector<cu::Strategy>(4, cu::Strategy::Staged));
   // Blocks of a line lie a constant apart: a block whose rows are all so (checked at run time) addresses its
   // cells from one pointer at constant offsets. The block rescan's input and output share one tile.
@@ -178,7 +186,7 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
   // Bounds checks may leave a thread's iterations early, before the block's barriers: a pass that keeps a check
   // is not staged (the passes whose accesses are proved in range, the groups' chain here, may be).
   cu::Program checked;
-  compile_for_sm90(rows::lower_for_cuda("cumsum_checked", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"}, 1,
+  compile_for_sm90(rows::lower_for_cuda("cumsum_checked", [](Array<double, 2> x) { return kiln::cumsum(x(0, kiln::all)); }, {"x"}, 1,
                                         /*boundscheck=*/true), {}, &checked);
   int failing = 0;
   for (const cu::GpuKernel& k : checked.gpu_kernels) {
@@ -187,6 +195,97 @@ TEST(ScanCudaCodegen, WalksStageOnlyWhatIsSafeAndPays) {
     EXPECT_NE(k.strategy, cu::Strategy::Staged) << k.name;
   }
   EXPECT_GE(failing, 2) << checked.source();  // the block totals and the blocks with their carries at least
+}
+
+int scan_statements_in(const ir::Function& f) {
+  struct Count : ir::IRVisitor {
+    int n = 0;
+    void visit(const ir::ScanStmt&) override { ++n; }
+  } c;
+  c.walk(f);
+  return c.n;
+}
+
+TEST(ScanCudaCodegen, ScansOfCompactMemoryAreOneStatement) {
+  // A 1-d parameter of unit stride, a flattened copy, an array expression: one ScanStmt each on the CUDA target
+  // (the single pass, scan_kernels.hpp), and no launch of passes for the 1-d ones.
+  const ir::Function one_d = rows::lower_for_cuda("scan_stmt_1d", [](Array<double, 1> x, Array<std::int32_t, 1> c) {
+    return std::tuple{kiln::cumsum(x), kiln::cumsum(c, kiln::exclusive), kiln::cummax(x)};
+  }, {"x", "c"});
+  EXPECT_EQ(scan_statements_in(one_d), 3) << ir::to_string(one_d);
+  // It goes through the kernel cache's encoding unchanged.
+  EXPECT_EQ(ir::to_string(ir::deserialize(ir::serialize(one_d))), ir::to_string(one_d));
+  if (std::string why; cu::nvrtc_available(&why)) {
+    EXPECT_TRUE(strategies(one_d).empty());
+  }
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_flat", [](Array<float, 2> m) { return kiln::cumsum(m); }, {"m"})), 1);
+  // Along the last axis of an array the kernel made: the statement for lines of at least a tile's blocks, else the
+  // passes (decided at run time); of an expression (fused into the passes, read twice: less than a copy and one
+  // read) and of a parameter whose rows the caller lays out: the passes; along axis 0: the rows form.
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_made", [](Array<float, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 2.0f;
+    return kiln::cumsum(t, 1);
+  }, {"m"})), 1);
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_expr", [](Array<float, 2> m) { return kiln::cumsum(m * 2.0f, 1); }, {"m"})), 0);
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_param", [](Array<float, 2> m) { return kiln::cumsum(m, 1); }, {"m"})), 0);
+  EXPECT_EQ(scan_statements_in(rows::lower_for_cuda("scan_stmt_axis0", [](Array<float, 2> m) { return kiln::cumsum(m * 2.0f, 0); }, {"m"})), 0);
+  // The CPU's trace keeps the passes (they run two-pass over blocks of threads there).
+  EXPECT_EQ(scan_statements_in(rows::trace_kernel("scan_stmt_cpu", [](Array<double, 1> x) { return kiln::cumsum(x); }, {"x"})), 0);
+}
+
+TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
+  require_nvrtc();
+  // Tiles of a power of two blocks (groups of carries start at tile boundaries), up to 64.
+  EXPECT_EQ(cu::scan_tile_rows(DType::F64, 32), 4);
+  EXPECT_EQ(cu::scan_tile_rows(DType::F32, 32), 8);
+  EXPECT_EQ(cu::scan_tile_rows(DType::I8, 32), 32);
+  EXPECT_EQ(cu::scan_tile_rows(DType::F64, 8), 1);
+  EXPECT_EQ(cu::scan_tile_rows(DType::F64, 96), 8);
+  EXPECT_EQ(cu::scan_tile_rows(DType::U8, 96), 64);
+  const cu::ScanForm four{false, 4};
+  EXPECT_THROW(cu::scan_source(DType::I64, DType::I32, DType::I32, ReduceOp::Add, four), ValueError);  // narrowing
+  EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{false, 3}), ValueError);
+  // The tree (any association) only where every association gives the defined bits, with values of 4 or 8 bytes.
+  EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{true, 0}), ValueError);
+  EXPECT_THROW(cu::scan_source(DType::F32, DType::F32, DType::F32, ReduceOp::Mul, cu::ScanForm{true, 0}), ValueError);
+  EXPECT_TRUE(cu::scan_form(DType::I32, ReduceOp::Add, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::I64, ReduceOp::Mul, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::F64, ReduceOp::Max, 32).any_order);
+  EXPECT_TRUE(cu::scan_form(DType::F32, ReduceOp::Min, 32).any_order);
+  EXPECT_FALSE(cu::scan_form(DType::F64, ReduceOp::Add, 32).any_order);
+  EXPECT_EQ(cu::scan_form(DType::F32, ReduceOp::Mul, 32).rows, 8);
+  EXPECT_FALSE(cu::scan_form(DType::I16, ReduceOp::Add, 32).any_order);  // 2 bytes: kiln's order (also exact)
+  EXPECT_NE(cu::scan_form_reason(DType::I64, ReduceOp::Add, 32).find("integers wrap"), std::string::npos);
+  EXPECT_NE(cu::scan_form_reason(DType::F64, ReduceOp::Add, 32).find("in order"), std::string::npos);
+  struct Case {
+    DType from, t, to;
+    ReduceOp op;
+  };
+  const Case cases[] = {{DType::F64, DType::F64, DType::F64, ReduceOp::Add}, {DType::F64, DType::F64, DType::F64, ReduceOp::Min},
+                        {DType::F32, DType::F32, DType::F32, ReduceOp::Mul}, {DType::I64, DType::I64, DType::I64, ReduceOp::Max},
+                        {DType::I32, DType::I64, DType::I64, ReduceOp::Add}, {DType::Bool, DType::I64, DType::I64, ReduceOp::Add},
+                        {DType::Bool, DType::I32, DType::Bool, ReduceOp::Min}, {DType::U8, DType::U8, DType::U8, ReduceOp::Mul},
+                        {DType::I16, DType::I16, DType::I16, ReduceOp::Add}, {DType::I32, DType::I32, DType::I32, ReduceOp::Add},
+                        {DType::F32, DType::F32, DType::F32, ReduceOp::Max}, {DType::U32, DType::U32, DType::U32, ReduceOp::Mul}};
+  for (const Case& c : cases) {
+    const std::string src = cu::scan_source(c.from, c.t, c.to, c.op, cu::scan_form(c.t, c.op, cu::kScanTileKib));
+    const cu::Binary bin = cu::compile_source(src, "kiln_scan", "sm_90", {});
+    EXPECT_TRUE(bin.log.empty()) << bin.log;
+    // The row walks' chunks in registers, not a local-memory frame; float steps not contracted (nothing to
+    // contract: the check that --fmad=false is on).
+    EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << src;
+    EXPECT_EQ(bin.ptx.find("fma.rn"), std::string::npos) << src;
+    // Published values read and written as whole 64-bit words (relaxed, gpu scope: no fence), tiles loaded by
+    // asynchronous 16-byte copies.
+    EXPECT_NE(bin.ptx.find("ld.relaxed.gpu.global"), std::string::npos) << src;
+    EXPECT_NE(bin.ptx.find("st.relaxed.gpu.global"), std::string::npos) << src;
+    EXPECT_EQ(bin.ptx.find("membar"), std::string::npos) << src;
+    EXPECT_EQ(bin.ptx.find("fence"), std::string::npos) << src;
+    if (c.from == c.t) {
+      EXPECT_NE(bin.ptx.find("cp.async.cg.shared.global"), std::string::npos) << src;
+    }
+  }
 }
 
 TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
@@ -216,6 +315,8 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   }
   return true;
 }
+
+bool same_bits(const std::vector<bool>& a, const std::vector<bool>& b) { return a == b; }
 
 template <class... A, std::size_t... K>
 void expect_members(const std::tuple<A...>& got, const std::tuple<A...>& want, const std::string& what,
@@ -336,6 +437,57 @@ TEST(ScanCudaCodegen, TheGpuFormOfThePassesHasTheDefinedBits) {
   }
 }
 
+TEST(ScanCudaCodegen, TheScanStatementHasTheDefinedBits) {
+  // The interpreter's ScanStmt (ir/scan_rows.cpp, what the GPU's single pass is tested against) against the
+  // passes of the CPU's trace: integer types converted on the way in (int32 and bool sums in int64), min of bools
+  // (in int32, stored as bool), narrow wrapping integers, floats with -0/inf/NaN inside later blocks, exclusive
+  // scans, past one group of carries.
+  const auto scans = [](Array<std::int32_t, 1> c, Array<bool, 1> b, Array<std::uint8_t, 1> u, Array<float, 1> f,
+                        Array<std::int64_t, 1> a, Array<std::int64_t, 1> e, Array<bool, 1> m, Array<std::uint8_t, 1> p,
+                        Array<float, 1> q, Array<float, 1> r) {
+    a(all) = kiln::cumsum(c);
+    e(all) = kiln::cumsum(b, kiln::exclusive);
+    m(all) = kiln::cummin(b);
+    p(all) = kiln::scan(u, ReduceOp::Mul, kiln::exclusive);
+    q(all) = kiln::cumsum(f);
+    r(all) = kiln::scan(f, ReduceOp::Max, kiln::exclusive);
+  };
+  const std::vector<std::string> names = {"c", "b", "u", "f", "a", "e", "m", "p", "q", "r"};
+  const ir::Function gpu = rows::trace_kernel("scan_stmt", scans, names, 1, /*lockstep_rows=*/true);
+  const ir::Function cpu = rows::trace_kernel("scan_stmt", scans, names, 1, /*lockstep_rows=*/false);
+  ASSERT_EQ(scan_statements_in(gpu), 6);
+  ASSERT_EQ(scan_statements_in(cpu), 0);
+  const std::int64_t n = kB * (kB + 3) + 7;
+  const NDArray<float> fv = awkward<float>({n}, 52);
+  const DType in_types[] = {DType::I32, DType::Bool, DType::U8, DType::F32};
+  const DType out_types[] = {DType::I64, DType::I64, DType::Bool, DType::U8, DType::F32, DType::F32};
+  cudatest::Args args;
+  std::mt19937_64 rng(53);
+  for (DType t : in_types) {
+    cudatest::TestArray x(t, {n});
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (t == DType::F32) x.set<float>(i, fv.data()[i]);
+      else if (t == DType::Bool) x.set_number(i, rng() % 97 ? 1.0 : 0.0);
+      else x.set_number(i, static_cast<double>(rng() % 5) - (t == DType::I32 ? 2.0 : 0.0));
+    }
+    args.push_back(cudatest::array_arg(x));
+  }
+  for (DType t : out_types) args.push_back(cudatest::array_arg(cudatest::TestArray(t, {n})));
+  const auto want = interpret_traced(cpu, args), got = interpret_traced(gpu, args);
+  ASSERT_EQ(want->status, 0) << want->message;
+  ASSERT_EQ(got->status, 0) << got->message;
+  for (std::size_t k = 4; k < names.size(); ++k) {
+    const cudatest::TestArray& w = *want->args[k].array;
+    const cudatest::TestArray& g = *got->args[k].array;
+    const auto bytes = static_cast<std::size_t>(size_of(out_types[k - 4]));
+    std::int64_t differ = 0;
+    for (std::int64_t i = 0; i < w.size(); ++i)
+      differ += std::memcmp(w.element(i), g.element(i), bytes) != 0 &&
+                !(out_types[k - 4] == DType::F32 && std::isnan(w.get<float>(i)) && std::isnan(g.get<float>(i)));
+    EXPECT_EQ(differ, 0) << names[k];
+  }
+}
+
 template <class T>
 void every_operator_and_kind(const std::string& type) {
   // Every operator inclusive and exclusive, 1-d, at sizes around the block and well beyond it (primes).
@@ -383,6 +535,52 @@ TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
   EXPECT_TRUE(same_bits(s.to_vector(), ws));
   EXPECT_TRUE(same_bits(emx.to_vector(), wmx));
   EXPECT_TRUE(same_bits(p.to_vector(), wp));
+}
+
+TEST_F(ScanGpu, SinglePassTilesAndGroupsMatchTheInterpreterBitwise) {
+  // The single pass (scan_kernels.hpp): sizes around a tile (8 blocks of doubles by default), around a group of
+  // carries (2^20 elements: 128 tiles of doubles), several groups of many tiles, a prime.
+  auto g1 = jit("scan_1d_tiles", scan_1d, Options().on(Target::cuda));
+  auto i1 = jit("scan_1d_tiles", scan_1d, Options().on(Target::interpreter));
+  const std::int64_t group = kB * kB;
+  for (std::int64_t n : {4 * kB - 1, 4 * kB, 4 * kB + 1, 8 * kB - 1, 8 * kB + 1, 12 * kB + 1, group - 1, group, group + 1, group + 4 * kB,
+                         group + 4 * kB + 1, 3 * group + 4 * kB + 5, std::int64_t{2000003}}) {
+    const NDArray<double> x = awkward<double>({n}, static_cast<std::uint64_t>(n) + 21);
+    expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
+  }
+  // Types the kernel converts on the way in or out, and narrow wrapping integers.
+  const auto typed = [](Array<std::int32_t, 1> c, Array<bool, 1> b, Array<std::uint8_t, 1> u, Array<std::int16_t, 1> h) {
+    return std::tuple{kiln::cumsum(c), kiln::cumsum(b, kiln::exclusive), kiln::cummin(b), kiln::scan(u, ReduceOp::Add),
+                      kiln::scan(h, ReduceOp::Max, kiln::exclusive), kiln::scan(u, ReduceOp::Mul)};
+  };
+  auto gt = jit("scan_typed", typed, Options().on(Target::cuda));
+  auto it = jit("scan_typed", typed, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{1}, 33 * kB + 7, group + 33 * kB + 7}) {
+    const NDArray<std::int32_t> c = random_nd<std::int32_t>({n}, 31);
+    NDArray<bool> b({n});
+    NDArray<std::uint8_t> u({n});
+    NDArray<std::int16_t> h({n});
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      b.data()[i] = rng() % 101 != 0;
+      u.data()[i] = static_cast<std::uint8_t>(rng() % 7);
+      h.data()[i] = static_cast<std::int16_t>(static_cast<int>(rng() % 60001) - 30000);
+    }
+    expect_tuple_bits(gt(c, b, u, h), it(c, b, u, h), "typed n=" + std::to_string(n));
+  }
+  // Along the last axis of an array the kernel made: lines of at least a tile's blocks in the single pass, shorter
+  // ones in the passes; a few lines past one group.
+  const auto rows2 = [](Array<double, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 2.0;
+    return std::tuple{kiln::cumsum(t, 1), kiln::scan(t, ReduceOp::Max, -1, kiln::exclusive)};
+  };
+  auto g2 = jit("scan_rows_expr", rows2, Options().on(Target::cuda));
+  auto i2 = jit("scan_rows_expr", rows2, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{3, 4 * kB + 5}, {5, 100}, {70, 4 * kB}, {2, group + 3 * kB + 1}, {0, 5000}}) {
+    const NDArray<double> x = awkward<double>({m, n}, static_cast<std::uint64_t>(m * 7 + n));
+    expect_tuple_bits(g2(x), i2(x), "rows " + std::to_string(m) + "x" + std::to_string(n));
+  }
 }
 
 TEST_F(ScanGpu, LastAxisRowsMatchTheRowsFormBitwise) {
@@ -454,6 +652,65 @@ TEST_F(ScanGpu, FloatCarriesInGroupsMatchTheInterpreterBitwise) {
   auto i2 = jit("scan_groups_2d", axes, Options().on(Target::interpreter));
   const NDArray<float> a = random_nd<float>({3, m}, 41), b = random_nd<float>({m, 3}, 42);
   expect_tuple_bits(g2(a, b), i2(a, b), "2-d, " + std::to_string(m) + " along the axis");
+}
+
+TEST_F(ScanGpu, TreeScansMatchTheInterpreterBitwise) {
+  // The any-association form (scan_kernels.hpp, scan_any_order): tiles of 4096 4-byte or 2048 8-byte values; sizes
+  // around a tile, past 32 tiles (the look-back's window) and many windows, primes; int32 sums and products that
+  // wrap, int32 summed in int64, float min/max with NaN, infinities and -0 inside later tiles, exclusive forms.
+  const auto tree = [](Array<std::int32_t, 1> c, Array<std::int64_t, 1> l, Array<double, 1> d, Array<float, 1> f) {
+    return std::tuple{kiln::scan(c, ReduceOp::Add), kiln::scan(c, ReduceOp::Mul, kiln::exclusive), kiln::cumsum(c),
+                      kiln::cumsum(l, kiln::exclusive), kiln::scan(l, ReduceOp::Min), kiln::cummax(d),
+                      kiln::scan(d, ReduceOp::Min, kiln::exclusive), kiln::scan(f, ReduceOp::Max, kiln::exclusive)};
+  };
+  auto g = jit("scan_tree", tree, Options().on(Target::cuda));
+  auto in = jit("scan_tree", tree, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{2047}, std::int64_t{2048},
+                         std::int64_t{2049}, std::int64_t{4095}, std::int64_t{4096}, std::int64_t{4097}, std::int64_t{65537},
+                         std::int64_t{33 * 4096 + 5}, std::int64_t{4194319}}) {
+    NDArray<std::int32_t> c({n});
+    NDArray<std::int64_t> l({n});
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) + 70);
+    for (std::int64_t i = 0; i < n; ++i) {
+      // Large values: the int32 sums wrap many times, the products too (odd factors keep them from reaching 0).
+      c.data()[i] = static_cast<std::int32_t>(rng() >> 33) | 1;
+      l.data()[i] = static_cast<std::int64_t>(rng());
+    }
+    const NDArray<double> d = awkward<double>({n}, static_cast<std::uint64_t>(n) + 71);
+    const NDArray<float> f = awkward<float>({n}, static_cast<std::uint64_t>(n) + 72);
+    expect_tuple_bits(g(c, l, d, f), in(c, l, d, f), "tree n=" + std::to_string(n));
+  }
+  // Lines of a kernel-made matrix: lines that start off 16-byte boundaries (odd lengths) take the element path.
+  const auto lines = [](Array<std::int32_t, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 3;
+    return std::tuple{kiln::scan(t, ReduceOp::Add, 1), kiln::scan(t, ReduceOp::Max, 1, kiln::exclusive)};
+  };
+  auto gl = jit("scan_tree_lines", lines, Options().on(Target::cuda));
+  auto il = jit("scan_tree_lines", lines, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{3, 4 * kB + 5}, {70, 4 * kB}, {2, 40 * 4096 + 3}}) {
+    const NDArray<std::int32_t> x = random_nd<std::int32_t>({m, n}, static_cast<std::uint64_t>(m * 5 + n));
+    expect_tuple_bits(gl(x), il(x), "tree lines " + std::to_string(m) + "x" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, OrderedTilesMatchTheInterpreterBitwise) {
+  // kiln's order (float sums and products): f32 tiles of 16 blocks and f64 tiles of 8, full (whole 16-byte chunks)
+  // and part; the look-back past 32 tiles' totals; NaN, infinities and -0 inside later blocks; exclusive forms.
+  const auto ordered = [](Array<float, 1> f, Array<double, 1> d) {
+    return std::tuple{kiln::cumsum(f), kiln::cumprod(f, kiln::exclusive), kiln::cumsum(d, kiln::exclusive), kiln::cumprod(d)};
+  };
+  auto g = jit("scan_ordered", ordered, Options().on(Target::cuda));
+  auto in = jit("scan_ordered", ordered, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{4093}, 8 * kB, 8 * kB + 1, 16 * kB, 33 * 16 * kB - 1, 70 * 8 * kB + 13, std::int64_t{3145739}}) {
+    NDArray<float> f = awkward<float>({n}, static_cast<std::uint64_t>(n) + 80);
+    NDArray<double> d = awkward<double>({n}, static_cast<std::uint64_t>(n) + 81);
+    for (std::int64_t i = 0; i < n; ++i) {  // products near 1, so that they neither vanish nor overflow at once
+      f.data()[i] = std::isfinite(f.data()[i]) && f.data()[i] != 0 ? 1.0f + f.data()[i] / 4096.0f : f.data()[i];
+      d.data()[i] = std::isfinite(d.data()[i]) && d.data()[i] != 0 ? 1.0 + d.data()[i] / 4096.0 : d.data()[i];
+    }
+    expect_tuple_bits(g(f, d), in(f, d), "ordered n=" + std::to_string(n));
+  }
 }
 
 }  // namespace

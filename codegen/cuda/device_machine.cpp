@@ -224,6 +224,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
       overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction, opts.private_copies},
       sort_items_(opts.sort_items),
       sort_match_(opts.sort_match),
+      scan_tile_kib_(opts.scan_tile_kib),
       last_(std::make_unique<LaunchMemo[]>(prog_->gpu_kernels.size())) {}
 
 std::string DeviceMachine::describe() const {
@@ -252,6 +253,7 @@ std::string DeviceMachine::describe() const {
                        reason_text(l->choice.private_reason), l->choice.block_iterations, l->choice.shared_bytes);
   }
   for (const std::string& s : sort_plans_) out += "  " + s + "\n";
+  for (const std::string& s : scan_plans_) out += "  " + s + "\n";
   return out;
 }
 

@@ -139,6 +139,8 @@ class DeviceMachine final : public ir::Machine {
   std::function<void(ir::Frame&)> launch(const ir::LaunchStmt& launch, ir::HostScope& scope) const override;
   /// Sorts with the radix kernels of sort_kernels.hpp (defined there).
   std::function<void(ir::Frame&)> sort(const ir::SortStmt& sort, ir::HostScope& scope) const override;
+  /// Scans in one pass with the kernel of scan_kernels.hpp (defined there).
+  std::function<void(ir::Frame&)> scan(const ir::ScanStmt& scan, ir::HostScope& scope) const override;
   [[noreturn]] void fail(ir::Frame& fr, std::int32_t code, const std::string& message) const override;
 
  private:
@@ -152,6 +154,9 @@ class DeviceMachine final : public ir::Machine {
   int sort_match_;             ///< CudaOptions::sort_match
   /// Each sort's tile and why (sort_items_reason), in the order sort() made them: for diagnostics.
   mutable std::vector<std::string> sort_plans_;
+  int scan_tile_kib_;          ///< CudaOptions::scan_tile_kib
+  /// Each single-pass scan's form and why (scan_form_reason), in the order scan() made them: for diagnostics.
+  mutable std::vector<std::string> scan_plans_;
   /// Each kernel's latest launch as the launch model chose it: for diagnostics, and reused by the next launch
   /// with the same inputs (launch_memo.hpp).
   std::unique_ptr<LaunchMemo[]> last_;

@@ -58,6 +58,7 @@ class ProgramBuilder {
       case ir::StmtKind::Allocate:
       case ir::StmtKind::Bind:
       case ir::StmtKind::Sort:  // on the device, through the machine (sort_kernels.hpp)
+      case ir::StmtKind::Scan:  // on the device, through the machine (scan_kernels.hpp)
       case ir::StmtKind::Check: return;  // the host runs these
       case ir::StmtKind::Parfor:
         backend_error(prog_.function->name, "a parfor outside every launch; the offload pass makes launches of them");

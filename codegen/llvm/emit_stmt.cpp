@@ -51,6 +51,8 @@ void Emitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Check: return check(s->as<ir::CheckStmt>());
     case ir::StmtKind::Bind: return bind(s->as<ir::BindStmt>());
     case ir::StmtKind::Sort: return sort(s->as<ir::SortStmt>());
+    case ir::StmtKind::Scan:
+      internal_error("a scan statement reached the CPU backend: only a trace for a lockstep target makes one (ir/scan.hpp)");
     case ir::StmtKind::Launch:
       internal_error("a launch reached the CPU backend: the offload pass runs for device targets only");
     case ir::StmtKind::Stencil:

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "codegen/cuda/scan_kernels.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "codegen/cuda/device_machine.hpp"
+#include "codegen/cuda/emitter.hpp"
+#include "codegen/cuda/nvrtc.hpp"
+#include "codegen/cuda/prelude.hpp"
+#include "ir/ops.hpp"
+#include "ir/scan.hpp"
+#include "ir/scan_rows.hpp"
+#include "ir/semantics.hpp"
+#include "kiln/error.hpp"
+#include "runtime/cuda/driver.hpp"
+
+namespace kiln::codegen::cuda {
+namespace {
+
+// Published values (both kernels). A value another tile reads is written once into zeroed words of 64 bits, each
+// carrying a mark in its high half (a value of 8 bytes takes two words, its halves): a reader that sees the mark
+// sees the whole word, since aligned 64-bit accesses are single-copy atomic in the PTX memory model, so neither
+// side needs a fence, and one relaxed load of 16 bytes (two such accesses) reads a value and its mark at once.
+constexpr const char* kStatus = R"(
+#define KILN_B 1024
+#define KILN_VEC ((int)(16 / sizeof(acc_t)))
+typedef unsigned long long kiln_u64;
+struct __align__(16) kiln_slot { kiln_u64 w[2]; };
+// A value's bits in the low bytes of a word, and back (in registers).
+__device__ __forceinline__ kiln_u64 kiln_bits(double v) { return (kiln_u64)__double_as_longlong(v); }
+__device__ __forceinline__ kiln_u64 kiln_bits(float v) { return (kiln_u64)__float_as_uint(v); }
+template <class T> __device__ __forceinline__ kiln_u64 kiln_bits(T v) {
+  return sizeof(T) == 1 ? (kiln_u64)(unsigned char)v : sizeof(T) == 2 ? (kiln_u64)(unsigned short)v
+       : sizeof(T) == 4 ? (kiln_u64)(unsigned)v : (kiln_u64)v;
+}
+__device__ __forceinline__ double kiln_value_as(kiln_u64 b, double*) { return __longlong_as_double((long long)b); }
+__device__ __forceinline__ float kiln_value_as(kiln_u64 b, float*) { return __uint_as_float((unsigned)b); }
+template <class T> __device__ __forceinline__ T kiln_value_as(kiln_u64 b, T*) { return (T)b; }
+__device__ __forceinline__ acc_t kiln_value(kiln_u64 b) { return kiln_value_as(b, (acc_t*)0); }
+__device__ __forceinline__ void kiln_publish(kiln_slot* p, acc_t v, unsigned mark) {
+  const kiln_u64 b = kiln_bits(v), m = (kiln_u64)mark << 32;
+  if (sizeof(acc_t) > 4)
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(p), "l"(m | (b >> 32)), "l"(m | (b & 0xffffffffull)) : "memory");
+  else
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(m | b) : "memory");
+}
+// The mark of the value at p (0: not yet written, or its halves of different writes) and the value.
+__device__ __forceinline__ unsigned kiln_take(const kiln_slot* p, acc_t* v) {
+  kiln_u64 a, b;
+  if (sizeof(acc_t) > 4) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    if ((a >> 32) != (b >> 32)) return 0;
+    *v = kiln_value((a << 32) | (b & 0xffffffffull));
+  } else {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(a) : "l"(p) : "memory");
+    *v = kiln_value(a & 0xffffffffull);
+  }
+  return (unsigned)(a >> 32);
+}
+__device__ __forceinline__ acc_t kiln_wait(const kiln_slot* p) {
+  acc_t v;
+  while (!kiln_take(p, &v)) {}
+  return v;
+}
+__device__ __forceinline__ void kiln_copy16(void* smem, const void* global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(global) : "memory");
+}
+__device__ __forceinline__ void kiln_copies_done() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+union kiln_chunk { uint4 q; acc_t e[KILN_VEC]; };
+)";
+
+// The kernel in kiln's order (float sums and products, where the order decides the bits); src_t, acc_t, out_t,
+// KILN_OP, KILN_OUT, KILN_ROWS and the prelude come first (scan_source). A tile's element e (in line order)
+// lives in shared memory at row e / 1024, column e % 1024; rows are padded by 16 bytes, so that they start
+// 16-byte aligned (whole chunks move at once) and the walking lanes, one a row at the same column, read
+// different banks.
+constexpr const char* kOrdered = R"(
+#define KILN_THREADS 128
+#define KILN_TILE (KILN_ROWS * KILN_B)
+#define KILN_STRIDE (KILN_B + KILN_VEC)
+#define KILN_GROUP_CHUNKS 4
+
+// The running values of four chunks after acc, in place (the row's first chunks: from their first element).
+template <bool First>
+__device__ __forceinline__ acc_t kiln_steps(acc_t acc, kiln_chunk* c) {
+  #pragma unroll
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) {
+    #pragma unroll
+    for (int i = 0; i < KILN_VEC; ++i) {
+      if (!First || q != 0 || i != 0) acc = KILN_OP(acc, c[q].e[i]);
+      c[q].e[i] = acc;
+    }
+  }
+  return acc;
+}
+
+// Walks one row of 1024 in place from its first element, four chunks at a time with the next four already read.
+__device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
+  constexpr int G = KILN_GROUP_CHUNKS * KILN_VEC;
+  kiln_chunk c[KILN_GROUP_CHUNKS], nx[KILN_GROUP_CHUNKS];
+  #pragma unroll
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q].q = ((const uint4*)row)[q];
+  #pragma unroll
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + G))[q];
+  acc_t acc = kiln_steps<true>(c[0].e[0], c);
+  #pragma unroll
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) ((uint4*)row)[q] = c[q].q;
+  #pragma unroll 1
+  for (int k = G; k < KILN_B; k += G) {
+    #pragma unroll
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q] = nx[q];
+    if (k + G < KILN_B) {
+      #pragma unroll
+      for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + k + G))[q];
+    }
+    acc = kiln_steps<false>(acc, c);
+    #pragma unroll
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) ((uint4*)(row + k))[q] = c[q].q;
+  }
+  return acc;
+}
+
+// acc folded with buf[0..cnt) in order: each step waits on its operation only (the next 8 values are read while
+// these 8 are folded; the last cnt % 8 one by one). buf has 8 cells of room past its 32 tiles' totals for the
+// reads ahead.
+__device__ __forceinline__ acc_t kiln_fold_run(acc_t acc, const acc_t* buf, int cnt) {
+  acc_t cur[8], nxt[8];
+  #pragma unroll
+  for (int u = 0; u < 8; ++u) cur[u] = buf[u];
+  int i = 0;
+  #pragma unroll 1
+  for (; i + 8 <= cnt; i += 8) {
+    #pragma unroll
+    for (int u = 0; u < 8; ++u) nxt[u] = buf[i + 8 + u];
+    #pragma unroll
+    for (int u = 0; u < 8; ++u) acc = KILN_OP(acc, cur[u]);
+    #pragma unroll
+    for (int u = 0; u < 8; ++u) cur[u] = nxt[u];
+  }
+  for (; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+  return acc;
+}
+
+// The fold of its group's totals before tile t (not the group's first, gfirst), by warp 0 (lane 0's result): the
+// nearest earlier tile of the group whose fold is out, then the totals of every tile after it, in order. Reads 32
+// tiles' folds and totals a round trip; buf holds 32 tiles' totals for lane 0's fold.
+__device__ acc_t kiln_fold_before(const kiln_slot* fold, const kiln_slot* totals, long long t, long long gfirst,
+                                  acc_t* buf) {
+  const int lane = threadIdx.x & 31;
+  long long w = t, jstar;
+  acc_t acc;
+  bool near;
+  acc_t mine[KILN_ROWS];
+  bool mine_ok;
+  for (;;) {
+    const long long j = w - 32 + lane;
+    acc_t v;
+    bool ok = false;
+    mine_ok = true;
+    if (j >= gfirst) {
+      ok = kiln_take(fold + j, &v) != 0;
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) mine_ok &= kiln_take(totals + j * KILN_ROWS + r, &mine[r]) != 0;
+    }
+    const unsigned m = __ballot_sync(~0u, ok);
+    if (m) {
+      const int h = 31 - __clz(m);
+      jstar = w - 32 + h;
+      acc = kiln_value(__shfl_sync(~0u, kiln_bits(v), h));
+      near = w == t && __all_sync(~0u, lane <= h || mine_ok);
+      if (near && lane > h) {
+        #pragma unroll
+        for (int r = 0; r < KILN_ROWS; ++r) buf[(lane - h - 1) * KILN_ROWS + r] = mine[r];
+      }
+      break;
+    }
+    w = w - 32 > gfirst ? w - 32 : t;  // further back; past the group's first tile, from the nearest again
+  }
+  __syncwarp();
+  if (near) {
+    if (lane == 0) acc = kiln_fold_run(acc, buf, (int)(t - 1 - jstar) * KILN_ROWS);
+    return acc;
+  }
+  for (long long u0 = jstar + 1; u0 < t; u0 += 32) {
+    const long long u = u0 + lane;
+    if (u < t) {
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) buf[lane * KILN_ROWS + r] = kiln_wait(totals + u * KILN_ROWS + r);
+    }
+    __syncwarp();
+    if (lane == 0) acc = kiln_fold_run(acc, buf, (int)min(32LL, t - u0) * KILN_ROWS);
+    __syncwarp();
+  }
+  return acc;
+}
+
+// One tile per block of threads. Per line: `tiles` tiles, `groups` groups of 1024 blocks. Published: each
+// block's total (totals, KILN_ROWS a tile), each tile's fold up to its last block (fold), each group's chain
+// (chain); all zeroed before the launch, as the tile counter.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_scan(
+    const src_t* src, out_t* out, long long n, long long tiles, long long groups, acc_t ident, int exclusive,
+    kiln_slot* __restrict__ totals, kiln_slot* __restrict__ fold, kiln_slot* __restrict__ chain,
+    unsigned long long* __restrict__ ticket) {
+  extern __shared__ __align__(16) unsigned char kiln_smem[];
+  acc_t* s = (acc_t*)kiln_smem;
+  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_ROWS + 8];
+  __shared__ long long tk;
+  const int tid = threadIdx.x;
+  if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);
+  __syncthreads();
+  const long long line = tk / tiles, t = tk % tiles;
+  const long long b0 = t * KILN_ROWS;  // the tile's first block in its line
+  const int count = (int)min((long long)KILN_TILE, n - b0 * KILN_B);
+  const int rows = (count + KILN_B - 1) / KILN_B;
+  const src_t* x = src + line * n + b0 * KILN_B;
+  out_t* y = out + line * n + b0 * KILN_B;
+  // 1. The tile into shared memory: whole 16-byte chunks in flight at once (cp.async) where the tile is full and
+  // aligned and needs no conversion, else element by element.
+  const bool whole = sizeof(src_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)x & 15) == 0;
+  if (whole) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) {
+      const int e = c * KILN_VEC;
+      kiln_copy16(s + (e >> 10) * KILN_STRIDE + (e & (KILN_B - 1)), x + e);
+    }
+    kiln_copies_done();
+  } else {
+    for (int e = tid; e < count; e += KILN_THREADS) s[(e >> 10) * KILN_STRIDE + (e & (KILN_B - 1))] = (acc_t)x[e];
+  }
+  __syncthreads();
+  const long long status = line * tiles + t;
+  const long long g = b0 / KILN_B;
+  const bool first_of_group = b0 % KILN_B == 0, last_of_group = (b0 + KILN_ROWS) % KILN_B == 0;
+  if (tid < 32) {
+    // 2. Each block scanned in order from its first element, a lane a row; its total published at once.
+    if (tid < rows) {
+      acc_t* row = s + tid * KILN_STRIDE;
+      const int len = min(KILN_B, count - tid * KILN_B);
+      acc_t acc;
+      if (len == KILN_B) {
+        acc = kiln_walk_row(row);
+      } else {
+        acc = row[0];
+        for (int k = 1; k < len; ++k) { acc = KILN_OP(acc, row[k]); row[k] = acc; }
+      }
+      tot[tid] = acc;
+      kiln_publish(totals + status * KILN_ROWS + tid, acc, 1u);
+    }
+    __syncwarp();
+    // 3. The fold before the tile (warp 0), the tile's own folds (lane 0), published; then the chain of the
+    // groups before this one.
+    acc_t before = ident;
+    if (!first_of_group) before = kiln_fold_before(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, t - (b0 % KILN_B) / KILN_ROWS, buf);
+    if (tid == 0) {
+      acc_t f[KILN_ROWS];
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) {
+        if (r >= rows) f[r] = f[r - 1];  // a line's last tile may have fewer blocks
+        else f[r] = r == 0 ? (first_of_group ? tot[0] : KILN_OP(before, tot[0])) : KILN_OP(f[r - 1], tot[r]);
+      }
+      kiln_publish(fold + status, f[KILN_ROWS - 1], 1u);
+      acc_t ch = ident;  // the chain of the groups before g
+      if (g > 0) ch = kiln_wait(chain + line * groups + g - 1);
+      if (last_of_group) kiln_publish(chain + line * groups + g, g > 0 ? KILN_OP(ch, f[KILN_ROWS - 1]) : f[KILN_ROWS - 1], 1u);
+      // Block b0 + r's carry: the fold up to total(b0 + r - 1) after the chain of the groups before its group.
+      #pragma unroll
+      for (int r = 0; r < KILN_ROWS; ++r) {
+        acc_t c;
+        if (r == 0) c = b0 == 0 ? ident : first_of_group ? ch : g == 0 ? before : KILN_OP(ch, before);
+        else c = g == 0 ? f[r - 1] : KILN_OP(ch, f[r - 1]);
+        carry[r] = c;
+      }
+    }
+  }
+  __syncthreads();
+  // 4. Every element: its running value (inclusive) or the one before it (exclusive), after its carry; the line's
+  // block 0 takes none. Whole chunks where the tile is full and aligned.
+  if (!exclusive && sizeof(out_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)y & 15) == 0) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) {
+      const int e = c * KILN_VEC, r = e >> 10;
+      kiln_chunk v;
+      v.q = *(const uint4*)(s + r * KILN_STRIDE + (e & (KILN_B - 1)));
+      if (b0 + r != 0) {
+        const acc_t cr = carry[r];
+        #pragma unroll
+        for (int i = 0; i < KILN_VEC; ++i) v.e[i] = KILN_OP(cr, v.e[i]);
+      }
+      *(uint4*)(y + e) = v.q;
+    }
+    return;
+  }
+  for (int e = tid; e < count; e += KILN_THREADS) {
+    const int r = e >> 10, k = e & (KILN_B - 1);
+    const bool none = b0 + r == 0;
+    acc_t v;
+    if (!exclusive) v = none ? s[r * KILN_STRIDE + k] : KILN_OP(carry[r], s[r * KILN_STRIDE + k]);
+    else if (k == 0) v = carry[r];
+    else v = none ? s[r * KILN_STRIDE + k - 1] : KILN_OP(carry[r], s[r * KILN_STRIDE + k - 1]);
+    y[e] = KILN_OUT(v);
+  }
+}
+)";
+
+// The kernel in any association (integers, which wrap, and min/max, which pick an element: every association
+// gives the defined bits, docs/scans.md): a tile is 256 threads' 64 bytes each; each thread scans its values in
+// registers, the warps their threads' totals by shuffles, and warp 0 looks back over 32 earlier tiles a round trip
+// (each publishes its aggregate as soon as its own values are scanned, then its inclusive prefix). In shared
+// memory, 16-byte chunk q lives at q + q / 8: a thread's four chunks (64 bytes apart) fall on different banks.
+constexpr const char* kAnyOrder = R"(
+#define KILN_THREADS 256
+#define KILN_ITEMS (64 / (int)sizeof(acc_t))
+#define KILN_TILE (KILN_THREADS * KILN_ITEMS)
+#define KILN_CHUNKS (KILN_ITEMS / KILN_VEC)
+__device__ __forceinline__ int kiln_at(int e) { const int q = e / KILN_VEC; return (q + (q >> 3)) * KILN_VEC + e % KILN_VEC; }
+
+// The prefix of the tiles before t (t > 0), by warp 0, in every lane: 32 tiles' marks and values a round trip,
+// back to the nearest inclusive prefix (mark 2); tiles before the line's first count as the identity.
+__device__ acc_t kiln_prefix(const kiln_slot* st, long long t, acc_t ident) {
+  const int lane = threadIdx.x & 31;
+  acc_t total = ident;
+  bool have = false;
+  for (long long w = t;; w -= 32) {
+    const long long j = w - 32 + lane;
+    acc_t v = ident;
+    unsigned mark = 2;
+    if (j >= 0) { while ((mark = kiln_take(st + j, &v)) == 0) {} }
+    const unsigned m = __ballot_sync(~0u, mark == 2);
+    const int h = 31 - __clz(m);  // m != 0: lanes before the line count as inclusive; else the window had one
+    acc_t x = lane >= h ? v : ident;
+    #pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const acc_t y = __shfl_down_sync(~0u, x, off);
+      if (lane + off < 32) x = KILN_OP(x, y);
+    }
+    x = __shfl_sync(~0u, x, 0);
+    total = have ? KILN_OP(x, total) : x;
+    have = true;
+    if (m) break;
+  }
+  return total;
+}
+
+extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_scan(
+    const src_t* src, out_t* out, long long n, long long tiles, acc_t ident, int exclusive,
+    kiln_slot* __restrict__ st, unsigned long long* __restrict__ ticket) {
+  extern __shared__ __align__(16) unsigned char kiln_smem[];
+  acc_t* s = (acc_t*)kiln_smem;
+  __shared__ acc_t warp_total[KILN_THREADS / 32];
+  __shared__ acc_t prefix;
+  __shared__ long long tk;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);
+  __syncthreads();
+  const long long line = tk / tiles, t = tk % tiles;
+  const long long e0 = t * KILN_TILE;
+  const int count = (int)min((long long)KILN_TILE, n - e0);
+  const src_t* x = src + line * n + e0;
+  out_t* y = out + line * n + e0;
+  const bool whole = sizeof(src_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)x & 15) == 0;
+  if (whole) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) kiln_copy16(s + (c + (c >> 3)) * KILN_VEC, x + c * KILN_VEC);
+    kiln_copies_done();
+  } else {
+    for (int e = tid; e < KILN_TILE; e += KILN_THREADS) s[kiln_at(e)] = e < count ? (acc_t)x[e] : ident;
+  }
+  __syncthreads();
+  // The thread's values, scanned in registers.
+  acc_t v[KILN_ITEMS];
+  #pragma unroll
+  for (int c = 0; c < KILN_CHUNKS; ++c) {
+    const int q = tid * KILN_CHUNKS + c;
+    kiln_chunk ch;
+    ch.q = *(const uint4*)(s + (q + (q >> 3)) * KILN_VEC);
+    #pragma unroll
+    for (int i = 0; i < KILN_VEC; ++i) v[c * KILN_VEC + i] = ch.e[i];
+  }
+  #pragma unroll
+  for (int i = 1; i < KILN_ITEMS; ++i) v[i] = KILN_OP(v[i - 1], v[i]);
+  // The warp's inclusive scan of its threads' totals, then the warps'.
+  acc_t inc = v[KILN_ITEMS - 1];
+  #pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const acc_t o = __shfl_up_sync(~0u, inc, off);
+    if (lane >= off) inc = KILN_OP(o, inc);
+  }
+  if (lane == 31) warp_total[warp] = inc;
+  acc_t before = __shfl_up_sync(~0u, inc, 1);  // the warp's threads before this one
+  __syncthreads();
+  acc_t agg = warp_total[0], wbefore = ident;
+  #pragma unroll
+  for (int k = 1; k < KILN_THREADS / 32; ++k) {
+    if (k == warp) wbefore = agg;
+    agg = KILN_OP(agg, warp_total[k]);
+  }
+  if (warp == 0) {
+    const long long status = line * tiles + t;
+    acc_t p = ident;
+    if (t == 0) {
+      if (lane == 0) kiln_publish(st + status, agg, 2u);
+    } else {
+      if (lane == 0) kiln_publish(st + status, agg, 1u);
+      p = kiln_prefix(st + line * tiles, t, ident);
+      if (lane == 0) kiln_publish(st + status, KILN_OP(p, agg), 2u);
+    }
+    if (lane == 0) prefix = p;
+  }
+  __syncthreads();
+  // The thread's prefix: the tiles before, the warps before, the warp's threads before.
+  acc_t pre = KILN_OP(prefix, wbefore);
+  if (lane > 0) pre = KILN_OP(pre, before);
+  #pragma unroll
+  for (int c = 0; c < KILN_CHUNKS; ++c) {
+    const int q = tid * KILN_CHUNKS + c;
+    kiln_chunk ch;
+    #pragma unroll
+    for (int i = 0; i < KILN_VEC; ++i) {
+      const int k = c * KILN_VEC + i;
+      ch.e[i] = exclusive ? (k == 0 ? pre : KILN_OP(pre, v[k - 1])) : KILN_OP(pre, v[k]);
+    }
+    *(uint4*)(s + (q + (q >> 3)) * KILN_VEC) = ch.q;
+  }
+  __syncthreads();
+  if (sizeof(out_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)y & 15) == 0) {
+    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS)
+      *(uint4*)(y + c * KILN_VEC) = *(const uint4*)(s + (c + (c >> 3)) * KILN_VEC);
+  } else {
+    for (int e = tid; e < count; e += KILN_THREADS) y[e] = KILN_OUT(s[kiln_at(e)]);
+  }
+}
+)";
+
+const char* op_function(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return "kiln_add";
+    case ReduceOp::Mul: return "kiln_mul";
+    case ReduceOp::Min: return "kiln_min";
+    case ReduceOp::Max: return "kiln_max";
+    default: break;
+  }
+  throw ValueError("kiln's scan kernel combines with Add, Mul, Min or Max");
+}
+
+/// Modules per (device, types, operator, form), made once and kept for the process (as every kiln process-wide
+/// object: kernels may run from exit handlers); binaries once per architecture and the rest.
+using Key = std::tuple<DType, DType, DType, ReduceOp, bool, int>;
+
+const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t shared_bytes) {
+  static std::mutex mutex;
+  static auto* binaries = new std::map<std::tuple<std::string, Key>, Binary>();
+  static auto* modules = new std::map<std::tuple<int, Key>, std::unique_ptr<gpu::Module>>();
+  std::lock_guard lock(mutex);
+  std::unique_ptr<gpu::Module>& slot = (*modules)[{dev.info().ordinal, key}];
+  if (!slot) {
+    const std::string arch = dev.info().arch();
+    auto it = binaries->find({arch, key});
+    if (it == binaries->end()) {
+      const auto [from, t, to, op, any, rows] = key;
+      it = binaries->emplace(std::tuple{arch, key}, compile_source(scan_source(from, t, to, op, ScanForm{any, rows}),
+                                                                   "kiln_scan", arch, {}))
+               .first;
+    }
+    slot = std::make_unique<gpu::Module>(dev, it->second.arch, it->second.cubin, it->second.ptx,
+                                         std::vector<std::string>{scan_entry()});
+    // A tile's values are dynamic shared memory (more than the 48 KiB a launch gets without asking); the
+    // kernel reads little else twice: all of an SM's memory to shared memory.
+    const CUfunction fn = slot->function(0).fn;
+    gpu::check(gpu::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                static_cast<int>(shared_bytes)),
+               "setting the shared memory of kiln's scan kernel");
+    gpu::check(gpu::driver().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                                CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
+               "setting the shared memory carveout of kiln's scan kernel");
+  }
+  return *slot;
+}
+
+/// Dynamic shared memory of a tile: the ordered form's rows of 1024 values and 16 bytes; the any-order form's
+/// 16-byte chunks with one more each 8.
+std::size_t shared_bytes(DType t, ScanForm form) {
+  const auto size = static_cast<std::size_t>(size_of(t));
+  if (form.any_order) return std::size_t{kScanAnyThreads} * 64 / 16 * 9 / 8 * 16;
+  return static_cast<std::size_t>(form.rows) * (ir::sem::kScanBlock * size + 16);
+}
+
+}  // namespace
+
+int scan_tile_rows(DType t, int tile_kib) {
+  const int rows = static_cast<int>(std::int64_t{tile_kib} * 1024 / (ir::sem::kScanBlock * size_of(t)));
+  int p = 1;
+  while (p * 2 <= std::min(rows, 64)) p *= 2;  // a power of two: groups of carries start at tile boundaries
+  return p;
+}
+
+bool scan_any_order(DType t, ReduceOp op) {
+  const bool exact = !is_float(t) || op == ReduceOp::Min || op == ReduceOp::Max;
+  return exact && (size_of(t) == 4 || size_of(t) == 8);
+}
+
+ScanForm scan_form(DType t, ReduceOp op, int tile_kib) {
+  return scan_any_order(t, op) ? ScanForm{true, 0} : ScanForm{false, scan_tile_rows(t, tile_kib)};
+}
+
+std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
+  const ScanForm f = scan_form(t, op, tile_kib);
+  if (f.any_order)
+    return fmt::format("a tree scan of tiles of {} values ({} {} gives the same bits in any association: {}), "
+                       "looking back over 32 tiles a round trip",
+                       kScanAnyThreads * 64 / size_of(t), name_of(t), ir::name_of(op),
+                       is_float(t) ? "min and max pick an element" : "integers wrap");
+  return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; {} {} {}, so kiln's order is "
+                     "kept), looking back over 32 tiles' totals a round trip",
+                     f.rows, f.rows * size_of(t), name_of(t), ir::name_of(op),
+                     is_float(t) ? "depends on the order" : "has values of 1 or 2 bytes, which the tree form does not take");
+}
+
+std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanForm form) {
+  if (!ir::scan_stmt_types(source, type, out))
+    throw ValueError(fmt::format("kiln's scan kernel: no scan of {} in {} into {}", name_of(source), name_of(type),
+                                 name_of(out)));
+  if (form.any_order && !scan_any_order(type, op))
+    throw ValueError(fmt::format("kiln's scan kernel: a {} {} keeps kiln's order (not the tree form)", name_of(type),
+                                 ir::name_of(op)));
+  if (!form.any_order && (form.rows < 1 || form.rows > 64 || (form.rows & (form.rows - 1)) != 0))
+    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
+  const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
+  // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
+  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 (51 registers).
+  const std::size_t smem = shared_bytes(type, form);
+  const int min_blocks =
+      static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, form.any_order ? 5 : 8));
+  return fmt::format("// kiln's scan kernel: {} in {} into {}, {}, {} (codegen/cuda/scan_kernels.cpp)\n{}\n"
+                     "typedef {} src_t;\ntypedef {} acc_t;\ntypedef {} out_t;\n#define KILN_OP {}\n"
+                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n{}{}",
+                     name_of(source), name_of(type), name_of(out), ir::name_of(op),
+                     form.any_order ? "any association" : "kiln's order", prelude(), type_name(source), type_name(type),
+                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kStatus,
+                     form.any_order ? kAnyOrder : kOrdered);
+}
+
+void scan_on_device(CallState& call, DType source_type, DType type, DType out_type, ReduceOp op, bool exclusive,
+                    std::uint64_t source, std::uint64_t out, std::int64_t lines, std::int64_t n, int tile_kib,
+                    const std::string& label) {
+  if (lines <= 0 || n <= 0) return;
+  const ScanForm form = scan_form(type, op, tile_kib);
+  const std::size_t smem = shared_bytes(type, form);
+  const gpu::Module& m = scan_module(call.dev, Key{source_type, type, out_type, op, form.any_order, form.rows}, smem);
+  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * 64 / size_of(type)
+                                               : std::int64_t{form.rows} * ir::sem::kScanBlock;
+  const std::int64_t tiles = (n + per_tile - 1) / per_tile;
+  const std::int64_t blocks = (n + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock,
+                     groups = (blocks + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock;
+  if (lines * tiles > 0x7fffffff)
+    throw DeviceError(fmt::format("{}: {} tiles exceed CUDA's grid; scan fewer or shorter rows per call", label,
+                                  lines * tiles));
+  // The tile counter, then the published values (16 bytes each), all zeroed: a value's mark says it is out.
+  const auto lt = static_cast<std::size_t>(lines * tiles), lg = static_cast<std::size_t>(lines * groups);
+  const std::size_t slots = form.any_order ? lt : lt * static_cast<std::size_t>(form.rows) + lt + lg;
+  const std::size_t bytes = 16 + slots * 16;
+  const CUdeviceptr scratch = call.alloc(bytes, "scan status of " + label);
+  call.check(gpu::driver().cuMemsetD8Async(scratch, 0, bytes, call.stream), "zeroing scan status");
+  CUdeviceptr src = source, dst = out, ticket = scratch, totals = scratch + 16,
+              fold = totals + lt * static_cast<std::size_t>(form.rows) * 16, chain = fold + lt * 16;
+  std::uint64_t ident = 0;  // the identity's bits, as the kernel's acc_t parameter
+  ir::sem::with_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      const T v = ir::scan_identity<T>(op);
+      std::memcpy(&ident, &v, sizeof v);
+    }
+  });
+  long long nn = n, tt = tiles, gg = groups;
+  int ex = exclusive ? 1 : 0;
+  void* ordered[] = {&src, &dst, &nn, &tt, &gg, &ident, &ex, &totals, &fold, &chain, &ticket};
+  void* any[] = {&src, &dst, &nn, &tt, &ident, &ex, &totals, &ticket};
+  call.pending.push_back(&label);
+  gpu::launch(call.stream, m.function(0), {static_cast<unsigned>(lines * tiles), 1, 1},
+              {static_cast<unsigned>(form.any_order ? kScanAnyThreads : kScanThreads), 1, 1},
+              form.any_order ? any : ordered, static_cast<unsigned>(smem));
+  call.release(scratch);
+}
+
+std::function<void(ir::Frame&)> DeviceMachine::scan(const ir::ScanStmt& s, ir::HostScope& scope) const {
+  const int source = scope.array(s.source.get()), out = scope.array(s.out.get());
+  const DType from = s.source->type.elem, t = s.type, to = s.out->type.elem;
+  const ReduceOp op = s.op;
+  const bool exclusive = s.exclusive;
+  const int rank = s.source->type.rank;
+  const std::string label = "kiln's scan of " + s.source->name;
+  const int tile_kib = scan_tile_kib_;
+  scan_plans_.push_back(fmt::format("scan of {} ({} {}{}), one pass: {}", s.source->name, name_of(t), ir::name_of(op),
+                                    exclusive ? ", exclusive" : "", scan_form_reason(t, op, tile_kib)));
+  return [=](ir::Frame& fr) {
+    const ArrayDesc& d = fr.arrays[static_cast<size_t>(source)];
+    std::int64_t lines = 1;
+    for (int k = 0; k + 1 < rank; ++k) lines *= d.shape[k];
+    scan_on_device(*static_cast<CallState*>(fr.machine_state), from, t, to, op, exclusive,
+                   reinterpret_cast<std::uint64_t>(d.data),
+                   reinterpret_cast<std::uint64_t>(fr.arrays[static_cast<size_t>(out)].data), lines, d.shape[rank - 1],
+                   tile_kib, label);
+  };
+}
+
+}  // namespace kiln::codegen::cuda

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The CUDA target's scan statement (ir::ScanStmt): a single pass over the memory, each element read once and
+// written once, with the bits of the order ir/semantics.hpp defines (kScanBlock), so those of the interpreter.
+// A block of threads takes the next tile from a counter (not blockIdx: every tile it waits for has started,
+// whatever order the hardware schedules blocks in, so nothing deadlocks), copies it into shared memory (cp.async,
+// 16 bytes a copy), and publishes what later tiles need as soon as it has it; a tile looks back over 32 earlier
+// tiles a round trip (a warp's lanes each read one). A published value is written once into zeroed 64-bit words
+// that carry a mark (scan_kernels.cpp, kStatus): a reader that sees the mark has the value, with no fence.
+//
+// Two forms (scan_form):
+// - any association (integers, which wrap, and min/max, which pick an element: every association gives the
+//   defined bits), values of 4 or 8 bytes: tiles of 256 threads' 64 bytes, scanned as a tree (each thread its
+//   values in registers, shuffles across the warp, then the warps); each tile publishes its aggregate at once,
+//   then its inclusive prefix once the look-back (aggregates back to the nearest inclusive prefix) has it.
+// - kiln's order (float sums and products, where the order decides the bits; and 1- or 2-byte values): a tile is
+//   `rows` consecutive 1024-element blocks of one line (a power of two dividing 1024, so that groups of carries
+//   start at tile boundaries), each block walked in order from its first element by one lane, its total
+//   published at once. A float fold is not associative, so a tile does not combine partial folds in whatever
+//   order they come: it finds the nearest earlier tile of its group that has published its fold up to its last
+//   block, folds the totals of the tiles after that one onto it in order, and publishes its own fold. Every path
+//   gives the one left fold the definition names, so the bits do not depend on timing. The last tile of a group
+//   publishes the chain of the groups' folds up to it once it has the one before.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/dtype.hpp"
+#include "kiln/ops.hpp"
+
+namespace kiln::codegen::cuda {
+
+class CallState;
+
+/// Threads of a tile's block of threads in kiln's order, and in the any-order form (64 bytes of values each).
+inline constexpr int kScanThreads = 128;
+inline constexpr int kScanAnyThreads = 256;
+/// The bytes of a tile's values in kiln's order unless CudaOptions::scan_tile_kib says otherwise: 8 blocks of doubles,
+/// 16 of floats. The blocks' carries are one fold in order a group (1024 blocks), which the tiles extend 32 at a
+/// time (a look-back's round trip): the longer a tile, the fewer round trips on that chain (on an H100, 32 KiB
+/// tiles ran the chain at 8 round trips a group of doubles and 1.40 ms for 2^27 of them).
+inline constexpr int kScanTileKib = 64;
+
+/// 1024-element blocks per tile in kiln's order for combining type `t` and tiles of `tile_kib` KiB (at least 1,
+/// at most 64).
+int scan_tile_rows(DType t, int tile_kib);
+
+/// Whether a scan in `t` with `op` gives kiln's bits in any association (integers wrap; min and max pick an
+/// element), with values of 4 or 8 bytes: then the kernel scans a tile as a tree (shuffles), as CUB does.
+bool scan_any_order(DType t, ReduceOp op);
+
+/// The kernel's form: the tree over tiles of 256 threads' 64 bytes (any_order), or blocks of 1024 walked in
+/// kiln's order, `rows` of them a tile.
+struct ScanForm {
+  bool any_order = false;
+  int rows = 0;
+};
+ScanForm scan_form(DType t, ReduceOp op, int tile_kib);
+/// Why scan_form chose its form, for diagnostics.
+std::string scan_form_reason(DType t, ReduceOp op, int tile_kib);
+
+/// The CUDA C of the scan kernel: `source` elements read, combined in `type` with `op` (Add, Mul, Min, Max),
+/// stored as `out`, in `form` (ir::scan_stmt_types says which types go together, scan_any_order which may take
+/// the tree; a ValueError otherwise).
+std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanForm form);
+/// Its __global__ function.
+inline const char* scan_entry() { return "kiln_scan"; }
+
+/// Scans the `lines` rows of `n` elements at device address `source` into those at `out` (both compact), in
+/// kiln's order. Scratch comes from the call's stream-ordered memory. `label` ("kiln's scan of x", outliving
+/// the call) names the launch among those a failure lists.
+void scan_on_device(CallState& call, DType source_type, DType type, DType out_type, ReduceOp op, bool exclusive,
+                    std::uint64_t source, std::uint64_t out, std::int64_t lines, std::int64_t n, int tile_kib,
+                    const std::string& label);
+
+}  // namespace kiln::codegen::cuda
