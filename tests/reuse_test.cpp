@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Work two loops would do twice: reuse_reductions (a reduction that repeats one already complete takes its
+// value) and fuse_siblings (independent parfors over spaces a row or a column apart launch as one on a device),
+// each on hand-built IR, checked by structure, by the notes that say why, and differentially (interpreter
+// before vs after, sizes 0, 1, primes and large); then the statistics of a traced kernel through the pipeline.
+#include "kiln/kiln.hpp"
+#include "loop_test_util.hpp"
+#include "passes/fuse_siblings.hpp"
+#include "passes/pipeline.hpp"
+#include "passes/reuse_reductions.hpp"
+
+namespace kiln::looptest {
+namespace {
+
+using passes::PassContext;
+
+ir::Function apply(ir::Function (*pass)(const ir::Function&, PassContext&), const ir::Function& f, PassContext& ctx) {
+  const auto problems = ir::verify(f);
+  EXPECT_TRUE(problems.empty()) << "test input is malformed:\n" << joined(problems) << ir::to_string(f);
+  ir::Function g = pass(f, ctx);
+  expect_equivalent(f, g);
+  return g;
+}
+
+std::string notes(const PassContext& ctx) {
+  std::vector<std::string> texts;
+  for (const auto& n : ctx.notes) texts.push_back(n.text);
+  return joined(texts);
+}
+
+/// The parfors of a function, at any depth.
+std::vector<const ir::ParforStmt*> parfors(const ir::Function& f) {
+  struct Find : ir::IRVisitor {
+    std::vector<const ir::ParforStmt*> found;
+    void visit(const ir::ParforStmt& p) override {
+      found.push_back(&p);
+      ir::IRVisitor::visit(p);
+    }
+  } find;
+  find.walk(f.body);
+  return find.found;
+}
+
+/// `let acc = -0.0; parfor (i in 0 .. end) reduce(add acc) { acc = acc + value(i) }`
+std::vector<Stmt> sum(const Var& acc, const Expr& end, const std::function<Expr(const Expr&)>& value, const std::string& origin) {
+  const Var i = index("i_" + acc->name);
+  return {let(acc, f64c(-0.0)), parfor(i, end, {assign(acc, add(val(acc), value(val(i))))}, {{acc, ReduceOp::Add}}, origin)};
+}
+
+void append(std::vector<Stmt>& to, std::vector<Stmt> more) { to.insert(to.end(), more.begin(), more.end()); }
+
+// =========================================================================================================
+// reuse_reductions
+// =========================================================================================================
+
+TEST(ReuseReductions, ASumComputedTwiceIsComputedOnce) {
+  const Var a = array_param("a"), s1 = local("s1"), s2 = local("s2");
+  std::vector<Stmt> body;
+  append(body, sum(s1, dim(a), [&](const Expr& i) { return load(a, {i}); }, "mean"));
+  append(body, sum(s2, dim(a), [&](const Expr& i) { return load(a, {i}); }, "std"));
+  PassContext ctx;
+  const ir::Function g = apply(passes::reuse_reductions, function("twice", {a}, body, sub(mul(val(s2), f64c(3)), val(s1))), ctx);
+  EXPECT_EQ(parfors(g).size(), 1u) << ir::to_string(g);
+  EXPECT_NE(notes(ctx).find("std: s2 (add) repeats s1 of mean over the same space"), std::string::npos) << notes(ctx);
+  EXPECT_NE(notes(ctx).find("std (i_s2 in 0 .. dim(a, 0)): removed"), std::string::npos) << notes(ctx);
+}
+
+TEST(ReuseReductions, DeviationsFromEqualMeansAreOneSumThroughTheirLets) {
+  // var's and std's passes: each computes its mean from its own sum, then sums the squared deviations.
+  const Var a = array_param("a"), s1 = local("s1"), s2 = local("s2"), m1 = local("m1"), m2 = local("m2"), q1 = local("q1"),
+            q2 = local("q2");
+  const Expr n = cast(DType::F64, dim(a));
+  auto dev = [&](const Var& m) { return [&a, m](const Expr& i) { return mul(sub(load(a, {i}), val(m)), sub(load(a, {i}), val(m))); }; };
+  std::vector<Stmt> body;
+  append(body, sum(s1, dim(a), [&](const Expr& i) { return load(a, {i}); }, "var"));
+  body.push_back(let(m1, div(val(s1), n)));
+  append(body, sum(q1, dim(a), dev(m1), "var"));
+  append(body, sum(s2, dim(a), [&](const Expr& i) { return load(a, {i}); }, "std"));
+  body.push_back(let(m2, div(val(s2), n)));
+  append(body, sum(q2, dim(a), dev(m2), "std"));
+  PassContext ctx;
+  const ir::Function g = apply(passes::reuse_reductions, function("stats", {a}, body, add(val(q1), mul(val(q2), f64c(0.5)))), ctx);
+  EXPECT_EQ(parfors(g).size(), 2u) << ir::to_string(g);
+  EXPECT_NE(notes(ctx).find("q2 (add) repeats q1"), std::string::npos) << notes(ctx);
+}
+
+TEST(ReuseReductions, TwoEqualReductionsOfOneLoopAreOne) {
+  const Var a = array_param("a"), s1 = local("s1"), s2 = local("s2"), i = index("i");
+  const Expr x = mul(load(a, {val(i)}), load(a, {val(i)}));
+  const ir::Function f = function("pair", {a},
+                                  {let(s1, f64c(-0.0)), let(s2, f64c(-0.0)),
+                                   parfor(i, dim(a), {assign(s1, add(val(s1), x)), assign(s2, add(val(s2), x))},
+                                          {{s1, ReduceOp::Add}, {s2, ReduceOp::Add}}, "both")},
+                                  sub(val(s1), mul(val(s2), f64c(2))));
+  PassContext ctx;
+  const ir::Function g = apply(passes::reuse_reductions, f, ctx);
+  ASSERT_EQ(parfors(g).size(), 1u);
+  EXPECT_EQ(parfors(g)[0]->reductions.size(), 1u) << ir::to_string(g);
+  EXPECT_NE(notes(ctx).find("s2 (add) repeats s1 of the same loop"), std::string::npos) << notes(ctx);
+}
+
+TEST(ReuseReductions, WhatMayDifferIsComputedAgain) {
+  const Var a = array_param("a"), b = array_param("b"), c = param("c", DType::F64);
+  // A store between the loops to the array they sum.
+  {
+    const Var s1 = local("s1"), s2 = local("s2");
+    std::vector<Stmt> body;
+    append(body, sum(s1, dim(a), [&](const Expr& i) { return load(a, {i}); }, "first"));
+    const Var k = index("k");
+    body.push_back(parfor(k, dim(a), {store(a, {val(k)}, add(load(a, {val(k)}), f64c(1)))}));
+    append(body, sum(s2, dim(a), [&](const Expr& i) { return load(a, {i}); }, "second"));
+    PassContext ctx;
+    const ir::Function g = apply(passes::reuse_reductions, function("stored", {a}, body, sub(val(s2), val(s1))), ctx);
+    EXPECT_EQ(parfors(g).size(), 3u);
+    EXPECT_EQ(notes(ctx), "");
+  }
+  // Another space, another array, another operator, another start.
+  {
+    const Var s1 = local("s1"), s2 = local("s2"), s3 = local("s3"), s4 = local("s4"), s5 = local("s5");
+    auto x = [&](const Expr& i) { return load(a, {i}); };
+    std::vector<Stmt> body;
+    append(body, sum(s1, dim(a), x, "all"));
+    append(body, sum(s2, sub(dim(a), i64c(1)), x, "head"));
+    append(body, sum(s3, dim(b), [&](const Expr& i) { return load(b, {i}); }, "other"));
+    const Var i = index("i"), j = index("j");
+    body.push_back(let(s4, f64c(-0.0)));
+    body.push_back(parfor(i, dim(a), {assign(s4, mul(val(s4), load(a, {val(i)})))}, {{s4, ReduceOp::Mul}}, "product"));
+    body.push_back(let(s5, val(c)));
+    body.push_back(parfor(j, dim(a), {assign(s5, add(val(s5), load(a, {val(j)})))}, {{s5, ReduceOp::Add}}, "from c"));
+    PassContext ctx;
+    const Expr r = add(add(add(val(s1), val(s2)), add(val(s3), val(s4))), val(s5));
+    const ir::Function g = apply(passes::reuse_reductions, function("different", {a, b, c}, body, r), ctx);
+    EXPECT_EQ(parfors(g).size(), 5u);
+    EXPECT_EQ(notes(ctx), "");
+  }
+}
+
+TEST(ReuseReductions, RowStatisticsReadEachRowOnceLess) {
+  // var(x, 1), std(x, 1) and std(x, 1, keepdims) as traced: their sums and squared deviations repeat.
+  auto stats = [](Array<double, 2> x) {
+    return std::tuple{kiln::var(x, 1), kiln::std(x, 1), kiln::std(x, 1, kiln::keepdims)};
+  };
+  auto k = kiln::jit("row_sums", stats, Options().on(Target::interpreter));
+  NDArray<double> x({5, 7});
+  for (std::int64_t e = 0; e < x.size(); ++e) x.data()[e] = 0.25 * static_cast<double>((e * 7) % 11) - 1.0;
+  auto [v, s, sk] = k(x);
+  for (std::int64_t r = 0; r < 5; ++r) {
+    double m = 0, q = 0;
+    for (std::int64_t c = 0; c < 7; ++c) m += x.data()[r * 7 + c];
+    m /= 7;
+    for (std::int64_t c = 0; c < 7; ++c) q += (x.data()[r * 7 + c] - m) * (x.data()[r * 7 + c] - m);
+    EXPECT_NEAR(v.data()[r], q / 7, 1e-14);
+    EXPECT_NEAR(s.data()[r], std::sqrt(q / 7), 1e-14);
+    EXPECT_EQ(sk.data()[r], s.data()[r]);  // one sum: the same bits
+  }
+  const std::string d = k.diagnostics();
+  EXPECT_NE(d.find("repeats"), std::string::npos) << d;
+  EXPECT_NE(d.find("removed, every reduction of it is computed before"), std::string::npos) << d;
+}
+
+// =========================================================================================================
+// fuse_siblings
+// =========================================================================================================
+
+/// FDTD's two field updates: b[i + 1, j] from c's rows over (n - 1) x m, d[i, j + 1] from c's columns over
+/// n x (m - 1), the extents of b and d related to c's by the checks before each (when `checks`) or c's own.
+ir::Function field_updates(bool checks, bool conflicting = false) {
+  const Var b = array_param("b", 2), c = array_param("c", 2), d = array_param("d", 2);
+  const Var i = index("i"), j = index("j"), i2 = index("i2"), j2 = index("j2");
+  const Var& pb = checks ? b : c;
+  const Var& pd = checks ? d : c;
+  auto less1 = [](Expr e) { return bin(BinaryOp::Max, sub(std::move(e), i64c(1)), i64c(0)); };
+  std::vector<Stmt> body;
+  if (checks)
+    body.push_back(ir::make_check(bin(BinaryOp::And, bin(BinaryOp::Eq, less1(dim(b, 0)), less1(dim(c, 0))), bin(BinaryOp::Eq, dim(b, 1), dim(c, 1))),
+                                  1, "b and c"));
+  body.push_back(test_support::parfor({i, j}, {less1(dim(pb, 0)), dim(pb, 1)},
+                        block({store(b, {add(val(i), i64c(1)), val(j)},
+                                     sub(load(b, {add(val(i), i64c(1)), val(j)}),
+                                         mul(f64c(0.5), sub(load(c, {add(val(i), i64c(1)), val(j)}), load(c, {val(i), val(j)})))))})));
+  if (checks)
+    body.push_back(ir::make_check(bin(BinaryOp::And, bin(BinaryOp::Eq, dim(d, 0), dim(c, 0)), bin(BinaryOp::Eq, less1(dim(d, 1)), less1(dim(b, 1)))),
+                                  1, "d and c"));
+  const Var& read = conflicting ? b : c;
+  body.push_back(test_support::parfor({i2, j2}, {dim(checks ? c : pd, 0), less1(dim(pd, 1))},
+                        block({store(d, {val(i2), add(val(j2), i64c(1))},
+                                     sub(load(d, {val(i2), add(val(j2), i64c(1))}),
+                                         mul(f64c(0.5), sub(load(read, {val(i2), add(val(j2), i64c(1))}), load(read, {val(i2), val(j2)})))))})));
+  return function("fields", {b, c, d}, body);
+}
+
+TEST(FuseSiblings, FieldUpdatesARowAndAColumnApartLaunchAsOne) {
+  for (bool checks : {false, true}) {
+    SCOPED_TRACE(checks ? "extents related by checks" : "extents of one array");
+    PassContext ctx;
+    const ir::Function g = apply(passes::fuse_siblings, field_updates(checks), ctx);
+    const auto ps = parfors(g);
+    ASSERT_EQ(ps.size(), 1u) << ir::to_string(g);
+    EXPECT_EQ(ir::to_string(ps[0]->ends[0]).find("max("), 0u) << ir::to_string(g);
+    EXPECT_NE(notes(ctx).find("one launch over the larger space, each body under a test of its own bounds"), std::string::npos) << notes(ctx);
+    EXPECT_NE(notes(ctx).find("differ by at most 1"), std::string::npos) << notes(ctx);
+    if (checks) {  // the second check runs before the fused loop
+      const auto& stmts = g.body->as<ir::BlockStmt>().stmts;
+      ASSERT_EQ(stmts.size(), 3u);
+      EXPECT_EQ(stmts[1]->kind, ir::StmtKind::Check);
+    }
+  }
+}
+
+TEST(FuseSiblings, WhatStaysApart) {
+  // The second update reads what the first writes.
+  {
+    PassContext ctx;
+    EXPECT_EQ(parfors(apply(passes::fuse_siblings, field_updates(false, true), ctx)).size(), 2u);
+  }
+  // Spaces whose extents are not known to be close: (n) and (m), and a reduction.
+  const Var a = array_param("a"), b = array_param("b"), i = index("i"), j = index("j"), k = index("k"), s = local("s");
+  const ir::Function f = function("apart", {a, b},
+                                  {parfor(i, dim(a), {store(a, {val(i)}, f64c(1))}), parfor(j, dim(b), {store(b, {val(j)}, f64c(2))}),
+                                   let(s, f64c(-0.0)), parfor(k, sub(dim(a), i64c(1)), {assign(s, add(val(s), load(b, {val(k)})))}, {{s, ReduceOp::Add}})},
+                                  val(s));
+  PassContext ctx;
+  EXPECT_EQ(parfors(apply(passes::fuse_siblings, f, ctx)).size(), 3u);
+  EXPECT_EQ(notes(ctx), "");
+}
+
+}  // namespace
+}  // namespace kiln::looptest
