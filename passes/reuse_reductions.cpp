@@ -91,16 +91,52 @@ VarSet loaded_arrays(const Expr& e) {
 class Reuser {
  public:
   Reuser(const Function& f, PassContext& ctx) : ctx_(ctx) {
+    // A let stands for its value wherever it is read when that value cannot change: it reads no variable that is
+    // ever assigned, except the total of a reduction whose loop has run before the let (a settled total: its
+    // only assignments are that loop's updates). `let m = s / n` before s's loop reads the start, so it is kept
+    // as itself.
+    struct Totals : IRVisitor {
+      std::unordered_map<const VarNode*, int> reduced;  ///< how many parfors reduce into each variable
+      VarSet assigned_outside;  ///< assigned by a statement that is not an update inside its own reduction loop
+      std::vector<const ParforStmt*> loops;
+      void visit(const ParforStmt& p) override {
+        for (const Reduction& r : p.reductions) {
+          ++reduced[r.var.get()];
+          if (r.index) assigned_outside.insert(r.index.get());  // argmin/argmax: their updates are not plain
+        }
+        loops.push_back(&p);
+        IRVisitor::visit(p);
+        loops.pop_back();
+      }
+      void visit(const AssignStmt& a) override {
+        bool update = false;
+        for (const ParforStmt* p : loops)
+          for (const Reduction& r : p->reductions) update = update || (r.var == a.var && !is_arg_reduction(r.op));
+        if (!update) assigned_outside.insert(a.var.get());
+        IRVisitor::visit(a);
+      }
+    } totals;
+    totals.walk(f.body);
     const VarSet assigned = assigned_vars(f.body);
     struct Lets : IRVisitor {
       const VarSet* assigned;
+      const Totals* totals;
+      VarSet settled;  ///< totals whose loop has run, at this point of the walk
       LetValues values;
+      void visit(const ParforStmt& p) override {
+        IRVisitor::visit(p);
+        for (const Reduction& r : p.reductions)
+          if (totals->reduced.at(r.var.get()) == 1 && !totals->assigned_outside.count(r.var.get())) settled.insert(r.var.get());
+      }
       void visit(const LetStmt& s) override {
-        if (!assigned->count(s.var.get())) values[s.var.get()] = s.init;
+        bool fixed = !assigned->count(s.var.get());
+        for (const Var& v : free_vars(s.init)) fixed = fixed && (!assigned->count(v.get()) || settled.count(v.get()));
+        if (fixed) values[s.var.get()] = s.init;
         IRVisitor::visit(s);
       }
     } lets;
     lets.assigned = &assigned;
+    lets.totals = &totals;
     lets.walk(f.body);
     lets_ = std::move(lets.values);
   }

@@ -82,6 +82,23 @@ TEST(ReuseReductions, DeviationsFromEqualMeansAreOneSumThroughTheirLets) {
   EXPECT_NE(notes(ctx).find("q2 (add) repeats q1"), std::string::npos) << notes(ctx);
 }
 
+TEST(ReuseReductions, ALetReadBeforeItsTotalIsCompleteStandsForItself) {
+  // m0 reads s before s's loop (its start, -0.0), m1 after: equal expressions, different values.
+  const Var a = array_param("a"), s = local("s"), m0 = local("m0"), m1 = local("m1"), q0 = local("q0"), q1 = local("q1");
+  const Expr n = cast(DType::F64, dim(a));
+  auto dev = [&](const Var& m) { return [&a, m](const Expr& i) { return mul(sub(load(a, {i}), val(m)), sub(load(a, {i}), val(m))); }; };
+  std::vector<Stmt> body{let(s, f64c(-0.0)), let(m0, div(val(s), n))};
+  const Var i = index("i");
+  body.push_back(parfor(i, dim(a), {assign(s, add(val(s), load(a, {val(i)})))}, {{s, ReduceOp::Add}}, "sum"));
+  body.push_back(let(m1, div(val(s), n)));
+  append(body, sum(q0, dim(a), dev(m0), "from the start"));
+  append(body, sum(q1, dim(a), dev(m1), "from the mean"));
+  PassContext ctx;
+  const ir::Function g = apply(passes::reuse_reductions, function("early", {a}, body, sub(val(q1), val(q0))), ctx);
+  EXPECT_EQ(parfors(g).size(), 3u) << ir::to_string(g);
+  EXPECT_EQ(notes(ctx), "");
+}
+
 TEST(ReuseReductions, TwoEqualReductionsOfOneLoopAreOne) {
   const Var a = array_param("a"), s1 = local("s1"), s2 = local("s2"), i = index("i");
   const Expr x = mul(load(a, {val(i)}), load(a, {val(i)}));
