@@ -22,7 +22,8 @@ namespace kiln::passes {
 /// `let` comes after P1's in the block (or is P1's own, before it), updated by one top-level assignment
 /// `r2 = f(r2, e2)` and used nowhere else in P2, is replaced by a reduction r1 of P1 with the same operator
 /// (not argmin/argmax), an equal start, equal bounds and an update that is equal once the loops' indices are
-/// matched and every let is replaced by its value (recursively; r2's variables already replaced are r1's),
+/// matched and every let whose value cannot change is replaced by it (recursively: a let that reads only
+/// variables never assigned, or totals of loops that ran before it; r2's variables already replaced are r1's),
 /// when no array the update loads is stored by P1, by the statements between or by P2, and no variable it
 /// reads or r1 itself is assigned after P1 starts (except r1 by P1). P2 loses r2's update and reduction
 /// clause; the statements after P2 read r1 for r2, and r2's let goes. A parfor left with no reduction and
