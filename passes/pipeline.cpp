@@ -27,6 +27,7 @@
 #include "passes/recompute_temporaries.hpp"
 #include "passes/report.hpp"
 #include "passes/reuse_buffers.hpp"
+#include "passes/reuse_reductions.hpp"
 #include "passes/simplify.hpp"
 #include "passes/spread_loops.hpp"
 
@@ -58,6 +59,9 @@ const std::vector<Pass>& pipeline() {
       // a cheap pointwise temporary that fusion left between loops is recomputed where it is read
       {"recompute_temporaries", recompute_temporaries, Topic::allocations},
       {"eliminate_temporaries", eliminate_temporaries, Topic::allocations},
+      // a reduction that repeats one already complete (var's and std's sums of one row) takes its value: once
+      // fusion has put them side by side and the statistics they feed are scalars
+      {"reuse_reductions", reuse_reductions, Topic::reductions},
       {"reuse_buffers", reuse_buffers, Topic::allocations},
       {"hoist_invariants", hoist_invariants, Topic::hoisting},
       {"hoist_allocations", hoist_allocations, Topic::allocations},

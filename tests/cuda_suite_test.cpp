@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -169,9 +170,10 @@ const std::vector<Differential>& differentials() {
                      k(A, B, std::int64_t{2});
                      return Outputs{flat(A), flat(B)};
                    }),
-      differential("fdtd_2d", sk::fdtd_2d, 3, 1e-14,
+      // The last case spans several warps' strips and blocks.
+      differential("fdtd_2d", sk::fdtd_2d, 4, 1e-14,
                    [](auto& k, int c) {
-                     const std::int64_t nx = std::vector<std::int64_t>{1, 2, 23}[c], ny = std::vector<std::int64_t>{1, 3, 29}[c];
+                     const std::int64_t nx = std::vector<std::int64_t>{1, 2, 23, 131}[c], ny = std::vector<std::int64_t>{1, 3, 29, 257}[c];
                      auto ex = input({nx, ny}, 7), ey = input({nx, ny}, 8), hz = input({nx, ny}, 9), fict = input({3}, 10);
                      k(ex, ey, hz, fict, std::int64_t{3});
                      return Outputs{flat(ex), flat(ey), flat(hz)};
@@ -260,9 +262,17 @@ const std::vector<Differential>& differentials() {
                      k(ax, ay, az, x, y, z, m, 1e-3);
                      return Outputs{flat(ax), flat(ay), flat(az)};
                    }),
-      differential("row_stats", sk::row_stats, 2, 1e-13,
+      // var, std and the z-scores' std share their sums (reuse_reductions); the last case has a NaN, an infinity
+      // and a -0.0 in rows of their own, and rows long enough for a block per row.
+      differential("row_stats", sk::row_stats, 4, 1e-13,
                    [](auto& k, int c) {
-                     auto x = input({c == 0 ? 1 : 23, c == 0 ? 1 : 37}, 54, 0.0, 4.0);
+                     const std::int64_t rows = std::vector<std::int64_t>{1, 23, 67, 13}[c], cols = std::vector<std::int64_t>{1, 37, 1031, 41}[c];
+                     auto x = input({rows, cols}, 54, 0.0, 4.0);
+                     if (c == 3) {
+                       x.data()[2 * cols + 5] = std::numeric_limits<double>::quiet_NaN();
+                       x.data()[7 * cols] = std::numeric_limits<double>::infinity();
+                       x.data()[9 * cols + 9] = -0.0;
+                     }
                      auto [mean, var, sd, col_sd, z] = k(x);
                      return Outputs{flat(mean), flat(var), flat(sd), flat(col_sd), flat(z)};
                    }),

@@ -2,6 +2,7 @@
 // Statements inside a kernel: one thread's view of a parfor iteration. Nested parfors run in order inside
 // the thread; array reductions become atomics; allocations use the device heap; checks and failed
 // allocations record the status and leave the thread's remaining iterations.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "codegen/cuda/emitter.hpp"
@@ -191,6 +192,12 @@ void Emitter::stmt(const ir::Stmt& s) {
 
 void Emitter::store(const ir::StoreStmt& s) {
   if (coop_ && !spreading_ && !leading_) return leader_store(s);
+  if (deferring_) {  // a deferred round: the value and the element's offset wait in this store's slots
+    const auto k = std::to_string(std::find(deferred_.begin(), deferred_.end(), &s) - deferred_.begin());
+    line("kiln_do" + k + "[kiln_u] = " + element_offset(s.array.get(), s.indices) + ";");
+    line("kiln_dv" + k + "[kiln_u] = " + expr(s.value) + ";");
+    return;
+  }
   if (staged_on_)
     if (auto it = staged_->stores.find(&s); it != staged_->stores.end()) {
       line(staged_cell(it->second) + " = " + expr(s.value) + ";");  // written back by the block after the chunk

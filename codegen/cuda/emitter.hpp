@@ -235,6 +235,12 @@ class Emitter {
   void declare_locals();
   void loops();
   void grid_stride_loops();
+  /// Sets deferred_ when the unrolled rounds may issue every iteration's loads before any store (see
+  /// emit_kernel.cpp): a straight-line body none of whose loads reads an array it stored before.
+  void plan_deferred_stores();
+  /// `count` iterations of the innermost dimension, the u-th at `kiln_tx + u * kiln_sx`, their stores deferred
+  /// to after all of them; with `guarded`, each only where it exists (the rounds' remainder).
+  void deferred_round(int count, bool guarded);
   /// The loop nest plus `tail` (the code after the loops), into body_.
   void loops_and_tail();
 
@@ -390,6 +396,9 @@ class Emitter {
   std::string private_note_;                ///< why others may not (for the plan)
   /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
   std::map<int, MarchKept> march_kept_;
+  /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
+  std::vector<const ir::StoreStmt*> deferred_;
+  bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
 };
 
 }  // namespace kiln::codegen::cuda
