@@ -125,6 +125,7 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
     if (const char* s = std::getenv("KILN_CUDA_COARSEN_WAVES"); s && *s) o.coarsen_waves = std::clamp(std::atoi(s), 0, 1024);
     if (const char* s = std::getenv("KILN_CUDA_PRIVATE"); s && *s) o.private_copies = std::atoi(s) != 0;
+    o.march_chunks = number("KILN_CUDA_MARCH_CHUNKS", 0, 0, 65535);
     if (const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE"); s && *s) {
       const int n = std::atoi(s);
       o.block_size = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

@@ -93,6 +93,9 @@ struct CudaOptions {
   /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
   /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
   bool private_copies = true;
+  /// KILN_CUDA_MARCH_CHUNKS (an experiment override): the number of chunks the walked dimension of a marching 3-d
+  /// stencil is cut into (grid z, at most one per plane); 0: the launch model's (geometry.hpp).
+  int march_chunks = 0;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-32): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys; 0: the rule per key type (sort_kernels.hpp, sort_items).
   int sort_items = 0;

@@ -220,6 +220,8 @@ LaunchChoice choose_launch_plain(const GpuKernel& k, const std::uint64_t* counts
     // The stencil forms stream their strips: uncapped unless the switch says otherwise.
     c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, std::max(0, o.waves), k.stencil_columns, k.stencil_rows,
                           k.stencil_march);
+    if (k.stencil_march && rank == 3 && o.march_chunks > 0)
+      c.geometry.grid.z = static_cast<unsigned>(std::min<std::uint64_t>({static_cast<std::uint64_t>(o.march_chunks), counts[0], 65535}));
     c.per_thread = k.stencil_columns;
     c.reason = LaunchReason::Stencil;
     return c;

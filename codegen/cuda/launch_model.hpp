@@ -85,6 +85,7 @@ struct LaunchOverrides {
   int coarsen_waves = 0;  ///< KILN_CUDA_COARSEN_WAVES: kCoarsenWaves instead (0: the model's)
   int contraction = -1;   ///< KILN_CUDA_CONTRACTION: 0 a thread per element, 1 the tiles variant (-1: the model's)
   bool private_copies = true;  ///< KILN_CUDA_PRIVATE=0: no private copies
+  int march_chunks = 0;        ///< KILN_CUDA_MARCH_CHUNKS: grid z of marching stencils (0: the model's)
 };
 
 /// Which clause of the model decided a launch (for diagnostics: reason_text).
