@@ -26,6 +26,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/interior.hpp"
@@ -215,11 +217,7 @@ void Emitter::plan_stencil() {
       for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) h = std::max({h, -w.lo(), w.hi()});
     return h;
   };
-  if (plan.march) {
-    // Every live plane's window values stay in registers: past the budget the kernel would spill or run
-    // too few warps to hide its loads, so fewer rounds, then fewer rows (march_registers, emit_march.cpp).
-    while (march_registers(plan, std::max(1, st.march_prefetch)) > st.march_registers && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
-  }
+  if (plan.march) plan_march(plan);
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
@@ -248,6 +246,46 @@ void Emitter::plan_stencil() {
   k_.stencil_mode = plan.mode;
   k_.stencil_march = plan.march;
   stencil_ = std::move(plan);
+}
+
+void Emitter::plan_march(StencilPlan& plan) const {
+  // Every live plane's window values stay in registers, and the planes loaded ahead of the step stay live
+  // while it computes: past the kernel's cap ptxas spills (the f64 27-point suite stencil with 2 rows and its
+  // prefetch: 128 registers, spills, 2.88 ms against 2.16 before marching). The form is cut until the estimate
+  // fits: first the rounds (they save only a strip's edge loads and cost the most registers), then the rows,
+  // and only then the prefetch (the rows start again). The prefetch first: at two blocks of 256 per SM nothing
+  // else hides a step's loads, which its tile stores wait for; on the H100 the 7-point float stencil of 512^3
+  // took 1.030 ms with 8 rows without it, against 0.779 with 4 rows and it.
+  const StencilSettings& st = opts_.stencil;
+  const int cap = march_register_cap(st.march_min_blocks);
+  const int budget = st.march_registers > 0 ? std::min(cap, st.march_registers) : cap;
+  for (const StencilPlan::Group& G : plan.groups)
+    if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
+  const int rows = plan.rows, columns = plan.columns;
+  plan.ahead = st.march_prefetch;
+  auto fits = [&] { return march_registers(plan, plan.ahead).total() <= budget; };
+  while (!fits()) {
+    if (plan.columns > 1) {
+      plan.columns /= 2;
+    } else if (plan.rows > 1) {
+      plan.rows /= 2;
+    } else if (plan.ahead > 0) {
+      --plan.ahead;
+      plan.rows = rows;
+    } else {
+      break;
+    }
+  }
+  const MarchRegisters r = march_registers(plan, plan.ahead);
+  plan.why = fmt::format("about {} registers a thread ({} window values of the live planes, {} of the planes loaded ahead, {} for the walk) "
+                         "of the {} that {}: {} row(s), {} round(s), {} plane(s) loaded ahead",
+                         r.total(), r.values, r.ahead, r.fixed, budget,
+                         budget < cap ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
+                                      : fmt::format("{} blocks of {} threads per SM leave", st.march_min_blocks, 32 * kStencilTileWarps),
+                         plan.rows, plan.columns, plan.ahead);
+  if (plan.rows != rows || plan.columns != columns || plan.ahead != st.march_prefetch)
+    plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, st.march_prefetch);
+  if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
@@ -413,18 +451,22 @@ void Emitter::stencil_loops() {
   }
 }
 
-void Emitter::stencil_copy(int v, int u, const std::string& test, const std::string& bits) {
+void Emitter::stencil_copy(int v, int u, const std::string& test, const std::string& bits, bool record) {
   const StencilPlan& sp = *stencil_;
   stencil_v_ = v;
   stencil_u_ = u;
   lets_.emplace_back();
-  if (!test.empty()) {
+  if (test == "true") {
+    stmt(sp.interior);
+  } else if (!test.empty()) {
     line("if (" + test + ") {");
     ++depth_;
     stmt(sp.interior);
     --depth_;
-    line("} else {");
-    line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * sp.columns + u) + ";");
+    if (record) {
+      line("} else {");
+      line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * sp.columns + u) + ";");
+    }
     line("}");
   } else {
     stmt(p_.body);
@@ -467,16 +509,23 @@ void Emitter::strip_copies(const std::string& bits) {
 
 void Emitter::stencil_bodies() {
   const StencilPlan& sp = *stencil_;
-  const int r = k_.rank, U = sp.columns, V = sp.rows;
+  const int U = sp.columns, V = sp.rows;
   const bool split = !sp.tests.empty();
   const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
-  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
+  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior
+  // (a marching kernel's, where it can, after the walk: march_border_pass).
+  if (sp.march && march_border_after()) return march_copies(bits);
   if (split) line(bits + " kiln_border = 0;");
   if (sp.march)
     march_copies(bits);
   else
     strip_copies(bits);
-  if (!split) return;
+  if (split) border_loop(bits);
+}
+
+void Emitter::border_loop(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int r = k_.rank, U = sp.columns;
   line("while (kiln_border) {");
   ++depth_;
   line(std::string("const int kiln_bit = ") + (bits == "unsigned" ? "__ffs" : "__ffsll") + "(kiln_border) - 1;");
