@@ -27,7 +27,8 @@ struct StencilSettings {
   /// next steps' planes while a step computes. Their rows, rounds and planes loaded ahead are cut until the
   /// registers they need (march_registers: values, the planes in flight, the walk's own) fit the cap of
   /// __launch_bounds__(256, march_min_blocks) (emit_stencil.cpp, plan_march). Overrides for experiments:
-  /// KILN_CUDA_MARCH_REGISTERS (8-255; 0, the default: the cap): a smaller budget; KILN_CUDA_MARCH_PREFETCH
+  /// KILN_CUDA_MARCH_REGISTERS (8-255; 0, the default: the cap): the budget instead of the cap (above it, a form
+  /// that ptxas must spill or run at fewer blocks per SM: to measure forms the cap would cut); KILN_CUDA_MARCH_PREFETCH
   /// (0-2): the planes ahead of the step the loads may run (0: each plane in its own step; 2: two buffers and
   /// two steps per loop trip); KILN_CUDA_MARCH_MIN_BLOCKS (1-8): the blocks per SM the kernels are compiled
   /// for, which sets the cap (2: 128 registers).

@@ -245,6 +245,8 @@ void Emitter::plan_stencil() {
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;
   k_.stencil_march = plan.march;
+  for (const auto& G : plan.groups)
+    if (G.marching) k_.march_halo = std::max<int>(k_.march_halo, static_cast<int>(G.planes()) - 1);
   stencil_ = std::move(plan);
 }
 
@@ -258,7 +260,7 @@ void Emitter::plan_march(StencilPlan& plan) const {
   // took 1.030 ms with 8 rows without it, against 0.779 with 4 rows and it.
   const StencilSettings& st = opts_.stencil;
   const int cap = march_register_cap(st.march_min_blocks);
-  const int budget = st.march_registers > 0 ? std::min(cap, st.march_registers) : cap;
+  const int budget = st.march_registers > 0 ? st.march_registers : cap;  // an experiment may pass the cap (ptxas then spills)
   for (const StencilPlan::Group& G : plan.groups)
     if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
   const int rows = plan.rows, columns = plan.columns;
@@ -280,7 +282,7 @@ void Emitter::plan_march(StencilPlan& plan) const {
   plan.why = fmt::format("about {} registers a thread ({} window values of the live planes, {} of the planes loaded ahead, {} for the walk) "
                          "of the {} that {}: {} row(s), {} round(s), {} plane(s) loaded ahead",
                          r.total(), r.values, r.ahead, r.fixed, budget,
-                         budget < cap ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
+                         budget != cap ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
                                       : fmt::format("{} blocks of {} threads per SM leave", st.march_min_blocks, 32 * kStencilTileWarps),
                          plan.rows, plan.columns, plan.ahead);
   if (plan.rows != rows || plan.columns != columns || plan.ahead != st.march_prefetch)

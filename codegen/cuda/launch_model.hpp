@@ -96,6 +96,8 @@ enum class LaunchReason : std::uint8_t {
   Tiled,            ///< tiled loop: kTiledThreads rows per block, rounds of as many steps
   TiledSmallBlocks, ///< tiled loop with few rows: smaller blocks spread them over the SMs
   Stencil,          ///< stencil form: the warp's strip and rows per thread fixed at emission
+  MarchChunks,      ///< marching stencil: grid z from the waves of resident blocks (geometry.hpp, march_chunks)
+  MarchChunksForced,  ///< marching stencil: grid z from KILN_CUDA_MARCH_CHUNKS
   Coarsened,        ///< U iterations per thread: one per thread would take more than kCoarsenWaves waves
   NotCoarsened,     ///< one per thread: it takes at most kCoarsenWaves waves
   OnePerThread,     ///< emitted without coarsening (U = 1)
