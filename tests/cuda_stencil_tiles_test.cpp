@@ -354,9 +354,10 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
 }
 
 TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
-  // Grid z of a marching kernel: at least 4 waves of the blocks that reside at the kernel's occupancy (chunks of
-  // 1 or 2 for 512^3, one wave, ran the 3-d stencils 1.4x slower on the H100: gpustencil3's request 2), then the
-  // count that fills the last wave best (waves x (chunk + halo) least); none under 8 planes.
+  // Grid z of a marching kernel: chunks of about 32 planes, at least 4 waves of the blocks that reside at the
+  // kernel's occupancy (one wave of chunks of 256 planes ran the 3-d stencils 1.4x slower on the H100:
+  // gpustencil3's request 2), then up to half as many again, the count that fills the last wave best (waves x
+  // (chunk + halo) least); none under 8 planes.
   const cu::DeviceShape h100{132, 2048, 2147483647u};
   std::uint64_t cube[] = {512, 512, 512};
   // 256 threads as 128 x 2, 2 rounds and 4 rows per thread: 128 blocks per plane; 2 blocks per SM reside (264).
@@ -365,13 +366,15 @@ TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
   EXPECT_EQ(g.block.y, 2u);
   EXPECT_EQ(g.grid.x, 2u);
   EXPECT_EQ(g.grid.y, 64u);
-  // 9 chunks (4 waves) would leave a fifth wave a third full: 10 fill 5 waves, 52 planes + 2 each (270 < 295).
-  EXPECT_EQ(g.grid.z, 10u);
-  EXPECT_EQ(cu::march_chunks(512, 128, 264, 2), 10u);
-  // 3 blocks per SM (396): 13 chunks at least; 15 take as many waves (5) with shorter chunks (5 x 37 < 5 x 42).
-  EXPECT_EQ(cu::march_chunks(512, 128, 396, 2), 15u);
-  // A plane of blocks past 4 waves: one chunk.
-  EXPECT_EQ(cu::march_chunks(384, 4096, 264, 2), 1u);
+  // 16 chunks of 32 planes: 7.8 waves, the last one nearly full (17-24 chunks take 9-12 waves of shorter chunks).
+  EXPECT_EQ(g.grid.z, 16u);
+  EXPECT_EQ(cu::march_chunks(512, 128, 264, 2), 16u);
+  // 3 blocks per SM (396): 16 chunks take 6 waves, the last a sixth full; 18 take 6 full ones of 29 planes.
+  EXPECT_EQ(cu::march_chunks(512, 128, 396, 2), 18u);
+  // A plane of blocks past 4 waves: chunks of 32 planes still.
+  EXPECT_EQ(cu::march_chunks(384, 4096, 264, 2), 12u);
+  // A radius of 2 (halo 4) or few planes: never under 8 planes a chunk.
+  EXPECT_EQ(cu::march_chunks(40, 128, 264, 4), 5u);
   // Without the kernel's occupancy (0), the device's most threads per SM: 8 blocks of 256.
   EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true).grid.z, cu::march_chunks(512, 128, 1056, 2));
   std::uint64_t tall[] = {40, 9, 9};

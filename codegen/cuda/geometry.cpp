@@ -39,10 +39,11 @@ std::uint64_t march_chunks(std::uint64_t planes, std::uint64_t plane_blocks, std
   plane_blocks = std::max<std::uint64_t>(1, plane_blocks);
   resident_blocks = std::max<std::uint64_t>(1, resident_blocks);
   const std::uint64_t most = std::max<std::uint64_t>(1, planes / kMinMarchPlanes);
-  const std::uint64_t least = std::min(most, std::max<std::uint64_t>(1, ceil_div(kMarchWaves * resident_blocks, plane_blocks)));
+  const std::uint64_t least =
+      std::min(most, std::max<std::uint64_t>({1, ceil_div(kMarchWaves * resident_blocks, plane_blocks), ceil_div(planes, kMarchChunkPlanes)}));
   std::uint64_t best = least, best_cost = ~0ull;
-  // Past twice the least, each chunk's halo costs more than a last wave's slots can save.
-  for (std::uint64_t c = least; c <= std::min(most, 2 * least); ++c) {
+  // Past half as many again, the chunks' halos cost more than a last wave's slots can save.
+  for (std::uint64_t c = least; c <= std::min(most, least + least / 2); ++c) {
     const std::uint64_t cost = ceil_div(plane_blocks * c, resident_blocks) * (ceil_div(planes, c) + halo);
     if (cost < best_cost) best = c, best_cost = cost;
   }

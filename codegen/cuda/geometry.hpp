@@ -45,14 +45,15 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
                   int rows = 1, bool march = false, int resident = 0, int halo = 2);
 
 /// The chunks of a marching grid whose `plane_blocks` blocks walk `planes` planes, `resident_blocks` of them
-/// resident on the device at once. A block's time is about its chunk's planes plus the `halo` it loads again,
-/// and the grid's is that times the waves of resident blocks it takes (a wave's slots wait for its slowest
-/// block). At least kMarchWaves waves, so that SMs whose blocks finish early take the next ones (one wave of
-/// chunks of 256 planes left 12.7 % of the warps active on the H100, four 15.6 %); from there, the count with
-/// the least waves x (chunk + halo), which fills the last wave (star7 512^3, 128 blocks a plane, 264 resident:
-/// 10 chunks, 5 full waves of 54 planes, rather than 9 with a last wave a third full). No chunk under
-/// kMinMarchPlanes planes.
+/// resident on the device at once. Blocks of one wave do not finish together, and an SM whose blocks are done
+/// waits for the next wave's: many short chunks even that out, but each chunk loads its `halo` planes again.
+/// Chunks of about kMarchChunkPlanes planes (a halo of 2 costs 6 %), and at least kMarchWaves waves: on the
+/// H100 (512^3 float and double, 382^3 double), 16 chunks of 32 planes beat the 2-9 chunks of one device-full of
+/// threads by 0-8 % on all four marching rows and 32 chunks of 16 planes by 1-5 %, and one wave of chunks of 256
+/// planes left 12.7 % of the warps active against 15.6 % at four waves. From there, up to half as many again, the
+/// count with the least waves x (chunk + halo), so that the last wave is full. No chunk under kMinMarchPlanes.
 inline constexpr std::uint64_t kMarchWaves = 4;
+inline constexpr std::uint64_t kMarchChunkPlanes = 32;
 std::uint64_t march_chunks(std::uint64_t planes, std::uint64_t plane_blocks, std::uint64_t resident_blocks, std::uint64_t halo);
 
 /// Cooperative rows (Strategy::Cooperative): `rows` iterations of the launched parfor, each reducing over

@@ -120,8 +120,8 @@ std::string_view reason_text(LaunchReason r) {
              "stays on one thread, in order";
     case LaunchReason::Stencil: return "stencil form: each warp's strip of the innermost dimension and its rows were fixed at emission";
     case LaunchReason::MarchChunks:
-      return "marching stencil: grid z cuts dimension 0 into chunks, at least 4 waves of the blocks the kernel's registers let reside, "
-             "the count with the fewest waves x (chunk + the planes loaded below it)";
+      return "marching stencil: grid z cuts dimension 0 into chunks of about 32 planes, at least 4 waves of the blocks that reside at the "
+             "kernel's occupancy, then the count with the fewest waves x (chunk + the planes loaded below it) (geometry.hpp, march_chunks)";
     case LaunchReason::MarchChunksForced: return "marching stencil: grid z from KILN_CUDA_MARCH_CHUNKS";
     case LaunchReason::Coarsened:
       return "coarsened: one iteration per thread would take more than a wave of the device's resident threads, each wave's "
