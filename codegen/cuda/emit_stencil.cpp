@@ -80,6 +80,11 @@ std::int64_t tile_width(int columns) { return 32 * columns + 2 * kTileHalo; }
 
 std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
 
+/// The bytes a marching step's loads must have in flight on an SM to cover the memory's latency (Little's law: on
+/// the H100 about 3.3 TB/s x 0.8 us / 132 SMs); below it the next plane is loaded while a step computes
+/// (plan_march).
+constexpr std::int64_t kMarchBytesInFlight = 20 * 1024;
+
 }  // namespace
 
 std::vector<WindowRow> window_rows(const StencilPlan& plan, int g) {
@@ -253,27 +258,45 @@ void Emitter::plan_stencil() {
 void Emitter::plan_march(StencilPlan& plan) const {
   // Every live plane's window values stay in registers, and the planes loaded ahead of the step stay live
   // while it computes: past the kernel's cap ptxas spills (the f64 27-point suite stencil with 2 rows and its
-  // prefetch: 128 registers, spills, 2.88 ms against 2.16 before marching). The form is cut until the estimate
-  // fits: first the rounds (they save only a strip's edge loads and cost the most registers), then the rows,
-  // and only then the prefetch (the rows start again). The prefetch first: at two blocks of 256 per SM nothing
-  // else hides a step's loads, which its tile stores wait for; on the H100 the 7-point float stencil of 512^3
-  // took 1.030 ms with 8 rows without it, against 0.779 with 4 rows and it.
+  // prefetch: 128 registers, spills, 2.88 ms against 2.16 before marching). The form starts from march_rows
+  // rows (4: on the H100, with this emission, 4 rows ran star7 0.760 ms against 0.912 with 8, cube27 1.274
+  // against 1.400, heat-3d 4.139 against 10.1 (spills), stencil27-clamp 1.882 against 2.843) and is cut until
+  // the estimate fits: first the rounds (they save only a strip's edge loads and cost the most registers), then
+  // the prefetch, then the rows (the prefetch is decided again for each).
+  //
+  // The prefetch pays where a step's own loads are too few bytes in flight to cover the memory's latency (Little's
+  // law): the resident threads of an SM (the launch bounds' blocks) times a step's loads per thread (window
+  // rows x rounds x the element's bytes) under kMarchBytesInFlight. On the H100, float stencils at 4 rows (12 KiB
+  // an SM) ran faster with it (star7 0.760 against 0.809 ms, cube27 1.274 against 1.375), double ones at 4 rows
+  // (24 KiB) without it (stencil27-clamp 1.882 against 2.294, heat-3d 4.112 against 4.139), and at 2 rows (16 KiB)
+  // stencil27-clamp with it (1.907 against 2.106).
   const StencilSettings& st = opts_.stencil;
   const int cap = march_register_cap(st.march_min_blocks);
   const int budget = st.march_registers > 0 ? st.march_registers : cap;  // an experiment may pass the cap (ptxas then spills)
   for (const StencilPlan::Group& G : plan.groups)
     if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
   const int rows = plan.rows, columns = plan.columns;
-  plan.ahead = st.march_prefetch;
+  const std::int64_t threads = 32LL * kStencilTileWarps * st.march_min_blocks;
+  auto step_bytes = [&] {  // what one step's loads of the newest planes put in flight on an SM
+    std::int64_t b = 0;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+      if (plan.groups[g].marching)
+        b += static_cast<std::int64_t>(window_rows(plan, static_cast<int>(g)).size()) * plan.columns *
+             static_cast<std::int64_t>(size_of(plan.groups[g].array->type.elem));
+    return b * threads;
+  };
+  auto ahead = [&] { return step_bytes() < kMarchBytesInFlight ? st.march_prefetch : 0; };
   auto fits = [&] { return march_registers(plan, plan.ahead).total() <= budget; };
+  plan.ahead = ahead();
   while (!fits()) {
     if (plan.columns > 1) {
       plan.columns /= 2;
+      plan.ahead = ahead();
+    } else if (plan.ahead > 0) {
+      plan.ahead = 0;
     } else if (plan.rows > 1) {
       plan.rows /= 2;
-    } else if (plan.ahead > 0) {
-      --plan.ahead;
-      plan.rows = rows;
+      plan.ahead = ahead();
     } else {
       break;
     }
@@ -285,8 +308,11 @@ void Emitter::plan_march(StencilPlan& plan) const {
                          budget != cap ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
                                       : fmt::format("{} blocks of {} threads per SM leave", st.march_min_blocks, 32 * kStencilTileWarps),
                          plan.rows, plan.columns, plan.ahead);
-  if (plan.rows != rows || plan.columns != columns || plan.ahead != st.march_prefetch)
-    plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, st.march_prefetch);
+  plan.why += fmt::format("; a step's loads put {} bytes in flight on an SM ({} threads), {} the {} under which the next plane is loaded "
+                          "while a step computes",
+                          step_bytes(), threads, step_bytes() < kMarchBytesInFlight ? "under" : "not under", kMarchBytesInFlight);
+  if (plan.rows != rows || plan.columns != columns || plan.ahead != ahead())
+    plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, ahead() ? st.march_prefetch : 0);
   if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
 }
 
