@@ -263,7 +263,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     // The prefetch is kept where its registers fit, and the plan says how many it counted.
     const bool ahead = p.kernels.find("loading the next plane while a step computes") != std::string::npos;
     EXPECT_NE(k->plan.find(ahead ? "1 plane(s) loaded ahead" : "0 plane(s) loaded ahead"), std::string::npos) << k->plan;
-    EXPECT_LE(estimate(k->plan), 128) << k->plan;
+    EXPECT_LE(estimate(k->plan), 128 + 24) << k->plan;  // the cap and a few words to spill
   }
   // The registers of the form fit the budget (the launch bounds' cap, or a smaller override): a 27-point float
   // stencil gives up its prefetch, then rows (the prefetch decided again for each), as the budget shrinks.
@@ -276,7 +276,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     ASSERT_NE(k, nullptr);
     SCOPED_TRACE(k->plan);
     const int ahead = k->plan.find("1 plane(s) loaded ahead") != std::string::npos ? 1 : 0;
-    EXPECT_LE(estimate(k->plan), budget ? budget : 128);
+    EXPECT_LE(estimate(k->plan), budget ? budget : 128 + 24);
     EXPECT_LE(2 * k->stencil_rows + ahead, 2 * last_rows + last_ahead) << "budget " << budget;
     last_rows = k->stencil_rows, last_ahead = ahead;
   }
@@ -289,16 +289,16 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     ASSERT_NE(k, nullptr);
     EXPECT_NE(k->plan.find("even the smallest form passes the budget"), std::string::npos) << k->plan;
   }
-  // A cube of doubles (the suite's stencil27, clamped reads): twice the words per value. With 2 rows and the
-  // prefetch (what the values alone allowed) ptxas took 128 registers and spilled (2.88 ms); from 4 rows the plan
-  // fits 128 with 2 rows and no prefetch (2 rows ask for it, 16 KiB in flight, but then do not fit).
+  // A cube of doubles (the suite's stencil27, clamped reads): twice the words per value. 4 rows without the
+  // prefetch (24 KiB in flight) are estimated at 150 registers, within the cap and the 24 words that may spill
+  // (ptxas: 128 registers and 88 bytes of spills; 1.882 ms on the H100 against 2.106 with 2 rows).
   cu::EmitOptions d = tiled();
   const cu::GpuKernel* k27 = stencil_of(cu::emit_program(offloaded(rows::lower_for_cuda("stencil27", suite::kiln_kernels::stencil27, {"out", "in"}, 3)), d));
   ASSERT_NE(k27, nullptr);
   EXPECT_TRUE(k27->stencil_march);
-  EXPECT_LE(estimate(k27->plan), 128) << k27->plan;
-  EXPECT_NE(k27->plan.find("2 row(s), 1 round(s), 0 plane(s) loaded ahead"), std::string::npos) << k27->plan;
-  EXPECT_NE(k27->plan.find("(cut from 4 row(s), 4 round(s), 1 ahead to fit)"), std::string::npos) << k27->plan;
+  EXPECT_LE(estimate(k27->plan), 128 + 24) << k27->plan;
+  EXPECT_NE(k27->plan.find("4 row(s), 1 round(s), 0 plane(s) loaded ahead"), std::string::npos) << k27->plan;
+  EXPECT_NE(k27->plan.find("put 24576 bytes in flight"), std::string::npos) << k27->plan;
   // The prefetch by the bytes a step has in flight: a float 7-point stencil at 4 rows (6 window rows x 4 bytes x
   // 512 threads, 12 KiB) asks for it; the suite's double heat-3d at 4 rows (24 KiB) does not.
   const cu::GpuKernel* s7 = stencil_of(cu::emit_program(offloaded(rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3)), d));
