@@ -119,12 +119,15 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     };
     st.rows = number("KILN_CUDA_STENCIL_ROWS", st.rows, 1, 16);
     st.rounds = number("KILN_CUDA_STENCIL_ROUNDS", st.rounds, 1, 16);
-    st.march_registers = number("KILN_CUDA_MARCH_REGISTERS", st.march_registers, 8, 256);
+    st.march_rows = number("KILN_CUDA_MARCH_ROWS", st.march_rows, 1, 16);
+    st.march_registers = number("KILN_CUDA_MARCH_REGISTERS", st.march_registers, 0, 255);
+    if (st.march_registers > 0 && st.march_registers < 8) st.march_registers = 0;
     st.march_prefetch = number("KILN_CUDA_MARCH_PREFETCH", st.march_prefetch, 0, 2);
     st.march_min_blocks = number("KILN_CUDA_MARCH_MIN_BLOCKS", st.march_min_blocks, 1, 8);
     if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
     if (const char* s = std::getenv("KILN_CUDA_COARSEN_WAVES"); s && *s) o.coarsen_waves = std::clamp(std::atoi(s), 0, 1024);
     if (const char* s = std::getenv("KILN_CUDA_PRIVATE"); s && *s) o.private_copies = std::atoi(s) != 0;
+    o.march_chunks = number("KILN_CUDA_MARCH_CHUNKS", 0, 0, 65535);
     if (const char* s = std::getenv("KILN_CUDA_BLOCK_SIZE"); s && *s) {
       const int n = std::atoi(s);
       o.block_size = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/gpu/kiln_kernels.hpp"
+#include "bench/suite/kernels.hpp"
 #include "codegen/cuda/cuda_backend.hpp"
 #include "codegen/cuda/geometry.hpp"
 #include "codegen/cuda/nvrtc.hpp"
@@ -151,6 +152,12 @@ cu::EmitOptions tiled() {
   return o;
 }
 
+/// The registers a marching kernel's plan counted ("about N registers a thread" in GpuKernel::plan).
+int estimate(const std::string& plan) {
+  const std::size_t at = plan.find("about ");
+  return at == std::string::npos ? 1 << 20 : std::atoi(plan.c_str() + at + 6);
+}
+
 void require_nvrtc() {
   std::string why;
   if (!cu::nvrtc_available(&why)) GTEST_SKIP() << "NVRTC is not available: " << why;
@@ -182,7 +189,7 @@ TEST(CudaStencilTiles, ClampedPrangesTakeTheInteriorTestAndTheTiledForm) {
       EXPECT_NE(p.kernels.find("bounds test(s) compute the interior arm"), std::string::npos) << p.kernels;
       // The interior arm reads the windows: no clamp is left in the copies before the border loop.
       const std::string main = p.kernels.substr(0, p.kernels.find("while (kiln_border)"));
-      const std::size_t first_copy = main.find(rank == 3 ? "if ((kiln_live >> 0) & 1u)" : "if (kiln_t + 0ull");
+      const std::size_t first_copy = main.find(rank == 3 ? "if ((kiln_run >> 0) & 1u)" : "if (kiln_t + 0ull");
       ASSERT_NE(first_copy, std::string::npos) << p.kernels;
       EXPECT_EQ(main.find("kiln_min(", first_copy), std::string::npos) << p.kernels;
     }
@@ -231,27 +238,78 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     EXPECT_TRUE(k->stencil_march) << p.kernels;
     const std::size_t walk = p.kernels.find("for (unsigned long long kiln_z = kiln_zbeg;");
     ASSERT_NE(walk, std::string::npos) << p.kernels;
-    const std::size_t bodies = p.kernels.find("if ((kiln_live >> 0) & 1u)", walk), border = p.kernels.find("while (kiln_border)", walk);
+    // The copies run on a bit of kiln_run (inside the array and the interior), or of kiln_live without tests.
+    const std::size_t bodies = std::min(p.kernels.find("if ((kiln_run >> 0) & 1u)", walk), p.kernels.find("if ((kiln_live >> 0) & 1u)", walk));
+    const std::size_t end = std::min(p.kernels.find("while (kiln_border)", walk), p.kernels.find("each plane moves one down", walk));
     ASSERT_NE(bodies, std::string::npos) << p.kernels;
     // Between the first body copy and the border loop (or the step's end): no tile read and no load; and the
     // bounds tests of the rows and columns were decided before the walk (kiln_inner), the plane's once a step.
-    const std::string copies = p.kernels.substr(bodies, (border == std::string::npos ? p.kernels.find("each plane moves one down", walk) : border) - bodies);
+    const std::string copies = p.kernels.substr(bodies, end - bodies);
     EXPECT_EQ(copies.find("kiln_tile"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("in["), std::string::npos) << copies;
     EXPECT_EQ(copies.find("_lo1"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("_lo2"), std::string::npos) << copies;
     EXPECT_EQ(copies.find("_lo0"), std::string::npos) << copies;
-    EXPECT_NE(p.kernels.find("loading the next plane while a step computes"), std::string::npos) << p.kernels;
+    // Each copy stores through the step's pointer at a constant offset or a multiple of the row stride.
+    EXPECT_EQ(copies.find("out["), std::string::npos) << copies;
+    EXPECT_NE(copies.find("kiln_o0["), std::string::npos) << copies;
+    // Whatever the bounds tests, they read one index each here: the border elements run after the walk, not
+    // beside the kept planes' registers inside it.
+    const std::size_t step_end = p.kernels.find("each plane moves one down", walk);
+    EXPECT_EQ(p.kernels.substr(walk, step_end - walk).find("kiln_border"), std::string::npos) << p.kernels;
+    if (c.name.find("skip") == std::string::npos) {
+      EXPECT_NE(p.kernels.find("while (kiln_border)", step_end), std::string::npos) << p.kernels;
+    }
+    // The prefetch is kept where its registers fit, and the plan says how many it counted.
+    const bool ahead = p.kernels.find("loading the next plane while a step computes") != std::string::npos;
+    EXPECT_NE(k->plan.find(ahead ? "1 plane(s) loaded ahead" : "0 plane(s) loaded ahead"), std::string::npos) << k->plan;
+    EXPECT_LE(estimate(k->plan), 128 + 24) << k->plan;  // the cap and a few words to spill
   }
-  // Registers within the budget: a 27-point float stencil halves its rows until its values fit.
+  // The registers of the form fit the budget (the launch bounds' cap, or a smaller override): a 27-point float
+  // stencil gives up its prefetch, then rows (the prefetch decided again for each), as the budget shrinks.
   const ir::Function cube = stencil_kernel<3>("cube_rows", 27, kiln::border(Border::nearest));
-  for (const auto& [budget, rows] : std::vector<std::pair<int, int>>{{128, 4}, {64, 2}, {40, 1}}) {
+  int last_rows = 16, last_ahead = 1;
+  for (int budget : {0, 112, 96, 80, 64}) {
     cu::EmitOptions o = tiled();
-    o.stencil.rounds = 1;
     o.stencil.march_registers = budget;
     const cu::GpuKernel* k = stencil_of(cu::emit_program(offloaded(cube), o));
     ASSERT_NE(k, nullptr);
-    EXPECT_EQ(k->stencil_rows, rows) << "budget " << budget;
+    SCOPED_TRACE(k->plan);
+    const int ahead = k->plan.find("1 plane(s) loaded ahead") != std::string::npos ? 1 : 0;
+    EXPECT_LE(estimate(k->plan), budget ? budget : 128 + 24);
+    EXPECT_LE(2 * k->stencil_rows + ahead, 2 * last_rows + last_ahead) << "budget " << budget;
+    last_rows = k->stencil_rows, last_ahead = ahead;
+  }
+  EXPECT_EQ(last_rows, 1);
+  EXPECT_EQ(last_ahead, 0);
+  {
+    cu::EmitOptions o = tiled();
+    o.stencil.march_registers = 48;  // under what even one row needs: said, and ptxas left to spill
+    const cu::GpuKernel* k = stencil_of(cu::emit_program(offloaded(cube), o));
+    ASSERT_NE(k, nullptr);
+    EXPECT_NE(k->plan.find("even the smallest form passes the budget"), std::string::npos) << k->plan;
+  }
+  // A cube of doubles (the suite's stencil27, clamped reads): twice the words per value. 4 rows without the
+  // prefetch (24 KiB in flight) are estimated at 150 registers, within the cap and the 24 words that may spill
+  // (ptxas: 128 registers and 88 bytes of spills; 1.882 ms on the H100 against 2.106 with 2 rows).
+  cu::EmitOptions d = tiled();
+  const cu::GpuKernel* k27 = stencil_of(cu::emit_program(offloaded(rows::lower_for_cuda("stencil27", suite::kiln_kernels::stencil27, {"out", "in"}, 3)), d));
+  ASSERT_NE(k27, nullptr);
+  EXPECT_TRUE(k27->stencil_march);
+  EXPECT_LE(estimate(k27->plan), 128 + 24) << k27->plan;
+  EXPECT_NE(k27->plan.find("4 row(s), 1 round(s), 0 plane(s) loaded ahead"), std::string::npos) << k27->plan;
+  EXPECT_NE(k27->plan.find("put 24576 bytes in flight"), std::string::npos) << k27->plan;
+  // The prefetch by the bytes a step has in flight: a float 7-point stencil at 4 rows (6 window rows x 4 bytes x
+  // 512 threads, 12 KiB) asks for it; the suite's double heat-3d at 4 rows (24 KiB) does not.
+  const cu::GpuKernel* s7 = stencil_of(cu::emit_program(offloaded(rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3)), d));
+  ASSERT_NE(s7, nullptr);
+  EXPECT_NE(s7->plan.find("4 row(s), 1 round(s), 1 plane(s) loaded ahead"), std::string::npos) << s7->plan;
+  EXPECT_NE(s7->plan.find("put 12288 bytes in flight"), std::string::npos) << s7->plan;
+  const cu::Program heat = cu::emit_program(offloaded(rows::lower_for_cuda("heat_3d", suite::kiln_kernels::heat_3d, {"A", "B", "tsteps"}, 3)), d);
+  for (const cu::GpuKernel& k : heat.gpu_kernels) {
+    if (!k.stencil_march) continue;
+    EXPECT_NE(k.plan.find("4 row(s), 1 round(s), 0 plane(s) loaded ahead"), std::string::npos) << k.plan;
+    EXPECT_NE(k.plan.find("put 24576 bytes in flight"), std::string::npos) << k.plan;
   }
   // Without prefetch each step loads its own plane; two planes ahead, a trip runs two steps on two buffers.
   cu::EmitOptions o = tiled();
@@ -261,6 +319,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   EXPECT_EQ(p.kernels.find("kiln_nb0_"), std::string::npos) << p.kernels;
   EXPECT_NE(cu::emission_settings(o).find("march_prefetch=0"), std::string::npos);
   o.stencil.march_prefetch = 2;
+  o.stencil.march_min_blocks = 1;  // 255 registers: room for two planes ahead
   const cu::Program two = cu::emit_program(offloaded(cube), o);
   EXPECT_NE(two.kernels.find("kiln_z += 2"), std::string::npos) << two.kernels;
   EXPECT_NE(two.kernels.find("kiln_nb0_"), std::string::npos) << two.kernels;
@@ -307,16 +366,29 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
 }
 
 TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
-  // Grid z of a marching kernel: enough chunks for one device-full of threads, none under 8 planes.
+  // Grid z of a marching kernel: chunks of about 32 planes, at least 4 waves of the blocks that reside at the
+  // kernel's occupancy (one wave of chunks of 256 planes ran the 3-d stencils 1.4x slower on the H100:
+  // gpustencil3's request 2), then up to half as many again, the count that fills the last wave best (waves x
+  // (chunk + halo) least); none under 8 planes.
   const cu::DeviceShape h100{132, 2048, 2147483647u};
   std::uint64_t cube[] = {512, 512, 512};
-  // 256 threads as 128 x 2, 2 rounds and 4 rows per thread: 256 x 128 threads per plane, 270 336 slots.
-  const cu::Geometry g = cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true);
+  // 256 threads as 128 x 2, 2 rounds and 4 rows per thread: 128 blocks per plane; 2 blocks per SM reside (264).
+  const cu::Geometry g = cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true, 512, 2);
   EXPECT_EQ(g.block.x, 128u);
   EXPECT_EQ(g.block.y, 2u);
   EXPECT_EQ(g.grid.x, 2u);
   EXPECT_EQ(g.grid.y, 64u);
-  EXPECT_EQ(g.grid.z, 9u);  // ceil(270336 / 32768)
+  // 16 chunks of 32 planes: 7.8 waves, the last one nearly full (17-24 chunks take 9-12 waves of shorter chunks).
+  EXPECT_EQ(g.grid.z, 16u);
+  EXPECT_EQ(cu::march_chunks(512, 128, 264, 2), 16u);
+  // 3 blocks per SM (396): 16 chunks take 6 waves, the last a sixth full; 18 take 6 full ones of 29 planes.
+  EXPECT_EQ(cu::march_chunks(512, 128, 396, 2), 18u);
+  // A plane of blocks past 4 waves: chunks of 32 planes still.
+  EXPECT_EQ(cu::march_chunks(384, 4096, 264, 2), 12u);
+  // A radius of 2 (halo 4) or few planes: never under 8 planes a chunk.
+  EXPECT_EQ(cu::march_chunks(40, 128, 264, 4), 5u);
+  // Without the kernel's occupancy (0), the device's most threads per SM: 8 blocks of 256.
+  EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 2, 4, true).grid.z, cu::march_chunks(512, 128, 1056, 2));
   std::uint64_t tall[] = {40, 9, 9};
   EXPECT_EQ(cu::geometry(cu::Strategy::Elementwise, 3, tall, 256, h100, 0, 2, 4, true).grid.z, 5u);  // 8 planes each
   std::uint64_t flat[] = {3, 600, 600};
@@ -372,9 +444,13 @@ void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int c
   // steps per trip: chunks of odd and even lengths), the smallest register budget (one row, one round).
   std::vector<cu::StencilSettings> forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 3, 1}, {cu::StencilMode::Shared, 1, 2}};
   if (rank == 3) {
+    // Marching plans start from march_rows (8 by default): 3 rows and 1 row too.
+    forms[1].march_rows = 3;
+    forms[2].march_rows = 1;
     for (int ahead : {0, 2}) {
       forms.push_back({cu::StencilMode::Shared, 4, 4});
       forms.back().march_prefetch = ahead;
+      forms.back().march_min_blocks = 1;  // room for two planes ahead: 255 registers
     }
     forms.push_back({cu::StencilMode::Shared, 4, 4});
     forms.back().march_registers = 8;

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,57 @@ __global__ void __launch_bounds__(256, 2) march_async(const float* __restrict__ 
   __pipeline_wait_prior(0);
 }
 
+/// stream27<V, MINB>: the 27-point stencil as running sums. Its value is s = 0, then the nine terms of plane z - 1, of
+/// plane z, of plane z + 1, each added in that order. So when plane q arrives, each thread adds its nine terms as the
+/// last plane to output q - 1 (stored), as the middle plane to output q, and starts output q + 1 with them: the same
+/// operations in the same order as the plain kernel (bitwise equal), but only the newest plane is in registers, two
+/// running sums per output row instead of three planes of values, and a value's products with the weights are shared
+/// by the terms that use the same weight (kW[k] * w computed once per step: 3 products per value, not 27).
+template <int V, int MINB = 2>
+__global__ void __launch_bounds__(256, MINB) stream27(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx, int zlen) {
+  constexpr int R = V + 2;
+  __shared__ float tile[8][R][34];
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int x = blockIdx.x * 32 + lane, y0 = (blockIdx.y * 8 + warp) * V;
+  const int zb = blockIdx.z * zlen, ze = min(nz, zb + zlen);
+  if (zb >= ze) return;
+  float (*t)[34] = tile[warp];
+  float first[V], mid[V], w[R][3];
+  Plane<V> cur, next;
+  load_plane<V>(next, in, zb - 1, y0, x, lane, nz, ny, nx);
+  for (int q = zb - 1; q <= ze; ++q) {
+    cur = next;
+    if (q < ze) load_plane<V>(next, in, q + 1, y0, x, lane, nz, ny, nx);
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      t[r][lane + 1] = cur.c[r];
+      if (lane == 0) t[r][0] = cur.h[r];
+      if (lane == 31) t[r][33] = cur.h[r];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < R; ++r) w[r][0] = t[r][lane], w[r][1] = cur.c[r], w[r][2] = t[r][lane + 2];
+    __syncwarp();
+    auto terms = [&](float s, int dz, int v) {
+#pragma unroll
+      for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+        for (int dx = -1; dx <= 1; ++dx) s = s + kW[abs(dz) + abs(dy) + abs(dx)] * w[v + 1 + dy][dx + 1];
+      return s;
+    };
+    const bool last = q - 1 >= zb, middle = q >= zb && q < ze, start = q + 1 < ze;
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      if (last) {
+        const float s = terms(mid[v], 1, v);
+        if (x < nx && y0 + v < ny) out[((long long)(q - 1) * ny + y0 + v) * nx + x] = s;
+      }
+      if (middle) mid[v] = terms(first[v], 0, v);
+      if (start) first[v] = terms(0.0f, -1, v);
+    }
+  }
+}
+
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
@@ -217,7 +269,7 @@ struct Timer {
   template <class F>
   float median_ms(int reps, const F& f) {
     std::vector<float> t;
-    f();  // warm-up
+    if (reps > 1) f();  // warm-up
     for (int i = 0; i < reps; ++i) {
       CHECK(cudaEventRecord(a));
       f();
@@ -234,7 +286,19 @@ struct Timer {
 };
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 512, reps = 20;
+  // argv[2] "quick": 8 and 16 z chunks only (a shorter run); "profile:A,B": one launch (8 chunks) of each form whose
+  // name contains A or B, for ncu.
+  const std::string mode = argc > 2 ? argv[2] : "";
+  const bool quick = mode == "quick", profile = mode.rfind("profile:", 0) == 0;
+  const int n = argc > 1 ? std::atoi(argv[1]) : 512, reps = profile ? 1 : 20;
+  const std::vector<int> chunk_counts = profile ? std::vector<int>{8} : quick ? std::vector<int>{8, 16} : std::vector<int>{4, 8, 16};
+  auto wanted = [&](const std::string& form) {
+    if (!profile) return true;
+    std::stringstream ss(mode.substr(8));
+    for (std::string item; std::getline(ss, item, ',');)
+      if (form.find(item) != std::string::npos) return true;
+    return false;
+  };
   const long long count = (long long)n * n * n;
   const size_t bytes = count * sizeof(float);
   float *in, *out, *ref;
@@ -277,7 +341,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(out, 0, bytes));
     report("plain (hand, 32x8)", points, timer.median_ms(reps, [&] { run_plain(out); }), "");
     auto variant = [&](const char* form, auto kernel, int v) {
-      for (int chunks : {4, 8, 16}) {
+      if (!wanted(std::to_string(points) + " " + form)) return;
+      for (int chunks : chunk_counts) {
         int per_sm = 0;
         CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
         const dim3 g((n + 31) / 32, (n + 8 * v - 1) / (8 * v), chunks);
@@ -321,6 +386,10 @@ int main(int argc, char** argv) {
       variant("async D=2 V=2", march_async<27, 2, 2>, 2);
       variant("async D=3 V=2", march_async<27, 2, 3>, 2);
       variant("async D=2 V=4", march_async<27, 4, 2>, 4);
+      variant("stream V=4", stream27<4>, 4);
+      variant("stream V=8", stream27<8>, 8);
+      variant("stream V=4 min3", stream27<4, 3>, 4);
+      variant("stream V=2 min4", stream27<2, 4>, 2);
     }
   }
   return 0;

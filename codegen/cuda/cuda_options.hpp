@@ -24,14 +24,20 @@ struct StencilSettings {
   int rows = 4;    ///< KILN_CUDA_STENCIL_ROWS (1-16): rows per thread when the stencil reaches across rows
   int rounds = 4;  ///< KILN_CUDA_STENCIL_ROUNDS (1-16, default the unroll factor): 32-element runs per warp
   /// Marching 3-d stencils (emit_march.cpp) hold every live plane's window values in registers and load the
-  /// next steps' planes while a step computes. KILN_CUDA_MARCH_REGISTERS (8-256): at most this many such
-  /// registers per thread (rounds, then rows, are halved until the plan fits); KILN_CUDA_MARCH_PREFETCH
-  /// (0-2): how many planes ahead of the step the loads run (0: each plane in its own step; 2: two buffers
-  /// and two steps per loop trip); KILN_CUDA_MARCH_MIN_BLOCKS (1-8): the blocks per SM the kernels are
-  /// compiled for (__launch_bounds__(256, n)). Overrides for experiments; the defaults are docs/gpu.md's
-  /// (on the H100, a 27-point float stencil of 512^3: 1.42 ms with 96 registers, 4 rows; 1.56 with 64, 2 rows;
-  /// 1.84 with 40, 1 row).
-  int march_registers = 96;
+  /// next steps' planes while a step computes. Their rows, rounds and planes loaded ahead are cut until the
+  /// registers they need (march_registers: values, the planes in flight, the walk's own) fit the cap of
+  /// __launch_bounds__(256, march_min_blocks) (emit_stencil.cpp, plan_march). Overrides for experiments:
+  /// KILN_CUDA_MARCH_REGISTERS (8-255; 0, the default: the cap): the budget instead of the cap (above it, a form
+  /// that ptxas must spill or run at fewer blocks per SM: to measure forms the cap would cut); KILN_CUDA_MARCH_PREFETCH
+  /// (0-2): the planes ahead of the step the loads may run (0: each plane in its own step; 2: two buffers and
+  /// two steps per loop trip); KILN_CUDA_MARCH_MIN_BLOCKS (1-8): the blocks per SM the kernels are compiled
+  /// for, which sets the cap (2: 128 registers).
+  /// KILN_CUDA_MARCH_ROWS (1-16): the rows per thread a marching plan starts from before its registers cut
+  /// them: each row past the first saves loads of every plane (a window of V + 2 rows for V outputs). A
+  /// hand-written 7-point float walk reached 79 % of the copy ceiling with 8 rows against 63 % with 4, but kiln's
+  /// kernels ran faster at 4 on all four marching rows of the H100 (star7 0.760 ms against 0.912; plan_march).
+  int march_rows = 4;
+  int march_registers = 0;
   int march_prefetch = 1;
   int march_min_blocks = 2;
 };
@@ -93,6 +99,9 @@ struct CudaOptions {
   /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
   /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
   bool private_copies = true;
+  /// KILN_CUDA_MARCH_CHUNKS (an experiment override): the number of chunks the walked dimension of a marching 3-d
+  /// stencil is cut into (grid z, at most one per plane); 0: the launch model's (geometry.hpp).
+  int march_chunks = 0;
   /// KILN_CUDA_SORT_ITEMS (an experiment override, 4-32): keys per thread of the radix sort's 256-thread blocks,
   /// so its tiles are 256 times as many keys; 0: the rule per key type (sort_kernels.hpp, sort_items).
   int sort_items = 0;

@@ -221,7 +221,7 @@ DeviceMachine::DeviceMachine(std::shared_ptr<const Program> program, const CudaO
     : prog_(std::move(program)),
       result_only_(ir::result_only_launches(*prog_->function)),
       sync_each_(opts.sync_each_launch),
-      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction, opts.private_copies},
+      overrides_{opts.waves, opts.row_threads, opts.coarsen_waves, opts.contraction, opts.private_copies, opts.march_chunks},
       sort_items_(opts.sort_items),
       sort_match_(opts.sort_match),
       scan_tile_kib_(opts.scan_tile_kib),

@@ -284,10 +284,10 @@ GpuKernel Emitter::emit(std::string& out) {
       for (const auto& G : sp.groups) planes = std::max(planes, G.planes());
       head += "// stencil: each thread walks a chunk of dimension 0 holding " + std::to_string(planes) +
               " planes of its window values in registers (2.5-d blocking; the newest plane's neighbours through the tile)" +
-              (opts_.stencil.march_prefetch == 1   ? ", loading the next plane while a step computes"
-               : opts_.stencil.march_prefetch == 2 ? ", loading the next two planes while a step computes"
-                                                   : "") +
-              "\n";
+              (sp.ahead == 1   ? ", loading the next plane while a step computes"
+               : sp.ahead == 2 ? ", loading the next two planes while a step computes"
+                               : "") +
+              "\n// stencil: " + sp.why + "\n";
     }
     if (!sp.tests.empty())
       head += "// stencil: elements inside " + std::to_string(sp.tests.size()) +
@@ -330,8 +330,9 @@ std::string Emitter::plan_text() const {
     case Strategy::Elementwise: break;
   }
   if (stencil_)
-    return fmt::format("stencil: {} x 32 elements of the innermost dimension per warp, {} row(s) per thread, neighbours through {}",
-                       stencil_->columns, stencil_->rows, stencil_->mode == StencilMode::Shared ? "shared memory" : "warp shuffles");
+    return fmt::format("stencil: {} x 32 elements of the innermost dimension per warp, {} row(s) per thread, neighbours through {}{}",
+                       stencil_->columns, stencil_->rows, stencil_->mode == StencilMode::Shared ? "shared memory" : "warp shuffles",
+                       stencil_->march ? "; marching along dimension 0 with " + stencil_->why : std::string());
   if (!unroll_note_.empty()) return unroll_note_;
   if (k_.unroll > 1)
     return fmt::format("straight-line body: up to {} iterations per thread per round, where the grid still fills the device", k_.unroll);

@@ -16,6 +16,7 @@
 
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
+#include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
@@ -24,6 +25,21 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 
 /// 32-bit registers per value of type t.
 std::int64_t words(DType t) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(size_of(t)) / 4); }
+
+/// What a marching thread keeps besides the window values (march_registers): the walk's indices, chunk bounds,
+/// lane, masks and the parameters it reads each step; per window row its offset and load bits; a copy's sum
+/// and the value it adds, in words of the widest element. Calibrated with ptxas -v (CUDA 13.0, sm_90) on the
+/// 7- and 27-point float stencils and the suite's 27-point double one at 1-8 rows, 1-2 rounds and 0-1 planes
+/// ahead under __launch_bounds__(256, 2): every form estimated at 128 or less compiled without spills, and
+/// every one that spilled was estimated above 128 (the 27-point at 8 rows without the prefetch: 132
+/// estimated, spilled), but for the 7-point at 8 rows with the prefetch: 128 estimated, 126 used before the
+/// copies stored through a step pointer, 128 and 8 bytes of spills after.
+constexpr std::int64_t kMarchFixedRegisters = 28;
+constexpr std::int64_t kMarchRowRegisters = 1;
+constexpr std::int64_t kMarchCopyWords = 4;
+/// Each round past the first: its copies' addresses and ptxas's schedule (a 7-point float walk took 63 more
+/// registers with 2 rounds than with 1 at 4 rows, 38 of them values).
+constexpr std::int64_t kMarchRoundRegisters = 28;
 
 /// The register of plane p's window row wi at column offset c, round u (c == base: the row's own column).
 std::string plane_reg(int g, std::size_t wi, int p, const WindowRow& w, std::int64_t c, int u) {
@@ -68,21 +84,33 @@ MarchKept march_kept(const StencilPlan& plan, int g) {
   return kept;
 }
 
-std::int64_t march_registers(const StencilPlan& plan, int buffers) {
-  std::int64_t n = 0;
+MarchRegisters march_registers(const StencilPlan& plan, int ahead) {
+  MarchRegisters r;
+  r.fixed = kMarchFixedRegisters;
+  std::int64_t widest = 1;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const StencilPlan::Group& G = plan.groups[g];
     const std::vector<WindowRow> windows = window_rows(plan, static_cast<int>(g));
     const std::int64_t w = words(G.array->type.elem), U = plan.columns;
+    widest = std::max(widest, w);
     if (!G.marching) {
-      n += static_cast<std::int64_t>(windows.size()) * U * w;
+      r.values += static_cast<std::int64_t>(windows.size()) * U * w;
       continue;
     }
     for (const auto& plane : march_kept(plan, static_cast<int>(g)))
-      for (const auto& cs : plane) n += static_cast<std::int64_t>(cs.size()) * U * w;
-    for (const WindowRow& r : windows) n += (U + (r.lo() < 0) + (r.hi() > 0)) * w * buffers;  // the newest planes' loads
+      for (const auto& cs : plane) r.values += static_cast<std::int64_t>(cs.size()) * U * w;
+    // Each window row's offset (64 bits) and test stay across the walk; its newest loads, one set per plane
+    // in flight.
+    r.fixed += kMarchRowRegisters * static_cast<std::int64_t>(windows.size());
+    for (const WindowRow& row : windows) r.ahead += (U + (row.lo() < 0) + (row.hi() > 0)) * w * ahead;
   }
-  return n;
+  r.fixed += kMarchCopyWords * widest;  // a copy's sum and the value it adds (ptxas overlaps two copies)
+  r.fixed += kMarchRoundRegisters * (plan.columns - 1);
+  return r;
+}
+
+int march_register_cap(int min_blocks) {
+  return std::min(255, 65536 / (32 * kStencilTileWarps * std::max(1, min_blocks)) / 8 * 8);
 }
 
 void Emitter::march_declare(int g) {
@@ -102,9 +130,23 @@ void Emitter::march_declare(int g) {
       line("const bool " + wn + "_ok = (unsigned long long)" + wn + "_row < (unsigned long long)" + n.extent[rank - 2] + ";");
       line("const long long " + wn + "_at = " + wn + "_row * " + n.stride[rank - 2] + ";");
     }
+  // Which of a window row's loads (round u at bit u + 1: -1 and U are the edge lanes' loads beyond the strip)
+  // stay inside the array: the row and the columns do not change along the walk, so each step's loads test a
+  // bit and the plane (64-bit column comparisons per load took a fifth of a step's instructions).
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
-    for (int b = 0; b < std::max(1, opts_.stencil.march_prefetch); ++b) {
+    std::string bits;
+    for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u) {
+      const std::string lanes = u < 0 ? "kiln_lane >= " + std::to_string(32 + w.lo()) + "u && " : u == U ? "kiln_lane < " + std::to_string(w.hi()) + "u && " : "";
+      bits += std::string(bits.empty() ? "" : " | ") + "(" + lanes + "(unsigned long long)(kiln_j0 + " + ll(w.base + 32 * static_cast<std::int64_t>(u)) +
+              ") < (unsigned long long)" + n.extent[rank - 1] + " ? " + std::to_string(1u << (u + 1)) + "u : 0u)";
+    }
+    const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
+    line("const unsigned " + wn + "_in = " + (G.vertical ? wn + "_ok ? " + bits + " : 0u" : bits) + ";");
+  }
+  for (std::size_t wi = 0; wi < windows.size(); ++wi) {
+    const WindowRow& w = windows[wi];
+    for (int b = 0; b < std::max(1, stencil_->ahead); ++b) {
       std::string decl;
       for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u) decl += (decl.empty() ? "" : ", ") + newest_reg(g, wi, u, U, b);
       line(T + " " + decl + ";");
@@ -141,19 +183,14 @@ void Emitter::march_load(int g, const std::string& z, int b) {
   for (std::size_t wi = 0; wi < windows.size(); ++wi) {
     const WindowRow& w = windows[wi];
     const std::string wn = "kiln_w" + gs + "_" + std::to_string(wi);
-    const std::string row_ok = G.vertical ? " && " + wn + "_ok" : std::string(), row_at = G.vertical ? " + " + wn + "_at" : std::string();
+    const std::string row_at = G.vertical ? " + " + wn + "_at" : std::string();
     // The row's address in this plane, and the row's loads at constant offsets from it: the offsets become
     // the loads' immediates (summed with the invariant row offset, each load's address was a 64-bit
     // register kept across the walk: ptxas took 192 registers for the 7-point kernel).
     line("const " + T + "* " + wn + "_p = " + n.data + " + (kiln_g" + gs + "_at" + row_at + ");");
-    auto load = [&](int u, const std::string& lanes) {
-      const std::int64_t c = w.base + 32 * static_cast<std::int64_t>(u);
-      line(newest_reg(g, wi, u, U, b) + " = kiln_g" + gs + "_ok" + row_ok + lanes + " && (unsigned long long)(kiln_j0 + " + ll(c) + ") < (unsigned long long)" +
-           n.extent[rank - 1] + " ? " + wn + "_p[" + std::to_string(c) + "] : (" + T + ")0;");
-    };
-    if (w.lo() < 0) load(-1, " && kiln_lane >= " + std::to_string(32 + w.lo()) + "u");
-    for (int u = 0; u < U; ++u) load(u, "");
-    if (w.hi() > 0) load(U, " && kiln_lane < " + std::to_string(w.hi()) + "u");
+    for (int u = w.lo() < 0 ? -1 : 0; u <= (w.hi() > 0 ? U : U - 1); ++u)
+      line(newest_reg(g, wi, u, U, b) + " = kiln_g" + gs + "_ok && (" + wn + "_in & " + std::to_string(1u << (u + 1)) + "u) ? " + wn + "_p[" +
+           std::to_string(w.base + 32 * static_cast<std::int64_t>(u)) + "] : (" + T + ")0;");
   }
   --depth_;
   line("}");
@@ -208,7 +245,7 @@ void Emitter::march_step(const std::string& z, int b, const std::string& ahead) 
   const StencilPlan& sp = *stencil_;
   std::vector<int> marching, others;
   for (std::size_t g = 0; g < sp.groups.size(); ++g) (sp.groups[g].marching ? marching : others).push_back(static_cast<int>(g));
-  const int ahead_planes = opts_.stencil.march_prefetch;
+  const int ahead_planes = sp.ahead;
   line("{");
   ++depth_;
   line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)" + z + ";");
@@ -308,28 +345,105 @@ void Emitter::march_copies(const std::string& bits) {
       if (const TestIndices ti = test_indices(t, p_); ti.z && !ti.y && !ti.x) ztest += (ztest.empty() ? "" : " && ") + expr(t);
     line("const bool kiln_zin = " + (ztest.empty() ? std::string("true") : ztest) + ";");
   }
+  // With the border after the walk, a copy runs where its element is inside the array and the interior: one
+  // bit of a mask made once a step.
+  const bool after = march_border_after();
+  if (after) line("const " + bits + " kiln_run = kiln_zin ? kiln_live & kiln_inner : 0;");
+  march_out_rows();
+  // The row and column indices, where the copy reads them besides the planned loads and the stores through the
+  // step's pointers.
+  struct Reads : ir::IRVisitor {
+    const Emitter& e;
+    bool y = false, x = false;
+    explicit Reads(const Emitter& em) : e(em) {}
+    void visit(const ir::StoreStmt& s) override {
+      if (e.march_out_.count(&s)) return walk(s.value);
+      ir::IRVisitor::visit(s);
+    }
+    void visit(const ir::LoadExpr& l) override {
+      if (!e.stencil_->loads.count(&l)) ir::IRVisitor::visit(l);  // a planned load is a register
+    }
+    void visit(const ir::VarRefExpr& r) override {
+      y = y || r.var.get() == e.p_.indices[1].get();
+      x = x || r.var.get() == e.p_.indices[2].get();
+    }
+  } reads(*this);
+  reads.walk(split ? sp.interior : p_.body);
   for (int v = 0; v < V; ++v)
     for (int u = 0; u < U; ++u) {
       const std::string b = std::to_string(v * U + u);
-      line("if ((kiln_live >> " + b + ") & 1u) {");
+      line("if ((" + std::string(after ? "kiln_run" : "kiln_live") + " >> " + b + ") & 1u) {");
       ++depth_;
-      line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
-      line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
+      if (reads.y) line("const long long " + bind(p_.indices[1].get()) + " = kiln_i0 + " + std::to_string(v) + ";");
+      if (reads.x) line("const long long " + bind(p_.indices[2].get()) + " = kiln_j0 + " + std::to_string(32 * u) + ";");
       std::string test;
-      if (split) {
+      if (after) {
+        test = "true";  // kiln_run held the tests
+      } else if (split) {
         test = "((kiln_inner >> " + b + ") & 1u) && kiln_zin";
         for (const ir::Expr& t : tests)
           if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
       }
-      stencil_copy(v, u, test, bits);
+      stencil_copy(v, u, test, bits, !after);
       --depth_;
       line("}");
     }
+  march_out_.clear();
+}
+
+void Emitter::march_out_rows() {
+  // The element a copy stores is the step's first element plus its row times the row stride plus 32 u: one
+  // pointer a step, and constant offsets (each copy's 64-bit offset from three products took about a third
+  // of a 7-point copy's instructions).
+  struct Stores : ir::IRVisitor {
+    std::vector<const ir::StoreStmt*> all;
+    void visit(const ir::StoreStmt& s) override {
+      all.push_back(&s);
+      ir::IRVisitor::visit(s);
+    }
+  } stores;
+  stores.walk(stencil_->tests.empty() ? p_.body : stencil_->interior);
+  int k = 0;
+  for (const ir::StoreStmt* s : stores.all) {
+    const ir::VarNode* a = s->array.get();
+    if (s->indices.size() != 3 || !a->type.unit_stride) continue;
+    const auto dy = ir::index_offset(s->indices[1], p_.indices[1].get()), dx = ir::index_offset(s->indices[2], p_.indices[2].get());
+    if (!ir::index_offset(s->indices[0], p_.indices[0].get()) || !dy || !dx) continue;
+    const ArrayNames& n = array(a);
+    const std::string name = "kiln_o" + std::to_string(k++);
+    line(std::string(type_name(a->type.elem)) + "* __restrict__ const " + name + " = " + n.data + " + (" + expr(s->indices[0]) + " * " + n.stride[0] +
+         " + (kiln_i0 + " + ll(*dy) + ") * " + n.stride[1] + " + (kiln_j0 + " + ll(*dx) + "));");
+    march_out_[s] = {name, n.stride[1]};
+  }
+}
+
+bool Emitter::march_border_after() const {
+  if (stencil_->tests.empty()) return false;
+  for (const ir::Expr& t : conjuncts(stencil_->tests))
+    if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) return false;
+  return true;
+}
+
+void Emitter::march_border_pass(const std::string& bits) {
+  line("// the border elements of each plane of the chunk: the rows' and columns' (kiln_live & ~kiln_inner), and on planes outside the");
+  line("// interior every element");
+  line("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; ++kiln_z) {");
+  ++depth_;
+  lets_.emplace_back();
+  line("const long long " + bind(p_.indices[0].get()) + " = kiln_b0 + (long long)kiln_z;");
+  std::string ztest;
+  for (const ir::Expr& t : conjuncts(stencil_->tests))
+    if (test_indices(t, p_).z) ztest += (ztest.empty() ? "" : " && ") + expr(t);
+  line(bits + " kiln_border = " + (ztest.empty() ? std::string("kiln_live & ~kiln_inner") : "(" + ztest + ") ? (kiln_live & ~kiln_inner) : kiln_live") + ";");
+  border_loop(bits);
+  lets_.pop_back();
+  --depth_;
+  line("}");
 }
 
 void Emitter::march_loops() {
   const StencilPlan& sp = *stencil_;
-  const int ahead = opts_.stencil.march_prefetch;
+  const int ahead = sp.ahead;
   std::vector<int> marching;
   for (std::size_t g = 0; g < sp.groups.size(); ++g)
     if (sp.groups[g].marching) marching.push_back(static_cast<int>(g));
@@ -342,7 +456,8 @@ void Emitter::march_loops() {
     march_kept_[g] = march_kept(sp, g);
     march_declare(g);
   }
-  march_masks(sp.rows * sp.columns <= 32 ? "unsigned" : "unsigned long long");
+  const std::string bits = sp.rows * sp.columns <= 32 ? "unsigned" : "unsigned long long";
+  march_masks(bits);
   // The planes below the first step's newest, one at a time through the tile.
   for (int g : marching) {
     const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
@@ -377,6 +492,7 @@ void Emitter::march_loops() {
   }
   --depth_;
   line("}");
+  if (march_border_after()) march_border_pass(bits);
 }
 
 }  // namespace kiln::codegen::cuda

@@ -84,6 +84,7 @@ std::string emission_settings(const EmitOptions& opts) {
   const char* mode = st.mode == StencilMode::Off ? "off" : st.mode == StencilMode::Shared ? "shared" : "shuffle";
   return "unroll=" + std::to_string(opts.unroll) + ";stencil=" + mode + ";rows=" + std::to_string(st.rows) +
          ";rounds=" + std::to_string(st.rounds) + (opts.cooperative ? "" : ";cooperative=0") +
+         (st.march_rows != StencilSettings{}.march_rows ? ";march_rows=" + std::to_string(st.march_rows) : "") +
          (st.march_registers != StencilSettings{}.march_registers ? ";march_registers=" + std::to_string(st.march_registers) : "") +
          (st.march_prefetch != StencilSettings{}.march_prefetch ? ";march_prefetch=" + std::to_string(st.march_prefetch) : "") +
          (st.march_min_blocks != StencilSettings{}.march_min_blocks ? ";march_min_blocks=" + std::to_string(st.march_min_blocks) : "") +
@@ -121,12 +122,12 @@ std::vector<std::string> Program::entries() const {
 
 Program emit_program(const ir::Function& f, const EmitOptions& opts) {
   const StencilSettings& st = opts.stencil;
-  if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16)
-    throw ValueError(
-        fmt::format("stencil settings: rows and rounds must be in [1, 16], got rows={} rounds={}", st.rows, st.rounds));
-  if (st.march_registers < 8 || st.march_registers > 256 || st.march_prefetch < 0 || st.march_prefetch > 2 || st.march_min_blocks < 1 ||
+  if (st.rows < 1 || st.rows > 16 || st.rounds < 1 || st.rounds > 16 || st.march_rows < 1 || st.march_rows > 16)
+    throw ValueError(fmt::format("stencil settings: rows, rounds and march_rows must be in [1, 16], got rows={} rounds={} march_rows={}", st.rows,
+                                 st.rounds, st.march_rows));
+  if ((st.march_registers != 0 && (st.march_registers < 8 || st.march_registers > 255)) || st.march_prefetch < 0 || st.march_prefetch > 2 || st.march_min_blocks < 1 ||
       st.march_min_blocks > 8)
-    throw ValueError(fmt::format("stencil settings: march_registers must be in [8, 256], march_prefetch in [0, 2] and march_min_blocks in "
+    throw ValueError(fmt::format("stencil settings: march_registers must be 0 or in [8, 255], march_prefetch in [0, 2] and march_min_blocks in "
                                  "[1, 8], got {}, {} and {}",
                                  st.march_registers, st.march_prefetch, st.march_min_blocks));
   Program prog;

@@ -26,6 +26,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
 #include "ir/interior.hpp"
@@ -77,6 +79,13 @@ constexpr std::int64_t kTileHalo = 2 * kMaxStencilOffset;
 std::int64_t tile_width(int columns) { return 32 * columns + 2 * kTileHalo; }
 
 std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" : std::to_string(v) + "LL"; }
+
+/// The bytes a marching step's loads must have in flight on an SM to cover the memory's latency (Little's law: on
+/// the H100 about 3.3 TB/s x 0.8 us / 132 SMs); below it the next plane is loaded while a step computes
+/// (plan_march).
+constexpr std::int64_t kMarchBytesInFlight = 20 * 1024;
+/// The words of a marching thread's estimate that may pass the launch bounds' register cap (plan_march).
+constexpr int kMarchSpillWords = 24;
 
 }  // namespace
 
@@ -215,11 +224,7 @@ void Emitter::plan_stencil() {
       for (const WindowRow& w : window_rows(plan, static_cast<int>(g))) h = std::max({h, -w.lo(), w.hi()});
     return h;
   };
-  if (plan.march) {
-    // Every live plane's window values stay in registers: past the budget the kernel would spill or run
-    // too few warps to hide its loads, so fewer rounds, then fewer rows (march_registers, emit_march.cpp).
-    while (march_registers(plan, std::max(1, st.march_prefetch)) > st.march_registers && (plan.columns > 1 || plan.rows > 1)) (plan.columns > 1 ? plan.columns : plan.rows) /= 2;
-  }
+  if (plan.march) plan_march(plan);
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
@@ -247,7 +252,78 @@ void Emitter::plan_stencil() {
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;
   k_.stencil_march = plan.march;
+  for (const auto& G : plan.groups)
+    if (G.marching) k_.march_halo = std::max<int>(k_.march_halo, static_cast<int>(G.planes()) - 1);
   stencil_ = std::move(plan);
+}
+
+void Emitter::plan_march(StencilPlan& plan) const {
+  // Every live plane's window values stay in registers, and the planes loaded ahead of the step stay live
+  // while it computes: past the kernel's cap ptxas spills (the f64 27-point suite stencil with 2 rows and its
+  // prefetch: 128 registers, spills, 2.88 ms against 2.16 before marching). The form starts from march_rows
+  // rows (4: on the H100, with this emission, 4 rows ran star7 0.760 ms against 0.912 with 8, cube27 1.274
+  // against 1.400, heat-3d 4.139 against 10.1 (spills), stencil27-clamp 1.882 against 2.843) and is cut until
+  // the estimate fits: first the rounds (they save only a strip's edge loads and cost the most registers), then
+  // the prefetch, then the rows (the prefetch is decided again for each).
+  //
+  // The prefetch pays where a step's own loads are too few bytes in flight to cover the memory's latency (Little's
+  // law): the resident threads of an SM (the launch bounds' blocks) times a step's loads per thread (window
+  // rows x rounds x the element's bytes) under kMarchBytesInFlight. On the H100, float stencils at 4 rows (12 KiB
+  // an SM) ran faster with it (star7 0.760 against 0.809 ms, cube27 1.274 against 1.375), double ones at 4 rows
+  // (24 KiB) without it (stencil27-clamp 1.882 against 2.294, heat-3d 4.112 against 4.139), and at 2 rows (16 KiB)
+  // stencil27-clamp with it (1.907 against 2.106).
+  const StencilSettings& st = opts_.stencil;
+  const int cap = march_register_cap(st.march_min_blocks);
+  // Rounds are cut until the estimate fits the cap. Rows may keep a few words over it, spilled to the stack (L1):
+  // that costs less than half the rows, which load every plane's window rows again. The f64 27-point suite stencil
+  // at 4 rows, estimated 150, took 128 registers and 88 bytes of spills in ptxas and ran 1.882 ms on the H100,
+  // against 2.106 at 2 rows without spills (119 registers). Large spills do not pay: heat-3d at 8 rows with the
+  // prefetch (estimated 218) ran 10.1 ms against 4.1. An experiment's budget (KILN_CUDA_MARCH_REGISTERS) is exact.
+  const int fitted = st.march_registers > 0 ? st.march_registers : cap;
+  const int budget = st.march_registers > 0 ? st.march_registers : cap + kMarchSpillWords;
+  for (const StencilPlan::Group& G : plan.groups)
+    if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
+  const int rows = plan.rows, columns = plan.columns;
+  const std::int64_t threads = 32LL * kStencilTileWarps * st.march_min_blocks;
+  auto step_bytes = [&] {  // what one step's loads of the newest planes put in flight on an SM
+    std::int64_t b = 0;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+      if (plan.groups[g].marching)
+        b += static_cast<std::int64_t>(window_rows(plan, static_cast<int>(g)).size()) * plan.columns *
+             static_cast<std::int64_t>(size_of(plan.groups[g].array->type.elem));
+    return b * threads;
+  };
+  auto ahead = [&] { return step_bytes() < kMarchBytesInFlight ? st.march_prefetch : 0; };
+  auto fits = [&](int n) { return march_registers(plan, plan.ahead).total() <= n; };
+  plan.ahead = ahead();
+  while (!fits(fitted) && plan.columns > 1) {
+    plan.columns /= 2;
+    plan.ahead = ahead();
+  }
+  while (!fits(budget)) {
+    if (plan.ahead > 0) {
+      plan.ahead = 0;
+    } else if (plan.rows > 1) {
+      plan.rows /= 2;
+      plan.ahead = ahead();
+    } else {
+      break;
+    }
+  }
+  const MarchRegisters r = march_registers(plan, plan.ahead);
+  plan.why = fmt::format("about {} registers a thread ({} window values of the live planes, {} of the planes loaded ahead, {} for the walk) "
+                         "of the {} that {}: {} row(s), {} round(s), {} plane(s) loaded ahead",
+                         r.total(), r.values, r.ahead, r.fixed, budget,
+                         st.march_registers > 0 ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
+                                                : fmt::format("{} blocks of {} threads per SM leave ({}) and {} words spilled allow", st.march_min_blocks,
+                                                              32 * kStencilTileWarps, cap, kMarchSpillWords),
+                         plan.rows, plan.columns, plan.ahead);
+  plan.why += fmt::format("; a step's loads put {} bytes in flight on an SM ({} threads), {} the {} under which the next plane is loaded "
+                          "while a step computes",
+                          step_bytes(), threads, step_bytes() < kMarchBytesInFlight ? "under" : "not under", kMarchBytesInFlight);
+  if (plan.rows != rows || plan.columns != columns || plan.ahead != ahead())
+    plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, ahead() ? st.march_prefetch : 0);
+  if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
@@ -413,18 +489,22 @@ void Emitter::stencil_loops() {
   }
 }
 
-void Emitter::stencil_copy(int v, int u, const std::string& test, const std::string& bits) {
+void Emitter::stencil_copy(int v, int u, const std::string& test, const std::string& bits, bool record) {
   const StencilPlan& sp = *stencil_;
   stencil_v_ = v;
   stencil_u_ = u;
   lets_.emplace_back();
-  if (!test.empty()) {
+  if (test == "true") {
+    stmt(sp.interior);
+  } else if (!test.empty()) {
     line("if (" + test + ") {");
     ++depth_;
     stmt(sp.interior);
     --depth_;
-    line("} else {");
-    line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * sp.columns + u) + ";");
+    if (record) {
+      line("} else {");
+      line("  kiln_border |= (" + bits + ")1 << " + std::to_string(v * sp.columns + u) + ";");
+    }
     line("}");
   } else {
     stmt(p_.body);
@@ -467,16 +547,23 @@ void Emitter::strip_copies(const std::string& bits) {
 
 void Emitter::stencil_bodies() {
   const StencilPlan& sp = *stencil_;
-  const int r = k_.rank, U = sp.columns, V = sp.rows;
+  const int U = sp.columns, V = sp.rows;
   const bool split = !sp.tests.empty();
   const std::string bits = V * U <= 32 ? "unsigned" : "unsigned long long";
-  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior.
+  // Border elements (some test fails) set their bit; they run the whole body after the strip's interior
+  // (a marching kernel's, where it can, after the walk: march_border_pass).
+  if (sp.march && march_border_after()) return march_copies(bits);
   if (split) line(bits + " kiln_border = 0;");
   if (sp.march)
     march_copies(bits);
   else
     strip_copies(bits);
-  if (!split) return;
+  if (split) border_loop(bits);
+}
+
+void Emitter::border_loop(const std::string& bits) {
+  const StencilPlan& sp = *stencil_;
+  const int r = k_.rank, U = sp.columns;
   line("while (kiln_border) {");
   ++depth_;
   line(std::string("const int kiln_bit = ") + (bits == "unsigned" ? "__ffs" : "__ffsll") + "(kiln_border) - 1;");

@@ -240,6 +240,12 @@ void Emitter::store(const ir::StoreStmt& s) {
     return;
   }
   const std::string value = expr(s.value);
+  if (const auto it = march_out_.find(&s); it != march_out_.end()) {  // a marching copy's element: emit_march.cpp
+    std::string at = stencil_v_ ? std::to_string(stencil_v_) + " * " + it->second.second : std::string();
+    if (stencil_u_) at += (at.empty() ? "" : " + ") + std::to_string(32 * stencil_u_);
+    line(it->second.first + "[" + (at.empty() ? "0" : at) + "] = " + value + ";");
+    return;
+  }
   line(element(s.array.get(), s.indices) + " = " + value + ";");
 }
 

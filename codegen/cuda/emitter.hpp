@@ -67,6 +67,10 @@ struct StencilPlan {
   int rows = 1, columns = 4;
   StencilMode mode = StencilMode::Shuffle;
   bool march = false;  ///< some group marches (rank 3, shared tiles)
+  /// Marching plans: how many planes ahead of the step the loads run (0..2: chosen with the rows and rounds
+  /// so that the registers fit, march_registers), and why (the diagnostics).
+  int ahead = 0;
+  std::string why;
   /// Marching tiles hold what the windows reach past the strip (the largest |c| of a window), not
   /// kMaxStencilOffset.
   std::int64_t halo = 0;
@@ -93,9 +97,19 @@ std::vector<WindowRow> window_rows(const StencilPlan& plan, int g);
 /// A marching group's registers: [plane][window row] -> the column offsets held (emit_march.cpp).
 using MarchKept = std::vector<std::vector<std::set<std::int64_t>>>;
 MarchKept march_kept(const StencilPlan& plan, int g);
-/// Registers a marching plan holds per thread: every live plane's kept values and the newest plane's loads
-/// (`buffers` of them).
-std::int64_t march_registers(const StencilPlan& plan, int buffers);
+/// The 32-bit registers a thread of a marching plan holds while a step computes (emit_march.cpp): every live
+/// plane's kept values, the newest planes' loads in flight (one set per plane loaded ahead; none without the
+/// prefetch, whose step loads its plane before the older ones move down), and what the walk keeps besides
+/// (indices, row offsets, masks, one copy's temporaries). ptxas spills or halves the blocks per SM when the
+/// total passes the kernel's cap.
+struct MarchRegisters {
+  std::int64_t values = 0, ahead = 0, fixed = 0;
+  std::int64_t total() const { return values + ahead + fixed; }
+};
+MarchRegisters march_registers(const StencilPlan& plan, int ahead);
+/// The registers a thread of a marching kernel may use: __launch_bounds__(32 * kStencilTileWarps, min_blocks)
+/// leaves 64 K / (threads x blocks) of an SM's register file (at most 255).
+int march_register_cap(int min_blocks);
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
@@ -303,6 +317,9 @@ class Emitter {
   /// Declares a marching group's registers (every live plane's, the newest plane's loads) and records their
   /// names in stencil_values_.
   void march_declare(int g);
+  /// A marching plan's rows, rounds and planes loaded ahead: the largest form whose registers fit the kernel's
+  /// cap (march_registers), and the reason (StencilPlan::why).
+  void plan_march(StencilPlan& plan) const;
   /// Loads the plane whose first index is `z` into group g's newest-plane registers of buffer b (one buffer
   /// per plane loaded ahead).
   void march_load(int g, const std::string& z, int b);
@@ -323,14 +340,24 @@ class Emitter {
   void march_masks(const std::string& bits);
   /// strip_copies for a step of the walk: the masks' bits, the walked index's tests once per step.
   void march_copies(const std::string& bits);
+  /// Whether a marching kernel's border elements run after the walk (march_border_pass): every bounds test
+  /// reads the walked index alone or none of it, so which elements of a step are border follows from
+  /// kiln_live, kiln_inner and the step's plane test.
+  bool march_border_after() const;
+  /// After the walk: each plane of the chunk again, its border elements through the whole body. Inside the
+  /// walk, the border body's address arithmetic and clamps would be live beside every kept plane's values
+  /// (ptxas gave the 27-point float stencil at one row 156 registers for 36 of values, and spilled at 128).
+  void march_border_pass(const std::string& bits);
   /// The body once per row and round of the strip (emit_stencil.cpp), then the border elements'.
   void stencil_bodies();
+  /// The border elements of kiln_border, one at a time through the whole body.
+  void border_loop(const std::string& bits);
   /// The copies of the body, each under the guards of its row and round and the bounds tests (`bits`: the
   /// type of a bit per copy).
   void strip_copies(const std::string& bits);
   /// One copy of the body at row v, round u of the strip: with `test` (the bounds tests, "" when the plan has
-  /// none) the interior arm when it holds, else the copy's bit set in kiln_border for the border pass.
-  void stencil_copy(int v, int u, const std::string& test, const std::string& bits);
+  /// none) the interior arm when it holds, else (`record`) the copy's bit set in kiln_border for the border pass.
+  void stencil_copy(int v, int u, const std::string& test, const std::string& bits, bool record = true);
   /// The value of a planned load in the current body copy.
   std::string stencil_value(const StencilPlan::Use& use) const;
   void chunked_loop();
@@ -399,6 +426,12 @@ class Emitter {
   /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> deferred_;
   bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
+  /// While a marching step's copies are emitted: the interior's stores to [z + a, y + b, x + c] of a 3-d array,
+  /// with the step's pointer to the thread's first copy's element (march_out_rows; store() adds the copy's row
+  /// times the row stride and its round's 32 u as constant offsets), and that row stride.
+  std::unordered_map<const ir::StmtNode*, std::pair<std::string, std::string>> march_out_;
+  /// Declares the step's store pointers of march_out_.
+  void march_out_rows();
 };
 
 }  // namespace kiln::codegen::cuda

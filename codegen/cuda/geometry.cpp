@@ -35,8 +35,23 @@ Dims block_shape(int rank, const std::uint64_t* counts, unsigned threads, unsign
 
 }  // namespace
 
+std::uint64_t march_chunks(std::uint64_t planes, std::uint64_t plane_blocks, std::uint64_t resident_blocks, std::uint64_t halo) {
+  plane_blocks = std::max<std::uint64_t>(1, plane_blocks);
+  resident_blocks = std::max<std::uint64_t>(1, resident_blocks);
+  const std::uint64_t most = std::max<std::uint64_t>(1, planes / kMinMarchPlanes);
+  const std::uint64_t least =
+      std::min(most, std::max<std::uint64_t>({1, ceil_div(kMarchWaves * resident_blocks, plane_blocks), ceil_div(planes, kMarchChunkPlanes)}));
+  std::uint64_t best = least, best_cost = ~0ull;
+  // Past half as many again, the chunks' halos cost more than a last wave's slots can save.
+  for (std::uint64_t c = least; c <= std::min(most, least + least / 2); ++c) {
+    const std::uint64_t cost = ceil_div(plane_blocks * c, resident_blocks) * (ceil_div(planes, c) + halo);
+    if (cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll,
-                  int rows, bool march) {
+                  int rows, bool march, int resident, int halo) {
   Geometry g;
   std::uint64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= counts[d];
@@ -90,9 +105,10 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
       if (rank >= 2) g.grid.y = clamp_to(ceil_div(counts[rank - 2], static_cast<std::uint64_t>(g.block.y) * std::max(1, rows)), kMaxGridYZ);
       if (rank >= 3) g.grid.z = clamp_to(outer, kMaxGridYZ);
       if (march && rank == 3) {
-        const std::uint64_t plane_threads = static_cast<std::uint64_t>(g.grid.x) * g.block.x * g.grid.y * g.block.y;
-        const std::uint64_t slots = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) * static_cast<std::uint64_t>(std::max(32, dev.max_threads_per_sm));
-        g.grid.z = clamp_to(std::min(ceil_div(slots, plane_threads), counts[0] / kMinMarchPlanes), kMaxGridYZ);
+        const std::uint64_t block = static_cast<std::uint64_t>(g.block.x) * g.block.y;
+        const int per_sm = resident > 0 ? std::min(resident, dev.max_threads_per_sm) : dev.max_threads_per_sm;
+        const std::uint64_t resident_blocks = static_cast<std::uint64_t>(std::max(1, dev.sm_count)) * std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::max(32, per_sm)) / block);
+        g.grid.z = clamp_to(march_chunks(counts[0], static_cast<std::uint64_t>(g.grid.x) * g.grid.y, resident_blocks, static_cast<std::uint64_t>(std::max(0, halo))), kMaxGridYZ);
       }
       return g;
     }

@@ -119,6 +119,10 @@ std::string_view reason_text(LaunchReason r) {
       return "tiled loop with few rows: blocks of fewer rows (and rounds of as many steps) spread them over the SMs; each row's loop "
              "stays on one thread, in order";
     case LaunchReason::Stencil: return "stencil form: each warp's strip of the innermost dimension and its rows were fixed at emission";
+    case LaunchReason::MarchChunks:
+      return "marching stencil: grid z cuts dimension 0 into chunks of about 32 planes, at least 4 waves of the blocks that reside at the "
+             "kernel's occupancy, then the count with the fewest waves x (chunk + the planes loaded below it) (geometry.hpp, march_chunks)";
+    case LaunchReason::MarchChunksForced: return "marching stencil: grid z from KILN_CUDA_MARCH_CHUNKS";
     case LaunchReason::Coarsened:
       return "coarsened: one iteration per thread would take more than a wave of the device's resident threads, each wave's "
              "loads waiting for the blocks before it";
@@ -219,9 +223,13 @@ LaunchChoice choose_launch_plain(const GpuKernel& k, const std::uint64_t* counts
   if (k.stencil_columns) {
     // The stencil forms stream their strips: uncapped unless the switch says otherwise.
     c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, std::max(0, o.waves), k.stencil_columns, k.stencil_rows,
-                          k.stencil_march);
+                          k.stencil_march, occ.resident_threads, k.march_halo);
     c.per_thread = k.stencil_columns;
-    c.reason = LaunchReason::Stencil;
+    c.reason = k.stencil_march && rank == 3 ? LaunchReason::MarchChunks : LaunchReason::Stencil;
+    if (k.stencil_march && rank == 3 && o.march_chunks > 0) {
+      c.geometry.grid.z = static_cast<unsigned>(std::min<std::uint64_t>({static_cast<std::uint64_t>(o.march_chunks), counts[0], 65535}));
+      c.reason = LaunchReason::MarchChunksForced;
+    }
     return c;
   }
   // Plain 1-d kernels take the compact block: blocks of few warps retire and free their SM slots sooner.

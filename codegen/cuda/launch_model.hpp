@@ -85,6 +85,7 @@ struct LaunchOverrides {
   int coarsen_waves = 0;  ///< KILN_CUDA_COARSEN_WAVES: kCoarsenWaves instead (0: the model's)
   int contraction = -1;   ///< KILN_CUDA_CONTRACTION: 0 a thread per element, 1 the tiles variant (-1: the model's)
   bool private_copies = true;  ///< KILN_CUDA_PRIVATE=0: no private copies
+  int march_chunks = 0;        ///< KILN_CUDA_MARCH_CHUNKS: grid z of marching stencils (0: the model's)
 };
 
 /// Which clause of the model decided a launch (for diagnostics: reason_text).
@@ -95,6 +96,8 @@ enum class LaunchReason : std::uint8_t {
   Tiled,            ///< tiled loop: kTiledThreads rows per block, rounds of as many steps
   TiledSmallBlocks, ///< tiled loop with few rows: smaller blocks spread them over the SMs
   Stencil,          ///< stencil form: the warp's strip and rows per thread fixed at emission
+  MarchChunks,      ///< marching stencil: grid z from the waves of resident blocks (geometry.hpp, march_chunks)
+  MarchChunksForced,  ///< marching stencil: grid z from KILN_CUDA_MARCH_CHUNKS
   Coarsened,        ///< U iterations per thread: one per thread would take more than kCoarsenWaves waves
   NotCoarsened,     ///< one per thread: it takes at most kCoarsenWaves waves
   OnePerThread,     ///< emitted without coarsening (U = 1)

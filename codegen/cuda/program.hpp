@@ -133,6 +133,7 @@ struct GpuKernel {
   /// A stencil kernel that marches along z: each block's threads walk one contiguous chunk of the first
   /// dimension (of gridDim.z chunks), so the grid's z is a choice of the launch (geometry.hpp).
   bool stencil_march = false;
+  int march_halo = 0;  ///< the planes a marching chunk loads besides its own (the stencil's reach along z)
   StencilMode stencil_mode = StencilMode::Off;
   std::vector<Param> params;
   /// The kernel's array parameters that may overlap another (kernel arguments, which may be one array
