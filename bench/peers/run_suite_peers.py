@@ -6,7 +6,7 @@ C++/OpenMP reference's times (kiln-suite --csv: one process, interleaved, median
 the same thread count. Writes OUT/suite_peers.md (the markdown table, also printed) and OUT/suite_peers.csv,
 and keeps each system's raw output (OUT/kiln_runR.csv, OUT/numba_runR.jsonl).
 
-  bench/peers/run_suite_peers.py --build BUILD [--threads T] [--reps R] [--runs N] [--filter a,b]
+  bench/peers/run_suite_peers.py --build BUILD [--threads T] [--reps R] [--runs N] [--filter a,b] [--aa]
                                  [--python PY] [--numba-env NAME=VALUE ...] [--out DIR]
 
 With --runs N both systems are measured N times, alternating, and each time is the median over the runs.
@@ -15,7 +15,10 @@ NUMBA_CACHE_DIR is empty; later runs load from that cache. --python is the Pytho
 .venv-peers/bin/python from tools/peers_setup.sh if present, else this Python). --numba-env sets a variable in
 Numba's process only (the table's header names it): by default Numba runs as a user gets it, whose GNU
 OpenMP workers spin after each parallel loop while the BLAS under np.dot starts its own threads;
-OMP_WAIT_POLICY=PASSIVE is the knob that removes that contention.
+OMP_WAIT_POLICY=PASSIVE is the knob that removes that contention. --aa adds kiln-suite's A/A band (the
+reference timed against itself in the same repetitions; the range over the runs) as a column, and the largest
+CPU share other processes took during the row (kiln-suite's "others"): the noise a kiln/C++ ratio has to be read
+against (issue 15's targets ask for the band with every table).
 """
 import argparse
 import csv
@@ -91,6 +94,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--filter", default="", help="comma-separated substrings of kernel names (both systems)")
+    ap.add_argument("--aa", action="store_true", help="kiln-suite --aa: the A/A band of each row as a column")
     ap.add_argument("--python", default="", help="the Python with Numba")
     ap.add_argument("--numba-env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for Numba's process only (repeatable)")
@@ -122,6 +126,8 @@ def main():
         bad += [f"numba: {n['status']}" for n in ns if n["status"] != "ok"]
         if not ns:
             bad.append("numba: no row (see numba_run*.jsonl)")
+        aa = [float(k["aa_ratio"]) for k in ks if k.get("aa_ratio")]
+        others = [float(k["others_cpu"]) for k in ks if k.get("others_cpu")]
         rows.append({
             "kernel": name,
             "origin": ks[0]["origin"],
@@ -132,6 +138,9 @@ def main():
             "kiln_vs_ref": kiln_ms / ref_ms if kiln_ms and ref_ms else None,
             "kiln_vs_numba": kiln_ms / numba_ms if kiln_ms and numba_ms else None,
             "numba_first_call_ms": ns[0].get("first_call_ms") if ns else None,
+            "aa_min": min(aa) if aa else None,
+            "aa_max": max(aa) if aa else None,
+            "others_max": max(others) if others else None,
             "threads": a.threads,
             "runs": a.runs,
             "reps": a.reps,
@@ -149,12 +158,18 @@ def main():
              f"threads {a.threads}, medians of {a.runs} run(s) x {a.reps} reps; Numba threading layer {layer}"
              f"{', Numba env ' + ' '.join(a.numba_env) if a.numba_env else ''}; Numba first call: compile + one "
              f"run at the timed size, empty cache", "",
-             "| kernel | kiln ms | C++/OpenMP ms | Numba ms | kiln/C++ | kiln/Numba | Numba first call ms | check |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| kernel | kiln ms | C++/OpenMP ms | Numba ms | kiln/C++ | " + ("A/A range | others max | " if a.aa else "") +
+             "kiln/Numba | Numba first call ms | check |",
+             "|---|---:|---:|---:|---:|" + ("---:|---:|" if a.aa else "") + "---:|---:|---|"]
     for r in rows:
+        band = ""
+        if a.aa:
+            band = (f"{r['aa_min']:.2f}–{r['aa_max']:.2f} | " if r["aa_min"] is not None else "- | ")
+            band += f"{100 * r['others_max']:.0f} % | " if r["others_max"] is not None else "- | "
         lines.append(f"| {r['kernel']} | {fmt(r['kiln_ms'], '.2f')} | {fmt(r['ref_ms'], '.2f')} | "
-                     f"{fmt(r['numba_ms'], '.2f')} | {fmt(r['kiln_vs_ref'], '.3f')} | {fmt(r['kiln_vs_numba'], '.3f')} | "
-                     f"{fmt(r['numba_first_call_ms'], '.0f')} | {r['check'].replace('|', '/')} |")
+                     f"{fmt(r['numba_ms'], '.2f')} | {fmt(r['kiln_vs_ref'], '.3f')} | {band}"
+                     f"{fmt(r['kiln_vs_numba'], '.3f')} | {fmt(r['numba_first_call_ms'], '.0f')} | "
+                     f"{r['check'].replace('|', '/')} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "suite_peers.md"), "w") as f:
         f.write(text)
