@@ -46,7 +46,10 @@ for t in "${targets[@]}"; do
       for src in bench/kiln_bench.cpp bench/rows_*.cpp; do compile bench_objs "$src" -Wall -Wextra; done
       for src in bench/reference*.cpp; do compile bench_objs "$src" -march=native $(ref_flags "$src"); done ;;
     kiln-suite)
-      for src in bench/suite/suite_main.cpp bench/suite/kernels_*.cpp; do compile suite_objs "$src"; done
+      # bench/CMakeLists.txt's list: support.cpp (suite::dims, compare, random_array) too.
+      for src in bench/suite/suite_main.cpp bench/suite/support.cpp bench/suite/kernels_*.cpp; do
+        compile suite_objs "$src"
+      done
       for src in bench/suite/reference_*.cpp; do compile suite_objs "$src" -march=native; done ;;
     *) echo "build_prebuilt: unknown target $t (kiln-bench or kiln-suite)" >&2; exit 2 ;;
   esac
