@@ -164,8 +164,8 @@ TEST(StencilLowering, HostTargetsPartitionTheBandTests) {
       passes::PipelineReport report;
       const ir::Function cpu = passes::run_pipeline(f, &report);
       EXPECT_EQ(testing_loops(cpu.body), 0) << ir::to_string(cpu);
-      // Inside an outer axis, loops that read at clamps of the index (constant and nearest borders) are
-      // sequential, and the rims on both sides of a row are one of them (partition_loops.cpp).
+      // Inside an outer axis, the rims on both sides of a row that read at clamps of the index (constant and
+      // nearest borders) are one sequential loop (partition_loops.cpp).
       const bool clamps = b == Border::constant || b == Border::nearest;
       EXPECT_EQ(count_parfors(cpu.body) + count_fors(cpu.body), rank == 1 ? 3 : rank == 2 ? (clamps ? 4 : 5) : (clamps ? 5 : 6))
           << ir::to_string(cpu);
