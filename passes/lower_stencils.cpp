@@ -9,6 +9,7 @@
 // admits.
 #include "passes/lower_stencils.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_set>
 
@@ -54,14 +55,25 @@ bool plus_index(const Expr& e, const VarNode* index, const std::vector<Var>& ind
 /// parfor's index k stays within [-lo_k, n_k - hi_k), so declared offsets along k are in range.
 class WindowReads : public IRMutator {
  public:
-  WindowReads(const StencilStmt& st, std::vector<bool> interior) : st_(st), interior_(std::move(interior)) {
+  WindowReads(const StencilStmt& st, std::vector<bool> interior, bool read_first)
+      : st_(st), interior_(std::move(interior)), read_first_(read_first) {
     for (const auto& w : st.windows) windows_.insert(w.get());
   }
+
+  /// With `read_first` (host targets), a constant border's remapped reads as lets that element() places
+  /// before the store: `let v = w[clamped]` and `select(inside, v, cval)`. The clamped index is inside the
+  /// window, whose extents are the space's (size_checks), and an element exists only where every extent is
+  /// at least 1, so the load is in range wherever it runs, and read unconditionally the select has no load
+  /// left in its operands: the CPU backend emits it as a select instead of a branch around the load (a
+  /// branch per tap in each border loop: three copies of conv5x5's 25 taps). Only reads whose index has no
+  /// load of its own are taken out: such an index may be in range only under the condition around it.
+  std::vector<Stmt> lets;
 
  protected:
   using IRMutator::visit;
   const StencilStmt& st_;
   std::vector<bool> interior_;
+  bool read_first_;
   std::unordered_set<const VarNode*> windows_;
 
   Expr visit(const LoadExpr& l, const Expr& self) override {
@@ -116,8 +128,13 @@ class WindowReads : public IRMutator {
       idx[k] = r;
     }
     if (!remapped && !changed) return self;
+    const bool read_first = inside && read_first_ && std::none_of(idx.begin(), idx.end(), [](const Expr& q) { return has_load(q); });
     Expr load = make_load(l.array, std::move(idx));
-    return inside ? make_select(inside, load, st_.cval) : load;
+    if (!inside) return load;
+    if (!read_first) return make_select(inside, load, st_.cval);
+    const Var v = make_var(l.array->name + "_read", Type::scalar(self->type), VarKind::Local);
+    lets.push_back(make_let(v, std::move(load)));
+    return make_select(inside, make_ref(v), st_.cval);
   }
 };
 
@@ -186,31 +203,42 @@ class Lowering : public SplicingMutator {
       // loads; the CUDA backend sees an elementwise parfor reading at index + constant offsets.
       std::vector<Var> idx;
       for (const auto& i : st.indices) idx.push_back(fresh(i));
-      out.push_back(make_parfor(idx, std::vector<Expr>(rank, i64c(0)), n, banded(st, idx, a, b, 0, skip), {}, origin));
+      out.push_back(make_parfor(idx, std::vector<Expr>(rank, i64c(0)), n, banded(st, idx, a, b, 0, skip, !ctx_.device), {}, origin));
       ctx_.note(Topic::other,
-                fmt::format("lower_stencils: {} ({}, into {}) -> one parfor, interior tested per axis{}", origin,
+                fmt::format("lower_stencils: {} ({}, into {}) -> one parfor, interior tested per axis{}{}", origin,
                             name_of(st.border), st.target->name,
-                            skip ? fmt::format(" copying {} on the border", st.windows[0]->name) : std::string()));
+                            skip ? fmt::format(" copying {} on the border", st.windows[0]->name) : std::string(),
+                            st.border == Border::constant && !ctx_.device
+                                ? "; border reads loaded first (clamped into the window), the constant chosen by a select"
+                                : ""));
     }
     return splice(std::move(out));
   }
 
   /// The store of one element of the stencil at `at` (variables standing for its indices), its window reads
-  /// rewritten for positions where axes with `interior` set are inside the interior.
-  static Stmt element(const StencilStmt& st, const std::vector<Var>& at, const std::vector<bool>& interior, bool copy_first) {
+  /// rewritten for positions where axes with `interior` set are inside the interior; with `read_first`, a
+  /// constant border's remapped reads first, as lets (WindowReads::lets).
+  static Stmt element(const StencilStmt& st, const std::vector<Var>& at, const std::vector<bool>& interior, bool copy_first,
+                      bool read_first = false) {
     Renamer rename;
     for (size_t k = 0; k < at.size(); ++k) rename.vars[st.indices[k].get()] = at[k];
     Expr value;
+    std::vector<Stmt> out;
     if (copy_first) {
       std::vector<Expr> q;
       for (const auto& i : at) q.push_back(make_ref(i));
       value = make_load(st.windows[0], std::move(q));
     } else {
-      value = rename.mutate(WindowReads(st, interior).mutate(st.value));
+      WindowReads reads(st, interior, read_first);
+      value = rename.mutate(reads.mutate(st.value));
+      for (const Stmt& let : reads.lets) out.push_back(rename.mutate(let));
     }
     std::vector<Expr> ti;
     for (const auto& e : st.target_index) ti.push_back(rename.mutate(e));
-    return make_store(st.target, std::move(ti), value);
+    Stmt store = make_store(st.target, std::move(ti), value);
+    if (out.empty()) return store;
+    out.push_back(std::move(store));
+    return make_block(std::move(out));
   }
 
   static Var fresh(const Var& i) { return make_var(i->name, i->type, VarKind::Index, i->where); }
@@ -218,9 +246,9 @@ class Lowering : public SplicingMutator {
   /// The body of the whole-space parfor from axis d on, at positions whose axes < d are in the interior:
   /// `if (a_d <= i_d && i_d < b_d) <axes > d> else <element, remapped along axes >= d>` (tests that always
   /// hold, for sides the neighbourhood does not reach, are left out). With `copy_first` (skip border, new
-  /// target) the border elements copy windows[0].
+  /// target) the border elements copy windows[0]; `read_first` as element() takes it.
   static Stmt banded(const StencilStmt& st, const std::vector<Var>& idx, const std::vector<Expr>& a,
-                     const std::vector<Expr>& b, size_t d, bool copy_first) {
+                     const std::vector<Expr>& b, size_t d, bool copy_first, bool read_first) {
     const size_t rank = idx.size();
     if (d == rank) return make_block({element(st, idx, std::vector<bool>(rank, true), false)});
     Expr test;
@@ -229,11 +257,11 @@ class Lowering : public SplicingMutator {
       const Expr t = bin(BinaryOp::Lt, make_ref(idx[d]), b[d]);
       test = test ? bin(BinaryOp::And, test, t) : t;
     }
-    Stmt inner = banded(st, idx, a, b, d + 1, copy_first);
+    Stmt inner = banded(st, idx, a, b, d + 1, copy_first, read_first);
     if (!test) return inner;  // offset 0 only: every position is inside along d
     std::vector<bool> interior(rank, false);
     for (size_t k = 0; k < d; ++k) interior[k] = true;
-    return make_block({make_if(test, inner, make_block({element(st, idx, interior, copy_first)}))});
+    return make_block({make_if(test, inner, make_block({element(st, idx, interior, copy_first, read_first)}))});
   }
 
   /// Halo reads are plain loads at index + offset: a window read anywhere else (along another axis's index,

@@ -95,14 +95,19 @@ TEST(Partition, PartsGoThroughTheCacheEntry) {
   opts.cpu.compile_threads = 2;
   std::vector<cache::Blob> payloads;
   const codegen::CompiledKernel fresh = backend.compile(f, opts, payloads);
-  ASSERT_EQ(payloads.size(), 2u);
+  ASSERT_EQ(payloads.size(), 3u);
   EXPECT_EQ(payloads[0].name, "object");
   EXPECT_EQ(payloads[1].name, "object.1");
+  // What code generation decided (codegen/llvm/entry_level.hpp), for the diagnostics of a kernel from the cache.
+  EXPECT_EQ(payloads[2].name, "notes");
   cache::Entry e;
   e.payloads = payloads;
   const codegen::CompiledKernel loaded = backend.load(e, f.name, opts);
   check_kernel(fresh, f, four_stage_inputs(3, 40), Tolerance{});
   check_kernel(loaded, f, four_stage_inputs(6, 11), Tolerance{});
+  ASSERT_TRUE(fresh.describe && loaded.describe);
+  EXPECT_EQ(loaded.describe(), fresh.describe());
+  EXPECT_NE(loaded.describe().find("kiln_entry compiled unoptimized"), std::string::npos) << loaded.describe();
 
   cache::Entry missing;
   missing.payloads = {payloads[0]};

@@ -173,5 +173,47 @@ TEST(Pipeline, ARecurrenceStillHasItsLoadForwarded) {
     check_kernel(k, f, {array_arg(random_array(t, {n})), array_arg(random_array(t, {n})), scalar_arg(0.5)});
 }
 
+/// The attributes of the LLVM function `name` in `module` (its `define` line's attribute group).
+std::string function_attributes(const std::string& module, const std::string& name) {
+  std::smatch m;
+  const std::regex define("define [^\\n]*@" + name + "\\([^\\n]*#([0-9]+) \\{");
+  if (!std::regex_search(module, m, define)) return {};
+  const std::regex group("attributes #" + m[1].str() + " = \\{([^\\n]*)\\}");
+  std::smatch g;
+  return std::regex_search(module, g, group) ? g[1].str() : std::string();
+}
+
+// An entry whose loops all launch parfors runs a bounded amount of code per call and per launch: it is
+// compiled unoptimized (codegen/llvm/entry_level.hpp), which the kernel's notes say. An entry with a loop of
+// its own work (no parfor inside) is optimized like a parfor body: its loop is vectorized.
+TEST(Pipeline, AnEntryThatOnlyLaunchesParforsIsNotOptimized) {
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 1, true), y = array_param("y", t, 1, true), steps = param("steps", DType::I64);
+  Var i = index("i"), s = index("s"), j = index("j");
+  const ir::Function launches =
+      function("launches", {x, y, steps},
+               {for_loop(s, i64c(0), val(steps), parfor1(i, dim(x), store(y, {val(i)}, at(y, {val(i)}) * num(t, 0.5) + at(x, {val(i)}))))});
+  const ir::Function own = function("own_loop", {x, y}, {for_loop(j, i64c(0), dim(x), store(y, {val(j)}, at(x, {val(j)}) * num(t, 2)))});
+  cpu::CpuOptions keep;
+  keep.keep_llvm_ir = true;
+  keep.compile_threads = 1;
+
+  const cpu::ObjectCode a = cpu::compile_to_object(launches, {}, keep);
+  EXPECT_NE(a.notes.find("kiln_entry compiled unoptimized"), std::string::npos) << a.notes;
+  EXPECT_NE(function_attributes(a.llvm_ir, "kiln_entry").find("optnone"), std::string::npos) << a.llvm_ir;
+  EXPECT_EQ(function_attributes(a.llvm_ir, "launches.parfor0").find("optnone"), std::string::npos) << a.llvm_ir;
+  const codegen::CompiledKernel ka = cpu::load_object(a.object, launches.name);
+  for (std::int64_t n : {0, 1, 7, 1000})
+    for (std::int64_t k : {0, 1, 3})
+      check_kernel(ka, launches, {array_arg(random_array(t, {n})), array_arg(random_array(t, {n})), scalar_arg(k)});
+
+  const cpu::ObjectCode b = cpu::compile_to_object(own, {}, keep);
+  EXPECT_NE(b.notes.find("kiln_entry optimized: the loop over j runs no parfor"), std::string::npos) << b.notes;
+  EXPECT_EQ(function_attributes(b.llvm_ir, "kiln_entry").find("optnone"), std::string::npos) << b.llvm_ir;
+  EXPECT_NE(llvm_function(b.llvm_ir, "@kiln_entry").find("vector.body"), std::string::npos) << b.llvm_ir;
+  const codegen::CompiledKernel kb = cpu::load_object(b.object, own.name);
+  for (std::int64_t n : {0, 1, 7, 1000}) check_kernel(kb, own, {array_arg(random_array(t, {n})), array_arg(random_array(t, {n}))});
+}
+
 }  // namespace
 }  // namespace kiln

@@ -138,6 +138,19 @@ int testing_loops(const Stmt& s) {
   return f.n;
 }
 
+int count_fors(const ir::Stmt& s) {
+  struct Fors : ir::IRVisitor {
+    int n = 0;
+    using ir::IRVisitor::visit;
+    void visit(const ir::ForStmt& f) override {
+      ++n;
+      ir::IRVisitor::visit(f);
+    }
+  } f;
+  f.walk(s);
+  return f.n;
+}
+
 TEST(StencilLowering, HostTargetsPartitionTheBandTests) {
   // partition_loops cuts the innermost dimension at the band tests and decides the outer axes' tests
   // around the loops: no innermost loop tests anything, a 1-d stencil becomes three parfors (low band,
@@ -151,7 +164,11 @@ TEST(StencilLowering, HostTargetsPartitionTheBandTests) {
       passes::PipelineReport report;
       const ir::Function cpu = passes::run_pipeline(f, &report);
       EXPECT_EQ(testing_loops(cpu.body), 0) << ir::to_string(cpu);
-      EXPECT_EQ(count_parfors(cpu.body), rank == 1 ? 3 : rank == 2 ? 5 : 6) << ir::to_string(cpu);
+      // Inside an outer axis, the rims on both sides of a row that read at clamps of the index (constant and
+      // nearest borders) are one sequential loop (partition_loops.cpp).
+      const bool clamps = b == Border::constant || b == Border::nearest;
+      EXPECT_EQ(count_parfors(cpu.body) + count_fors(cpu.body), rank == 1 ? 3 : rank == 2 ? (clamps ? 4 : 5) : (clamps ? 5 : 6))
+          << ir::to_string(cpu);
       bool noted = false;
       for (const auto& n : report.notes) noted |= n.pass == "partition_loops" && n.text.find("loops over") != std::string::npos;
       EXPECT_TRUE(noted);
@@ -225,6 +242,26 @@ TEST(StencilLowering, InteriorIsVectorized) {
       EXPECT_TRUE(std::regex_search(interior, std::regex("fmul <[0-9]+ x " + elem + ">"))) << interior;
       EXPECT_EQ(interior.find("vector.memcheck"), std::string::npos) << interior;
     }
+  }
+}
+
+// A constant border on the host: each remapped read is loaded first (its index is clamped into the window, so
+// it is in range) and the border value chosen by a select, not a branch around the load; the rims on both
+// sides of a row are one loop. Together: one copy of the 25 taps fewer, and no branch per tap, in each of
+// conv5x5's border loops. The results are the definition's at every extent (also those where the rims meet).
+TEST(StencilLowering, ConstantBorderReadsFirstAndBothRimsInOneLoop) {
+  StencilSpec s{{-2, -2}, {2, 2}, Border::constant};
+  const ir::Function f = stencil_function(s, "conv");
+  const ir::Function lowered = passes::run_pipeline(f);
+  const std::string text = ir::to_string(lowered);
+  EXPECT_EQ(count_matches(text, std::regex("for j_rim")), 1) << text;
+  cpu::CpuOptions keep_ir;
+  keep_ir.keep_llvm_ir = true;
+  const auto k = cpu::compile(lowered, {}, keep_ir);
+  EXPECT_EQ(k.llvm_ir.find("sel.then"), std::string::npos) << k.llvm_ir;
+  for (const auto& shape : std::vector<std::vector<std::int64_t>>{{0, 3}, {1, 1}, {1, 4}, {2, 5}, {3, 3}, {4, 4}, {5, 5}, {6, 2}, {7, 31}, {37, 67}}) {
+    SCOPED_TRACE(std::to_string(shape[0]) + " x " + std::to_string(shape[1]));
+    expect_three_way(f, lowered, k, stencil_args(s, shape));
   }
 }
 

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "codegen/llvm/emitter.hpp"
+#include "codegen/llvm/entry_level.hpp"
 #include "codegen/llvm/host_target.hpp"
 #include "codegen/llvm/jit.hpp"
 #include "codegen/llvm/optimize.hpp"
@@ -124,6 +125,16 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
   const unsigned lane_bits = cpu.lanes && opt_level >= 2 ? detail::vector_register_bits(*tm) : 0;
   const unsigned half_lanes = detail::hardware_half_conversions(*tm) ? detail::vector_register_bits(*tm) / 32 : 0;
   detail::Emitter(m, opts, f, lane_bits, half_lanes).emit_entry();
+  ObjectCode out;
+  if (opt_level >= 1) {
+    const detail::EntryLevel entry = detail::entry_level(f.body);
+    if (entry.unoptimized) {
+      llvm::Function* fn = m.getFunction("kiln_entry");
+      fn->addFnAttr(llvm::Attribute::OptimizeNone);
+      fn->addFnAttr(llvm::Attribute::NoInline);  // optnone requires it
+    }
+    out.notes = "cpu code generation: " + entry.reason;
+  }
 
   std::string problems;
   llvm::raw_string_ostream problem_out(problems);
@@ -132,7 +143,6 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
                        module_text(m), problems);
 
   const bool keep_ir = cpu.keep_llvm_ir || cpu.dump_llvm;
-  ObjectCode out;
   const int parts = opt_level >= 1 ? codegen_parts(m, cpu) : 1;
   if (parts == 1) {
     detail::optimize(m, *tm, opt_level);
@@ -219,9 +229,11 @@ class CpuBackend final : public Backend {
     code.codegen_ms = obj.codegen_ms;
     code.codegen_cpu_ms = obj.codegen_cpu_ms;
     code.codegen_cpu_longest_ms = obj.codegen_cpu_longest_ms;
+    if (!obj.notes.empty()) code.describe = [notes = obj.notes] { return notes; };
     payloads.push_back(cache::Blob{"object", std::move(obj.object)});
     for (std::size_t p = 0; p < obj.more_objects.size(); ++p)
       payloads.push_back(cache::Blob{"object." + std::to_string(p + 1), std::move(obj.more_objects[p])});
+    if (!obj.notes.empty()) payloads.push_back(cache::Blob{"notes", std::move(obj.notes)});
     if (opts.cpu.dump_llvm)
       std::fprintf(stderr, "=== kiln: %s: optimized LLVM IR ===\n%s", f.name.c_str(), code.llvm_ir.c_str());
     return code;
@@ -234,7 +246,9 @@ class CpuBackend final : public Backend {
     // A kernel compiled in parts stored the others as "object.1", "object.2", ...
     std::vector<std::string> more;
     for (std::size_t p = 1; const cache::Blob* part = e.payload("object." + std::to_string(p)); ++p) more.push_back(part->data);
-    return load_object(obj->data, kernel, more);
+    CompiledKernel code = load_object(obj->data, kernel, more);
+    if (const cache::Blob* notes = e.payload("notes")) code.describe = [text = notes->data] { return text; };
+    return code;
   }
 };
 

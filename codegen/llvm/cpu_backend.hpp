@@ -31,6 +31,9 @@ struct ObjectCode {
   /// Compiled in parts: the largest CPU time of one part's thread (what the wall time is when each part has
   /// a core of its own); 0 when compiled whole.
   double codegen_cpu_longest_ms = 0;
+  /// What code generation decided for this kernel, for its diagnostics (entry_level.hpp); kept in the disk
+  /// cache's entry with the object.
+  std::string notes;
 };
 
 /// Emits, optimizes (new pass manager, O0..O3, host CPU and features) and compiles `f`.

@@ -20,7 +20,10 @@ constexpr std::size_t kLoopWeight = 4;
 /// instruction in a loop, which the vectorizer copies into a vector body and its vector and scalar
 /// remainders before code generation sees it (a kernel's entry, mostly argument checks and the calls that
 /// run its parfors, is large before optimization and cheap to compile; its parfor bodies the reverse).
+/// An unoptimized function (an entry that only launches parfors, entry_level.hpp) counts one per instruction:
+/// no vectorizer copies its loops.
 std::size_t instruction_count(const llvm::Function& f) {
+  if (f.hasOptNone()) return f.getInstructionCount();
   llvm::DominatorTree dt(const_cast<llvm::Function&>(f));
   llvm::LoopInfo loops(dt);
   std::size_t n = 0;
