@@ -538,12 +538,12 @@ TEST_F(ScanGpu, IntegerCarriesInGroupsMatchASequentialScan) {
 }
 
 TEST_F(ScanGpu, SinglePassTilesAndGroupsMatchTheInterpreterBitwise) {
-  // The single pass (scan_kernels.hpp): sizes around a tile (8 blocks of doubles by default), around a group of
-  // carries (2^20 elements: 128 tiles of doubles), several groups of many tiles, a prime.
+  // The single pass (scan_kernels.hpp): sizes around a tile (4 blocks of doubles by default), around a group of
+  // carries (2^20 elements: 256 tiles of doubles), several groups of many tiles, a prime.
   auto g1 = jit("scan_1d_tiles", scan_1d, Options().on(Target::cuda));
   auto i1 = jit("scan_1d_tiles", scan_1d, Options().on(Target::interpreter));
   const std::int64_t group = kB * kB;
-  for (std::int64_t n : {4 * kB - 1, 4 * kB, 4 * kB + 1, 8 * kB - 1, 8 * kB + 1, 12 * kB + 1, group - 1, group, group + 1, group + 4 * kB,
+  for (std::int64_t n : {4 * kB - 1, 4 * kB, 4 * kB + 1, 12 * kB + 1, group - 1, group, group + 1, group + 4 * kB,
                          group + 4 * kB + 1, 3 * group + 4 * kB + 5, std::int64_t{2000003}}) {
     const NDArray<double> x = awkward<double>({n}, static_cast<std::uint64_t>(n) + 21);
     expect_tuple_bits(g1(x), i1(x), "1-d n=" + std::to_string(n));
@@ -695,14 +695,14 @@ TEST_F(ScanGpu, TreeScansMatchTheInterpreterBitwise) {
 }
 
 TEST_F(ScanGpu, OrderedTilesMatchTheInterpreterBitwise) {
-  // kiln's order (float sums and products): f32 tiles of 16 blocks and f64 tiles of 8, full (whole 16-byte chunks)
+  // kiln's order (float sums and products): f32 tiles of 8 blocks and f64 tiles of 4, full (whole 16-byte chunks)
   // and part; the look-back past 32 tiles' totals; NaN, infinities and -0 inside later blocks; exclusive forms.
   const auto ordered = [](Array<float, 1> f, Array<double, 1> d) {
     return std::tuple{kiln::cumsum(f), kiln::cumprod(f, kiln::exclusive), kiln::cumsum(d, kiln::exclusive), kiln::cumprod(d)};
   };
   auto g = jit("scan_ordered", ordered, Options().on(Target::cuda));
   auto in = jit("scan_ordered", ordered, Options().on(Target::interpreter));
-  for (std::int64_t n : {std::int64_t{4093}, 8 * kB, 8 * kB + 1, 16 * kB, 33 * 16 * kB - 1, 70 * 8 * kB + 13, std::int64_t{3145739}}) {
+  for (std::int64_t n : {std::int64_t{4093}, 8 * kB, 8 * kB + 1, 33 * 8 * kB - 1, 70 * 4 * kB + 13, std::int64_t{3145739}}) {
     NDArray<float> f = awkward<float>({n}, static_cast<std::uint64_t>(n) + 80);
     NDArray<double> d = awkward<double>({n}, static_cast<std::uint64_t>(n) + 81);
     for (std::int64_t i = 0; i < n; ++i) {  // products near 1, so that they neither vanish nor overflow at once

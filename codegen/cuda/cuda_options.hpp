@@ -110,9 +110,9 @@ struct CudaOptions {
   /// memory and cross-lane operations), 2 half the items each way; -1: the rule per key type (sort_kernels.hpp,
   /// sort_match).
   int sort_match = -1;
-  /// KILN_CUDA_SCAN_TILE_KIB (an experiment override, 8-96): the bytes of a single-pass scan tile's values in kiln's order in
+  /// KILN_CUDA_SCAN_TILE_KIB (an experiment override, 8-96): the bytes of a single-pass scan tile's values in
   /// shared memory, in KiB (scan_kernels.hpp; the tile's blocks a power of two).
-  int scan_tile_kib = 64;
+  int scan_tile_kib = 32;
 };
 
 }  // namespace kiln::codegen::cuda

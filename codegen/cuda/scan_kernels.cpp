@@ -87,64 +87,32 @@ constexpr const char* kOrdered = R"(
 #define KILN_STRIDE (KILN_B + KILN_VEC)
 #define KILN_GROUP_CHUNKS 4
 
-// The running values of four chunks after acc, in place (the row's first chunks: from their first element).
-template <bool First>
-__device__ __forceinline__ acc_t kiln_steps(acc_t acc, kiln_chunk* c) {
-  #pragma unroll
-  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) {
-    #pragma unroll
-    for (int i = 0; i < KILN_VEC; ++i) {
-      if (!First || q != 0 || i != 0) acc = KILN_OP(acc, c[q].e[i]);
-      c[q].e[i] = acc;
-    }
-  }
-  return acc;
-}
-
 // Walks one row of 1024 in place from its first element, four chunks at a time with the next four already read.
 __device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
-  constexpr int G = KILN_GROUP_CHUNKS * KILN_VEC;
   kiln_chunk c[KILN_GROUP_CHUNKS], nx[KILN_GROUP_CHUNKS];
   #pragma unroll
   for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q].q = ((const uint4*)row)[q];
-  #pragma unroll
-  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + G))[q];
-  acc_t acc = kiln_steps<true>(c[0].e[0], c);
-  #pragma unroll
-  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) ((uint4*)row)[q] = c[q].q;
+  acc_t acc = c[0].e[0];
   #pragma unroll 1
-  for (int k = G; k < KILN_B; k += G) {
-    #pragma unroll
-    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q] = nx[q];
-    if (k + G < KILN_B) {
+  for (int k = 0; k < KILN_B; k += KILN_GROUP_CHUNKS * KILN_VEC) {
+    if (k + KILN_GROUP_CHUNKS * KILN_VEC < KILN_B) {
       #pragma unroll
-      for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + k + G))[q];
+      for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + k + KILN_GROUP_CHUNKS * KILN_VEC))[q];
     }
-    acc = kiln_steps<false>(acc, c);
+    #pragma unroll
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) {
+      #pragma unroll
+      for (int i = 0; i < KILN_VEC; ++i) {
+        if (q != 0 || i != 0) acc = KILN_OP(acc, c[q].e[i]);
+        else if (k != 0) acc = KILN_OP(acc, c[0].e[0]);
+        c[q].e[i] = acc;
+      }
+    }
     #pragma unroll
     for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) ((uint4*)(row + k))[q] = c[q].q;
+    #pragma unroll
+    for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q] = nx[q];
   }
-  return acc;
-}
-
-// acc folded with buf[0..cnt) in order: each step waits on its operation only (the next 8 values are read while
-// these 8 are folded; the last cnt % 8 one by one). buf has 8 cells of room past its 32 tiles' totals for the
-// reads ahead.
-__device__ __forceinline__ acc_t kiln_fold_run(acc_t acc, const acc_t* buf, int cnt) {
-  acc_t cur[8], nxt[8];
-  #pragma unroll
-  for (int u = 0; u < 8; ++u) cur[u] = buf[u];
-  int i = 0;
-  #pragma unroll 1
-  for (; i + 8 <= cnt; i += 8) {
-    #pragma unroll
-    for (int u = 0; u < 8; ++u) nxt[u] = buf[i + 8 + u];
-    #pragma unroll
-    for (int u = 0; u < 8; ++u) acc = KILN_OP(acc, cur[u]);
-    #pragma unroll
-    for (int u = 0; u < 8; ++u) cur[u] = nxt[u];
-  }
-  for (; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
   return acc;
 }
 
@@ -185,7 +153,10 @@ __device__ acc_t kiln_fold_before(const kiln_slot* fold, const kiln_slot* totals
   }
   __syncwarp();
   if (near) {
-    if (lane == 0) acc = kiln_fold_run(acc, buf, (int)(t - 1 - jstar) * KILN_ROWS);
+    if (lane == 0) {
+      const int cnt = (int)(t - 1 - jstar) * KILN_ROWS;
+      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+    }
     return acc;
   }
   for (long long u0 = jstar + 1; u0 < t; u0 += 32) {
@@ -195,7 +166,10 @@ __device__ acc_t kiln_fold_before(const kiln_slot* fold, const kiln_slot* totals
       for (int r = 0; r < KILN_ROWS; ++r) buf[lane * KILN_ROWS + r] = kiln_wait(totals + u * KILN_ROWS + r);
     }
     __syncwarp();
-    if (lane == 0) acc = kiln_fold_run(acc, buf, (int)min(32LL, t - u0) * KILN_ROWS);
+    if (lane == 0) {
+      const int cnt = (int)min(32LL, t - u0) * KILN_ROWS;
+      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+    }
     __syncwarp();
   }
   return acc;
@@ -210,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     unsigned long long* __restrict__ ticket) {
   extern __shared__ __align__(16) unsigned char kiln_smem[];
   acc_t* s = (acc_t*)kiln_smem;
-  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_ROWS + 8];
+  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_ROWS];
   __shared__ long long tk;
   const int tid = threadIdx.x;
   if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);

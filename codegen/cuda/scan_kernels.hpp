@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target's scan statement (ir::ScanStmt): a single pass over the memory, each element read once and
-// written once, with the bits of the order ir/semantics.hpp defines (kScanBlock), so those of the interpreter.
-// A block of threads takes the next tile from a counter (not blockIdx: every tile it waits for has started,
-// whatever order the hardware schedules blocks in, so nothing deadlocks), copies it into shared memory (cp.async,
-// 16 bytes a copy), and publishes what later tiles need as soon as it has it; a tile looks back over 32 earlier
-// tiles a round trip (a warp's lanes each read one). A published value is written once into zeroed 64-bit words
-// that carry a mark (scan_kernels.cpp, kStatus): a reader that sees the mark has the value, with no fence.
+// written once, in the order ir/semantics.hpp defines (kScanBlock), so the bits are the interpreter's.
 //
-// Two forms (scan_form):
-// - any association (integers, which wrap, and min/max, which pick an element: every association gives the
-//   defined bits), values of 4 or 8 bytes: tiles of 256 threads' 64 bytes, scanned as a tree (each thread its
-//   values in registers, shuffles across the warp, then the warps); each tile publishes its aggregate at once,
-//   then its inclusive prefix once the look-back (aggregates back to the nearest inclusive prefix) has it.
-// - kiln's order (float sums and products, where the order decides the bits; and 1- or 2-byte values): a tile is
-//   `rows` consecutive 1024-element blocks of one line (a power of two dividing 1024, so that groups of carries
-//   start at tile boundaries), each block walked in order from its first element by one lane, its total
-//   published at once. A float fold is not associative, so a tile does not combine partial folds in whatever
-//   order they come: it finds the nearest earlier tile of its group that has published its fold up to its last
-//   block, folds the totals of the tiles after that one onto it in order, and publishes its own fold. Every path
-//   gives the one left fold the definition names, so the bits do not depend on timing. The last tile of a group
-//   publishes the chain of the groups' folds up to it once it has the one before.
+// A tile is `rows` consecutive 1024-element blocks of one line (a power of two dividing 1024, so that groups of
+// carries start at tile boundaries). A block of threads takes the next tile from a counter (not blockIdx: every
+// tile it waits for has started, whatever order the hardware schedules blocks in, so nothing deadlocks), copies
+// it into shared memory with coalesced loads, and scans each of its blocks in order, a thread a block, in place.
+// Each tile then publishes its blocks' totals. The carries need, for the tile's first block, the fold of the
+// group's totals before it: a float fold is not associative, so it is not made of other tiles' partial results
+// in whatever order they come: the tile walks back to the nearest earlier tile of its group that has published
+// its fold up to its last total (flag 2), and folds the totals of the tiles after that one onto it, in order.
+// Every path gives the one left fold the definition names, so the bits do not depend on timing. Groups' folds
+// chain the same way one level up: the last tile of a group publishes its fold (flag 1), then the chain up to it
+// (flag 2), and a tile needing the chain before its group walks back over the groups' folds to the nearest
+// chain. Then every element is written: its running value combined with its block's carry (coalesced stores).
 #pragma once
 
 #include <cstdint>
@@ -36,11 +30,8 @@ class CallState;
 /// Threads of a tile's block of threads in kiln's order, and in the any-order form (64 bytes of values each).
 inline constexpr int kScanThreads = 128;
 inline constexpr int kScanAnyThreads = 256;
-/// The bytes of a tile's values in kiln's order unless CudaOptions::scan_tile_kib says otherwise: 8 blocks of doubles,
-/// 16 of floats. The blocks' carries are one fold in order a group (1024 blocks), which the tiles extend 32 at a
-/// time (a look-back's round trip): the longer a tile, the fewer round trips on that chain (on an H100, 32 KiB
-/// tiles ran the chain at 8 round trips a group of doubles and 1.40 ms for 2^27 of them).
-inline constexpr int kScanTileKib = 64;
+/// The bytes of a tile's values in kiln's order unless CudaOptions::scan_tile_kib says otherwise: 4 blocks of doubles.
+inline constexpr int kScanTileKib = 32;
 
 /// 1024-element blocks per tile in kiln's order for combining type `t` and tiles of `tile_kib` KiB (at least 1,
 /// at most 64).
