@@ -274,4 +274,15 @@ inline void expect_golden(const std::string& name, const std::string& text) {
   EXPECT_EQ(ss.str(), text) << "golden file " << path << " differs";
 }
 
+/// Runs one pass (any `Function pass(const Function&, Context&)`) and checks that its output verifies and behaves
+/// like its input.
+template <class Context>
+ir::Function apply(ir::Function (*pass)(const ir::Function&, Context&), const ir::Function& f, Context& ctx) {
+  const auto problems = ir::verify(f);
+  EXPECT_TRUE(problems.empty()) << "test input is malformed:\n" << joined(problems) << ir::to_string(f);
+  ir::Function g = pass(f, ctx);
+  expect_equivalent(f, g);
+  return g;
+}
+
 }  // namespace kiln::looptest

@@ -12,14 +12,6 @@ namespace {
 
 using passes::PassContext;
 
-ir::Function apply(ir::Function (*pass)(const ir::Function&, PassContext&), const ir::Function& f, PassContext& ctx) {
-  const auto problems = ir::verify(f);
-  EXPECT_TRUE(problems.empty()) << "test input is malformed:\n" << joined(problems) << ir::to_string(f);
-  ir::Function g = pass(f, ctx);
-  expect_equivalent(f, g);
-  return g;
-}
-
 std::string notes(const PassContext& ctx) {
   std::vector<std::string> texts;
   for (const auto& n : ctx.notes) texts.push_back(n.text);
