@@ -262,7 +262,7 @@ TEST_F(Async, EventsOrderStreamsAndTimeWork) {
   made.record(a);
   b.wait(made);  // b's copy reads y only after a made it
   kiln::DeviceArray<double> copy({1 << 22}, b);
-  copy.copy_from(y, nullptr);
+  copy.copy_from(y, &b);  // on b: a copy without a stream goes to the device's own stream, which a does not order
   made.synchronize();
   EXPECT_TRUE(made.done());
   EXPECT_GT(kiln::cuda::Event::elapsed_ms(start, made), 0.0f);

@@ -26,7 +26,9 @@ CUstream stream_of(const Stream* s, const gpu::Device& d) {
 
 CUdeviceptr dptr(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
-/// Without a stream, copies are ordered after kiln's queued work on the device and finished on return.
+/// Without a stream, copies run on the device's own stream (after the synchronous calls' work) and are finished on
+/// return. They are not ordered after work queued on a user's kiln::cuda::Stream: that needs the stream's
+/// synchronize(), an Event, or the copy on that stream (docs/gpu.md, "Asynchronous execution").
 void finish(const Stream* s, const gpu::Device& d, const char* what) {
   if (!s) gpu::check(gpu::driver().cuStreamSynchronize(d.stream()), what);
 }
