@@ -253,7 +253,7 @@ void Emitter::march_declare(int g) {
   for (int j = 0; j < G.planes(); ++j) {
     std::string regs;
     for (int vv = 0; vv < stencil_->rows; ++vv)
-      for (int u = 0; u < U; ++u) regs += std::string(regs.empty() ? "" : ", ") + march_sum_reg(j, vv, u);
+      for (int u = 0; u < U; ++u) regs += std::string(regs.empty() ? "" : ", ") + march_sum_reg(j, vv, u) + " = 0";  // set before the chunk's first output reads it
     line(std::string(type_name(stencil_->sums->type)) + " " + regs + ";  // the sums of the outputs " + std::to_string(j) + " plane(s) on");
   }
 }

@@ -285,6 +285,9 @@ void Emitter::plan_march(StencilPlan& plan) const {
   const int budget = st.march_registers > 0 ? st.march_registers : cap + kMarchSpillWords;
   for (const StencilPlan::Group& G : plan.groups)
     if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
+  // Running sums spend what they free on rows (below), which save window rows of every plane; a round saves only
+  // the strip's edge lanes: one round.
+  if (plan.sums && plan.rows > 1) plan.columns = 1;
   const int rows = plan.rows, columns = plan.columns;
   const std::int64_t threads = 32LL * kStencilTileWarps * st.march_min_blocks;
   auto step_bytes = [&] {  // what one step's loads of the newest planes put in flight on an SM
