@@ -102,6 +102,20 @@ ir::Function two_input_kernel(const std::string& name, const StencilOptions& bor
   return rows::lower_for_cuda(name, k, {"a", "b", "out"}, 3);
 }
 
+/// The 27-point stencil summed from plane z + 1 down: the planes arrive along the walk in the other order than the
+/// fold's, so it keeps every live plane in registers (no running sums).
+ir::Function down_cube_kernel(const std::string& name) {
+  const auto st = kiln::stencil(name, [](Window<float, 3> a) {
+    Float s = 0.0f;
+    for (int dz = 1; dz >= -1; --dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) s = s + weight(dz, dy, dx) * a(dz, dy, dx);
+    return s;
+  }, kiln::border(Border::nearest));
+  auto k = [&](Array<float, 3> in, Array<float, 3> out) { st.into(out, in); };
+  return rows::lower_for_cuda(name, k, {"in", "out"}, 3);
+}
+
 /// The same stencils (nearest border) as pranges clamping every read's indices.
 Int clamp_to(const Int& i, const Int& n) { return kiln::min(kiln::max(i, 0), n - 1); }
 ir::Function clamped_kernel(int rank, int points, passes::PipelineReport* report = nullptr) {
@@ -267,7 +281,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   }
   // The registers of the form fit the budget (the launch bounds' cap, or a smaller override): a 27-point float
   // stencil gives up its prefetch, then rows (the prefetch decided again for each), as the budget shrinks.
-  const ir::Function cube = stencil_kernel<3>("cube_rows", 27, kiln::border(Border::nearest));
+  const ir::Function cube = down_cube_kernel("cube_rows");
   int last_rows = 16, last_ahead = 1;
   for (int budget : {0, 112, 96, 80, 64}) {
     cu::EmitOptions o = tiled();
@@ -329,6 +343,52 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
                  return bad;
                }()),
                ValueError);
+}
+
+TEST(CudaStencilTiles, RunningSumsWhereTheFoldIsOrderedByPlane) {
+  // A body whose value is a left fold of terms each reading one plane, in the order the planes arrive, marches as
+  // running sums (march_sums): only the newest plane in registers (no register of an older plane), a sum per output
+  // plane; the plan says so. Anything else keeps every live plane, and the plan says what stopped it.
+  auto plan_of = [](const ir::Function& f) {
+    const cu::Program p = cu::emit_program(offloaded(f), tiled());
+    const cu::GpuKernel* k = stencil_of(p);
+    EXPECT_NE(k, nullptr) << p.kernels;
+    return std::make_pair(k ? k->plan : std::string(), p.kernels);
+  };
+  struct Case {
+    std::string name;
+    ir::Function f;
+    const char* why;  ///< nullptr: running sums
+  };
+  std::vector<Case> cases;
+  for (const BorderCase& b : borders()) cases.push_back({std::string("cube_") + b.name, stencil_kernel<3>(std::string("cube_") + b.name, 27, b.opts), nullptr});
+  cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3), nullptr});
+  // As pranges the sum is a scalar's let and assignments, forwarded into the store's value.
+  cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3), nullptr});
+  cases.push_back({"clamped27", clamped_kernel(3, 27), nullptr});
+  cases.push_back({"stencil27", rows::lower_for_cuda("stencil27", suite::kiln_kernels::stencil27, {"out", "in"}, 3), nullptr});
+  // star7's first term reads plane z and its second planes z - 1, z and z + 1; the wide star alternates planes.
+  cases.push_back({"star7", rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3), "reads 3 planes"});
+  cases.push_back({"wide", wide_star_kernel("wide", kiln::border(Border::nearest)), "not ordered by plane"});
+  cases.push_back({"two_inputs", two_input_kernel("two_inputs", kiln::border(Border::nearest)), "more than one window"});
+  cases.push_back({"down27", down_cube_kernel("down27"), "not ordered by plane"});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto [plan, kernels] = plan_of(c.f);
+    if (c.why) {
+      EXPECT_NE(plan.find("no running sums: "), std::string::npos) << plan;
+      EXPECT_NE(plan.find(c.why), std::string::npos) << plan;
+      EXPECT_EQ(kernels.find("kiln_s0_0_0"), std::string::npos) << kernels;
+      continue;
+    }
+    EXPECT_NE(plan.find("running sums: the store's value is a left fold of"), std::string::npos) << plan;
+    EXPECT_NE(kernels.find("kiln_s0_0_0 = "), std::string::npos) << kernels;
+    EXPECT_EQ(kernels.find("_p0_0"), std::string::npos) << kernels;  // plane z - 1's registers
+    EXPECT_NE(kernels.find("_p2_0"), std::string::npos) << kernels;  // the newest plane's
+    EXPECT_LE(estimate(plan), 128) << plan;
+  }
+  // The float cube's registers leave room for twice the rows (8), within the cap and without spill words.
+  EXPECT_NE(plan_of(cases[1].f).first.find("rows doubled from 4"), std::string::npos);
 }
 
 TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {

@@ -36,6 +36,7 @@ struct StencilSettings {
   /// them: each row past the first saves loads of every plane (a window of V + 2 rows for V outputs). A
   /// hand-written 7-point float walk reached 79 % of the copy ceiling with 8 rows against 63 % with 4, but kiln's
   /// kernels ran faster at 4 on all four marching rows of the H100 (star7 0.760 ms against 0.912; plan_march).
+  /// A running-sums plan (march_sums: one plane in registers) doubles them while its estimate fits the cap.
   int march_rows = 4;
   int march_registers = 0;
   int march_prefetch = 1;

@@ -170,6 +170,9 @@ std::string Emitter::constant(const ir::ConstExpr& c) const {
 }
 
 std::string Emitter::expr(const ir::Expr& e) {
+  // A running-sums fold (emit_march.cpp): the part of it already summed is a register.
+  if (!march_sum_names_.empty())
+    if (const auto it = march_sum_names_.find(e.get()); it != march_sum_names_.end()) return it->second;
   // Between a let and the next statement that is not a let nothing is stored or assigned, so an equal
   // expression has the let's value (loads included).
   if (!lets_.empty())

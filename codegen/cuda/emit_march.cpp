@@ -14,8 +14,11 @@
 // are in flight during the body, which a kernel holding two blocks per SM needs to keep the memory busy.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
+#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
@@ -81,7 +84,111 @@ MarchKept march_kept(const StencilPlan& plan, int g) {
   // A value read at plane p arrives as the newest plane and moves down to p: every plane above holds it too.
   for (std::size_t p = 1; p < kept.size(); ++p)
     for (std::size_t wi = 0; wi < windows.size(); ++wi) kept[p][wi].insert(kept[p - 1][wi].begin(), kept[p - 1][wi].end());
+  // Running sums read every plane's terms from the newest plane: no older plane is kept.
+  if (plan.sums)
+    for (std::size_t p = 0; p + 1 < kept.size(); ++p)
+      for (auto& cs : kept[p]) cs.clear();
   return kept;
+}
+
+std::optional<StencilPlan::Sums> march_sums(const StencilPlan& plan, const ir::ParforStmt& p, const ir::Stmt& body, std::string* why) {
+  auto no = [&](const std::string& r) -> std::optional<StencilPlan::Sums> {
+    *why = "no running sums: " + r;
+    return std::nullopt;
+  };
+  if (plan.groups.size() != 1 || !plan.groups[0].marching) return no("the body reads more than one window");
+  std::vector<ir::Stmt> flat;
+  flatten_blocks(body, flat);
+  if (flat.empty() || flat.back()->kind != ir::StmtKind::Store) return no("the body does not end in a store");
+  // A scalar the body sums in statements (a prange's `Float s = 0; s = s + ...;` traces as a let and assignments)
+  // is forwarded into the store's value: the same operations in the same order, as one expression whose unchanged
+  // parts (the terms and their loads) are the body's own nodes.
+  ir::Replacements value;
+  for (std::size_t k = 0; k + 1 < flat.size(); ++k) {
+    if (const auto* l = ir::dyn<ir::LetStmt>(flat[k])) {
+      value[l->var.get()] = ir::substitute(l->init, value);
+    } else if (const auto* a = ir::dyn<ir::AssignStmt>(flat[k]); a && value.count(a->var.get())) {
+      value[a->var.get()] = ir::substitute(a->value, value);
+    } else {
+      return no("the body holds statements other than a store and the scalars it sums");
+    }
+  }
+  const auto& final_store = flat.back()->as<ir::StoreStmt>();
+  std::vector<ir::Expr> at;
+  for (const ir::Expr& i : final_store.indices) at.push_back(ir::substitute(i, value));
+  const ir::Stmt store = flat.size() == 1 ? flat.back() : std::make_shared<ir::StoreStmt>(final_store.array, at, ir::substitute(final_store.value, value));
+  flat = {store};
+  // The planned loads an expression reads (their planes), and whether it reads anything else that varies along
+  // the walk or between copies: another load, the parfor's indices.
+  struct Reads : ir::IRVisitor {
+    const StencilPlan& plan;
+    const ir::ParforStmt& p;
+    std::set<std::int64_t> planes;
+    bool other = false;
+    Reads(const StencilPlan& sp, const ir::ParforStmt& pf) : plan(sp), p(pf) {}
+    void visit(const ir::LoadExpr& l) override {
+      if (const auto it = plan.loads.find(&l); it != plan.loads.end()) {
+        planes.insert(it->second.dz);
+        return;
+      }
+      other = true;
+    }
+    void visit(const ir::VarRefExpr& r) override {
+      for (const ir::Var& i : p.indices) other = other || r.var.get() == i.get();
+    }
+  };
+  auto reads = [&](const ir::Expr& e) {
+    Reads r(plan, p);
+    r.walk(e);
+    return r;
+  };
+  for (const ir::Expr& i : flat[0]->as<ir::StoreStmt>().indices)
+    if (!reads(i).planes.empty()) return no("the store's indices read the window");
+  // From the store's value down to the fold: through operations whose other operands read no window.
+  ir::Expr e = flat[0]->as<ir::StoreStmt>().value;
+  auto is_step = [](const ir::Expr& x) {
+    const auto* b = ir::dyn<ir::BinaryExpr>(x);
+    return b && (b->op == ir::BinaryOp::Add || b->op == ir::BinaryOp::Sub) && b->a->type == b->type;
+  };
+  while (!is_step(e)) {
+    if (const auto* u = ir::dyn<ir::UnaryExpr>(e)) {
+      e = u->a;
+    } else if (const auto* b = ir::dyn<ir::BinaryExpr>(e)) {
+      const bool a = !reads(b->a).planes.empty(), c = !reads(b->b).planes.empty();
+      if (a == c) return no("the stored value is not a fold of the window's terms");
+      e = a ? b->a : b->b;
+    } else {
+      return no("the stored value is not a fold of the window's terms");
+    }
+  }
+  StencilPlan::Sums sums;
+  sums.store = store;
+  sums.root = e.get();
+  sums.type = e->type;
+  for (ir::Expr x = e; is_step(x); x = ir::dyn<ir::BinaryExpr>(x)->a) sums.spine.push_back(x);
+  sums.spine.push_back(ir::dyn<ir::BinaryExpr>(sums.spine.back())->a);  // the first term
+  std::reverse(sums.spine.begin(), sums.spine.end());
+  // Each term reads one plane (or none: it joins its neighbours'), and the planes arrive in the fold's order.
+  std::optional<std::int64_t> last;
+  std::size_t leading = 0;  // terms before the first that reads a plane
+  for (std::size_t k = 0; k < sums.spine.size(); ++k) {
+    const Reads r = reads(k ? ir::dyn<ir::BinaryExpr>(sums.spine[k])->b : sums.spine[k]);
+    if (r.other) return no("term " + std::to_string(k) + " of the fold reads an index or another array");
+    if (r.planes.size() > 1) return no("term " + std::to_string(k) + " of the fold reads " + std::to_string(r.planes.size()) + " planes");
+    if (r.planes.empty()) {
+      if (!last) ++leading;
+      sums.dz.push_back(last.value_or(0));
+      continue;
+    }
+    if (last && *r.planes.begin() < *last) return no("the fold's terms are not ordered by plane (term " + std::to_string(k) + " reads an earlier plane)");
+    last = *r.planes.begin();
+    sums.dz.push_back(*last);
+    if (leading) std::fill(sums.dz.begin(), sums.dz.begin() + static_cast<std::ptrdiff_t>(leading), *last), leading = 0;
+  }
+  *why = fmt::format("running sums: the store's value is a left fold of {} terms ordered by plane, so each step adds the newest plane's "
+                     "terms to the sums of the {} outputs that read it, in the fold's order, and keeps only that plane",
+                     sums.spine.size(), plan.groups[0].planes());
+  return sums;
 }
 
 MarchRegisters march_registers(const StencilPlan& plan, int ahead) {
@@ -99,6 +206,7 @@ MarchRegisters march_registers(const StencilPlan& plan, int ahead) {
     }
     for (const auto& plane : march_kept(plan, static_cast<int>(g)))
       for (const auto& cs : plane) r.values += static_cast<std::int64_t>(cs.size()) * U * w;
+    if (plan.sums) r.values += G.planes() * plan.rows * U * words(plan.sums->type);  // a sum per output plane being added to
     // Each window row's offset (64 bits) and test stay across the walk; its newest loads, one set per plane
     // in flight.
     r.fixed += kMarchRowRegisters * static_cast<std::int64_t>(windows.size());
@@ -161,6 +269,43 @@ void Emitter::march_declare(int g) {
         line(T + " " + regs + ";");
       }
   }
+  if (!stencil_->sums) return;
+  for (int j = 0; j < G.planes(); ++j) {
+    std::string regs;
+    for (int vv = 0; vv < stencil_->rows; ++vv)
+      for (int u = 0; u < U; ++u) regs += std::string(regs.empty() ? "" : ", ") + march_sum_reg(j, vv, u) + " = 0";  // set before the chunk's first output reads it
+    line(std::string(type_name(stencil_->sums->type)) + " " + regs + ";  // the sums of the outputs " + std::to_string(j) + " plane(s) on");
+  }
+}
+
+std::string Emitter::march_sum_reg(int j, int v, int u) const {
+  return "kiln_s" + std::to_string(j) + "_" + std::to_string(v) + "_" + std::to_string(u);
+}
+
+void Emitter::march_sums_add(int first_j) {
+  const StencilPlan& sp = *stencil_;
+  const StencilPlan::Sums& S = *sp.sums;
+  const StencilPlan::Group& G = sp.groups.front();
+  lets_.emplace_back();
+  for (int j = first_j; j < G.planes(); ++j) {
+    const std::int64_t dz = G.zhi - j;
+    for (int v = 0; v < sp.rows; ++v)
+      for (int u = 0; u < sp.columns; ++u) {
+        stencil_v_ = v, stencil_u_ = u;
+        const std::string r = march_sum_reg(j, v, u);
+        for (std::size_t k = 0; k < S.spine.size(); ++k) {
+          if (S.dz[k] != dz) continue;
+          if (k == 0) {
+            line(r + " = " + expr(S.spine[0]) + ";");
+            continue;
+          }
+          march_sum_names_ = {{S.spine[k - 1].get(), r}};
+          line(r + " = " + expr(S.spine[k]) + ";");
+        }
+      }
+  }
+  march_sum_names_.clear();
+  lets_.pop_back();
 }
 
 void Emitter::march_load(int g, const std::string& z, int b) {
@@ -239,6 +384,10 @@ void Emitter::march_shift(int g) {
     for (std::size_t wi = 0; wi < windows.size(); ++wi)
       for (std::int64_t c : kept[static_cast<std::size_t>(p)][wi])
         for (int u = 0; u < sp.columns; ++u) line(plane_reg(g, wi, p, windows[wi], c, u) + " = " + plane_reg(g, wi, p + 1, windows[wi], c, u) + ";");
+  if (sp.sums)
+    for (int j = 0; j + 1 < G.planes(); ++j)
+      for (int v = 0; v < sp.rows; ++v)
+        for (int u = 0; u < sp.columns; ++u) line(march_sum_reg(j, v, u) + " = " + march_sum_reg(j + 1, v, u) + ";");
 }
 
 void Emitter::march_step(const std::string& z, int b, const std::string& ahead) {
@@ -264,6 +413,10 @@ void Emitter::march_step(const std::string& z, int b, const std::string& ahead) 
   for (int g : marching) march_neighbours(g, sp.groups[static_cast<std::size_t>(g)].planes() - 1);
   for (int g : others) stencil_window(g);
   if (!others.empty()) line("__syncwarp();");
+  if (sp.sums) {
+    line("// the newest plane's terms added to the sums of the outputs that read it; the step's output is finished");
+    march_sums_add(0);
+  }
   stencil_bodies();
   line("__syncwarp();  // the tiles are written again by the next step");
   line("// each plane moves one down");
@@ -368,7 +521,7 @@ void Emitter::march_copies(const std::string& bits) {
       x = x || r.var.get() == e.p_.indices[2].get();
     }
   } reads(*this);
-  reads.walk(split ? sp.interior : p_.body);
+  reads.walk(sp.sums ? sp.sums->store : split ? sp.interior : p_.body);
   for (int v = 0; v < V; ++v)
     for (int u = 0; u < U; ++u) {
       const std::string b = std::to_string(v * U + u);
@@ -384,7 +537,9 @@ void Emitter::march_copies(const std::string& bits) {
         for (const ir::Expr& t : tests)
           if (const TestIndices ti = test_indices(t, p_); ti.z && (ti.y || ti.x)) test += " && " + expr(t);
       }
+      if (sp.sums) march_sum_names_ = {{sp.sums->root, march_sum_reg(0, v, u)}};
       stencil_copy(v, u, test, bits, !after);
+      march_sum_names_.clear();
       --depth_;
       line("}");
     }
@@ -402,7 +557,7 @@ void Emitter::march_out_rows() {
       ir::IRVisitor::visit(s);
     }
   } stores;
-  stores.walk(stencil_->tests.empty() ? p_.body : stencil_->interior);
+  stores.walk(stencil_->sums ? stencil_->sums->store : stencil_->tests.empty() ? p_.body : stencil_->interior);
   int k = 0;
   for (const ir::StoreStmt* s : stores.all) {
     const ir::VarNode* a = s->array.get();
@@ -462,12 +617,19 @@ void Emitter::march_loops() {
   for (int g : marching) {
     const StencilPlan::Group& G = sp.groups[static_cast<std::size_t>(g)];
     for (int p = 0; p + 1 < G.planes(); ++p) {
+      // Running sums keep the newest plane only: each plane below the first step's adds its terms to the sums of
+      // the chunk's outputs that read it.
+      const int kept = sp.sums ? G.planes() - 1 : p;
       march_load(g, march_plane("kiln_zbeg", G.zlo + p), 0);
-      march_store(g, p, 0);
-      if (!exchanges(g)) continue;
-      line("__syncwarp();");
-      march_neighbours(g, p);
-      line("__syncwarp();  // the tile is written again by the next plane");
+      march_store(g, kept, 0);
+      if (exchanges(g)) {
+        line("__syncwarp();");
+        march_neighbours(g, kept);
+        line("__syncwarp();  // the tile is written again by the next plane");
+      }
+      if (!sp.sums) continue;
+      march_sums_add(G.planes() - 1 - p);
+      march_shift(g);
     }
   }
   // The first steps' newest planes, one buffer each.

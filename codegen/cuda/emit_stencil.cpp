@@ -83,7 +83,10 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 /// The bytes a marching step's loads must have in flight on an SM to cover the memory's latency (Little's law: on
 /// the H100 about 3.3 TB/s x 0.8 us / 132 SMs); below it the next plane is loaded while a step computes
 /// (plan_march).
-constexpr std::int64_t kMarchBytesInFlight = 20 * 1024;
+/// 24 KiB: the 27-point float stencil as running sums at 8 rows (20 KiB a step) without the prefetch left the
+/// memory idle (ncu on the H100: DRAM 29 %, SM 39 %, 1.18 ms), while the double stencils at 4 rows (24 KiB) ran
+/// faster without it (below).
+constexpr std::int64_t kMarchBytesInFlight = 24 * 1024;
 /// The words of a marching thread's estimate that may pass the launch bounds' register cap (plan_march).
 constexpr int kMarchSpillWords = 24;
 
@@ -246,7 +249,7 @@ void Emitter::plan_stencil() {
   }
   plan.halo = plan.march ? halo() : kTileHalo;
   // One bit per body copy records the border elements of a strip.
-  if (!plan.tests.empty() && plan.rows * plan.columns > 64) plan.tests.clear(), plan.interior = plan.border = nullptr;
+  if (!plan.tests.empty() && plan.rows * plan.columns > 64) plan.tests.clear(), plan.interior = plan.border = nullptr, plan.sums.reset();
   for (const auto& G : plan.groups) guarded_arrays_.insert(G.array);
   k_.stencil_columns = plan.columns;
   k_.stencil_rows = plan.rows;
@@ -273,6 +276,8 @@ void Emitter::plan_march(StencilPlan& plan) const {
   // (24 KiB) without it (stencil27-clamp 1.882 against 2.294, heat-3d 4.112 against 4.139), and at 2 rows (16 KiB)
   // stencil27-clamp with it (1.907 against 2.106).
   const StencilSettings& st = opts_.stencil;
+  std::string sums_why;
+  plan.sums = march_sums(plan, p_, plan.tests.empty() ? p_.body : plan.interior, &sums_why);
   const int cap = march_register_cap(st.march_min_blocks);
   // Rounds are cut until the estimate fits the cap. Rows may keep a few words over it, spilled to the stack (L1):
   // that costs less than half the rows, which load every plane's window rows again. The f64 27-point suite stencil
@@ -283,6 +288,9 @@ void Emitter::plan_march(StencilPlan& plan) const {
   const int budget = st.march_registers > 0 ? st.march_registers : cap + kMarchSpillWords;
   for (const StencilPlan::Group& G : plan.groups)
     if (G.vertical && G.offsets.size() >= 2) plan.rows = st.march_rows;  // the stencil reaches across rows
+  // Running sums spend what they free on rows (below), which save window rows of every plane; a round saves only
+  // the strip's edge lanes: one round.
+  if (plan.sums && plan.rows > 1) plan.columns = 1;
   const int rows = plan.rows, columns = plan.columns;
   const std::int64_t threads = 32LL * kStencilTileWarps * st.march_min_blocks;
   auto step_bytes = [&] {  // what one step's loads of the newest planes put in flight on an SM
@@ -310,8 +318,26 @@ void Emitter::plan_march(StencilPlan& plan) const {
       break;
     }
   }
+  // Running sums keep one plane where the plain walk keeps every live plane: the registers that frees hold more
+  // rows (fewer window rows loaded per output, (rows + 2) / rows for a radius of 1), doubled while the form still
+  // fits the cap without spilling. The 27-point float stencil by hand (bench/gpu/stencil3d_forms.cu, H100): 8 rows
+  // 0.510 ms against 0.558 at 4.
+  bool doubled = false;
+  if (plan.sums && st.march_registers == 0 && plan.rows == rows && rows > 1)
+    while (2 * plan.rows <= 16) {
+      const int r0 = plan.rows, a0 = plan.ahead;
+      plan.rows = 2 * r0;
+      plan.ahead = ahead();
+      if (fits(fitted)) {
+        doubled = true;
+        continue;
+      }
+      plan.rows = r0, plan.ahead = a0;
+      break;
+    }
   const MarchRegisters r = march_registers(plan, plan.ahead);
-  plan.why = fmt::format("about {} registers a thread ({} window values of the live planes, {} of the planes loaded ahead, {} for the walk) "
+  plan.why = sums_why + "; " + (doubled ? fmt::format("rows doubled from {} while the sums' form fits {} registers; ", rows, fitted) : std::string()) +
+             fmt::format("about {} registers a thread ({} window values of the live planes, {} of the planes loaded ahead, {} for the walk) "
                          "of the {} that {}: {} row(s), {} round(s), {} plane(s) loaded ahead",
                          r.total(), r.values, r.ahead, r.fixed, budget,
                          st.march_registers > 0 ? std::string("KILN_CUDA_MARCH_REGISTERS allows")
@@ -321,7 +347,7 @@ void Emitter::plan_march(StencilPlan& plan) const {
   plan.why += fmt::format("; a step's loads put {} bytes in flight on an SM ({} threads), {} the {} under which the next plane is loaded "
                           "while a step computes",
                           step_bytes(), threads, step_bytes() < kMarchBytesInFlight ? "under" : "not under", kMarchBytesInFlight);
-  if (plan.rows != rows || plan.columns != columns || plan.ahead != ahead())
+  if (!doubled && (plan.rows != rows || plan.columns != columns || plan.ahead != ahead()))
     plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, ahead() ? st.march_prefetch : 0);
   if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
 }
@@ -329,7 +355,8 @@ void Emitter::plan_march(StencilPlan& plan) const {
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
   const StencilPlan::Group& G = stencil_->groups[static_cast<std::size_t>(use.group)];
   const std::int64_t r = G.vertical ? stencil_v_ + use.d : 0;
-  return stencil_values_.at({use.group, use.dz, r, stencil_u_, use.c});
+  // Running sums read each plane's terms as it arrives: from the newest plane's registers.
+  return stencil_values_.at({use.group, stencil_->sums ? G.zhi : use.dz, r, stencil_u_, use.c});
 }
 
 void Emitter::stencil_window(int g) {
@@ -494,12 +521,14 @@ void Emitter::stencil_copy(int v, int u, const std::string& test, const std::str
   stencil_v_ = v;
   stencil_u_ = u;
   lets_.emplace_back();
+  // With running sums (emit_march.cpp) a copy runs the store alone: the sums hold its value's fold.
+  const ir::Stmt& interior = sp.sums ? sp.sums->store : sp.interior;
   if (test == "true") {
-    stmt(sp.interior);
+    stmt(interior);
   } else if (!test.empty()) {
     line("if (" + test + ") {");
     ++depth_;
-    stmt(sp.interior);
+    stmt(interior);
     --depth_;
     if (record) {
       line("} else {");
@@ -507,7 +536,7 @@ void Emitter::stencil_copy(int v, int u, const std::string& test, const std::str
     }
     line("}");
   } else {
-    stmt(p_.body);
+    stmt(sp.sums ? sp.sums->store : p_.body);
   }
   lets_.pop_back();
 }

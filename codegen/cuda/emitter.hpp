@@ -64,6 +64,18 @@ struct StencilPlan {
   };
   std::vector<Group> groups;
   std::unordered_map<const ir::ExprNode*, Use> loads;
+  /// Running sums (march_sums, emit_march.cpp): the store's value holds a left fold of + and - whose terms each
+  /// read one plane of the one marching window, in the order the planes arrive along the walk. Each step then
+  /// adds the newest plane's terms to the sums of the outputs that read it (as their plane dz), in the fold's
+  /// order, and keeps only the newest plane in registers.
+  struct Sums {
+    ir::Stmt store;  ///< what each copy runs: the body's store, its value with the scalars the body sums forwarded
+    const ir::ExprNode* root = nullptr;  ///< the fold: the store's value reads it, replaced by the finished sum
+    std::vector<ir::Expr> spine;  ///< spine[0] the fold's first term, spine[k] = spine[k - 1] +/- term k
+    std::vector<std::int64_t> dz;  ///< the plane each spine[k]'s term reads
+    DType type = DType::F32;
+  };
+  std::optional<Sums> sums;
   int rows = 1, columns = 4;
   StencilMode mode = StencilMode::Shuffle;
   bool march = false;  ///< some group marches (rank 3, shared tiles)
@@ -97,6 +109,9 @@ std::vector<WindowRow> window_rows(const StencilPlan& plan, int g);
 /// A marching group's registers: [plane][window row] -> the column offsets held (emit_march.cpp).
 using MarchKept = std::vector<std::vector<std::set<std::int64_t>>>;
 MarchKept march_kept(const StencilPlan& plan, int g);
+/// A marching plan's running sums, where the body is one store whose value holds a left fold of terms ordered by
+/// plane (StencilPlan::Sums); otherwise nothing, and `why` says what stops it.
+std::optional<StencilPlan::Sums> march_sums(const StencilPlan& plan, const ir::ParforStmt& p, const ir::Stmt& body, std::string* why);
 /// The 32-bit registers a thread of a marching plan holds while a step computes (emit_march.cpp): every live
 /// plane's kept values, the newest planes' loads in flight (one set per plane loaded ahead; none without the
 /// prefetch, whose step loads its plane before the older ones move down), and what the walk keeps besides
@@ -327,8 +342,13 @@ class Emitter {
   void march_store(int g, int p, int b);
   /// Reads plane p's neighbours that its registers keep from the tile (after the __syncwarp).
   void march_neighbours(int g, int p);
-  /// After a step: every plane's registers move one plane down.
+  /// After a step: every plane's registers move one plane down (with running sums: each sum one output down).
   void march_shift(int g);
+  /// Running sums: sum j of copy (v, u), the output j planes after the step's.
+  std::string march_sum_reg(int j, int v, int u) const;
+  /// Running sums: the newest plane's terms added to sums first_j .. planes - 1 of every copy (sum j takes the
+  /// terms of plane zhi - j; the last one starts).
+  void march_sums_add(int first_j);
   /// One step of the walk at plane `z` (a C expression), its newest plane in buffer b.
   void march_step(const std::string& z, int b, const std::string& ahead);
   /// The first index of plane z + dz.
@@ -423,6 +443,8 @@ class Emitter {
   std::string private_note_;                ///< why others may not (for the plan)
   /// Marching groups: [plane][window row] -> the column offsets its registers keep across steps.
   std::map<int, MarchKept> march_kept_;
+  /// Spine nodes of a running-sums fold read as a register while a sum's update or the finished store is emitted.
+  std::unordered_map<const ir::ExprNode*, std::string> march_sum_names_;
   /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> deferred_;
   bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
