@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
   const double hand_host[3] = {median(rows[0].host), median(rows[2].host), median(rows[4].host)};
   const double hand_wall[3] = {median(rows[0].wall), median(rows[2].wall), median(rows[4].wall)};
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::size_t pair = i < 6 ? i / 2 : 0;  // each kiln row against the hand row before it; the last against the bare launch
+    // Each kiln row against the hand row before it; the last row (a hand one) against the bare launch.
+    const std::size_t pair = i < 6 ? i / 2 : 0;
     std::printf("%-20s %10.3f %10.3f %12.3f %12.3f %12.2f\n", rows[i].name, median(rows[i].host), median(rows[i].wall),
                 median(rows[i].host) / hand_host[pair], median(rows[i].wall) / hand_wall[pair],
                 static_cast<double>(rows[i].allocations) / (static_cast<double>(reps) * calls));
