@@ -97,16 +97,22 @@ struct Variant {
   }
 };
 
+}  // namespace
+
 /// What the typed path runs a repeated call by (KernelCore::call_typed): one launch plan of one variant, run
 /// directly for as long as the arguments match it. Immutable; the kernel keeps it (and the variant, and the plan
-/// its code owns) until it goes.
+/// its code owns) until it goes. Laid out in the order a call reads it.
 struct TypedBinding {
+  const KernelCore* core = nullptr;  ///< whose it is: a caller's kept binding is run by its own kernel only
+  std::uint32_t options = 0;         ///< the variant's options id
+  std::uint32_t written = 0;         ///< the variant's written parameters
   codegen::cuda::PlanHandle plan;
-  const Variant* variant = nullptr;
-  std::uint32_t options = 0;  ///< the variant's options id
-  std::uint32_t written = 0;  ///< the variant's written parameters
   int result_rank = 0;
+  const Variant* variant = nullptr;
+  std::atomic<const Variant*>* last = nullptr;  ///< the kernel's latest variant (Impl::last), kept as any call keeps it
 };
+
+namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -203,7 +209,8 @@ struct KernelCore::Impl {
 
   /// Makes `ran`, a plan of `v`, the one the next typed call tries first (no more than kBindings pairs: past
   /// them a call takes the plan's lookup every time).
-  void bind(const Variant& v, const codegen::cuda::PlanHandle& ran) {
+  /// Returns the pair's binding, or null when there was no room for it.
+  const TypedBinding* bind(const KernelCore& core, const Variant& v, const codegen::cuda::PlanHandle& ran) {
     const auto find_bound = [&](std::size_t n) -> const TypedBinding* {
       for (std::size_t i = 0; i < n; ++i) {
         const TypedBinding* b = bindings[i].load(std::memory_order_relaxed);
@@ -217,14 +224,16 @@ struct KernelCore::Impl {
       const std::size_t n = nbindings.load(std::memory_order_relaxed);
       b = find_bound(n);
       if (!b) {
-        if (n == kBindings) return;
-        owned.push_back(std::make_unique<TypedBinding>(TypedBinding{ran, &v, v.key.options, v.written, v.result_rank}));
+        if (n == kBindings) return nullptr;
+        owned.push_back(std::make_unique<TypedBinding>(
+            TypedBinding{&core, v.key.options, v.written, ran, v.result_rank, &v, &last}));
         b = owned.back().get();
         bindings[n].store(b, std::memory_order_relaxed);
         nbindings.store(n + 1, std::memory_order_release);
       }
     }
     if (bound.load(std::memory_order_relaxed) != b) bound.store(b, std::memory_order_release);
+    return b;
   }
 
   // Calls whose overlapping array arguments were copied first (frontend/argument_overlap.hpp).
@@ -527,16 +536,24 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
 }
 
 int KernelCore::call_typed(int options_id, void** argv, std::size_t nargs, std::uint32_t read_only,
-                           const CallPlacement& placement, void* result) {
-  Impl& m = *impl_;
+                           const CallPlacement& placement, void* result, std::atomic<const TypedBinding*>& kept) {
   kiln::cuda::detail::StreamState& stream = *placement.stream.get();
-  // The plan the latest typed call ran, run directly: it compares what selects it and itself (the arguments'
-  // ranks, shapes, strides and device), the options and writability are compared here. Types and the argument
+  // A binding runs its plan directly: the plan compares what selects it and itself (the arguments' ranks, shapes,
+  // strides and device, overlaps), the kernel, options and writability are compared here. Types and the argument
   // count were compared by the C++ types.
-  if (const TypedBinding* b = m.bound.load(std::memory_order_acquire);
-      b && b->options == static_cast<std::uint32_t>(options_id) && !(b->written & read_only) &&
-      b->plan.run(b->plan.plan, argv, stream, result)) {
-    if (m.last.load(std::memory_order_relaxed) != b->variant) m.last.store(b->variant, std::memory_order_release);
+  const auto run = [&](const TypedBinding* b) {
+    if (!b || b->core != this || b->options != static_cast<std::uint32_t>(options_id) || (b->written & read_only) ||
+        !b->plan.run(b->plan.plan, argv, stream, result))
+      return false;
+    if (b->last->load(std::memory_order_relaxed) != b->variant) b->last->store(b->variant, std::memory_order_release);
+    return true;
+  };
+  // The caller's own binding first (no lookup: an AsyncKernel's latest plan), then the kernel's latest.
+  const TypedBinding* const mine = kept.load(std::memory_order_acquire);
+  if (run(mine)) return mine->result_rank;
+  Impl& m = *impl_;
+  if (const TypedBinding* b = m.bound.load(std::memory_order_acquire); b != mine && run(b)) {
+    kept.store(b, std::memory_order_release);
     return b->result_rank;
   }
   // Otherwise the plans of the variant the latest asynchronous call ran, any of which may match.
@@ -554,7 +571,7 @@ int KernelCore::call_typed(int options_id, void** argv, std::size_t nargs, std::
   argv[nargs] = &memory;
   if (!v->code.repeat(argv, result)) return -1;
   if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);
-  m.bind(*v, ran);
+  if (const TypedBinding* b = m.bind(*this, *v, ran)) kept.store(b, std::memory_order_release);
   return v->result_rank;
 }
 

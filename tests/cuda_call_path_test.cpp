@@ -758,4 +758,47 @@ TEST_F(CallPath, AGraphKeepsTheArraysOfTypedCalls) {
   EXPECT_EQ(fake.calls("cuMemFree"), 1u);
 }
 
+TEST_F(CallPath, EachAsyncKernelKeepsThePlanItsLatestCallRan) {
+  // Two objects of one kernel, called in turn with arrays of two sizes: each keeps its own plan (no lookup), and
+  // every call after the two that recorded the plans is the typed path's launch with that call's own arrays.
+  auto k = scale_into("typed7_scale_into");
+  kiln::cuda::Stream s;
+  kiln::DeviceArray<float> x({1000}, s), y({1000}, s), bx({4000}, s), by({4000}, s);
+  const auto small = k.async(s);
+  const auto large = k.async(s);
+  small(x, y, 2.0f);
+  large(bx, by, 2.0f);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 0) << k.diagnostics();
+  const auto launched = [&](auto&& call, const auto& in, auto& out, float a) {  // `out` written: not const
+    fake.reset();
+    fake.capture_params(5);
+    call(in, out, a);
+    const std::vector<unsigned long long> p = fake.last_params(5);
+    fake.capture_params(0);
+    EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &a, sizeof a);
+    for (unsigned long long v : {address(in.data()), address(out.data()), static_cast<std::uint64_t>(bits)})
+      EXPECT_NE(std::find(p.begin(), p.end(), v), p.end()) << "a parameter of this call is missing";
+    return fake.last().grid[0];
+  };
+  for (int round = 0; round < 3; ++round) {
+    const unsigned g_small = launched(small, x, y, 3.0f + static_cast<float>(round));
+    const unsigned g_large = launched(large, bx, by, 5.0f + static_cast<float>(round));
+    EXPECT_LT(g_small, g_large) << "each call ran its own size's plan";
+  }
+  EXPECT_EQ(typed_runs(k.diagnostics()), 6) << k.diagnostics();
+  // A copy keeps its plan; assigned another kernel's object (the same C++ type), it runs that kernel's plans only.
+  auto other = scale_into("typed8_scale_into");
+  auto c = small;
+  c(x, y, 2.0f);
+  EXPECT_EQ(typed_runs(k.diagnostics()), 7) << k.diagnostics();
+  c = other.async(s);
+  c(x, y, 2.0f);  // the other kernel's first call: compiled, its plan recorded
+  c(x, y, 2.0f);
+  EXPECT_EQ(typed_runs(other.diagnostics()), 1) << other.diagnostics();
+  EXPECT_EQ(typed_runs(k.diagnostics()), 7) << k.diagnostics();
+  s.synchronize();
+}
+
 }  // namespace

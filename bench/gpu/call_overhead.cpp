@@ -10,6 +10,8 @@
 //   kiln async new       kernel.async(stream)(x, a) returning a new DeviceArray, the previous one dropped
 //   hand launch+sync     the hand launch followed by cuStreamSynchronize
 //   kiln sync            the synchronous call kernel(x, y, a) on DeviceArrays (it waits for its kernel)
+//   hand ctx+launch      cuCtxGetCurrent, then the hand launch (what kiln's launch asks the driver besides it),
+//                        against the hand launch row
 // With KILN_CUDA_DRIVER naming a stand-in driver that runs nothing (tests/fake_cuda_driver.cpp), the host
 // columns measure kiln's own work per call against the bare driver call, on any machine. The last column
 // counts the C++ heap allocations per call (this program replaces operator new to count them). Under
@@ -141,6 +143,13 @@ int main(int argc, char** argv) {
                     gpu::check(d.cuStreamSynchronize(cs), "cuStreamSynchronize");
                   }, {}, {}});
   rows.push_back({"kiln sync", [&] { scale_into(x, y, a); }, {}, {}});
+  // What kiln's launch does besides the hand one: ask which context is current (a launch plan binds its
+  // device's context when it is not). Against the hand launch row: the driver's share of kiln's cost.
+  rows.push_back({"hand ctx+launch", [&] {
+                    CUcontext cur = nullptr;
+                    gpu::check(d.cuCtxGetCurrent(&cur), "cuCtxGetCurrent");
+                    hand_launch(py);
+                  }, {}, {}});
 
   // Warm: compile, load, fill the pool; and check that kiln and the hand kernel agree (on a real GPU).
   for (Row& r : rows) r.call();
@@ -176,7 +185,8 @@ int main(int argc, char** argv) {
   const double hand_host[3] = {median(rows[0].host), median(rows[2].host), median(rows[4].host)};
   const double hand_wall[3] = {median(rows[0].wall), median(rows[2].wall), median(rows[4].wall)};
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::size_t pair = i / 2;  // each kiln row against the hand row before it
+    // Each kiln row against the hand row before it; the last row (a hand one) against the bare launch.
+    const std::size_t pair = i < 6 ? i / 2 : 0;
     std::printf("%-20s %10.3f %10.3f %12.3f %12.3f %12.2f\n", rows[i].name, median(rows[i].host), median(rows[i].wall),
                 median(rows[i].host) / hand_host[pair], median(rows[i].wall) / hand_wall[pair],
                 static_cast<double>(rows[i].allocations) / (static_cast<double>(reps) * calls));

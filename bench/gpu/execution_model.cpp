@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // kiln-bench-gpu-async: what kiln's CUDA execution model costs against hand-written CUDA on one stream, in one
-// process, interleaved (each round in another order), medians of --reps rounds; the hand pipeline is timed twice
+// process, interleaved (each round in a shuffled order), medians of --reps rounds; the hand pipeline is timed twice
 // a round, and "hand A/A" (its second timing over its first) is the band the ratios vary by with nothing changed:
 //  - pipeline: ten kernels (five array expressions, each twice) on device-resident data. kiln: each call is
 //    kernel.async(stream) and returns a new DeviceArray from the stream-ordered pool; hand: the same five
@@ -17,6 +17,8 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <numeric>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
   kiln::cuda::Stream s;
   const auto cs = static_cast<CUstream>(s.handle());
   const kiln::Options on_gpu = kiln::Options().on(kiln::Target::cuda);
+  std::mt19937 rng(18);  // the rows' order in each round: the same sequence in every process
 
   auto affine = kiln::jit("affine", [](kiln::Array<float> x, kiln::Float a, kiln::Float b) { return x * a + b; }, on_gpu);
   auto square = kiln::jit("square", [](kiln::Array<float> x) { return x * x; }, on_gpu);
@@ -205,8 +208,9 @@ int main(int argc, char** argv) {
     const std::uint64_t transfers0 = kiln::cuda::memory_stats().host_transfers;
     hand_alloc_pipeline();
     // Five rows a round, the hand pipeline twice (its second row against its first is the A/A band: what the
-    // ratios vary by when nothing differs), each round starting one row later so that no row always follows
-    // the same one.
+    // ratios vary by when nothing differs), in a new order each round (a shuffle from a fixed seed): a row's
+    // time depends on the row before it (what that one left in the driver, the pool and the caches), and an
+    // order that only rotates keeps every row after the same one (the into row always after hand+alloc).
     std::vector<double> tk, th, ta, ti, th2;
     const std::array<std::pair<std::vector<double>*, std::function<void()>>, 5> rows = {{
         {&tk, [&] { kiln_pipeline(); }},
@@ -215,11 +219,12 @@ int main(int argc, char** argv) {
         {&ti, [&] { kiln_into_pipeline(); }},
         {&th2, hand_pipeline},
     }};
-    for (int r = 0; r < reps; ++r)
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        const auto& row = rows[(k + static_cast<std::size_t>(r)) % rows.size()];
-        row.first->push_back(wall_us(row.second));
-      }
+    std::array<std::size_t, 5> order{};
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    for (int r = 0; r < reps; ++r) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (const std::size_t k : order) rows[k].first->push_back(wall_us(rows[k].second));
+    }
     const kiln::cuda::MemoryStats m = kiln::cuda::memory_stats();
     std::printf("%-10lld %10.1f %10.1f %8.3f %14.1f %8.3f %16llu %14.1f %14.1f %8.3f %10.3f\n", n, median(tk), median(th),
                 median(tk) / median(th), median(ta), median(tk) / median(ta),
@@ -274,11 +279,13 @@ int main(int argc, char** argv) {
   kiln_graph();
   hand_plain();
   std::vector<double> ts, ta, tg, th;
+  const std::array<std::pair<std::vector<double>*, std::function<void()>>, 4> steps = {{
+      {&ts, kiln_sync}, {&ta, kiln_async}, {&tg, kiln_graph}, {&th, hand_plain}}};
+  std::array<std::size_t, 4> step_order{};
+  std::iota(step_order.begin(), step_order.end(), std::size_t{0});
   for (int r = 0; r < reps; ++r) {
-    ts.push_back(wall_us(kiln_sync) / kSteps);
-    ta.push_back(wall_us(kiln_async) / kSteps);
-    tg.push_back(wall_us(kiln_graph) / kSteps);
-    th.push_back(wall_us(hand_plain) / kSteps);
+    std::shuffle(step_order.begin(), step_order.end(), rng);  // as the pipeline's rows
+    for (const std::size_t k : step_order) steps[k].first->push_back(wall_us(steps[k].second) / kSteps);
   }
   const std::vector<double> want = hp.u.to_vector();
   const bool same = ks.u.to_vector() == want && ka.u.to_vector() == want && kg.u.to_vector() == want;

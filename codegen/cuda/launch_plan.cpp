@@ -258,24 +258,24 @@ void launch_all(const PlanEntry& e, void* const* args, const CUdeviceptr* alloc,
   // Planned kernels have no private-copy candidates (device_machine.cpp), so no element counts enter the record.
   static constexpr std::uint64_t kNoElements[kMaxPrivateArrays] = {};
   for (const PlanLaunch& l : e.launches) {
+    // The driver copies each parameter from where params[k] points when the launch is queued: a patched one
+    // points at this call's own value (its argument's descriptor's pointer, its scalar's slot, its allocation),
+    // the rest at the plan's recorded values.
     void* params[PlanLaunch::kMaxParams];
-    std::memcpy(params, l.params, l.nvalues * sizeof(void*));
-    std::uint64_t patched[PlanLaunch::kMaxPatches];
+    // Most kernels have at most 8 parameters: copied as one fixed block (a few vector moves, where a copy of a
+    // variable length is a string instruction with its start-up cost); the rest of the block is never read.
+    if (l.nvalues <= 8) std::memcpy(params, l.params, 8 * sizeof(void*));
+    else std::memcpy(params, l.params, l.nvalues * sizeof(void*));
     for (std::size_t i = 0; i < l.npatches; ++i) {
       const PlanLaunch::Patch& p = l.patches[i];
       switch (p.from.source) {
-        case PlanSource::ArgData: {
-          void* const data = static_cast<const ArrayDesc*>(args[p.from.index])->data;
-          std::memcpy(&patched[i], &data, sizeof data);
-          break;
-        }
-        case PlanSource::ArgScalar: std::memcpy(&patched[i], args[p.from.index], sizeof(ScalarSlot)); break;
-        case PlanSource::Allocation: patched[i] = alloc[p.from.index]; break;
-        default: patched[i] = l.values[p.param]; break;
+        case PlanSource::ArgData: params[p.param] = &static_cast<ArrayDesc*>(args[p.from.index])->data; break;
+        case PlanSource::ArgScalar: params[p.param] = args[p.from.index]; break;  // a ScalarSlot: its value first
+        case PlanSource::Allocation: params[p.param] = const_cast<CUdeviceptr*>(&alloc[p.from.index]); break;
+        default: break;  // the recorded value
       }
-      params[p.param] = &patched[i];
     }
-    if (const CUresult r = e.driver->cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+    if (const CUresult r = e.launch_kernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                                                     l.block[2], 0, stream.stream, params, nullptr);
         r != CUDA_SUCCESS)
       gpu::launch(stream.stream, *l.fn, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]}, params);  // throws, naming it
@@ -288,7 +288,7 @@ void launch_all(const PlanEntry& e, void* const* args, const CUdeviceptr* alloc,
 /// recorded parameters with this call's pointers and scalars patched in, the kernel's latest launch noted.
 void launch_plan(const PlanEntry& e, void* const* args, void* result, kiln::cuda::detail::StreamState& stream) {
   gpu::Device& dev = *e.device;
-  if (CUcontext cur = nullptr; e.driver->cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != e.context) dev.bind();
+  if (CUcontext cur = nullptr; e.current_context(&cur) != CUDA_SUCCESS || cur != e.context) dev.bind();
   const std::size_t nalloc = e.allocations.size();
   if (nalloc == 0) {  // into the arguments
     launch_all(e, args, nullptr, stream);
@@ -350,7 +350,8 @@ void LaunchPlans::publish(const PlanRecorder& rec, void* const* args, gpu::Devic
   e->device = &dev;
   e->ordinal = dev.info().ordinal;
   e->context = dev.context();
-  e->driver = &gpu::driver();
+  e->current_context = gpu::driver().cuCtxGetCurrent;
+  e->launch_kernel = gpu::driver().cuLaunchKernel;
   for (std::size_t i = 0; i < nparams_; ++i) {
     if (!((arrays_ >> i) & 1u)) continue;
     const auto* d = static_cast<const ArrayDesc*>(args[i]);

@@ -97,27 +97,31 @@ struct PlanAllocation {
 
 /// What one call recorded: the plan for its shapes, or why there is none.
 struct PlanEntry {
+  /// What a call compares first, together: a rank-1 array's fields are in its first 64 bytes.
   struct Array {
     std::uint8_t param = 0;
     std::uint8_t rank = 0;
     bool written = false;
-    std::int64_t shape[kMaxRank] = {}, strides[kMaxRank] = {};
     std::int64_t lo = 0, hi = 0;  ///< the bytes its elements may occupy, relative to its pointer; lo == hi: none
+    std::int64_t shape[kMaxRank] = {}, strides[kMaxRank] = {};
   };
-  gpu::Device* device = nullptr;
+  static constexpr std::uint8_t kMaxPairs = 16, kManyPairs = 0xFF;
+  // What every call reads comes first, in its first cache lines: the device, the driver's two functions a call makes
+  // (copied from its table, which is several lines long), the lists, the pairs.
   int ordinal = -1;          ///< device's, compared at every call
-  CUcontext context = nullptr;  ///< device's, which a launch needs current
-  const gpu::DriverApi* driver = nullptr;
-  /// Calls run by the plan: by the general path's arguments, and by the typed path's (DeviceArgHeads).
-  mutable std::atomic<std::uint64_t> runs{0}, typed_runs{0};
   /// The pairs of arrays (indices into `arrays`) whose byte ranges a call compares: a written one with elements
   /// and another with elements. More than kMaxPairs: npairs is kManyPairs, and a call compares every such pair.
-  static constexpr std::uint8_t kMaxPairs = 16, kManyPairs = 0xFF;
   std::uint8_t npairs = 0;
-  std::uint8_t pairs[kMaxPairs][2] = {};
+  CUcontext context = nullptr;  ///< device's, which a launch needs current
+  decltype(&::cuCtxGetCurrent) current_context = nullptr;  ///< driver's
+  decltype(&::cuLaunchKernel) launch_kernel = nullptr;     ///< driver's
   std::vector<Array> arrays;
   std::vector<PlanAllocation> allocations;
   std::vector<PlanLaunch> launches;
+  std::uint8_t pairs[kMaxPairs][2] = {};
+  /// Calls run by the plan: by the general path's arguments, and by the typed path's (DeviceArgHeads).
+  mutable std::atomic<std::uint64_t> runs{0}, typed_runs{0};
+  gpu::Device* device = nullptr;
   int result = -1;    ///< the allocation handed over as the array result, or -1 (no result)
   int result_rank = 0;
   ArrayDesc result_desc{};  ///< its shape and strides

@@ -506,6 +506,16 @@ class AsyncKernel {
 
   AsyncKernel(Kernel<F> kernel, const cuda::Stream& stream)
       : kernel_(std::move(kernel)), where_{stream.state(), stream.device()}, device_(stream.device()) {}
+  // A copy keeps the binding with the kernel it belongs to (the binding names its kernel too: KernelCore::call_typed).
+  AsyncKernel(const AsyncKernel& o)
+      : kernel_(o.kernel_), where_(o.where_), device_(o.device_), bound_(o.bound_.load(std::memory_order_acquire)) {}
+  AsyncKernel& operator=(const AsyncKernel& o) {
+    kernel_ = o.kernel_;
+    where_ = o.where_;
+    device_ = o.device_;
+    bound_.store(o.bound_.load(std::memory_order_acquire), std::memory_order_release);
+    return *this;
+  }
 
   template <class... A>
   result_type operator()(A&&... args) const {
@@ -565,7 +575,7 @@ class AsyncKernel {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (detail::put_typed<std::tuple_element_t<I, Params>>(argv[I], slots[I], args), ...);
     }(std::index_sequence_for<A...>{});
-    return kernel_.core()->call_typed(kernel_.options_id(), argv, n, read_only, where_, made);
+    return kernel_.core()->call_typed(kernel_.options_id(), argv, n, read_only, where_, made, bound_);
   }
   /// A graph being recorded replays into its calls' arrays: it keeps them alive, so none can be freed under it.
   template <class X>
@@ -577,6 +587,8 @@ class AsyncKernel {
   Kernel<F> kernel_;
   detail::CallPlacement where_;
   int device_;
+  /// The launch plan this object's latest typed call ran: its next call runs it first, with no lookup.
+  mutable std::atomic<const detail::TypedBinding*> bound_{nullptr};
 };
 
 template <class F>

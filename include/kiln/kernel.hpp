@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <cstdint>
 #include <memory>
@@ -303,6 +304,10 @@ struct TraceSummary {
   std::vector<std::string> param_names;  ///< the kernel's parameters, for messages
 };
 
+/// A launch plan of one compiled variant that the typed path ran (frontend/kernel_core.cpp): immutable, owned by
+/// the kernel's core, so a pointer to it stays valid for as long as the kernel.
+struct TypedBinding;
+
 /// The non-template part of a kernel: signature table, compilation, dispatch. frontend/kernel_core.cpp.
 class KernelCore {
  public:
@@ -328,8 +333,10 @@ class KernelCore {
   /// when the options, the arguments' ranks, shapes, strides and devices match it and no written argument
   /// overlaps another, and returns the result's rank (0: none). Otherwise returns -1 having done nothing, and the
   /// caller makes the call by `call`, which checks and reports everything.
+  /// `kept`: the caller's own binding (an AsyncKernel's), tried first and replaced by the plan that ran, so that
+  /// the caller's next call reaches its plan without the kernel's lookup.
   int call_typed(int options_id, void** argv, std::size_t nargs, std::uint32_t read_only, const CallPlacement& placement,
-                 void* result);
+                 void* result, std::atomic<const TypedBinding*>& kept);
 
   const std::string& name() const;
   /// Human-readable report of the last compiled signature: IR after the passes, decisions, timings.
