@@ -117,21 +117,38 @@ TEST(ContractionCodegen, FloatTilesAreReadAVectorAtATime) {
   const cu::Program f = emitted(rows::lower_for_cuda("transposed", transposed<float>, {"C", "A", "B"}, 2));
   ASSERT_EQ(tiled_kernels(f), 1) << f.kernels;
   EXPECT_NE(f.kernels.find("const float4 kiln_v0_0 = *reinterpret_cast<const float4*>"), std::string::npos) << f.kernels;
-  EXPECT_NE(f.kernels.find("__shared__ __align__(16) float kiln_ct0[16][64 + 4]"), std::string::npos) << f.kernels;
+  EXPECT_NE(f.kernels.find("__shared__ __align__(16) float kiln_ct0[2][16][64 + 4]"), std::string::npos) << f.kernels;
   // A full chunk unrolled, the last one in a loop.
   EXPECT_NE(f.kernels.find("if (kiln_round == 16) {"), std::string::npos) << f.kernels;
   const cu::Program i = emitted(rows::lower_for_cuda("matmul", matmul<std::int64_t>, {"C", "A", "B"}, 2));
   ASSERT_EQ(tiled_kernels(i), 1) << i.kernels;
   EXPECT_EQ(i.kernels.find("kiln_v0_"), std::string::npos) << i.kernels;
   EXPECT_NE(i.kernels.find("[64 + 1]"), std::string::npos) << i.kernels;
+  // 4- and 8-byte operands: each chunk copied by cp.async into the second of two sets of tiles; other sizes, or
+  // the experiment override, through registers into one set.
+  EXPECT_NE(d.kernels.find("cp.async.ca.shared.global [%0], [%1], 8;"), std::string::npos) << d.kernels;
+  EXPECT_NE(f.kernels.find("cp.async.ca.shared.global [%0], [%1], 4;"), std::string::npos) << f.kernels;
+  EXPECT_NE(d.kernels.find("kiln_ct0[2][16][64 + 2]"), std::string::npos) << d.kernels;
+  EXPECT_EQ(d.kernels.find("kiln_cell0"), std::string::npos) << d.kernels;
+  const cu::Program h = emitted(rows::lower_for_cuda("matmul", matmul<std::int16_t>, {"C", "A", "B"}, 2));
+  ASSERT_EQ(tiled_kernels(h), 1) << h.kernels;
+  EXPECT_EQ(h.kernels.find("cp.async"), std::string::npos) << h.kernels;
+  EXPECT_NE(h.kernels.find("kiln_cell0"), std::string::npos) << h.kernels;
+  cu::EmitOptions registers;
+  registers.contraction_async = false;
+  const cu::Program r = cu::emit_program(cudatest::offloaded(rows::lower_for_cuda("matmul", matmul<double>, {"C", "A", "B"}, 2)), registers);
+  EXPECT_EQ(r.kernels.find("cp.async"), std::string::npos) << r.kernels;
+  EXPECT_NE(r.kernels.find("kiln_cell0"), std::string::npos) << r.kernels;
   std::string why;
   if (cu::nvrtc_available(&why))
     for (const ir::Function& fn : {rows::lower_for_cuda("matmul", matmul<float>, {"C", "A", "B"}, 2),
+                                   rows::lower_for_cuda("matmul", matmul<std::int16_t>, {"C", "A", "B"}, 2),
                                    rows::lower_for_cuda("transposed", transposed<double>, {"C", "A", "B"}, 2),
                                    rows::lower_for_cuda("matmul", matmul<std::int64_t>, {"C", "A", "B"}, 2)}) {
       cu::Program prog;
       const cu::Binary bin = cudatest::compile_for_sm90(fn, {}, &prog);
       EXPECT_NE(bin.ptx.find("ld.shared"), std::string::npos) << fn.name;
+      EXPECT_EQ(bin.ptx.find("cp.async.ca.shared.global") != std::string::npos, prog.kernels.find("cp.async") != std::string::npos) << fn.name;
       EXPECT_EQ(bin.ptx.find("fma.rn.f"), std::string::npos) << fn.name << ": kiln does not contract a*b+c";
     }
 }

@@ -66,6 +66,10 @@ struct EmitOptions {
   /// KILN_CUDA_TILED_MIN_BLOCKS=n (an experiment override): the blocks per SM that tiled loops ask of ptxas
   /// (__launch_bounds__(256, n)); 0: none (emit_tiled.cpp says why).
   int tiled_min_blocks = 0;
+  /// KILN_CUDA_CONTRACTION_ASYNC=0 (an experiment override): a contraction's tiles variant stages each chunk
+  /// through registers into one set of tiles (two barriers a chunk) instead of copying it asynchronously
+  /// (cp.async, sm_80 and later) into the second of two sets while the first is read (emit_contraction.cpp).
+  bool contraction_async = true;
 };
 
 struct CudaOptions {

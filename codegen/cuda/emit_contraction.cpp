@@ -19,7 +19,8 @@
 // element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values one
 // line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads per
 // element for one thread per element. A full chunk's steps are unrolled (constant tile offsets), the last
-// chunk's run in a loop.
+// chunk's run in a loop. With 4- and 8-byte operands the next chunk is copied by cp.async into a second set of
+// tiles while the steps read the first (one barrier a chunk, no registers holding the next chunk's cells).
 //
 // The ceiling: kiln rounds a*b + c twice (ir/semantics.hpp, docs/gpu.md: `--fmad=false`), so each step of each
 // element is a multiply and an add, two issues of the FP64 (FP32) pipe. On an H100 SXM (132 SMs, 64 FP64 and 128
@@ -193,6 +194,9 @@ void Emitter::plan_contraction() {
       if (s.row == (side == 0)) w = std::min(w, s.array->type.elem == DType::F32 ? 4 : s.array->type.elem == DType::F64 ? 2 : 1);
     plan.width[side] = w;
   }
+  plan.async = opts_.contraction_async && std::all_of(plan.sites.begin(), plan.sites.end(), [](const ContractionPlan::Site& s) {
+    return size_of(s.array->type.elem) == 4 || size_of(s.array->type.elem) == 8;
+  });
   for (const ContractionPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
   contraction_ = std::move(plan);
   k_.tiles_name = k_.name + "_tiles";
@@ -208,9 +212,9 @@ void Emitter::contraction_loops() {
     for (std::size_t d = 0; d < site.indices.size(); ++d) what += (d ? ", " : "") + ir::to_string(site.indices[d]);
     // Rows padded by the side's vector width: vector reads stay aligned, and a chunk's staging stores along
     // steps (k_fast) fall in different banks.
-    line("__shared__ __align__(16) " + std::string(type_name(site.array->type.elem)) + " kiln_ct" + std::to_string(s) + "[" + S + "][" + T +
-         " + " + std::to_string(cp.width[site.row ? 0 : 1]) + "];  // " + what + ") at a chunk's steps, a " + (site.row ? "row" : "column") +
-         " of the tile each");
+    line("__shared__ __align__(16) " + std::string(type_name(site.array->type.elem)) + " kiln_ct" + std::to_string(s) + (cp.async ? "[2]" : "") + "[" +
+         S + "][" + T + " + " + std::to_string(cp.width[site.row ? 0 : 1]) + "];  // " + what + ") at a chunk's steps, a " +
+         (site.row ? "row" : "column") + " of the tile each" + (cp.async ? "; two sets, one read while the next chunk is copied into the other" : ""));
   }
   const ir::VarNode* iv = p_.indices[0].get();
   const ir::VarNode* jv = p_.indices[1].get();
@@ -270,12 +274,14 @@ void Emitter::contraction_loops() {
   }
   enter(copies - 1);  // the loop's bounds read shared values only: any copy's names
   line("const long long kiln_kb = " + expr(cp.begin) + ", kiln_ke = " + expr(cp.end) + ";");
-  // Each thread carries its cells of a chunk in registers: the next chunk's loads are issued before the current
-  // chunk's steps run, so their latency passes under the arithmetic (two blocks an SM would otherwise both
-  // wait at the same barrier for their loads).
+  // The next chunk's loads are issued before the current chunk's steps run, so that their latency passes under
+  // the arithmetic (two blocks an SM would otherwise both wait at the same barrier for their loads): copied
+  // asynchronously (cp.async) into the second set of tiles (`async`: one barrier a chunk, no registers held),
+  // or else carried by each thread in registers and stored into the one set after the chunk's steps.
   const int cells = kContractionSteps * kContractionTile / kContractionThreads;
-  for (std::size_t s = 0; s < cp.sites.size(); ++s)
-    line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
+  if (!cp.async)
+    for (std::size_t s = 0; s < cp.sites.size(); ++s)
+      line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
   // The cell's step and row (or column) for thread t's q-th cell: consecutive threads on the array's contiguous index.
   auto cell_position = [&](const ContractionPlan::Site& site) {
     line("const unsigned kiln_f = threadIdx.x + kiln_q * " + std::to_string(kContractionThreads) + ";");
@@ -283,8 +289,9 @@ void Emitter::contraction_loops() {
                      : "const unsigned kiln_fs = kiln_f / " + T + ", kiln_fr = kiln_f % " + T + ";  // consecutive threads, consecutive " +
                            (site.row ? "rows" : "columns"));
   };
-  // Loads the chunk that starts at step `first` into the registers (a cell only within the array's extents).
-  auto fetch = [&](const std::string& first) {
+  // Loads the chunk that starts at step `first` into the registers, or copies it into tile set `set` (a cell only
+  // within the array's extents).
+  auto fetch = [&](const std::string& first, const std::string& set) {
     for (std::size_t s = 0; s < cp.sites.size(); ++s) {
       const ContractionPlan::Site& site = cp.sites[s];
       line("#pragma unroll");
@@ -298,16 +305,43 @@ void Emitter::contraction_loops() {
       line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
       lets_.emplace_back();
       const std::string inside = fetched_in_extents(site.array, site.indices, s);
-      line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      if (!cp.async) {
+        line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      } else {
+        const std::string cell = "kiln_ct" + std::to_string(s) + "[" + set + "][kiln_fs][kiln_fr]";
+        line("if (" + inside + ") {");
+        line("#if __CUDA_ARCH__ >= 800");
+        line("  asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + std::to_string(size_of(site.array->type.elem)) +
+             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(&" + cell + ")), \"l\"(&" + element(site.array, site.indices) + ") : \"memory\");");
+        line("#else");
+        line("  " + cell + " = " + element(site.array, site.indices) + ";");
+        line("#endif");
+        line("}");
+      }
       lets_.pop_back();
       --depth_;
       line("}");
     }
   };
-  fetch("kiln_kb");
+  const char* copies_done = "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");";
+  fetch("kiln_kb", "0");
+  if (cp.async) line("unsigned kiln_set = 0;");
   line("for (long long kiln_k0 = kiln_kb; kiln_k0 < kiln_ke; kiln_k0 += " + S + ") {");
   ++depth_;
-  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+  if (cp.async) {
+    // This thread's copies of the chunk are in; after the barrier every thread's are, and every thread is done
+    // reading the other set (the previous chunk), into which the next chunk goes.
+    line("#if __CUDA_ARCH__ >= 800");
+    line(copies_done);
+    line("#endif");
+    line("__syncthreads();");
+    line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's copies, in flight while this chunk's steps run");
+    ++depth_;
+    fetch("(kiln_k0 + " + S + ")", "kiln_set ^ 1u");
+    --depth_;
+    line("}");
+  }
+  for (std::size_t s = 0; s < cp.sites.size() && !cp.async; ++s) {
     line("#pragma unroll");
     line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
     ++depth_;
@@ -316,12 +350,14 @@ void Emitter::contraction_loops() {
     --depth_;
     line("}");
   }
-  line("__syncthreads();");
-  line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
-  ++depth_;
-  fetch("(kiln_k0 + " + S + ")");
-  --depth_;
-  line("}");
+  if (!cp.async) {
+    line("__syncthreads();");
+    line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
+    ++depth_;
+    fetch("(kiln_k0 + " + S + ")", "");
+    --depth_;
+    line("}");
+  }
   line("const long long kiln_round = min((long long)" + S + ", kiln_ke - kiln_k0);");
   // A full chunk runs its steps unrolled (the tiles' step offsets are constants: no index arithmetic between the
   // operands' reads and the arithmetic); the last, partial chunk runs them in a loop. Same steps, same order.
@@ -336,7 +372,7 @@ void Emitter::contraction_loops() {
       const std::string vt = std::string(type_name(site.array->type.elem)) + std::to_string(w);
       for (int h = 0; h < P / w; ++h)
         line("const " + vt + " kiln_v" + std::to_string(s) + "_" + std::to_string(h) + " = *reinterpret_cast<const " + vt + "*>(&kiln_ct" +
-             std::to_string(s) + "[kiln_kk][" + contraction_offset(site.row ? 0 : 1, h * w) + "]);");
+             std::to_string(s) + (cp.async ? "[kiln_set]" : "") + "[kiln_kk][" + contraction_offset(site.row ? 0 : 1, h * w) + "]);");
     }
     contraction_on_ = true;
     for (int c = 0; c < copies; ++c) {
@@ -370,9 +406,19 @@ void Emitter::contraction_loops() {
   line("}");
   --depth_;
   line("}");
-  line("__syncthreads();  // every element is done with the chunk's tiles");
+  if (cp.async) {
+    line("kiln_set ^= 1u;");
+  } else {
+    line("__syncthreads();  // every element is done with the chunk's tiles");
+  }
   --depth_;
   line("}");
+  if (cp.async) {
+    // No copy outlives the tile (an empty loop's first chunk): the next tile's copies go to the same cells.
+    line("#if __CUDA_ARCH__ >= 800");
+    line(copies_done);
+    line("#endif");
+  }
   for (int c = 0; c < copies; ++c) {
     enter(c);
     line("if (" + live(c) + ") {");
@@ -399,7 +445,7 @@ std::string Emitter::contraction_cell(int site) const {
   const ContractionPlan::Site& s = contraction_->sites[static_cast<std::size_t>(site)];
   const int side = s.row ? 0 : 1, m = s.row ? contraction_m_ : contraction_n_, w = contraction_->width[side];
   if (w > 1) return "kiln_v" + std::to_string(site) + "_" + std::to_string(m / w) + "." + "xyzw"[m % w];
-  return "kiln_ct" + std::to_string(site) + "[kiln_kk][" + contraction_offset(side, m) + "]";
+  return "kiln_ct" + std::to_string(site) + (contraction_->async ? "[kiln_set]" : "") + "[kiln_kk][" + contraction_offset(side, m) + "]";
 }
 
 }  // namespace kiln::codegen::cuda

@@ -193,6 +193,9 @@ struct ContractionPlan {
   /// Elements a thread reads from a tile in one vector load, per side (0: rows, 1: columns): 4 where every
   /// operand of the side is f32, 2 where they are f32 or f64 (16 bytes at most), else 1 (scalar reads).
   int width[2] = {1, 1};
+  /// Chunks copied asynchronously (cp.async) into the second of two sets of tiles while the first is read,
+  /// where every operand is 4 or 8 bytes (cp.async's sizes) and EmitOptions::contraction_async allows it.
+  bool async = false;
 };
 
 class Emitter {
