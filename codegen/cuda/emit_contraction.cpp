@@ -151,8 +151,10 @@ void Emitter::plan_contraction() {
     if (!ok || !reads_k || reads_i == reads_j) continue;
     int site = site_of(plan.sites, *l);
     if (site < 0) {
-      // A tile row is padded by the side's vector width, at most 4 elements (contraction_loops).
-      const std::int64_t tile = static_cast<std::int64_t>(kContractionSteps) * (kContractionTile + 4) * static_cast<std::int64_t>(size_of(a->type.elem));
+      // A tile row is padded by the side's vector width, at most 4 elements (contraction_loops); cp.async's
+      // staging (4- and 8-byte operands) holds two sets.
+      const int size = size_of(a->type.elem), sets = opts_.contraction_async && (size == 4 || size == 8) ? 2 : 1;
+      const std::int64_t tile = static_cast<std::int64_t>(sets) * kContractionSteps * (kContractionTile + 4) * static_cast<std::int64_t>(size);
       if (bytes + tile > kMaxStencilTileBytes) continue;  // read in place
       bytes += tile;
       ContractionPlan::Site s;

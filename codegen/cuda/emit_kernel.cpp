@@ -706,7 +706,7 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
 std::string Emitter::signature(const std::string& name, bool restrict, bool tiles) const {
   std::string s = "extern \"C\" __global__ void ";
   if (tiles)  // two blocks an SM: at most 128 registers a thread for the 16 elements' values and a step's operands
-    s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", 2) ";
+    s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", " + std::to_string(opts_.contraction_min_blocks) + ") ";
   else if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
   else if (k_.strategy == Strategy::Cooperative)
