@@ -311,12 +311,13 @@ void Emitter::contraction_loops() {
         line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
       } else {
         const std::string cell = "kiln_ct" + std::to_string(s) + "[" + set + "][kiln_fs][kiln_fr]";
+        const std::string source = element(site.array, site.indices);  // (any lines it needs come first)
         line("if (" + inside + ") {");
         line("#if __CUDA_ARCH__ >= 800");
         line("  asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + std::to_string(size_of(site.array->type.elem)) +
-             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(&" + cell + ")), \"l\"(&" + element(site.array, site.indices) + ") : \"memory\");");
+             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(&" + cell + ")), \"l\"(&" + source + ") : \"memory\");");
         line("#else");
-        line("  " + cell + " = " + element(site.array, site.indices) + ";");
+        line("  " + cell + " = " + source + ";");
         line("#endif");
         line("}");
       }
