@@ -71,7 +71,8 @@ struct EmitOptions {
   /// (cp.async, sm_80 and later) into the second of two sets while the first is read (emit_contraction.cpp).
   bool contraction_async = true;
   /// KILN_CUDA_CONTRACTION_MIN_BLOCKS=n (2 to 4, an experiment override): the blocks per SM that a contraction's
-  /// tiles variant asks of ptxas (__launch_bounds__(256, n): at most 128, 80 or 64 registers a thread).
+  /// tiles variant asks of ptxas (__launch_bounds__(256, n): at most 128, 80 or 64 registers a thread; 3 spilled
+  /// and was slower on an H100, emit_kernel.cpp).
   int contraction_min_blocks = 2;
 };
 

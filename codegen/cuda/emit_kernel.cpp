@@ -705,7 +705,10 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
 
 std::string Emitter::signature(const std::string& name, bool restrict, bool tiles) const {
   std::string s = "extern \"C\" __global__ void ";
-  if (tiles)  // two blocks an SM: at most 128 registers a thread for the 16 elements' values and a step's operands
+  // Contractions: two blocks an SM, at most 128 registers a thread for the 16 elements' values and a step's
+  // operands. Three (80 registers) spill 36-76 bytes in the suite's products and ran them 2-10 % slower on an
+  // H100 (KILN_CUDA_CONTRACTION_MIN_BLOCKS=3, gpuprod2's run of 25 Nov 2026).
+  if (tiles)
     s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", " + std::to_string(opts_.contraction_min_blocks) + ") ";
   else if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
