@@ -153,6 +153,20 @@ TEST(ContractionCodegen, FloatTilesAreReadAVectorAtATime) {
     }
 }
 
+// kiln rounds a*b + c twice; with Options::fast_math NVRTC gets --use_fast_math (--fmad=true) and the tiles'
+// steps become FMAs, the form whose ceiling is twice the plain one (docs/gpu.md, "The ceiling").
+TEST(ContractionCodegen, FastMathFusesTheStepsIntoFmas) {
+  std::string why;
+  if (!cu::nvrtc_available(&why)) GTEST_SKIP() << why;
+  const ir::Function f = rows::lower_for_cuda("matmul", matmul<double>, {"C", "A", "B"}, 2);
+  codegen::CodegenOptions fast;
+  fast.fast_math = true;
+  cu::Program prog;
+  EXPECT_NE(cudatest::compile_for_sm90(f, fast, &prog).ptx.find("fma.rn.f64"), std::string::npos);
+  EXPECT_EQ(cudatest::compile_for_sm90(f, {}, &prog).ptx.find("fma.rn.f64"), std::string::npos);
+  ASSERT_EQ(tiled_kernels(prog), 1) << prog.kernels;
+}
+
 TEST(ContractionCodegen, TheTriangleIsTestedPerElementAndSkippedPerTile) {
   const cu::Program p = emitted(rows::lower_for_cuda("syrk", sk::syrk, {"C", "A", "alpha", "beta"}));
   EXPECT_NE(p.kernels.find("if (!__syncthreads_or(kiln_any)) continue;"), std::string::npos) << p.kernels;
