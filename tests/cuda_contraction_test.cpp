@@ -129,6 +129,11 @@ TEST(ContractionCodegen, FloatTilesAreReadAVectorAtATime) {
   EXPECT_NE(d.kernels.find("cp.async.ca.shared.global [%0], [%1], 8;"), std::string::npos) << d.kernels;
   EXPECT_NE(f.kernels.find("cp.async.ca.shared.global [%0], [%1], 4;"), std::string::npos) << f.kernels;
   EXPECT_NE(d.kernels.find("kiln_ct0[2][16][64 + 2]"), std::string::npos) << d.kernels;
+  for (const cu::GpuKernel& k : d.gpu_kernels) {  // the diagnostics' plan says so
+    if (k.tiles_name.empty()) continue;
+    EXPECT_NE(k.plan.find("read 2 row and 2 column element(s) a shared load"), std::string::npos) << k.plan;
+    EXPECT_NE(k.plan.find("copied by cp.async"), std::string::npos) << k.plan;
+  }
   EXPECT_EQ(d.kernels.find("kiln_cell0"), std::string::npos) << d.kernels;
   const cu::Program h = emitted(rows::lower_for_cuda("matmul", matmul<std::int16_t>, {"C", "A", "B"}, 2));
   ASSERT_EQ(tiled_kernels(h), 1) << h.kernels;

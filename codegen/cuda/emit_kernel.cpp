@@ -170,7 +170,12 @@ GpuKernel Emitter::emit(std::string& out) {
                            "{} x {} elements, {} a thread, the loop staged {} steps at a time",
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return x.row; }),
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return !x.row; }),
-                           k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps);
+                           k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps) +
+              fmt::format(", read {} row and {} column element(s) a shared load ({}), the next chunk {}", contraction_->width[0],
+                          contraction_->width[1], contraction_->width[0] > 1 || contraction_->width[1] > 1 ? "f32 and f64 sides as vectors" : "scalar reads",
+                          contraction_->async ? "copied by cp.async into a second set of tiles (4- and 8-byte operands)"
+                                              : opts_.contraction_async ? "carried in registers (operands of other sizes)"
+                                                                        : "carried in registers (KILN_CUDA_CONTRACTION_ASYNC=0)");
   if (!privates_.empty()) {
     std::string names;
     for (const PrivateCandidate& c : privates_) names += (names.empty() ? "" : ", ") + c.array->name;
