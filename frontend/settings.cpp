@@ -139,6 +139,8 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     }
     if (const char* s = std::getenv("KILN_CUDA_TILED_MIN_BLOCKS"); s && *s) e.tiled_min_blocks = std::clamp(std::atoi(s), 0, 32);
     if (const char* s = std::getenv("KILN_CUDA_CONTRACTION"); s && *s) o.contraction = s[0] == '0' ? 0 : 1;
+    if (const char* s = std::getenv("KILN_CUDA_CONTRACTION_ASYNC"); s && *s) e.contraction_async = s[0] != '0';
+    e.contraction_min_blocks = number("KILN_CUDA_CONTRACTION_MIN_BLOCKS", e.contraction_min_blocks, 2, 4);
     if (const char* s = std::getenv("KILN_CUDA_ROW_THREADS"); s && *s) {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

@@ -45,6 +45,17 @@ const auto matmul = [](Array<T, 2> C, Array<T, 2> A, Array<T, 2> B) {
   });
 };
 
+/// C = A^T B^T (A k x m, B n x k): both operands transposed, a row operand read along its slow index and a column
+/// operand along its fast one (the opposite of matmul's).
+template <class T>
+const auto transposed = [](Array<T, 2> C, Array<T, 2> A, Array<T, 2> B) {
+  prange(shape(C.shape(0), C.shape(1)), [&](Int i, Int j) {
+    Scalar<T> s = T(0);
+    range(A.shape(0), [&](Int k) { s += A(k, i) * B(j, k); });
+    C(i, j) = s;
+  });
+};
+
 /// C = A B with kiln::dot: a thread per element walking k when the elements fill a device (2^18 of them or
 /// more; fewer are summed in chunks: lower_array_ops).
 const auto dot_product = [](Array<double, 2> C, Array<double, 2> A, Array<double, 2> B) { C(all, all) = kiln::dot(A, B); };
@@ -94,6 +105,71 @@ TEST(ContractionCodegen, SuiteProductsGetATilesVariant) {
       EXPECT_EQ(bin.ptx.find("fma.rn.f64"), std::string::npos) << c.name << ": kiln does not contract a*b+c";
     }
   }
+}
+
+// f64 and f32 tiles are read a vector at a time (2 or 4 elements of a side in one 16-byte shared load); other
+// types, and a side that mixes f32 with another type, element by element.
+TEST(ContractionCodegen, FloatTilesAreReadAVectorAtATime) {
+  const cu::Program d = emitted(rows::lower_for_cuda("matmul", matmul<double>, {"C", "A", "B"}, 2));
+  ASSERT_EQ(tiled_kernels(d), 1) << d.kernels;
+  EXPECT_NE(d.kernels.find("const double2 kiln_v0_1 = *reinterpret_cast<const double2*>"), std::string::npos) << d.kernels;
+  EXPECT_EQ(d.kernels.find("float4"), std::string::npos) << d.kernels;
+  const cu::Program f = emitted(rows::lower_for_cuda("transposed", transposed<float>, {"C", "A", "B"}, 2));
+  ASSERT_EQ(tiled_kernels(f), 1) << f.kernels;
+  EXPECT_NE(f.kernels.find("const float4 kiln_v0_0 = *reinterpret_cast<const float4*>"), std::string::npos) << f.kernels;
+  EXPECT_NE(f.kernels.find("__shared__ __align__(16) float kiln_ct0[2][16][64 + 4]"), std::string::npos) << f.kernels;
+  // A full chunk unrolled, the last one in a loop.
+  EXPECT_NE(f.kernels.find("if (kiln_round == 16) {"), std::string::npos) << f.kernels;
+  const cu::Program i = emitted(rows::lower_for_cuda("matmul", matmul<std::int64_t>, {"C", "A", "B"}, 2));
+  ASSERT_EQ(tiled_kernels(i), 1) << i.kernels;
+  EXPECT_EQ(i.kernels.find("kiln_v0_"), std::string::npos) << i.kernels;
+  EXPECT_NE(i.kernels.find("[64 + 1]"), std::string::npos) << i.kernels;
+  // 4- and 8-byte operands: each chunk copied by cp.async into the second of two sets of tiles; other sizes, or
+  // the experiment override, through registers into one set.
+  EXPECT_NE(d.kernels.find("cp.async.ca.shared.global [%0], [%1], 8;"), std::string::npos) << d.kernels;
+  EXPECT_NE(f.kernels.find("cp.async.ca.shared.global [%0], [%1], 4;"), std::string::npos) << f.kernels;
+  EXPECT_NE(d.kernels.find("kiln_ct0[2][16][64 + 2]"), std::string::npos) << d.kernels;
+  for (const cu::GpuKernel& k : d.gpu_kernels) {  // the diagnostics' plan says so
+    if (k.tiles_name.empty()) continue;
+    EXPECT_NE(k.plan.find("read 2 row and 2 column element(s) a shared load"), std::string::npos) << k.plan;
+    EXPECT_NE(k.plan.find("copied by cp.async"), std::string::npos) << k.plan;
+  }
+  EXPECT_EQ(d.kernels.find("kiln_cell0"), std::string::npos) << d.kernels;
+  const cu::Program h = emitted(rows::lower_for_cuda("matmul", matmul<std::int16_t>, {"C", "A", "B"}, 2));
+  ASSERT_EQ(tiled_kernels(h), 1) << h.kernels;
+  EXPECT_EQ(h.kernels.find("cp.async"), std::string::npos) << h.kernels;
+  EXPECT_NE(h.kernels.find("kiln_cell0"), std::string::npos) << h.kernels;
+  cu::EmitOptions registers;
+  registers.contraction_async = false;
+  const cu::Program r = cu::emit_program(cudatest::offloaded(rows::lower_for_cuda("matmul", matmul<double>, {"C", "A", "B"}, 2)), registers);
+  EXPECT_EQ(r.kernels.find("cp.async"), std::string::npos) << r.kernels;
+  EXPECT_NE(r.kernels.find("kiln_cell0"), std::string::npos) << r.kernels;
+  std::string why;
+  if (cu::nvrtc_available(&why))
+    for (const ir::Function& fn : {rows::lower_for_cuda("matmul", matmul<float>, {"C", "A", "B"}, 2),
+                                   rows::lower_for_cuda("matmul", matmul<std::int16_t>, {"C", "A", "B"}, 2),
+                                   rows::lower_for_cuda("transposed", transposed<double>, {"C", "A", "B"}, 2),
+                                   rows::lower_for_cuda("matmul", matmul<std::int64_t>, {"C", "A", "B"}, 2)}) {
+      cu::Program prog;
+      const cu::Binary bin = cudatest::compile_for_sm90(fn, {}, &prog);
+      EXPECT_NE(bin.ptx.find("ld.shared"), std::string::npos) << fn.name;
+      EXPECT_EQ(bin.ptx.find("cp.async.ca.shared.global") != std::string::npos, prog.kernels.find("cp.async") != std::string::npos) << fn.name;
+      EXPECT_EQ(bin.ptx.find("fma.rn.f"), std::string::npos) << fn.name << ": kiln does not contract a*b+c";
+    }
+}
+
+// kiln rounds a*b + c twice; with Options::fast_math NVRTC gets --use_fast_math (--fmad=true) and the tiles'
+// steps become FMAs, the form whose ceiling is twice the plain one (docs/gpu.md, "The ceiling").
+TEST(ContractionCodegen, FastMathFusesTheStepsIntoFmas) {
+  std::string why;
+  if (!cu::nvrtc_available(&why)) GTEST_SKIP() << why;
+  const ir::Function f = rows::lower_for_cuda("matmul", matmul<double>, {"C", "A", "B"}, 2);
+  codegen::CodegenOptions fast;
+  fast.fast_math = true;
+  cu::Program prog;
+  EXPECT_NE(cudatest::compile_for_sm90(f, fast, &prog).ptx.find("fma.rn.f64"), std::string::npos);
+  EXPECT_EQ(cudatest::compile_for_sm90(f, {}, &prog).ptx.find("fma.rn.f64"), std::string::npos);
+  ASSERT_EQ(tiled_kernels(prog), 1) << prog.kernels;
 }
 
 TEST(ContractionCodegen, TheTriangleIsTestedPerElementAndSkippedPerTile) {
@@ -278,7 +354,44 @@ TEST_F(ContractionGpu, MatrixProductsMatchTheInterpreterBitwise) {
   expect_matmul_matches<float>(2, false);
 }
 
-TEST_F(ContractionGpu, NaNInfinitiesAndSignedZerosKeepTheirBits) { expect_matmul_matches<double>(3, true); }
+TEST_F(ContractionGpu, NaNInfinitiesAndSignedZerosKeepTheirBits) {
+  expect_matmul_matches<double>(3, true);
+  expect_matmul_matches<float>(4, true);
+}
+
+// Both operands transposed (f64 and f32: vector reads of both sides), and 64-bit integers (scalar reads, a side's
+// elements 16 apart): every shape of product_shapes, bit for bit.
+template <class T>
+void expect_transposed_matches(std::uint64_t seed) {
+  auto g = jit("transposed", transposed<T>, Options().on(Target::cuda));
+  auto in = jit("transposed", transposed<T>, Options().on(Target::interpreter));
+  for (const auto& [m, n, k] : product_shapes()) {
+    const NDArray<T> A = random_nd<T>({k, m}, seed + static_cast<std::uint64_t>(n), true), B = random_nd<T>({n, k}, seed + 1, true);
+    NDArray<T> C({m, n}), R({m, n});
+    g(C, A, B);
+    in(R, A, B);
+    std::size_t at = 0;
+    EXPECT_TRUE(same_bits(C.to_vector(), R.to_vector(), &at)) << m << " x " << n << " x " << k << ": element " << at;
+  }
+  EXPECT_NE(g.diagnostics().find("transposed_k0_tiles"), std::string::npos) << g.diagnostics();
+}
+
+TEST_F(ContractionGpu, TransposedOperandsAndIntegersMatchTheInterpreterBitwise) {
+  expect_transposed_matches<double>(31);
+  expect_transposed_matches<float>(32);
+  auto g = jit("matmul", matmul<std::int64_t>, Options().on(Target::cuda));
+  auto in = jit("matmul", matmul<std::int64_t>, Options().on(Target::interpreter));
+  std::mt19937_64 rng(33);
+  for (const auto& [m, n, k] : product_shapes()) {
+    NDArray<std::int64_t> A({m, k}), B({k, n}), C({m, n}), R({m, n});
+    for (std::int64_t q = 0; q < A.size(); ++q) A.data()[q] = static_cast<std::int64_t>(rng()) >> 20;
+    for (std::int64_t q = 0; q < B.size(); ++q) B.data()[q] = static_cast<std::int64_t>(rng() % 2001) - 1000;
+    g(C, A, B);
+    in(R, A, B);
+    EXPECT_EQ(C.to_vector(), R.to_vector()) << m << " x " << n << " x " << k;
+  }
+  EXPECT_NE(g.diagnostics().find("matmul_k0_tiles"), std::string::npos) << g.diagnostics();
+}
 
 TEST_F(ContractionGpu, DotMatchesTheInterpreterBitwise) {
   auto g = jit("dot_product", dot_product, Options().on(Target::cuda));

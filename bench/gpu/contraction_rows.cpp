@@ -11,6 +11,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kiln/kiln.hpp"
@@ -57,6 +58,51 @@ void contraction_rows(const std::function<double(const std::function<void()>&)>&
     if (const auto c = form.find(": ", 13); c != std::string::npos) form = form.substr(c + 2);
     std::printf("  %-28s %6lld x %5lld x %4lld %10.3f  %s\n", s.what, s.m, s.n, s.k, bench::median(t), form.c_str());
   }
+}
+
+namespace {
+
+template <class T>
+void product_row(const std::function<double(const std::function<void()>&)>& time_ms, int reps, long long m, long long n, long long k,
+                 bool fast_math) {
+  kiln::Options o = kiln::Options().on(kiln::Target::cuda);
+  o.fast_math = fast_math;
+  auto f = kiln::jit("product", [](kiln::Array<T, 2> C, kiln::Array<T, 2> A, kiln::Array<T, 2> B) {
+    kiln::prange(kiln::shape(C.shape(0), C.shape(1)), [&](kiln::Int i, kiln::Int j) {
+      kiln::Scalar<T> s = T(0);
+      kiln::range(A.shape(1), [&](kiln::Int q) { s += A(i, q) * B(q, j); });
+      C(i, j) = s;
+    });
+  }, o);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto fill = [&](long long r, long long c) {
+    std::vector<T> h(static_cast<std::size_t>(r * c));
+    for (T& x : h) x = static_cast<T>(u(rng));
+    kiln::DeviceArray<T> d({r, c});
+    d.copy_from(std::span<const T>(h));
+    return d;
+  };
+  kiln::DeviceArray<T> A = fill(m, k), B = fill(k, n), C({m, n});
+  auto run = [&] { f(C, A, B); };
+  run();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(time_ms(run));
+  const double ms = bench::median(t);
+  std::printf("  %5lld x %4lld x %4lld  %-4s %-9s %9.3f %9.0f\n", m, n, k, sizeof(T) == 8 ? "f64" : "f32", fast_math ? "fast_math" : "exact", ms,
+              2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (ms * 1e6));
+}
+
+}  // namespace
+
+void product_rows(const std::function<double(const std::function<void()>&)>& time_ms, int reps) {
+  std::printf("\nproducts (prange matrix product through the tiles variant, median of %d):\n", reps);
+  std::printf("  %-21s %-4s %-9s %9s %9s\n", "m x n x k", "type", "rounding", "kiln ms", "GFLOP/s");
+  for (const auto& [m, n, k] : {std::tuple<long long, long long, long long>{2000, 2100, 2200}, {65536, 128, 128}})
+    for (const bool fast : {false, true}) {
+      product_row<double>(time_ms, reps, m, n, k, fast);
+      product_row<float>(time_ms, reps, m, n, k, fast);
+    }
 }
 
 }  // namespace benchgpu

@@ -4,7 +4,8 @@
 // interleaved, medians reported; GB/s count the bytes each algorithm must move, and the device-to-device
 // copy of a large buffer measured in the same run is the ceiling.
 //   kiln-bench-gpu [--reps R] [--n N] [--side S] [--side3 S] [--filter a,b,...] [--cupy FILE] [--small]
-// `--filter contraction` times a matrix product at skinny, short, small and large shapes (contraction_rows.cpp).
+// `--filter contraction` times a matrix product at skinny, short, small and large shapes (contraction_rows.cpp);
+// `--filter products` the product at two suite shapes, f64 and f32, exact and fast_math.
 // The public kernel suite's rows (suite_rows.cpp) run when the filter names them: `suite` for all 20, or a
 // kernel's name (gemm, row-stats, ...); --cupy adds CuPy's times (bench/gpu/cupy_suite.py's output), --small
 // runs them at sizes of a few milliseconds.
@@ -547,6 +548,8 @@ int main(int argc, char** argv) {
   // Random numbers (issue 19): kiln::random against hand-written CUDA Philox of the same numbers.
   if (!opt.filter.empty() && opt.selected("contraction"))  // only when named: not part of the default rows
     benchgpu::contraction_rows([&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps);
+  if (!opt.filter.empty() && opt.selected("products"))  // only when named: exact and fast_math products, f64 and f32
+    benchgpu::product_rows([&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps);
   if (opt.selected("random")) benchgpu::random_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
 
   // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).

@@ -67,6 +67,14 @@ struct EmitOptions {
   /// KILN_CUDA_TILED_MIN_BLOCKS=n (an experiment override): the blocks per SM that tiled loops ask of ptxas
   /// (__launch_bounds__(256, n)); 0: none (emit_tiled.cpp says why).
   int tiled_min_blocks = 0;
+  /// KILN_CUDA_CONTRACTION_ASYNC=0 (an experiment override): a contraction's tiles variant stages each chunk
+  /// through registers into one set of tiles (two barriers a chunk) instead of copying it asynchronously
+  /// (cp.async, sm_80 and later) into the second of two sets while the first is read (emit_contraction.cpp).
+  bool contraction_async = true;
+  /// KILN_CUDA_CONTRACTION_MIN_BLOCKS=n (2 to 4, an experiment override): the blocks per SM that a contraction's
+  /// tiles variant asks of ptxas (__launch_bounds__(256, n): at most 128, 80 or 64 registers a thread; 3 spilled
+  /// and was slower on an H100, emit_kernel.cpp).
+  int contraction_min_blocks = 2;
 };
 
 struct CudaOptions {

@@ -8,14 +8,28 @@
 // and the L1 at 41 %, syrk's L1 at 96 % with 32 sectors a request.
 //
 // The `_tiles` variant: a block of kContractionThreads threads takes a kContractionTile-square tile of
-// elements, thread (tx, ty) the kContractionPerThread^2 elements at rows ty + 16 m and columns tx + 16 n. The
+// elements, thread (tx, ty) the kContractionPerThread^2 elements at rows ty + 16 m and columns tx + 16 n, or, on
+// a side whose operands are f64 (f32), in runs of 2 (4): rows 2 ty + (m % 2) + 32 (m / 2) (4 ty + m), read from the
+// tiles one 16-byte vector a run (contraction_offset: 4 shared loads a step for 16 elements where scalar reads
+// take 8; a warp's column reads still one run of a tile row). The
 // loop runs in chunks of kContractionSteps steps: the block stages each planned operand's chunk in a shared tile
 // (a row of the tile per element row or column, a cell per step; consecutive threads fetch along the array's
 // contiguous index, into registers one chunk ahead, so that the next chunk's loads travel while this chunk's
 // steps run), waits at a barrier, and every thread then runs the chunk's steps in order, each step once per
 // element copy, reading the operands from the tiles (a step's row values are broadcasts, its column values one
 // line per warp). Per step a thread reads 2 x 4 tile cells for 16 elements' arithmetic, against 2 loads per
-// element for one thread per element.
+// element for one thread per element. A full chunk's steps are unrolled (constant tile offsets), the last
+// chunk's run in a loop. With 4- and 8-byte operands the next chunk is copied by cp.async into a second set of
+// tiles while the steps read the first (one barrier a chunk, no registers holding the next chunk's cells).
+// Measured on an H100 (suite rows, f64, median of 7): vector reads and unrolled chunks took gemm 1.707 -> 1.581
+// ms, covariance 0.986 -> 0.817; cp.async then covariance to 0.772 (gemm 1.569); ncu on gemm: the FP64 pipe
+// at 75.8 % of its peak (69.2 % before), 120 registers.
+//
+// The ceiling: kiln rounds a*b + c twice (ir/semantics.hpp, docs/gpu.md: `--fmad=false`), so each step of each
+// element is a multiply and an add, two issues of the FP64 (FP32) pipe. On an H100 SXM (132 SMs, 64 FP64 and 128
+// FP32 lanes an SM, 1.98 GHz at most) that is 8.4 T steps/s in f64 (16.7 T in f32); with fast_math NVVM fuses them
+// into FMAs, twice that. cuBLAS' DGEMM runs on the FP64 tensor cores (DMMA), which no form kiln's rounding allows
+// uses: see docs/gpu.md.
 //
 // Each element's statements run in the order of its loop with the same expressions: the bits are those of one
 // thread per element (and of the interpreter). The rule keeps that true and the barriers reachable:
@@ -140,7 +154,10 @@ void Emitter::plan_contraction() {
     if (!ok || !reads_k || reads_i == reads_j) continue;
     int site = site_of(plan.sites, *l);
     if (site < 0) {
-      const std::int64_t tile = static_cast<std::int64_t>(kContractionSteps) * (kContractionTile + 1) * static_cast<std::int64_t>(size_of(a->type.elem));
+      // A tile row is padded by the side's vector width, at most 4 elements (contraction_loops); cp.async's
+      // staging (4- and 8-byte operands) holds two sets.
+      const int size = size_of(a->type.elem), sets = opts_.contraction_async && (size == 4 || size == 8) ? 2 : 1;
+      const std::int64_t tile = static_cast<std::int64_t>(sets) * kContractionSteps * (kContractionTile + 4) * static_cast<std::int64_t>(size);
       if (bytes + tile > kMaxStencilTileBytes) continue;  // read in place
       bytes += tile;
       ContractionPlan::Site s;
@@ -173,6 +190,18 @@ void Emitter::plan_contraction() {
     };
     if (!uniform(plan.steps) || !std::all_of(plan.before.begin(), plan.before.end(), uniform)) return;
   }
+  // A side's tiles are read a vector at a time (one 16-byte shared load for 2 f64 or 4 f32 elements, where scalar
+  // reads would issue one load per element): the thread's elements along that side are then consecutive in
+  // pairs or fours (contraction_offset). Any other type keeps scalar reads.
+  for (int side = 0; side < 2; ++side) {
+    int w = kContractionPerThread;
+    for (const ContractionPlan::Site& s : plan.sites)
+      if (s.row == (side == 0)) w = std::min(w, s.array->type.elem == DType::F32 ? 4 : s.array->type.elem == DType::F64 ? 2 : 1);
+    plan.width[side] = w;
+  }
+  plan.async = opts_.contraction_async && std::all_of(plan.sites.begin(), plan.sites.end(), [](const ContractionPlan::Site& s) {
+    return size_of(s.array->type.elem) == 4 || size_of(s.array->type.elem) == 8;
+  });
   for (const ContractionPlan::Site& s : plan.sites) guarded_arrays_.insert(s.array);
   contraction_ = std::move(plan);
   k_.tiles_name = k_.name + "_tiles";
@@ -186,8 +215,11 @@ void Emitter::contraction_loops() {
     const ContractionPlan::Site& site = cp.sites[s];
     std::string what = site.array->name + "(";
     for (std::size_t d = 0; d < site.indices.size(); ++d) what += (d ? ", " : "") + ir::to_string(site.indices[d]);
-    line("__shared__ " + std::string(type_name(site.array->type.elem)) + " kiln_ct" + std::to_string(s) + "[" + S + "][" + T +
-         " + 1];  // " + what + ") at a chunk's steps, a " + (site.row ? "row" : "column") + " of the tile each");
+    // Rows padded by the side's vector width: vector reads stay aligned, and a chunk's staging stores along
+    // steps (k_fast) fall in different banks.
+    line("__shared__ __align__(16) " + std::string(type_name(site.array->type.elem)) + " kiln_ct" + std::to_string(s) + (cp.async ? "[2]" : "") + "[" +
+         S + "][" + T + " + " + std::to_string(cp.width[site.row ? 0 : 1]) + "];  // " + what + ") at a chunk's steps, a " +
+         (site.row ? "row" : "column") + " of the tile each" + (cp.async ? "; two sets, one read while the next chunk is copied into the other" : ""));
   }
   const ir::VarNode* iv = p_.indices[0].get();
   const ir::VarNode* jv = p_.indices[1].get();
@@ -202,12 +234,12 @@ void Emitter::contraction_loops() {
   std::vector<std::string> in(static_cast<std::size_t>(P)), jn(static_cast<std::size_t>(P));
   for (int m = 0; m < P; ++m) {
     in[static_cast<std::size_t>(m)] = fresh(iv->name);
-    line("const long long " + in[static_cast<std::size_t>(m)] + " = kiln_b0 + (long long)min(kiln_r0 + kiln_ty + " + std::to_string(kW * m) +
+    line("const long long " + in[static_cast<std::size_t>(m)] + " = kiln_b0 + (long long)min(kiln_r0 + " + contraction_offset(0, m) +
          ", kiln_n0 - 1);");
   }
   for (int n = 0; n < P; ++n) {
     jn[static_cast<std::size_t>(n)] = fresh(jv->name);
-    line("const long long " + jn[static_cast<std::size_t>(n)] + " = kiln_b1 + (long long)min(kiln_c0 + kiln_tx + " + std::to_string(kW * n) +
+    line("const long long " + jn[static_cast<std::size_t>(n)] + " = kiln_b1 + (long long)min(kiln_c0 + " + contraction_offset(1, n) +
          ", kiln_n1 - 1);");
   }
   const ir::VarSet declared = ir::declared_in(p_.body);
@@ -225,8 +257,7 @@ void Emitter::contraction_loops() {
   line("bool kiln_any = false;");
   for (int c = 0; c < copies; ++c) {
     enter(c);
-    std::string cond = "kiln_r0 + kiln_ty + " + std::to_string(kW * (c / P)) + " < kiln_n0 && kiln_c0 + kiln_tx + " + std::to_string(kW * (c % P)) +
-                       " < kiln_n1";
+    std::string cond = "kiln_r0 + " + contraction_offset(0, c / P) + " < kiln_n0 && kiln_c0 + " + contraction_offset(1, c % P) + " < kiln_n1";
     if (cp.guard) cond += " && " + expr(cp.guard);
     line("const bool " + live(c) + " = " + cond + ";");
     line("kiln_any = kiln_any || " + live(c) + ";");
@@ -248,12 +279,14 @@ void Emitter::contraction_loops() {
   }
   enter(copies - 1);  // the loop's bounds read shared values only: any copy's names
   line("const long long kiln_kb = " + expr(cp.begin) + ", kiln_ke = " + expr(cp.end) + ";");
-  // Each thread carries its cells of a chunk in registers: the next chunk's loads are issued before the current
-  // chunk's steps run, so their latency passes under the arithmetic (two blocks an SM would otherwise both
-  // wait at the same barrier for their loads).
+  // The next chunk's loads are issued before the current chunk's steps run, so that their latency passes under
+  // the arithmetic (two blocks an SM would otherwise both wait at the same barrier for their loads): copied
+  // asynchronously (cp.async) into the second set of tiles (`async`: one barrier a chunk, no registers held),
+  // or else carried by each thread in registers and stored into the one set after the chunk's steps.
   const int cells = kContractionSteps * kContractionTile / kContractionThreads;
-  for (std::size_t s = 0; s < cp.sites.size(); ++s)
-    line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
+  if (!cp.async)
+    for (std::size_t s = 0; s < cp.sites.size(); ++s)
+      line(std::string(type_name(cp.sites[s].array->type.elem)) + " kiln_cell" + std::to_string(s) + "[" + std::to_string(cells) + "] = {};");
   // The cell's step and row (or column) for thread t's q-th cell: consecutive threads on the array's contiguous index.
   auto cell_position = [&](const ContractionPlan::Site& site) {
     line("const unsigned kiln_f = threadIdx.x + kiln_q * " + std::to_string(kContractionThreads) + ";");
@@ -261,8 +294,9 @@ void Emitter::contraction_loops() {
                      : "const unsigned kiln_fs = kiln_f / " + T + ", kiln_fr = kiln_f % " + T + ";  // consecutive threads, consecutive " +
                            (site.row ? "rows" : "columns"));
   };
-  // Loads the chunk that starts at step `first` into the registers (a cell only within the array's extents).
-  auto fetch = [&](const std::string& first) {
+  // Loads the chunk that starts at step `first` into the registers, or copies it into tile set `set` (a cell only
+  // within the array's extents).
+  auto fetch = [&](const std::string& first, const std::string& set) {
     for (std::size_t s = 0; s < cp.sites.size(); ++s) {
       const ContractionPlan::Site& site = cp.sites[s];
       line("#pragma unroll");
@@ -276,16 +310,44 @@ void Emitter::contraction_loops() {
       line("const long long " + x + " = " + (site.row ? "kiln_b0 + (long long)(kiln_r0" : "kiln_b1 + (long long)(kiln_c0") + " + kiln_fr);");
       lets_.emplace_back();
       const std::string inside = fetched_in_extents(site.array, site.indices, s);
-      line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      if (!cp.async) {
+        line("if (" + inside + ") kiln_cell" + std::to_string(s) + "[kiln_q] = " + element(site.array, site.indices) + ";");
+      } else {
+        const std::string cell = "kiln_ct" + std::to_string(s) + "[" + set + "][kiln_fs][kiln_fr]";
+        const std::string source = element(site.array, site.indices);  // (any lines it needs come first)
+        line("if (" + inside + ") {");
+        line("#if __CUDA_ARCH__ >= 800");
+        line("  asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + std::to_string(size_of(site.array->type.elem)) +
+             ";\" :: \"r\"((unsigned)__cvta_generic_to_shared(&" + cell + ")), \"l\"(&" + source + ") : \"memory\");");
+        line("#else");
+        line("  " + cell + " = " + source + ";");
+        line("#endif");
+        line("}");
+      }
       lets_.pop_back();
       --depth_;
       line("}");
     }
   };
-  fetch("kiln_kb");
+  const char* copies_done = "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");";
+  fetch("kiln_kb", "0");
+  if (cp.async) line("unsigned kiln_set = 0;");
   line("for (long long kiln_k0 = kiln_kb; kiln_k0 < kiln_ke; kiln_k0 += " + S + ") {");
   ++depth_;
-  for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+  if (cp.async) {
+    // This thread's copies of the chunk are in; after the barrier every thread's are, and every thread is done
+    // reading the other set (the previous chunk), into which the next chunk goes.
+    line("#if __CUDA_ARCH__ >= 800");
+    line(copies_done);
+    line("#endif");
+    line("__syncthreads();");
+    line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's copies, in flight while this chunk's steps run");
+    ++depth_;
+    fetch("(kiln_k0 + " + S + ")", "kiln_set ^ 1u");
+    --depth_;
+    line("}");
+  }
+  for (std::size_t s = 0; s < cp.sites.size() && !cp.async; ++s) {
     line("#pragma unroll");
     line("for (unsigned kiln_q = 0; kiln_q < " + std::to_string(cells) + "; ++kiln_q) {");
     ++depth_;
@@ -294,35 +356,75 @@ void Emitter::contraction_loops() {
     --depth_;
     line("}");
   }
-  line("__syncthreads();");
-  line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
-  ++depth_;
-  fetch("(kiln_k0 + " + S + ")");
-  --depth_;
-  line("}");
-  line("const long long kiln_round = min((long long)" + S + ", kiln_ke - kiln_k0);");
-  line("#pragma unroll 4");
-  line("for (long long kiln_kk = 0; kiln_kk < kiln_round; ++kiln_kk) {  // the chunk's steps, in order, for every element");
-  ++depth_;
-  const std::string k = bind(cp.k);
-  line("[[maybe_unused]] const long long " + k + " = kiln_k0 + kiln_kk;");
-  contraction_on_ = true;
-  for (int c = 0; c < copies; ++c) {
-    enter(c);
-    names_[cp.k] = k;
-    contraction_m_ = c / P;
-    contraction_n_ = c % P;
-    lets_.emplace_back();
-    stmt(cp.steps);
-    lets_.pop_back();
-    leave(c);
+  if (!cp.async) {
+    line("__syncthreads();");
+    line("if (kiln_k0 + " + S + " < kiln_ke) {  // the next chunk's loads, in flight while this chunk's steps run");
+    ++depth_;
+    fetch("(kiln_k0 + " + S + ")", "");
+    --depth_;
+    line("}");
   }
-  contraction_on_ = false;
+  line("const long long kiln_round = min((long long)" + S + ", kiln_ke - kiln_k0);");
+  // A full chunk runs its steps unrolled (the tiles' step offsets are constants: no index arithmetic between the
+  // operands' reads and the arithmetic); the last, partial chunk runs them in a loop. Same steps, same order.
+  const std::string k = bind(cp.k);
+  auto chunk_steps = [&] {
+    line("[[maybe_unused]] const long long " + k + " = kiln_k0 + kiln_kk;");
+    // The step's operands, a vector load per site and group of the thread's rows (or columns).
+    for (std::size_t s = 0; s < cp.sites.size(); ++s) {
+      const ContractionPlan::Site& site = cp.sites[s];
+      const int w = cp.width[site.row ? 0 : 1];
+      if (w == 1) continue;
+      const std::string vt = std::string(type_name(site.array->type.elem)) + std::to_string(w);
+      for (int h = 0; h < P / w; ++h)
+        line("const " + vt + " kiln_v" + std::to_string(s) + "_" + std::to_string(h) + " = *reinterpret_cast<const " + vt + "*>(&kiln_ct" +
+             std::to_string(s) + (cp.async ? "[kiln_set]" : "") + "[kiln_kk][" + contraction_offset(site.row ? 0 : 1, h * w) + "]);");
+    }
+    contraction_on_ = true;
+    for (int c = 0; c < copies; ++c) {
+      enter(c);
+      names_[cp.k] = k;
+      contraction_m_ = c / P;
+      contraction_n_ = c % P;
+      lets_.emplace_back();
+      stmt(cp.steps);
+      lets_.pop_back();
+      leave(c);
+    }
+    contraction_on_ = false;
+  };
+  line("if (kiln_round == " + S + ") {");
+  ++depth_;
+  line("#pragma unroll");
+  line("for (int kiln_kk = 0; kiln_kk < " + S + "; ++kiln_kk) {  // the chunk's steps, in order, for every element");
+  ++depth_;
+  chunk_steps();
   --depth_;
   line("}");
-  line("__syncthreads();  // every element is done with the chunk's tiles");
+  --depth_;
+  line("} else {");
+  ++depth_;
+  line("#pragma unroll 1");
+  line("for (int kiln_kk = 0; kiln_kk < (int)kiln_round; ++kiln_kk) {  // the last chunk's steps");
+  ++depth_;
+  chunk_steps();
   --depth_;
   line("}");
+  --depth_;
+  line("}");
+  if (cp.async) {
+    line("kiln_set ^= 1u;");
+  } else {
+    line("__syncthreads();  // every element is done with the chunk's tiles");
+  }
+  --depth_;
+  line("}");
+  if (cp.async) {
+    // No copy outlives the tile (an empty loop's first chunk): the next tile's copies go to the same cells.
+    line("#if __CUDA_ARCH__ >= 800");
+    line(copies_done);
+    line("#endif");
+  }
   for (int c = 0; c < copies; ++c) {
     enter(c);
     line("if (" + live(c) + ") {");
@@ -338,10 +440,18 @@ void Emitter::contraction_loops() {
   line("}");
 }
 
+std::string Emitter::contraction_offset(int side, int m) const {
+  const int w = contraction_->width[side];
+  const std::string t = side == 0 ? "kiln_ty" : "kiln_tx";
+  if (w == 1) return t + " + " + std::to_string(kW * m);
+  return std::to_string(w) + " * " + t + " + " + std::to_string(m % w + w * kW * (m / w));
+}
+
 std::string Emitter::contraction_cell(int site) const {
   const ContractionPlan::Site& s = contraction_->sites[static_cast<std::size_t>(site)];
-  const int offset = kW * (s.row ? contraction_m_ : contraction_n_);
-  return "kiln_ct" + std::to_string(site) + "[kiln_kk][" + (s.row ? "kiln_ty" : "kiln_tx") + " + " + std::to_string(offset) + "]";
+  const int side = s.row ? 0 : 1, m = s.row ? contraction_m_ : contraction_n_, w = contraction_->width[side];
+  if (w > 1) return "kiln_v" + std::to_string(site) + "_" + std::to_string(m / w) + "." + "xyzw"[m % w];
+  return "kiln_ct" + std::to_string(site) + (contraction_->async ? "[kiln_set]" : "") + "[kiln_kk][" + contraction_offset(side, m) + "]";
 }
 
 }  // namespace kiln::codegen::cuda

@@ -170,7 +170,12 @@ GpuKernel Emitter::emit(std::string& out) {
                            "{} x {} elements, {} a thread, the loop staged {} steps at a time",
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return x.row; }),
                            std::count_if(contraction_->sites.begin(), contraction_->sites.end(), [](const ContractionPlan::Site& x) { return !x.row; }),
-                           k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps);
+                           k_.tiles_name, kContractionTile, kContractionTile, kContractionPerThread * kContractionPerThread, kContractionSteps) +
+              fmt::format(", read {} row and {} column element(s) a shared load ({}), the next chunk {}", contraction_->width[0],
+                          contraction_->width[1], contraction_->width[0] > 1 || contraction_->width[1] > 1 ? "f32 and f64 sides as vectors" : "scalar reads",
+                          contraction_->async ? "copied by cp.async into a second set of tiles (4- and 8-byte operands)"
+                                              : opts_.contraction_async ? "carried in registers (operands of other sizes)"
+                                                                        : "carried in registers (KILN_CUDA_CONTRACTION_ASYNC=0)");
   if (!privates_.empty()) {
     std::string names;
     for (const PrivateCandidate& c : privates_) names += (names.empty() ? "" : ", ") + c.array->name;
@@ -705,8 +710,11 @@ std::string Emitter::param_decl(const Param& p, bool restrict) const {
 
 std::string Emitter::signature(const std::string& name, bool restrict, bool tiles) const {
   std::string s = "extern \"C\" __global__ void ";
-  if (tiles)  // two blocks an SM: at most 128 registers a thread for the 16 elements' values and a step's operands
-    s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", 2) ";
+  // Contractions: two blocks an SM, at most 128 registers a thread for the 16 elements' values and a step's
+  // operands. Three (80 registers) spill 36-76 bytes in the suite's products and ran them 2-10 % slower on an
+  // H100 (KILN_CUDA_CONTRACTION_MIN_BLOCKS=3, gpuprod2's run of 25 Nov 2026).
+  if (tiles)
+    s += "__launch_bounds__(" + std::to_string(kContractionThreads) + ", " + std::to_string(opts_.contraction_min_blocks) + ") ";
   else if (k_.strategy == Strategy::Reduce || k_.strategy == Strategy::ArgReduce)
     s += "__launch_bounds__(" + std::to_string(kReduceThreads) + ") ";
   else if (k_.strategy == Strategy::Cooperative)

@@ -90,7 +90,9 @@ std::string emission_settings(const EmitOptions& opts) {
          (st.march_min_blocks != StencilSettings{}.march_min_blocks ? ";march_min_blocks=" + std::to_string(st.march_min_blocks) : "") +
          (opts.halo_reads ? ";halo_reads=1" : "") +
          (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "") +
-         (opts.tiled_min_blocks > 0 ? ";tiled_min_blocks=" + std::to_string(opts.tiled_min_blocks) : "");
+         (opts.tiled_min_blocks > 0 ? ";tiled_min_blocks=" + std::to_string(opts.tiled_min_blocks) : "") +
+         (opts.contraction_async ? "" : ";contraction_async=0") +
+         (opts.contraction_min_blocks != 2 ? ";contraction_min_blocks=" + std::to_string(opts.contraction_min_blocks) : "");
 }
 
 std::unordered_set<const ir::VarNode*> arrays_written(const ir::Stmt& s) {

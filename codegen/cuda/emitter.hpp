@@ -205,6 +205,12 @@ struct ContractionPlan {
   ir::Stmt steps;                          ///< the loop's body
   std::vector<Site> sites;
   std::unordered_map<const ir::LoadExpr*, int> loads;  ///< -> its site
+  /// Elements a thread reads from a tile in one vector load, per side (0: rows, 1: columns): 4 where every
+  /// operand of the side is f32, 2 where they are f32 or f64 (16 bytes at most), else 1 (scalar reads).
+  int width[2] = {1, 1};
+  /// Chunks copied asynchronously (cp.async) into the second of two sets of tiles while the first is read,
+  /// where every operand is 4 or 8 bytes (cp.async's sizes) and EmitOptions::contraction_async allows it.
+  bool async = false;
 };
 
 class Emitter {
@@ -321,6 +327,8 @@ class Emitter {
   void contraction_loops();
   /// A site's cell at the current step for the element copy being emitted.
   std::string contraction_cell(int site) const;
+  /// The tile row (side 0) or column (1) of the thread's m-th element copy along that side, as CUDA text.
+  std::string contraction_offset(int side, int m) const;
 
   // stencils (emit_stencil.cpp)
   void plan_stencil();

@@ -46,7 +46,8 @@ inline constexpr int kStagedGroup = 16;
 inline constexpr int kTiledThreads = 256;
 /// Contractions (emit_contraction.cpp): a block's tile of elements is kContractionTile square, each of its
 /// kContractionThreads threads computing kContractionPerThread^2 of them (rows ty + 16 m, columns tx + 16 n: a
-/// warp's 16 columns are one line of a tile), the loop's steps staged kContractionSteps at a time.
+/// warp's 16 columns are one line of a tile; f32 and f64 sides in runs of 4 and 2 read as one vector,
+/// emit_contraction.cpp), the loop's steps staged kContractionSteps at a time.
 inline constexpr int kContractionPerThread = 4;
 inline constexpr int kContractionTile = 64;
 inline constexpr int kContractionSteps = 16;
