@@ -304,13 +304,16 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
 )";
 
 // The kernel in any association (integers, which wrap, and min/max, which pick an element: every association
-// gives the defined bits, docs/scans.md): a tile is 256 threads' 64 bytes each; each thread scans its values in
+// gives the defined bits, docs/scans.md): a tile is 256 threads' 16 values each (4096: 64 bytes a thread of 4-byte
+// values, 128 of 8-byte ones, as CUB's sm_90 tuning gives both sizes as many values a thread; with 64 bytes the
+// 8-byte scans had twice the tiles, and look-backs, per element); each thread scans its values in
 // registers, the warps their threads' totals by shuffles, and warp 0 looks back over 32 earlier tiles a round trip
 // (each publishes its aggregate as soon as its own values are scanned, then its inclusive prefix). In shared
-// memory, 16-byte chunk q lives at q + q / 8: a thread's four chunks (64 bytes apart) fall on different banks.
+// memory, 16-byte chunk q lives at q + q / 8: the chunks the eight threads of a quarter warp read at once (64 or
+// 128 bytes apart) fall on different banks.
 constexpr const char* kAnyOrder = R"(
 #define KILN_THREADS 256
-#define KILN_ITEMS (64 / (int)sizeof(acc_t))
+#define KILN_ITEMS KILN_TREE_VALUES
 #define KILN_TILE (KILN_THREADS * KILN_ITEMS)
 #define KILN_CHUNKS (KILN_ITEMS / KILN_VEC)
 __device__ __forceinline__ int kiln_at(int e) { const int q = e / KILN_VEC; return (q + (q >> 3)) * KILN_VEC + e % KILN_VEC; }
@@ -480,7 +483,7 @@ const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t sha
 /// 16-byte chunks with one more each 8.
 std::size_t shared_bytes(DType t, ScanForm form) {
   const auto size = static_cast<std::size_t>(size_of(t));
-  if (form.any_order) return std::size_t{kScanAnyThreads} * 64 / 16 * 9 / 8 * 16;
+  if (form.any_order) return std::size_t{kScanAnyThreads} * kScanTreeValues * size / 16 * 9 / 8 * 16;
   return static_cast<std::size_t>(form.rows) * (ir::sem::kScanBlock * size + 16);
 }
 
@@ -507,7 +510,7 @@ std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
   if (f.any_order)
     return fmt::format("a tree scan of tiles of {} values ({} {} gives the same bits in any association: {}), "
                        "looking back over 32 tiles a round trip",
-                       kScanAnyThreads * 64 / size_of(t), name_of(t), ir::name_of(op),
+                       kScanAnyThreads * kScanTreeValues, name_of(t), ir::name_of(op),
                        is_float(t) ? "min and max pick an element" : "integers wrap");
   return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; {} {} {}, so kiln's order is "
                      "kept), the totals of each group of 1024 blocks folded in order by one warp as they come, each "
@@ -527,16 +530,17 @@ std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanFo
     throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
   const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
   // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
-  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 (51 registers).
+  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 with values of 4 bytes (51
+  // registers), 4 with values of 8 bytes (64: their 16 values take 32; with 48, ptxas spills).
   const std::size_t smem = shared_bytes(type, form);
-  const int min_blocks =
-      static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, form.any_order ? 5 : 8));
+  const std::size_t cap = !form.any_order ? 8 : size_of(type) == 8 ? 4 : 5;
+  const int min_blocks = static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, cap));
   return fmt::format("// kiln's scan kernel: {} in {} into {}, {}, {} (codegen/cuda/scan_kernels.cpp)\n{}\n"
                      "typedef {} src_t;\ntypedef {} acc_t;\ntypedef {} out_t;\n#define KILN_OP {}\n"
-                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n{}{}",
+                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_TREE_VALUES {}\n{}{}",
                      name_of(source), name_of(type), name_of(out), ir::name_of(op),
                      form.any_order ? "any association" : "kiln's order", prelude(), type_name(source), type_name(type),
-                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kStatus,
+                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kScanTreeValues, kStatus,
                      form.any_order ? kAnyOrder : kOrdered);
 }
 
@@ -547,7 +551,7 @@ void scan_on_device(CallState& call, DType source_type, DType type, DType out_ty
   const ScanForm form = scan_form(type, op, tile_kib);
   const std::size_t smem = shared_bytes(type, form);
   const gpu::Module& m = scan_module(call.dev, Key{source_type, type, out_type, op, form.any_order, form.rows}, smem);
-  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * 64 / size_of(type)
+  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * kScanTreeValues
                                                : std::int64_t{form.rows} * ir::sem::kScanBlock;
   const std::int64_t tiles = (n + per_tile - 1) / per_tile;
   const std::int64_t blocks = (n + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock,
