@@ -132,13 +132,14 @@ __device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
 // the totals of the tiles after it, t0 + 1 .. tl - 1 (tl: the group's last tile, whose fold nobody reads; every
 // tile before a line's last is full), in order, and publishes each tile's fold, so that a tile waits on one word,
 // its predecessor's fold, and the chain of dependent operations runs in one warp's registers instead of passing
-// from tile to tile through memory. A round reads 32 KILN_FQ consecutive totals, KILN_FQ a lane (coalesced; the
-// next round's reads are in flight while this round folds); every lane folds the same values in the same order
-// (buf, read by all lanes at once), and lane i keeps the fold after the round's tile i and publishes it.
-// Forward progress: the folder waits only on totals, and a tile publishes its totals before it waits on anything;
-// the tiles the folder waits on took later tickets, so they need a block of threads besides the folder's: the
-// launch asks for at least two resident blocks (scan_on_device). A tile waiting on the folder needs totals of
-// tiles with earlier tickets only, all started, and no folder ever waits on a fold or a chain.
+// from tile to tile through memory. A round reads 32 KILN_FQ consecutive totals from tile u0 on, KILN_FQ a lane
+// (coalesced; they were requested before the previous round's fold), takes the whole tiles at its start whose
+// totals are all out, every lane folding the same values in the same order (buf, read by all lanes at once), and
+// lane i keeps the fold after tile u0 + i and publishes it; the next round starts at the first tile not taken.
+// Forward progress: a tile publishes its totals before it waits on anything. The folder publishes tile u's fold
+// once the totals of tiles up to u are out, so a tile waiting on its predecessor's fold waits on tiles with
+// earlier tickets only, all started; the folder itself waits on later tiles, which need a block of threads
+// besides the folder's (scan_on_device requires at least 2 SMs), and it waits on nothing else.
 #define KILN_FQ (KILN_ROWS < 4 ? KILN_ROWS : 4)
 #define KILN_FT (32 * KILN_FQ / KILN_ROWS)
 __device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long long t0, long long tl, acc_t acc,
@@ -146,29 +147,42 @@ __device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long l
   const int lane = threadIdx.x & 31;
   const long long end = tl * KILN_ROWS;  // one past the last total folded
   kiln_u64 wa[KILN_FQ], wb[KILN_FQ];
+  long long u0 = t0 + 1;
   #pragma unroll
   for (int j = 0; j < KILN_FQ; ++j) {
-    const long long k = (t0 + 1) * KILN_ROWS + j * 32 + lane;
+    const long long k = u0 * KILN_ROWS + j * 32 + lane;
     if (k < end) kiln_request(totals + k, &wa[j], &wb[j]);
   }
-  for (long long u0 = t0 + 1; u0 < tl; u0 += KILN_FT) {
+  while (u0 < tl) {
     const long long k0 = u0 * KILN_ROWS;
+    const int span = (int)min(32LL * KILN_FQ, end - k0);  // the totals of this round's tiles
+    acc_t v[KILN_FQ];
+    bool ok[KILN_FQ];
     #pragma unroll
-    for (int j = 0; j < KILN_FQ; ++j) {
-      const long long k = k0 + j * 32 + lane;
-      if (k < end) {
-        acc_t v;
-        if (!kiln_mark(wa[j], wb[j], &v)) v = kiln_wait(totals + k);
-        buf[j * 32 + lane] = v;
+    for (int j = 0; j < KILN_FQ; ++j) ok[j] = j * 32 + lane >= span || kiln_mark(wa[j], wb[j], &v[j]) != 0;
+    int cnt;  // whole tiles out from u0 on
+    for (;;) {
+      int have = span;
+      #pragma unroll
+      for (int j = KILN_FQ - 1; j >= 0; --j) {
+        const unsigned m = __ballot_sync(~0u, ok[j]);
+        if (m != ~0u) have = j * 32 + __ffs(~m) - 1;
       }
+      cnt = min(have, span) / KILN_ROWS;
+      if (cnt > 0) break;
+      #pragma unroll
+      for (int j = 0; j < KILN_FQ; ++j)  // none whole yet: read the missing ones again
+        if (!ok[j]) ok[j] = kiln_take(totals + k0 + j * 32 + lane, &v[j]) != 0;
     }
+    #pragma unroll
+    for (int j = 0; j < KILN_FQ; ++j)
+      if (j * 32 + lane < cnt * KILN_ROWS) buf[j * 32 + lane] = v[j];
     __syncwarp();
     #pragma unroll
     for (int j = 0; j < KILN_FQ; ++j) {  // the next round's totals, looked at after this round's fold
-      const long long k = k0 + 32 * KILN_FQ + j * 32 + lane;
+      const long long k = (u0 + cnt) * KILN_ROWS + j * 32 + lane;
       if (k < end) kiln_request(totals + k, &wa[j], &wb[j]);
     }
-    const int cnt = (int)min((long long)KILN_FT, tl - u0);  // tiles this round
     acc_t kept = acc;
     if (cnt == KILN_FT) {
       #pragma unroll
@@ -186,6 +200,7 @@ __device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long l
     }
     if (lane < cnt) kiln_publish(fold + u0 + lane, kept, 1u);
     __syncwarp();
+    u0 += cnt;
   }
 }
 
