@@ -288,6 +288,22 @@ TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
   }
 }
 
+TEST(ScanCudaCodegen, TheOrderedFormCompilesForEveryTileSize) {
+  require_nvrtc();
+  // kiln's order at every tile KILN_CUDA_SCAN_TILE_KIB can give, 1 to 64 blocks: the group's folder reads
+  // min(rows, 4) totals a lane, 32 * min(rows, 4) / rows tiles a round; no local memory, no fence.
+  const std::pair<DType, int> cases[] = {{DType::F64, 1}, {DType::F32, 2}, {DType::F64, 8}, {DType::F32, 16}, {DType::U8, 64}};
+  for (const auto& [t, rows] : cases) {
+    const std::string src = cu::scan_source(t, t, t, ReduceOp::Add, cu::ScanForm{false, rows});
+    const cu::Binary bin = cu::compile_source(src, "kiln_scan", "sm_90", {});
+    EXPECT_TRUE(bin.log.empty()) << bin.log;
+    EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << rows << " rows";
+    EXPECT_EQ(bin.ptx.find("membar"), std::string::npos) << rows << " rows";
+    EXPECT_EQ(bin.ptx.find("fence"), std::string::npos) << rows << " rows";
+  }
+  EXPECT_NE(cu::scan_form_reason(DType::F32, ReduceOp::Add, 32).find("folded in order by one warp"), std::string::npos);
+}
+
 TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
   // A staged walk's grid: 128 rows a block once that fills every SM, fewer rows over two blocks an SM (the
   // kernel gives a block ceil(rows / grid) of them), a single row one block.

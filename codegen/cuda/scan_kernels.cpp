@@ -51,18 +51,30 @@ __device__ __forceinline__ void kiln_publish(kiln_slot* p, acc_t v, unsigned mar
   else
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(m | b) : "memory");
 }
-// The mark of the value at p (0: not yet written, or its halves of different writes) and the value.
-__device__ __forceinline__ unsigned kiln_take(const kiln_slot* p, acc_t* v) {
-  kiln_u64 a, b;
+// A published value's two words read at p (both the same word for values of 4 bytes), to be looked at later:
+// the load is in flight until kiln_mark uses its result.
+__device__ __forceinline__ void kiln_request(const kiln_slot* p, kiln_u64* a, kiln_u64* b) {
   if (sizeof(acc_t) > 4) {
-    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*a), "=l"(*b) : "l"(p) : "memory");
+  } else {
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(*a) : "l"(p) : "memory");
+    *b = *a;
+  }
+}
+// The mark of words read by kiln_request (0: not yet written, or its halves of different writes) and the value.
+__device__ __forceinline__ unsigned kiln_mark(kiln_u64 a, kiln_u64 b, acc_t* v) {
+  if (sizeof(acc_t) > 4) {
     if ((a >> 32) != (b >> 32)) return 0;
     *v = kiln_value((a << 32) | (b & 0xffffffffull));
   } else {
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(a) : "l"(p) : "memory");
     *v = kiln_value(a & 0xffffffffull);
   }
   return (unsigned)(a >> 32);
+}
+__device__ __forceinline__ unsigned kiln_take(const kiln_slot* p, acc_t* v) {
+  kiln_u64 a, b;
+  kiln_request(p, &a, &b);
+  return kiln_mark(a, b, v);
 }
 __device__ __forceinline__ acc_t kiln_wait(const kiln_slot* p) {
   acc_t v;
@@ -116,63 +128,80 @@ __device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
   return acc;
 }
 
-// The fold of its group's totals before tile t (not the group's first, gfirst), by warp 0 (lane 0's result): the
-// nearest earlier tile of the group whose fold is out, then the totals of every tile after it, in order. Reads 32
-// tiles' folds and totals a round trip; buf holds 32 tiles' totals for lane 0's fold.
-__device__ acc_t kiln_fold_before(const kiln_slot* fold, const kiln_slot* totals, long long t, long long gfirst,
-                                  acc_t* buf) {
+// The group's folder: warp 0 of the group's first tile t0, once its own fold (acc, in every lane) is out, folds
+// the totals of the tiles after it, t0 + 1 .. tl - 1 (tl: the group's last tile, whose fold nobody reads; every
+// tile before a line's last is full), in order, and publishes each tile's fold, so that a tile waits on one word,
+// its predecessor's fold, and the chain of dependent operations runs in one warp's registers instead of passing
+// from tile to tile through memory. A round reads 32 KILN_FQ consecutive totals from tile u0 on, KILN_FQ a lane
+// (coalesced; they were requested before the previous round's fold), takes the whole tiles at its start whose
+// totals are all out, every lane folding the same values in the same order (buf, read by all lanes at once), and
+// lane i keeps the fold after tile u0 + i and publishes it; the next round starts at the first tile not taken.
+// Forward progress: a tile publishes its totals before it waits on anything. The folder publishes tile u's fold
+// once the totals of tiles up to u are out, so a tile waiting on its predecessor's fold waits on tiles with
+// earlier tickets only, all started; the folder itself waits on later tiles, which need a block of threads
+// besides the folder's (scan_on_device requires at least 2 SMs), and it waits on nothing else.
+#define KILN_FQ (KILN_ROWS < 4 ? KILN_ROWS : 4)
+#define KILN_FT (32 * KILN_FQ / KILN_ROWS)
+__device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long long t0, long long tl, acc_t acc,
+                                acc_t* buf) {
   const int lane = threadIdx.x & 31;
-  long long w = t, jstar;
-  acc_t acc;
-  bool near;
-  acc_t mine[KILN_ROWS];
-  bool mine_ok;
-  for (;;) {
-    const long long j = w - 32 + lane;
-    acc_t v;
-    bool ok = false;
-    mine_ok = true;
-    if (j >= gfirst) {
-      ok = kiln_take(fold + j, &v) != 0;
+  const long long end = tl * KILN_ROWS;  // one past the last total folded
+  kiln_u64 wa[KILN_FQ], wb[KILN_FQ];
+  long long u0 = t0 + 1;
+  #pragma unroll
+  for (int j = 0; j < KILN_FQ; ++j) {
+    const long long k = u0 * KILN_ROWS + j * 32 + lane;
+    if (k < end) kiln_request(totals + k, &wa[j], &wb[j]);
+  }
+  while (u0 < tl) {
+    const long long k0 = u0 * KILN_ROWS;
+    const int span = (int)min(32LL * KILN_FQ, end - k0);  // the totals of this round's tiles
+    acc_t v[KILN_FQ];
+    bool ok[KILN_FQ];
+    #pragma unroll
+    for (int j = 0; j < KILN_FQ; ++j) ok[j] = j * 32 + lane >= span || kiln_mark(wa[j], wb[j], &v[j]) != 0;
+    int cnt;  // whole tiles out from u0 on
+    for (;;) {
+      int have = span;
       #pragma unroll
-      for (int r = 0; r < KILN_ROWS; ++r) mine_ok &= kiln_take(totals + j * KILN_ROWS + r, &mine[r]) != 0;
-    }
-    const unsigned m = __ballot_sync(~0u, ok);
-    if (m) {
-      const int h = 31 - __clz(m);
-      jstar = w - 32 + h;
-      acc = kiln_value(__shfl_sync(~0u, kiln_bits(v), h));
-      near = w == t && __all_sync(~0u, lane <= h || mine_ok);
-      if (near && lane > h) {
-        #pragma unroll
-        for (int r = 0; r < KILN_ROWS; ++r) buf[(lane - h - 1) * KILN_ROWS + r] = mine[r];
+      for (int j = KILN_FQ - 1; j >= 0; --j) {
+        const unsigned m = __ballot_sync(~0u, ok[j]);
+        if (m != ~0u) have = j * 32 + __ffs(~m) - 1;
       }
-      break;
-    }
-    w = w - 32 > gfirst ? w - 32 : t;  // further back; past the group's first tile, from the nearest again
-  }
-  __syncwarp();
-  if (near) {
-    if (lane == 0) {
-      const int cnt = (int)(t - 1 - jstar) * KILN_ROWS;
-      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
-    }
-    return acc;
-  }
-  for (long long u0 = jstar + 1; u0 < t; u0 += 32) {
-    const long long u = u0 + lane;
-    if (u < t) {
+      cnt = min(have, span) / KILN_ROWS;
+      if (cnt > 0) break;
       #pragma unroll
-      for (int r = 0; r < KILN_ROWS; ++r) buf[lane * KILN_ROWS + r] = kiln_wait(totals + u * KILN_ROWS + r);
+      for (int j = 0; j < KILN_FQ; ++j)  // none whole yet: read the missing ones again
+        if (!ok[j]) ok[j] = kiln_take(totals + k0 + j * 32 + lane, &v[j]) != 0;
     }
+    #pragma unroll
+    for (int j = 0; j < KILN_FQ; ++j)
+      if (j * 32 + lane < cnt * KILN_ROWS) buf[j * 32 + lane] = v[j];
     __syncwarp();
-    if (lane == 0) {
-      const int cnt = (int)min(32LL, t - u0) * KILN_ROWS;
-      for (int i = 0; i < cnt; ++i) acc = KILN_OP(acc, buf[i]);
+    #pragma unroll
+    for (int j = 0; j < KILN_FQ; ++j) {  // the next round's totals, looked at after this round's fold
+      const long long k = (u0 + cnt) * KILN_ROWS + j * 32 + lane;
+      if (k < end) kiln_request(totals + k, &wa[j], &wb[j]);
     }
+    acc_t kept = acc;
+    if (cnt == KILN_FT) {
+      #pragma unroll
+      for (int i = 0; i < KILN_FT; ++i) {
+        #pragma unroll
+        for (int r = 0; r < KILN_ROWS; ++r) acc = KILN_OP(acc, buf[i * KILN_ROWS + r]);
+        if (lane == i) kept = acc;
+      }
+    } else {
+      for (int i = 0; i < cnt; ++i) {
+        #pragma unroll
+        for (int r = 0; r < KILN_ROWS; ++r) acc = KILN_OP(acc, buf[i * KILN_ROWS + r]);
+        if (lane == i) kept = acc;
+      }
+    }
+    if (lane < cnt) kiln_publish(fold + u0 + lane, kept, 1u);
     __syncwarp();
+    u0 += cnt;
   }
-  return acc;
 }
 
 // One tile per block of threads. Per line: `tiles` tiles, `groups` groups of 1024 blocks. Published: each
@@ -184,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     unsigned long long* __restrict__ ticket) {
   extern __shared__ __align__(16) unsigned char kiln_smem[];
   acc_t* s = (acc_t*)kiln_smem;
-  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_ROWS];
+  __shared__ acc_t carry[KILN_ROWS], tot[KILN_ROWS], buf[32 * KILN_FQ];
   __shared__ long long tk;
   const int tid = threadIdx.x;
   if (tid == 0) tk = (long long)atomicAdd(ticket, 1ull);
@@ -227,18 +256,26 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
       kiln_publish(totals + status * KILN_ROWS + tid, acc, 1u);
     }
     __syncwarp();
-    // 3. The fold before the tile (warp 0), the tile's own folds (lane 0), published; then the chain of the
-    // groups before this one.
-    acc_t before = ident;
-    if (!first_of_group) before = kiln_fold_before(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, t - (b0 % KILN_B) / KILN_ROWS, buf);
+    // 3. The tile's folds (lane 0) after the fold before it: none for the group's first tile, which publishes its
+    // fold and folds the rest of the group (warp 0, kiln_fold_group); the fold its predecessor's slot holds for
+    // every other tile. Then the chain of the groups before this one, which the group's last tile extends.
+    acc_t before = ident, f[KILN_ROWS], own = ident;
     if (tid == 0) {
-      acc_t f[KILN_ROWS];
+      if (!first_of_group) before = kiln_wait(fold + status - 1);
       #pragma unroll
       for (int r = 0; r < KILN_ROWS; ++r) {
         if (r >= rows) f[r] = f[r - 1];  // a line's last tile may have fewer blocks
         else f[r] = r == 0 ? (first_of_group ? tot[0] : KILN_OP(before, tot[0])) : KILN_OP(f[r - 1], tot[r]);
       }
-      kiln_publish(fold + status, f[KILN_ROWS - 1], 1u);
+      own = f[KILN_ROWS - 1];
+      if (first_of_group) kiln_publish(fold + status, own, 1u);
+    }
+    if (first_of_group) {
+      const long long tl = min(t + KILN_B / KILN_ROWS, tiles) - 1;
+      own = kiln_value(__shfl_sync(~0u, kiln_bits(own), 0));
+      if (t + 1 < tl) kiln_fold_group(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, tl, own, buf);
+    }
+    if (tid == 0) {
       acc_t ch = ident;  // the chain of the groups before g
       if (g > 0) ch = kiln_wait(chain + line * groups + g - 1);
       if (last_of_group) kiln_publish(chain + line * groups + g, g > 0 ? KILN_OP(ch, f[KILN_ROWS - 1]) : f[KILN_ROWS - 1], 1u);
@@ -282,13 +319,16 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
 )";
 
 // The kernel in any association (integers, which wrap, and min/max, which pick an element: every association
-// gives the defined bits, docs/scans.md): a tile is 256 threads' 64 bytes each; each thread scans its values in
+// gives the defined bits, docs/scans.md): a tile is 256 threads' 16 values each (4096: 64 bytes a thread of 4-byte
+// values, 128 of 8-byte ones, as CUB's sm_90 tuning gives both sizes as many values a thread; with 64 bytes the
+// 8-byte scans had twice the tiles, and look-backs, per element); each thread scans its values in
 // registers, the warps their threads' totals by shuffles, and warp 0 looks back over 32 earlier tiles a round trip
 // (each publishes its aggregate as soon as its own values are scanned, then its inclusive prefix). In shared
-// memory, 16-byte chunk q lives at q + q / 8: a thread's four chunks (64 bytes apart) fall on different banks.
+// memory, 16-byte chunk q lives at q + q / 8: the chunks the eight threads of a quarter warp read at once (64 or
+// 128 bytes apart) fall on different banks.
 constexpr const char* kAnyOrder = R"(
 #define KILN_THREADS 256
-#define KILN_ITEMS (64 / (int)sizeof(acc_t))
+#define KILN_ITEMS KILN_TREE_VALUES
 #define KILN_TILE (KILN_THREADS * KILN_ITEMS)
 #define KILN_CHUNKS (KILN_ITEMS / KILN_VEC)
 __device__ __forceinline__ int kiln_at(int e) { const int q = e / KILN_VEC; return (q + (q >> 3)) * KILN_VEC + e % KILN_VEC; }
@@ -458,7 +498,7 @@ const gpu::Module& scan_module(gpu::Device& dev, const Key& key, std::size_t sha
 /// 16-byte chunks with one more each 8.
 std::size_t shared_bytes(DType t, ScanForm form) {
   const auto size = static_cast<std::size_t>(size_of(t));
-  if (form.any_order) return std::size_t{kScanAnyThreads} * 64 / 16 * 9 / 8 * 16;
+  if (form.any_order) return std::size_t{kScanAnyThreads} * kScanTreeValues * size / 16 * 9 / 8 * 16;
   return static_cast<std::size_t>(form.rows) * (ir::sem::kScanBlock * size + 16);
 }
 
@@ -485,10 +525,11 @@ std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
   if (f.any_order)
     return fmt::format("a tree scan of tiles of {} values ({} {} gives the same bits in any association: {}), "
                        "looking back over 32 tiles a round trip",
-                       kScanAnyThreads * 64 / size_of(t), name_of(t), ir::name_of(op),
+                       kScanAnyThreads * kScanTreeValues, name_of(t), ir::name_of(op),
                        is_float(t) ? "min and max pick an element" : "integers wrap");
   return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; {} {} {}, so kiln's order is "
-                     "kept), looking back over 32 tiles' totals a round trip",
+                     "kept), the totals of each group of 1024 blocks folded in order by one warp as they come, each "
+                     "tile waiting on its predecessor's fold",
                      f.rows, f.rows * size_of(t), name_of(t), ir::name_of(op),
                      is_float(t) ? "depends on the order" : "has values of 1 or 2 bytes, which the tree form does not take");
 }
@@ -504,16 +545,17 @@ std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanFo
     throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
   const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
   // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
-  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 (51 registers).
+  // registers a thread for 128 threads); the any-order form's 256 threads at most 5 with values of 4 bytes (51
+  // registers), 4 with values of 8 bytes (64: their 16 values take 32; with 48, ptxas spills).
   const std::size_t smem = shared_bytes(type, form);
-  const int min_blocks =
-      static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, form.any_order ? 5 : 8));
+  const std::size_t cap = !form.any_order ? 8 : size_of(type) == 8 ? 4 : 5;
+  const int min_blocks = static_cast<int>(std::clamp<std::size_t>(227 * 1024 / (smem + 1024), 1, cap));
   return fmt::format("// kiln's scan kernel: {} in {} into {}, {}, {} (codegen/cuda/scan_kernels.cpp)\n{}\n"
                      "typedef {} src_t;\ntypedef {} acc_t;\ntypedef {} out_t;\n#define KILN_OP {}\n"
-                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n{}{}",
+                     "#define KILN_OUT(v) {}\n#define KILN_ROWS {}\n#define KILN_MIN_BLOCKS {}\n#define KILN_TREE_VALUES {}\n{}{}",
                      name_of(source), name_of(type), name_of(out), ir::name_of(op),
                      form.any_order ? "any association" : "kiln's order", prelude(), type_name(source), type_name(type),
-                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kStatus,
+                     type_name(out), op_function(op), to_out, form.rows, min_blocks, kScanTreeValues, kStatus,
                      form.any_order ? kAnyOrder : kOrdered);
 }
 
@@ -524,11 +566,16 @@ void scan_on_device(CallState& call, DType source_type, DType type, DType out_ty
   const ScanForm form = scan_form(type, op, tile_kib);
   const std::size_t smem = shared_bytes(type, form);
   const gpu::Module& m = scan_module(call.dev, Key{source_type, type, out_type, op, form.any_order, form.rows}, smem);
-  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * 64 / size_of(type)
+  const std::int64_t per_tile = form.any_order ? std::int64_t{kScanAnyThreads} * kScanTreeValues
                                                : std::int64_t{form.rows} * ir::sem::kScanBlock;
   const std::int64_t tiles = (n + per_tile - 1) / per_tile;
   const std::int64_t blocks = (n + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock,
                      groups = (blocks + ir::sem::kScanBlock - 1) / ir::sem::kScanBlock;
+  // The ordered form's folder (a warp of each group's first tile) waits on tiles with later tickets: they need a
+  // second resident block of threads (an SM holds one: the module asks for the tile's shared memory).
+  if (!form.any_order && call.dev.info().sm_count < 2)
+    throw DeviceError(fmt::format("{}: kiln's ordered scan needs a device of at least 2 SMs ({} has {})", label,
+                                  call.dev.info().name, call.dev.info().sm_count));
   if (lines * tiles > 0x7fffffff)
     throw DeviceError(fmt::format("{}: {} tiles exceed CUDA's grid; scan fewer or shorter rows per call", label,
                                   lines * tiles));

@@ -27,9 +27,11 @@ namespace kiln::codegen::cuda {
 
 class CallState;
 
-/// Threads of a tile's block of threads in kiln's order, and in the any-order form (64 bytes of values each).
+/// Threads of a tile's block of threads in kiln's order, and in the any-order form (kScanTreeValues values each,
+/// whatever their size).
 inline constexpr int kScanThreads = 128;
 inline constexpr int kScanAnyThreads = 256;
+inline constexpr int kScanTreeValues = 16;
 /// The bytes of a tile's values in kiln's order unless CudaOptions::scan_tile_kib says otherwise: 4 blocks of doubles.
 inline constexpr int kScanTileKib = 32;
 
@@ -41,7 +43,7 @@ int scan_tile_rows(DType t, int tile_kib);
 /// element), with values of 4 or 8 bytes: then the kernel scans a tile as a tree (shuffles), as CUB does.
 bool scan_any_order(DType t, ReduceOp op);
 
-/// The kernel's form: the tree over tiles of 256 threads' 64 bytes (any_order), or blocks of 1024 walked in
+/// The kernel's form: the tree over tiles of 256 threads' 16 values (any_order), or blocks of 1024 walked in
 /// kiln's order, `rows` of them a tile.
 struct ScanForm {
   bool any_order = false;
