@@ -52,6 +52,7 @@ PartPlan plan_parts(const Program& program, int threads) {
   std::vector<std::size_t> longest(most + 1, plan.whole);
   for (std::size_t p = 2; p <= most; ++p) deal(program, p, &longest[p]);
   const std::size_t best = *std::min_element(longest.begin() + 1, longest.end());
+  if (static_cast<double>(best) > kWorthSplitting * static_cast<double>(plan.whole)) return plan;
   for (std::size_t p = 1; p <= most; ++p) {
     if (longest[p] * 10 <= best * 11) {
       if (p > 1) plan.parts = deal(program, p, &plan.longest);
@@ -123,7 +124,7 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
                                                 : fmt::format("{} hardware thread(s)", use);
   if (parts == 1) {
     out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program ({:.1f} ms of CPU; {}: {})\n", program.functions.size(), out.cpu_ms,
-                            threads_text, program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest");
+                            threads_text, program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth");
   } else {
     std::string sizes;
     for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), cpu[p]);

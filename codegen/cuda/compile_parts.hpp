@@ -17,10 +17,17 @@
 
 namespace kiln::codegen::cuda {
 
-/// What a part costs besides its functions, in bytes of their CUDA C: NVRTC spent 65 ms of CPU on the
-/// prelude with one empty kernel, and 17-40 us per byte of a function's text (covariance's nine functions,
-/// 0.9-13 KB, each alone with the prelude; the 2-core VM, CUDA 13.0).
-inline constexpr std::size_t kPartFixedBytes = 3000;
+/// What a program costs besides its functions, in bytes of their CUDA C: the prelude, NVRTC's builtin header and
+/// ptxas's setup. On the H100 machine (16 cores, CUDA 13.0, NVRTC's compute cache off) a program of one function
+/// compiled in 131-132 ms (gesummv, nbody: 2.8 and 4.6 KB of function text) and covariance's nine (23 KB) in
+/// 451 ms: about 16 us per byte and 5.5 KB's worth per program. (On the 2-core VM: 65 ms for the prelude with
+/// an empty kernel, 17-40 us per byte.)
+inline constexpr std::size_t kPartFixedBytes = 6000;
+/// A program is split only where the estimate of its longest part is at most this fraction of the whole: in the
+/// H100 run (kPartFixedBytes 3000, no least gain), splits estimated to save less than a fifth took as long or
+/// longer (syrk 296 -> 335 ms, hist2d 258 -> 257, gemm 363 -> 364), those estimated to save more took 12-43 %
+/// less (covariance 451 -> 323 ms, correlation 614 -> 463, row_stats 414 -> 279, 2mm 745 -> 426).
+inline constexpr double kWorthSplitting = 0.8;
 
 /// How `program`'s functions are dealt into parts for `threads` threads (>= 1).
 struct PartPlan {
@@ -32,7 +39,8 @@ struct PartPlan {
 
 /// The fewest parts, up to `threads` and the number of functions, whose largest part (largest function first
 /// into the smallest part) costs within 10 % of the least reachable: a part more costs kPartFixedBytes of CPU
-/// again for the prelude, so it must shorten the longest part to be worth it.
+/// again, so it must shorten the longest part to be worth it. One part unless that estimate is at most
+/// kWorthSplitting of the whole program's.
 PartPlan plan_parts(const Program& program, int threads);
 
 /// The source of part `p` of `plan`: the prelude and the part's functions (the whole source for one part).
