@@ -216,6 +216,28 @@ TEST(CudaParts, AFailingPartNamesTheKernel) {
   }
 }
 
+TEST(CudaParts, AFunctionThatNeedsAnotherCompilesInOneProgram) {
+  require_nvrtc();
+  // Emitters write only __global__ functions today; were one to use a helper written with another launch's
+  // function, its part would not compile alone: the program then compiles whole, and says so.
+  cu::Program p;
+  ir::Function f;
+  f.name = "shared_helper";
+  p.function = std::make_shared<const ir::Function>(f);
+  p.prelude = cu::prelude();
+  const std::string pad = "// " + std::string(2 * cu::kPartFixedBytes, '.') + "\n";
+  const std::string first = pad + "__device__ float helper(float v) { return v + 1.0f; }\n"
+                                  "extern \"C\" __global__ void shared_helper_k0(float* x) {\n  x[threadIdx.x] = helper(1.0f);\n}\n";
+  const std::string second = pad + "extern \"C\" __global__ void shared_helper_k1(float* x) {\n  x[threadIdx.x] = helper(2.0f);\n}\n";
+  p.kernels = first + second;
+  p.functions = {{0, first.size()}, {first.size(), first.size() + second.size()}};
+  ASSERT_EQ(cu::plan_parts(p, 2).parts.size(), 2u);
+  const cu::Binary b = cu::compile_program(p, "shared_helper", "sm_90", {}, false, 2);
+  EXPECT_TRUE(b.more.empty());
+  EXPECT_NE(b.notes.find("a part did not compile alone"), std::string::npos) << b.notes;
+  EXPECT_NE(b.ptx.find(".entry shared_helper_k1("), std::string::npos);
+}
+
 TEST(CudaParts, ACacheEntryOfPartsIsCheckedAsOne) {
   require_nvrtc();
   const Lowered& l = covariance();

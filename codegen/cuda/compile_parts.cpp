@@ -108,8 +108,24 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   }
   run(0);
   for (std::thread& w : workers) w.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  for (const std::exception_ptr& e : failed) {
+    if (!e) continue;
+    if (parts == 1) std::rethrow_exception(e);
+    // A part that does not compile alone (a function that used something of another's) is no reason to fail:
+    // the whole program compiles as before, and its error, if any, is the kernel's.
+    std::string why;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      why = x.what();
+    }
+    Binary whole = compile_source(program.source(), kernel, arch, opts, true, lineinfo);
+    whole.cpu_ms = whole.cpu_longest_ms = 0;
+    whole.notes = fmt::format("NVRTC: {} __global__ function(s) in one program: a part did not compile alone ({})\n", program.functions.size(),
+                              why.substr(0, why.find('\n')));
+    whole.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return whole;
+  }
 
   Binary out = std::move(done[0]);
   for (std::size_t p = 1; p < parts; ++p) {

@@ -48,8 +48,9 @@ std::string part_source(const Program& program, const PartPlan& plan, std::size_
 
 /// Compiles `program` for `arch` (compile_source's options) in the parts plan_parts gives for `threads`
 /// (0: the hardware threads idle now, codegen/compile_threads.hpp): part 0 on this thread, the others on threads
-/// of their own. The result's `more` holds parts 1.., `notes` says how and why. A failure of any part throws
-/// its CompileError (naming `kernel`), the first part's first.
+/// of their own. The result's `more` holds parts 1.., `notes` says how and why. Where a part fails to compile
+/// alone, the whole program is compiled instead (its notes say so); a CompileError (naming `kernel`) is the
+/// whole program's.
 Binary compile_program(const Program& program, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
                        bool lineinfo, int threads);
 
