@@ -141,6 +141,7 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     if (const char* s = std::getenv("KILN_CUDA_CONTRACTION"); s && *s) o.contraction = s[0] == '0' ? 0 : 1;
     if (const char* s = std::getenv("KILN_CUDA_CONTRACTION_ASYNC"); s && *s) e.contraction_async = s[0] != '0';
     e.contraction_min_blocks = number("KILN_CUDA_CONTRACTION_MIN_BLOCKS", e.contraction_min_blocks, 2, 4);
+    if (const char* threads = std::getenv("KILN_COMPILE_THREADS"); threads && std::atoi(threads) > 0) o.compile_threads = std::atoi(threads);
     if (const char* s = std::getenv("KILN_CUDA_ROW_THREADS"); s && *s) {
       const int n = std::atoi(s);
       o.row_threads = n >= 32 && n <= 1024 && n % 32 == 0 ? n : 0;

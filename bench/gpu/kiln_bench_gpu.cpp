@@ -300,6 +300,14 @@ int main(int argc, char** argv) {
   const gpu::DeviceInfo& info = dev.info();
   std::printf("device: %s (%s, %d SMs, %.0f GiB); n = %lld floats, jacobi %lld^2, median of %d\n", info.name.c_str(), info.arch().c_str(),
               info.sm_count, static_cast<double>(info.memory_bytes) / (1 << 30), opt.n, opt.side, opt.reps);
+  // NVRTC 12.9+ keeps what it compiled in the driver's compute cache (~/.nv/ComputeCache, across processes): a
+  // source compiled before costs its C++ front end only (20-45 ms on the H100 where compiling took 116-745 ms).
+  // A cold column is a compile only with CUDA_CACHE_DISABLE=1, or where the source differs from the warm-up's.
+  const char* nvrtc_cache = std::getenv("CUDA_CACHE_DISABLE");
+  const bool nvrtc_cache_on = !nvrtc_cache || std::strcmp(nvrtc_cache, "1") != 0;
+  std::printf("cold compiles: kiln's disk cache off; NVRTC's compute cache %s\n",
+              nvrtc_cache_on ? "on (a source compiled before costs its front end only; CUDA_CACHE_DISABLE=1 to time compiles)"
+                             : "off (CUDA_CACHE_DISABLE=1)");
   const benchgpu::Reference ref(dev, true), exact(dev, false);
   EventTimer timer(dev);
   const long long n = opt.n;

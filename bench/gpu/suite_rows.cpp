@@ -692,7 +692,7 @@ int suite_rows(const SuiteOptions& opt) {
                 r.check.empty() ? "ok" : ("MISMATCH " + r.check).c_str());
   }
   std::printf("hand/kiln > 1: kiln faster; cupy/kiln > 1: kiln faster than CuPy; %%ceil: kiln's GB/s over the copy ceiling "
-              "(%.0f GB/s) for memory-bound rows; cold: a fresh kernel's first call, disk cache off\n",
+              "(%.0f GB/s) for memory-bound rows; cold: a fresh kernel's first call, kiln's disk cache off (NVRTC's cache: see the first lines)\n",
               opt.ceiling_gbps);
   return mismatches;
 }

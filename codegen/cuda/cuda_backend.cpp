@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "codegen/cuda/cuda_backend.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "codegen/cuda/compile_parts.hpp"
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/executable.hpp"
 #include "codegen/target_options.hpp"
@@ -47,17 +49,24 @@ Compiled compile(const ir::Function& f, const CodegenOptions& opts, const CudaOp
   const std::string arch = cuda.arch.empty() ? dev.info().arch() : cuda.arch;
   if (cuda.dump_source)
     std::fprintf(stderr, "=== kiln: %s: CUDA C for %s ===\n%s", f.name.c_str(), arch.c_str(), out.program->source().c_str());
-  out.binary = compile_source(out.program->source(), f.name, arch, opts, true, cuda.lineinfo);
-  // KILN_CUDA_KEEP=dir keeps <kernel>.cu, .ptx and .cubin there, for cuobjdump and profilers.
+  out.binary = compile_program(*out.program, f.name, arch, opts, cuda.lineinfo, cuda.compile_threads);
+  // KILN_CUDA_KEEP=dir keeps <kernel>.cu, .ptx and .cubin there, for cuobjdump and profilers (a program compiled
+  // in parts: the other parts' as <kernel>.1.ptx, .1.cubin, ...).
   if (!cuda.keep_dir.empty()) {
     const std::string base = cuda.keep_dir + "/" + f.name;
     std::ofstream(base + ".cu") << out.program->source();
     std::ofstream(base + ".ptx") << out.binary.ptx;
     std::ofstream(base + ".cubin", std::ios::binary) << out.binary.cubin;
+    for (std::size_t p = 0; p < out.binary.more.size(); ++p) {
+      std::ofstream(base + "." + std::to_string(p + 1) + ".ptx") << out.binary.more[p].ptx;
+      std::ofstream(base + "." + std::to_string(p + 1) + ".cubin", std::ios::binary) << out.binary.more[p].cubin;
+    }
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.kernel = load(out.program, out.binary, opts, cuda);
   out.kernel.codegen_ms = ms;
+  out.kernel.codegen_cpu_ms = out.binary.cpu_ms;
+  out.kernel.codegen_cpu_longest_ms = out.binary.more.empty() ? 0 : out.binary.cpu_longest_ms;
   return out;
 }
 
@@ -85,11 +94,16 @@ CompiledKernel load_binary(const ir::Function& lowered, Binary binary, const Cod
   const std::string arch = target_arch(cuda);
   if (binary.arch != arch)
     throw CacheError(fmt::format("the entry holds code for {}, this process compiles for {}", binary.arch, arch));
-  if (binary.ptx.find(".target " + binary.arch) == std::string::npos)
-    throw CacheError(fmt::format("the entry's PTX is not for {}", binary.arch));
-  if (binary.cubin.size() < 4 || binary.cubin.compare(0, 4, "\x7f" "ELF") != 0) throw CacheError("the entry's CUBIN is not an ELF image");
+  // A program compiled in parts (compile_parts.hpp): every part for the same architecture, each function in one.
+  std::vector<const std::string*> ptx{&binary.ptx}, cubin{&binary.cubin};
+  for (const Binary::Part& p : binary.more) ptx.push_back(&p.ptx), cubin.push_back(&p.cubin);
+  for (std::size_t p = 0; p < ptx.size(); ++p) {
+    if (ptx[p]->find(".target " + binary.arch) == std::string::npos)
+      throw CacheError(fmt::format("the entry's PTX is not for {}", binary.arch));
+    if (cubin[p]->size() < 4 || cubin[p]->compare(0, 4, "\x7f" "ELF") != 0) throw CacheError("the entry's CUBIN is not an ELF image");
+  }
   for (const std::string& entry : program->entries())
-    if (binary.ptx.find(".entry " + entry + "(") == std::string::npos)
+    if (std::none_of(ptx.begin(), ptx.end(), [&](const std::string* text) { return text->find(".entry " + entry + "(") != std::string::npos; }))
       throw CacheError(fmt::format("the entry's PTX lacks the __global__ function {} of the emitted program", entry));
   // The entry is checked first, so that a bad one is discarded on any machine; without a device the call
   // then fails as compile() would (load() asks for the device).
@@ -127,6 +141,11 @@ class CudaBackend final : public Backend {
     payloads.push_back(cache::Blob{"arch", c.binary.arch});
     payloads.push_back(cache::Blob{"ptx", std::move(c.binary.ptx)});
     payloads.push_back(cache::Blob{"cubin", std::move(c.binary.cubin)});
+    // A program compiled in parts stores the others as "ptx.1", "cubin.1", ...
+    for (std::size_t p = 0; p < c.binary.more.size(); ++p) {
+      payloads.push_back(cache::Blob{"ptx." + std::to_string(p + 1), std::move(c.binary.more[p].ptx)});
+      payloads.push_back(cache::Blob{"cubin." + std::to_string(p + 1), std::move(c.binary.more[p].cubin)});
+    }
     return std::move(c.kernel);
   }
 
@@ -142,7 +161,17 @@ class CudaBackend final : public Backend {
     } catch (const ir::IRError& err) {
       throw CacheError(fmt::format("the entry's host function: {}", err.what()));
     }
-    return load_binary(lowered, Binary{arch->data, ptx->data, cubin->data, {}, 0}, opts.common, opts.cuda);
+    Binary binary;
+    binary.arch = arch->data;
+    binary.ptx = ptx->data;
+    binary.cubin = cubin->data;
+    for (std::size_t p = 1; const cache::Blob* more_ptx = e.payload("ptx." + std::to_string(p)); ++p) {
+      const cache::Blob* more_cubin = e.payload("cubin." + std::to_string(p));
+      if (!more_cubin) throw CacheError(fmt::format("the entry has the payload \"ptx.{}\" without \"cubin.{}\"", p, p));
+      binary.more.push_back({more_ptx->data, more_cubin->data});
+    }
+    binary.notes = binary.more.empty() ? std::string() : fmt::format("NVRTC: {} programs compiled at the same time, loaded from the disk cache\n", binary.more.size() + 1);
+    return load_binary(lowered, std::move(binary), opts.common, opts.cuda);
   }
 };
 

@@ -105,6 +105,10 @@ struct CudaOptions {
   /// KILN_CUDA_CONTRACTION=0|1 (an experiment override): contractions as a thread per element (0) or through their
   /// tiles variant (1, what the launch model chooses); unset (-1): the launch model's choice (launch_model.hpp).
   int contraction = -1;
+  /// KILN_COMPILE_THREADS (as for the CPU target): threads one kernel's NVRTC compilation may use, its __global__
+  /// functions dealt into programs compiled at the same time (compile_parts.hpp); 0: the hardware threads idle
+  /// when it starts. Not part of the cache key: each function is the same code in whichever part it is compiled.
+  int compile_threads = 0;
   /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
   /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
   bool private_copies = true;

@@ -42,12 +42,15 @@ class ProgramBuilder {
         // The verifier numbers launches in body order, so kernel k is gpu_kernels[k].
         const std::string name = identifier(prog_.function->name) + "_k" + std::to_string(l.kernel);
         Emitter e(*prog_.function, l.parfor(), name, opts_);
+        const std::size_t begin = prog_.kernels.size();
         GpuKernel k = e.emit(prog_.kernels);
+        const int first = entries_;
         k.entry = entries_++;
         if (!k.alias_name.empty()) k.alias_entry = entries_++;
         if (!k.fold_name.empty()) k.fold_entry = entries_++;
         if (!k.tiles_name.empty()) k.tiles_entry = entries_++;
         prog_.gpu_kernels.push_back(std::move(k));
+        split_functions(begin, entries_ - first);
         prog_.kernels += "\n";
         return;
       }
@@ -70,6 +73,23 @@ class ProgramBuilder {
   }
 
  private:
+  /// Records the functions one launch emitted from `begin` on: each ends with a "}" line (bodies are
+  /// indented, so only a function's end is a "}" at the start of a line). Text that does not split into
+  /// `count` such functions stays one range: a coarser unit of compilation, never a wrong one.
+  void split_functions(std::size_t begin, int count) {
+    const std::string& text = prog_.kernels;
+    std::vector<std::pair<std::size_t, std::size_t>> found;
+    for (std::size_t at = begin; at < text.size();) {
+      const std::size_t close = text.find("\n}\n", at);
+      if (close == std::string::npos) break;
+      found.emplace_back(at, close + 3);
+      at = close + 3;
+    }
+    const bool all = static_cast<int>(found.size()) == count && !found.empty() && found.back().second == text.size();
+    if (all) prog_.functions.insert(prog_.functions.end(), found.begin(), found.end());
+    else if (text.size() > begin) prog_.functions.emplace_back(begin, text.size());
+  }
+
   Program& prog_;
   const EmitOptions& opts_;
   int entries_ = 0;

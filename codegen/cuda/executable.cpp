@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "codegen/cuda/arg_memory.hpp"
+#include "codegen/cuda/compile_parts.hpp"
 #include "codegen/cuda/deferred_scalars.hpp"
 #include "ir/analysis.hpp"
 #include "ir/argument_access.hpp"
@@ -127,11 +128,16 @@ const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
     const std::string arch = dev.info().arch();
     const std::vector<std::string> names = program_->entries();
     // PTX for compute_XY runs on XY and newer; an older device needs its own compilation.
+    const auto images = [](const Binary& b) {
+      std::vector<gpu::Image> out{{&b.cubin, &b.ptx}};
+      for (const Binary::Part& p : b.more) out.push_back({&p.cubin, &p.ptx});
+      return out;
+    };
     if (arch != binary_.arch && std::atoi(arch.c_str() + 3) < std::atoi(binary_.arch.c_str() + 3)) {
-      const Binary own = compile_source(program_->source(), program_->function->name, arch, opts_, true, cuda_.lineinfo);
-      slot = std::make_unique<gpu::Module>(dev, own.arch, own.cubin, own.ptx, names, load_us, cuda_.block_size);
+      const Binary own = compile_program(*program_, program_->function->name, arch, opts_, cuda_.lineinfo, cuda_.compile_threads);
+      slot = std::make_unique<gpu::Module>(dev, own.arch, images(own), names, load_us, cuda_.block_size);
     } else {
-      slot = std::make_unique<gpu::Module>(dev, binary_.arch, binary_.cubin, binary_.ptx, names, load_us, cuda_.block_size);
+      slot = std::make_unique<gpu::Module>(dev, binary_.arch, images(binary_), names, load_us, cuda_.block_size);
     }
     loaded_[ord].store(slot.get(), std::memory_order_release);
   }

@@ -32,7 +32,7 @@ class Executable : public std::enable_shared_from_this<Executable> {
   /// Whether this program's asynchronous calls can be planned at all.
   bool plannable() const { return plans_->enabled(); }
   /// The kernels' launch plans and latest launches (DeviceMachine::describe), for kiln's diagnostics.
-  std::string describe() const { return machine_.describe() + plans_->describe(); }
+  std::string describe() const { return binary_.notes + machine_.describe() + plans_->describe(); }
 
   /// The module on `dev`, loaded on first use (from the CUBIN when the architecture matches, else from PTX
   /// for a newer device, else recompiled for an older one). `load_us` gets the time a first load took.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/backend.hpp"
 
@@ -15,6 +16,16 @@ struct Binary {
   std::string cubin;  ///< machine code for `arch`
   std::string log;    ///< NVRTC's warnings, if any
   double compile_ms = 0;
+  /// A program compiled in parts (compile_parts.hpp): the other parts' PTX and CUBIN for the same `arch`, each
+  /// loaded as a module of its own; the functions are looked up in all of them.
+  struct Part {
+    std::string ptx, cubin;
+  };
+  std::vector<Part> more;
+  /// How it was compiled, for the diagnostics (compile_parts.hpp); CPU time of the compiling threads, summed and
+  /// the longest part's (the wall time when each part has a core of its own).
+  std::string notes;
+  double cpu_ms = 0, cpu_longest_ms = 0;
 };
 
 /// Compiles `source` for `arch` ("sm_90"). With kiln_float_rules, fast_math selects --use_fast_math and

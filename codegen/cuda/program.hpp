@@ -166,6 +166,11 @@ struct Program {
   std::string prelude;                           ///< kiln's device helpers (ir/semantics.hpp in CUDA C)
   std::string kernels;                           ///< the generated __global__ functions
   std::vector<GpuKernel> gpu_kernels;
+  /// Each __global__ function's text in `kernels` (begin, end; its comment lines with it), in the order
+  /// emitted. Functions use nothing of one another, only the prelude, so they may be compiled in separate NVRTC
+  /// programs (compile_parts.hpp). A launch's text that does not split into one function per entry is one
+  /// range.
+  std::vector<std::pair<std::size_t, std::size_t>> functions;
 
   std::string source() const { return prelude + kernels; }
   /// Every __global__ function, in the order of GpuKernel::entry, alias_entry and fold_entry.

@@ -20,6 +20,7 @@
 #include <system_error>
 #include <thread>
 
+#include "codegen/compile_threads.hpp"
 #include "codegen/llvm/emitter.hpp"
 #include "codegen/llvm/entry_level.hpp"
 #include "codegen/llvm/host_target.hpp"
@@ -47,16 +48,6 @@ struct Part {
   double cpu_ms = 0;    ///< the CPU time of the thread that compiled it, spent on it
   bool on_worker = false;  ///< compiled by a thread of its own (not the calling thread)
 };
-
-/// The calling thread's CPU time so far, in milliseconds (0 where the clock is missing): compile times that
-/// do not count waiting for a core, so that they can be compared on a busy machine.
-double thread_cpu_ms() {
-#ifdef CLOCK_THREAD_CPUTIME_ID
-  timespec t{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
-#endif
-  return 0;
-}
 
 /// Optimizes and compiles one part of a partitioned kernel in a context and target machine of its own (`tm`
 /// if given, made here otherwise), so that parts can be compiled on different threads.

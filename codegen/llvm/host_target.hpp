@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/compile_threads.hpp"
 #include "codegen/llvm/cpu_options.hpp"
 
 namespace llvm {
@@ -33,11 +34,8 @@ std::string target_features(const CpuOptions& opts);
 /// whole process.
 std::unique_ptr<llvm::TargetMachine> make_host_target_machine(int opt_level, const CpuOptions& opts);
 
-/// Hardware threads with nothing to run right now: the hardware threads this process may use (Linux: its
-/// CPU affinity) less the runnable threads of other processes (/proc/stat's procs_running less this
-/// process's runnable threads, /proc/self/task/*/stat), at least 1; elsewhere all of them.
-/// The least of 4 readings 0.4 ms apart (about 1.2 ms: ask only where it decides something).
-int idle_hardware_threads();
+/// Hardware threads with nothing to run right now (codegen/compile_threads.hpp, shared with the CUDA backend).
+using codegen::idle_hardware_threads;
 
 /// The vector register width, in bits, that code for `tm` should use: 512 where AVX-512 is on and not
 /// tuned down to 256-bit vectors, 256 with AVX, else 128 (SSE2, and the baseline of other targets).

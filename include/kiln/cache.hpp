@@ -72,7 +72,8 @@ struct CompileRecord {
   /// The CPU time of code generation, summed over its threads (0 on a cache hit, and for targets that do not
   /// measure it): what the compile costs independently of how busy the machine was.
   double codegen_cpu_ms = 0;
-  /// Compiled in parts at the same time (CPU target): the CPU time of the longest part's thread, which is
+  /// Compiled in parts at the same time (CPU target: LLVM's; CUDA: NVRTC's programs, whose threads alone
+  /// codegen_cpu_ms counts there): the CPU time of the longest part's thread, which is
   /// the wall time of code generation when each part has a core; 0 when compiled whole.
   double codegen_cpu_longest_ms = 0;
   double load_us = 0;     ///< reading the entry and linking or loading the code

@@ -30,26 +30,36 @@ int compact_block_size(CUfunction fn, int block, int target, const std::string& 
 
 }  // namespace
 
-Module::Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
-               const std::vector<std::string>& names, double* load_us, int block_size)
+Module::Module(Device& dev, const std::string& arch, const std::vector<Image>& images, const std::vector<std::string>& names,
+               double* load_us, int block_size)
     : dev_(&dev) {
   const auto t0 = std::chrono::steady_clock::now();
   const DriverApi& d = driver();
   dev.bind();
-  CUresult r = CUDA_ERROR_INVALID_IMAGE;
-  if (!cubin.empty() && arch == dev.info().arch()) {
-    r = d.cuModuleLoadData(&mod_, cubin.data());
-    from_cubin_ = r == CUDA_SUCCESS;
+  from_cubin_ = true;
+  for (const Image& image : images) {
+    CUmodule mod = nullptr;
+    CUresult r = CUDA_ERROR_INVALID_IMAGE;
+    bool cubin = false;
+    if (!image.cubin->empty() && arch == dev.info().arch()) {
+      r = d.cuModuleLoadData(&mod, image.cubin->data());
+      cubin = r == CUDA_SUCCESS;
+    }
+    if (r != CUDA_SUCCESS) r = d.cuModuleLoadData(&mod, image.ptx->c_str());  // the driver JIT-compiles the PTX
+    if (r != CUDA_SUCCESS) unload();
+    check(r, fmt::format("loading a CUDA module ({} bytes of PTX) on device {} ({})", image.ptx->size(), dev.info().ordinal,
+                         dev.info().name));
+    mods_.push_back(mod);
+    from_cubin_ = from_cubin_ && cubin;
   }
-  if (r != CUDA_SUCCESS) r = d.cuModuleLoadData(&mod_, ptx.c_str());  // the driver JIT-compiles the PTX
-  check(r, fmt::format("loading a CUDA module ({} bytes of PTX) on device {} ({})", ptx.size(), dev.info().ordinal,
-                       dev.info().name));
   for (const auto& n : names) {
     LoadedFunction f;
     f.name = n;
-    const CUresult g = d.cuModuleGetFunction(&f.fn, mod_, n.c_str());
+    CUresult g = CUDA_ERROR_NOT_FOUND;
+    for (CUmodule mod : mods_)
+      if ((g = d.cuModuleGetFunction(&f.fn, mod, n.c_str())) == CUDA_SUCCESS) break;
     if (g != CUDA_SUCCESS) {
-      d.cuModuleUnload(mod_);
+      unload();
       check(g, fmt::format("kernel {} is missing from its module", n));
     }
     int min_grid = 0, block = 0;
@@ -70,13 +80,15 @@ Module::Module(Device& dev, const std::string& arch, const std::string& cubin, c
   if (load_us) *load_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Module::~Module() {
-  if (!mod_) return;
+Module::~Module() { unload(); }
+
+void Module::unload() {
   // Best effort: at process exit the driver may already be shutting down.
-  if (driver_available()) {
+  if (!mods_.empty() && driver_available()) {
     dev_->bind();
-    driver().cuModuleUnload(mod_);
+    for (CUmodule mod : mods_) driver().cuModuleUnload(mod);
   }
+  mods_.clear();
 }
 
 void launch(CUstream stream, const LoadedFunction& f, Dim3 grid, Dim3 block, void** params, unsigned shared_bytes) {

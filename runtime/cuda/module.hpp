@@ -26,7 +26,14 @@ struct LoadedFunction {
   int static_shared = 0;        ///< bytes of static shared memory per block (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
 };
 
-/// A module loaded into one device's context, unloaded on destruction.
+/// One compiled program's code: CUBIN for an architecture and the PTX it came from (not owned).
+struct Image {
+  const std::string* cubin;
+  const std::string* ptx;
+};
+
+/// A module loaded into one device's context, unloaded on destruction: the code of one program, or of several
+/// compiled apart (codegen/cuda/compile_parts.hpp), each its own CUmodule, which a function is looked up in.
 class Module {
  public:
   /// Loads the CUBIN when it was built for this device's architecture, else JIT-compiles the PTX (a newer
@@ -34,7 +41,12 @@ class Module {
   /// `block_size` (a multiple of 32, else 0): the block size of every function instead of the occupancy
   /// API's choice (codegen's CudaOptions::block_size, KILN_CUDA_BLOCK_SIZE).
   Module(Device& dev, const std::string& arch, const std::string& cubin, const std::string& ptx,
-         const std::vector<std::string>& names, double* load_us = nullptr, int block_size = 0);
+         const std::vector<std::string>& names, double* load_us = nullptr, int block_size = 0)
+      : Module(dev, arch, {Image{&cubin, &ptx}}, names, load_us, block_size) {}
+  /// The same for the images of one program compiled in parts, all for `arch`: each name is looked up in
+  /// each image's module in turn.
+  Module(Device& dev, const std::string& arch, const std::vector<Image>& images, const std::vector<std::string>& names,
+         double* load_us = nullptr, int block_size = 0);
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
   ~Module();
@@ -44,8 +56,10 @@ class Module {
   bool loaded_from_cubin() const { return from_cubin_; }
 
  private:
+  void unload();
+
   Device* dev_;
-  CUmodule mod_ = nullptr;
+  std::vector<CUmodule> mods_;
   bool from_cubin_ = false;
   std::vector<LoadedFunction> functions_;
 };
