@@ -13,6 +13,7 @@ core, so compare configurations measured interleaved or on an idle machine.
                            [--versus NAME=VALUE ...] [--csv F]
   tools/compile_latency.py --callgrind [--build build] [--filter a,b]
   tools/compile_latency.py --warm [--build build] [--runs 7] [--filter a,b] [--versus NAME=VALUE ...]
+  tools/compile_latency.py --warm --callgrind [--build build] [--filter a,b] [--versus NAME=VALUE ...]
 
 --compile-threads sets KILN_COMPILE_THREADS (1: every kernel compiled whole, what a machine without an idle
 core gets). --callgrind counts instead the instructions executed by each kernel's compile_to_object (kiln IR -> LLVM IR
@@ -27,6 +28,8 @@ call, split as KILN_LOG=compile reports it: trace, the cache key (store opened, 
 printed and hashed), reading and checking the entry, linking its objects, and the call itself; "first" marks
 the first kernel of its process (which also pays for the process's one-time set-up: the host's description, the
 JIT, the OpenMP team). The summary gives the median and maximum over the first kernels and over all kernels.
+With --callgrind, per program the instructions its kernels' first calls executed to find their code (trace, key,
+read, link: KernelCore's compile, not the run), the cache filled under valgrind too (its CPU is another).
 """
 import argparse
 import csv
@@ -218,6 +221,38 @@ def warm(args):
                 w.writerows(rows)
 
 
+def warm_callgrind(args):
+    suite = os.path.join(args.build, "bench", "kiln-suite")
+    progs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build)
+             if not args.filter or c in args.filter]
+    progs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
+    configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+    counts = [{} for _ in configs]
+    with tempfile.TemporaryDirectory() as tmp:
+        for c, (_, extra) in enumerate(configs):
+            for label, argv in progs:
+                env = environment(extra, 1)
+                env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": os.path.join(tmp, f"{c}-{label}"), "KILN_NUM_THREADS": "1"})
+                run(["valgrind", "--tool=none"] + argv, env)  # fills the cache as valgrind's CPU describes itself
+                out = os.path.join(tmp, "cg.out")
+                vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                      "--toggle-collect=kiln::detail::KernelCore::Impl::compile*"]
+                hits = len(first_calls(run(vg + argv, env)))
+                with open(out) as f:
+                    total = next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:")))
+                counts[c][label] = (total, hits)
+                print(f"  {label}: {total / 1e6:.3f} M ({hits} kernels from the cache)", file=sys.stderr)
+    print("instructions executed by the first calls' compile (trace, key, read, link) of kernels found in the disk "
+          "cache, per program (its first kernel pays the process's one-time set-up), callgrind, millions")
+    for (name, _), per in zip(configs, counts):
+        if len(configs) > 1:
+            print(f"--- {name or 'as given'}")
+        for label, (n, hits) in sorted(per.items(), key=lambda kv: -kv[1][0]):
+            print(f"{label:24} {n / 1e6:10.3f}  ({hits} kernels)")
+        print(f"{len(per)} programs: median {statistics.median(v[0] for v in per.values()) / 1e6:.3f} M, "
+              f"max {max(v[0] for v in per.values()) / 1e6:.3f} M")
+
+
 def suite_cases(build):
     """kiln-suite's case names (what --filter takes), from a --smoke run's table."""
     suite = os.path.join(build, "bench", "kiln-suite")
@@ -275,7 +310,10 @@ def main():
     p.add_argument("--callgrind", action="store_true")
     p.add_argument("--warm", action="store_true", help="first call of fresh processes with a warm disk cache")
     args = p.parse_args()
-    (callgrind if args.callgrind else warm if args.warm else wall)(args)
+    if args.warm:
+        (warm_callgrind if args.callgrind else warm)(args)
+    else:
+        (callgrind if args.callgrind else wall)(args)
 
 
 if __name__ == "__main__":
