@@ -10,6 +10,8 @@
 #include <mutex>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "codegen/target_options.hpp"
 #include "frontend/settings.hpp"
 #include "ir/analysis.hpp"
@@ -219,6 +221,9 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
   rec.signature = signature_text(traced);
   rec.trace_us = trace_us;
   cache::Counters& counters = cache::counters();
+  const auto start = Clock::now();
+  const bool logging = cache::compile_log_enabled();
+  const long faults_at_start = logging ? cache::minor_faults() : 0;
 
   const codegen::TargetOptions topts = target_options(opts);
   const codegen::Backend& backend = codegen::backend_for(opts.target);
@@ -244,6 +249,8 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
     key = cache::make_key({canonical, rec.target, target->description, options, target->llvm_version,
                            target->nvrtc_version});
     rec.key = key.hex();
+    const double keying_us = us_since(start);
+    const long faults_keyed = logging ? cache::minor_faults() : 0;
     // LLVM IR and IR dumps exist only when the compiler runs, so asking for them skips the lookups.
     if (!wants_compiler_output(opts)) {
       const auto t0 = Clock::now();
@@ -254,13 +261,22 @@ BuiltVariant build_variant(const ir::Function& traced, const Options& opts, doub
         cache::log_compile(rec);
         return out;
       }
+      const auto read = Clock::now();
       if (std::optional<cache::Entry> e = store->lookup(key, canonical)) {
+        const double read_us = us_since(read);
+        const long faults_read = logging ? cache::minor_faults() : 0;
         if ((out.code = restore(*e, traced, opts, topts, *store))) {
           cache::bump(counters.disk_hits);
           loaded_code().add(key, canonical, out.code, store);
           rec.cache = CacheSource::disk;
           rec.load_us = us_since(t0);
-          cache::log_compile(rec);
+          // Where a hit's time went: the key (the store opened, the target described, the IR printed and
+          // hashed), reading and checking the entry, linking its code.
+          cache::log_compile(rec, logging ? fmt::format(" keying={:.0f}us read={:.0f}us link={:.0f}us faults={}/{}/{}",
+                                                        keying_us, read_us, out.code->code.load_us,
+                                                        faults_keyed - faults_at_start, faults_read - faults_keyed,
+                                                        cache::minor_faults() - faults_read)
+                                            : std::string());
           return out;
         }
       }

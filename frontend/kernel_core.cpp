@@ -30,6 +30,7 @@
 #include "ir/builder.hpp"
 #include "ir/printer.hpp"
 #include "ir/status.hpp"
+#include "runtime/cache/compile_log.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -508,8 +509,18 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
   }
   if (placement) m.place_async(*placement, args, nargs, memory);
   argv[nargs] = &memory;
-  if (!v) v = m.compile(key, args);
-  else if (!v->checked_ir.empty()) m.check_trace(*v, args);
+  // A first call's time, split into finding (or compiling) its code and running it (KILN_LOG=compile).
+  std::optional<std::chrono::steady_clock::time_point> first_call;
+  double compile_ms = 0;
+  long faults = 0;
+  if (!v) {
+    if (cache::compile_log_enabled()) faults = cache::minor_faults();
+    first_call = std::chrono::steady_clock::now();
+    v = m.compile(key, args);
+    compile_ms = ms_since(*first_call);
+  } else if (!v->checked_ir.empty()) {
+    m.check_trace(*v, args);
+  }
   if (placement) memory.report = &v->throw_failure;
   if (v->written & read_only) {
     for (std::size_t i = 0; i < nargs; ++i)
@@ -523,8 +534,15 @@ int KernelCore::call(int options_id, ArgValue* args, std::size_t nargs, void* re
     if (!copies.note.empty()) m.note_overlap(std::move(copies.note));
   }
   KernelStatus status;
+  const long compiled_faults = first_call && cache::compile_log_enabled() ? cache::minor_faults() : 0;
+  const auto run = first_call ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (v->code(argv.data(), result, &status) != 0)
     v->throw_failure(status);
+  if (first_call && cache::compile_log_enabled()) {
+    const double run_ms = ms_since(run);
+    cache::log_first_call(m.name, ms_since(*first_call) * 1e3, compile_ms * 1e3, run_ms * 1e3, compiled_faults - faults,
+                          cache::minor_faults() - compiled_faults);
+  }
   // Release: diagnostics() on another thread reads the Variant through `last` (TSan found the relaxed store).
   // Stored only when it changes: a pipeline's calls from several threads then share the line, not write it.
   if (m.last.load(std::memory_order_relaxed) != v) m.last.store(v, std::memory_order_release);

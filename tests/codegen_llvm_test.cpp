@@ -3,12 +3,16 @@
 // semantics) on random and edge-case inputs, plus the runtime's scheduling and allocation contracts.
 #include <gtest/gtest.h>
 #include <omp.h>
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -1036,6 +1040,28 @@ TEST(Codegen, CpuOptionsAreInTheHostDescription) {
   o.llvm_options.clear();  // process-wide in LLVM: not for a test to set
   const codegen::CompiledKernel k = cpu::compile(saxpy(DType::F64, true), {}, o);
   EXPECT_TRUE(k.entry);
+}
+
+TEST(Codegen, HostFeaturesKeepTheirOrder) {
+  // The features are part of every cache key: listed as before, LLVM's "+name"/"-name" strings sorted (so
+  // entries written before stay valid), whatever way the description builds them; -prefer-256-bit may follow.
+  const std::string& host = cpu::detail::host_target().features;
+  std::vector<std::string> listed;
+  for (std::size_t b = 0, e; b < host.size(); b = e + 1) {
+    e = std::min(host.find(',', b), host.size());
+    listed.push_back(host.substr(b, e - b));
+  }
+  ASSERT_GT(listed.size(), 10u) << host;
+  if (!std::is_sorted(listed.begin(), listed.end()) && listed.back() == "-prefer-256-bit") listed.pop_back();
+  EXPECT_TRUE(std::is_sorted(listed.begin(), listed.end())) << host;
+  EXPECT_EQ(listed.front()[0], '+') << host;
+  for (const std::string& f : listed) EXPECT_TRUE(f.size() > 1 && (f[0] == '+' || f[0] == '-')) << f;
+#if defined(__GLIBC__)
+  // glibc's version, read by hand for libmvec's 2.35 functions: what sscanf reads.
+  int major = 0, minor = 0;
+  if (cpu::detail::libmvec_available() && std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2)
+    EXPECT_EQ(cpu::detail::libmvec_235_available(), major > 2 || (major == 2 && minor >= 35)) << gnu_get_libc_version();
+#endif
 }
 
 TEST(Codegen, KernelsCanBeReleasedAndRecompiled) {

@@ -12,12 +12,24 @@ core, so compare configurations measured interleaved or on an idle machine.
   tools/compile_latency.py [--build build] [--runs 5] [--compile-threads T] [--env NAME=VALUE ...]
                            [--versus NAME=VALUE ...] [--csv F]
   tools/compile_latency.py --callgrind [--build build] [--filter a,b]
+  tools/compile_latency.py --warm [--build build] [--runs 7] [--filter a,b] [--versus NAME=VALUE ...]
+  tools/compile_latency.py --warm --callgrind [--build build] [--filter a,b] [--versus NAME=VALUE ...]
 
 --compile-threads sets KILN_COMPILE_THREADS (1: every kernel compiled whole, what a machine without an idle
 core gets). --callgrind counts instead the instructions executed by each kernel's compile_to_object (kiln IR -> LLVM IR
 -> optimized -> object, compiled whole) under valgrind's callgrind, one number per kernel that does not depend on the
 machine's load; valgrind presents its own CPU to LLVM (CPUID), so compare these counts only with counts taken
 the same way.
+
+--warm measures instead the first call of a fresh process whose disk cache holds its kernels (issue 15: <= 1 ms):
+one process per kiln-suite kernel (`--smoke --filter`) and per example, each with a cache directory of its own
+filled by one run beforehand, then --runs fresh processes. Per kernel the median over the processes of its first
+call, split as KILN_LOG=compile reports it: trace, the cache key (store opened, target described, canonical IR
+printed and hashed), reading and checking the entry, linking its objects, and the call itself; "first" marks
+the first kernel of its process (which also pays for the process's one-time set-up: the host's description, the
+JIT, the OpenMP team). The summary gives the median and maximum over the first kernels and over all kernels.
+With --callgrind, per program the instructions its kernels' first calls executed to find their code (trace, key,
+read, link: KernelCore's compile, not the run), the cache filled under valgrind too (its CPU is another).
 """
 import argparse
 import csv
@@ -135,6 +147,112 @@ def zip_index(configs, name):
     return [n for n, _ in configs].index(name)
 
 
+FIRST_CALL = re.compile(r"kiln: first call (\S+) total=([\d.]+)us compile=([\d.]+)us run=([\d.]+)us "
+                        r"faults=(\d+)/(\d+)")
+HIT = re.compile(r"kiln: compile (\S+) target=cpu cache=disk trace=([\d.]+)us .*? keying=([\d.]+)us "
+                 r"read=([\d.]+)us link=([\d.]+)us")
+
+
+def first_calls(stderr):
+    """[(kernel, total, trace, keying, read, link, run, faults, first)]: times in µs, the minor page faults of the
+    whole first call; one per first call of a kernel loaded from the disk cache (a kernel compiled again, or found in
+    this process's memory, is left out)."""
+    hits = {}
+    for m in HIT.finditer(stderr):
+        hits.setdefault(m.group(1), [float(m.group(i)) for i in range(2, 6)])
+    out = []
+    for i, m in enumerate(FIRST_CALL.finditer(stderr)):
+        kernel = m.group(1)
+        if kernel in hits and all(o[0] != kernel for o in out):
+            out.append((kernel, float(m.group(2)), *hits[kernel], float(m.group(4)),
+                        int(m.group(5)) + int(m.group(6)), i == 0))
+    return out
+
+
+def warm(args):
+    suite = os.path.join(args.build, "bench", "kiln-suite")
+    progs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build)
+             if not args.filter or c in args.filter]
+    progs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
+    configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+    samples = [{} for _ in configs]  # kernel -> list of (total, trace, keying, read, link, run, faults, first)
+    before = loadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = {}
+        for c, (_, extra) in enumerate(configs):
+            for label, argv in progs:
+                d = os.path.join(tmp, f"{c}-{label}")
+                dirs[(c, label)] = d
+                env = environment(extra, args.compile_threads)
+                env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": d})
+                run(argv, env)  # fills the cache (entries are on disk when it exits)
+        for _ in range(args.runs):
+            for c, (_, extra) in enumerate(configs):
+                for label, argv in progs:
+                    env = environment(extra, args.compile_threads)
+                    env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": dirs[(c, label)]})
+                    for kernel, *times in first_calls(run(argv, env)):
+                        samples[c].setdefault(kernel, []).append(times)
+    after = loadavg()
+    print(f"first call in a fresh process, kernels in the disk cache, {args.runs} processes per program, per kernel "
+          f"the median (ms); load average before {before}, after {after}")
+    for (name, _), per_kernel in zip(configs, samples):
+        if len(configs) > 1:
+            print(f"--- {name or 'as given'}")
+        cols = ["total", "trace", "keying", "read", "link", "run"]
+        rows = []
+        for kernel, runs in per_kernel.items():
+            med = [statistics.median(r[i] for r in runs) / 1e3 for i in range(6)]
+            rows.append((kernel, *med, statistics.median(r[6] for r in runs), sum(r[7] for r in runs) * 2 > len(runs)))
+        rows.sort(key=lambda r: -r[1])
+        print(f"{'kernel':24} " + " ".join(f"{c:>7}" for c in cols) + "  faults  first")
+        for r in rows:
+            print(f"{r[0]:24} " + " ".join(f"{v:7.3f}" for v in r[1:7]) + f" {r[7]:7.0f}" + ("  *" if r[8] else ""))
+        for label, subset in (("first kernels", [r for r in rows if r[8]]), ("all kernels", rows)):
+            if subset:
+                total = [r[1] for r in subset]
+                print(f"{len(subset)} {label}: median {statistics.median(total):.3f} ms, max {max(total):.3f} ms "
+                      f"({max(subset, key=lambda r: r[1])[0]})")
+        if args.csv:
+            path = args.csv if len(configs) == 1 else args.csv.replace(".csv", f".{zip_index(configs, name)}.csv")
+            with open(path, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["kernel"] + [c + "_ms" for c in cols] + ["faults", "first"])
+                w.writerows(rows)
+
+
+def warm_callgrind(args):
+    suite = os.path.join(args.build, "bench", "kiln-suite")
+    progs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build)
+             if not args.filter or c in args.filter]
+    progs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
+    configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+    counts = [{} for _ in configs]
+    with tempfile.TemporaryDirectory() as tmp:
+        for c, (_, extra) in enumerate(configs):
+            for label, argv in progs:
+                env = environment(extra, 1)
+                env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": os.path.join(tmp, f"{c}-{label}"), "KILN_NUM_THREADS": "1"})
+                run(["valgrind", "--tool=none"] + argv, env)  # fills the cache as valgrind's CPU describes itself
+                out = os.path.join(tmp, "cg.out")
+                vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                      "--toggle-collect=kiln::detail::KernelCore::Impl::compile*"]
+                hits = len(first_calls(run(vg + argv, env)))
+                with open(out) as f:
+                    total = next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:")))
+                counts[c][label] = (total, hits)
+                print(f"  {label}: {total / 1e6:.3f} M ({hits} kernels from the cache)", file=sys.stderr)
+    print("instructions executed by the first calls' compile (trace, key, read, link) of kernels found in the disk "
+          "cache, per program (its first kernel pays the process's one-time set-up), callgrind, millions")
+    for (name, _), per in zip(configs, counts):
+        if len(configs) > 1:
+            print(f"--- {name or 'as given'}")
+        for label, (n, hits) in sorted(per.items(), key=lambda kv: -kv[1][0]):
+            print(f"{label:24} {n / 1e6:10.3f}  ({hits} kernels)")
+        print(f"{len(per)} programs: median {statistics.median(v[0] for v in per.values()) / 1e6:.3f} M, "
+              f"max {max(v[0] for v in per.values()) / 1e6:.3f} M")
+
+
 def suite_cases(build):
     """kiln-suite's case names (what --filter takes), from a --smoke run's table."""
     suite = os.path.join(build, "bench", "kiln-suite")
@@ -190,8 +308,12 @@ def main():
                         "comparison in one measurement, e.g. LD_LIBRARY_PATH=/other/build)")
     p.add_argument("--csv")
     p.add_argument("--callgrind", action="store_true")
+    p.add_argument("--warm", action="store_true", help="first call of fresh processes with a warm disk cache")
     args = p.parse_args()
-    (callgrind if args.callgrind else wall)(args)
+    if args.warm:
+        (warm_callgrind if args.callgrind else warm)(args)
+    else:
+        (callgrind if args.callgrind else wall)(args)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -41,16 +42,24 @@ HostTarget describe_host() {
   HostTarget h;
   h.triple = llvm::sys::getProcessTriple();
   h.cpu = llvm::sys::getHostCPUName().str();
-  std::vector<std::string> features;
-  for (const auto& f : llvm::sys::getHostCPUFeatures()) {
-    std::string feature(1, f.second ? '+' : '-');
-    feature.append(f.first().data(), f.first().size());
-    features.push_back(std::move(feature));
+  // "+name" for each feature the host has, then "-name" for the others, each group by name: the order of the
+  // "+"/"-" strings sorted, built without a string per feature (this description is part of every cache key,
+  // so a fresh process's first kernel from the disk cache computes it: the strings and their sort were a
+  // third of its instructions).
+  const llvm::StringMap<bool> host_features = llvm::sys::getHostCPUFeatures();
+  std::vector<std::pair<bool, llvm::StringRef>> features;
+  features.reserve(host_features.size());
+  std::size_t length = 0;
+  for (const auto& f : host_features) {
+    features.emplace_back(!f.second, f.first());
+    length += f.first().size() + 2;
   }
   std::sort(features.begin(), features.end());
-  for (const auto& f : features) {
+  h.features.reserve(length);
+  for (const auto& [absent, name] : features) {
     if (!h.features.empty()) h.features.push_back(',');
-    h.features.append(f);
+    h.features.push_back(absent ? '-' : '+');
+    h.features.append(name.data(), name.size());
   }
   // LLVM tunes Intel AVX-512 server CPUs to prefer 256-bit vectors, for Skylake-SP's clock drop under
   // 512-bit work. Later parts drop far less, and on a 16-core Xeon (Sapphire Rapids, 16 threads) 512-bit
@@ -228,18 +237,19 @@ bool libmvec_available() {
     // glibc installs libmvec beside libm (one package); where the libm of this process came from is known
     // without a search of the loader's paths (the loaded objects' list; an address such as &erf could be a
     // non-PIE executable's PLT entry).
-    std::string libm;
+    // (C strings, not std::filesystem paths: every fresh process's first kernel asks, over each loaded object.)
+    std::string libmvec;
     dl_iterate_phdr(
         [](dl_phdr_info* object, std::size_t, void* out) {
-          const std::filesystem::path path = object->dlpi_name ? object->dlpi_name : "";
-          if (path.filename().string().rfind("libm.so", 0) != 0) return 0;
-          *static_cast<std::string*>(out) = path.string();
+          const char* path = object->dlpi_name ? object->dlpi_name : "";
+          const char* slash = std::strrchr(path, '/');
+          const char* file = slash ? slash + 1 : path;
+          if (std::strncmp(file, "libm.so", 7) != 0) return 0;
+          *static_cast<std::string*>(out) = std::string(path, static_cast<std::size_t>(file - path)) + "libmvec.so.1";
           return 1;
         },
-        &libm);
-    if (libm.empty()) return false;
-    const std::filesystem::path libmvec = std::filesystem::path(libm).parent_path() / "libmvec.so.1";
-    return ::access(libmvec.c_str(), R_OK) == 0;
+        &libmvec);
+    return !libmvec.empty() && ::access(libmvec.c_str(), R_OK) == 0;
 #else
     return false;
 #endif
@@ -251,8 +261,14 @@ bool libmvec_235_available() {
   static const bool available = [] {
     if (!libmvec_available()) return false;
 #if defined(__GLIBC__)
+    // "2.35", "2.39.9000": parsed by hand (sscanf's first use in a process sets up its locale).
+    const char* version = gnu_get_libc_version();
+    const char* end = version + std::strlen(version);
     int major = 0, minor = 0;
-    return std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+    const auto [dot, major_error] = std::from_chars(version, end, major);
+    if (major_error != std::errc() || dot == end || *dot != '.') return false;
+    if (std::from_chars(dot + 1, end, minor).ec != std::errc()) return false;
+    return major > 2 || (major == 2 && minor >= 35);
 #else
     return false;
 #endif
