@@ -517,6 +517,22 @@ void Emitter::strip_copies(const std::string& bits) {
   const int r = k_.rank, U = sp.columns, V = sp.rows;
   const std::string ny = "kiln_n" + std::to_string(r - 2), nx = "kiln_n" + std::to_string(r - 1), vv = std::to_string(V);
   const bool split = !sp.tests.empty();
+  // An in-place update (fdtd's `ey[i, j] -= c * (hz[i, j] - hz[i - 1, j])`) loads in each copy the element it
+  // stores; copy after copy, each load waits for the store before it (the compiler cannot tell the elements
+  // apart), so a strip of V x U copies is V x U DRAM round trips in a row. The copies are distinct iterations,
+  // and this variant runs only on arguments that do not overlap (the call-time check picks the _alias variant
+  // otherwise), so every copy computes its values and offsets into registers first and the stores follow
+  // (plan_deferred_stores says when the body allows it: deferrable_stores). A flag per store and copy: a store
+  // under an if, or a copy past the edge, may not run.
+  const int slots = V * U;
+  const bool defer = !strip_deferred_.empty();
+  if (defer)
+    for (std::size_t k = 0; k < strip_deferred_.size(); ++k) {
+      const std::string t = type_name(strip_deferred_[k]->array->type.elem), ks = std::to_string(k), n = std::to_string(slots);
+      line(t + " kiln_dv" + ks + "[" + n + "] = {};");
+      line("long long kiln_do" + ks + "[" + n + "] = {};");
+      line("bool kiln_df" + ks + "[" + n + "] = {};");
+    }
   for (int v = 0; v < V; ++v) {
     bool row_open = false;
     if (r >= 2) {
@@ -534,7 +550,11 @@ void Emitter::strip_copies(const std::string& bits) {
       std::string test;
       if (split)
         for (const ir::Expr& t : sp.tests) test += (test.empty() ? "" : " && ") + expr(t);
+      deferring_ = defer_strip_ = defer;
+      defer_slot_ = std::to_string(v * U + u);
       stencil_copy(v, u, test, bits);
+      deferring_ = defer_strip_ = false;
+      defer_slot_ = "kiln_u";
       --depth_;
       line("}");
     }
@@ -543,6 +563,17 @@ void Emitter::strip_copies(const std::string& bits) {
       line("}");
     }
   }
+  if (!defer) return;
+  line("#pragma unroll");
+  line("for (unsigned kiln_s = 0; kiln_s < " + std::to_string(slots) + "; ++kiln_s) {");
+  ++depth_;
+  for (std::size_t k = 0; k < strip_deferred_.size(); ++k) {
+    const std::string ks = std::to_string(k);
+    line("if (kiln_df" + ks + "[kiln_s]) " + array(strip_deferred_[k]->array.get()).data + "[kiln_do" + ks + "[kiln_s]] = kiln_dv" + ks +
+         "[kiln_s];");
+  }
+  --depth_;
+  line("}");
 }
 
 void Emitter::stencil_bodies() {

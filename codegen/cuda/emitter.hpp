@@ -117,6 +117,12 @@ void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
 /// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
 bool last_row_safe(const ir::Stmt& s);
 
+/// The stores of `body`, in order, when every one may wait until the body's loads are done (emit_kernel.cpp,
+/// deferred_round): the body is lets, assignments and stores (with `branches`, ifs around them too), no load
+/// reads an array that a store before it may have written, and some stored array is also loaded (an in-place
+/// update, whose loads would otherwise wait behind the stores). Empty otherwise.
+std::vector<const ir::StoreStmt*> deferrable_stores(const ir::Stmt& body, bool branches);
+
 /// True if `e` reads only what the host has at launch: no element, nothing declared in p's body, not its indices.
 bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p);
 
@@ -250,7 +256,8 @@ class Emitter {
   void loops();
   void grid_stride_loops();
   /// Sets deferred_ when the unrolled rounds may issue every iteration's loads before any store (see
-  /// emit_kernel.cpp): a straight-line body none of whose loads reads an array it stored before.
+  /// emit_kernel.cpp): a straight-line body none of whose loads reads an array it stored before; and
+  /// strip_deferred_ when a 2-d stencil strip's copies may (the same rule, ifs allowed: each store has a flag).
   void plan_deferred_stores();
   /// `count` iterations of the innermost dimension, the u-th at `kiln_tx + u * kiln_sx`, their stores deferred
   /// to after all of them; with `guarded`, each only where it exists (the rounds' remainder).
@@ -425,7 +432,13 @@ class Emitter {
   std::map<int, MarchKept> march_kept_;
   /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> deferred_;
+  /// The interior's stores, in order, when a strip's copies defer them (plan_deferred_stores); empty otherwise.
+  std::vector<const ir::StoreStmt*> strip_deferred_;
   bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
+  /// While deferring: the slot a store fills (a round's `kiln_u`, a strip copy's number) and whether it is a
+  /// strip's (strip_deferred_, with a flag per store and slot: a store under an if may not run).
+  std::string defer_slot_ = "kiln_u";
+  bool defer_strip_ = false;
   /// While a marching step's copies are emitted: the interior's stores to [z + a, y + b, x + c] of a 3-d array,
   /// with the step's pointer to the thread's first copy's element (march_out_rows; store() adds the copy's row
   /// times the row stride and its round's 32 u as constant offsets), and that row stride.
