@@ -210,6 +210,22 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
   EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Elementwise);
 }
 
+TEST(CudaCodegen, InPlaceStoresUnderAnIfWaitForTheRoundsLoads) {
+  // A clip in place: both arms store y, each under its own flag, after every iteration of the round has loaded.
+  if (emit_options().unroll < 2) GTEST_SKIP() << "KILN_CUDA_UNROLL=1: nothing is unrolled";
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name != "clip_in_place_f64") continue;
+    const cu::Program p = emit(c.f);
+    EXPECT_NE(p.kernels.find("kiln_df0[kiln_u] = true;"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.kernels.find("kiln_df1[kiln_u] = true;"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.kernels.find("if (kiln_df1[kiln_u]) y[kiln_do1[kiln_u]] = kiln_dv1[kiln_u];"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.gpu_kernels[0].plan.find("each round computes its iterations' values before it stores them"), std::string::npos)
+        << p.gpu_kernels[0].plan;
+    require_nvrtc();
+    compile_for_sm90(c.f);
+  }
+}
+
 TEST(CudaCodegen, ParforsWhoseBodyRunsALoopAreNotUnrolled) {
   // Each iteration runs a sequential loop (a triangle: its range depends on the row, so it is not a tiled
   // loop), so it is one thread's work; unrolled 4x the grid would have a quarter of the threads. A

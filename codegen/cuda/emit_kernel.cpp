@@ -562,6 +562,7 @@ std::vector<const ir::StoreStmt*> deferrable_stores(const ir::Stmt& body, bool b
 
 void Emitter::plan_deferred_stores() {
   deferred_.clear();
+  deferred_flags_ = false;
   strip_deferred_.clear();
   // A 2-d strip's copies are iterations too (emit_stencil.cpp, strip_copies); the marching walk stores as it goes.
   if (stencil_on_ && !stencil_->march && k_.unroll > 1)
@@ -569,7 +570,17 @@ void Emitter::plan_deferred_stores() {
   if (k_.unroll <= 1 || stencil_on_ || coop_ || staged_ || tiled_ || !privates_.empty() || !p_.array_reductions.empty() ||
       (k_.strategy != Strategy::Elementwise && k_.strategy != Strategy::Reduce))
     return;
-  deferred_ = deferrable_stores(p_.body, /*branches=*/false);
+  deferred_ = deferrable_stores(p_.body, /*branches=*/true);
+  // A store under an if may not run: then each store has a flag per iteration, set where it runs.
+  std::function<bool(const ir::Stmt&)> branches = [&](const ir::Stmt& s) {
+    if (!s) return false;
+    if (s->kind == ir::StmtKind::If) return true;
+    if (s->kind != ir::StmtKind::Block) return false;
+    for (const ir::Stmt& t : s->as<ir::BlockStmt>().stmts)
+      if (branches(t)) return true;
+    return false;
+  };
+  deferred_flags_ = !deferred_.empty() && branches(p_.body);
 }
 
 // The iterations of a parfor are independent: none reads an element another writes. Yet an unrolled round
@@ -585,6 +596,7 @@ void Emitter::deferred_round(int count, bool guarded) {
     const std::string t = type_name(deferred_[k]->array->type.elem), ks = std::to_string(k);
     line(t + " kiln_dv" + ks + "[" + c + "] = {};");
     line("long long kiln_do" + ks + "[" + c + "] = {};");
+    if (deferred_flags_) line("bool kiln_df" + ks + "[" + c + "] = {};");
   }
   if (guarded) line("bool kiln_dk[" + c + "] = {};");
   line("#pragma unroll");
@@ -617,7 +629,8 @@ void Emitter::deferred_round(int count, bool guarded) {
   }
   for (std::size_t k = 0; k < deferred_.size(); ++k) {
     const std::string ks = std::to_string(k);
-    line(array(deferred_[k]->array.get()).data + "[kiln_do" + ks + "[kiln_u]] = kiln_dv" + ks + "[kiln_u];");
+    line(std::string(deferred_flags_ ? "if (kiln_df" + ks + "[kiln_u]) " : "") + array(deferred_[k]->array.get()).data + "[kiln_do" + ks +
+         "[kiln_u]] = kiln_dv" + ks + "[kiln_u];");
   }
   if (guarded) {
     --depth_;

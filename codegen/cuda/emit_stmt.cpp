@@ -197,7 +197,7 @@ void Emitter::store(const ir::StoreStmt& s) {
     const auto k = std::to_string(std::find(list.begin(), list.end(), &s) - list.begin());
     line("kiln_do" + k + "[" + defer_slot_ + "] = " + element_offset(s.array.get(), s.indices) + ";");
     line("kiln_dv" + k + "[" + defer_slot_ + "] = " + expr(s.value) + ";");
-    if (defer_strip_) line("kiln_df" + k + "[" + defer_slot_ + "] = true;");
+    if (defer_strip_ || deferred_flags_) line("kiln_df" + k + "[" + defer_slot_ + "] = true;");
     return;
   }
   if (staged_on_)

@@ -256,8 +256,9 @@ class Emitter {
   void loops();
   void grid_stride_loops();
   /// Sets deferred_ when the unrolled rounds may issue every iteration's loads before any store (see
-  /// emit_kernel.cpp): a straight-line body none of whose loads reads an array it stored before; and
-  /// strip_deferred_ when a 2-d stencil strip's copies may (the same rule, ifs allowed: each store has a flag).
+  /// emit_kernel.cpp): lets, assignments, stores and ifs, none of whose loads reads an array stored before it
+  /// (a store under an if gets a flag per iteration); and strip_deferred_ when a 2-d stencil strip's copies may
+  /// (the same rule, a flag per store and copy).
   void plan_deferred_stores();
   /// `count` iterations of the innermost dimension, the u-th at `kiln_tx + u * kiln_sx`, their stores deferred
   /// to after all of them; with `guarded`, each only where it exists (the rounds' remainder).
@@ -432,6 +433,7 @@ class Emitter {
   std::map<int, MarchKept> march_kept_;
   /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> deferred_;
+  bool deferred_flags_ = false;  ///< some store of deferred_ is under an if: each has a flag per iteration
   /// The interior's stores, in order, when a strip's copies defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> strip_deferred_;
   bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
