@@ -337,7 +337,7 @@ std::string Emitter::plan_text() const {
   if (stencil_)
     return fmt::format("stencil: {} x 32 elements of the innermost dimension per warp, {} row(s) per thread, neighbours through {}{}",
                        stencil_->columns, stencil_->rows, stencil_->mode == StencilMode::Shared ? "shared memory" : "warp shuffles",
-                       stencil_->march ? "; marching along dimension 0 with " + stencil_->why : std::string());
+                       stencil_->march ? "; marching along dimension 0 with " + stencil_->why : "; " + stencil_->why);
   if (!unroll_note_.empty()) return unroll_note_;
   if (k_.unroll > 1)
     return fmt::format("straight-line body: up to {} iterations per thread per round, where the grid still fills the device", k_.unroll);

@@ -86,6 +86,23 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 constexpr std::int64_t kMarchBytesInFlight = 20 * 1024;
 /// The words of a marching thread's estimate that may pass the launch bounds' register cap (plan_march).
 constexpr int kMarchSpillWords = 24;
+/// A strip thread's own registers besides its values (indices, bounds, the lane's and warp's numbers, addresses).
+/// ptxas for sm_90 gave fdtd-2d's ey and ex updates as one launch (f64, 4 rounds) 70, 140 and 222 registers at 1, 2
+/// and 4 rows, where the values below count 58, 108 and 208: 12 to 32 more (plan_strip).
+constexpr int kStripFixedWords = 24;
+
+/// The registers a strip thread holds across its copies, estimated (plan_strip): every window value (a row's
+/// rounds, and the edge rounds that reach past the strip), and for each store that waits for the strip's loads its
+/// value, offset and flag per copy.
+int strip_registers(const StencilPlan& plan, const std::vector<const ir::StoreStmt*>& deferred) {
+  auto words = [](DType t) { return std::max(1, size_of(t) / 4); };
+  int n = kStripFixedWords;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    for (const WindowRow& w : window_rows(plan, static_cast<int>(g)))
+      n += (plan.columns + (w.lo() < 0 ? 1 : 0) + (w.hi() > 0 ? 1 : 0)) * words(plan.groups[g].array->type.elem);
+  for (const ir::StoreStmt* s : deferred) n += plan.rows * plan.columns * (words(s->array->type.elem) + 3);
+  return n;
+}
 
 }  // namespace
 
@@ -225,6 +242,7 @@ void Emitter::plan_stencil() {
     return h;
   };
   if (plan.march) plan_march(plan);
+  else plan_strip(plan);
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
@@ -324,6 +342,23 @@ void Emitter::plan_march(StencilPlan& plan) const {
   if (plan.rows != rows || plan.columns != columns || plan.ahead != ahead())
     plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, ahead() ? st.march_prefetch : 0);
   if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
+}
+
+void Emitter::plan_strip(StencilPlan& plan) const {
+  // Every window value stays in a register until the last copy that reads it, and an in-place update's copies hold
+  // their values, offsets and flags until the strip stores (strip_copies): rows x rounds of each. Past two blocks of
+  // 256 threads an SM (128 registers, the marching kernels' cap) the occupancy halves and the strip's phases no
+  // longer overlap: fdtd-2d's ey and ex updates as one launch at 4 rows x 4 rounds took 222 registers (ptxas), one
+  // block an SM, and ran 971 us a step at 46 % of DRAM on the H100 (ncu). So rows are cut (they multiply both the
+  // window rows and the copies), then rounds, until the estimate fits.
+  const std::vector<const ir::StoreStmt*> deferred = deferrable_stores(plan.tests.empty() ? p_.body : plan.interior, /*branches=*/true);
+  const int cap = march_register_cap(2), rows = plan.rows, columns = plan.columns;
+  while (strip_registers(plan, deferred) > cap && plan.rows > 1) plan.rows /= 2;
+  while (strip_registers(plan, deferred) > cap && plan.columns > 1) plan.columns /= 2;
+  plan.why = fmt::format("about {} registers a thread ({} store(s) waiting for the strip's loads) of the {} that two blocks of {} threads per SM "
+                         "leave",
+                         strip_registers(plan, deferred), deferred.size(), cap, 32 * kStencilTileWarps);
+  if (plan.rows != rows || plan.columns != columns) plan.why += fmt::format(" (cut from {} row(s), {} round(s) to fit)", rows, columns);
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {

@@ -328,6 +328,8 @@ class Emitter {
   /// A marching plan's rows, rounds and planes loaded ahead: the largest form whose registers fit the kernel's
   /// cap (march_registers), and the reason (StencilPlan::why).
   void plan_march(StencilPlan& plan) const;
+  /// A strip's rows and rounds cut until its registers fit two blocks an SM (emit_stencil.cpp, strip_registers).
+  void plan_strip(StencilPlan& plan) const;
   /// Loads the plane whose first index is `z` into group g's newest-plane registers of buffer b (one buffer
   /// per plane loaded ahead).
   void march_load(int g, const std::string& z, int b);
