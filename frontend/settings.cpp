@@ -176,14 +176,6 @@ codegen::TargetOptions target_options(const Options& opts) {
   return t;
 }
 
-bool fuse_siblings() {
-  static const bool on = [] {
-    const char* s = std::getenv("KILN_CUDA_FUSE_SIBLINGS");
-    return !(s && std::string(s) == "0");
-  }();
-  return on;
-}
-
 std::int64_t device_threads() {
   static const std::int64_t threads = [] {
     const char* s = std::getenv("KILN_CUDA_DEVICE_THREADS");

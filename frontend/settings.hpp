@@ -29,10 +29,6 @@ codegen::cuda::CudaOptions cuda_options();
 /// (passes/pass.hpp, kDefaultDeviceThreads, the value when unset or out of range). Read once per process.
 std::int64_t device_threads();
 
-/// KILN_CUDA_FUSE_SIBLINGS=0 turns the device pass fuse_siblings off (an experiment override: the fused and the
-/// separate launches measured in one build; part of the disk cache's key). Read once per process.
-bool fuse_siblings();
-
 /// `popts` with the dumps the environment asks for: KILN_DUMP_IR (set and not "0": the IR after each pass)
 /// and KILN_DUMP_DOT (a directory, not "0": the fused parfor graph). Read at each call, so that a program
 /// may turn them on for one kernel.

@@ -69,13 +69,4 @@ bool ExtentFacts::same(const Expr& a, const Expr& b) {
   return root(node(a)) == root(node(b));
 }
 
-std::vector<Expr> ExtentFacts::members(const Expr& e) {
-  std::vector<Expr> out{e};
-  if (!fixed(e)) return out;
-  const size_t r = root(node(e));
-  for (size_t k = 0; k < exprs_.size(); ++k)
-    if (root(k) == r && !equal(exprs_[k], e)) out.push_back(exprs_[k]);
-  return out;
-}
-
 }  // namespace kiln::passes

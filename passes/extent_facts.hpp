@@ -19,8 +19,6 @@ class ExtentFacts {
   void learn(const ir::Stmt& s);
   /// True if a and b are structurally equal or known equal.
   bool same(const ir::Expr& a, const ir::Expr& b);
-  /// The expressions known equal to `e`, `e` first (only `e` when none is known or `e` is not fixed).
-  std::vector<ir::Expr> members(const ir::Expr& e);
 
  private:
   std::vector<ir::Expr> exprs_;

@@ -81,8 +81,6 @@ struct PassContext {
   bool device = false;
   /// Device targets: the threads that keep the device busy (kDefaultDeviceThreads, PipelineOptions::device_threads).
   std::int64_t device_threads = kDefaultDeviceThreads;
-  /// False when an experiment turns fuse_siblings off (PipelineOptions::fuse_siblings).
-  bool fuse_siblings = true;
 
   void note(std::string s) { note(topic, std::move(s)); }
   void note(Topic t, std::string s) { notes.push_back(Note{pass, t, std::move(s)}); }

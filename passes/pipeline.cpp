@@ -13,7 +13,6 @@
 #include "passes/detect_reductions.hpp"
 #include "passes/eliminate_temporaries.hpp"
 #include "passes/fuse_parfors.hpp"
-#include "passes/fuse_siblings.hpp"
 #include "passes/forward_destinations.hpp"
 #include "passes/fuse_stencils.hpp"
 #include "passes/hoist_allocations.hpp"
@@ -63,9 +62,6 @@ const std::vector<Pass>& pipeline() {
       // a reduction that repeats one already complete (var's and std's sums of one row) takes its value: once
       // fusion has put them side by side and the statistics they feed are scalars
       {"reuse_reductions", reuse_reductions, Topic::reductions},
-      // device targets: independent parfors over spaces a row or a column apart launch as one, each body under
-      // its own bounds (one pass over what both read); before hoisting hides how their extents relate
-      {"fuse_siblings", fuse_siblings, Topic::fusion, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
       {"reuse_buffers", reuse_buffers, Topic::allocations},
       {"hoist_invariants", hoist_invariants, Topic::hoisting},
       {"hoist_allocations", hoist_allocations, Topic::allocations},
@@ -107,7 +103,6 @@ ir::Function run_pipeline(const ir::Function& traced, PipelineReport* report, co
   ctx.halo_reads = opts.halo_reads;
   ctx.device = opts.target == Target::cuda;
   ctx.device_threads = opts.device_threads;
-  ctx.fuse_siblings = opts.fuse_siblings;
   ir::Function f = traced;
   for (const Pass& p : pipeline()) {
     if (p.boundscheck_only && !opts.boundscheck) continue;

@@ -21,7 +21,6 @@ struct PipelineOptions {
   bool halo_reads = false;   ///< stencils read beyond their arrays (kiln::Options::halo_reads): PassContext
   /// Device targets: the threads that keep the device busy (pass.hpp, kDefaultDeviceThreads): PassContext
   std::int64_t device_threads = kDefaultDeviceThreads;
-  bool fuse_siblings = true;  ///< false: fuse_siblings leaves the function as it is (KILN_CUDA_FUSE_SIBLINGS=0)
 };
 
 /// The passes, in the order they run.

@@ -170,7 +170,7 @@ const std::vector<Differential>& differentials() {
                      k(A, B, std::int64_t{2});
                      return Outputs{flat(A), flat(B)};
                    }),
-      // The last case spans several warps' strips and blocks (the updates of ey and ex launch as one on a GPU).
+      // The last case spans several warps' strips and blocks.
       differential("fdtd_2d", sk::fdtd_2d, 4, 1e-14,
                    [](auto& k, int c) {
                      const std::int64_t nx = std::vector<std::int64_t>{1, 2, 23, 131}[c], ny = std::vector<std::int64_t>{1, 3, 29, 257}[c];

@@ -1156,8 +1156,8 @@ TEST(Pipeline, LoopPassesRunBetweenReductionsAndSimplify) {
   std::vector<std::string> names;
   for (const auto& p : passes::pipeline()) names.push_back(p.name);
   const std::vector<std::string> loop_passes = {"collapse_parfors", "fuse_parfors", "recompute_temporaries",
-                                                "eliminate_temporaries", "reuse_reductions", "fuse_siblings",
-                                                "reuse_buffers", "hoist_invariants", "hoist_allocations"};
+                                                "eliminate_temporaries", "reuse_reductions", "reuse_buffers",
+                                                "hoist_invariants", "hoist_allocations"};
   const auto first = std::find(names.begin(), names.end(), loop_passes.front());
   ASSERT_NE(first, names.end());
   EXPECT_TRUE(std::equal(loop_passes.begin(), loop_passes.end(), first));

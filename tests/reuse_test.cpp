@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Work two loops would do twice: reuse_reductions (a reduction that repeats one already complete takes its
-// value) and fuse_siblings (independent parfors over spaces a row or a column apart launch as one on a device),
-// each on hand-built IR, checked by structure, by the notes that say why, and differentially (interpreter
+// value) on hand-built IR, checked by structure, by the notes that say why, and differentially (interpreter
 // before vs after, sizes 0, 1, primes and large); then the statistics of a traced kernel through the pipeline.
 #include "kiln/kiln.hpp"
 #include "loop_test_util.hpp"
-#include "passes/fuse_siblings.hpp"
 #include "passes/pipeline.hpp"
 #include "passes/reuse_reductions.hpp"
 
@@ -165,72 +163,6 @@ TEST(ReuseReductions, RowStatisticsReadEachRowOnceLess) {
   const std::string d = k.diagnostics();
   EXPECT_NE(d.find("repeats"), std::string::npos) << d;
   EXPECT_NE(d.find("removed, every reduction of it is computed before"), std::string::npos) << d;
-}
-
-// =========================================================================================================
-// fuse_siblings
-// =========================================================================================================
-
-/// FDTD's two field updates: b[i + 1, j] from c's rows over (n - 1) x m, d[i, j + 1] from c's columns over
-/// n x (m - 1), the extents of b and d related to c's by the checks before each (when `checks`) or c's own.
-ir::Function field_updates(bool checks, bool conflicting = false) {
-  const Var b = array_param("b", 2), c = array_param("c", 2), d = array_param("d", 2);
-  const Var i = index("i"), j = index("j"), i2 = index("i2"), j2 = index("j2");
-  const Var& pb = checks ? b : c;
-  const Var& pd = checks ? d : c;
-  auto less1 = [](Expr e) { return bin(BinaryOp::Max, sub(std::move(e), i64c(1)), i64c(0)); };
-  std::vector<Stmt> body;
-  if (checks)
-    body.push_back(ir::make_check(bin(BinaryOp::And, bin(BinaryOp::Eq, less1(dim(b, 0)), less1(dim(c, 0))), bin(BinaryOp::Eq, dim(b, 1), dim(c, 1))),
-                                  1, "b and c"));
-  body.push_back(test_support::parfor({i, j}, {less1(dim(pb, 0)), dim(pb, 1)},
-                        block({store(b, {add(val(i), i64c(1)), val(j)},
-                                     sub(load(b, {add(val(i), i64c(1)), val(j)}),
-                                         mul(f64c(0.5), sub(load(c, {add(val(i), i64c(1)), val(j)}), load(c, {val(i), val(j)})))))})));
-  if (checks)
-    body.push_back(ir::make_check(bin(BinaryOp::And, bin(BinaryOp::Eq, dim(d, 0), dim(c, 0)), bin(BinaryOp::Eq, less1(dim(d, 1)), less1(dim(b, 1)))),
-                                  1, "d and c"));
-  const Var& read = conflicting ? b : c;
-  body.push_back(test_support::parfor({i2, j2}, {dim(checks ? c : pd, 0), less1(dim(pd, 1))},
-                        block({store(d, {val(i2), add(val(j2), i64c(1))},
-                                     sub(load(d, {val(i2), add(val(j2), i64c(1))}),
-                                         mul(f64c(0.5), sub(load(read, {val(i2), add(val(j2), i64c(1))}), load(read, {val(i2), val(j2)})))))})));
-  return function("fields", {b, c, d}, body);
-}
-
-TEST(FuseSiblings, FieldUpdatesARowAndAColumnApartLaunchAsOne) {
-  for (bool checks : {false, true}) {
-    SCOPED_TRACE(checks ? "extents related by checks" : "extents of one array");
-    PassContext ctx;
-    const ir::Function g = apply(passes::fuse_siblings, field_updates(checks), ctx);
-    const auto ps = parfors(g);
-    ASSERT_EQ(ps.size(), 1u) << ir::to_string(g);
-    EXPECT_EQ(ir::to_string(ps[0]->ends[0]).find("max("), 0u) << ir::to_string(g);
-    EXPECT_NE(notes(ctx).find("one launch over the larger space, each body under a test of its own bounds"), std::string::npos) << notes(ctx);
-    EXPECT_NE(notes(ctx).find("differ by at most 1"), std::string::npos) << notes(ctx);
-    if (checks) {  // the second check runs before the fused loop
-      const auto& stmts = g.body->as<ir::BlockStmt>().stmts;
-      ASSERT_EQ(stmts.size(), 3u);
-      EXPECT_EQ(stmts[1]->kind, ir::StmtKind::Check);
-    }
-  }
-}
-
-TEST(FuseSiblings, WhatStaysApart) {
-  // The second update reads what the first writes.
-  {
-    PassContext ctx;
-    EXPECT_EQ(parfors(apply(passes::fuse_siblings, field_updates(false, true), ctx)).size(), 2u);
-  }
-  // Spaces whose extents are not known to be close: (n) and (m), and a reduction.
-  const Var a = array_param("a"), b = array_param("b"), i = index("i"), j = index("j"), k = index("k"), s = local("s");
-  const ir::Function f = function("apart", {a, b},
-                                  {parfor(i, dim(a), {store(a, {val(i)}, f64c(1))}), parfor(j, dim(b), {store(b, {val(j)}, f64c(2))}),
-                                   let(s, f64c(-0.0)), parfor(k, sub(dim(a), i64c(1)), {assign(s, add(val(s), load(b, {val(k)})))}, {{s, ReduceOp::Add}})},
-                                  val(s));
-  PassContext ctx;
-  EXPECT_EQ(parfors(apply(passes::fuse_siblings, f, ctx)).size(), 3u);
-  EXPECT_EQ(notes(ctx), "");
 }
 
 }  // namespace
