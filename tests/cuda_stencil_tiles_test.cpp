@@ -417,6 +417,20 @@ TEST(CudaStencilTiles, InPlaceStripsLoadEveryElementBeforeTheyStore) {
   const cu::Program jacobi = cu::emit_program(offloaded(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)), tiled());
   ASSERT_NE(stencil_of(jacobi), nullptr) << jacobi.kernels;
   EXPECT_EQ(jacobi.kernels.find("kiln_df"), std::string::npos) << jacobi.kernels;
+  EXPECT_EQ(stencil_of(jacobi)->stencil_rows, 4) << stencil_of(jacobi)->plan;  // 54 words at 4 rows: within the cap
+  // fdtd-2d's hz update (f64, two windows, 16 values waiting at 4 x 4: about 184 registers) takes 2 rows to fit two
+  // blocks an SM, and says so; KILN_CUDA_STRIP_REGISTERS=255 keeps 4.
+  const ir::Function fdtd = rows::lower_for_cuda("fdtd_2d", suite::kiln_kernels::fdtd_2d, {"ex", "ey", "hz", "fict", "tmax"}, 2);
+  for (int budget : {0, 255}) {
+    cu::EmitOptions o = tiled();
+    o.stencil.strip_registers = budget;
+    const cu::Program p = cu::emit_program(offloaded(fdtd), o);
+    const cu::GpuKernel& hz = p.gpu_kernels.back();
+    EXPECT_EQ(hz.stencil_rows, budget ? 4 : 2) << hz.plan;
+    EXPECT_EQ(hz.plan.find("(cut from 4 row(s), 4 round(s) to fit)") != std::string::npos, budget == 0) << hz.plan;
+    EXPECT_NE(hz.plan.find(budget ? "KILN_CUDA_STRIP_REGISTERS allows" : "two blocks of 256 threads per SM leave"), std::string::npos) << hz.plan;
+    EXPECT_EQ(cu::emission_settings(o).find("strip_registers=255") != std::string::npos, budget == 255);
+  }
 }
 
 TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {

@@ -352,12 +352,14 @@ void Emitter::plan_strip(StencilPlan& plan) const {
   // block an SM, and ran 971 us a step at 46 % of DRAM on the H100 (ncu). So rows are cut (they multiply both the
   // window rows and the copies), then rounds, until the estimate fits.
   const std::vector<const ir::StoreStmt*> deferred = deferrable_stores(plan.tests.empty() ? p_.body : plan.interior, /*branches=*/true);
-  const int cap = march_register_cap(2), rows = plan.rows, columns = plan.columns;
+  const int cap = opts_.stencil.strip_registers > 0 ? opts_.stencil.strip_registers : march_register_cap(2);
+  const int rows = plan.rows, columns = plan.columns;
   while (strip_registers(plan, deferred) > cap && plan.rows > 1) plan.rows /= 2;
   while (strip_registers(plan, deferred) > cap && plan.columns > 1) plan.columns /= 2;
-  plan.why = fmt::format("about {} registers a thread ({} store(s) waiting for the strip's loads) of the {} that two blocks of {} threads per SM "
-                         "leave",
-                         strip_registers(plan, deferred), deferred.size(), cap, 32 * kStencilTileWarps);
+  plan.why = fmt::format("about {} registers a thread ({} store(s) waiting for the strip's loads) of the {} that {}", strip_registers(plan, deferred),
+                         deferred.size(), cap,
+                         opts_.stencil.strip_registers > 0 ? std::string("KILN_CUDA_STRIP_REGISTERS allows")
+                                                           : fmt::format("two blocks of {} threads per SM leave", 32 * kStencilTileWarps));
   if (plan.rows != rows || plan.columns != columns) plan.why += fmt::format(" (cut from {} row(s), {} round(s) to fit)", rows, columns);
 }
 
