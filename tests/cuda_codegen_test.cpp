@@ -210,6 +210,22 @@ TEST(CudaCodegen, UnitStrideArraysIndexWithoutStrides) {
   EXPECT_EQ(p.gpu_kernels[0].strategy, cu::Strategy::Elementwise);
 }
 
+TEST(CudaCodegen, InPlaceStoresUnderAnIfWaitForTheRoundsLoads) {
+  // A clip in place: both arms store y, each under its own flag, after every iteration of the round has loaded.
+  if (emit_options().unroll < 2) GTEST_SKIP() << "KILN_CUDA_UNROLL=1: nothing is unrolled";
+  for (const KernelCase& c : kernel_catalogue()) {
+    if (c.name != "clip_in_place_f64") continue;
+    const cu::Program p = emit(c.f);
+    EXPECT_NE(p.kernels.find("kiln_df0[kiln_u] = true;"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.kernels.find("kiln_df1[kiln_u] = true;"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.kernels.find("if (kiln_df1[kiln_u]) y[kiln_do1[kiln_u]] = kiln_dv1[kiln_u];"), std::string::npos) << p.kernels;
+    EXPECT_NE(p.gpu_kernels[0].plan.find("each round computes its iterations' values before it stores them"), std::string::npos)
+        << p.gpu_kernels[0].plan;
+    require_nvrtc();
+    compile_for_sm90(c.f);
+  }
+}
+
 TEST(CudaCodegen, ParforsWhoseBodyRunsALoopAreNotUnrolled) {
   // Each iteration runs a sequential loop (a triangle: its range depends on the row, so it is not a tiled
   // loop), so it is one thread's work; unrolled 4x the grid would have a quarter of the threads. A
@@ -364,7 +380,11 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
       // three planes' windows in registers and tiles, which may take fewer rounds than the form's.
       const bool march = form.mode == M::Shared && c.name == "stencil_3d";
       EXPECT_EQ(k.stencil_march, march) << prog.kernels;
-      if (march) {
+      // A strip's rows, then rounds, are cut until its registers fit two blocks an SM (plan_strip), and the plan
+      // says so; the others keep the form's.
+      const bool cut = !march && k.plan.find("to fit)") != std::string::npos;
+      EXPECT_NE(k.plan.find("registers a thread"), std::string::npos) << k.plan;
+      if (march || cut) {
         EXPECT_GE(k.stencil_columns, 1);
         EXPECT_LE(k.stencil_columns, form.rounds);
       } else {
@@ -373,7 +393,10 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
       if (march) {  // its rows start from march_rows and are cut until its registers fit (plan_march)
         EXPECT_GE(k.stencil_rows, 1);
         EXPECT_LE(k.stencil_rows, form.march_rows);
-        EXPECT_NE(k.plan.find("registers a thread"), std::string::npos) << k.plan;
+      } else if (cut) {
+        EXPECT_TRUE(across_rows) << k.plan;  // the stencils within a row fit at 4 rounds
+        EXPECT_GE(k.stencil_rows, 1);
+        EXPECT_LE(k.stencil_rows, form.rows);
       } else {
         EXPECT_EQ(k.stencil_rows, across_rows ? form.rows : 1);
       }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "ir/ops.hpp"
 
@@ -353,6 +354,32 @@ KernelCase bindings() {
                 y.set<double>(e, static_cast<double>(uniform_int(-64, 64)) / 64);
               }
               in.push_back({array_arg(x), array_arg(y), array_arg(random_array(t, {n})), scalar_arg(k)});
+            }
+            return in;
+          },
+          {}};
+}
+
+/// An in-place update whose stores are under an if (a clip in place): the unrolled rounds load every iteration's
+/// element first and store where each iteration's branch stored, a flag per store and iteration (emit_kernel.cpp,
+/// deferred_round). NaN compares false: the else arm.
+KernelCase clip_in_place(DType t) {
+  Var y = array_param("y", t, 1, true), lim = param("lim", t), v = local("v", t);
+  Var i = index("i");
+  ir::Function f = function("clip_in_place", {y, lim},
+                            {parfor({i}, {dim(y)},
+                                    block({let(v, at(y, {val(i)})),
+                                           ir::make_if(bin(BinaryOp::Gt, val(v), val(lim)), store(y, {val(i)}, val(lim)), store(y, {val(i)}, val(v) * num(t, 3)))}))});
+  return {"clip_in_place_" + std::string(name_of(t)), f, [t] {
+            std::vector<Args> in;
+            for (std::int64_t n : kSizes) {
+              TestArray a = random_array(t, {n});
+              if (n >= 3 && t == DType::F64) {
+                a.set<double>(0, std::numeric_limits<double>::quiet_NaN());
+                a.set<double>(1, std::numeric_limits<double>::infinity());
+                a.set<double>(2, -std::numeric_limits<double>::infinity());
+              }
+              in.push_back({array_arg(a), t == DType::F32 ? scalar_arg(1.5f) : scalar_arg(-0.5)});
             }
             return in;
           },
@@ -912,6 +939,7 @@ std::vector<KernelCase> kernel_catalogue() {
   c.push_back(stencil_rows());
   c.push_back(stencil_3d());
   c.push_back(ifelse());
+  for (DType t : {DType::F32, DType::F64}) c.push_back(clip_in_place(t));
   c.push_back(guards());
   c.push_back(bools());
   c.push_back(operators<std::int32_t>());

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -150,6 +152,48 @@ ir::Function clamped_kernel(int rank, int points, passes::PipelineReport* report
   };
   return rows::lower_for_cuda(points == 7 ? "clamped7" : "clamped27", body, {"in", "out"}, 3, false, report);
 }
+
+/// In-place 2-d updates, where an iteration loads the element it stores (fdtd-2d's): across rows (ey's), along
+/// rows (ex's), both in one function, a clamped read (interior tests, border elements), and a store under an if.
+/// The strips' copies load all of their elements before they store (emit_stencil.cpp, strip_copies).
+ir::Function in_place_kernel(int variant) {
+  const auto all = kiln::all;
+  const auto tail = slice(1, kiln::none), head = slice(0, -1);
+  switch (variant) {
+    case 0: {
+      auto k = [&](Array<float, 2> b, Array<float, 2> a) { a(tail, all) -= 0.5f * (b(tail, all) - b(head, all)); };
+      return rows::lower_for_cuda("in_place_rows", k, {"b", "a"}, 2);
+    }
+    case 1: {
+      auto k = [&](Array<float, 2> b, Array<float, 2> a) { a(all, tail) -= 0.5f * (b(all, tail) - b(all, head)); };
+      return rows::lower_for_cuda("in_place_columns", k, {"b", "a"}, 2);
+    }
+    case 2: {
+      auto k = [&](Array<float, 2> b, Array<float, 2> a, Array<float, 2> c) {
+        a(tail, all) -= 0.5f * (b(tail, all) - b(head, all));
+        c(all, tail) -= 0.25f * (b(all, tail) - b(all, head));
+      };
+      return rows::lower_for_cuda("in_place_both", k, {"b", "a", "c"}, 2);
+    }
+    case 3: {
+      auto k = [](Array<float, 2> b, Array<float, 2> a) {
+        const Int ny = b.shape(0), nx = b.shape(1);
+        prange(shape(ny, nx), [&](Int y, Int x) { a(y, x) = a(y, x) + 0.5f * b(clamp_to(y - 1, ny), x) + 0.25f * b(y, clamp_to(x + 1, nx)); });
+      };
+      return rows::lower_for_cuda("in_place_clamped", k, {"b", "a"}, 2);
+    }
+    default: {
+      auto k = [](Array<float, 2> b, Array<float, 2> a) {
+        const Int ny = b.shape(0), nx = b.shape(1);
+        prange(shape(ny, nx), [&](Int y, Int x) {
+          if_(b(y, x) > 0.0f, [&] { a(y, x) = a(y, x) - 0.5f * (b(y, x) - b(clamp_to(y - 1, ny), x)); });
+        });
+      };
+      return rows::lower_for_cuda("in_place_if", k, {"b", "a"}, 2);
+    }
+  }
+}
+constexpr int kInPlaceVariants = 5;
 
 /// The first kernel of `p` that is a stencil kernel, or null.
 const cu::GpuKernel* stencil_of(const cu::Program& p) {
@@ -391,6 +435,64 @@ TEST(CudaStencilTiles, RunningSumsWhereTheFoldIsOrderedByPlane) {
   EXPECT_NE(plan_of(cases[1].f).first.find("rows doubled from 4"), std::string::npos);
 }
 
+TEST(CudaStencilTiles, InPlaceStripsLoadEveryElementBeforeTheyStore) {
+  // Each stencil kernel of an in-place update computes its copies' values into registers and stores them after
+  // the strip (a flag per store and copy); the _alias variant, for overlapping arguments, keeps the plain order;
+  // an update that writes another array (Jacobi) has nothing to wait for and keeps its stores where they are.
+  require_nvrtc();
+  for (int variant = 0; variant < kInPlaceVariants; ++variant) {
+    const ir::Function f = in_place_kernel(variant);
+    SCOPED_TRACE(f.name);
+    cu::Program p;
+    compile_for_sm90(f, {}, &p);
+    int stencils = 0;
+    for (const cu::GpuKernel& k : p.gpu_kernels) {
+      if (k.stencil_columns == 0) continue;
+      ++stencils;
+      EXPECT_NE(k.plan.find("each strip computes all its copies' values before it stores them"), std::string::npos) << k.plan;
+      const std::size_t begin = p.kernels.find(k.name + "(");
+      ASSERT_NE(begin, std::string::npos) << p.kernels;
+      ASSERT_FALSE(k.alias_name.empty()) << p.kernels;
+      const std::size_t alias = p.kernels.find(k.alias_name + "(", begin);
+      ASSERT_NE(alias, std::string::npos) << p.kernels;
+      const std::string main = p.kernels.substr(begin, alias - begin);
+      EXPECT_NE(main.find("kiln_df0[kiln_s]"), std::string::npos) << main;
+      // The copies store to no array (only to their slots and the tiles): the stores follow all of them.
+      const std::size_t flush = main.find("for (unsigned kiln_s = 0;");
+      ASSERT_NE(flush, std::string::npos) << main;
+      std::istringstream copies(main.substr(0, flush));
+      for (std::string line; std::getline(copies, line);) {
+        const std::size_t at = line.find_first_not_of(' ');
+        if (at == std::string::npos || line.compare(at, 5, "kiln_") == 0) continue;
+        const std::size_t bracket = line.find('[', at);
+        const bool store = bracket != std::string::npos && line.find("] = ", bracket) != std::string::npos &&
+                           line.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", at) == bracket;
+        EXPECT_FALSE(store) << line;
+      }
+      const std::size_t alias_end = p.kernels.find("\n}\n", alias);
+      EXPECT_EQ(p.kernels.substr(alias, alias_end - alias).find("kiln_df"), std::string::npos) << p.kernels;
+    }
+    EXPECT_GE(stencils, 1) << p.kernels;
+  }
+  const cu::Program jacobi = cu::emit_program(offloaded(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)), tiled());
+  ASSERT_NE(stencil_of(jacobi), nullptr) << jacobi.kernels;
+  EXPECT_EQ(jacobi.kernels.find("kiln_df"), std::string::npos) << jacobi.kernels;
+  EXPECT_EQ(stencil_of(jacobi)->stencil_rows, 4) << stencil_of(jacobi)->plan;  // 54 words at 4 rows: within the cap
+  // fdtd-2d's hz update (f64, two windows, 16 values waiting at 4 x 4: about 184 registers) takes 2 rows to fit two
+  // blocks an SM, and says so; KILN_CUDA_STRIP_REGISTERS=255 keeps 4.
+  const ir::Function fdtd = rows::lower_for_cuda("fdtd_2d", suite::kiln_kernels::fdtd_2d, {"ex", "ey", "hz", "fict", "tmax"}, 2);
+  for (int budget : {0, 255}) {
+    cu::EmitOptions o = tiled();
+    o.stencil.strip_registers = budget;
+    const cu::Program p = cu::emit_program(offloaded(fdtd), o);
+    const cu::GpuKernel& hz = p.gpu_kernels.back();
+    EXPECT_EQ(hz.stencil_rows, budget ? 4 : 2) << hz.plan;
+    EXPECT_EQ(hz.plan.find("(cut from 4 row(s), 4 round(s) to fit)") != std::string::npos, budget == 0) << hz.plan;
+    EXPECT_NE(hz.plan.find(budget ? "KILN_CUDA_STRIP_REGISTERS allows" : "two blocks of 256 threads per SM leave"), std::string::npos) << hz.plan;
+    EXPECT_EQ(cu::emission_settings(o).find("strip_registers=255") != std::string::npos, budget == 255);
+  }
+}
+
 TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
   // The 3-d stencils of kiln-bench-gpu (each form) and of this test through NVRTC. A tiled kernel holds rows x
   // rounds copies of the interior arm and one of the whole body: the CUDA C of the largest, a 27-point
@@ -477,29 +579,33 @@ std::vector<std::vector<std::int64_t>> shapes(int rank) {
 /// and infinities in its first input.
 template <class T>
 void poison(TestArray& a) {
+  if (a.size() == 0) return;  // nothing to set (and an element's position divides by the extents)
   a.set<T>(0, std::numeric_limits<T>::quiet_NaN());
   a.set<T>(a.size() / 2, std::numeric_limits<T>::infinity());
   a.set<T>(a.size() - 1, -std::numeric_limits<T>::infinity());
 }
-std::vector<Args> inputs(int rank, DType t, int count) {
+std::vector<Args> inputs(int rank, DType t, int count, const std::vector<std::vector<std::int64_t>>* given = nullptr, bool poison_out = false) {
   std::vector<Args> in;
   int set = 0;
-  for (const auto& s : shapes(rank)) {
+  for (const auto& s : given ? *given : shapes(rank)) {
     Args args;
     for (int i = 0; i < count; ++i) {
       TestArray a = random_array(t, s, (set + i) % 3 == 2 ? Layout::RowGaps : Layout::RowMajor, -4, 4);
       if (i == 0 && set % 2 == 1) t == DType::F64 ? poison<double>(a) : poison<float>(a);
       args.push_back(array_arg(a));
     }
-    args.push_back(array_arg(random_array(t, s)));
+    TestArray out = random_array(t, s);
+    if (poison_out && set % 2 == 1) t == DType::F64 ? poison<double>(out) : poison<float>(out);
+    args.push_back(array_arg(out));
     in.push_back(std::move(args));
     ++set;
   }
   return in;
 }
 
-void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int count = 1) {
-  const std::vector<Args> in = inputs(rank, t, count);
+void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int count = 1, const std::vector<std::vector<std::int64_t>>* given = nullptr,
+                    bool poison_out = false) {
+  const std::vector<Args> in = inputs(rank, t, count, given, poison_out);
   // The default form, other rows and rounds, and for marching kernels: no prefetch, two planes ahead (two
   // steps per trip: chunks of odd and even lengths), the smallest register budget (one row, one round).
   std::vector<cu::StencilSettings> forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 3, 1}, {cu::StencilMode::Shared, 1, 2}};
@@ -515,14 +621,16 @@ void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int c
     forms.push_back({cu::StencilMode::Shared, 4, 4});
     forms.back().march_registers = 8;
   }
+  // The interpreter's outcome once per input set (the run does not change its inputs), every form against it.
+  std::vector<std::unique_ptr<Outcome>> refs;
+  for (const Args& a : in) refs.push_back(run_interpreter(f, a));
   for (const cu::StencilSettings& form : forms) {
     cu::CudaOptions opts = kiln::detail::cuda_options();
     opts.emit.stencil = form;
     const cu::Compiled compiled = cu::compile(f, {}, opts);
-    int set = 0;
-    for (const Args& a : in) {
-      SCOPED_TRACE(f.name + " in form " + cu::emission_settings(opts.emit) + ", input set " + std::to_string(set++));
-      expect_same(f, *run_interpreter(f, a), *run_kernel(compiled.kernel, f, a), Tolerance{});
+    for (std::size_t set = 0; set < in.size(); ++set) {
+      SCOPED_TRACE(f.name + " in form " + cu::emission_settings(opts.emit) + ", input set " + std::to_string(set));
+      expect_same(f, *refs[set], *run_kernel(compiled.kernel, f, in[set]), Tolerance{});
     }
   }
 }
@@ -551,5 +659,15 @@ TEST_F(CudaStencilTilesGpu, ClampedPrangesMatchTheInterpreter) {
     for (int points : rank == 3 ? std::vector<int>{7, 27} : std::vector<int>{0}) expect_matches(clamped_kernel(rank, points), rank);
 }
 
+TEST_F(CudaStencilTilesGpu, InPlaceStripsMatchTheInterpreter) {
+  // Empty, one element, primes, a strip's edge, and larger than a few strips of rows: the stored-after copies
+  // (a flag each: copies past the edges, border elements, stores under an if) against the interpreter, with NaN and
+  // infinities in the array updated in place.
+  const std::vector<std::vector<std::int64_t>> sizes = {{0, 7}, {5, 0}, {1, 1}, {1, 37}, {2, 3}, {7, 31}, {13, 97}, {33, 129}, {131, 257}, {509, 1031}};
+  for (int variant = 0; variant < kInPlaceVariants; ++variant)
+    expect_matches(in_place_kernel(variant), 2, DType::F32, variant == 2 ? 2 : 1, &sizes, true);
+}
+
 }  // namespace
 }  // namespace kiln
+

@@ -41,6 +41,10 @@ struct StencilSettings {
   int march_registers = 0;
   int march_prefetch = 1;
   int march_min_blocks = 2;
+  /// KILN_CUDA_STRIP_REGISTERS (8-255; 0, the default: 128, two blocks of 256 threads an SM): the budget a 2-d
+  /// strip's rows and rounds are cut to fit (emit_stencil.cpp, plan_strip); 255 keeps the form's rows and rounds.
+  /// An experiment override.
+  int strip_registers = 0;
 };
 
 /// What changes the emitted CUDA C (emit_program): a cached binary is only valid for the emission that

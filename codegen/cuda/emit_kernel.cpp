@@ -3,6 +3,7 @@
 // iteration space over threads (see Strategy), the body, and the per-block reduction with its fold kernel.
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
@@ -213,6 +214,9 @@ GpuKernel Emitter::emit(std::string& out) {
   if (!deferred_.empty())
     k_.plan += "; each round computes its iterations' values before it stores them (independent iterations: no load waits for "
                "an earlier iteration's store, as an in-place update's would)";
+  if (!strip_deferred_.empty())
+    k_.plan += "; each strip computes all its copies' values before it stores them (the copies are independent iterations and, "
+               "in this variant, the arguments do not overlap: no in-place load waits for an earlier copy's store)";
   loops_and_tail();
   const std::string main_body = body_;
   std::string alias_body = main_body;
@@ -279,6 +283,7 @@ GpuKernel Emitter::emit(std::string& out) {
   }
   if (!unroll_note_.empty()) head += "// " + unroll_note_ + "\n";
   if (!deferred_.empty()) head += "// each round's loads before its stores: the iterations are independent\n";
+  if (!strip_deferred_.empty()) head += "// each strip's loads before its stores: the copies are independent iterations\n";
   if (stencil_) {
     const StencilPlan& sp = *stencil_;
     head += "// stencil: " + std::to_string(sp.columns) + " x 32 elements of the innermost dimension per warp";
@@ -337,7 +342,7 @@ std::string Emitter::plan_text() const {
   if (stencil_)
     return fmt::format("stencil: {} x 32 elements of the innermost dimension per warp, {} row(s) per thread, neighbours through {}{}",
                        stencil_->columns, stencil_->rows, stencil_->mode == StencilMode::Shared ? "shared memory" : "warp shuffles",
-                       stencil_->march ? "; marching along dimension 0 with " + stencil_->why : std::string());
+                       stencil_->march ? "; marching along dimension 0 with " + stencil_->why : "; " + stencil_->why);
   if (!unroll_note_.empty()) return unroll_note_;
   if (k_.unroll > 1)
     return fmt::format("straight-line body: up to {} iterations per thread per round, where the grid still fills the device", k_.unroll);
@@ -509,37 +514,78 @@ void Emitter::grid_stride_loops() {
   }
 }
 
-void Emitter::plan_deferred_stores() {
-  deferred_.clear();
-  if (k_.unroll <= 1 || stencil_on_ || coop_ || staged_ || tiled_ || !privates_.empty() || !p_.array_reductions.empty() ||
-      (k_.strategy != Strategy::Elementwise && k_.strategy != Strategy::Reduce))
-    return;
-  std::vector<ir::Stmt> stmts = {p_.body};
+std::vector<const ir::StoreStmt*> deferrable_stores(const ir::Stmt& body, bool branches) {
   std::vector<const ir::StoreStmt*> stores;
   ir::VarSet stored;
-  for (std::size_t at = 0; at < stmts.size(); ++at) {
-    const ir::Stmt s = stmts[at];
-    if (s->kind == ir::StmtKind::Block) {
-      const auto& inner = s->as<ir::BlockStmt>().stmts;
-      stmts.insert(stmts.begin() + static_cast<std::ptrdiff_t>(at) + 1, inner.begin(), inner.end());
-      continue;
-    }
-    if (s->kind != ir::StmtKind::Let && s->kind != ir::StmtKind::Assign && s->kind != ir::StmtKind::Store) return;
-    // A load after a store of its array (or of one it may be) would read the old element once stores wait.
+  bool ok = true;
+  // A load after a store of its array (or of one it may be) would read the old element once stores wait.
+  auto reads_stored = [&](const ir::Stmt& s) {
     for (const ir::LoadExpr* l : loads_in(s))
       for (const ir::VarNode* a : stored)
-        if (ir::may_alias(a, l->array.get())) return;
-    if (s->kind == ir::StmtKind::Store) {
-      stores.push_back(&s->as<ir::StoreStmt>());
-      stored.insert(s->as<ir::StoreStmt>().array.get());
+        if (ir::may_alias(a, l->array.get())) return true;
+    return false;
+  };
+  std::function<void(const ir::Stmt&)> walk = [&](const ir::Stmt& s) {
+    if (!ok || !s) return;
+    switch (s->kind) {
+      case ir::StmtKind::Block:
+        for (const ir::Stmt& t : s->as<ir::BlockStmt>().stmts) walk(t);
+        return;
+      case ir::StmtKind::If:
+        // Both arms in order: a load in the else arm after a store in the then arm counts as after it.
+        if (!branches || reads_stored(s)) {
+          ok = false;
+          return;
+        }
+        walk(s->as<ir::IfStmt>().then_body);
+        walk(s->as<ir::IfStmt>().else_body);
+        return;
+      case ir::StmtKind::Let:
+      case ir::StmtKind::Assign:
+      case ir::StmtKind::Store:
+        if (reads_stored(s)) {
+          ok = false;
+          return;
+        }
+        if (s->kind == ir::StmtKind::Store) {
+          stores.push_back(&s->as<ir::StoreStmt>());
+          stored.insert(s->as<ir::StoreStmt>().array.get());
+        }
+        return;
+      default: ok = false;  // a loop would store more than once, a check or a binding may leave early
     }
-  }
+  };
+  walk(body);
+  if (!ok) return {};
   // Only an array both loaded and stored holds a load back: loads from the others are __restrict__ and move
   // above the stores anyway.
   bool in_place = false;
-  for (const ir::LoadExpr* l : loads_in(p_.body))
+  for (const ir::LoadExpr* l : loads_in(body))
     for (const ir::VarNode* a : stored) in_place = in_place || ir::may_alias(a, l->array.get());
-  if (in_place) deferred_ = std::move(stores);
+  return in_place ? stores : std::vector<const ir::StoreStmt*>{};
+}
+
+void Emitter::plan_deferred_stores() {
+  deferred_.clear();
+  deferred_flags_ = false;
+  strip_deferred_.clear();
+  // A 2-d strip's copies are iterations too (emit_stencil.cpp, strip_copies); the marching walk stores as it goes.
+  if (stencil_on_ && !stencil_->march && k_.unroll > 1)
+    strip_deferred_ = deferrable_stores(stencil_->tests.empty() ? p_.body : stencil_->interior, /*branches=*/true);
+  if (k_.unroll <= 1 || stencil_on_ || coop_ || staged_ || tiled_ || !privates_.empty() || !p_.array_reductions.empty() ||
+      (k_.strategy != Strategy::Elementwise && k_.strategy != Strategy::Reduce))
+    return;
+  deferred_ = deferrable_stores(p_.body, /*branches=*/true);
+  // A store under an if may not run: then each store has a flag per iteration, set where it runs.
+  std::function<bool(const ir::Stmt&)> branches = [&](const ir::Stmt& s) {
+    if (!s) return false;
+    if (s->kind == ir::StmtKind::If) return true;
+    if (s->kind != ir::StmtKind::Block) return false;
+    for (const ir::Stmt& t : s->as<ir::BlockStmt>().stmts)
+      if (branches(t)) return true;
+    return false;
+  };
+  deferred_flags_ = !deferred_.empty() && branches(p_.body);
 }
 
 // The iterations of a parfor are independent: none reads an element another writes. Yet an unrolled round
@@ -555,6 +601,7 @@ void Emitter::deferred_round(int count, bool guarded) {
     const std::string t = type_name(deferred_[k]->array->type.elem), ks = std::to_string(k);
     line(t + " kiln_dv" + ks + "[" + c + "] = {};");
     line("long long kiln_do" + ks + "[" + c + "] = {};");
+    if (deferred_flags_) line("bool kiln_df" + ks + "[" + c + "] = {};");
   }
   if (guarded) line("bool kiln_dk[" + c + "] = {};");
   line("#pragma unroll");
@@ -587,7 +634,8 @@ void Emitter::deferred_round(int count, bool guarded) {
   }
   for (std::size_t k = 0; k < deferred_.size(); ++k) {
     const std::string ks = std::to_string(k);
-    line(array(deferred_[k]->array.get()).data + "[kiln_do" + ks + "[kiln_u]] = kiln_dv" + ks + "[kiln_u];");
+    line(std::string(deferred_flags_ ? "if (kiln_df" + ks + "[kiln_u]) " : "") + array(deferred_[k]->array.get()).data + "[kiln_do" + ks +
+         "[kiln_u]] = kiln_dv" + ks + "[kiln_u];");
   }
   if (guarded) {
     --depth_;

@@ -108,6 +108,7 @@ std::string emission_settings(const EmitOptions& opts) {
          (st.march_registers != StencilSettings{}.march_registers ? ";march_registers=" + std::to_string(st.march_registers) : "") +
          (st.march_prefetch != StencilSettings{}.march_prefetch ? ";march_prefetch=" + std::to_string(st.march_prefetch) : "") +
          (st.march_min_blocks != StencilSettings{}.march_min_blocks ? ";march_min_blocks=" + std::to_string(st.march_min_blocks) : "") +
+         (st.strip_registers != StencilSettings{}.strip_registers ? ";strip_registers=" + std::to_string(st.strip_registers) : "") +
          (opts.halo_reads ? ";halo_reads=1" : "") +
          (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "") +
          (opts.tiled_min_blocks > 0 ? ";tiled_min_blocks=" + std::to_string(opts.tiled_min_blocks) : "") +

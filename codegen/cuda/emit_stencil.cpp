@@ -89,6 +89,23 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 constexpr std::int64_t kMarchBytesInFlight = 24 * 1024;
 /// The words of a marching thread's estimate that may pass the launch bounds' register cap (plan_march).
 constexpr int kMarchSpillWords = 24;
+/// A strip thread's own registers besides its values (indices, bounds, the lane's and warp's numbers, addresses).
+/// ptxas for sm_90 gave fdtd-2d's ey and ex updates as one launch (f64, 4 rounds) 70, 140 and 222 registers at 1, 2
+/// and 4 rows, where the values below count 58, 108 and 208: 12 to 32 more (plan_strip).
+constexpr int kStripFixedWords = 24;
+
+/// The registers a strip thread holds across its copies, estimated (plan_strip): every window value (a row's
+/// rounds, and the edge rounds that reach past the strip), and for each store that waits for the strip's loads its
+/// value, offset and flag per copy.
+int strip_registers(const StencilPlan& plan, const std::vector<const ir::StoreStmt*>& deferred) {
+  auto words = [](DType t) { return std::max(1, size_of(t) / 4); };
+  int n = kStripFixedWords;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    for (const WindowRow& w : window_rows(plan, static_cast<int>(g)))
+      n += (plan.columns + (w.lo() < 0 ? 1 : 0) + (w.hi() > 0 ? 1 : 0)) * words(plan.groups[g].array->type.elem);
+  for (const ir::StoreStmt* s : deferred) n += plan.rows * plan.columns * (words(s->array->type.elem) + 3);
+  return n;
+}
 
 }  // namespace
 
@@ -228,6 +245,7 @@ void Emitter::plan_stencil() {
     return h;
   };
   if (plan.march) plan_march(plan);
+  else plan_strip(plan);
   if (plan.mode == StencilMode::Shared) {
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
@@ -350,6 +368,25 @@ void Emitter::plan_march(StencilPlan& plan) const {
   if (!doubled && (plan.rows != rows || plan.columns != columns || plan.ahead != ahead()))
     plan.why += fmt::format(" (cut from {} row(s), {} round(s), {} ahead to fit)", rows, columns, ahead() ? st.march_prefetch : 0);
   if (r.total() > budget) plan.why += "; even the smallest form passes the budget: ptxas may spill";
+}
+
+void Emitter::plan_strip(StencilPlan& plan) const {
+  // Every window value stays in a register until the last copy that reads it, and an in-place update's copies hold
+  // their values, offsets and flags until the strip stores (strip_copies): rows x rounds of each. Past two blocks of
+  // 256 threads an SM (128 registers, the marching kernels' cap) the occupancy halves and the strip's phases no
+  // longer overlap: fdtd-2d's ey and ex updates as one launch at 4 rows x 4 rounds took 222 registers (ptxas), one
+  // block an SM, and ran 971 us a step at 46 % of DRAM on the H100 (ncu). So rows are cut (they multiply both the
+  // window rows and the copies), then rounds, until the estimate fits.
+  const std::vector<const ir::StoreStmt*> deferred = deferrable_stores(plan.tests.empty() ? p_.body : plan.interior, /*branches=*/true);
+  const int cap = opts_.stencil.strip_registers > 0 ? opts_.stencil.strip_registers : march_register_cap(2);
+  const int rows = plan.rows, columns = plan.columns;
+  while (strip_registers(plan, deferred) > cap && plan.rows > 1) plan.rows /= 2;
+  while (strip_registers(plan, deferred) > cap && plan.columns > 1) plan.columns /= 2;
+  plan.why = fmt::format("about {} registers a thread ({} store(s) waiting for the strip's loads) of the {} that {}", strip_registers(plan, deferred),
+                         deferred.size(), cap,
+                         opts_.stencil.strip_registers > 0 ? std::string("KILN_CUDA_STRIP_REGISTERS allows")
+                                                           : fmt::format("two blocks of {} threads per SM leave", 32 * kStencilTileWarps));
+  if (plan.rows != rows || plan.columns != columns) plan.why += fmt::format(" (cut from {} row(s), {} round(s) to fit)", rows, columns);
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
@@ -546,6 +583,22 @@ void Emitter::strip_copies(const std::string& bits) {
   const int r = k_.rank, U = sp.columns, V = sp.rows;
   const std::string ny = "kiln_n" + std::to_string(r - 2), nx = "kiln_n" + std::to_string(r - 1), vv = std::to_string(V);
   const bool split = !sp.tests.empty();
+  // An in-place update (fdtd's `ey[i, j] -= c * (hz[i, j] - hz[i - 1, j])`) loads in each copy the element it
+  // stores; copy after copy, each load waits for the store before it (the compiler cannot tell the elements
+  // apart), so a strip of V x U copies is V x U DRAM round trips in a row. The copies are distinct iterations,
+  // and this variant runs only on arguments that do not overlap (the call-time check picks the _alias variant
+  // otherwise), so every copy computes its values and offsets into registers first and the stores follow
+  // (plan_deferred_stores says when the body allows it: deferrable_stores). A flag per store and copy: a store
+  // under an if, or a copy past the edge, may not run.
+  const int slots = V * U;
+  const bool defer = !strip_deferred_.empty();
+  if (defer)
+    for (std::size_t k = 0; k < strip_deferred_.size(); ++k) {
+      const std::string t = type_name(strip_deferred_[k]->array->type.elem), ks = std::to_string(k), n = std::to_string(slots);
+      line(t + " kiln_dv" + ks + "[" + n + "] = {};");
+      line("long long kiln_do" + ks + "[" + n + "] = {};");
+      line("bool kiln_df" + ks + "[" + n + "] = {};");
+    }
   for (int v = 0; v < V; ++v) {
     bool row_open = false;
     if (r >= 2) {
@@ -563,7 +616,11 @@ void Emitter::strip_copies(const std::string& bits) {
       std::string test;
       if (split)
         for (const ir::Expr& t : sp.tests) test += (test.empty() ? "" : " && ") + expr(t);
+      deferring_ = defer_strip_ = defer;
+      defer_slot_ = std::to_string(v * U + u);
       stencil_copy(v, u, test, bits);
+      deferring_ = defer_strip_ = false;
+      defer_slot_ = "kiln_u";
       --depth_;
       line("}");
     }
@@ -572,6 +629,17 @@ void Emitter::strip_copies(const std::string& bits) {
       line("}");
     }
   }
+  if (!defer) return;
+  line("#pragma unroll");
+  line("for (unsigned kiln_s = 0; kiln_s < " + std::to_string(slots) + "; ++kiln_s) {");
+  ++depth_;
+  for (std::size_t k = 0; k < strip_deferred_.size(); ++k) {
+    const std::string ks = std::to_string(k);
+    line("if (kiln_df" + ks + "[kiln_s]) " + array(strip_deferred_[k]->array.get()).data + "[kiln_do" + ks + "[kiln_s]] = kiln_dv" + ks +
+         "[kiln_s];");
+  }
+  --depth_;
+  line("}");
 }
 
 void Emitter::stencil_bodies() {

@@ -192,10 +192,12 @@ void Emitter::stmt(const ir::Stmt& s) {
 
 void Emitter::store(const ir::StoreStmt& s) {
   if (coop_ && !spreading_ && !leading_) return leader_store(s);
-  if (deferring_) {  // a deferred round: the value and the element's offset wait in this store's slots
-    const auto k = std::to_string(std::find(deferred_.begin(), deferred_.end(), &s) - deferred_.begin());
-    line("kiln_do" + k + "[kiln_u] = " + element_offset(s.array.get(), s.indices) + ";");
-    line("kiln_dv" + k + "[kiln_u] = " + expr(s.value) + ";");
+  if (deferring_) {  // a deferred round or strip: the value and the element's offset wait in this store's slots
+    const std::vector<const ir::StoreStmt*>& list = defer_strip_ ? strip_deferred_ : deferred_;
+    const auto k = std::to_string(std::find(list.begin(), list.end(), &s) - list.begin());
+    line("kiln_do" + k + "[" + defer_slot_ + "] = " + element_offset(s.array.get(), s.indices) + ";");
+    line("kiln_dv" + k + "[" + defer_slot_ + "] = " + expr(s.value) + ";");
+    if (defer_strip_ || deferred_flags_) line("kiln_df" + k + "[" + defer_slot_ + "] = true;");
     return;
   }
   if (staged_on_)

@@ -132,6 +132,12 @@ void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
 /// loop, no check, no allocation, no atomic (its stores are suppressed; nothing else it does is seen).
 bool last_row_safe(const ir::Stmt& s);
 
+/// The stores of `body`, in order, when every one may wait until the body's loads are done (emit_kernel.cpp,
+/// deferred_round): the body is lets, assignments and stores (with `branches`, ifs around them too), no load
+/// reads an array that a store before it may have written, and some stored array is also loaded (an in-place
+/// update, whose loads would otherwise wait behind the stores). Empty otherwise.
+std::vector<const ir::StoreStmt*> deferrable_stores(const ir::Stmt& body, bool branches);
+
 /// True if `e` reads only what the host has at launch: no element, nothing declared in p's body, not its indices.
 bool known_at_launch(const ir::Expr& e, const ir::ParforStmt& p);
 
@@ -271,7 +277,9 @@ class Emitter {
   void loops();
   void grid_stride_loops();
   /// Sets deferred_ when the unrolled rounds may issue every iteration's loads before any store (see
-  /// emit_kernel.cpp): a straight-line body none of whose loads reads an array it stored before.
+  /// emit_kernel.cpp): lets, assignments, stores and ifs, none of whose loads reads an array stored before it
+  /// (a store under an if gets a flag per iteration); and strip_deferred_ when a 2-d stencil strip's copies may
+  /// (the same rule, a flag per store and copy).
   void plan_deferred_stores();
   /// `count` iterations of the innermost dimension, the u-th at `kiln_tx + u * kiln_sx`, their stores deferred
   /// to after all of them; with `guarded`, each only where it exists (the rounds' remainder).
@@ -343,6 +351,8 @@ class Emitter {
   /// A marching plan's rows, rounds and planes loaded ahead: the largest form whose registers fit the kernel's
   /// cap (march_registers), and the reason (StencilPlan::why).
   void plan_march(StencilPlan& plan) const;
+  /// A strip's rows and rounds cut until its registers fit two blocks an SM (emit_stencil.cpp, strip_registers).
+  void plan_strip(StencilPlan& plan) const;
   /// Loads the plane whose first index is `z` into group g's newest-plane registers of buffer b (one buffer
   /// per plane loaded ahead).
   void march_load(int g, const std::string& z, int b);
@@ -455,7 +465,14 @@ class Emitter {
   std::unordered_map<const ir::ExprNode*, std::string> march_sum_names_;
   /// The body's stores, in order, when its rounds defer them (plan_deferred_stores); empty otherwise.
   std::vector<const ir::StoreStmt*> deferred_;
+  bool deferred_flags_ = false;  ///< some store of deferred_ is under an if: each has a flag per iteration
+  /// The interior's stores, in order, when a strip's copies defer them (plan_deferred_stores); empty otherwise.
+  std::vector<const ir::StoreStmt*> strip_deferred_;
   bool deferring_ = false;  ///< emitting the first half of a round: a store fills its slots instead
+  /// While deferring: the slot a store fills (a round's `kiln_u`, a strip copy's number) and whether it is a
+  /// strip's (strip_deferred_, with a flag per store and slot: a store under an if may not run).
+  std::string defer_slot_ = "kiln_u";
+  bool defer_strip_ = false;
   /// While a marching step's copies are emitted: the interior's stores to [z + a, y + b, x + c] of a 3-d array,
   /// with the step's pointer to the thread's first copy's element (march_out_rows; store() adds the copy's row
   /// times the row stride and its round's 32 u as constant offsets), and that row stride.
