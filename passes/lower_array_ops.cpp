@@ -8,6 +8,7 @@
 #include "ir/printer.hpp"
 #include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
+#include "passes/product_tiles.hpp"
 #include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
@@ -131,10 +132,25 @@ class Lowering : public SplicingMutator {
         }
       const Expr use_blocks = bin(BinaryOp::Or, bin(BinaryOp::Ge, blocks, i64c(kMinBlocks)),
                                   bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
-      out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
-      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
-                         std::to_string(kBlock) + " along the last axis (unit-stride inner loop), or with fewer than " +
-                         std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction");
+      std::string why;
+      if (auto tiles = product_tiles(x, why)) {
+        // The tiles take the place of the blocks: every output in registers along the whole axis. With few
+        // row tiles and few outputs the whole space runs in parallel instead, as for blocks.
+        const Expr use_tiles = bin(BinaryOp::Or, bin(BinaryOp::Ge, tiles->tiles, i64c(kMinBlocks)),
+                                   bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
+        out.push_back(make_if(use_tiles, make_block({tiles->stmt}), whole_space(x, out_shape)));
+        note(x.origin, "reduce along axis " + std::to_string(x.axis) + " is a product (" + tiles->text + ") -> register tiles of " +
+                           std::to_string(kRowTile) + " rows by vectors of columns, each output summed in order along the axis " +
+                           "(parfor over row tiles and columns, the columns in lanes), or with fewer than " +
+                           std::to_string(kMinBlocks) + " row tiles and at most " + std::to_string(kMaxPrivateElements) +
+                           " outputs a parfor over the whole space with an array reduction");
+      } else {
+        out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
+        note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
+                           std::to_string(kBlock) + " along the last axis (unit-stride inner loop), or with fewer than " +
+                           std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction" +
+                           (why.empty() ? std::string() : " (not tiled as a product: " + why + ")"));
+      }
     } else {
       out.push_back(by_rows(x));
       note(x.origin, "reduce along axis " + std::to_string(x.axis) +
