@@ -202,13 +202,19 @@ TEST(CpuProducts, InsideAnExpressionStoredIntoAnArgument) {
 
 TEST(CpuProducts, TheDecisionAndItsReasonAreInTheDiagnostics) {
   const auto k = make_product<double>();
+  const NDArray<double> a = random_array<double>({3, 2}, 31, false), b = random_array<double>({2, 5}, 32, false);
+  (void)k.on(Target::cpu)(a, b);  // the diagnostics are the compiled kernel's
   const std::string d = k.diagnostics();
   EXPECT_NE(d.find("reduce along axis 1 is a product (rows "), std::string::npos) << d;
   EXPECT_NE(d.find("register tiles of 2 rows by vectors of columns, each output summed in order along the axis"), std::string::npos) << d;
-  EXPECT_NE(d.find("lanes across j"), std::string::npos) << d;  // the backend's lanes take the column loop
+  // The backend's lanes take the columns (the traced space is (i, j, k), k its columns), several vectors at once.
+  EXPECT_NE(d.find("lanes across k: a sequential loop carries dot_acc0, dot_acc1"), std::string::npos) << d;
+  EXPECT_NE(d.find("vectors of lanes at a time"), std::string::npos) << d;
   // A sum along an axis that is not a product keeps the blocked schedule, without a word about products.
-  const auto s = jit("column_sums", [](Array<double, 2> a) { return kiln::sum(a, 0); });
-  EXPECT_EQ(s.diagnostics().find("product"), std::string::npos) << s.diagnostics();
+  const auto s = jit("column_sums", [](Array<double, 2> x) { return kiln::sum(x, 0); });
+  (void)s.on(Target::cpu)(a);
+  EXPECT_EQ(s.diagnostics().find("is a product"), std::string::npos) << s.diagnostics();
+  EXPECT_EQ(s.diagnostics().find("not tiled"), std::string::npos) << s.diagnostics();
   EXPECT_NE(s.diagnostics().find("parfor over blocks of 1024"), std::string::npos) << s.diagnostics();
 }
 
