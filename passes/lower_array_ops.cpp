@@ -134,16 +134,12 @@ class Lowering : public SplicingMutator {
                                   bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
       std::string why;
       if (auto tiles = product_tiles(x, why)) {
-        // The tiles take the place of the blocks: every output in registers along the whole axis. With few
-        // row tiles and few outputs the whole space runs in parallel instead, as for blocks.
-        const Expr use_tiles = bin(BinaryOp::Or, bin(BinaryOp::Ge, tiles->tiles, i64c(kMinBlocks)),
-                                   bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
-        out.push_back(make_if(use_tiles, make_block({tiles->stmt}), whole_space(x, out_shape)));
+        // The tiles take the place of the blocks, every output in registers along the whole axis; row tiles
+        // times column blocks give every thread work, so no other schedule is compiled beside them.
+        out.push_back(tiles->stmt);
         note(x.origin, "reduce along axis " + std::to_string(x.axis) + " is a product (" + tiles->text + ") -> register tiles of " +
                            std::to_string(kRowTile) + " rows by vectors of columns, each output summed in order along the axis " +
-                           "(parfor over row tiles and columns, the columns in lanes), or with fewer than " +
-                           std::to_string(kMinBlocks) + " row tiles and at most " + std::to_string(kMaxPrivateElements) +
-                           " outputs a parfor over the whole space with an array reduction");
+                           "(parfor over blocks of " + std::to_string(kColumnBlock) + " columns x row tiles, the columns in lanes)");
       } else {
         out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
         note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +

@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// A contraction `target[.., i, j] = sum over k of a(.., i, k) * b(.., k, j)` (kiln::dot of matrices and of
-// stacks of them, either operand a transposed view) lowered as
+// A contraction `target[.., i, j] = sum over k of a(.., i, k) * b(.., k, j)` (kiln::dot of matrices, either
+// operand a transposed view; loop nests of that shape through tile_products) lowered as
 //
-//   parfor (other kept dims, t over ceil(ni / R), j) {
-//     let i0 = t * R
-//     if (i0 + R <= ni) {                      // a whole tile: R rows of column j
-//       let acc_0 = -0.0, ..., acc_{R-1} = -0.0
-//       for k in 0 .. nk { let bk = b(k, j); acc_r = acc_r + a(i0 + r, k) * bk  for each r }
-//       target[i0 + r, j] = acc_r  for each r
-//     } else {                                 // the last rows, one at a time
-//       for i in i0 .. ni { let acc = -0.0; for k in 0 .. nk { acc = acc + a(i, k) * b(k, j) }; target[i, j] = acc }
+//   parfor (other kept dims, q over column blocks x row tiles) {
+//     let i0 = (q % tiles) * R, i_r = min(i0 + r, ni - 1); let lo = (q / tiles) * C, hi = min(lo + C, nj)
+//     parfor (j in lo .. hi) {                      // nested: run inline, in lanes across j
+//       let acc_r = -0.0 (or target[i_r, j])  for each r
+//       for k in 0 .. nk { let bk = b(k, j); acc_r = acc_r + a(i_r, k) * bk  for each r }
+//       target[i_r, j] = acc_r  for each r
 //     }
 //   }
 //
-// Every output element is its own in-order sum from the identity, as the interpreter computes it (the product
-// keeps its operands' order; bk is the same load the value makes), so the results are bitwise the interpreter's
-// for any extents and thread count. The sequential loop over k carrying float sums is what ir::plan_lanes runs
-// in lanes across j on the CPU: each lane one column, vector accumulators held in registers along all of k,
-// several vectors of columns at once (ir::kWalkingVectors): a register tile of R rows by that many columns, in
-// which each column vector loaded serves R rows and each broadcast row value serves every column of the tile.
+// Every output element is its own in-order sum from the identity (or from its value), as the interpreter
+// computes it (the product keeps its operands' order; bk is the same load the value makes), so the results are
+// bitwise the interpreter's for any extents and thread count. The sequential loop over k carrying float sums is
+// what ir::plan_lanes runs in lanes across j on the CPU: each lane one column, vector accumulators held in
+// registers along all of k, several vectors of columns at once (ir::kWalkingVectors): a register tile of R rows
+// by that many columns, in which each column vector loaded serves R rows and each broadcast row value serves
+// every column of the tile. One thread's consecutive iterations walk the row tiles of one column block, whose
+// panel of b (nk x C) stays in its L2 cache while the rows of a stream past.
 #include "passes/product_tiles.hpp"
 
 #include <vector>
@@ -65,72 +65,63 @@ bool unit_step_along(const Expr& e, const VarNode* j) {
 Stmt tile_parfor(const TileSpec& x) {
   const DType t = x.type;
   const Expr identity = identity_of(ReduceOp::Add, t);
-  const Expr ni = bin(BinaryOp::Sub, x.i_end, x.i_begin);
-  const Var tile = index_var(x.i->name + "_tile");
+  const Expr tiles = bin(BinaryOp::Div, bin(BinaryOp::Add, bin(BinaryOp::Sub, x.i_end, x.i_begin), i64c(kRowTile - 1)), i64c(kRowTile));
+  const Expr blocks = bin(BinaryOp::Div, bin(BinaryOp::Add, bin(BinaryOp::Sub, x.j_end, x.j_begin), i64c(kColumnBlock - 1)),
+                          i64c(kColumnBlock));
+  const Var q = index_var(x.i->name + "_tile");
   std::vector<Var> indices = x.outer;
   std::vector<Expr> begins = x.outer_begins, ends = x.outer_ends;
-  indices.push_back(tile);
+  indices.push_back(q);
   begins.push_back(i64c(0));
-  ends.push_back(bin(BinaryOp::Div, bin(BinaryOp::Add, ni, i64c(kRowTile - 1)), i64c(kRowTile)));
-  indices.push_back(x.j_var);
-  begins.push_back(x.j_begin);
-  ends.push_back(x.j_end);
-  const Var i0 = local(x.i->name + "_0", DType::I64);
+  ends.push_back(bin(BinaryOp::Mul, blocks, tiles));
 
-  // One row's factor at row `row` and step `k`: the per-step lets copied under fresh names first.
-  auto row_lets = [&](Replacements& at, std::vector<Stmt>& out, const std::string& suffix) {
-    for (const Stmt& s : x.lets) {
-      const auto& let = s->as<LetStmt>();
-      const Var v = local(let.var->name + suffix, let.var->type.elem);
-      out.push_back(make_let(v, substitute(let.init, at)));
-      at[let.var.get()] = make_ref(v);
-    }
-  };
-  auto start = [&](const Replacements& at) { return x.accumulate ? make_load(x.target, x.target_at(at)) : identity; };
+  // q = block * tiles + tile: consecutive iterations (one thread's) walk the row tiles of one column block.
+  const Var tiles_v = local(x.i->name + "_tiles", DType::I64);
+  const Var i0 = local(x.i->name + "_0", DType::I64), j0 = local(x.j_var->name + "_lo", DType::I64);
+  const Var j1 = local(x.j_var->name + "_hi", DType::I64);
+  std::vector<Stmt> body = {
+      make_let(tiles_v, tiles),
+      make_let(i0, bin(BinaryOp::Add, x.i_begin, bin(BinaryOp::Mul, bin(BinaryOp::Mod, make_ref(q), make_ref(tiles_v)), i64c(kRowTile)))),
+      make_let(j0, bin(BinaryOp::Add, x.j_begin, bin(BinaryOp::Mul, bin(BinaryOp::Div, make_ref(q), make_ref(tiles_v)), i64c(kColumnBlock)))),
+      make_let(j1, bin(BinaryOp::Min, bin(BinaryOp::Add, make_ref(j0), i64c(kColumnBlock)), x.j_end))};
 
-  // The whole tile.
+  // Row r of the tile is min(i0 + r, last row): a tile past the last row computes that row again, the same
+  // operations on the same values, and stores the same bits twice (no branch, no second copy of the body).
   const Var kt = index_var(x.k->name);
+  const Var bk = local(x.target->name + "_b", t);
+  std::vector<Stmt> tile_body, steps, stores;
   Replacements at_k = x.renamed;
   at_k[x.k] = make_ref(kt);
-  const Var bk = local(x.target->name + "_b", t);
-  std::vector<Stmt> tile_body, steps = {make_let(bk, substitute(x.column, at_k))}, stores;
-  std::vector<Var> accs;
+  steps.push_back(make_let(bk, substitute(x.column, at_k)));
+  const Expr last_row = bin(BinaryOp::Sub, x.i_end, i64c(1));
   for (std::int64_t r = 0; r < kRowTile; ++r) {
+    Expr row = make_ref(i0);
+    if (r > 0) {
+      const Var rv = local(x.i->name + "_" + std::to_string(r), DType::I64);
+      body.push_back(make_let(rv, bin(BinaryOp::Min, bin(BinaryOp::Add, make_ref(i0), i64c(r)), last_row)));
+      row = make_ref(rv);
+    }
     Replacements at_r = x.renamed;
-    at_r[x.i] = r == 0 ? make_ref(i0) : bin(BinaryOp::Add, make_ref(i0), i64c(r));
-    accs.push_back(local(x.target->name + "_acc" + std::to_string(r), t));
-    tile_body.push_back(make_let(accs.back(), start(at_r)));
-    stores.push_back(make_store(x.target, x.target_at(at_r), make_ref(accs.back())));
+    at_r[x.i] = row;
+    const Var acc = local(x.target->name + "_acc" + std::to_string(r), t);
+    tile_body.push_back(make_let(acc, x.accumulate ? make_load(x.target, x.target_at(at_r)) : identity));
+    stores.push_back(make_store(x.target, x.target_at(at_r), make_ref(acc)));
     at_r[x.k] = make_ref(kt);
-    row_lets(at_r, steps, "_" + std::to_string(r));
+    for (const Stmt& s : x.lets) {  // the per-step lets, copied for this row under fresh names
+      const auto& let = s->as<LetStmt>();
+      const Var v = local(let.var->name + "_" + std::to_string(r), let.var->type.elem);
+      steps.push_back(make_let(v, substitute(let.init, at_r)));
+      at_r[let.var.get()] = make_ref(v);
+    }
     const Expr a = substitute(x.row_factor, at_r);
     const Expr product = x.column_is_b ? bin(BinaryOp::Mul, a, make_ref(bk)) : bin(BinaryOp::Mul, make_ref(bk), a);
-    steps.push_back(make_assign(accs.back(), bin(BinaryOp::Add, make_ref(accs.back()), product)));
+    steps.push_back(make_assign(acc, bin(BinaryOp::Add, make_ref(acc), product)));
   }
   tile_body.push_back(make_for(kt, x.k_begin, x.k_end, make_block(std::move(steps))));
   for (auto& s : stores) tile_body.push_back(std::move(s));
-
-  // The last rows (fewer than a tile), one at a time, each in order along k.
-  const Var ir_ = index_var(x.i->name);
-  const Var kr = index_var(x.k->name + "_rest");
-  Replacements at_row = x.renamed;
-  at_row[x.i] = make_ref(ir_);
-  Replacements at_rest = at_row;
-  at_rest[x.k] = make_ref(kr);
-  const Var acc = local(x.target->name + "_acc", t);
-  std::vector<Stmt> rest_step;
-  row_lets(at_rest, rest_step, "_rest");
-  const Expr a = substitute(x.row_factor, at_rest), b = substitute(x.column, at_rest);
-  rest_step.push_back(make_assign(acc, bin(BinaryOp::Add, make_ref(acc), x.column_is_b ? bin(BinaryOp::Mul, a, b) : bin(BinaryOp::Mul, b, a))));
-  const Stmt rest = make_for(ir_, make_ref(i0), x.i_end,
-                             make_block({make_let(acc, start(at_row)), make_for(kr, x.k_begin, x.k_end, make_block(std::move(rest_step))),
-                                         make_store(x.target, x.target_at(at_row), make_ref(acc))}));
-
-  const Stmt body = make_block(
-      {make_let(i0, bin(BinaryOp::Add, x.i_begin, bin(BinaryOp::Mul, make_ref(tile), i64c(kRowTile)))),
-       make_if(bin(BinaryOp::Le, bin(BinaryOp::Add, make_ref(i0), i64c(kRowTile)), x.i_end), make_block(std::move(tile_body)),
-               make_block({rest}))});
-  return make_parfor(indices, begins, ends, body, {}, x.origin);
+  // The columns of the block as a parfor of their own, nested (the CPU backend runs it inline, in lanes).
+  body.push_back(make_parfor({x.j_var}, {make_ref(j0)}, {make_ref(j1)}, make_block(std::move(tile_body)), {}, x.origin));
+  return make_parfor(indices, begins, ends, make_block(std::move(body)), {}, x.origin);
 }
 
 std::optional<Factors> split_product(const Expr& value, const VarNode* i, const VarNode* k, const VarNode* j,
@@ -232,9 +223,6 @@ std::optional<ProductTiles> product_tiles(const ReduceAxisStmt& x, std::string& 
 
   ProductTiles out;
   out.stmt = tile_parfor(spec);
-  Expr tiles = bin(BinaryOp::Div, bin(BinaryOp::Add, spec.i_end, i64c(kRowTile - 1)), i64c(kRowTile));
-  for (const Expr& e : spec.outer_ends) tiles = bin(BinaryOp::Mul, tiles, e);
-  out.tiles = tiles;
   out.text = "rows " + to_string(factors->row) + ", columns " + to_string(factors->column);
   return out;
 }

@@ -23,6 +23,9 @@ namespace kiln::passes {
 /// kRowTile rows instead of one, and the accumulators stay in registers for the whole walk along k instead of
 /// going through memory on every step (the blocked schedule's inner loop loads and stores its output).
 inline constexpr std::int64_t kRowTile = 2;
+/// Columns per block: a panel of the column operand of nk x 64 elements (360 KiB of doubles for nk = 720)
+/// stays in a 512 KiB L2 while a thread walks the row tiles of the block; 4 groups of 16 f64 lanes.
+inline constexpr std::int64_t kColumnBlock = 64;
 
 /// A product's two factors: `row` reads at the row index i and the summed index k, never at the column j;
 /// `column` reads at k and j (j as the last subscript of each of its loads, so that lanes across j read one
@@ -59,12 +62,10 @@ struct TileSpec {
 };
 ir::Stmt tile_parfor(const TileSpec& spec);
 
-/// The tiled lowering of `x` (its Allocate not included) and how many tiles it runs in parallel, or nullopt
-/// with `why` saying why `x` is not such a product (empty when `x` is not a product at all: another
-/// reduction, or a sum of something else).
+/// The tiled lowering of `x` (its Allocate not included), or nullopt with `why` saying why `x` is not such a
+/// product (empty when `x` is not a product at all: another reduction, or a sum of something else).
 struct ProductTiles {
   ir::Stmt stmt;
-  ir::Expr tiles;    ///< row tiles times the other kept extents: the parallel iterations, columns aside
   std::string text;  ///< the operands as the rule saw them, for the diagnostics
 };
 std::optional<ProductTiles> product_tiles(const ir::ReduceAxisStmt& x, std::string& why);

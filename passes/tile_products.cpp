@@ -41,7 +41,7 @@ class Tiler : public IRMutator {
     if (auto tiled = tile(p, why)) {
       ctx_.note(where(p) + ": loops over k then j accumulating products into their own elements -> register tiles of " +
                 std::to_string(kRowTile) + " rows by vectors of columns, each element accumulated in order of k " +
-                "(parfor over row tiles and columns, the columns in lanes)");
+                "(parfor over blocks of " + std::to_string(kColumnBlock) + " columns x row tiles, the columns in lanes)");
       return *tiled;
     }
     if (!why.empty()) ctx_.note(where(p) + ": loops over k then j accumulating products, not tiled: " + why);
