@@ -128,7 +128,8 @@ std::optional<Factors> split_product(const Expr& value, const VarNode* i, const 
                                      const LetValues& lets, std::string& why) {
   why.clear();
   const auto* mul = dyn<BinaryExpr>(value);
-  if (!is_float(value->type) || !mul || mul->op != BinaryOp::Mul) return std::nullopt;
+  // f32 and f64: the types the CPU backend computes in lanes as they are (f16 and bf16 round through f32).
+  if ((value->type != DType::F32 && value->type != DType::F64) || !mul || mul->op != BinaryOp::Mul) return std::nullopt;
   // A factor reads at an index through the lets it uses, too.
   auto reads = [&](const Expr& e, const VarNode* v) {
     std::vector<Expr> todo = {e};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Register tiles for contractions on host targets: a float sum along an axis of products, one factor read at
+// Register tiles for contractions on host targets: an f32 or f64 sum along an axis of products, one factor read at
 // (row i, axis k) and the other at (k, column j), computed kRowTile rows at a time. lower_array_ops uses it
 // for ReduceAxisStmt; the rule and its reason live here.
 #pragma once
