@@ -67,10 +67,7 @@ llvm::Value* Emitter::lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& pl
     lanes_ = Lanes{w, &plan, nullptr};
     fs_->access_group = nullptr;  // the lanes already are the vectorization: nothing for the vectorizer here
     fs_->scalar_loop = false;
-    const bool in_lanes = fs_->lanes_body;
-    fs_->lanes_body = true;
     stmt(p.body);
-    fs_->lanes_body = in_lanes;
     lanes_ = outer;
     fs_->access_group = group;
     fs_->scalar_loop = scalar;
