@@ -8,6 +8,7 @@
 #include "ir/printer.hpp"
 #include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
+#include "passes/product_tiles.hpp"
 #include "passes/statement_lists.hpp"
 
 namespace kiln::passes {
@@ -131,10 +132,21 @@ class Lowering : public SplicingMutator {
         }
       const Expr use_blocks = bin(BinaryOp::Or, bin(BinaryOp::Ge, blocks, i64c(kMinBlocks)),
                                   bin(BinaryOp::Gt, elements, i64c(kMaxPrivateElements)));
-      out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
-      note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
-                         std::to_string(kBlock) + " along the last axis (unit-stride inner loop), or with fewer than " +
-                         std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction");
+      std::string why;
+      if (auto tiles = product_tiles(x, why)) {
+        // The tiles take the place of the blocks, every output in registers along the whole axis; row tiles
+        // times column blocks give every thread work, so no other schedule is compiled beside them.
+        out.push_back(tiles->stmt);
+        note(x.origin, "reduce along axis " + std::to_string(x.axis) + " is a product (" + tiles->text + ") -> register tiles of " +
+                           std::to_string(kRowTile) + " rows by vectors of columns, each output summed in order along the axis " +
+                           "(parfor over blocks of " + std::to_string(kColumnBlock) + " columns x row tiles, the columns in lanes)");
+      } else {
+        out.push_back(make_if(use_blocks, make_block({blocked(x)}), whole_space(x, out_shape)));
+        note(x.origin, "reduce along axis " + std::to_string(x.axis) + " -> parfor over blocks of " +
+                           std::to_string(kBlock) + " along the last axis (unit-stride inner loop), or with fewer than " +
+                           std::to_string(kMinBlocks) + " blocks a parfor over the whole space with an array reduction" +
+                           (why.empty() ? std::string() : " (not tiled as a product: " + why + ")"));
+      }
     } else {
       out.push_back(by_rows(x));
       note(x.origin, "reduce along axis " + std::to_string(x.axis) +

@@ -12,7 +12,8 @@ namespace kiln::passes {
 /// - ReduceAxisStmt: an Allocate and a parfor over the kept dimensions. Reducing along the last axis, each
 ///   iteration folds its row in a sequential loop into a local; reducing along another axis, the parfor runs
 ///   over blocks of the last dimension and accumulates a whole block per step along the axis, so that the
-///   inner loop has unit stride (column sums of a row-major matrix, matrix products). On a device target
+///   inner loop has unit stride (column sums of a row-major matrix). A sum of products of a row operand and
+///   a column operand (a matrix product) runs in register tiles instead (passes/product_tiles.hpp). On a device target
 ///   (PassContext::device) a reduction along a leading axis runs a thread per output element walking the axis
 ///   instead, the kept last axis along a warp's lanes; with fewer outputs than keep a GPU busy, the axis is
 ///   split into chunks whose partials are then summed in chunk order.

@@ -30,6 +30,7 @@
 #include "passes/reuse_reductions.hpp"
 #include "passes/simplify.hpp"
 #include "passes/spread_loops.hpp"
+#include "passes/tile_products.hpp"
 
 namespace kiln::passes {
 
@@ -44,6 +45,9 @@ const std::vector<Pass>& pipeline() {
       // accesses of array operations (which index their own spaces) and before fusion and hoisting see them
       {"insert_bounds_checks", insert_bounds_checks, Topic::other, /*boundscheck_only=*/true},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
+      // host targets: products written as i-k-j loop nests -> register tiles (as lower_array_ops does for
+      // kiln::dot), before fusion or hoisting change the nest's shape
+      {"tile_products", tile_products, Topic::other, /*boundscheck_only=*/false, /*host_only=*/true},
       {"array_analysis", array_analysis},    // equal extents made syntactically equal; shape checks proven
       // pointwise maps around a stencil folded into it (a consumer) or recomputed per read (a producer)
       {"fuse_stencils", fuse_stencils, Topic::fusion},

@@ -115,16 +115,19 @@ bool carries_scalars(const ir::Stmt& s) {
 
 void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                              const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration) {
+  const bool in_lanes = fs_->lanes_body;
   if (const unsigned w = lanes_of(p)) {
     // A body that walks down rows runs several vectors of lanes at a time first (ir::kWalkingVectors), then
     // one vector, then the scalar loop below takes the rest.
     const ir::LanePlan plan = ir::plan_lanes(p);
     if (plan.walks) lo = lanes_loop(p, plan, lo, hi, w * ir::kWalkingVectors);
     lo = lanes_loop(p, plan, lo, hi, w);
+    fs_->lanes_body = true;  // the rest: fewer iterations than a vector of lanes
   }
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx_, {});
   loop(lo, hi, p.indices.back()->name, group, [&](llvm::Value* i) { iteration(i, group); }, !carries_scalars(p.body),
        too_short_to_vectorize(p.begins.back(), p.ends.back()));
+  fs_->lanes_body = in_lanes;
 }
 
 unsigned Emitter::lanes_of(const ir::ParforStmt& p) const {

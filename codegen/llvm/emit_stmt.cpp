@@ -41,7 +41,11 @@ void Emitter::stmt(const ir::Stmt& s) {
             fs_->scalars[f.index.get()] = ScalarValue{i, false};
             stmt(f.body);
           },
-          false, too_short_to_vectorize(f.begin, f.end));
+          // The few iterations left after a parfor's groups of lanes (fewer than a group): unrolled, their
+          // loops only multiplied the code to compile (covariance's product tiles compiled in 355.7 M instructions
+          // with LLVM's runtime unrolling, 252.3 M without; callgrind). The lanes' own loops stay unrolled: without
+          // it covariance's tiles ran 0.98x the reference instead of 0.71x.
+          false, fs_->lanes_body || too_short_to_vectorize(f.begin, f.end));
       fs_->scalar_loop = scalar;
       return;
     }

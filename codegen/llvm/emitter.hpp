@@ -70,6 +70,9 @@ struct FunctionState {
   /// The loop being emitted updates an array reduction at data-dependent indices, so it will not
   /// vectorize: scalar instruction sequences that would block vectorization are the faster choice here.
   bool scalar_loop = false;
+  /// Emitting the few iterations left after a parfor's groups of lanes: its sequential loops are neither
+  /// vectorized nor unrolled (see emit_stmt.cpp).
+  bool lanes_body = false;
   int loop_depth = 0;                 ///< > 0: an Allocate may run again, so it frees its previous array
   bool in_chunk = false;              ///< a parfor's chunk: parfors nested in it run inline
   int half_conversions = 0;           ///< scalar hardware f16 conversions emitted so far (loop() asks how many)
