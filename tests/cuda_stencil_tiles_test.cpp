@@ -407,10 +407,6 @@ TEST(CudaStencilTiles, RunningSumsWhereTheFoldIsOrderedByPlane) {
   std::vector<Case> cases;
   for (const BorderCase& b : borders()) cases.push_back({std::string("cube_") + b.name, stencil_kernel<3>(std::string("cube_") + b.name, 27, b.opts), nullptr});
   cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3), nullptr});
-  // As pranges the sum is a scalar's let and assignments, forwarded into the store's value.
-  cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3), nullptr});
-  cases.push_back({"clamped27", clamped_kernel(3, 27), nullptr});
-  cases.push_back({"stencil27", rows::lower_for_cuda("stencil27", suite::kiln_kernels::stencil27, {"out", "in"}, 3), nullptr});
   // star7's first term reads plane z and its second planes z - 1, z and z + 1; the wide star alternates planes.
   cases.push_back({"star7", rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3), "reads 3 planes"});
   cases.push_back({"wide", wide_star_kernel("wide", kiln::border(Border::nearest)), "not ordered by plane"});

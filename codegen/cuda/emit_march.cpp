@@ -18,7 +18,6 @@
 
 #include "codegen/cuda/emitter.hpp"
 #include "ir/analysis.hpp"
-#include "ir/substitute.hpp"
 #include "ir/visitor.hpp"
 
 namespace kiln::codegen::cuda {
@@ -99,25 +98,7 @@ std::optional<StencilPlan::Sums> march_sums(const StencilPlan& plan, const ir::P
   if (plan.groups.size() != 1 || !plan.groups[0].marching) return no("the body reads more than one window");
   std::vector<ir::Stmt> flat;
   flatten_blocks(body, flat);
-  if (flat.empty() || flat.back()->kind != ir::StmtKind::Store) return no("the body does not end in a store");
-  // A scalar the body sums in statements (a prange's `Float s = 0; s = s + ...;` traces as a let and assignments)
-  // is forwarded into the store's value: the same operations in the same order, as one expression whose unchanged
-  // parts (the terms and their loads) are the body's own nodes.
-  ir::Replacements value;
-  for (std::size_t k = 0; k + 1 < flat.size(); ++k) {
-    if (const auto* l = ir::dyn<ir::LetStmt>(flat[k])) {
-      value[l->var.get()] = ir::substitute(l->init, value);
-    } else if (const auto* a = ir::dyn<ir::AssignStmt>(flat[k]); a && value.count(a->var.get())) {
-      value[a->var.get()] = ir::substitute(a->value, value);
-    } else {
-      return no("the body holds statements other than a store and the scalars it sums");
-    }
-  }
-  const auto& final_store = flat.back()->as<ir::StoreStmt>();
-  std::vector<ir::Expr> at;
-  for (const ir::Expr& i : final_store.indices) at.push_back(ir::substitute(i, value));
-  const ir::Stmt store = flat.size() == 1 ? flat.back() : std::make_shared<ir::StoreStmt>(final_store.array, at, ir::substitute(final_store.value, value));
-  flat = {store};
+  if (flat.size() != 1 || flat[0]->kind != ir::StmtKind::Store) return no("the body is not one store");
   // The planned loads an expression reads (their planes), and whether it reads anything else that varies along
   // the walk or between copies: another load, the parfor's indices.
   struct Reads : ir::IRVisitor {
@@ -162,7 +143,6 @@ std::optional<StencilPlan::Sums> march_sums(const StencilPlan& plan, const ir::P
     }
   }
   StencilPlan::Sums sums;
-  sums.store = store;
   sums.root = e.get();
   sums.type = e->type;
   for (ir::Expr x = e; is_step(x); x = ir::dyn<ir::BinaryExpr>(x)->a) sums.spine.push_back(x);
@@ -521,7 +501,7 @@ void Emitter::march_copies(const std::string& bits) {
       x = x || r.var.get() == e.p_.indices[2].get();
     }
   } reads(*this);
-  reads.walk(sp.sums ? sp.sums->store : split ? sp.interior : p_.body);
+  reads.walk(split ? sp.interior : p_.body);
   for (int v = 0; v < V; ++v)
     for (int u = 0; u < U; ++u) {
       const std::string b = std::to_string(v * U + u);
@@ -557,7 +537,7 @@ void Emitter::march_out_rows() {
       ir::IRVisitor::visit(s);
     }
   } stores;
-  stores.walk(stencil_->sums ? stencil_->sums->store : stencil_->tests.empty() ? p_.body : stencil_->interior);
+  stores.walk(stencil_->tests.empty() ? p_.body : stencil_->interior);
   int k = 0;
   for (const ir::StoreStmt* s : stores.all) {
     const ir::VarNode* a = s->array.get();

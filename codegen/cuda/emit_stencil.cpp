@@ -83,10 +83,7 @@ std::string ll(std::int64_t v) { return v < 0 ? "(" + std::to_string(v) + "LL)" 
 /// The bytes a marching step's loads must have in flight on an SM to cover the memory's latency (Little's law: on
 /// the H100 about 3.3 TB/s x 0.8 us / 132 SMs); below it the next plane is loaded while a step computes
 /// (plan_march).
-/// 24 KiB: the 27-point float stencil as running sums at 8 rows (20 KiB a step) without the prefetch left the
-/// memory idle (ncu on the H100: DRAM 29 %, SM 39 %, 1.18 ms), while the double stencils at 4 rows (24 KiB) ran
-/// faster without it (below).
-constexpr std::int64_t kMarchBytesInFlight = 24 * 1024;
+constexpr std::int64_t kMarchBytesInFlight = 20 * 1024;
 /// The words of a marching thread's estimate that may pass the launch bounds' register cap (plan_march).
 constexpr int kMarchSpillWords = 24;
 /// A strip thread's own registers besides its values (indices, bounds, the lane's and warp's numbers, addresses).
@@ -558,14 +555,12 @@ void Emitter::stencil_copy(int v, int u, const std::string& test, const std::str
   stencil_v_ = v;
   stencil_u_ = u;
   lets_.emplace_back();
-  // With running sums (emit_march.cpp) a copy runs the store alone: the sums hold its value's fold.
-  const ir::Stmt& interior = sp.sums ? sp.sums->store : sp.interior;
   if (test == "true") {
-    stmt(interior);
+    stmt(sp.interior);
   } else if (!test.empty()) {
     line("if (" + test + ") {");
     ++depth_;
-    stmt(interior);
+    stmt(sp.interior);
     --depth_;
     if (record) {
       line("} else {");
@@ -573,7 +568,7 @@ void Emitter::stencil_copy(int v, int u, const std::string& test, const std::str
     }
     line("}");
   } else {
-    stmt(sp.sums ? sp.sums->store : p_.body);
+    stmt(p_.body);
   }
   lets_.pop_back();
 }

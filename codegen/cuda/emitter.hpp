@@ -69,7 +69,6 @@ struct StencilPlan {
   /// adds the newest plane's terms to the sums of the outputs that read it (as their plane dz), in the fold's
   /// order, and keeps only the newest plane in registers.
   struct Sums {
-    ir::Stmt store;  ///< what each copy runs: the body's store, its value with the scalars the body sums forwarded
     const ir::ExprNode* root = nullptr;  ///< the fold: the store's value reads it, replaced by the finished sum
     std::vector<ir::Expr> spine;  ///< spine[0] the fold's first term, spine[k] = spine[k - 1] +/- term k
     std::vector<std::int64_t> dz;  ///< the plane each spine[k]'s term reads
