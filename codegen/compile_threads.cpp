@@ -79,4 +79,26 @@ double thread_cpu_ms() {
   return 0;
 }
 
+std::vector<std::exception_ptr> run_parts(std::size_t parts, const std::function<void(std::size_t)>& part) {
+  std::vector<std::exception_ptr> failed(parts);
+  auto run = [&](std::size_t p) {
+    try {
+      part(p);
+    } catch (...) {
+      failed[p] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t p = 1; p < parts; ++p) {
+    try {
+      workers.emplace_back(run, p);
+    } catch (const std::system_error&) {
+      run(p);  // no thread to be had: run it here
+    }
+  }
+  if (parts > 0) run(0);
+  for (std::thread& w : workers) w.join();
+  return failed;
+}
+
 }  // namespace kiln::codegen

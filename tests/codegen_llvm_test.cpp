@@ -1059,8 +1059,9 @@ TEST(Codegen, HostFeaturesKeepTheirOrder) {
 #if defined(__GLIBC__)
   // glibc's version, read by hand for libmvec's 2.35 functions: what sscanf reads.
   int major = 0, minor = 0;
-  if (cpu::detail::libmvec_available() && std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2)
+  if (cpu::detail::libmvec_available() && std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2) {
     EXPECT_EQ(cpu::detail::libmvec_235_available(), major > 2 || (major == 2 && minor >= 35)) << gnu_get_libc_version();
+  }
 #endif
 }
 

@@ -16,18 +16,12 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/test_support/threads.hpp"
 
 namespace kiln {
 namespace {
 
-class Threads {
- public:
-  explicit Threads(int n) { set_num_threads(n); }
-  ~Threads() { set_num_threads(std::max(1, default_threads_)); }
-
- private:
-  int default_threads_ = num_threads();
-};
+using test_support::Threads;
 
 /// Values in [-1, 1), with NaN, infinities, -0 and +0 among them where `specials` (a few per thousand).
 template <class T>

@@ -14,18 +14,12 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "tools/test_support/threads.hpp"
 
 namespace kiln {
 namespace {
 
-class Threads {
- public:
-  explicit Threads(int n) { set_num_threads(n); }
-  ~Threads() { set_num_threads(std::max(1, default_threads_)); }
-
- private:
-  int default_threads_ = num_threads();
-};
+using test_support::Threads;
 
 auto make_histogram() {
   return jit("histogram", [](Array<double> x, Array<std::int64_t> hist) {

@@ -88,26 +88,11 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   const std::size_t parts = plan.parts.size();
   std::vector<Binary> done(parts);
   std::vector<double> cpu(parts, 0);
-  std::vector<std::exception_ptr> failed(parts);
-  auto run = [&](std::size_t p) {
-    try {
-      const double t0 = thread_cpu_ms();
-      done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo);
-      cpu[p] = thread_cpu_ms() - t0;
-    } catch (...) {
-      failed[p] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  for (std::size_t p = 1; p < parts; ++p) {
-    try {
-      workers.emplace_back(run, p);
-    } catch (const std::system_error&) {
-      run(p);  // no thread to be had: compile it here
-    }
-  }
-  run(0);
-  for (std::thread& w : workers) w.join();
+  const std::vector<std::exception_ptr> failed = run_parts(parts, [&](std::size_t p) {
+    const double t0 = thread_cpu_ms();
+    done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo);
+    cpu[p] = thread_cpu_ms() - t0;
+  });
   for (const std::exception_ptr& e : failed) {
     if (!e) continue;
     if (parts == 1) std::rethrow_exception(e);

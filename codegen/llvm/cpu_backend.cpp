@@ -145,28 +145,13 @@ ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, 
     // target machine, the others on threads of their own.
     const std::vector<std::string> bitcode = detail::partition_module(m, parts);
     std::vector<Part> done(bitcode.size());
-    std::vector<std::exception_ptr> failed(bitcode.size());
     const std::thread::id caller = std::this_thread::get_id();
-    auto run = [&](std::size_t p) {
-      try {
-        const double part_start = thread_cpu_ms();
-        done[p] = compile_part(bitcode[p], opt_level, cpu, keep_ir, f.name, p == 0 ? tm.get() : nullptr);
-        done[p].cpu_ms = thread_cpu_ms() - part_start;
-        done[p].on_worker = std::this_thread::get_id() != caller;
-      } catch (...) {
-        failed[p] = std::current_exception();
-      }
-    };
-    std::vector<std::thread> workers;
-    for (std::size_t p = 1; p < bitcode.size(); ++p) {
-      try {
-        workers.emplace_back(run, p);
-      } catch (const std::system_error&) {
-        run(p);  // no thread to be had: compile it here
-      }
-    }
-    run(0);
-    for (std::thread& w : workers) w.join();
+    const std::vector<std::exception_ptr> failed = run_parts(bitcode.size(), [&](std::size_t p) {
+      const double part_start = thread_cpu_ms();
+      done[p] = compile_part(bitcode[p], opt_level, cpu, keep_ir, f.name, p == 0 ? tm.get() : nullptr);
+      done[p].cpu_ms = thread_cpu_ms() - part_start;
+      done[p].on_worker = std::this_thread::get_id() != caller;
+    });
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
     out.object = std::move(done[0].object);
