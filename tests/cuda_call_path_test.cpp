@@ -57,6 +57,15 @@ struct Fake {
     params_(p.data(), n);
     return p;
   }
+  /// The first 5 parameters (a kernel's bounds, two pointers and a scalar at least) of the launch `call` makes.
+  template <class Call>
+  std::vector<unsigned long long> params_of(Call&& call) const {
+    capture_params(5);
+    call();
+    std::vector<unsigned long long> p = last_params(5);
+    capture_params(0);
+    return p;
+  }
   struct Launch {
     unsigned grid[3], block[3];
     void* stream;
@@ -387,6 +396,13 @@ std::pair<int, long long> plans(const std::string& diagnostics) {
 
 std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
+/// A float parameter's 8 bytes as the stand-in driver captures them.
+unsigned long long bits_of(float a) {
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &a, sizeof a);
+  return bits;
+}
+
 /// Of the calls a kernel's launch plans ran, those the typed path made (kiln/device.hpp's AsyncKernel); -1: none said.
 long long typed_runs(const std::string& diagnostics) {
   const std::string head = "call(s) run by them, ";
@@ -406,10 +422,7 @@ TEST_F(CallPath, ARepeatedCallIsRunByItsLaunchPlan) {
   EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 0})) << k.diagnostics();
   const Fake::Launch first = fake.last();
   fake.reset();
-  fake.capture_params(5);  // the kernel has at least its bounds, two pointers and the scalar
-  call(x2, y2, 3.0f);
-  const std::vector<unsigned long long> p = fake.last_params(5);
-  fake.capture_params(0);
+  const std::vector<unsigned long long> p = fake.params_of([&] { call(x2, y2, 3.0f); });
   EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
   EXPECT_EQ(fake.calls("cuLaunchKernel"), 1u);
   EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
@@ -418,10 +431,7 @@ TEST_F(CallPath, ARepeatedCallIsRunByItsLaunchPlan) {
   EXPECT_TRUE(has(address(x2.data())));
   EXPECT_TRUE(has(address(y2.data())));
   EXPECT_FALSE(has(address(x.data())));
-  const float a = 3.0f;
-  unsigned long long bits = 0;
-  std::memcpy(&bits, &a, sizeof a);
-  EXPECT_TRUE(has(bits));
+  EXPECT_TRUE(has(bits_of(3.0f)));
   EXPECT_TRUE(has(1000));
   EXPECT_EQ(fake.last().grid[0], first.grid[0]);
   EXPECT_EQ(fake.last().block[0], first.block[0]);
@@ -577,10 +587,7 @@ TEST_F(CallPath, ARepeatedTypedCallIsTheLaunchAlone) {
   call(x, y, 2.0f);  // the general path: compiles, records the plan
   EXPECT_EQ(typed_runs(k.diagnostics()), 0) << k.diagnostics();
   fake.reset();
-  fake.capture_params(5);
-  call(x2, y2, 3.0f);
-  const std::vector<unsigned long long> p = fake.last_params(5);
-  fake.capture_params(0);
+  const std::vector<unsigned long long> p = fake.params_of([&] { call(x2, y2, 3.0f); });
   EXPECT_EQ(plans(k.diagnostics()), (std::pair<int, long long>{1, 1})) << k.diagnostics();
   EXPECT_EQ(typed_runs(k.diagnostics()), 1) << k.diagnostics();
   EXPECT_EQ(fake.calls("cuLaunchKernel"), 1u);
@@ -590,21 +597,13 @@ TEST_F(CallPath, ARepeatedTypedCallIsTheLaunchAlone) {
   EXPECT_TRUE(has(address(y2.data())));
   EXPECT_FALSE(has(address(x.data())));
   EXPECT_FALSE(has(address(y.data())));
-  const float three = 3.0f;
-  unsigned long long bits = 0;
-  std::memcpy(&bits, &three, sizeof three);
-  EXPECT_TRUE(has(bits));
+  EXPECT_TRUE(has(bits_of(3.0f)));
   // The form the documentation writes (kernel.async(s) at every call) takes it too.
   k.async(s)(x, y, 2.0f);
   EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
   // A number of another type is converted by the general path, as C++ would: 2 becomes 2.0f.
-  fake.capture_params(5);
-  call(x, y, 2);
-  const std::vector<unsigned long long> q = fake.last_params(5);
-  fake.capture_params(0);
-  const float two = 2.0f;
-  std::memcpy(&bits, &two, sizeof two);
-  EXPECT_NE(std::find(q.begin(), q.end(), bits), q.end());
+  const std::vector<unsigned long long> q = fake.params_of([&] { call(x, y, 2); });
+  EXPECT_NE(std::find(q.begin(), q.end(), bits_of(2.0f)), q.end());
   EXPECT_EQ(typed_runs(k.diagnostics()), 2) << k.diagnostics();
   s.synchronize();
 }
@@ -771,14 +770,9 @@ TEST_F(CallPath, EachAsyncKernelKeepsThePlanItsLatestCallRan) {
   EXPECT_EQ(typed_runs(k.diagnostics()), 0) << k.diagnostics();
   const auto launched = [&](auto&& call, const auto& in, auto& out, float a) {  // `out` written: not const
     fake.reset();
-    fake.capture_params(5);
-    call(in, out, a);
-    const std::vector<unsigned long long> p = fake.last_params(5);
-    fake.capture_params(0);
+    const std::vector<unsigned long long> p = fake.params_of([&] { call(in, out, a); });
     EXPECT_EQ(fake.all() - fake.calls("cuLaunchKernel") - fake.calls("cuCtxGetCurrent"), 0u);
-    unsigned long long bits = 0;
-    std::memcpy(&bits, &a, sizeof a);
-    for (unsigned long long v : {address(in.data()), address(out.data()), static_cast<std::uint64_t>(bits)})
+    for (unsigned long long v : {address(in.data()), address(out.data()), static_cast<std::uint64_t>(bits_of(a))})
       EXPECT_NE(std::find(p.begin(), p.end(), v), p.end()) << "a parameter of this call is missing";
     return fake.last().grid[0];
   };
