@@ -124,6 +124,10 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     if (st.march_registers > 0 && st.march_registers < 8) st.march_registers = 0;
     st.march_prefetch = number("KILN_CUDA_MARCH_PREFETCH", st.march_prefetch, 0, 2);
     st.march_min_blocks = number("KILN_CUDA_MARCH_MIN_BLOCKS", st.march_min_blocks, 1, 8);
+    if (const char* s = std::getenv("KILN_CUDA_MARCH_FORM"); s && *s) {
+      const std::string v = s;
+      st.march_form = v == "block" ? codegen::cuda::MarchForm::Block : v == "warp" ? codegen::cuda::MarchForm::Warp : codegen::cuda::MarchForm::Auto;
+    }
     st.strip_registers = number("KILN_CUDA_STRIP_REGISTERS", st.strip_registers, 8, 255);
     if (const char* s = std::getenv("KILN_CUDA_WAVES"); s && *s) o.waves = std::max(0, std::atoi(s));
     if (const char* s = std::getenv("KILN_CUDA_COARSEN_WAVES"); s && *s) o.coarsen_waves = std::clamp(std::atoi(s), 0, 1024);

@@ -210,6 +210,14 @@ cu::EmitOptions tiled() {
   return o;
 }
 
+/// The same with marching kernels in the warp form (emit_march.cpp): each thread's rows of every live plane in
+/// registers, which the tests of the registers' plans are about.
+cu::EmitOptions warp() {
+  cu::EmitOptions o = tiled();
+  o.stencil.march_form = cu::MarchForm::Warp;
+  return o;
+}
+
 /// The registers a marching kernel's plan counted ("about N registers a thread" in GpuKernel::plan).
 int estimate(const std::string& plan) {
   const std::size_t at = plan.find("about ");
@@ -290,7 +298,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const cu::Program p = cu::emit_program(offloaded(c.f), tiled());
+    const cu::Program p = cu::emit_program(offloaded(c.f), warp());
     const cu::GpuKernel* k = stencil_of(p);
     ASSERT_NE(k, nullptr) << p.kernels;
     EXPECT_TRUE(k->stencil_march) << p.kernels;
@@ -328,7 +336,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   const ir::Function cube = down_cube_kernel("cube_rows");
   int last_rows = 16, last_ahead = 1;
   for (int budget : {0, 112, 96, 80, 64}) {
-    cu::EmitOptions o = tiled();
+    cu::EmitOptions o = warp();
     o.stencil.march_registers = budget;
     const cu::GpuKernel* k = stencil_of(cu::emit_program(offloaded(cube), o));
     ASSERT_NE(k, nullptr);
@@ -341,7 +349,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   EXPECT_EQ(last_rows, 1);
   EXPECT_EQ(last_ahead, 0);
   {
-    cu::EmitOptions o = tiled();
+    cu::EmitOptions o = warp();
     o.stencil.march_registers = 48;  // under what even one row needs: said, and ptxas left to spill
     const cu::GpuKernel* k = stencil_of(cu::emit_program(offloaded(cube), o));
     ASSERT_NE(k, nullptr);
@@ -350,7 +358,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   // A cube of doubles (the suite's stencil27, clamped reads): twice the words per value. 4 rows without the
   // prefetch (24 KiB in flight) are estimated at 150 registers, within the cap and the 24 words that may spill
   // (ptxas: 128 registers and 88 bytes of spills; 1.882 ms on the H100 against 2.106 with 2 rows).
-  cu::EmitOptions d = tiled();
+  cu::EmitOptions d = warp();
   const cu::GpuKernel* k27 = stencil_of(cu::emit_program(offloaded(rows::lower_for_cuda("stencil27", suite::kiln_kernels::stencil27, {"out", "in"}, 3)), d));
   ASSERT_NE(k27, nullptr);
   EXPECT_TRUE(k27->stencil_march);
@@ -370,7 +378,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
     EXPECT_NE(k.plan.find("put 24576 bytes in flight"), std::string::npos) << k.plan;
   }
   // Without prefetch each step loads its own plane; two planes ahead, a trip runs two steps on two buffers.
-  cu::EmitOptions o = tiled();
+  cu::EmitOptions o = warp();
   o.stencil.march_prefetch = 0;
   const cu::Program p = cu::emit_program(offloaded(cube), o);
   EXPECT_EQ(p.kernels.find("in flight while this step computes"), std::string::npos) << p.kernels;
@@ -382,7 +390,7 @@ TEST(CudaStencilTiles, MarchingKernelsHoldEveryReadInRegisters) {
   EXPECT_NE(two.kernels.find("kiln_z += 2"), std::string::npos) << two.kernels;
   EXPECT_NE(two.kernels.find("kiln_nb0_"), std::string::npos) << two.kernels;
   EXPECT_THROW(cu::emit_program(offloaded(cube), [] {
-                 cu::EmitOptions bad = tiled();
+                 cu::EmitOptions bad = warp();
                  bad.stencil.march_prefetch = 3;
                  return bad;
                }()),
@@ -394,7 +402,7 @@ TEST(CudaStencilTiles, RunningSumsWhereTheFoldIsOrderedByPlane) {
   // running sums (march_sums): only the newest plane in registers (no register of an older plane), a sum per output
   // plane; the plan says so. Anything else keeps every live plane, and the plan says what stopped it.
   auto plan_of = [](const ir::Function& f) {
-    const cu::Program p = cu::emit_program(offloaded(f), tiled());
+    const cu::Program p = cu::emit_program(offloaded(f), warp());
     const cu::GpuKernel* k = stencil_of(p);
     EXPECT_NE(k, nullptr) << p.kernels;
     return std::make_pair(k ? k->plan : std::string(), p.kernels);
@@ -429,6 +437,79 @@ TEST(CudaStencilTiles, RunningSumsWhereTheFoldIsOrderedByPlane) {
   }
   // The float cube's registers leave room for twice the rows (8), within the cap and without spill words.
   EXPECT_NE(plan_of(cases[1].f).first.find("rows doubled from 4"), std::string::npos);
+}
+
+TEST(CudaStencilTiles, BlockFormStagesEachPlaneOnceInSharedTiles) {
+  // By default a marching kernel whose reads are all of 3-d arrays at [z + dz, y + d, x + c] takes the block form
+  // (emit_march_block.cpp): blocks of 32 x 8 threads, one tile of (y, x) a block, a ring of shared slots per array
+  // (a slot per plane read, one more: one barrier a step), and every read of the step's copies a shared load at a
+  // constant offset from the thread's cell. KILN_CUDA_MARCH_FORM=warp keeps the warp form.
+  struct Case {
+    std::string name;
+    ir::Function f;
+    std::vector<std::string> tiles;  ///< each group's ring, as its declaration's comment says
+  };
+  std::vector<Case> cases;
+  cases.push_back({"star7", rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3), {"4 planes of a 10 x 34 tile"}});
+  // Running sums read the newest plane only: two slots.
+  cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3), {"2 planes of a 10 x 34 tile"}});
+  cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3), {"4 planes of a 10 x 34 tile"}});
+  cases.push_back({"wide", wide_star_kernel("wide", kiln::border(Border::mirror)), {"6 planes of a 12 x 36 tile"}});
+  cases.push_back({"two_inputs", two_input_kernel("two_inputs", kiln::border(Border::wrap)), {"4 planes of a 9 x 34 tile", "2 planes of a 9 x 33 tile"}});
+  cases.push_back({"heat_3d", rows::lower_for_cuda("heat_3d", suite::kiln_kernels::heat_3d, {"A", "B", "tsteps"}, 3), {"4 planes of a 10 x 34 tile"}});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const cu::Program p = cu::emit_program(offloaded(c.f), tiled());
+    int marching = 0;
+    for (const cu::GpuKernel& k : p.gpu_kernels) {
+      if (!k.stencil_march) continue;
+      ++marching;
+      EXPECT_EQ(k.march_block_rows, 8) << k.plan;
+      EXPECT_EQ(k.stencil_rows, 1);
+      EXPECT_EQ(k.stencil_columns, 1);
+      EXPECT_NE(k.plan.find("block form: blocks of 32 x 8 threads"), std::string::npos) << k.plan;
+      EXPECT_NE(k.plan.find("2 plane(s) loaded ahead"), std::string::npos) << k.plan;
+      const std::size_t begin = p.kernels.find(k.name + "(");
+      ASSERT_NE(begin, std::string::npos) << p.kernels;
+      const std::string kernel = p.kernels.substr(begin, p.kernels.find("\n}\n", begin) - begin);
+      EXPECT_NE(p.kernels.rfind("__launch_bounds__(256, 4) " + k.name + "(", begin), std::string::npos) << p.kernels;
+      for (std::size_t g = 0; g < c.tiles.size(); ++g) EXPECT_NE(kernel.find("kiln_bt" + std::to_string(g) + "["), std::string::npos) << kernel;
+      for (const std::string& t : c.tiles) EXPECT_NE(kernel.find(t), std::string::npos) << t << "\n" << kernel;
+      // The walk: two steps a trip, a barrier each; the copies read the step's slots, never an array.
+      const std::size_t walk = kernel.find("for (unsigned long long kiln_z = kiln_zbeg; kiln_z < kiln_zend; kiln_z += 2)");
+      ASSERT_NE(walk, std::string::npos) << kernel;
+      const std::size_t end = kernel.find("__syncthreads();  // the next tile's planes", walk);
+      ASSERT_NE(end, std::string::npos) << kernel;
+      const std::string steps = kernel.substr(walk, end - walk);
+      std::size_t barriers = 0;
+      for (std::size_t at = steps.find("__syncthreads()"); at != std::string::npos; at = steps.find("__syncthreads()", at + 1)) ++barriers;
+      EXPECT_EQ(barriers, 2u) << steps;
+      const std::size_t bodies = std::min(steps.find("if ((kiln_run >> 0) & 1u)"), steps.find("if ((kiln_live >> 0) & 1u)"));
+      ASSERT_NE(bodies, std::string::npos) << steps;
+      const std::string copies = steps.substr(bodies, steps.find("if (kiln_z + 1 >= kiln_zend) break;", bodies) - bodies);
+      EXPECT_NE(copies.find("kiln_t0_"), std::string::npos) << copies;
+      for (const char* a : {"in[", "a[", "b[", "A[", "B["}) EXPECT_EQ(copies.find(a), std::string::npos) << a << "\n" << copies;
+      EXPECT_EQ(copies.find("kiln_border"), std::string::npos) << copies;  // border elements after the walk
+    }
+    EXPECT_GE(marching, 1) << p.kernels;
+    // The warp form on request, and in the cache key.
+    const cu::Program w = cu::emit_program(offloaded(c.f), warp());
+    for (const cu::GpuKernel& k : w.gpu_kernels) {
+      EXPECT_EQ(k.march_block_rows, 0) << k.plan;
+      EXPECT_EQ(k.plan.find("block form"), std::string::npos) << k.plan;
+    }
+  }
+  EXPECT_NE(cu::emission_settings(warp()).find("march_form=warp"), std::string::npos);
+  EXPECT_EQ(cu::emission_settings(tiled()).find("march_form"), std::string::npos);
+  // The launch: blocks of 32 x 8, a block per tile of the plane, the chunks of march_chunks for 256-thread blocks.
+  const cu::DeviceShape h100{132, 2048, 2147483647u};
+  std::uint64_t cube[] = {512, 512, 512};
+  const cu::Geometry g = cu::geometry(cu::Strategy::Elementwise, 3, cube, 256, h100, 0, 1, 1, true, 2048, 2, 8);
+  EXPECT_EQ(g.block.x, 32u);
+  EXPECT_EQ(g.block.y, 8u);
+  EXPECT_EQ(g.grid.x, 16u);
+  EXPECT_EQ(g.grid.y, 64u);
+  EXPECT_EQ(g.grid.z, cu::march_chunks(512, 16 * 64, 132 * 8, 2));
 }
 
 TEST(CudaStencilTiles, InPlaceStripsLoadEveryElementBeforeTheyStore) {
@@ -510,17 +591,22 @@ TEST(CudaStencilTiles, ThreeDStencilsCompileWarningFreeInBoundedSource) {
   // The bench's 2-d Jacobi sweep, 21 ms of NVRTC on the H200 (docs/gpu.md), calibrates this machine's times.
   const double jacobi_ms = compile_for_sm90(rows::lower_for_cuda("jacobi2d", benchgpu::jacobi2d, {"a", "out"}, 2)).compile_ms;
   std::printf("[ nvrtc    ] jacobi2d (the calibration) NVRTC %.1f ms\n", jacobi_ms);
-  for (const Case& c : cases) {
-    cu::Program p;
-    const cu::Binary bin = compile_for_sm90(c.f, {}, &p);
-    const cu::GpuKernel* k = stencil_of(p);
-    ASSERT_NE(k, nullptr) << c.name << "\n" << p.kernels;
-    EXPECT_TRUE(k->stencil_march) << c.name;
-    const auto lines = std::count(p.kernels.begin(), p.kernels.end(), '\n');
-    EXPECT_LT(lines, 2500) << c.name << "\n" << p.kernels;
-    std::printf("[ nvrtc    ] %-16s %4ld lines of kernels, NVRTC %.1f ms (%.1f x jacobi2d)\n", c.name.c_str(), static_cast<long>(lines), bin.compile_ms,
-                bin.compile_ms / jacobi_ms);
-  }
+  for (const Case& c : cases)
+    for (const cu::MarchForm form : {cu::MarchForm::Auto, cu::MarchForm::Warp}) {
+      cu::EmitOptions eo = kiln::detail::cuda_options().emit;
+      eo.stencil.march_form = form;
+      const cu::Program p = cu::emit_program(offloaded(c.f), eo);
+      const cu::Binary bin = cu::compile_source(p.source(), c.f.name, "sm_90", {});
+      EXPECT_EQ(bin.log, "") << c.name << ": NVRTC warned\n" << p.kernels;
+      const cu::GpuKernel* k = stencil_of(p);
+      ASSERT_NE(k, nullptr) << c.name << "\n" << p.kernels;
+      EXPECT_TRUE(k->stencil_march) << c.name;
+      EXPECT_EQ(k->march_block_rows > 0, form == cu::MarchForm::Auto) << c.name << ": " << k->plan;
+      const auto lines = std::count(p.kernels.begin(), p.kernels.end(), '\n');
+      EXPECT_LT(lines, 2500) << c.name << "\n" << p.kernels;
+      std::printf("[ nvrtc    ] %-16s %-5s %4ld lines of kernels, NVRTC %.1f ms (%.1f x jacobi2d)\n", c.name.c_str(),
+                  form == cu::MarchForm::Warp ? "warp" : "block", static_cast<long>(lines), bin.compile_ms, bin.compile_ms / jacobi_ms);
+    }
 }
 
 TEST(CudaStencilTiles, MarchingGridsCutTheFirstDimensionIntoChunks) {
@@ -602,20 +688,23 @@ std::vector<Args> inputs(int rank, DType t, int count, const std::vector<std::ve
 void expect_matches(const ir::Function& f, int rank, DType t = DType::F32, int count = 1, const std::vector<std::vector<std::int64_t>>* given = nullptr,
                     bool poison_out = false) {
   const std::vector<Args> in = inputs(rank, t, count, given, poison_out);
-  // The default form, other rows and rounds, and for marching kernels: no prefetch, two planes ahead (two
-  // steps per trip: chunks of odd and even lengths), the smallest register budget (one row, one round).
+  // The default form, other rows and rounds; for marching kernels the block form (emit_march_block.cpp, the
+  // default where the kernel allows it) with one, two and three planes ahead (A steps a trip: chunks of every
+  // length modulo A), and the warp form (emit_march.cpp): its default plan, 3 rows of one round, one row without
+  // the prefetch, the smallest register budget.
   std::vector<cu::StencilSettings> forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 3, 1}, {cu::StencilMode::Shared, 1, 2}};
   if (rank == 3) {
-    // Marching plans start from march_rows (8 by default): 3 rows and 1 row too.
-    forms[1].march_rows = 3;
-    forms[2].march_rows = 1;
-    for (int ahead : {0, 2}) {
-      forms.push_back({cu::StencilMode::Shared, 4, 4});
-      forms.back().march_prefetch = ahead;
-      forms.back().march_min_blocks = 1;  // room for two planes ahead: 255 registers
+    forms = {{cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 4, 4}, {cu::StencilMode::Shared, 4, 4}};
+    forms[1].march_prefetch = 0;
+    forms[2].march_prefetch = 2;
+    for (int w = 0; w < 4; ++w) {
+      forms.push_back({cu::StencilMode::Shared, w == 1 ? 3 : 4, w == 1 ? 1 : 4});
+      forms.back().march_form = cu::MarchForm::Warp;
     }
-    forms.push_back({cu::StencilMode::Shared, 4, 4});
-    forms.back().march_registers = 8;
+    forms[4].march_rows = 3;
+    forms[5].march_rows = 1;
+    forms[5].march_prefetch = 0;
+    forms[6].march_registers = 8;
   }
   // The interpreter's outcome once per input set (the run does not change its inputs), every form against it.
   std::vector<std::unique_ptr<Outcome>> refs;

@@ -17,6 +17,8 @@ enum class StencilMode : std::uint8_t {
   Shuffle,  ///< neighbours through warp shuffles (slower than plain loads on an H200: kept to compare)
   Shared,   ///< neighbours through a per-warp shared-memory tile (the default)
 };
+/// How a marching 3-d stencil shares its planes' neighbours (StencilSettings::march_form).
+enum class MarchForm : std::uint8_t { Auto, Block, Warp };
 struct StencilSettings {
   /// Shared: measured on an H200 (docs/gpu.md), jacobi2d 16384^2 0.563 ms against 0.868 ms with plain loads
   /// and 1.401 ms with shuffles; smooth1d 0.296 / 0.316 / 0.338 ms.
@@ -41,6 +43,11 @@ struct StencilSettings {
   int march_registers = 0;
   int march_prefetch = 1;
   int march_min_blocks = 2;
+  /// KILN_CUDA_MARCH_FORM=block|warp (an experiment override; default: block where the kernel allows it): how a
+  /// marching kernel shares a plane's neighbours. `block`: a block of 32 x 8 threads walks one tile of (y, x),
+  /// each plane's tile and halo staged once in shared memory, one element a thread a step (emit_march_block.cpp).
+  /// `warp`: each warp walks its own strips of rows in registers (emit_march.cpp).
+  MarchForm march_form = MarchForm::Auto;
   /// KILN_CUDA_STRIP_REGISTERS (8-255; 0, the default: 128, two blocks of 256 threads an SM): the budget a 2-d
   /// strip's rows and rounds are cut to fit (emit_stencil.cpp, plan_strip); 255 keeps the form's rows and rounds.
   /// An experiment override.

@@ -289,7 +289,10 @@ GpuKernel Emitter::emit(std::string& out) {
     head += "// stencil: " + std::to_string(sp.columns) + " x 32 elements of the innermost dimension per warp";
     if (sp.rows > 1) head += ", " + std::to_string(sp.rows) + " rows per thread";
     head += sp.mode == StencilMode::Shared ? ", neighbours through shared memory\n" : ", neighbours through warp shuffles\n";
-    if (sp.march) {
+    if (sp.block) {
+      head += "// stencil: blocks of 32 x " + std::to_string(kMarchBlockRows) + " threads walk a tile of (y, x) along dimension 0, each plane's tile "
+              "staged once in shared memory\n// stencil: " + sp.why + "\n";
+    } else if (sp.march) {
       int planes = 1;
       for (const auto& G : sp.groups) planes = std::max(planes, G.planes());
       head += "// stencil: each thread walks a chunk of dimension 0 holding " + std::to_string(planes) +
@@ -772,7 +775,11 @@ std::string Emitter::signature(const std::string& name, bool restrict, bool tile
   else if (k_.strategy == Strategy::Tiled)
     s += "__launch_bounds__(" + std::to_string(kTiledThreads) + (tiled_->min_blocks > 0 ? ", " + std::to_string(tiled_->min_blocks) : "") + ") ";
   else if (stencil_ && stencil_->mode == StencilMode::Shared)  // the tiles hold this many warps
-    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) + (stencil_->march ? ", " + std::to_string(opts_.stencil.march_min_blocks) : std::string()) + ") ";
+    s += "__launch_bounds__(" + std::to_string(32 * kStencilTileWarps) +
+         (stencil_->block   ? ", " + std::to_string(march_block_min_blocks())
+          : stencil_->march ? ", " + std::to_string(opts_.stencil.march_min_blocks)
+                            : std::string()) +
+         ") ";
   s += name + "(";
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (i) s += i % 4 == 0 ? ",\n    " : ", ";

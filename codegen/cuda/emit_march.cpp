@@ -436,6 +436,12 @@ TestIndices test_indices(const ir::Expr& t, const ir::ParforStmt& p) {
 
 }  // namespace
 
+std::string Emitter::march_live_test(int v, int u) const {
+  if (stencil_->block) return "kiln_tile_y + threadIdx.y < kiln_n1 && kiln_tile_x + threadIdx.x < kiln_n2";
+  return "kiln_ty * " + std::to_string(stencil_->rows) + " + " + std::to_string(v) + " < kiln_n1 && kiln_t + " + std::to_string(32 * u) +
+         "ull - kiln_off < kiln_n2";
+}
+
 void Emitter::march_masks(const std::string& bits) {
   const StencilPlan& sp = *stencil_;
   const int U = sp.columns, V = sp.rows;
@@ -445,8 +451,7 @@ void Emitter::march_masks(const std::string& bits) {
   for (int v = 0; v < V; ++v)
     for (int u = 0; u < U; ++u) {
       const std::string bit = "(" + bits + ")1 << " + std::to_string(v * U + u);
-      line("if (kiln_ty * " + std::to_string(V) + " + " + std::to_string(v) + " < kiln_n1 && kiln_t + " + std::to_string(32 * u) +
-           "ull - kiln_off < kiln_n2) {");
+      line("if (" + march_live_test(v, u) + ") {");
       ++depth_;
       line("kiln_live |= " + bit + ";");
       if (split) {

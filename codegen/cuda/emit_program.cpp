@@ -108,6 +108,7 @@ std::string emission_settings(const EmitOptions& opts) {
          (st.march_registers != StencilSettings{}.march_registers ? ";march_registers=" + std::to_string(st.march_registers) : "") +
          (st.march_prefetch != StencilSettings{}.march_prefetch ? ";march_prefetch=" + std::to_string(st.march_prefetch) : "") +
          (st.march_min_blocks != StencilSettings{}.march_min_blocks ? ";march_min_blocks=" + std::to_string(st.march_min_blocks) : "") +
+         (st.march_form == MarchForm::Block ? ";march_form=block" : st.march_form == MarchForm::Warp ? ";march_form=warp" : "") +
          (st.strip_registers != StencilSettings{}.strip_registers ? ";strip_registers=" + std::to_string(st.strip_registers) : "") +
          (opts.halo_reads ? ";halo_reads=1" : "") +
          (opts.staged_steps != kStagedSteps ? ";staged_steps=" + std::to_string(opts.staged_steps) : "") +

@@ -270,6 +270,7 @@ void Emitter::plan_stencil() {
   k_.stencil_rows = plan.rows;
   k_.stencil_mode = plan.mode;
   k_.stencil_march = plan.march;
+  k_.march_block_rows = plan.block ? kMarchBlockRows : 0;
   for (const auto& G : plan.groups)
     if (G.marching) k_.march_halo = std::max<int>(k_.march_halo, static_cast<int>(G.planes()) - 1);
   stencil_ = std::move(plan);
@@ -293,6 +294,7 @@ void Emitter::plan_march(StencilPlan& plan) const {
   const StencilSettings& st = opts_.stencil;
   std::string sums_why;
   plan.sums = march_sums(plan, p_, plan.tests.empty() ? p_.body : plan.interior, &sums_why);
+  if (plan_march_block(plan, sums_why)) return;
   const int cap = march_register_cap(st.march_min_blocks);
   // Rounds are cut until the estimate fits the cap. Rows may keep a few words over it, spilled to the stack (L1):
   // that costs less than half the rows, which load every plane's window rows again. The f64 27-point suite stencil
@@ -387,6 +389,7 @@ void Emitter::plan_strip(StencilPlan& plan) const {
 }
 
 std::string Emitter::stencil_value(const StencilPlan::Use& use) const {
+  if (stencil_->block) return march_block_value(use);
   const StencilPlan::Group& G = stencil_->groups[static_cast<std::size_t>(use.group)];
   const std::int64_t r = G.vertical ? stencil_v_ + use.d : 0;
   // Running sums read each plane's terms as it arrives: from the newest plane's registers.
@@ -478,6 +481,7 @@ void Emitter::stencil_loops() {
   const std::string strip = std::to_string(32 * U);
   const std::string nx = "kiln_n" + std::to_string(r - 1), bx = "kiln_b" + std::to_string(r - 1);
   stencil_values_.clear();
+  if (sp.march && sp.block) return march_block_loops();
 
   // Whether any group exchanges neighbours through a tile: a stencil whose offsets all lie across rows (fdtd's
   // hz[i] - hz[i - 1]) reuses its window rows in registers and declares no tile, nor the warp's tile index.

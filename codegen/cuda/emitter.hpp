@@ -26,6 +26,8 @@ namespace kiln::codegen::cuda {
 inline constexpr std::int64_t kMaxStencilOffset = ir::kMaxStencilReach;
 /// Shared-memory stencil tiles hold this many warps (the kernel is launched with at most 32 x this threads).
 inline constexpr int kStencilTileWarps = 8;
+/// Rows of a marching block tile (emit_march_block.cpp): blocks of 32 x this many threads.
+inline constexpr int kMarchBlockRows = 8;
 /// At most this much static shared memory for a kernel's tiles (48 KiB is the static limit; more would also
 /// cut the blocks per SM further).
 inline constexpr std::int64_t kMaxStencilTileBytes = 40 * 1024;
@@ -82,6 +84,9 @@ struct StencilPlan {
   /// so that the registers fit, march_registers), and why (the diagnostics).
   int ahead = 0;
   std::string why;
+  /// The block form of a marching plan (emit_march_block.cpp): blocks of 32 x kMarchBlockRows threads share each
+  /// plane's tile of (y, x) in shared memory, one element a thread a step; `ahead` planes are loaded ahead.
+  bool block = false;
   /// Marching tiles hold what the windows reach past the strip (the largest |c| of a window), not
   /// kMaxStencilOffset.
   std::int64_t halo = 0;
@@ -124,6 +129,8 @@ MarchRegisters march_registers(const StencilPlan& plan, int ahead);
 /// The registers a thread of a marching kernel may use: __launch_bounds__(32 * kStencilTileWarps, min_blocks)
 /// leaves 64 K / (threads x blocks) of an SM's register file (at most 255).
 int march_register_cap(int min_blocks);
+/// The blocks per SM a marching kernel in the block form is compiled for (emit_march_block.cpp).
+int march_block_min_blocks();
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
@@ -385,6 +392,26 @@ class Emitter {
   /// walk, the border body's address arithmetic and clamps would be live beside every kept plane's values
   /// (ptxas gave the 27-point float stencil at one row 156 registers for 36 of values, and spilled at 128).
   void march_border_pass(const std::string& bits);
+  /// The condition that copy (v, u) of a marching thread's step is an element of the iteration space.
+  std::string march_live_test(int v, int u) const;
+  // the block form of a marching stencil (emit_march_block.cpp)
+  /// Whether the marching plan takes the block form; if so the plan is set for it (rows, rounds, ahead, why).
+  bool plan_march_block(StencilPlan& plan, const std::string& sums_why) const;
+  /// The walk of the block form: a block's tiles of (y, x), each walked along z through a ring of shared tiles.
+  void march_block_loops();
+  /// One step of the block form: the newest planes (buffer b) into their slots, the loads `ahead` planes on, the
+  /// barrier, the step's copies.
+  void march_block_step(const std::string& z, int b);
+  /// Loads plane `z` of group g into buffer b (the thread's cells of the group's tile).
+  void march_block_load(int g, const std::string& z, int b);
+  /// Stores buffer b of group g to the tile slot `slot`.
+  void march_block_store(int g, const std::string& slot, int b);
+  /// The step's pointers to each plane's slot at the thread's own cell (the newest plane's number `newest`).
+  void march_block_views(int g, const std::string& newest);
+  /// Moves the running sums one output plane down.
+  void march_block_shift();
+  /// A planned load's value in the block form: its plane's slot at a constant offset from the thread's cell.
+  std::string march_block_value(const StencilPlan::Use& use) const;
   /// The body once per row and round of the strip (emit_stencil.cpp), then the border elements'.
   void stencil_bodies();
   /// The border elements of kiln_border, one at a time through the whole body.

@@ -51,7 +51,7 @@ std::uint64_t march_chunks(std::uint64_t planes, std::uint64_t plane_blocks, std
 }
 
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll,
-                  int rows, bool march, int resident, int halo) {
+                  int rows, bool march, int resident, int halo, int block_rows) {
   Geometry g;
   std::uint64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= counts[d];
@@ -95,6 +95,8 @@ Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads
     case Strategy::Elementwise: {
       const unsigned t = static_cast<unsigned>(std::clamp(threads, 32, 1024)) / 32 * 32;
       g.block = block_shape(rank, counts, t, 128);
+      // A marching kernel in the block form walks one tile of 32 x block_rows elements a block (emit_march_block.cpp).
+      if (march && rank == 3 && block_rows > 0) g.block = {32, static_cast<unsigned>(block_rows), 1};
       std::uint64_t cap_x = dev.max_grid_x;
       if (waves > 0 && rank == 1) {
         const std::uint64_t per_sm = std::max(1, dev.max_threads_per_sm / static_cast<int>(t));

@@ -42,7 +42,7 @@ struct DeviceShape {
 /// and the `halo` planes each chunk loads below its first.
 inline constexpr std::uint64_t kMinMarchPlanes = 8;
 Geometry geometry(Strategy s, int rank, const std::uint64_t* counts, int threads, const DeviceShape& dev, int waves, int unroll = 1,
-                  int rows = 1, bool march = false, int resident = 0, int halo = 2);
+                  int rows = 1, bool march = false, int resident = 0, int halo = 2, int block_rows = 0);
 
 /// The chunks of a marching grid whose `plane_blocks` blocks walk `planes` planes, `resident_blocks` of them
 /// resident on the device at once. Blocks of one wave do not finish together, and an SM whose blocks are done

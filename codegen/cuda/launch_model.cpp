@@ -223,7 +223,7 @@ LaunchChoice choose_launch_plain(const GpuKernel& k, const std::uint64_t* counts
   if (k.stencil_columns) {
     // The stencil forms stream their strips: uncapped unless the switch says otherwise.
     c.geometry = geometry(k.strategy, rank, counts, occ.block_size, dev, std::max(0, o.waves), k.stencil_columns, k.stencil_rows,
-                          k.stencil_march, occ.resident_threads, k.march_halo);
+                          k.stencil_march, occ.resident_threads, k.march_halo, k.march_block_rows);
     c.per_thread = k.stencil_columns;
     c.reason = k.stencil_march && rank == 3 ? LaunchReason::MarchChunks : LaunchReason::Stencil;
     if (k.stencil_march && rank == 3 && o.march_chunks > 0) {

@@ -135,6 +135,9 @@ struct GpuKernel {
   /// dimension (of gridDim.z chunks), so the grid's z is a choice of the launch (geometry.hpp).
   bool stencil_march = false;
   int march_halo = 0;  ///< the planes a marching chunk loads besides its own (the stencil's reach along z)
+  /// A marching kernel in the block form (emit_march_block.cpp): blocks of 32 x this many threads, one tile of
+  /// (y, x) a block; 0: the warp form's blocks.
+  int march_block_rows = 0;
   StencilMode stencil_mode = StencilMode::Off;
   std::vector<Param> params;
   /// The kernel's array parameters that may overlap another (kernel arguments, which may be one array
