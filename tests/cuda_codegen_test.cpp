@@ -408,9 +408,12 @@ TEST(CudaStencil, EveryFormIsChosenAndCompiles) {
         EXPECT_EQ(main.find("__shared__"), std::string::npos) << main;
       } else {
         EXPECT_NE(main.find("__shared__"), std::string::npos) << main;
-        EXPECT_NE(main.find("__syncwarp();"), std::string::npos) << main;
-        // 256 threads at most (the tiles' warps); a marching kernel also asks for two blocks per SM
-        EXPECT_NE(main.find(march ? "__launch_bounds__(256, 2)" : "__launch_bounds__(256)"), std::string::npos) << main;
+        // A strip's warps exchange through their own tiles; a marching kernel's block shares each plane's tile
+        // (its block form, emit_march_block.cpp: a barrier a step, four blocks an SM).
+        EXPECT_NE(main.find(march ? "__syncthreads();" : "__syncwarp();"), std::string::npos) << main;
+        EXPECT_EQ(k.march_block_rows, march ? 8 : 0) << k.plan;
+        // 256 threads at most (the tiles' warps)
+        EXPECT_NE(main.find(march ? "__launch_bounds__(256, 4)" : "__launch_bounds__(256)"), std::string::npos) << main;
       }
       // Overlapping arguments get the plain loops, which read every element where the body reads it.
       if (!k.alias_name.empty()) {

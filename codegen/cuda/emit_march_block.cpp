@@ -109,7 +109,7 @@ void Emitter::march_block_load(int g, const std::string& z, int b) {
 
 void Emitter::march_block_store(int g, const std::string& slot, int b) {
   const BlockTile t = block_tile(*stencil_, g);
-  const std::string gs = std::to_string(g), at = "kiln_bt" + gs + "[(" + slot + ") * " + std::to_string(t.cells()) + " + kiln_c" + gs + "_";
+  const std::string gs = std::to_string(g), at = "kiln_bt" + gs + "[(" + slot + ") * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_";
   line(at + "0] = " + buf(g, b, 0) + ";");
   for (int k = 1; k < t.loads(); ++k) line("if (kiln_c" + gs + "_" + std::to_string(k) + " >= 0) " + at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
 }
@@ -120,7 +120,7 @@ void Emitter::march_block_views(int g, const std::string& newest) {
   // Plane p of the step's window (the newest is planes - 1) sits in slot (newest - (planes - 1 - p)) % slots.
   for (int p = 0; p < t.planes; ++p)
     line("const " + T + "* const kiln_t" + gs + "_" + std::to_string(p) + " = kiln_bt" + gs + " + ((" + newest + " - " +
-         std::to_string(t.planes - 1 - p) + ") % " + std::to_string(t.slots) + ") * " + std::to_string(t.cells()) + " + kiln_c" + gs + "_0;");
+         std::to_string(t.planes - 1 - p) + "u) % " + std::to_string(t.slots) + "u) * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_0;");
 }
 
 void Emitter::march_block_shift() {
@@ -139,8 +139,8 @@ void Emitter::march_block_step(const std::string& z, int b) {
     const BlockTile t = block_tile(sp, gi);
     // The newest plane's number in the chunk's walk: the planes below the first step's newest came first.
     const std::string q = "kiln_q" + std::to_string(g);
-    line("const unsigned long long " + q + " = " + z + " - kiln_zbeg + " + std::to_string(G.planes() - 1) + "ull;");
-    march_block_store(gi, q + " % " + std::to_string(t.slots), b);
+    line("const unsigned " + q + " = (unsigned)(" + z + " - kiln_zbeg) + " + std::to_string(G.planes() - 1) + "u;  // 32 bits: a slot's arithmetic");
+    march_block_store(gi, q + " % " + std::to_string(t.slots) + "u", b);
   }
   line("if (" + z + " + " + std::to_string(sp.ahead) + " < kiln_zend) {  // the plane " + std::to_string(sp.ahead) + " step(s) on, in flight");
   ++depth_;
