@@ -12,6 +12,8 @@
 // loads cover the memory's latency, and loads each element of a plane once per block (the halo rows and columns
 // besides). Running sums (march_sums) keep one plane in the ring: a step adds the newest plane's terms to the
 // sums of the outputs that read it, in the fold's order.
+#include <set>
+
 #include <fmt/format.h>
 
 #include "codegen/cuda/emitter.hpp"
@@ -117,8 +119,13 @@ void Emitter::march_block_store(int g, const std::string& slot, int b) {
 void Emitter::march_block_views(int g, const std::string& newest) {
   const BlockTile t = block_tile(*stencil_, g);
   const std::string gs = std::to_string(g), T = type_name(stencil_->groups[static_cast<std::size_t>(g)].array->type.elem);
-  // Plane p of the step's window (the newest is planes - 1) sits in slot (newest - (planes - 1 - p)) % slots.
+  // Plane p of the step's window (the newest is planes - 1) sits in slot (newest - (planes - 1 - p)) % slots; a
+  // pointer for each plane the body reads.
+  std::set<std::int64_t> read;
+  for (const auto& [load, use] : stencil_->loads)
+    if (use.group == g) read.insert(stencil_->sums ? 0 : use.dz - stencil_->groups[static_cast<std::size_t>(g)].zlo);
   for (int p = 0; p < t.planes; ++p)
+    if (read.count(p))
     line("const " + T + "* const kiln_t" + gs + "_" + std::to_string(p) + " = kiln_bt" + gs + " + ((" + newest + " - " +
          std::to_string(t.planes - 1 - p) + "u) % " + std::to_string(t.slots) + "u) * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_0;");
 }
@@ -170,7 +177,9 @@ void Emitter::march_block_loops() {
          std::to_string(t.slots * t.cells()) + "];  // " + std::to_string(t.slots) + " planes of a " + std::to_string(t.rows()) + " x " +
          std::to_string(t.cols()) + " tile");
   }
-  line("const int kiln_tid = (int)(threadIdx.x + 32u * threadIdx.y);");
+  bool halo = false;
+  for (std::size_t g = 0; g < sp.groups.size(); ++g) halo = halo || block_tile(sp, static_cast<int>(g)).loads() > 1;
+  if (halo) line("const int kiln_tid = (int)(threadIdx.x + 32u * threadIdx.y);");
   // Block z walks one chunk of the planes, in order (the launch picks gridDim.z: geometry.cpp).
   line("const unsigned long long kiln_zlen = (kiln_n0 + gridDim.z - 1) / gridDim.z;");
   line("const unsigned long long kiln_zbeg = (unsigned long long)blockIdx.z * kiln_zlen;");
