@@ -437,7 +437,8 @@ TestIndices test_indices(const ir::Expr& t, const ir::ParforStmt& p) {
 }  // namespace
 
 std::string Emitter::march_live_test(int v, int u) const {
-  if (stencil_->block) return "kiln_tile_y + threadIdx.y < kiln_n1 && kiln_tile_x + threadIdx.x < kiln_n2";
+  if (stencil_->block)
+    return "kiln_tile_y + threadIdx.y * " + std::to_string(stencil_->rows) + "u + " + std::to_string(v) + "u < kiln_n1 && kiln_tile_x + threadIdx.x < kiln_n2";
   return "kiln_ty * " + std::to_string(stencil_->rows) + " + " + std::to_string(v) + " < kiln_n1 && kiln_t + " + std::to_string(32 * u) +
          "ull - kiln_off < kiln_n2";
 }

@@ -12,7 +12,9 @@
 // loads cover the memory's latency, and loads each element of a plane once per block (the halo rows and columns
 // besides). Running sums (march_sums) keep one plane in the ring: a step adds the newest plane's terms to the
 // sums of the outputs that read it, in the fold's order.
+#include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -28,24 +30,32 @@ constexpr int kMarchBlockMinBlocks = 4;
 /// computes (Little's law: at 1024 resident threads an SM, two float planes put 8 KiB in flight from the
 /// block's own rows alone).
 constexpr int kMarchBlockAhead = 2;
+/// The registers a block-form thread keeps besides its values (march_block_registers): the chunk's bounds, the
+/// tile's origin, each load's offset, mask and cell, the step's slot pointers and store pointer.
+constexpr int kMarchBlockFixedRegisters = 24;
+/// A copy's working values, in words of the widest element: the fold's sum, the term and its operands.
+constexpr int kMarchBlockCopyWords = 8;
 
-/// A group's tile: the block's 32 x kMarchBlockRows elements and the halo the body's reads reach (ylo rows above,
-/// yhi below, xlo columns left, xhi right), `slots` planes of it in a ring.
+/// A group's tile: the block's 32 x (kMarchBlockRows x v) elements (v rows a thread) and the halo the body's reads
+/// reach (ylo rows above, yhi below, xlo columns left, xhi right), `slots` planes of it in a ring.
 struct BlockTile {
+  std::int64_t v = 1;
   std::int64_t ylo = 0, yhi = 0, xlo = 0, xhi = 0;
   int planes = 1;  ///< planes a step reads from the ring (1 with running sums: the newest)
   int slots = 2;   ///< planes + 1
-  std::int64_t rows() const { return kMarchBlockRows + ylo + yhi; }
+  std::int64_t own() const { return kMarchBlockRows * v; }  ///< the block's rows of elements
+  std::int64_t rows() const { return own() + ylo + yhi; }
   std::int64_t cols() const { return 32 + xlo + xhi; }
   std::int64_t cells() const { return rows() * cols(); }
-  std::int64_t halo() const { return cells() - kBlockThreads; }
-  /// The loads of a plane a thread makes: its own element, then the halo's cells spread over the block.
-  int loads() const { return 1 + static_cast<int>((halo() + kBlockThreads - 1) / kBlockThreads); }
+  std::int64_t halo() const { return cells() - kBlockThreads * v; }
+  /// The loads of a plane a thread makes: its own v elements, then the halo's cells spread over the block.
+  int loads() const { return static_cast<int>(v + (halo() + kBlockThreads - 1) / kBlockThreads); }
 };
 
 BlockTile block_tile(const StencilPlan& plan, int g) {
   const StencilPlan::Group& G = plan.groups[static_cast<std::size_t>(g)];
   BlockTile t;
+  t.v = plan.rows;
   for (const auto& [d, cs] : G.offsets) {
     t.ylo = std::max(t.ylo, -d), t.yhi = std::max(t.yhi, d);
     for (std::int64_t c : cs) t.xlo = std::max(t.xlo, -c), t.xhi = std::max(t.xhi, c);
@@ -65,23 +75,55 @@ bool Emitter::plan_march_block(StencilPlan& plan, const std::string& sums_why) c
   // Every read is of a 3-d array at [z + dz, y + d, x + c]: a tile of (y, x) per plane.
   for (const StencilPlan::Group& G : plan.groups)
     if (!G.marching || !G.vertical || G.prefix.size() != 1) return false;
-  std::int64_t bytes = 0, loads = 0;
-  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-    const BlockTile t = block_tile(plan, static_cast<int>(g));
-    bytes += t.slots * t.cells() * size_of(plan.groups[g].array->type.elem);
-    loads += t.loads();
-  }
-  if (bytes > kMaxStencilTileBytes) return false;
-  plan.block = true;
-  plan.rows = plan.columns = 1;
   plan.ahead = st.march_prefetch + kMarchBlockAhead - 1;  // KILN_CUDA_MARCH_PREFETCH=0, 1 (default), 2: 1, 2, 3 planes
-  plan.why = fmt::format("block form: blocks of {} x {} threads walk one tile of (y, x) each, a step loads the newest plane's tile and halo once "
-                         "({} load(s) a thread) into a ring of shared slots ({} bytes: a slot per plane read, and one more so that one barrier a "
-                         "step suffices) and reads every neighbour from it; few registers a thread ({} blocks an SM), {} plane(s) loaded ahead of "
-                         "the step; {}",
-                         32, kMarchBlockRows, loads, bytes, kMarchBlockMinBlocks, plan.ahead,
+  plan.columns = 1;
+  // Rows a thread: each row past the first reads its neighbours in rows shared with the thread's other rows (the
+  // compiler loads a slot's cell once a step for all of them) and shares the step's addresses, barrier and loop;
+  // from march_rows, halved until the estimate fits the launch bounds' registers.
+  plan.rows = std::max(1, st.march_rows);
+  auto bytes = [&] {
+    std::int64_t b = 0;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+      const BlockTile t = block_tile(plan, static_cast<int>(g));
+      b += t.slots * t.cells() * size_of(plan.groups[g].array->type.elem);
+    }
+    return b;
+  };
+  const int cap = st.march_registers > 0 ? st.march_registers : march_register_cap(kMarchBlockMinBlocks);
+  while (plan.rows > 1 && (march_block_registers(plan) > cap || bytes() > kMaxStencilTileBytes)) plan.rows /= 2;
+  if (bytes() > kMaxStencilTileBytes) return false;
+  std::int64_t loads = 0;
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) loads += block_tile(plan, static_cast<int>(g)).loads();
+  plan.block = true;
+  plan.why = fmt::format("block form: blocks of {} x {} threads walk one tile of (y, x) each, {} row(s) a thread; a step loads the newest plane's "
+                         "tile and halo once ({} load(s) a thread) into a ring of shared slots ({} bytes: a slot per plane read, and one more so "
+                         "that one barrier a step suffices) and reads every neighbour from it; about {} registers a thread of the {} that {} "
+                         "blocks an SM leave, {} plane(s) loaded ahead of the step; {}",
+                         32, kMarchBlockRows, plan.rows, loads, bytes(), march_block_registers(plan), cap, kMarchBlockMinBlocks, plan.ahead,
                          plan.sums ? sums_why.substr(0, sums_why.find(", and keeps")) + ", one plane in the ring" : sums_why);
   return true;
+}
+
+int march_block_registers(const StencilPlan& plan) {
+  // What a thread holds while a step computes: the cells that more than one of its copies read (loaded once a step,
+  // kept from the first copy that reads them to the last), a copy's working values, the running sums, the planes
+  // loaded ahead, and the walk's own (indices, addresses, masks). A cell that one copy reads is loaded where it is
+  // used: the copies of a fold need their values one at a time.
+  std::int64_t words = kMarchBlockFixedRegisters, widest = 1;
+  const auto w = [](DType t) { return std::max<std::int64_t>(1, size_of(t) / 4); };
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const StencilPlan::Group& G = plan.groups[g];
+    const BlockTile t = block_tile(plan, static_cast<int>(g));
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::set<int>> readers;  // (plane, row, column) -> copies
+    for (const auto& [load, use] : plan.loads)
+      if (use.group == static_cast<int>(g))
+        for (int v = 0; v < plan.rows; ++v) readers[{plan.sums ? 0 : use.dz, v + use.d, use.c}].insert(v);
+    for (const auto& [cell, copies] : readers) words += copies.size() > 1 ? w(G.array->type.elem) : 0;
+    words += plan.ahead * t.loads() * w(G.array->type.elem);
+    if (plan.sums) words += G.planes() * plan.rows * w(plan.sums->type);
+    widest = std::max(widest, w(G.array->type.elem));
+  }
+  return static_cast<int>(words + kMarchBlockCopyWords * widest);
 }
 
 int march_block_min_blocks() { return kMarchBlockMinBlocks; }
@@ -90,7 +132,7 @@ std::string Emitter::march_block_value(const StencilPlan::Use& use) const {
   const StencilPlan::Group& G = stencil_->groups[static_cast<std::size_t>(use.group)];
   const BlockTile t = block_tile(*stencil_, use.group);
   const std::int64_t p = stencil_->sums ? 0 : use.dz - G.zlo;
-  return "kiln_t" + std::to_string(use.group) + "_" + std::to_string(p) + "[" + std::to_string(use.d * t.cols() + use.c) + "]";
+  return "kiln_t" + std::to_string(use.group) + "_" + std::to_string(p) + "[" + std::to_string((stencil_v_ + use.d) * t.cols() + use.c) + "]";
 }
 
 void Emitter::march_block_load(int g, const std::string& z, int b) {
@@ -112,8 +154,8 @@ void Emitter::march_block_load(int g, const std::string& z, int b) {
 void Emitter::march_block_store(int g, const std::string& slot, int b) {
   const BlockTile t = block_tile(*stencil_, g);
   const std::string gs = std::to_string(g), at = "kiln_bt" + gs + "[(" + slot + ") * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_";
-  line(at + "0] = " + buf(g, b, 0) + ";");
-  for (int k = 1; k < t.loads(); ++k) line("if (kiln_c" + gs + "_" + std::to_string(k) + " >= 0) " + at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
+  for (int k = 0; k < t.v; ++k) line(at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
+  for (int k = static_cast<int>(t.v); k < t.loads(); ++k) line("if (kiln_c" + gs + "_" + std::to_string(k) + " >= 0) " + at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
 }
 
 void Emitter::march_block_views(int g, const std::string& newest) {
@@ -132,7 +174,8 @@ void Emitter::march_block_views(int g, const std::string& newest) {
 
 void Emitter::march_block_shift() {
   const StencilPlan& sp = *stencil_;
-  for (int j = 0; j + 1 < sp.groups.front().planes(); ++j) line(march_sum_reg(j, 0, 0) + " = " + march_sum_reg(j + 1, 0, 0) + ";");
+  for (int j = 0; j + 1 < sp.groups.front().planes(); ++j)
+    for (int v = 0; v < sp.rows; ++v) line(march_sum_reg(j, v, 0) + " = " + march_sum_reg(j + 1, v, 0) + ";");
 }
 
 void Emitter::march_block_step(const std::string& z, int b) {
@@ -170,7 +213,7 @@ void Emitter::march_block_step(const std::string& z, int b) {
 void Emitter::march_block_loops() {
   const StencilPlan& sp = *stencil_;
   const int A = sp.ahead;
-  const std::string by = std::to_string(kMarchBlockRows);
+  const std::string by = std::to_string(kMarchBlockRows * sp.rows), V = std::to_string(sp.rows);
   for (std::size_t g = 0; g < sp.groups.size(); ++g) {
     const BlockTile t = block_tile(sp, static_cast<int>(g));
     line("__shared__ " + std::string(type_name(sp.groups[g].array->type.elem)) + " kiln_bt" + std::to_string(g) + "[" +
@@ -190,7 +233,7 @@ void Emitter::march_block_loops() {
   ++depth_;
   line("for (unsigned long long kiln_tile_x = (unsigned long long)blockIdx.x * 32ull; kiln_tile_x < kiln_n2; kiln_tile_x += (unsigned long long)gridDim.x * 32ull) {");
   ++depth_;
-  line("const long long kiln_i0 = kiln_b1 + (long long)(kiln_tile_y + threadIdx.y);");
+  line("const long long kiln_i0 = kiln_b1 + (long long)(kiln_tile_y + threadIdx.y * " + V + "u);");
   line("const long long kiln_j0 = kiln_b2 + (long long)(kiln_tile_x + threadIdx.x);");
   // Each thread's cells of a group's tile: its own element (k = 0), then halo cells kiln_tid + 256 (k - 1): the
   // rows above, the columns beside the block's rows, the rows below. Their offsets in a plane and whether they lie
@@ -199,19 +242,24 @@ void Emitter::march_block_loops() {
     const BlockTile t = block_tile(sp, static_cast<int>(g));
     const ArrayNames& n = array(sp.groups[g].array);
     const std::string gs = std::to_string(g), TX = std::to_string(t.cols()), W = std::to_string(t.xlo + t.xhi);
-    const std::string top = std::to_string(t.ylo * t.cols()), mid = std::to_string(kMarchBlockRows * (t.xlo + t.xhi));
-    line("const int kiln_c" + gs + "_0 = ((int)threadIdx.y + " + std::to_string(t.ylo) + ") * " + TX + " + (int)threadIdx.x + " + std::to_string(t.xlo) + ";");
-    line("const bool kiln_m" + gs + "_0 = (unsigned long long)kiln_i0 < (unsigned long long)" + n.extent[1] + " && (unsigned long long)kiln_j0 < (unsigned long long)" +
-         n.extent[2] + ";");
-    line("const long long kiln_a" + gs + "_0 = kiln_i0 * " + n.stride[1] + " + kiln_j0;");
-    for (int k = 1; k < t.loads(); ++k) {
+    const std::string top = std::to_string(t.ylo * t.cols()), mid = std::to_string(t.own() * (t.xlo + t.xhi));
+    for (int k = 0; k < t.v; ++k) {
+      const std::string ks = gs + "_" + std::to_string(k);
+      line("const int kiln_c" + ks + " = ((int)threadIdx.y * " + V + " + " + std::to_string(t.ylo + k) + ") * " + TX + " + (int)threadIdx.x + " +
+           std::to_string(t.xlo) + ";");
+      line("const bool kiln_m" + ks + " = (unsigned long long)(kiln_i0 + " + std::to_string(k) + ") < (unsigned long long)" + n.extent[1] +
+           " && (unsigned long long)kiln_j0 < (unsigned long long)" + n.extent[2] + ";");
+      line("const long long kiln_a" + ks + " = (kiln_i0 + " + std::to_string(k) + ") * " + n.stride[1] + " + kiln_j0;");
+    }
+    for (int k = static_cast<int>(t.v); k < t.loads(); ++k) {
       const std::string ks = gs + "_" + std::to_string(k);
       line("int kiln_c" + ks + " = -1;");
       line("bool kiln_m" + ks + " = false;");
       line("long long kiln_a" + ks + " = 0;");
-      line("if (kiln_tid + " + std::to_string(kBlockThreads * (k - 1)) + " < " + std::to_string(t.halo()) + ") {");
+      const std::string first = std::to_string(kBlockThreads * (k - t.v));
+      line("if (kiln_tid + " + first + " < " + std::to_string(t.halo()) + ") {");
       ++depth_;
-      line("const int kiln_h = kiln_tid + " + std::to_string(kBlockThreads * (k - 1)) + ";");
+      line("const int kiln_h = kiln_tid + " + first + ";");
       line("int kiln_r, kiln_x;");
       std::string chain = "if (kiln_h < " + top + ") {\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = kiln_h / " + TX + ", kiln_x = kiln_h % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
       if (t.xlo + t.xhi > 0)
@@ -219,7 +267,7 @@ void Emitter::march_block_loops() {
                  std::string(2 * (depth_ + 1), ' ') + "kiln_r = " + std::to_string(t.ylo) + " + kiln_hm / " + W + ", kiln_x = kiln_hm % " + W + ";\n" +
                  std::string(2 * (depth_ + 1), ' ') + "if (kiln_x >= " + std::to_string(t.xlo) + ") kiln_x += 32;\n" + std::string(2 * depth_, ' ') + "}";
       chain += " else {\n" + std::string(2 * (depth_ + 1), ' ') + "const int kiln_hm = kiln_h - " + top + " - " + mid + ";\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = " +
-               std::to_string(t.ylo + kMarchBlockRows) + " + kiln_hm / " + TX + ", kiln_x = kiln_hm % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
+               std::to_string(t.ylo + t.own()) + " + kiln_hm / " + TX + ", kiln_x = kiln_hm % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
       line(chain);
       line("kiln_c" + ks + " = kiln_r * " + TX + " + kiln_x;");
       line("const long long kiln_row = kiln_b1 + (long long)kiln_tile_y + (kiln_r - " + std::to_string(t.ylo) + "), kiln_col = kiln_b2 + (long long)kiln_tile_x + (kiln_x - " +
@@ -240,7 +288,8 @@ void Emitter::march_block_loops() {
   march_masks(bits);
   if (sp.sums) {
     std::string regs;
-    for (int j = 0; j < sp.groups.front().planes(); ++j) regs += std::string(j ? ", " : "") + march_sum_reg(j, 0, 0) + " = 0";
+    for (int j = 0; j < sp.groups.front().planes(); ++j)
+      for (int v = 0; v < sp.rows; ++v) regs += std::string(regs.empty() ? "" : ", ") + march_sum_reg(j, v, 0) + " = 0";
     line(std::string(type_name(sp.sums->type)) + " " + regs + ";  // the sums of the outputs 0, 1, ... plane(s) on");
   }
   // The planes below the first step's newest, into their slots (running sums: each through the ring's one plane,

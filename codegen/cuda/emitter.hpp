@@ -131,6 +131,8 @@ MarchRegisters march_registers(const StencilPlan& plan, int ahead);
 int march_register_cap(int min_blocks);
 /// The blocks per SM a marching kernel in the block form is compiled for (emit_march_block.cpp).
 int march_block_min_blocks();
+/// The 32-bit registers a thread of a marching plan in the block form holds while a step computes, estimated.
+int march_block_registers(const StencilPlan& plan);
 
 /// A block's statements with nested blocks flattened (the emitter gives a nested block no C scope of its own).
 void flatten_blocks(const ir::Stmt& s, std::vector<ir::Stmt>& out);
