@@ -243,7 +243,7 @@ void Emitter::plan_stencil() {
   };
   if (plan.march) plan_march(plan);
   else plan_strip(plan);
-  if (plan.mode == StencilMode::Shared) {
+  if (plan.mode == StencilMode::Shared && !plan.block) {  // the block form fitted its ring (plan_march_block)
     // Static shared memory: past 40 KiB the tiles would limit occupancy (and 48 KiB is the static limit).
     // Fewer rows per thread need fewer tile rows; if even one row's tiles do not fit, the plain loops
     // (measured faster than the shuffle form, docs/gpu.md).
