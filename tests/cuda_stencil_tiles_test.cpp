@@ -452,9 +452,9 @@ TEST(CudaStencilTiles, BlockFormStagesEachPlaneOnceInSharedTiles) {
   std::vector<Case> cases;
   cases.push_back({"star7", rows::lower_for_cuda("star7", benchgpu::star7_stencil, {"in", "out"}, 3), {"4 planes of a 34 x 34 tile"}});
   // Running sums read the newest plane only: two slots.
-  cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3), {"2 planes of a 18 x 34 tile"}});
+  cases.push_back({"cube27", rows::lower_for_cuda("cube27", benchgpu::cube27_stencil, {"in", "out"}, 3), {"2 planes of a 34 x 34 tile"}});
   cases.push_back({"cube27_clamped", rows::lower_for_cuda("cube27_clamped", benchgpu::cube27_clamped, {"in", "out"}, 3), {"4 planes of a 18 x 34 tile"}});
-  cases.push_back({"wide", wide_star_kernel("wide", kiln::border(Border::mirror)), {"6 planes of a 20 x 36 tile"}});
+  cases.push_back({"wide", wide_star_kernel("wide", kiln::border(Border::mirror)), {"6 planes of a 12 x 36 tile"}});
   cases.push_back({"two_inputs", two_input_kernel("two_inputs", kiln::border(Border::wrap)), {"4 planes of a 33 x 34 tile", "2 planes of a 33 x 33 tile"}});
   cases.push_back({"heat_3d", rows::lower_for_cuda("heat_3d", suite::kiln_kernels::heat_3d, {"A", "B", "tsteps"}, 3), {"4 planes of a 18 x 34 tile"}});
   for (const Case& c : cases) {
