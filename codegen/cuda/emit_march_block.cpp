@@ -68,7 +68,9 @@ BlockTile block_tile(const StencilPlan& plan, int g) {
   return t;
 }
 
-std::string buf(int g, int b, int k) { return "kiln_nb" + std::to_string(g) + "_" + std::to_string(b) + "_" + std::to_string(k); }
+std::string buf(int g, int b, int k) {
+  return "kiln_nb" + std::to_string(g) + "_" + std::to_string(b) + "_" + std::to_string(k);
+}
 
 }  // namespace
 
@@ -98,12 +100,16 @@ bool Emitter::plan_march_block(StencilPlan& plan, const std::string& sums_why) c
   std::int64_t loads = 0;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) loads += block_tile(plan, static_cast<int>(g)).loads();
   plan.block = true;
-  plan.why = fmt::format("block form: blocks of {} x {} threads walk one tile of (y, x) each, {} row(s) a thread; a step loads the newest plane's "
-                         "tile and halo once ({} load(s) a thread) into a ring of shared slots ({} bytes: a slot per plane read, and one more so "
-                         "that one barrier a step suffices) and reads every neighbour from it; about {} registers a thread of the {} that {} "
-                         "blocks an SM leave, {} plane(s) loaded ahead of the step; {}",
-                         32, kMarchBlockRows, plan.rows, loads, bytes(), march_block_registers(plan), cap, kMarchBlockMinBlocks, plan.ahead,
-                         plan.sums ? sums_why.substr(0, sums_why.find(", and keeps")) + ", one plane in the ring" : sums_why);
+  plan.why = fmt::format(
+      "block form: blocks of {} x {} threads walk one tile of (y, x) each, {} row(s) a thread; a step loads the newest "
+      "plane's "
+      "tile and halo once ({} load(s) a thread) into a ring of shared slots ({} bytes: a slot per plane read, and one "
+      "more so "
+      "that one barrier a step suffices) and reads every neighbour from it; about {} registers a thread of the {} that "
+      "{} "
+      "blocks an SM leave, {} plane(s) loaded ahead of the step; {}",
+      32, kMarchBlockRows, plan.rows, loads, bytes(), march_block_registers(plan), cap, kMarchBlockMinBlocks,
+      plan.ahead, plan.sums ? sums_why.substr(0, sums_why.find(", and keeps")) + ", one plane in the ring" : sums_why);
   return true;
 }
 
@@ -118,7 +124,8 @@ int march_block_registers(const StencilPlan& plan) {
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const StencilPlan::Group& G = plan.groups[g];
     const BlockTile t = block_tile(plan, static_cast<int>(g));
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::set<int>> readers;  // (plane, row, column) -> copies
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::set<int>>
+        readers;  // (plane, row, column) -> copies
     for (const auto& [load, use] : plan.loads)
       if (use.group == static_cast<int>(g))
         for (int v = 0; v < plan.rows; ++v) readers[{plan.sums ? 0 : use.dz, v + use.d, use.c}].insert(v);
@@ -136,7 +143,8 @@ std::string Emitter::march_block_value(const StencilPlan::Use& use) const {
   const StencilPlan::Group& G = stencil_->groups[static_cast<std::size_t>(use.group)];
   const BlockTile t = block_tile(*stencil_, use.group);
   const std::int64_t p = stencil_->sums ? 0 : use.dz - G.zlo;
-  return "kiln_t" + std::to_string(use.group) + "_" + std::to_string(p) + "[" + std::to_string((stencil_v_ + use.d) * t.cols() + use.c) + "]";
+  return "kiln_t" + std::to_string(use.group) + "_" + std::to_string(p) + "[" +
+         std::to_string((stencil_v_ + use.d) * t.cols() + use.c) + "]";
 }
 
 void Emitter::march_block_load(int g, const std::string& z, int b) {
@@ -150,21 +158,26 @@ void Emitter::march_block_load(int g, const std::string& z, int b) {
   line("const bool kiln_pok = (unsigned long long)kiln_pz < (unsigned long long)" + n.extent[0] + ";");
   line("const " + T + "* kiln_pp = " + n.data + " + kiln_pz * " + n.stride[0] + ";");
   for (int k = 0; k < t.loads(); ++k)
-    line(buf(g, b, k) + " = kiln_pok && kiln_m" + gs + "_" + std::to_string(k) + " ? kiln_pp[kiln_a" + gs + "_" + std::to_string(k) + "] : (" + T + ")0;");
+    line(buf(g, b, k) + " = kiln_pok && kiln_m" + gs + "_" + std::to_string(k) + " ? kiln_pp[kiln_a" + gs + "_" +
+         std::to_string(k) + "] : (" + T + ")0;");
   --depth_;
   line("}");
 }
 
 void Emitter::march_block_store(int g, const std::string& slot, int b) {
   const BlockTile t = block_tile(*stencil_, g);
-  const std::string gs = std::to_string(g), at = "kiln_bt" + gs + "[(" + slot + ") * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_";
+  const std::string gs = std::to_string(g),
+                    at = "kiln_bt" + gs + "[(" + slot + ") * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_";
   for (int k = 0; k < t.v; ++k) line(at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
-  for (int k = static_cast<int>(t.v); k < t.loads(); ++k) line("if (kiln_c" + gs + "_" + std::to_string(k) + " >= 0) " + at + std::to_string(k) + "] = " + buf(g, b, k) + ";");
+  for (int k = static_cast<int>(t.v); k < t.loads(); ++k)
+    line("if (kiln_c" + gs + "_" + std::to_string(k) + " >= 0) " + at + std::to_string(k) + "] = " + buf(g, b, k) +
+         ";");
 }
 
 void Emitter::march_block_views(int g, const std::string& newest) {
   const BlockTile t = block_tile(*stencil_, g);
-  const std::string gs = std::to_string(g), T = type_name(stencil_->groups[static_cast<std::size_t>(g)].array->type.elem);
+  const std::string gs = std::to_string(g),
+                    T = type_name(stencil_->groups[static_cast<std::size_t>(g)].array->type.elem);
   // Plane p of the step's window (the newest is planes - 1) sits in slot (newest - (planes - 1 - p)) % slots; a
   // pointer for each plane the body reads.
   std::set<std::int64_t> read;
@@ -172,8 +185,9 @@ void Emitter::march_block_views(int g, const std::string& newest) {
     if (use.group == g) read.insert(stencil_->sums ? 0 : use.dz - stencil_->groups[static_cast<std::size_t>(g)].zlo);
   for (int p = 0; p < t.planes; ++p)
     if (read.count(p))
-    line("const " + T + "* const kiln_t" + gs + "_" + std::to_string(p) + " = kiln_bt" + gs + " + ((" + newest + " - " +
-         std::to_string(t.planes - 1 - p) + "u) % " + std::to_string(t.slots) + "u) * " + std::to_string(t.cells()) + "u + kiln_c" + gs + "_0;");
+      line("const " + T + "* const kiln_t" + gs + "_" + std::to_string(p) + " = kiln_bt" + gs + " + ((" + newest +
+           " - " + std::to_string(t.planes - 1 - p) + "u) % " + std::to_string(t.slots) + "u) * " +
+           std::to_string(t.cells()) + "u + kiln_c" + gs + "_0;");
 }
 
 void Emitter::march_block_shift() {
@@ -193,17 +207,20 @@ void Emitter::march_block_step(const std::string& z, int b) {
     const BlockTile t = block_tile(sp, gi);
     // The newest plane's number in the chunk's walk: the planes below the first step's newest came first.
     const std::string q = "kiln_q" + std::to_string(g);
-    line("const unsigned " + q + " = (unsigned)(" + z + " - kiln_zbeg) + " + std::to_string(G.planes() - 1) + "u;  // 32 bits: a slot's arithmetic");
+    line("const unsigned " + q + " = (unsigned)(" + z + " - kiln_zbeg) + " + std::to_string(G.planes() - 1) +
+         "u;  // 32 bits: a slot's arithmetic");
     march_block_store(gi, q + " % " + std::to_string(t.slots) + "u", b);
   }
-  line("if (" + z + " + " + std::to_string(sp.ahead) + " < kiln_zend) {  // the plane " + std::to_string(sp.ahead) + " step(s) on, in flight");
+  line("if (" + z + " + " + std::to_string(sp.ahead) + " < kiln_zend) {  // the plane " + std::to_string(sp.ahead) +
+       " step(s) on, in flight");
   ++depth_;
   for (std::size_t g = 0; g < sp.groups.size(); ++g)
     march_block_load(static_cast<int>(g), march_plane(z, sp.groups[g].zhi + sp.ahead), b);
   --depth_;
   line("}");
   line("__syncthreads();");
-  for (std::size_t g = 0; g < sp.groups.size(); ++g) march_block_views(static_cast<int>(g), "kiln_q" + std::to_string(g));
+  for (std::size_t g = 0; g < sp.groups.size(); ++g)
+    march_block_views(static_cast<int>(g), "kiln_q" + std::to_string(g));
   if (sp.sums) {
     line("// the newest plane's terms added to the sums of the outputs that read it; the step's output is finished");
     march_sums_add(0);
@@ -221,8 +238,8 @@ void Emitter::march_block_loops() {
   for (std::size_t g = 0; g < sp.groups.size(); ++g) {
     const BlockTile t = block_tile(sp, static_cast<int>(g));
     line("__shared__ " + std::string(type_name(sp.groups[g].array->type.elem)) + " kiln_bt" + std::to_string(g) + "[" +
-         std::to_string(t.slots * t.cells()) + "];  // " + std::to_string(t.slots) + " planes of a " + std::to_string(t.rows()) + " x " +
-         std::to_string(t.cols()) + " tile");
+         std::to_string(t.slots * t.cells()) + "];  // " + std::to_string(t.slots) + " planes of a " +
+         std::to_string(t.rows()) + " x " + std::to_string(t.cols()) + " tile");
   }
   bool halo = false;
   for (std::size_t g = 0; g < sp.groups.size(); ++g) halo = halo || block_tile(sp, static_cast<int>(g)).loads() > 1;
@@ -232,10 +249,12 @@ void Emitter::march_block_loops() {
   line("const unsigned long long kiln_zbeg = (unsigned long long)blockIdx.z * kiln_zlen;");
   line("const unsigned long long kiln_zend = min(kiln_n0, kiln_zbeg + kiln_zlen);");
   // Tiles go to blocks, not threads: every thread of a block runs the same trips, so the barriers are reached by all.
-  line("for (unsigned long long kiln_tile_y = (unsigned long long)blockIdx.y * " + by + "ull; kiln_tile_y < kiln_n1; kiln_tile_y += (unsigned long long)gridDim.y * " +
-       by + "ull) {");
+  line("for (unsigned long long kiln_tile_y = (unsigned long long)blockIdx.y * " + by +
+       "ull; kiln_tile_y < kiln_n1; kiln_tile_y += (unsigned long long)gridDim.y * " + by + "ull) {");
   ++depth_;
-  line("for (unsigned long long kiln_tile_x = (unsigned long long)blockIdx.x * 32ull; kiln_tile_x < kiln_n2; kiln_tile_x += (unsigned long long)gridDim.x * 32ull) {");
+  line(
+      "for (unsigned long long kiln_tile_x = (unsigned long long)blockIdx.x * 32ull; kiln_tile_x < kiln_n2; "
+      "kiln_tile_x += (unsigned long long)gridDim.x * 32ull) {");
   ++depth_;
   line("const long long kiln_i0 = kiln_b1 + (long long)(kiln_tile_y + threadIdx.y * " + V + "u);");
   line("const long long kiln_j0 = kiln_b2 + (long long)(kiln_tile_x + threadIdx.x);");
@@ -249,10 +268,11 @@ void Emitter::march_block_loops() {
     const std::string top = std::to_string(t.ylo * t.cols()), mid = std::to_string(t.own() * (t.xlo + t.xhi));
     for (int k = 0; k < t.v; ++k) {
       const std::string ks = gs + "_" + std::to_string(k);
-      line("const int kiln_c" + ks + " = ((int)threadIdx.y * " + V + " + " + std::to_string(t.ylo + k) + ") * " + TX + " + (int)threadIdx.x + " +
-           std::to_string(t.xlo) + ";");
-      line("const bool kiln_m" + ks + " = (unsigned long long)(kiln_i0 + " + std::to_string(k) + ") < (unsigned long long)" + n.extent[1] +
-           " && (unsigned long long)kiln_j0 < (unsigned long long)" + n.extent[2] + ";");
+      line("const int kiln_c" + ks + " = ((int)threadIdx.y * " + V + " + " + std::to_string(t.ylo + k) + ") * " + TX +
+           " + (int)threadIdx.x + " + std::to_string(t.xlo) + ";");
+      line("const bool kiln_m" + ks + " = (unsigned long long)(kiln_i0 + " + std::to_string(k) +
+           ") < (unsigned long long)" + n.extent[1] + " && (unsigned long long)kiln_j0 < (unsigned long long)" +
+           n.extent[2] + ";");
       line("const long long kiln_a" + ks + " = (kiln_i0 + " + std::to_string(k) + ") * " + n.stride[1] + " + kiln_j0;");
     }
     for (int k = static_cast<int>(t.v); k < t.loads(); ++k) {
@@ -265,18 +285,23 @@ void Emitter::march_block_loops() {
       ++depth_;
       line("const int kiln_h = kiln_tid + " + first + ";");
       line("int kiln_r, kiln_x;");
-      std::string chain = "if (kiln_h < " + top + ") {\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = kiln_h / " + TX + ", kiln_x = kiln_h % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
+      std::string chain = "if (kiln_h < " + top + ") {\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = kiln_h / " +
+                          TX + ", kiln_x = kiln_h % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
       if (t.xlo + t.xhi > 0)
-        chain += " else if (kiln_h < " + top + " + " + mid + ") {\n" + std::string(2 * (depth_ + 1), ' ') + "const int kiln_hm = kiln_h - " + top + ";\n" +
-                 std::string(2 * (depth_ + 1), ' ') + "kiln_r = " + std::to_string(t.ylo) + " + kiln_hm / " + W + ", kiln_x = kiln_hm % " + W + ";\n" +
-                 std::string(2 * (depth_ + 1), ' ') + "if (kiln_x >= " + std::to_string(t.xlo) + ") kiln_x += 32;\n" + std::string(2 * depth_, ' ') + "}";
-      chain += " else {\n" + std::string(2 * (depth_ + 1), ' ') + "const int kiln_hm = kiln_h - " + top + " - " + mid + ";\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = " +
-               std::to_string(t.ylo + t.own()) + " + kiln_hm / " + TX + ", kiln_x = kiln_hm % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
+        chain += " else if (kiln_h < " + top + " + " + mid + ") {\n" + std::string(2 * (depth_ + 1), ' ') +
+                 "const int kiln_hm = kiln_h - " + top + ";\n" + std::string(2 * (depth_ + 1), ' ') +
+                 "kiln_r = " + std::to_string(t.ylo) + " + kiln_hm / " + W + ", kiln_x = kiln_hm % " + W + ";\n" +
+                 std::string(2 * (depth_ + 1), ' ') + "if (kiln_x >= " + std::to_string(t.xlo) + ") kiln_x += 32;\n" +
+                 std::string(2 * depth_, ' ') + "}";
+      chain += " else {\n" + std::string(2 * (depth_ + 1), ' ') + "const int kiln_hm = kiln_h - " + top + " - " + mid +
+               ";\n" + std::string(2 * (depth_ + 1), ' ') + "kiln_r = " + std::to_string(t.ylo + t.own()) +
+               " + kiln_hm / " + TX + ", kiln_x = kiln_hm % " + TX + ";\n" + std::string(2 * depth_, ' ') + "}";
       line(chain);
       line("kiln_c" + ks + " = kiln_r * " + TX + " + kiln_x;");
-      line("const long long kiln_row = kiln_b1 + (long long)kiln_tile_y + (kiln_r - " + std::to_string(t.ylo) + "), kiln_col = kiln_b2 + (long long)kiln_tile_x + (kiln_x - " +
-           std::to_string(t.xlo) + ");");
-      line("kiln_m" + ks + " = (unsigned long long)kiln_row < (unsigned long long)" + n.extent[1] + " && (unsigned long long)kiln_col < (unsigned long long)" + n.extent[2] + ";");
+      line("const long long kiln_row = kiln_b1 + (long long)kiln_tile_y + (kiln_r - " + std::to_string(t.ylo) +
+           "), kiln_col = kiln_b2 + (long long)kiln_tile_x + (kiln_x - " + std::to_string(t.xlo) + ");");
+      line("kiln_m" + ks + " = (unsigned long long)kiln_row < (unsigned long long)" + n.extent[1] +
+           " && (unsigned long long)kiln_col < (unsigned long long)" + n.extent[2] + ";");
       line("kiln_a" + ks + " = kiln_row * " + n.stride[1] + " + kiln_col;");
       --depth_;
       line("}");
@@ -318,7 +343,8 @@ void Emitter::march_block_loops() {
   for (int b = 0; b < A; ++b) {
     line("if (kiln_zbeg + " + std::to_string(b) + " < kiln_zend) {");
     ++depth_;
-    for (std::size_t g = 0; g < sp.groups.size(); ++g) march_block_load(static_cast<int>(g), march_plane("kiln_zbeg", sp.groups[g].zhi + b), b);
+    for (std::size_t g = 0; g < sp.groups.size(); ++g)
+      march_block_load(static_cast<int>(g), march_plane("kiln_zbeg", sp.groups[g].zhi + b), b);
     --depth_;
     line("}");
   }
