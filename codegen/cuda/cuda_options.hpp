@@ -38,7 +38,10 @@ struct StencilSettings {
   /// them: each row past the first saves loads of every plane (a window of V + 2 rows for V outputs). A
   /// hand-written 7-point float walk reached 79 % of the copy ceiling with 8 rows against 63 % with 4, but kiln's
   /// kernels ran faster at 4 on all four marching rows of the H100 (star7 0.760 ms against 0.912; plan_march).
-  /// A running-sums plan (march_sums: one plane in registers) doubles them while its estimate fits the cap.
+  /// A running-sums plan (march_sums: one plane in registers) doubles them while its estimate fits the cap. In the
+  /// block form (march_form) they are the rows a thread computes of the block's tile, halved until its estimate fits
+  /// the 64 registers of four blocks an SM (march_block_registers), and the prefetch loads 1 + march_prefetch planes
+  /// ahead.
   int march_rows = 4;
   int march_registers = 0;
   int march_prefetch = 1;
