@@ -79,6 +79,22 @@ bool same_extent(const Expr& a, const Expr& b, const std::vector<std::pair<Expr,
   return false;
 }
 
+/// The first statement after stmts[q] that reduces over `matrix` and depends (through the statements between) on
+/// `results`, as text, or "".
+std::string later_pass(const std::vector<Stmt>& stmts, size_t q, const VarNode* matrix, VarSet results) {
+  for (size_t k = q + 1; k < stmts.size(); ++k) {
+    const loops::Effects e = loops::effects_of(stmts[k]);
+    bool depends = false;
+    for (const VarNode* v : results) depends = depends || e.uses.count(v) || loops::may_alias_any(v, e.loaded);
+    if (!depends) continue;
+    if (const auto* r = dyn<ReduceAxisStmt>(stmts[k]); r && e.loaded.count(matrix)) return r->origin;
+    for (const VarNode* v : e.defines) results.insert(v);
+    for (const VarNode* v : e.stored) results.insert(v);
+    for (const VarNode* v : e.writes) results.insert(v);
+  }
+  return {};
+}
+
 class TwoWay {
  public:
   explicit TwoWay(PassContext& ctx) : ctx_(ctx) {}
@@ -144,6 +160,12 @@ class TwoWay {
       down.push_back(stmts[b]);
       down_fx.push_back(e);
     }
+    // A result that a later pass over the same matrix reads (a row mean whose deviations a variance sums along the
+    // same rows): that pass reads the matrix anyway, and the reduction shares it there (fusion, reuse_reductions);
+    // taken into a tile, it would leave that pass and save nothing.
+    if (const std::string later = later_pass(stmts, q, matrix, {x.target.get(), y.target.get()}); !later.empty())
+      return refuse("`" + later + "` reads " + matrix->name + " again and depends on their results: it already makes a pass over " +
+                    matrix->name + " that they share");
     if (!same_extent(x.shape[0], y.shape[0], facts) || !same_extent(x.shape[1], y.shape[1], facts))
       return refuse("their spaces " + to_string(x.shape[0]) + " x " + to_string(x.shape[1]) + " and " + to_string(y.shape[0]) + " x " +
                     to_string(y.shape[1]) + " are not known to be equal");

@@ -25,7 +25,10 @@ inline constexpr std::int64_t kTwoWayColumns = 256;
 /// shape check run before them); one array loaded in both values at the space's (i, j); the second not
 /// reading the first's result (atax's `dot(dot(A, x), A)` needs all of A x first: refused, with the reason);
 /// the statements between them either checks that move above the first (they read no result of it) or
-/// statements that move below the second (it neither reads what they write nor they what it writes).
+/// statements that move below the second (it neither reads what they write nor they what it writes); and no later
+/// reduction over the same matrix that depends on their results (row statistics: the mean's sum of deviations
+/// reads the matrix along the same rows anyway, and the mean's sum shares that pass; taken into a tile it would
+/// save no pass).
 ///
 /// Host targets do not run it: there fuse_parfors' prefix fusion already puts `s[j] += r[i] A[i, j]` into the
 /// loop over row i of `A p` (one pass over each row of A for both products, the column sums in per-thread
