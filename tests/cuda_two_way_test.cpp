@@ -48,6 +48,12 @@ const auto sums_and_maxima = [](Array<float, 2> A, Array<float, 1> cols, Array<f
   cols += kiln::max(A, 0);
 };
 
+/// keepdims: the sums as a 1 x m and an n x 1 array.
+const auto kept_sums = [](Array<double, 2> A, Array<double, 2> cols, Array<double, 2> rows) {
+  cols += kiln::sum(A, 0, kiln::keepdims);
+  rows += kiln::sum(A, 1, kiln::keepdims);
+};
+
 /// A x, then y^T A where y reads A x: the second needs all of the first (atax's dependence), refused.
 const auto dependent = [](Array<double, 2> A, Array<double, 1> x, Array<double, 1> out) {
   auto t = kiln::dot(A, x);
@@ -129,28 +135,30 @@ TestArray matrix(DType t, std::int64_t n, std::int64_t m) {
   return a;
 }
 
-/// Inputs for a kernel (A, v1, v2, out1, out2) or (A, out1, out2): vectors sized by `sizes`.
-Args inputs(DType t, std::int64_t n, std::int64_t m, const std::vector<std::int64_t>& sizes) {
+/// Inputs for a kernel (A, v1, v2, out1, out2) or (A, out1, out2): the other arrays' shapes given.
+Args inputs(DType t, std::int64_t n, std::int64_t m, const std::vector<std::vector<std::int64_t>>& shapes) {
   Args in = {array_arg(matrix(t, n, m))};
-  for (std::int64_t s : sizes) in.push_back(array_arg(random_array(t, {s}, Layout::RowMajor, -1, 1)));
+  for (const auto& s : shapes) in.push_back(array_arg(random_array(t, s, Layout::RowMajor, -1, 1)));
   return in;
 }
 
 struct Case {
   ir::Function traced;
   DType t;
-  /// The vectors' extents for a matrix of n x m.
-  std::function<std::vector<std::int64_t>(std::int64_t, std::int64_t)> sizes;
+  /// The other arrays' shapes for a matrix of n x m.
+  std::function<std::vector<std::vector<std::int64_t>>(std::int64_t, std::int64_t)> sizes;
 };
 
 std::vector<Case> cases() {
   return {
       {rows::trace_kernel("bicg_into", bicg_into, {"A", "r", "p", "s", "q"}, 1, true), DType::F64,
-       [](std::int64_t n, std::int64_t m) { return std::vector<std::int64_t>{n, m, m, n}; }},
+       [](std::int64_t n, std::int64_t m) { return std::vector<std::vector<std::int64_t>>{{n}, {m}, {m}, {n}}; }},
       {rows::trace_kernel("both_sums", both_sums, {"A", "cols", "rows"}, 1, true), DType::F64,
-       [](std::int64_t n, std::int64_t m) { return std::vector<std::int64_t>{m, n}; }},
+       [](std::int64_t n, std::int64_t m) { return std::vector<std::vector<std::int64_t>>{{m}, {n}}; }},
       {rows::trace_kernel("sums_and_maxima", sums_and_maxima, {"A", "cols", "rows"}, 1, true), DType::F32,
-       [](std::int64_t n, std::int64_t m) { return std::vector<std::int64_t>{m, n}; }},
+       [](std::int64_t n, std::int64_t m) { return std::vector<std::vector<std::int64_t>>{{m}, {n}}; }},
+      {rows::trace_kernel("kept_sums", kept_sums, {"A", "cols", "rows"}, 1, true), DType::F64,
+       [](std::int64_t n, std::int64_t m) { return std::vector<std::vector<std::int64_t>>{{1, m}, {n, 1}}; }},
       {rows::trace_kernel("mvt", sk::mvt, {"x1", "x2", "A", "y1", "y2"}, 1, true), DType::F64, nullptr},
   };
 }
