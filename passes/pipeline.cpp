@@ -31,6 +31,7 @@
 #include "passes/simplify.hpp"
 #include "passes/spread_loops.hpp"
 #include "passes/tile_products.hpp"
+#include "passes/two_way_products.hpp"
 
 namespace kiln::passes {
 
@@ -44,6 +45,11 @@ const std::vector<Pass>& pipeline() {
       // bounds-checked mode: a check before each element access the user wrote, before lowering adds the
       // accesses of array operations (which index their own spaces) and before fusion and hoisting see them
       {"insert_bounds_checks", insert_bounds_checks, Topic::other, /*boundscheck_only=*/true},
+      // device targets: two reductions of one matrix in opposite directions (bicg's r^T A and A p) -> one pass
+      // over the matrix in tiles, before lowering gives each its own pass. Not on host targets: for matrices of
+      // up to 31744 columns fuse_parfors' prefix fusion already puts the column sums into the loop over each row
+      // (two_way_products.hpp says what is left for wider ones).
+      {"two_way_products", two_way_products, Topic::fusion, /*boundscheck_only=*/false, /*host_only=*/false, /*device_only=*/true},
       {"lower_array_ops", lower_array_ops},  // array-level statements -> parfors over their index spaces
       // host targets: products written as i-k-j loop nests -> register tiles (as lower_array_ops does for
       // kiln::dot), before fusion or hoisting change the nest's shape

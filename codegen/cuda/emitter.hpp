@@ -227,6 +227,22 @@ struct ContractionPlan {
   bool async = false;
 };
 
+/// A two-way tile (emit_cooperative.cpp): in a cooperative row, `parfor (j in b .. e) { let acc = x; for i in lo ..
+/// hi { <computes acc> }; <store> }` followed by `for i in lo .. hi { let acc2 = y; parfor (j in b .. e) reduce(op
+/// acc2) { <computes acc2> }; <store> }`, the stores to distinct arrays that neither reads.
+struct TwoWayTile {
+  ir::Stmt columns_stmt, rows_stmt;
+  const ir::ParforStmt* columns = nullptr;
+  const ir::ForStmt* rows = nullptr;
+  const ir::LetStmt* column_acc = nullptr;
+  const ir::ForStmt* column_walk = nullptr;
+  ir::Stmt column_store;
+  const ir::LetStmt* row_acc = nullptr;
+  const ir::ParforStmt* row_sum = nullptr;
+  ir::Stmt row_store;
+};
+std::optional<TwoWayTile> match_two_way(const ir::Stmt& first, const ir::Stmt& second);
+
 class Emitter {
  public:
   Emitter(const ir::Function& f, const ir::ParforStmt& p, std::string name, const EmitOptions& opts);
@@ -300,6 +316,9 @@ class Emitter {
   /// A nested parfor of a cooperative row: its iterations strided over the group, its reductions combined
   /// by kiln_group_reduce into every thread.
   void spread_parfor(const ir::ParforStmt& q);
+  /// A row's statements, as stmt() would emit its block, but each two-way tile (match_two_way) as one walk.
+  void cooperative_row(const ir::Stmt& body);
+  void two_way_tile(const TwoWayTile& t);
   /// Declares the parfor's indices from `position`, a row-major number in its index space (kiln_b*, kiln_n*).
   void bind_row_major(const std::string& position);
   /// A store of a cooperative row, by the group's first thread, then made visible to the group.
