@@ -300,8 +300,12 @@ TEST(ScanCudaCodegen, TheOrderedFormCompilesForEveryTileSize) {
     EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << rows << " rows";
     EXPECT_EQ(bin.ptx.find("membar"), std::string::npos) << rows << " rows";
     EXPECT_EQ(bin.ptx.find("fence"), std::string::npos) << rows << " rows";
+    // A whole tile lands in 8 bands, a group of copies each, and the walks wait for one band at a time.
+    EXPECT_NE(bin.ptx.find("cp.async.commit_group"), std::string::npos) << rows << " rows";
+    EXPECT_NE(bin.ptx.find("cp.async.wait_group 7"), std::string::npos) << rows << " rows";
   }
   EXPECT_NE(cu::scan_form_reason(DType::F32, ReduceOp::Add, 32).find("folded in order by one warp"), std::string::npos);
+  EXPECT_NE(cu::scan_form_reason(DType::F64, ReduceOp::Add, 32).find("in 8 bands"), std::string::npos);
 }
 
 TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
@@ -726,6 +730,36 @@ TEST_F(ScanGpu, OrderedTilesMatchTheInterpreterBitwise) {
       d.data()[i] = std::isfinite(d.data()[i]) && d.data()[i] != 0 ? 1.0 + d.data()[i] / 4096.0 : d.data()[i];
     }
     expect_tuple_bits(g(f, d), in(f, d), "ordered n=" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, OrderedChainsAcrossGroupsMatchTheInterpreterBitwise) {
+  // kiln's order: tiles copied band by band (whole tiles) or element by element (part tiles, lines off 16-byte
+  // boundaries), each group's folder publishing the chain through its group for the next. Finite values almost
+  // everywhere (-0 first, -inf and NaN at the end), so that every group's chain decides later bits: sizes 0, 1, a
+  // prime, just past two groups, five groups and a prime's part tile; lines of a kernel-made matrix past a group.
+  const std::int64_t group = kB * kB;
+  const auto sums = [](Array<double, 1> d, Array<float, 1> f) {
+    return std::tuple{kiln::cumsum(d), kiln::cumsum(d, kiln::exclusive), kiln::cumsum(f), kiln::cumprod(f, kiln::exclusive)};
+  };
+  auto g = jit("scan_chains", sums, Options().on(Target::cuda));
+  auto in = jit("scan_chains", sums, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7919}, 2 * group + 1, 5 * group + 4099}) {
+    const NDArray<double> d = random_nd<double>({n}, static_cast<std::uint64_t>(n) + 90);
+    NDArray<float> f = random_nd<float>({n}, static_cast<std::uint64_t>(n) + 91);
+    for (std::int64_t i = 0; i + 3 < n; ++i) f.data()[i] = 1.0f + f.data()[i] / 8192.0f;  // products near 1
+    expect_tuple_bits(g(d, f), in(d, f), "chains n=" + std::to_string(n));
+  }
+  const auto lines = [](Array<float, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 0.5f;
+    return std::tuple{kiln::cumsum(t, 1), kiln::cumsum(t, -1, kiln::exclusive)};
+  };
+  auto gl = jit("scan_chain_lines", lines, Options().on(Target::cuda));
+  auto il = jit("scan_chain_lines", lines, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{3, 2 * group + 8 * kB}, {2, group + 8 * kB + 3}}) {
+    const NDArray<float> x = random_nd<float>({m, n}, static_cast<std::uint64_t>(m * 13 + n));
+    expect_tuple_bits(gl(x), il(x), "chain lines " + std::to_string(m) + "x" + std::to_string(n));
   }
 }
 

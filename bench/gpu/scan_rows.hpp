@@ -19,4 +19,7 @@ const char* scan_reference_source();
 void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::function<void()>&)>& time_ms, int reps,
                long long n, long long side);
 
+/// kiln::cumsum of n doubles and of n floats alone (kiln's order), each checked bitwise on the host.
+void scan_float_rows(const std::function<double(const std::function<void()>&)>& time_ms, int reps, long long n);
+
 }  // namespace benchgpu
