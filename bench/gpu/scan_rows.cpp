@@ -420,7 +420,7 @@ void scan_float_rows(const std::function<double(const std::function<void()>&)>& 
 }
 
 void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::function<void()>&)>& time_ms, int reps,
-               long long n, long long side) {
+               long long n, long long side, bool axis0_only) {
   const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference_scan", dev.info().arch(), {}, false,
                                                        kiln::detail::cuda_options().lineinfo);
   const kiln::gpu::Module module(dev, bin.arch, bin.cubin, bin.ptx, kNames);
@@ -441,7 +441,7 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
                 bytes / (h * 1e6), k / h, verdict().c_str());
   };
 
-  {  // 1-d
+  if (!axis0_only) {  // 1-d
     kiln::DeviceArray<double> x = random_device(n, 21), out({n}), out_ref({n});
     long long tiles = (n + kTile - 1) / kTile;
     kiln::DeviceArray<double> totals({std::max(tiles, 1LL)});
@@ -487,7 +487,7 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
                 median(t3),
                 16.0 * static_cast<double>(n) / (median(t3) * 1e6));
   }
-  kiln_only_rows(n, side, reps, time_ms);
+  if (!axis0_only) kiln_only_rows(n, side, reps, time_ms);
   {  // along axis 0 of a matrix
     kiln::DeviceArray<double> flat = random_device(side * side, 22);
     kiln::DeviceArray<double> x({side, side}), out({side, side}), out_ref({side, side});

@@ -563,7 +563,8 @@ std::size_t shared_bytes(DType t, ScanForm form) {
 int scan_tile_rows(DType t, int tile_kib) {
   const int rows = static_cast<int>(std::int64_t{tile_kib} * 1024 / (ir::sem::kScanBlock * size_of(t)));
   int p = 1;
-  while (p * 2 <= std::min(rows, 64)) p *= 2;  // a power of two: groups of carries start at tile boundaries
+  // A power of two (groups of carries start at tile boundaries), at most 32: a lane of warp 0 walks each block.
+  while (p * 2 <= std::min(rows, 32)) p *= 2;
   return p;
 }
 
@@ -599,8 +600,8 @@ std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanFo
   if (form.any_order && !scan_any_order(type, op))
     throw ValueError(fmt::format("kiln's scan kernel: a {} {} keeps kiln's order (not the tree form)", name_of(type),
                                  ir::name_of(op)));
-  if (!form.any_order && (form.rows < 1 || form.rows > 64 || (form.rows & (form.rows - 1)) != 0))
-    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
+  if (!form.any_order && (form.rows < 1 || form.rows > 32 || (form.rows & (form.rows - 1)) != 0))
+    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 32 (a lane of a warp each)", form.rows));
   const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
   // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
   // registers a thread for 128 threads); the any-order form's 256 threads at most 5 with values of 4 bytes (51

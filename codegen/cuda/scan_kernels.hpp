@@ -35,7 +35,7 @@ inline constexpr int kScanTreeValues = 16;
 inline constexpr int kScanTileKib = 32;
 
 /// 1024-element blocks per tile in kiln's order for combining type `t` and tiles of `tile_kib` KiB (at least 1,
-/// at most 64).
+/// at most 32: a lane of warp 0 walks each block).
 int scan_tile_rows(DType t, int tile_kib);
 
 /// Whether a scan in `t` with `op` gives kiln's bits in any association (integers wrap; min and max pick an
