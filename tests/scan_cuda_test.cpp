@@ -236,16 +236,19 @@ TEST(ScanCudaCodegen, ScansOfCompactMemoryAreOneStatement) {
 
 TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
   require_nvrtc();
-  // Tiles of a power of two blocks (groups of carries start at tile boundaries), up to 64.
+  // Tiles of a power of two blocks (groups of carries start at tile boundaries), up to 32 (a lane of warp 0 walks
+  // each: a tile of 64 blocks of bytes left half of them unwalked, their totals never published).
   EXPECT_EQ(cu::scan_tile_rows(DType::F64, 32), 4);
   EXPECT_EQ(cu::scan_tile_rows(DType::F32, 32), 8);
   EXPECT_EQ(cu::scan_tile_rows(DType::I8, 32), 32);
   EXPECT_EQ(cu::scan_tile_rows(DType::F64, 8), 1);
   EXPECT_EQ(cu::scan_tile_rows(DType::F64, 96), 8);
-  EXPECT_EQ(cu::scan_tile_rows(DType::U8, 96), 64);
+  EXPECT_EQ(cu::scan_tile_rows(DType::U8, 96), 32);
+  EXPECT_EQ(cu::scan_tile_rows(DType::U8, 64), 32);
   const cu::ScanForm four{false, 4};
   EXPECT_THROW(cu::scan_source(DType::I64, DType::I32, DType::I32, ReduceOp::Add, four), ValueError);  // narrowing
   EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{false, 3}), ValueError);
+  EXPECT_THROW(cu::scan_source(DType::U8, DType::U8, DType::U8, ReduceOp::Add, cu::ScanForm{false, 64}), ValueError);
   // The tree (any association) only where every association gives the defined bits, with values of 4 or 8 bytes.
   EXPECT_THROW(cu::scan_source(DType::F64, DType::F64, DType::F64, ReduceOp::Add, cu::ScanForm{true, 0}), ValueError);
   EXPECT_THROW(cu::scan_source(DType::F32, DType::F32, DType::F32, ReduceOp::Mul, cu::ScanForm{true, 0}), ValueError);
@@ -290,9 +293,9 @@ TEST(ScanCudaCodegen, TheSinglePassKernelCompilesForEveryKindOfType) {
 
 TEST(ScanCudaCodegen, TheOrderedFormCompilesForEveryTileSize) {
   require_nvrtc();
-  // kiln's order at every tile KILN_CUDA_SCAN_TILE_KIB can give, 1 to 64 blocks: the group's folder reads
+  // kiln's order at every tile KILN_CUDA_SCAN_TILE_KIB can give, 1 to 32 blocks: the group's folder reads
   // min(rows, 4) totals a lane, 32 * min(rows, 4) / rows tiles a round; no local memory, no fence.
-  const std::pair<DType, int> cases[] = {{DType::F64, 1}, {DType::F32, 2}, {DType::F64, 8}, {DType::F32, 16}, {DType::U8, 64}};
+  const std::pair<DType, int> cases[] = {{DType::F64, 1}, {DType::F32, 2}, {DType::F64, 8}, {DType::F32, 16}, {DType::U8, 32}};
   for (const auto& [t, rows] : cases) {
     const std::string src = cu::scan_source(t, t, t, ReduceOp::Add, cu::ScanForm{false, rows});
     const cu::Binary bin = cu::compile_source(src, "kiln_scan", "sm_90", {});
@@ -300,8 +303,32 @@ TEST(ScanCudaCodegen, TheOrderedFormCompilesForEveryTileSize) {
     EXPECT_EQ(bin.ptx.find(".local"), std::string::npos) << rows << " rows";
     EXPECT_EQ(bin.ptx.find("membar"), std::string::npos) << rows << " rows";
     EXPECT_EQ(bin.ptx.find("fence"), std::string::npos) << rows << " rows";
+    // A whole tile lands in 8 bands, a group of copies each, and the walks wait for one band at a time.
+    EXPECT_NE(bin.ptx.find("cp.async.commit_group"), std::string::npos) << rows << " rows";
+    EXPECT_NE(bin.ptx.find("cp.async.wait_group 7"), std::string::npos) << rows << " rows";
   }
   EXPECT_NE(cu::scan_form_reason(DType::F32, ReduceOp::Add, 32).find("folded in order by one warp"), std::string::npos);
+  EXPECT_NE(cu::scan_form_reason(DType::F64, ReduceOp::Add, 32).find("in 8 bands"), std::string::npos);
+}
+
+TEST(ScanCudaCodegen, ColumnWalksKeepTheirLoadsAheadOfTheirStores) {
+  require_nvrtc();
+  // Along a leading axis a thread walks its column down the rows (neighbouring threads, neighbouring columns). Its
+  // pointers are __restrict__, so that each step's load need not wait for the step before to store; calls whose
+  // arguments overlap take the variant without (emit_kernel.cpp).
+  cu::Program prog;
+  compile_for_sm90(rows::lower_for_cuda("cumsum_cols_into", [](Array<double, 2> x, Array<double, 2> o) { o(all, all) = kiln::cumsum(x, 0); },
+                                        {"x", "o"}), {}, &prog);
+  const cu::GpuKernel& k = prog.gpu_kernels.at(0);
+  EXPECT_EQ(k.strategy, cu::Strategy::Elementwise) << prog.source();
+  ASSERT_FALSE(k.alias_name.empty()) << prog.source();
+  const std::string src = prog.source();
+  const std::size_t main = src.find(k.name + "("), alias = src.find(k.alias_name + "(");
+  ASSERT_NE(main, std::string::npos);
+  ASSERT_NE(alias, std::string::npos);
+  EXPECT_NE(src.substr(main, alias - main).find("__restrict__"), std::string::npos) << src;
+  EXPECT_EQ(src.substr(alias, src.find(')', alias) - alias).find("__restrict__"), std::string::npos) << src;
+  EXPECT_NE(src.find("so that the loop's loads go ahead of its stores"), std::string::npos) << src;
 }
 
 TEST(ScanCudaCodegen, FewStagedRowsSpreadOverTheSMs) {
@@ -726,6 +753,64 @@ TEST_F(ScanGpu, OrderedTilesMatchTheInterpreterBitwise) {
       d.data()[i] = std::isfinite(d.data()[i]) && d.data()[i] != 0 ? 1.0 + d.data()[i] / 4096.0 : d.data()[i];
     }
     expect_tuple_bits(g(f, d), in(f, d), "ordered n=" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, OrderedChainsAcrossGroupsMatchTheInterpreterBitwise) {
+  // kiln's order: tiles copied band by band (whole tiles) or element by element (part tiles, lines off 16-byte
+  // boundaries), each group's folder publishing the chain through its group for the next. Finite values almost
+  // everywhere (-0 first, -inf and NaN at the end), so that every group's chain decides later bits: sizes 0, 1, a
+  // prime, just past two groups, three groups and a prime's part tile; lines of a kernel-made matrix past a group.
+  const std::int64_t group = kB * kB;
+  const auto sums = [](Array<double, 1> d, Array<float, 1> f) {
+    return std::tuple{kiln::cumsum(d), kiln::cumsum(d, kiln::exclusive), kiln::cumsum(f), kiln::cumprod(f, kiln::exclusive)};
+  };
+  auto g = jit("scan_chains", sums, Options().on(Target::cuda));
+  auto in = jit("scan_chains", sums, Options().on(Target::interpreter));
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7919}, 2 * group + 1, 3 * group + 4099}) {
+    const NDArray<double> d = random_nd<double>({n}, static_cast<std::uint64_t>(n) + 90);
+    NDArray<float> f = random_nd<float>({n}, static_cast<std::uint64_t>(n) + 91);
+    for (std::int64_t i = 0; i + 3 < n; ++i) f.data()[i] = 1.0f + f.data()[i] / 8192.0f;  // products near 1
+    expect_tuple_bits(g(d, f), in(d, f), "chains n=" + std::to_string(n));
+  }
+  const auto lines = [](Array<float, 2> m) {
+    auto t = kiln::empty_like(m);
+    t(all, all) = m * 0.5f;
+    return std::tuple{kiln::cumsum(t, 1), kiln::cumsum(t, -1, kiln::exclusive)};
+  };
+  auto gl = jit("scan_chain_lines", lines, Options().on(Target::cuda));
+  auto il = jit("scan_chain_lines", lines, Options().on(Target::interpreter));
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{2, 2 * group + 8 * kB}, {2, group + 8 * kB + 3}}) {
+    const NDArray<float> x = random_nd<float>({m, n}, static_cast<std::uint64_t>(m * 13 + n));
+    expect_tuple_bits(gl(x), il(x), "chain lines " + std::to_string(m) + "x" + std::to_string(n));
+  }
+}
+
+TEST_F(ScanGpu, ColumnScansIntoArgumentsMatchTheInterpreterBitwise) {
+  // Along axis 0 into an argument (the rows form, a thread a column, __restrict__ pointers), and in place (the same
+  // array in and out: the variant without __restrict__): rows of 1, a prime, past a block of 1024 rows; columns
+  // from 64 (the rows form's threshold); NaN, infinities and -0 inside later blocks.
+  const auto into = [](Array<double, 2> x, Array<double, 2> o) { o(all, all) = kiln::cumsum(x, 0); };
+  const auto maxes = [](Array<float, 2> x, Array<float, 2> o) { o(all, all) = kiln::cummax(x, 0, kiln::exclusive); };
+  auto g = jit("scan_cols_into", into, Options().on(Target::cuda));
+  auto in = jit("scan_cols_into", into, Options().on(Target::interpreter));
+  auto gm = jit("scan_cols_max", maxes, Options().on(Target::cuda));
+  auto im = jit("scan_cols_max", maxes, Options().on(Target::interpreter));
+  for (auto [m, c] : {std::pair<std::int64_t, std::int64_t>{1, 64}, {1031, 67}, {2 * kB + 5, 130}, {0, 70}}) {
+    const NDArray<double> x = awkward<double>({m, c}, static_cast<std::uint64_t>(m * 3 + c));
+    NDArray<double> o({m, c}), oi({m, c});
+    g(x, o);
+    in(x, oi);
+    EXPECT_TRUE(same_bits(o.to_vector(), oi.to_vector())) << "into " << m << "x" << c;
+    NDArray<double> y = x.clone(), yi = x.clone();  // in place
+    g(y, y);
+    in(yi, yi);
+    EXPECT_TRUE(same_bits(y.to_vector(), yi.to_vector())) << "in place " << m << "x" << c;
+    const NDArray<float> f = awkward<float>({m, c}, static_cast<std::uint64_t>(m * 5 + c));
+    NDArray<float> fo({m, c}), foi({m, c});
+    gm(f, fo);
+    im(f, foi);
+    EXPECT_TRUE(same_bits(fo.to_vector(), foi.to_vector())) << "max " << m << "x" << c;
   }
 }
 

@@ -563,6 +563,10 @@ int main(int argc, char** argv) {
   // Prefix sums (issue 19): kiln::cumsum against hand-written CUDA scans (CuPy's: bench/gpu/cupy_cumsum.py).
   if (opt.selected("cumsum"))
     benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2);
+  if (!opt.filter.empty() && opt.selected("cumsum_floats"))  // only when named: the 1-d f64 and f32 sums alone
+    benchgpu::scan_float_rows([&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n);
+  if (!opt.filter.empty() && opt.selected("cumsum_axis0"))  // only when named: the matrix along axis 0 alone
+    benchgpu::scan_rows(dev, [&](const std::function<void()>& f) { return timer.ms(f); }, opt.reps, n, opt.side / 2, true);
 
   // The public kernel suite (issue 16): only when the filter names it or one of its kernels.
   int suite_mismatches = 0;

@@ -355,6 +355,21 @@ void kiln_only_row(const std::string& name, K& k, long long rows, long long cols
               same ? "bitwise kiln's order" : "MISMATCH");
 }
 
+/// The 1-d float sums alone (kiln's order: the single pass's ordered form), for before/after runs that have
+/// little device time: `--filter cumsum_floats`.
+void float_rows(long long n, int reps, const std::function<double(const std::function<void()>&)>& time_ms) {
+  const kiln::Options cuda = kiln::Options().on(kiln::Target::cuda);
+  const std::string ns = " n=" + std::to_string(n);
+  {
+    auto k = kiln::jit("cumsum_f64", [](kiln::Array<double, 1> a, kiln::Array<double, 1> o) { o(kiln::all) = kiln::cumsum(a); }, cuda);
+    kiln_only_row<double>("cumsum f64" + ns, k, n, 1, true, 16.0 * n, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+  {
+    auto k = kiln::jit("cumsum_f32", [](kiln::Array<float, 1> a, kiln::Array<float, 1> o) { o(kiln::all) = kiln::cumsum(a); }, cuda);
+    kiln_only_row<float>("cumsum f32" + ns, k, n, 1, true, 8.0 * n, reps, time_ms, kiln::ReduceOp::Add, false);
+  }
+}
+
 void kiln_only_rows(long long n, long long side, int reps, const std::function<double(const std::function<void()>&)>& time_ms) {
   const kiln::Options cuda = kiln::Options().on(kiln::Target::cuda);
   const std::string ns = " n=" + std::to_string(n), sq = " " + std::to_string(side) + "^2";
@@ -400,8 +415,12 @@ void kiln_only_rows(long long n, long long side, int reps, const std::function<d
 
 const char* scan_reference_source() { return kSource; }
 
+void scan_float_rows(const std::function<double(const std::function<void()>&)>& time_ms, int reps, long long n) {
+  float_rows(n, reps, time_ms);
+}
+
 void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::function<void()>&)>& time_ms, int reps,
-               long long n, long long side) {
+               long long n, long long side, bool axis0_only) {
   const auto bin = kiln::codegen::cuda::compile_source(kSource, "reference_scan", dev.info().arch(), {}, false,
                                                        kiln::detail::cuda_options().lineinfo);
   const kiln::gpu::Module module(dev, bin.arch, bin.cubin, bin.ptx, kNames);
@@ -422,7 +441,7 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
                 bytes / (h * 1e6), k / h, verdict().c_str());
   };
 
-  {  // 1-d
+  if (!axis0_only) {  // 1-d
     kiln::DeviceArray<double> x = random_device(n, 21), out({n}), out_ref({n});
     long long tiles = (n + kTile - 1) / kTile;
     kiln::DeviceArray<double> totals({std::max(tiles, 1LL)});
@@ -468,7 +487,7 @@ void scan_rows(kiln::gpu::Device& dev, const std::function<double(const std::fun
                 median(t3),
                 16.0 * static_cast<double>(n) / (median(t3) * 1e6));
   }
-  kiln_only_rows(n, side, reps, time_ms);
+  if (!axis0_only) kiln_only_rows(n, side, reps, time_ms);
   {  // along axis 0 of a matrix
     kiln::DeviceArray<double> flat = random_device(side * side, 22);
     kiln::DeviceArray<double> x({side, side}), out({side, side}), out_ref({side, side});

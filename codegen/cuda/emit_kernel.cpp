@@ -147,10 +147,19 @@ GpuKernel Emitter::emit(std::string& out) {
   // spread over a group: elementwise and reducing kernels) is such a loop too: kiln::dot(A, B) as a thread per
   // output walking the reduced axis ran 12.7 ms with 4 outputs a thread (2000 x 2100 x 2200 f64 on an H100,
   // 52.7 % achieved occupancy, the four walks one after another).
+  // Such a thread keeps its array pointers __restrict__ all the same (with the variant without them for calls
+  // whose arguments overlap, as unrolled kernels): the loop's loads can then go ahead of its stores, several in
+  // flight. Without it every step's load waits for the step before to store (the pointers may alias), one load in
+  // flight a thread: cumsum(x, 0) of an 8192^2 f64 matrix, a thread a column walking down its rows, ran 3.42 ms
+  // against 1.21 ms for the same loop by hand with __restrict__ pointers (H100).
+  bool walks = false;
   if (k_.unroll > 1 && (k_.strategy == Strategy::Elementwise || k_.strategy == Strategy::Reduce) &&
       (ir::runs_a_loop(p_.body) || holds_nested_parfor(p_.body))) {
     k_.unroll = 1;
-    unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already";
+    walks = true;
+    unroll_note_ = "one iteration per thread: the body runs a sequential loop, which is a thread's work already; its array "
+                   "pointers __restrict__ (a variant without them for overlapping arguments), so that the loop's loads go "
+                   "ahead of its stores";
   }
   // A contraction keeps the plain form as its kernel (a thread per element: the launch model's choice for small
   // or skinny products) beside its tiles variant.
@@ -160,6 +169,7 @@ GpuKernel Emitter::emit(std::string& out) {
   if (staged_ || tiled_) {
     k_.unroll = 1;
     unroll_note_.clear();
+    walks = false;
   }
   if (!contraction_) {
     plan_stencil();
@@ -222,7 +232,7 @@ GpuKernel Emitter::emit(std::string& out) {
   std::string alias_body = main_body;
   bool writes_argument = false;
   for (const auto& [v, written] : k_.argument_arrays) writes_argument |= written;
-  const bool restrict = k_.unroll > 1;
+  const bool restrict = k_.unroll > 1 || (walks && !contraction_);
   const bool alias_variant = restrict && k_.argument_arrays.size() >= 2 && writes_argument;
   if (alias_variant && !deferred_.empty()) {
     // Arguments that overlap may share elements between iterations: that variant keeps each store before the

@@ -98,16 +98,37 @@ constexpr const char* kOrdered = R"(
 #define KILN_TILE (KILN_ROWS * KILN_B)
 #define KILN_STRIDE (KILN_B + KILN_VEC)
 #define KILN_GROUP_CHUNKS 4
+// A tile arrives in bands: band j is elements [j * KILN_BAND, (j + 1) * KILN_BAND) of each of its rows, one group
+// of asynchronous copies, so that the walks start on band 0 while the later bands are still in flight.
+#define KILN_BANDS 8
+#define KILN_BAND (KILN_B / KILN_BANDS)
+#define KILN_BAND_CHUNKS (KILN_ROWS * KILN_BAND / KILN_VEC)
 
-// Walks one row of 1024 in place from its first element, four chunks at a time with the next four already read.
-__device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
+// Waits until at most `left` of this thread's groups of copies are still in flight (wait_group takes a constant).
+__device__ __forceinline__ void kiln_copies_left(int left) {
+  switch (left) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+  }
+}
+
+// Walks elements [k0, k0 + KILN_BAND) of a full row in place, continuing acc (element 0 starts it: the row is
+// scanned from its first element), four chunks at a time with the next four already read (within the band: the
+// next band may not have arrived).
+__device__ __forceinline__ acc_t kiln_walk_band(acc_t* row, int k0, acc_t acc) {
   kiln_chunk c[KILN_GROUP_CHUNKS], nx[KILN_GROUP_CHUNKS];
   #pragma unroll
-  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q].q = ((const uint4*)row)[q];
-  acc_t acc = c[0].e[0];
+  for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) c[q].q = ((const uint4*)(row + k0))[q];
+  if (k0 == 0) acc = c[0].e[0];
   #pragma unroll 1
-  for (int k = 0; k < KILN_B; k += KILN_GROUP_CHUNKS * KILN_VEC) {
-    if (k + KILN_GROUP_CHUNKS * KILN_VEC < KILN_B) {
+  for (int k = k0; k < k0 + KILN_BAND; k += KILN_GROUP_CHUNKS * KILN_VEC) {
+    if (k + KILN_GROUP_CHUNKS * KILN_VEC < k0 + KILN_BAND) {
       #pragma unroll
       for (int q = 0; q < KILN_GROUP_CHUNKS; ++q) nx[q].q = ((const uint4*)(row + k + KILN_GROUP_CHUNKS * KILN_VEC))[q];
     }
@@ -129,23 +150,26 @@ __device__ __forceinline__ acc_t kiln_walk_row(acc_t* row) {
 }
 
 // The group's folder: warp 0 of the group's first tile t0, once its own fold (acc, in every lane) is out, folds
-// the totals of the tiles after it, t0 + 1 .. tl - 1 (tl: the group's last tile, whose fold nobody reads; every
-// tile before a line's last is full), in order, and publishes each tile's fold, so that a tile waits on one word,
-// its predecessor's fold, and the chain of dependent operations runs in one warp's registers instead of passing
-// from tile to tile through memory. A round reads 32 KILN_FQ consecutive totals from tile u0 on, KILN_FQ a lane
+// the totals of the tiles after it, t0 + 1 .. te - 1, in order, publishes each tile's fold, and returns the fold
+// after tile te - 1 (in every lane). te is one past the group's last tile when a later group of the line needs
+// the chain through this one (every tile of the group is then full), else the group's last tile (the line's last,
+// which may have fewer blocks; its fold nobody reads). A tile waits on one word, its predecessor's fold, and the
+// chain of dependent operations runs in one warp's registers instead of passing from tile to tile through memory.
+// A round reads 32 KILN_FQ consecutive totals from tile u0 on, KILN_FQ a lane
 // (coalesced; they were requested before the previous round's fold), takes the whole tiles at its start whose
 // totals are all out, every lane folding the same values in the same order (buf, read by all lanes at once), and
 // lane i keeps the fold after tile u0 + i and publishes it; the next round starts at the first tile not taken.
 // Forward progress: a tile publishes its totals before it waits on anything. The folder publishes tile u's fold
 // once the totals of tiles up to u are out, so a tile waiting on its predecessor's fold waits on tiles with
 // earlier tickets only, all started; the folder itself waits on later tiles, which need a block of threads
-// besides the folder's (scan_on_device requires at least 2 SMs), and it waits on nothing else.
+// besides the folder's (scan_on_device requires at least 2 SMs), and on the chain before its group, which the
+// folder of the group before (an earlier ticket) publishes once that group's tiles (earlier tickets) are out.
 #define KILN_FQ (KILN_ROWS < 4 ? KILN_ROWS : 4)
 #define KILN_FT (32 * KILN_FQ / KILN_ROWS)
-__device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long long t0, long long tl, acc_t acc,
-                                acc_t* buf) {
+__device__ acc_t kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long long t0, long long te, acc_t acc,
+                                 acc_t* buf) {
   const int lane = threadIdx.x & 31;
-  const long long end = tl * KILN_ROWS;  // one past the last total folded
+  const long long end = te * KILN_ROWS;  // one past the last total folded
   kiln_u64 wa[KILN_FQ], wb[KILN_FQ];
   long long u0 = t0 + 1;
   #pragma unroll
@@ -153,7 +177,7 @@ __device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long l
     const long long k = u0 * KILN_ROWS + j * 32 + lane;
     if (k < end) kiln_request(totals + k, &wa[j], &wb[j]);
   }
-  while (u0 < tl) {
+  while (u0 < te) {
     const long long k0 = u0 * KILN_ROWS;
     const int span = (int)min(32LL * KILN_FQ, end - k0);  // the totals of this round's tiles
     acc_t v[KILN_FQ];
@@ -202,6 +226,7 @@ __device__ void kiln_fold_group(kiln_slot* fold, const kiln_slot* totals, long l
     __syncwarp();
     u0 += cnt;
   }
+  return acc;
 }
 
 // One tile per block of threads. Per line: `tiles` tiles, `groups` groups of 1024 blocks. Published: each
@@ -224,69 +249,100 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
   const int rows = (count + KILN_B - 1) / KILN_B;
   const src_t* x = src + line * n + b0 * KILN_B;
   out_t* y = out + line * n + b0 * KILN_B;
-  // 1. The tile into shared memory: whole 16-byte chunks in flight at once (cp.async) where the tile is full and
-  // aligned and needs no conversion, else element by element.
+  // 1. The tile into shared memory. Where it is full and aligned and needs no conversion, warp 0 copies it by
+  // asynchronous 16-byte copies, all in flight at once, band by band (a group of copies a band), so that the walks
+  // below start as soon as band 0 has landed; else every thread element by element.
   const bool whole = sizeof(src_t) == sizeof(acc_t) && count == KILN_TILE && ((unsigned long long)x & 15) == 0;
   if (whole) {
-    for (int c = tid; c < KILN_TILE / KILN_VEC; c += KILN_THREADS) {
-      const int e = c * KILN_VEC;
-      kiln_copy16(s + (e >> 10) * KILN_STRIDE + (e & (KILN_B - 1)), x + e);
+    if (tid < 32) {
+      #pragma unroll 1
+      for (int j = 0; j < KILN_BANDS; ++j) {
+        for (int c = tid; c < KILN_BAND_CHUNKS; c += 32) {
+          const int r = c / (KILN_BAND / KILN_VEC), e = j * KILN_BAND + c % (KILN_BAND / KILN_VEC) * KILN_VEC;
+          kiln_copy16(s + r * KILN_STRIDE + e, x + r * KILN_B + e);
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+      }
     }
-    kiln_copies_done();
   } else {
     for (int e = tid; e < count; e += KILN_THREADS) s[(e >> 10) * KILN_STRIDE + (e & (KILN_B - 1))] = (acc_t)x[e];
   }
   __syncthreads();
   const long long status = line * tiles + t;
   const long long g = b0 / KILN_B;
-  const bool first_of_group = b0 % KILN_B == 0, last_of_group = (b0 + KILN_ROWS) % KILN_B == 0;
+  const bool first_of_group = b0 % KILN_B == 0;
   if (tid < 32) {
-    // 2. Each block scanned in order from its first element, a lane a row; its total published at once.
-    if (tid < rows) {
+    // 2. Each block scanned in order from its first element, a lane a row, band by band as the bands land (each
+    // lane waits for its own copies of the band, then the warp's barrier orders the other lanes' before the
+    // reads); its total published at once.
+    acc_t acc = ident;
+    if (whole) {
+      #pragma unroll 1
+      for (int j = 0; j < KILN_BANDS; ++j) {
+        kiln_copies_left(KILN_BANDS - 1 - j);
+        __syncwarp();
+        if (tid < KILN_ROWS) acc = kiln_walk_band(s + tid * KILN_STRIDE, j * KILN_BAND, acc);
+      }
+    } else if (tid < rows) {
       acc_t* row = s + tid * KILN_STRIDE;
       const int len = min(KILN_B, count - tid * KILN_B);
-      acc_t acc;
       if (len == KILN_B) {
-        acc = kiln_walk_row(row);
+        #pragma unroll 1
+        for (int j = 0; j < KILN_BANDS; ++j) acc = kiln_walk_band(row, j * KILN_BAND, acc);
       } else {
         acc = row[0];
         for (int k = 1; k < len; ++k) { acc = KILN_OP(acc, row[k]); row[k] = acc; }
       }
+    }
+    if (tid < rows) {
       tot[tid] = acc;
       kiln_publish(totals + status * KILN_ROWS + tid, acc, 1u);
     }
     __syncwarp();
     // 3. The tile's folds (lane 0) after the fold before it: none for the group's first tile, which publishes its
-    // fold and folds the rest of the group (warp 0, kiln_fold_group); the fold its predecessor's slot holds for
-    // every other tile. Then the chain of the groups before this one, which the group's last tile extends.
-    acc_t before = ident, f[KILN_ROWS], own = ident;
+    // fold, folds the rest of the group (warp 0, kiln_fold_group) and publishes the chain through its group where
+    // a later group of the line needs it; the fold its predecessor's slot holds for every other tile, which
+    // requests it together with the chain of the groups before its group (one round trip for both).
+    acc_t before = ident, own = ident, ch = ident;
     if (tid == 0) {
-      if (!first_of_group) before = kiln_wait(fold + status - 1);
+      bool need_fold = !first_of_group, need_chain = g > 0 && !first_of_group;
+      while (need_fold || need_chain) {
+        kiln_u64 fa = 0, fb = 0, ca = 0, cb = 0;
+        if (need_fold) kiln_request(fold + status - 1, &fa, &fb);
+        if (need_chain) kiln_request(chain + line * groups + g - 1, &ca, &cb);
+        if (need_fold && kiln_mark(fa, fb, &before) != 0) need_fold = false;
+        if (need_chain && kiln_mark(ca, cb, &ch) != 0) need_chain = false;
+      }
+      // carry[r], before the chain: the fold up to total(b0 + r - 1) within the group (the group's first tile
+      // folds from its own first total; a line's last tile may have fewer blocks).
+      acc_t fr = before;
       #pragma unroll
       for (int r = 0; r < KILN_ROWS; ++r) {
-        if (r >= rows) f[r] = f[r - 1];  // a line's last tile may have fewer blocks
-        else f[r] = r == 0 ? (first_of_group ? tot[0] : KILN_OP(before, tot[0])) : KILN_OP(f[r - 1], tot[r]);
+        carry[r] = fr;
+        if (r < rows) fr = r == 0 && first_of_group ? tot[0] : KILN_OP(fr, tot[r]);
       }
-      own = f[KILN_ROWS - 1];
+      own = fr;
       if (first_of_group) kiln_publish(fold + status, own, 1u);
     }
     if (first_of_group) {
-      const long long tl = min(t + KILN_B / KILN_ROWS, tiles) - 1;
-      own = kiln_value(__shfl_sync(~0u, kiln_bits(own), 0));
-      if (t + 1 < tl) kiln_fold_group(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, tl, own, buf);
+      const long long tl = min(t + KILN_B / KILN_ROWS, tiles) - 1;  // the group's last tile
+      const bool chained = g + 1 < groups;                          // a later group of the line needs its chain
+      const long long te = chained ? tl + 1 : tl;
+      acc_t last = kiln_value(__shfl_sync(~0u, kiln_bits(own), 0));
+      if (t + 1 < te) last = kiln_fold_group(fold + line * tiles, totals + line * tiles * KILN_ROWS, t, te, last, buf);
+      if (tid == 0) {
+        if (g > 0) ch = kiln_wait(chain + line * groups + g - 1);
+        if (chained) kiln_publish(chain + line * groups + g, g > 0 ? KILN_OP(ch, last) : last, 1u);
+      }
     }
     if (tid == 0) {
-      acc_t ch = ident;  // the chain of the groups before g
-      if (g > 0) ch = kiln_wait(chain + line * groups + g - 1);
-      if (last_of_group) kiln_publish(chain + line * groups + g, g > 0 ? KILN_OP(ch, f[KILN_ROWS - 1]) : f[KILN_ROWS - 1], 1u);
-      // Block b0 + r's carry: the fold up to total(b0 + r - 1) after the chain of the groups before its group.
-      #pragma unroll
-      for (int r = 0; r < KILN_ROWS; ++r) {
-        acc_t c;
-        if (r == 0) c = b0 == 0 ? ident : first_of_group ? ch : g == 0 ? before : KILN_OP(ch, before);
-        else c = g == 0 ? f[r - 1] : KILN_OP(ch, f[r - 1]);
-        carry[r] = c;
+      // Block b0 + r's carry: the fold up to total(b0 + r - 1) after the chain of the groups before its group (the
+      // group's first block: the chain alone; the line's first: none).
+      if (g > 0) {
+        #pragma unroll
+        for (int r = 0; r < KILN_ROWS; ++r) carry[r] = r == 0 && first_of_group ? ch : KILN_OP(ch, carry[r]);
       }
+      if (b0 == 0) carry[0] = ident;
     }
   }
   __syncthreads();
@@ -507,7 +563,8 @@ std::size_t shared_bytes(DType t, ScanForm form) {
 int scan_tile_rows(DType t, int tile_kib) {
   const int rows = static_cast<int>(std::int64_t{tile_kib} * 1024 / (ir::sem::kScanBlock * size_of(t)));
   int p = 1;
-  while (p * 2 <= std::min(rows, 64)) p *= 2;  // a power of two: groups of carries start at tile boundaries
+  // A power of two (groups of carries start at tile boundaries), at most 32: a lane of warp 0 walks each block.
+  while (p * 2 <= std::min(rows, 32)) p *= 2;
   return p;
 }
 
@@ -528,8 +585,10 @@ std::string scan_form_reason(DType t, ReduceOp op, int tile_kib) {
                        kScanAnyThreads * kScanTreeValues, name_of(t), ir::name_of(op),
                        is_float(t) ? "min and max pick an element" : "integers wrap");
   return fmt::format("blocks of 1024 walked in order, a lane each, {} a tile ({} KiB; {} {} {}, so kiln's order is "
-                     "kept), the totals of each group of 1024 blocks folded in order by one warp as they come, each "
-                     "tile waiting on its predecessor's fold",
+                     "kept), a whole tile copied in 8 bands and walked band by band as they land, the totals of each "
+                     "group of 1024 blocks folded in order by one warp as they come, each tile waiting on its "
+                     "predecessor's fold and the chain before its group at once, the folder publishing the chain "
+                     "through its group",
                      f.rows, f.rows * size_of(t), name_of(t), ir::name_of(op),
                      is_float(t) ? "depends on the order" : "has values of 1 or 2 bytes, which the tree form does not take");
 }
@@ -541,8 +600,8 @@ std::string scan_source(DType source, DType type, DType out, ReduceOp op, ScanFo
   if (form.any_order && !scan_any_order(type, op))
     throw ValueError(fmt::format("kiln's scan kernel: a {} {} keeps kiln's order (not the tree form)", name_of(type),
                                  ir::name_of(op)));
-  if (!form.any_order && (form.rows < 1 || form.rows > 64 || (form.rows & (form.rows - 1)) != 0))
-    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 64", form.rows));
+  if (!form.any_order && (form.rows < 1 || form.rows > 32 || (form.rows & (form.rows - 1)) != 0))
+    throw ValueError(fmt::format("kiln's scan kernel: {} blocks a tile; use a power of two up to 32 (a lane of a warp each)", form.rows));
   const std::string to_out = out == type ? "(v)" : "((v) != 0)";  // an int32 scan of bools back to bool
   // As many blocks of threads an SM as its shared memory holds tiles (an H100's 227 KiB), at most 8 (64
   // registers a thread for 128 threads); the any-order form's 256 threads at most 5 with values of 4 bytes (51

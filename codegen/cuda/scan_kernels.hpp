@@ -5,15 +5,14 @@
 // A tile is `rows` consecutive 1024-element blocks of one line (a power of two dividing 1024, so that groups of
 // carries start at tile boundaries). A block of threads takes the next tile from a counter (not blockIdx: every
 // tile it waits for has started, whatever order the hardware schedules blocks in, so nothing deadlocks), copies
-// it into shared memory with coalesced loads, and scans each of its blocks in order, a thread a block, in place.
-// Each tile then publishes its blocks' totals. The carries need, for the tile's first block, the fold of the
-// group's totals before it: a float fold is not associative, so it is not made of other tiles' partial results
-// in whatever order they come: the tile walks back to the nearest earlier tile of its group that has published
-// its fold up to its last total (flag 2), and folds the totals of the tiles after that one onto it, in order.
-// Every path gives the one left fold the definition names, so the bits do not depend on timing. Groups' folds
-// chain the same way one level up: the last tile of a group publishes its fold (flag 1), then the chain up to it
-// (flag 2), and a tile needing the chain before its group walks back over the groups' folds to the nearest
-// chain. Then every element is written: its running value combined with its block's carry (coalesced stores).
+// it into shared memory (a whole tile in 8 bands of every block, each band's walks starting as it lands), and
+// scans each of its blocks in order, a thread a block, in place. Each tile then publishes its blocks' totals. The
+// carries need, for the tile's first block, the fold of the group's totals before it: a float fold is not
+// associative, so it is not made of other tiles' partial results in whatever order they come: one warp of the
+// group's first tile folds the group's totals in order as they are published and publishes each tile's fold, and
+// the chain through the group for the next group. Every path gives the one left fold the definition names, so the
+// bits do not depend on timing. Then every element is written: its running value combined with its block's carry
+// (coalesced stores). Values exact in any association (integers, min, max) take a tree form with CUB's look-back.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +35,7 @@ inline constexpr int kScanTreeValues = 16;
 inline constexpr int kScanTileKib = 32;
 
 /// 1024-element blocks per tile in kiln's order for combining type `t` and tiles of `tile_kib` KiB (at least 1,
-/// at most 64).
+/// at most 32: a lane of warp 0 walks each block).
 int scan_tile_rows(DType t, int tile_kib);
 
 /// Whether a scan in `t` with `op` gives kiln's bits in any association (integers wrap; min and max pick an
