@@ -226,14 +226,17 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
 }
 
 // One read of the keys: every pass's digit counts per row (block row * chunks + c takes `chunk` tiles of its
-// row) into hist[(row * KILN_PASSES + pass) * 256 + digit]. For float keys also, per tile, the counts of
+// row) into hist[(row * KILN_PASSES + pass) * 256 + digit]. With a payload (`carry`), whether each tile's is
+// its indices in the row (argsort's positions are): a tile's that is not is copied to `orig`, flagged in
+// moved_tiles and its row in `moved` (kiln_sort_copy then takes each position through its sorted index). For float keys also, per tile, the counts of
 // negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
 // its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
 // code (-0.0, a NaN payload).
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
-    int* __restrict__ lossy, key_t* __restrict__ side, long long n, long long tiles, long long chunk,
-    long long chunks) {
+    int* __restrict__ lossy, key_t* __restrict__ side, const long long* __restrict__ positions,
+    long long* __restrict__ orig, unsigned* __restrict__ moved_tiles, int* __restrict__ moved, long long n,
+    long long tiles, long long chunk, long long chunks, int carry) {
   __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
 #if KILN_LOSSY
   __shared__ unsigned zero_sums[KILN_WARPS], nan_sums[KILN_WARPS];
@@ -250,6 +253,19 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     const long long lo = row * n + t * KILN_TILE;
     const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
     const key_t* tk = keys + lo;
+    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_copy
+      bool same = true;
+      #pragma unroll
+      for (int k = 0; k < KILN_ITEMS; ++k)
+        if (i0 + 32 * k < count) same &= positions[lo + i0 + 32 * k] == t * KILN_TILE + i0 + 32 * k;
+      if (__syncthreads_or(!same)) {
+        for (int j = tid; j < count; j += KILN_THREADS) orig[lo + j] = positions[lo + j];
+        if (tid == 0) {
+          moved_tiles[row * tiles + t] = 1u;
+          atomicOr(&moved[row], 1);
+        }
+      }
+    }
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
@@ -386,14 +402,17 @@ static_assert(sizeof(KilnPassShared<false>) <= KILN_PASS_BYTES, "kiln_sort_pass'
 static_assert(sizeof(KilnPassShared<true>) <= KILN_PASS_CARRY_BYTES, "kiln_sort_pass_carry's shared memory");
 
 // Where a digit pass's tile is read and written: the tile's input codes (or keys, on the row's first active
-// pass) and payload, the row's output codes (or keys, on its last) and payload.
+// pass) and indices, the row's output codes (or keys, on its last) and indices (or positions, on its last).
+// A pass with a payload carries each key's index in its row (kiln_carry), as 32-bit integers in rows shorter
+// than 2^31 keys: the tile's start in the previous pass's indices, the row's start in this pass's.
 struct KilnTileIo {
   const key_t* keys_in;
   const code_t* codes_in;
-  const long long* payload_in;
+  const void* index_in;
   key_t* keys_out;
   code_t* codes_out;
-  long long* payload_out;
+  void* index_out;
+  long long* positions_out;
 };
 
 // The tile, in digit order in shared memory, written out in that order: consecutive threads write consecutive
@@ -417,14 +436,38 @@ __device__ __forceinline__ void kiln_write_tile(KilnPassShared<CARRY>& s, const 
   }
 }
 
-template <class I, bool FULL>
-__device__ __forceinline__ void kiln_write_payload(KilnPassShared<true>& s, const I* shift, long long* out,
-                                                   int count) {
-  const int tid = threadIdx.x;
+// The payload of a pass (argsort's positions) moves as each key's index in its row, of type P (32 bits in rows
+// shorter than 2^31 keys: half the traffic of the 8-byte positions): the row's first active pass makes them
+// from the tile's place (nothing read), the others read the previous pass's, the last writes them as 8-byte
+// positions. They are the positions themselves where kiln_sort_count found the row's positions to be its
+// indices (as argsort makes them); elsewhere kiln_sort_copy takes each position through its index afterwards.
+// Each index goes to its key's place in the tile's order (`rank`), then out in that order as the keys did.
+template <class P, class I, bool FULL>
+__device__ __forceinline__ void kiln_carry(KilnPassShared<true>& s, const I* shift, const KilnTileIo& io,
+                                           const unsigned short (&rank)[KILN_ITEMS], long long t, int count,
+                                           bool is_first, bool is_last) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int i0 = warp * 32 * KILN_ITEMS + lane;  // item k is the tile's element i0 + 32 k
+  P* sorted = reinterpret_cast<P*>(s.sorted.v);
+  P p[KILN_ITEMS];
+  const P* in = static_cast<const P*>(io.index_in);
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (FULL || i0 + 32 * k < count) p[k] = is_first ? (P)(t * KILN_TILE + i0 + 32 * k) : in[i0 + 32 * k];
+  __syncthreads();  // every key is read out of `sorted` before the indices go in
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (FULL || i0 + 32 * k < count) sorted[rank[k]] = p[k];
+  __syncthreads();
+  P* out = static_cast<P*>(io.index_out);
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k) {
     const int j = tid + KILN_THREADS * k;
-    if (FULL || j < count) out[shift[s.digit_of[j]] + (I)j] = s.sorted.v[j];
+    if (FULL || j < count) {
+      const I o = shift[s.digit_of[j]] + (I)j;
+      if (is_last) io.positions_out[o] = (long long)sorted[j];
+      else out[o] = sorted[j];
+    }
   }
 }
 
@@ -515,17 +558,8 @@ __device__ __forceinline__ void kiln_pass_tile(KilnPassShared<CARRY>& s, const K
   if (narrow) kiln_write_tile<int, CARRY, FULL>(s, s.shift.narrow, io, count, pass, is_last);
   else kiln_write_tile<long long, CARRY, FULL>(s, s.shift.wide, io, count, pass, is_last);
   if constexpr (CARRY) {
-    long long p[KILN_ITEMS];
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (FULL || i0 + 32 * k < count) p[k] = io.payload_in[i0 + 32 * k];
-    __syncthreads();  // every key is read out of `sorted` before the payload goes in
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (FULL || i0 + 32 * k < count) s.sorted.v[rank[k]] = p[k];
-    __syncthreads();
-    if (narrow) kiln_write_payload<int, FULL>(s, s.shift.narrow, io.payload_out, count);
-    else kiln_write_payload<long long, FULL>(s, s.shift.wide, io.payload_out, count);
+    if (narrow) kiln_carry<unsigned, int, FULL>(s, s.shift.narrow, io, rank, t, count, is_first, is_last);
+    else kiln_carry<unsigned long long, long long, FULL>(s, s.shift.wide, io, rank, t, count, is_first, is_last);
   }
 }
 
@@ -537,8 +571,8 @@ __device__ __forceinline__ void kiln_pass_tile(KilnPassShared<CARRY>& s, const K
 template <bool CARRY>
 __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __restrict__ keys,
                                           code_t* __restrict__ ca, code_t* __restrict__ cb,
-                                          long long* __restrict__ positions, long long* __restrict__ va,
-                                          long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+                                          long long* __restrict__ positions, void* __restrict__ va,
+                                          void* __restrict__ vb, const unsigned long long* __restrict__ base,
                                           const unsigned* __restrict__ mask, unsigned long long* __restrict__ status,
                                           unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
   const int tid = threadIdx.x;
@@ -557,8 +591,10 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   io.codes_in = ((before & 1) ? ca : cb) + lo;  // pass `before` - 1 wrote a when even
   io.keys_out = keys + row_at;
   io.codes_out = ((before & 1) ? cb : ca) + row_at;
-  io.payload_in = CARRY ? (is_first ? positions + lo : ((before & 1) ? va : vb) + lo) : nullptr;
-  io.payload_out = CARRY ? (is_last ? positions : (before & 1) ? vb : va) + row_at : nullptr;
+  const long long index_bytes = n <= 0x7fffffffLL ? 4 : 8;  // kiln_carry's P
+  io.index_in = CARRY && !is_first ? (const char*)((before & 1) ? va : vb) + lo * index_bytes : nullptr;
+  io.index_out = CARRY && !is_last ? (char*)((before & 1) ? vb : va) + row_at * index_bytes : nullptr;
+  io.positions_out = CARRY ? positions + row_at : nullptr;
   const unsigned long long row_first = base[(row * KILN_PASSES + pass) * 256 + tid];  // no wait until used
   volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
   if (count == KILN_TILE) kiln_pass_tile<CARRY, true>(s, io, row_first, word, n, t, count, pass, is_first, is_last);
@@ -577,22 +613,67 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
 
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY) kiln_sort_pass_carry(
     key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
-    long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+    void* __restrict__ va, void* __restrict__ vb, const unsigned long long* __restrict__ base,
     const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
     long long n, long long tiles, int pass) {
   KilnPassShared<true>& s = *reinterpret_cast<KilnPassShared<true>*>(kiln_shared);
   kiln_pass<true>(s, keys, ca, cb, positions, va, vb, base, mask, status, tickets, n, tiles, pass);
 }
-// Rows with one active pass: their keys (decoded) and payload back from buffer a. Block row * tiles + t.
+// Block row * tiles + t, after the passes: rows with one active pass get their keys (decoded) and indices back
+// from buffer a. With a payload, the sorted indices become the positions: the same where the row's positions
+// were its indices (kiln_sort_count checked), else each the position at its index (the row's positions as
+// they came in: a tile found to be its indices has no copy in `orig`). A row without an active pass kept its
+// order, keys and positions alike.
 extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_copy(
     key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
-    const long long* __restrict__ va, const unsigned* __restrict__ mask, long long n, long long tiles, int carry) {
-  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  if (__popc(mask[row]) != 1) return;
+    const void* __restrict__ va, const unsigned* __restrict__ mask, const int* __restrict__ moved,
+    const unsigned* __restrict__ moved_tiles, const long long* __restrict__ orig, long long n, long long tiles,
+    int carry) {
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles, at = row * n;
+  const int active = __popc(mask[row]);
+  const bool gather = carry && active > 0 && moved[row];
+  if (active != 1 && !gather) return;
+  const bool narrow = n <= 0x7fffffffLL;  // kiln_carry's indices are 32-bit
   const long long hi = min(n, (t + 1) * KILN_TILE);
   for (long long i = t * KILN_TILE + threadIdx.x; i < hi; i += KILN_THREADS) {
-    keys[row * n + i] = kiln_decode(ca[row * n + i]);
-    if (carry) positions[row * n + i] = va[row * n + i];
+    long long p = 0;
+    if (active == 1) {
+      keys[at + i] = kiln_decode(ca[at + i]);
+      if (carry) p = narrow ? (long long)((const unsigned*)va)[at + i] : ((const long long*)va)[at + i];
+    } else if (gather) {
+      p = positions[at + i];
+    }
+    if (gather && moved_tiles[row * tiles + p / KILN_TILE]) p = orig[at + p];
+    if (carry) positions[at + i] = p;
+  }
+}
+
+// Rows of one-byte integer keys alone (sort_fills): a key is its code, so keys of one code are the same bits
+// and the stable sort of a row is its histogram written out, each digit's run after the smaller digits' runs.
+// Block row * tiles + t scans its row's counts (kiln_sort_count's) into each digit's first slot and writes its
+// tile's slots: the digit of a slot is the last whose run starts at or before it. A thread's slots increase,
+// so its digit only moves up: a thread walks the row's digits once at most. No plan, pass or copy kernel runs.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fill(key_t* __restrict__ keys,
+                                                                          const unsigned long long* __restrict__ hist,
+                                                                          long long n, long long tiles) {
+  __shared__ unsigned long long first[256 + 1];
+  __shared__ unsigned long long sums[KILN_WARPS];
+  __shared__ int start;
+  const int tid = threadIdx.x;
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  const unsigned long long count = hist[row * KILN_PASSES * 256 + tid];
+  first[tid] = kiln_block_exclusive(count, sums);
+  if (tid == 0) first[256] = (unsigned long long)n;
+  __syncthreads();
+  const unsigned long long lo = (unsigned long long)t * KILN_TILE;
+  if (count > 0 && first[tid] <= lo && lo < first[tid] + count) start = tid;  // the digit of the tile's first slot
+  __syncthreads();
+  const int size = (int)min((long long)KILN_TILE, n - (long long)lo);
+  key_t* out = keys + row * n + (long long)lo;
+  int d = start;
+  for (int j = tid; j < size; j += KILN_THREADS) {
+    while (first[d + 1] <= lo + (unsigned long long)j) ++d;  // first[256] = n ends every walk
+    out[j] = kiln_decode((code_t)d);
   }
 }
 
@@ -631,7 +712,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFixup };
+enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFixup, kFill };
 
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
@@ -709,6 +790,8 @@ int sort_items(DType t, int setting, int shared_optin) {
   return items;
 }
 
+bool sort_fills(DType t, bool carry) { return !carry && size_of(t) == 1 && !is_float(t); }
+
 int sort_match(DType t, int setting) {
   if (setting >= 0) return setting;
   (void)t;
@@ -772,7 +855,7 @@ std::string sort_source(DType t, int items, int match) {
 
 std::vector<std::string> sort_entries() {
   return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan",  "kiln_sort_pass",
-          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup"};
+          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup", "kiln_sort_fill"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
@@ -804,24 +887,42 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   std::int64_t chunk = std::max(kCountTiles, (tiles + per_row - 1) / per_row), chunks = (tiles + chunk - 1) / chunk;
   const auto total = static_cast<std::size_t>(rows * n);
   const auto r = static_cast<std::size_t>(rows), rt = static_cast<std::size_t>(rows * tiles);
-  // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags. Then the rest.
+  if (sort_fills(t, carry != 0)) {  // the counts, then the rows written from them
+    const CUdeviceptr hist = call.alloc(r * 256 * 8, "sort counts of " + what);
+    call.check(gpu::driver().cuMemsetD8Async(hist, 0, r * 256 * 8, call.stream), "zeroing sort counts");
+    CUdeviceptr h = hist, none = 0;
+    launch(kCount, grid_of(rows * chunks, what),
+           {&k, &h, &none, &none, &none, &none, &none, &none, &none, &nn, &tiles, &chunk, &chunks, &carry});
+    launch(kFill, grid_of(rows * tiles, what), {&k, &h, &nn, &tiles});
+    call.release(hist);
+    return;
+  }
+  // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags, the flags of
+  // payloads that are not their rows' indices (per tile and per row). Then the rest.
   Layout z;
   const std::size_t hist_at = z.take(r * passes * 256 * 8), status_at = z.take(rt * 256 * 8),
-                    tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4);
+                    tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4),
+                    moved_tiles_at = z.take(carry ? rt * 4 : 0), moved_at = z.take(carry ? r * 4 : 0);
   const std::size_t zeroed = z.bytes;
   const std::size_t base_at = z.take(r * passes * 256 * 8), mask_at = z.take(r * 4);
   const CUdeviceptr scratch = call.alloc(z.bytes, "sort counts of " + what);
   const auto code_bytes = static_cast<std::size_t>(size_of(t));
   const CUdeviceptr ca = call.alloc(total * code_bytes, "sort codes of " + what);
   const CUdeviceptr cb = passes > 2 ? call.alloc(total * code_bytes, "sort codes of " + what) : 0;  // 3+ passes
-  const CUdeviceptr va = carry ? call.alloc(total * 8, "sort positions of " + what) : 0;
-  const CUdeviceptr vb = carry && passes > 2 ? call.alloc(total * 8, "sort positions of " + what) : 0;
+  // The passes carry each key's index in its row: 32-bit in rows shorter than 2^31 keys (kiln_carry). `orig`:
+  // the tiles of a payload that is not its rows' indices (written only then).
+  const std::size_t index_bytes = n <= 0x7fffffff ? 4 : 8;
+  const CUdeviceptr va = carry ? call.alloc(total * index_bytes, "sort indices of " + what) : 0;
+  const CUdeviceptr vb = carry && passes > 2 ? call.alloc(total * index_bytes, "sort indices of " + what) : 0;
+  const CUdeviceptr orig = carry ? call.alloc(total * 8, "sort positions of " + what) : 0;
   const CUdeviceptr side = lossy ? call.alloc(total * code_bytes, "sort zeros and NaNs of " + what) : 0;
   call.check(gpu::driver().cuMemsetD8Async(scratch, 0, zeroed, call.stream), "zeroing sort counts");
   CUdeviceptr hist = scratch + hist_at, status = scratch + status_at, tcount = scratch + tcount_at,
               tickets = scratch + tickets_at, flags = scratch + lossy_at, base = scratch + base_at,
-              mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side;
-  launch(kCount, grid_of(rows * chunks, what), {&k, &hist, &tcount, &flags, &s, &nn, &tiles, &chunk, &chunks});
+              mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side, o = orig,
+              moved_tiles = scratch + moved_tiles_at, moved = scratch + moved_at;
+  launch(kCount, grid_of(rows * chunks, what),
+         {&k, &hist, &tcount, &flags, &s, &pos, &o, &moved_tiles, &moved, &nn, &tiles, &chunk, &chunks, &carry});
   launch(kPlan, grid_of(rows, what), {&hist, &base, &mask, &nn});
   const unsigned blocks = grid_of(rows * tiles, what);
   for (int pass = 0; pass < passes; ++pass)
@@ -829,9 +930,9 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
       launch(kPassCarry, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
     else
       launch(kPass, blocks, {&k, &a, &b, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
-  launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &nn, &tiles, &carry});
+  launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &moved, &moved_tiles, &o, &nn, &tiles, &carry});
   if (lossy) launch(kFixup, blocks, {&k, &s, &tcount, &flags, &nn, &tiles});
-  for (CUdeviceptr p : {scratch, ca, cb, va, vb, side})
+  for (CUdeviceptr p : {scratch, ca, cb, va, vb, orig, side})
     if (p) call.release(p);
 }
 
@@ -841,7 +942,12 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
   const int setting = sort_items_, match = sort_match(t, sort_match_);
-  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_)));
+  std::string plan = fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_));
+  if (sort_fills(t, positions >= 0))
+    plan += "; rows longer than a tile written from their digit counts (keys alone, of one byte: a key is its code, "
+            "so a row's histogram written out is its stable sort; one read and one write instead of a digit pass and "
+            "the copy back)";
+  sort_plans_.push_back(std::move(plan));
   return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;

@@ -33,6 +33,11 @@ int sort_items(DType t, int setting, int shared_optin = 0);
 /// How the digit passes of a sort of keys of type `t` find a warp's equal digits (sort_source's `match`):
 /// `setting` (CudaOptions::sort_match) where it is not negative, else the rule for the type.
 int sort_match(DType t, int setting);
+/// Whether rows of keys of type `t` longer than a tile are written from their digit counts instead of sorted by
+/// digit passes: keys alone (`carry`: with a payload, argsort's positions, they are not) of one byte that every
+/// key is the code of (integers and bool). Such a key is its code, so the stable sort of a row is its
+/// histogram written out: one read and one write of the keys, where a pass and the copy back took two of each.
+bool sort_fills(DType t, bool carry);
 /// Both choices and their reasons, for diagnostics.
 std::string sort_items_reason(DType t, int setting, int match_setting = -1);
 
