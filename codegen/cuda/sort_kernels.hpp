@@ -9,7 +9,10 @@
 //   the warps' counts scanned per digit), its digits' places in the row come from a decoupled look-back over
 //   the earlier tiles' integer counts (exact and deterministic whatever the timing), and it is written in digit
 //   order. Keys are decoded on the last write; the zeros and NaNs of float rows whose -0.0 or NaN payloads a
-//   code cannot hold are put back in input order from a copy made by the counting read.
+//   code cannot hold are put back in input order from a copy made by the counting read. A payload (argsort's
+//   positions) moves as 32-bit row indices; the counting read checks that it is the indices (else the
+//   positions are gathered through the sorted indices at the end).
+// - Longer rows of one-byte integer keys alone: the counting read, then each row written from its histogram.
 // The kernels are CUDA C compiled by NVRTC once per key type and architecture in a process and loaded once
 // per device; the device machine (device_machine.hpp) launches them on the call's stream, without a wait.
 #pragma once
