@@ -225,8 +225,27 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
   }
 }
 
+// A row's plan, from its counts (`hist`: the row's, KILN_PASSES * 256): each pass's counts become the row's first
+// slot per digit, base[pass * 256 + digit]; bit `pass` of *mask is set unless one digit holds every key (the
+// pass is skipped). Made by the row's last block of kiln_sort_count: the counts are complete then.
+__device__ __forceinline__ void kiln_plan_row(volatile const unsigned long long* hist, unsigned long long* base,
+                                              unsigned* mask, long long n) {
+  __shared__ unsigned long long sums[KILN_WARPS];
+  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[pass * 256 + threadIdx.x];
+  unsigned m = 0;
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) {
+    base[pass * 256 + threadIdx.x] = kiln_block_exclusive(count[pass], sums);
+    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
+  }
+  if (threadIdx.x == 0) *mask = m;
+}
+
 // One read of the keys: every pass's digit counts per row (block row * chunks + c takes `chunk` tiles of its
-// row) into hist[(row * KILN_PASSES + pass) * 256 + digit]. With a payload (`carry`), whether each tile's is
+// row) into hist[(row * KILN_PASSES + pass) * 256 + digit], and the row's plan (kiln_plan_row) into base and
+// mask, by the row's last block (done[row] counts them; null: no plan). With a payload (`carry`), whether each tile's is
 // its indices in the row (argsort's positions are): a tile's that is not is copied to `orig`, flagged in
 // moved_tiles and its row in `moved` (kiln_sort_copy then takes each position through its sorted index). For float keys also, per tile, the counts of
 // negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
@@ -235,7 +254,8 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
     int* __restrict__ lossy, key_t* __restrict__ side, const long long* __restrict__ positions,
-    long long* __restrict__ orig, unsigned* __restrict__ moved_tiles, int* __restrict__ moved, long long n,
+    long long* __restrict__ orig, unsigned* __restrict__ moved_tiles, int* __restrict__ moved,
+    unsigned long long* __restrict__ base, unsigned* __restrict__ mask, unsigned* __restrict__ done, long long n,
     long long tiles, long long chunk, long long chunks, int carry) {
   __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
 #if KILN_LOSSY
@@ -334,25 +354,17 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     const unsigned sum = h[q * 4] + h[q * 4 + 1] + h[q * 4 + 2] + h[q * 4 + 3];
     if (sum) atomicAdd(&rh[q], (unsigned long long)sum);
   }
-}
-
-// Block `row`: each pass's counts become the row's first slot per digit, base[(row * KILN_PASSES + pass) *
-// 256 + digit]; bit `pass` of mask[row] is set unless one digit holds every key (the pass is skipped).
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_plan(const unsigned long long* __restrict__ hist,
-                                                                          unsigned long long* __restrict__ base,
-                                                                          unsigned* __restrict__ mask, long long n) {
-  __shared__ unsigned long long sums[KILN_WARPS];
-  const long long at = (long long)blockIdx.x * KILN_PASSES * 256 + threadIdx.x;
-  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
-  #pragma unroll
-  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[at + pass * 256];
-  unsigned m = 0;
-  #pragma unroll
-  for (int pass = 0; pass < KILN_PASSES; ++pass) {
-    base[at + pass * 256] = kiln_block_exclusive(count[pass], sums);
-    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
-  }
-  if (threadIdx.x == 0) mask[blockIdx.x] = m;
+  // The row's last block to finish makes its plan (no kernel of its own: one launch fewer a sort). Each
+  // thread's counts are out before the block's arrival is counted, and the last block reads them from L2.
+  if (done == nullptr) return;  // the rows written from their counts (kiln_sort_fill) need no plan
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(&done[row], 1u) == (unsigned)(chunks - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  kiln_plan_row(rh, base + row * KILN_PASSES * 256, mask + row, n);
 }
 
 // The count of digit threadIdx.x in the row's tiles before tile t > 0, from their look-back words (`word`: tile
@@ -712,7 +724,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFixup, kFill };
+enum Entry : std::size_t { kSmall, kCount, kPass, kPassCarry, kCopy, kFixup, kFill };
 
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
@@ -854,8 +866,8 @@ std::string sort_source(DType t, int items, int match) {
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan",  "kiln_sort_pass",
-          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup", "kiln_sort_fill"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_pass", "kiln_sort_pass_carry",
+          "kiln_sort_copy",  "kiln_sort_fixup", "kiln_sort_fill"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
@@ -892,17 +904,20 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
     call.check(gpu::driver().cuMemsetD8Async(hist, 0, r * 256 * 8, call.stream), "zeroing sort counts");
     CUdeviceptr h = hist, none = 0;
     launch(kCount, grid_of(rows * chunks, what),
-           {&k, &h, &none, &none, &none, &none, &none, &none, &none, &nn, &tiles, &chunk, &chunks, &carry});
+           {&k, &h, &none, &none, &none, &none, &none, &none, &none, &none, &none, &none, &nn, &tiles, &chunk, &chunks,
+            &carry});
     launch(kFill, grid_of(rows * tiles, what), {&k, &h, &nn, &tiles});
     call.release(hist);
     return;
   }
   // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags, the flags of
-  // payloads that are not their rows' indices (per tile and per row). Then the rest.
+  // payloads that are not their rows' indices (per tile and per row), the counting blocks done per row. Then
+  // the rest.
   Layout z;
   const std::size_t hist_at = z.take(r * passes * 256 * 8), status_at = z.take(rt * 256 * 8),
                     tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4),
-                    moved_tiles_at = z.take(carry ? rt * 4 : 0), moved_at = z.take(carry ? r * 4 : 0);
+                    moved_tiles_at = z.take(carry ? rt * 4 : 0), moved_at = z.take(carry ? r * 4 : 0),
+                    done_at = z.take(r * 4);
   const std::size_t zeroed = z.bytes;
   const std::size_t base_at = z.take(r * passes * 256 * 8), mask_at = z.take(r * 4);
   const CUdeviceptr scratch = call.alloc(z.bytes, "sort counts of " + what);
@@ -920,10 +935,9 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   CUdeviceptr hist = scratch + hist_at, status = scratch + status_at, tcount = scratch + tcount_at,
               tickets = scratch + tickets_at, flags = scratch + lossy_at, base = scratch + base_at,
               mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side, o = orig,
-              moved_tiles = scratch + moved_tiles_at, moved = scratch + moved_at;
-  launch(kCount, grid_of(rows * chunks, what),
-         {&k, &hist, &tcount, &flags, &s, &pos, &o, &moved_tiles, &moved, &nn, &tiles, &chunk, &chunks, &carry});
-  launch(kPlan, grid_of(rows, what), {&hist, &base, &mask, &nn});
+              moved_tiles = scratch + moved_tiles_at, moved = scratch + moved_at, done = scratch + done_at;
+  launch(kCount, grid_of(rows * chunks, what), {&k, &hist, &tcount, &flags, &s, &pos, &o, &moved_tiles, &moved, &base,
+                                                &mask, &done, &nn, &tiles, &chunk, &chunks, &carry});
   const unsigned blocks = grid_of(rows * tiles, what);
   for (int pass = 0; pass < passes; ++pass)
     if (carry)
