@@ -250,8 +250,9 @@ TEST(CudaSortGpu, SkippedPassesMatchTheInterpreter) {
 }
 
 // Float rows where a key does not come back from its code: -0.0 among +0.0 and NaNs of several payloads and
-// signs, with and without other keys (all passes skipped when every key is a zero, or every key a NaN), in rows
-// of one tile and of many: each zero and NaN keeps its bits, in input order.
+// signs, with and without other keys (all passes skipped when every key is a zero, or every key a NaN; one
+// pass for zeros among the smallest subnormals), in rows of one tile and of many: each zero and NaN keeps its
+// bits, in input order.
 template <class T>
 void zeros_and_nans(const char* type_name) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
@@ -261,8 +262,12 @@ void zeros_and_nans(const char* type_name) {
   bits |= 3;
   T payload;
   std::memcpy(&payload, &bits, sizeof bits);
+  // The last kind's codes differ in their lowest byte only: one active pass, whose row the finishing kernel
+  // copies back around the zeros it puts back.
+  const T tiny = std::numeric_limits<T>::denorm_min();
   const std::vector<std::vector<T>> kinds = {{T(0), T(-0.0)}, {nan, -nan, payload}, {T(0), T(-0.0), nan, -nan, payload},
-                                             {T(0), T(-0.0), nan, payload, T(-1.5), T(2), -std::numeric_limits<T>::infinity()}};
+                                             {T(0), T(-0.0), nan, payload, T(-1.5), T(2), -std::numeric_limits<T>::infinity()},
+                                             {T(0), T(-0.0), tiny, T(2) * tiny}};
   for (std::size_t kind = 0; kind < kinds.size(); ++kind)
     for (std::int64_t size : {4001, 50021}) {
       std::mt19937_64 g(static_cast<std::uint64_t>(size) * 7 + kind);
@@ -308,7 +313,7 @@ TEST(CudaSortGpu, SortedReversedAndConstantRowsMatchTheInterpreter) {
 // passes' sorted indices are the answer. Any other payload (the frontend makes none, but a SortStmt permutes
 // whatever it holds) comes out permuted with the keys all the same: its tiles are set aside and each position is
 // taken through its sorted index. Through sort_on_device itself, i64 rows of three tiles and more whose keys
-// take every pass (row 0, 3), one pass (row 1: the copy kernel brings it back) or none (row 2: all equal), with
+// take every pass (row 0, 3), one pass (row 1: the finishing kernel brings it back) or none (row 2: all equal), with
 // payloads that are the indices except in one tile (row 0), nowhere (rows 1, 2) and everywhere (row 3).
 TEST(CudaSortGpu, PayloadsOtherThanTheIndicesArePermutedWithTheKeys) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();

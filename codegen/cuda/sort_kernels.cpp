@@ -245,12 +245,12 @@ __device__ __forceinline__ void kiln_plan_row(volatile const unsigned long long*
 
 // One read of the keys: every pass's digit counts per row (block row * chunks + c takes `chunk` tiles of its
 // row) into hist[(row * KILN_PASSES + pass) * 256 + digit], and the row's plan (kiln_plan_row) into base and
-// mask, by the row's last block (done[row] counts them; null: no plan). With a payload (`carry`), whether each tile's is
-// its indices in the row (argsort's positions are): a tile's that is not is copied to `orig`, flagged in
-// moved_tiles and its row in `moved` (kiln_sort_copy then takes each position through its sorted index). For float keys also, per tile, the counts of
-// negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
-// its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
-// code (-0.0, a NaN payload).
+// mask, by the row's last block (done[row] counts them; null: no plan). With a payload (`carry`), whether each
+// tile's is its indices in the row (argsort's positions are): a tile's that is not is copied to `orig`,
+// flagged in moved_tiles and its row in `moved` (kiln_sort_finish then takes each position through its sorted
+// index). For float keys also, per tile, the counts of negative keys, zeros and NaNs in tcount[tile * 3 +
+// 0..2], the tile's zeros (from its start) and NaNs (from its end, backwards) in input order into `side`, and
+// lossy[row] = 1 when a key does not come back from its code (-0.0, a NaN payload).
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
     int* __restrict__ lossy, key_t* __restrict__ side, const long long* __restrict__ positions,
@@ -273,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     const long long lo = row * n + t * KILN_TILE;
     const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
     const key_t* tk = keys + lo;
-    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_copy
+    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_finish
       bool same = true;
       #pragma unroll
       for (int k = 0; k < KILN_ITEMS; ++k)
@@ -452,7 +452,7 @@ __device__ __forceinline__ void kiln_write_tile(KilnPassShared<CARRY>& s, const 
 // shorter than 2^31 keys: half the traffic of the 8-byte positions): the row's first active pass makes them
 // from the tile's place (nothing read), the others read the previous pass's, the last writes them as 8-byte
 // positions. They are the positions themselves where kiln_sort_count found the row's positions to be its
-// indices (as argsort makes them); elsewhere kiln_sort_copy takes each position through its index afterwards.
+// indices (as argsort makes them); elsewhere kiln_sort_finish takes each position through its index afterwards.
 // Each index goes to its key's place in the tile's order (`rank`), then out in that order as the keys did.
 template <class P, class I, bool FULL>
 __device__ __forceinline__ void kiln_carry(KilnPassShared<true>& s, const I* shift, const KilnTileIo& io,
@@ -577,7 +577,7 @@ __device__ __forceinline__ void kiln_pass_tile(KilnPassShared<CARRY>& s, const K
 
 // One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
 // first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
-// which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
+// which writes buffer a (kiln_sort_finish brings such rows back). Tiles are taken in order from a counter, so
 // every tile a block waits for in the look-back has started. Full tiles (all but a row's last, unless the row
 // is a multiple of the tile) take a form without bounds checks.
 template <bool CARRY>
@@ -631,40 +631,11 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY
   KilnPassShared<true>& s = *reinterpret_cast<KilnPassShared<true>*>(kiln_shared);
   kiln_pass<true>(s, keys, ca, cb, positions, va, vb, base, mask, status, tickets, n, tiles, pass);
 }
-// Block row * tiles + t, after the passes: rows with one active pass get their keys (decoded) and indices back
-// from buffer a. With a payload, the sorted indices become the positions: the same where the row's positions
-// were its indices (kiln_sort_count checked), else each the position at its index (the row's positions as
-// they came in: a tile found to be its indices has no copy in `orig`). A row without an active pass kept its
-// order, keys and positions alike.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_copy(
-    key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
-    const void* __restrict__ va, const unsigned* __restrict__ mask, const int* __restrict__ moved,
-    const unsigned* __restrict__ moved_tiles, const long long* __restrict__ orig, long long n, long long tiles,
-    int carry) {
-  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles, at = row * n;
-  const int active = __popc(mask[row]);
-  const bool gather = carry && active > 0 && moved[row];
-  if (active != 1 && !gather) return;
-  const bool narrow = n <= 0x7fffffffLL;  // kiln_carry's indices are 32-bit
-  const long long hi = min(n, (t + 1) * KILN_TILE);
-  for (long long i = t * KILN_TILE + threadIdx.x; i < hi; i += KILN_THREADS) {
-    long long p = 0;
-    if (active == 1) {
-      keys[at + i] = kiln_decode(ca[at + i]);
-      if (carry) p = narrow ? (long long)((const unsigned*)va)[at + i] : ((const long long*)va)[at + i];
-    } else if (gather) {
-      p = positions[at + i];
-    }
-    if (gather && moved_tiles[row * tiles + p / KILN_TILE]) p = orig[at + p];
-    if (carry) positions[at + i] = p;
-  }
-}
-
 // Rows of one-byte integer keys alone (sort_fills): a key is its code, so keys of one code are the same bits
 // and the stable sort of a row is its histogram written out, each digit's run after the smaller digits' runs.
 // Block row * tiles + t scans its row's counts (kiln_sort_count's) into each digit's first slot and writes its
 // tile's slots: the digit of a slot is the last whose run starts at or before it. A thread's slots increase,
-// so its digit only moves up: a thread walks the row's digits once at most. No plan, pass or copy kernel runs.
+// so its digit only moves up: a thread walks the row's digits once at most. No pass or finishing kernel runs.
 extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fill(key_t* __restrict__ keys,
                                                                           const unsigned long long* __restrict__ hist,
                                                                           long long n, long long tiles) {
@@ -689,42 +660,84 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fill(key_t*
   }
 }
 
-// Float rows with a key that does not come back from its code: block row * tiles + t writes its tile's zeros
-// and NaNs (kept by kiln_sort_count) where the sorted row holds them, in input order: zeros after the row's
-// negative keys, NaNs last, each after those of the earlier tiles.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
-    key_t* __restrict__ keys, const key_t* __restrict__ side, const unsigned* __restrict__ tcount,
-    const int* __restrict__ lossy, long long n, long long tiles) {
+// Block row * tiles + t, after the passes, where its row needs it (one kernel for all of it: one launch a sort):
+// - a row with one active pass gets its keys (decoded) and indices back from buffer a;
+// - with a payload, the sorted indices become the positions: the same where the row's positions were its
+//   indices (kiln_sort_count checked), else each the position at its index (the row's positions as they came
+//   in: a tile found to be its indices has no copy in `orig`). A row without an active pass kept its order;
+// - a float row with a key that does not come back from its code gets the tile's zeros and NaNs (kept by
+//   kiln_sort_count) where the sorted row holds them, in input order: zeros after the row's negative keys,
+//   NaNs last, each after those of the earlier tiles. The copy leaves those runs to them, so every slot of the
+//   row is written by one block, whatever the order of the blocks.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_finish(
+    key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
+    const void* __restrict__ va, const unsigned* __restrict__ mask, const int* __restrict__ moved,
+    const unsigned* __restrict__ moved_tiles, const long long* __restrict__ orig, const key_t* __restrict__ side,
+    const unsigned* __restrict__ tcount, const int* __restrict__ lossy, long long n, long long tiles, int carry) {
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles, at = row * n;
+  const int active = __popc(mask[row]);
+  const bool gather = carry && active > 0 && moved[row];
 #if KILN_LOSSY
-  __shared__ unsigned long long sums[4];  // the row's negatives and NaNs; zeros and NaNs of earlier tiles
-  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  if (!lossy[row]) return;
-  if (threadIdx.x < 4) sums[threadIdx.x] = 0;
-  __syncthreads();
-  unsigned long long neg = 0, nans = 0, zeros_before = 0, nans_before = 0;
+  const bool fix = lossy[row] != 0;
+#else
+  const bool fix = false;
+#endif
+  if (active != 1 && !gather && !fix) return;
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
+  long long zeros_at = 0, zeros_end = 0, nans_at = n;  // the row's runs of zeros and of NaNs
+#if KILN_LOSSY
+  // The row's negatives, NaNs and zeros; the zeros and NaNs of the tiles before this one.
+  __shared__ unsigned long long sums[5];
   const unsigned* rc = tcount + row * tiles * 3;
-  for (long long u = threadIdx.x; u < tiles; u += KILN_THREADS) {
-    neg += rc[u * 3];
-    nans += rc[u * 3 + 2];
-    if (u < t) zeros_before += rc[u * 3 + 1], nans_before += rc[u * 3 + 2];
+  if (fix) {
+    if (threadIdx.x < 5) sums[threadIdx.x] = 0;
+    __syncthreads();
+    unsigned long long neg = 0, nans = 0, zeros = 0, zeros_before = 0, nans_before = 0;
+    for (long long u = threadIdx.x; u < tiles; u += KILN_THREADS) {
+      neg += rc[u * 3];
+      zeros += rc[u * 3 + 1];
+      nans += rc[u * 3 + 2];
+      if (u < t) zeros_before += rc[u * 3 + 1], nans_before += rc[u * 3 + 2];
+    }
+    atomicAdd(&sums[0], neg);
+    atomicAdd(&sums[1], nans);
+    atomicAdd(&sums[2], zeros);
+    atomicAdd(&sums[3], zeros_before);
+    atomicAdd(&sums[4], nans_before);
+    __syncthreads();
+    zeros_at = (long long)sums[0];
+    zeros_end = zeros_at + (long long)sums[2];
+    nans_at = n - (long long)sums[1];
   }
-  atomicAdd(&sums[0], neg);
-  atomicAdd(&sums[1], nans);
-  atomicAdd(&sums[2], zeros_before);
-  atomicAdd(&sums[3], nans_before);
-  __syncthreads();
-  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE), roff = row * n;
-  const unsigned zeros = rc[t * 3 + 1], tile_nans = rc[t * 3 + 2];
-  for (unsigned j = threadIdx.x; j < zeros; j += KILN_THREADS)
-    keys[roff + (long long)(sums[0] + sums[2]) + j] = side[roff + lo + j];
-  for (unsigned j = threadIdx.x; j < tile_nans; j += KILN_THREADS)
-    keys[roff + n - (long long)sums[1] + (long long)sums[3] + j] = side[roff + hi - 1 - j];
+#endif
+  if (active == 1 || gather) {
+    const bool narrow = n <= 0x7fffffffLL;  // kiln_carry's indices are 32-bit
+    for (long long i = lo + threadIdx.x; i < hi; i += KILN_THREADS) {
+      long long p = 0;
+      if (active == 1) {
+        if (!fix || ((i < zeros_at || i >= zeros_end) && i < nans_at)) keys[at + i] = kiln_decode(ca[at + i]);
+        if (carry) p = narrow ? (long long)((const unsigned*)va)[at + i] : ((const long long*)va)[at + i];
+      } else {
+        p = positions[at + i];
+      }
+      if (gather && moved_tiles[row * tiles + p / KILN_TILE]) p = orig[at + p];
+      if (carry) positions[at + i] = p;
+    }
+  }
+#if KILN_LOSSY
+  if (fix) {
+    const unsigned zeros = rc[t * 3 + 1], tile_nans = rc[t * 3 + 2];
+    for (unsigned j = threadIdx.x; j < zeros; j += KILN_THREADS)
+      keys[at + zeros_at + (long long)sums[3] + j] = side[at + lo + j];
+    for (unsigned j = threadIdx.x; j < tile_nans; j += KILN_THREADS)
+      keys[at + nans_at + (long long)sums[4] + j] = side[at + hi - 1 - j];
+  }
 #endif
 }
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kSmall, kCount, kPass, kPassCarry, kCopy, kFixup, kFill };
+enum Entry : std::size_t { kSmall, kCount, kPass, kPassCarry, kFinish, kFill };
 
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
@@ -866,8 +879,8 @@ std::string sort_source(DType t, int items, int match) {
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_pass", "kiln_sort_pass_carry",
-          "kiln_sort_copy",  "kiln_sort_fixup", "kiln_sort_fill"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_pass", "kiln_sort_pass_carry", "kiln_sort_finish",
+          "kiln_sort_fill"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
@@ -944,8 +957,7 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
       launch(kPassCarry, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
     else
       launch(kPass, blocks, {&k, &a, &b, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
-  launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &moved, &moved_tiles, &o, &nn, &tiles, &carry});
-  if (lossy) launch(kFixup, blocks, {&k, &s, &tcount, &flags, &nn, &tiles});
+  launch(kFinish, blocks, {&k, &a, &pos, &pa, &mask, &moved, &moved_tiles, &o, &s, &tcount, &flags, &nn, &tiles, &carry});
   for (CUdeviceptr p : {scratch, ca, cb, va, vb, orig, side})
     if (p) call.release(p);
 }
