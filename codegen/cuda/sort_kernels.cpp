@@ -273,19 +273,6 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     const long long lo = row * n + t * KILN_TILE;
     const int count = (int)min((long long)KILN_TILE, n - t * KILN_TILE);
     const key_t* tk = keys + lo;
-    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_finish
-      bool same = true;
-      #pragma unroll
-      for (int k = 0; k < KILN_ITEMS; ++k)
-        if (i0 + 32 * k < count) same &= positions[lo + i0 + 32 * k] == t * KILN_TILE + i0 + 32 * k;
-      if (__syncthreads_or(!same)) {
-        for (int j = tid; j < count; j += KILN_THREADS) orig[lo + j] = positions[lo + j];
-        if (tid == 0) {
-          moved_tiles[row * tiles + t] = 1u;
-          atomicOr(&moved[row], 1);
-        }
-      }
-    }
     key_t x[KILN_ITEMS];
     #pragma unroll
     for (int k = 0; k < KILN_ITEMS; ++k)
@@ -347,6 +334,20 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
       __syncthreads();  // the sums are reused by the next tile
     }
 #endif
+    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_finish (after the
+                  // keys: their registers are free)
+      bool same = true;
+      #pragma unroll
+      for (int k = 0; k < KILN_ITEMS; ++k)
+        if (i0 + 32 * k < count) same &= positions[lo + i0 + 32 * k] == t * KILN_TILE + i0 + 32 * k;
+      if (__syncthreads_or(!same)) {
+        for (int j = tid; j < count; j += KILN_THREADS) orig[lo + j] = positions[lo + j];
+        if (tid == 0) {
+          moved_tiles[row * tiles + t] = 1u;
+          atomicOr(&moved[row], 1);
+        }
+      }
+    }
   }
   __syncthreads();
   unsigned long long* rh = hist + row * KILN_PASSES * 256;
