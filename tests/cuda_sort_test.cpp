@@ -318,6 +318,7 @@ TEST(CudaSortGpu, SortedReversedAndConstantRowsMatchTheInterpreter) {
 TEST(CudaSortGpu, PayloadsOtherThanTheIndicesArePermutedWithTheKeys) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
   gpu::Device& dev = gpu::device(0);
+  dev.bind();  // the module and the launches below need its context current on this thread
   const cu::CudaOptions o = kiln::detail::cuda_options();
   const int items = cu::sort_items(DType::I64, o.sort_items, dev.info().shared_per_block_optin);
   const int match = cu::sort_match(DType::I64, o.sort_match);
@@ -347,9 +348,9 @@ TEST(CudaSortGpu, PayloadsOtherThanTheIndicesArePermutedWithTheKeys) {
   const cu::Binary b = cu::compile_source(cu::sort_source(DType::I64, items, match), "kiln_sort", dev.info().arch(), {}, false);
   const gpu::Module module(dev, b.arch, b.cubin, b.ptx, cu::sort_entries());
   KernelStatus status{};
+  const std::string label = "the payload test's sort";
   {
     cu::CallState call(dev, module, cu::CallNeeds(cu::Program{}), &status);
-    const std::string label = "the payload test's sort";
     cu::sort_on_device(call, DType::I64, reinterpret_cast<std::uint64_t>(dk.data()), reinterpret_cast<std::uint64_t>(dp.data()),
                        rows, n, items, match, "keys", label);
     gpu::check(gpu::driver().cuStreamSynchronize(call.stream), "the payload test's sort");
