@@ -389,6 +389,7 @@ TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
   EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, o.sort_items, o.sort_match)), std::string::npos)
       << gpu.diagnostics();
   EXPECT_EQ(gpu.diagnostics().find("written from their digit counts"), std::string::npos) << gpu.diagnostics();
+  EXPECT_NE(gpu.diagnostics().find("as 32-bit row indices"), std::string::npos) << gpu.diagnostics();  // the argsort
   // One-byte integer keys alone are written from their counts (sort_fills), and the diagnostics say so; their
   // argsort is not (it carries positions), nor are wider keys.
   auto bytes = jit("sort_bytes_gpu", [](Array<std::uint8_t, 1> x) { return std::tuple{kiln::sort(x), kiln::argsort(x)}; },

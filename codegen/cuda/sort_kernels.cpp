@@ -974,6 +974,9 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
     plan += "; rows longer than a tile written from their digit counts (keys alone, of one byte: a key is its code, "
             "so a row's histogram written out is its stable sort; one read and one write instead of a digit pass and "
             "the copy back)";
+  else if (positions >= 0)
+    plan += "; positions carried through the digit passes as 32-bit row indices in rows shorter than 2^31 keys "
+            "(half the traffic of 8-byte positions; the counting read checks that they are the indices)";
   sort_plans_.push_back(std::move(plan));
   return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
