@@ -6,6 +6,10 @@
 // digits vary in some bytes only (skipped passes, the buffers' every order) and float rows of zeros and NaNs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+
+#include "codegen/cuda/device_machine.hpp"
 #include "codegen/cuda/emit_program.hpp"
 #include "codegen/cuda/nvrtc.hpp"
 #include "codegen/cuda/sort_kernels.hpp"
@@ -14,6 +18,8 @@
 #include "ir/printer.hpp"
 #include "kiln/kiln.hpp"
 #include "runtime/cuda/context.hpp"
+#include "runtime/cuda/driver.hpp"
+#include "runtime/cuda/module.hpp"
 #include "tests/sort_test_util.hpp"
 
 namespace kiln {
@@ -244,8 +250,9 @@ TEST(CudaSortGpu, SkippedPassesMatchTheInterpreter) {
 }
 
 // Float rows where a key does not come back from its code: -0.0 among +0.0 and NaNs of several payloads and
-// signs, with and without other keys (all passes skipped when every key is a zero, or every key a NaN), in rows
-// of one tile and of many: each zero and NaN keeps its bits, in input order.
+// signs, with and without other keys (all passes skipped when every key is a zero, or every key a NaN; one
+// pass for zeros among the smallest subnormals), in rows of one tile and of many: each zero and NaN keeps its
+// bits, in input order.
 template <class T>
 void zeros_and_nans(const char* type_name) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
@@ -255,8 +262,12 @@ void zeros_and_nans(const char* type_name) {
   bits |= 3;
   T payload;
   std::memcpy(&payload, &bits, sizeof bits);
+  // The last kind's codes differ in their lowest byte only: one active pass, whose row the finishing kernel
+  // copies back around the zeros it puts back.
+  const T tiny = std::numeric_limits<T>::denorm_min();
   const std::vector<std::vector<T>> kinds = {{T(0), T(-0.0)}, {nan, -nan, payload}, {T(0), T(-0.0), nan, -nan, payload},
-                                             {T(0), T(-0.0), nan, payload, T(-1.5), T(2), -std::numeric_limits<T>::infinity()}};
+                                             {T(0), T(-0.0), nan, payload, T(-1.5), T(2), -std::numeric_limits<T>::infinity()},
+                                             {T(0), T(-0.0), tiny, T(2) * tiny}};
   for (std::size_t kind = 0; kind < kinds.size(); ++kind)
     for (std::int64_t size : {4001, 50021}) {
       std::mt19937_64 g(static_cast<std::uint64_t>(size) * 7 + kind);
@@ -298,6 +309,58 @@ TEST(CudaSortGpu, SortedReversedAndConstantRowsMatchTheInterpreter) {
   }
 }
 
+// A sort's payload is argsort's positions, which the counting read finds to be the rows' indices, so the
+// passes' sorted indices are the answer. Any other payload (the frontend makes none, but a SortStmt permutes
+// whatever it holds) comes out permuted with the keys all the same: its tiles are set aside and each position is
+// taken through its sorted index. Through sort_on_device itself, i64 rows of three tiles and more whose keys
+// take every pass (row 0, 3), one pass (row 1: the finishing kernel brings it back) or none (row 2: all equal), with
+// payloads that are the indices except in one tile (row 0), nowhere (rows 1, 2) and everywhere (row 3).
+TEST(CudaSortGpu, PayloadsOtherThanTheIndicesArePermutedWithTheKeys) {
+  if (!gpu_present()) GTEST_SKIP() << "no CUDA driver/GPU here: " << kiln::cuda::unavailable_reason();
+  gpu::Device& dev = gpu::device(0);
+  dev.bind();  // the module and the launches below need its context current on this thread
+  const cu::CudaOptions o = kiln::detail::cuda_options();
+  const int items = cu::sort_items(DType::I64, o.sort_items, dev.info().shared_per_block_optin);
+  const int match = cu::sort_match(DType::I64, o.sort_match);
+  const std::int64_t tile = 256 * std::int64_t{items}, n = 3 * tile + 17, rows = 4;
+  std::mt19937_64 g(19);
+  std::vector<std::int64_t> k(static_cast<size_t>(rows * n)), p(k.size());
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto at = static_cast<size_t>(r * n + i);
+      k[at] = r == 0 ? static_cast<std::int64_t>(g()) : r == 1 ? static_cast<std::int64_t>(g() % 7)
+                     : r == 2 ? 5 : static_cast<std::int64_t>(g() % 1000) - 500;
+      p[at] = (r == 0 && i / tile != 1) || r == 3 ? i : static_cast<std::int64_t>(g() >> 1);
+    }
+  std::vector<std::int64_t> want_k(k.size()), want_p(k.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::vector<std::int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), r * n);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return k[static_cast<size_t>(a)] < k[static_cast<size_t>(b)]; });
+    for (std::int64_t i = 0; i < n; ++i) {
+      want_k[static_cast<size_t>(r * n + i)] = k[static_cast<size_t>(order[static_cast<size_t>(i)])];
+      want_p[static_cast<size_t>(r * n + i)] = p[static_cast<size_t>(order[static_cast<size_t>(i)])];
+    }
+  }
+  DeviceArray<std::int64_t> dk({rows * n}), dp({rows * n});
+  dk.copy_from(k);
+  dp.copy_from(p);
+  const cu::Binary b = cu::compile_source(cu::sort_source(DType::I64, items, match), "kiln_sort", dev.info().arch(), {}, false);
+  const gpu::Module module(dev, b.arch, b.cubin, b.ptx, cu::sort_entries());
+  KernelStatus status{};
+  const std::string label = "the payload test's sort";
+  {
+    cu::CallState call(dev, module, cu::CallNeeds(cu::Program{}), &status);
+    cu::sort_on_device(call, DType::I64, reinterpret_cast<std::uint64_t>(dk.data()), reinterpret_cast<std::uint64_t>(dp.data()),
+                       rows, n, items, match, "keys", label);
+    gpu::check(gpu::driver().cuStreamSynchronize(call.stream), "the payload test's sort");
+  }
+  EXPECT_EQ(dk.to_vector(), want_k);
+  const std::vector<std::int64_t> got = dp.to_vector();
+  for (std::int64_t r = 0; r < rows; ++r)
+    EXPECT_TRUE(std::equal(got.begin() + r * n, got.begin() + (r + 1) * n, want_p.begin() + r * n)) << "payload of row " << r;
+}
+
 // Results assigned into 1-d parameters: the sort works in the destination itself (no copy of the sorted keys
 // or positions), bit for bit the interpreter's answer.
 TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
@@ -325,6 +388,19 @@ TEST(CudaSortGpu, SortsIntoParametersMatchTheInterpreter) {
   const cu::CudaOptions o = kiln::detail::cuda_options();
   EXPECT_NE(gpu.diagnostics().find(cu::sort_items_reason(DType::F64, o.sort_items, o.sort_match)), std::string::npos)
       << gpu.diagnostics();
+  EXPECT_EQ(gpu.diagnostics().find("written from their digit counts"), std::string::npos) << gpu.diagnostics();
+  EXPECT_NE(gpu.diagnostics().find("as 32-bit row indices"), std::string::npos) << gpu.diagnostics();  // the argsort
+  // One-byte integer keys alone are written from their counts (sort_fills), and the diagnostics say so; their
+  // argsort is not (it carries positions), nor are wider keys.
+  auto bytes = jit("sort_bytes_gpu", [](Array<std::uint8_t, 1> x) { return std::tuple{kiln::sort(x), kiln::argsort(x)}; },
+                   Options().on(Target::cuda));
+  NDArray<std::uint8_t> in8({3});
+  in8.data()[0] = 9, in8.data()[1] = 2, in8.data()[2] = 9;
+  auto [sorted8, order8] = bytes(in8);
+  EXPECT_EQ(sorted8.data()[0], 2);
+  EXPECT_NE(bytes.diagnostics().find("written from their digit counts"), std::string::npos) << bytes.diagnostics();
+  EXPECT_TRUE(cu::sort_fills(DType::U8, false) && cu::sort_fills(DType::I8, false) && cu::sort_fills(DType::Bool, false));
+  EXPECT_FALSE(cu::sort_fills(DType::U8, true) || cu::sort_fills(DType::I16, false) || cu::sort_fills(DType::F16, false));
 }
 
 }  // namespace

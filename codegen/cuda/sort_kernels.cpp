@@ -225,15 +225,38 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_small(key_t
   }
 }
 
+// A row's plan, from its counts (`hist`: the row's, KILN_PASSES * 256): each pass's counts become the row's first
+// slot per digit, base[pass * 256 + digit]; bit `pass` of *mask is set unless one digit holds every key (the
+// pass is skipped). Made by the row's last block of kiln_sort_count: the counts are complete then.
+__device__ __forceinline__ void kiln_plan_row(volatile const unsigned long long* hist, unsigned long long* base,
+                                              unsigned* mask, long long n) {
+  __shared__ unsigned long long sums[KILN_WARPS];
+  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[pass * 256 + threadIdx.x];
+  unsigned m = 0;
+  #pragma unroll
+  for (int pass = 0; pass < KILN_PASSES; ++pass) {
+    base[pass * 256 + threadIdx.x] = kiln_block_exclusive(count[pass], sums);
+    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
+  }
+  if (threadIdx.x == 0) *mask = m;
+}
+
 // One read of the keys: every pass's digit counts per row (block row * chunks + c takes `chunk` tiles of its
-// row) into hist[(row * KILN_PASSES + pass) * 256 + digit]. For float keys also, per tile, the counts of
-// negative keys, zeros and NaNs in tcount[tile * 3 + 0..2], the tile's zeros (from its start) and NaNs (from
-// its end, backwards) in input order into `side`, and lossy[row] = 1 when a key does not come back from its
-// code (-0.0, a NaN payload).
+// row) into hist[(row * KILN_PASSES + pass) * 256 + digit], and the row's plan (kiln_plan_row) into base and
+// mask, by the row's last block (done[row] counts them; null: no plan). With a payload (`carry`), whether each
+// tile's is its indices in the row (argsort's positions are): a tile's that is not is copied to `orig`,
+// flagged in moved_tiles and its row in `moved` (kiln_sort_finish then takes each position through its sorted
+// index). For float keys also, per tile, the counts of negative keys, zeros and NaNs in tcount[tile * 3 +
+// 0..2], the tile's zeros (from its start) and NaNs (from its end, backwards) in input order into `side`, and
+// lossy[row] = 1 when a key does not come back from its code (-0.0, a NaN payload).
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln_sort_count(
     const key_t* __restrict__ keys, unsigned long long* __restrict__ hist, unsigned* __restrict__ tcount,
-    int* __restrict__ lossy, key_t* __restrict__ side, long long n, long long tiles, long long chunk,
-    long long chunks) {
+    int* __restrict__ lossy, key_t* __restrict__ side, const long long* __restrict__ positions,
+    long long* __restrict__ orig, unsigned* __restrict__ moved_tiles, int* __restrict__ moved,
+    unsigned long long* __restrict__ base, unsigned* __restrict__ mask, unsigned* __restrict__ done, long long n,
+    long long tiles, long long chunk, long long chunks, int carry) {
   __shared__ unsigned h[KILN_PASSES * 256 * 4];  // 4 copies, lane % 4's: a quarter of the same-digit conflicts
 #if KILN_LOSSY
   __shared__ unsigned zero_sums[KILN_WARPS], nan_sums[KILN_WARPS];
@@ -311,6 +334,20 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
       __syncthreads();  // the sums are reused by the next tile
     }
 #endif
+    if (carry) {  // is the tile's payload its indices in the row? Else a copy, for kiln_sort_finish (after the
+                  // keys: their registers are free)
+      bool same = true;
+      #pragma unroll
+      for (int k = 0; k < KILN_ITEMS; ++k)
+        if (i0 + 32 * k < count) same &= positions[lo + i0 + 32 * k] == t * KILN_TILE + i0 + 32 * k;
+      if (__syncthreads_or(!same)) {
+        for (int j = tid; j < count; j += KILN_THREADS) orig[lo + j] = positions[lo + j];
+        if (tid == 0) {
+          moved_tiles[row * tiles + t] = 1u;
+          atomicOr(&moved[row], 1);
+        }
+      }
+    }
   }
   __syncthreads();
   unsigned long long* rh = hist + row * KILN_PASSES * 256;
@@ -318,25 +355,17 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
     const unsigned sum = h[q * 4] + h[q * 4 + 1] + h[q * 4 + 2] + h[q * 4 + 3];
     if (sum) atomicAdd(&rh[q], (unsigned long long)sum);
   }
-}
-
-// Block `row`: each pass's counts become the row's first slot per digit, base[(row * KILN_PASSES + pass) *
-// 256 + digit]; bit `pass` of mask[row] is set unless one digit holds every key (the pass is skipped).
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_plan(const unsigned long long* __restrict__ hist,
-                                                                          unsigned long long* __restrict__ base,
-                                                                          unsigned* __restrict__ mask, long long n) {
-  __shared__ unsigned long long sums[KILN_WARPS];
-  const long long at = (long long)blockIdx.x * KILN_PASSES * 256 + threadIdx.x;
-  unsigned long long count[KILN_PASSES];  // every pass's loads before the first scan waits on one
-  #pragma unroll
-  for (int pass = 0; pass < KILN_PASSES; ++pass) count[pass] = hist[at + pass * 256];
-  unsigned m = 0;
-  #pragma unroll
-  for (int pass = 0; pass < KILN_PASSES; ++pass) {
-    base[at + pass * 256] = kiln_block_exclusive(count[pass], sums);
-    if (!__syncthreads_or(count[pass] == (unsigned long long)n)) m |= 1u << pass;
-  }
-  if (threadIdx.x == 0) mask[blockIdx.x] = m;
+  // The row's last block to finish makes its plan (no kernel of its own: one launch fewer a sort). Each
+  // thread's counts are out before the block's arrival is counted, and the last block reads them from L2.
+  if (done == nullptr) return;  // the rows written from their counts (kiln_sort_fill) need no plan
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(&done[row], 1u) == (unsigned)(chunks - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  kiln_plan_row(rh, base + row * KILN_PASSES * 256, mask + row, n);
 }
 
 // The count of digit threadIdx.x in the row's tiles before tile t > 0, from their look-back words (`word`: tile
@@ -386,14 +415,17 @@ static_assert(sizeof(KilnPassShared<false>) <= KILN_PASS_BYTES, "kiln_sort_pass'
 static_assert(sizeof(KilnPassShared<true>) <= KILN_PASS_CARRY_BYTES, "kiln_sort_pass_carry's shared memory");
 
 // Where a digit pass's tile is read and written: the tile's input codes (or keys, on the row's first active
-// pass) and payload, the row's output codes (or keys, on its last) and payload.
+// pass) and indices, the row's output codes (or keys, on its last) and indices (or positions, on its last).
+// A pass with a payload carries each key's index in its row (kiln_carry), as 32-bit integers in rows shorter
+// than 2^31 keys: the tile's start in the previous pass's indices, the row's start in this pass's.
 struct KilnTileIo {
   const key_t* keys_in;
   const code_t* codes_in;
-  const long long* payload_in;
+  const void* index_in;
   key_t* keys_out;
   code_t* codes_out;
-  long long* payload_out;
+  void* index_out;
+  long long* positions_out;
 };
 
 // The tile, in digit order in shared memory, written out in that order: consecutive threads write consecutive
@@ -417,14 +449,38 @@ __device__ __forceinline__ void kiln_write_tile(KilnPassShared<CARRY>& s, const 
   }
 }
 
-template <class I, bool FULL>
-__device__ __forceinline__ void kiln_write_payload(KilnPassShared<true>& s, const I* shift, long long* out,
-                                                   int count) {
-  const int tid = threadIdx.x;
+// The payload of a pass (argsort's positions) moves as each key's index in its row, of type P (32 bits in rows
+// shorter than 2^31 keys: half the traffic of the 8-byte positions): the row's first active pass makes them
+// from the tile's place (nothing read), the others read the previous pass's, the last writes them as 8-byte
+// positions. They are the positions themselves where kiln_sort_count found the row's positions to be its
+// indices (as argsort makes them); elsewhere kiln_sort_finish takes each position through its index afterwards.
+// Each index goes to its key's place in the tile's order (`rank`), then out in that order as the keys did.
+template <class P, class I, bool FULL>
+__device__ __forceinline__ void kiln_carry(KilnPassShared<true>& s, const I* shift, const KilnTileIo& io,
+                                           const unsigned short (&rank)[KILN_ITEMS], long long t, int count,
+                                           bool is_first, bool is_last) {
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int i0 = warp * 32 * KILN_ITEMS + lane;  // item k is the tile's element i0 + 32 k
+  P* sorted = reinterpret_cast<P*>(s.sorted.v);
+  P p[KILN_ITEMS];
+  const P* in = static_cast<const P*>(io.index_in);
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (FULL || i0 + 32 * k < count) p[k] = is_first ? (P)(t * KILN_TILE + i0 + 32 * k) : in[i0 + 32 * k];
+  __syncthreads();  // every key is read out of `sorted` before the indices go in
+  #pragma unroll
+  for (int k = 0; k < KILN_ITEMS; ++k)
+    if (FULL || i0 + 32 * k < count) sorted[rank[k]] = p[k];
+  __syncthreads();
+  P* out = static_cast<P*>(io.index_out);
   #pragma unroll
   for (int k = 0; k < KILN_ITEMS; ++k) {
     const int j = tid + KILN_THREADS * k;
-    if (FULL || j < count) out[shift[s.digit_of[j]] + (I)j] = s.sorted.v[j];
+    if (FULL || j < count) {
+      const I o = shift[s.digit_of[j]] + (I)j;
+      if (is_last) io.positions_out[o] = (long long)sorted[j];
+      else out[o] = sorted[j];
+    }
   }
 }
 
@@ -515,30 +571,21 @@ __device__ __forceinline__ void kiln_pass_tile(KilnPassShared<CARRY>& s, const K
   if (narrow) kiln_write_tile<int, CARRY, FULL>(s, s.shift.narrow, io, count, pass, is_last);
   else kiln_write_tile<long long, CARRY, FULL>(s, s.shift.wide, io, count, pass, is_last);
   if constexpr (CARRY) {
-    long long p[KILN_ITEMS];
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (FULL || i0 + 32 * k < count) p[k] = io.payload_in[i0 + 32 * k];
-    __syncthreads();  // every key is read out of `sorted` before the payload goes in
-    #pragma unroll
-    for (int k = 0; k < KILN_ITEMS; ++k)
-      if (FULL || i0 + 32 * k < count) s.sorted.v[rank[k]] = p[k];
-    __syncthreads();
-    if (narrow) kiln_write_payload<int, FULL>(s, s.shift.narrow, io.payload_out, count);
-    else kiln_write_payload<long long, FULL>(s, s.shift.wide, io.payload_out, count);
+    if (narrow) kiln_carry<unsigned, int, FULL>(s, s.shift.narrow, io, rank, t, count, is_first, is_last);
+    else kiln_carry<unsigned long long, long long, FULL>(s, s.shift.wide, io, rank, t, count, is_first, is_last);
   }
 }
 
 // One digit pass over every row's tiles. A row's active passes (mask) alternate between the buffers: the
 // first reads the keys (encoding them), the last writes the keys (decoding them) unless it is also the first,
-// which writes buffer a (kiln_sort_copy brings such rows back). Tiles are taken in order from a counter, so
+// which writes buffer a (kiln_sort_finish brings such rows back). Tiles are taken in order from a counter, so
 // every tile a block waits for in the look-back has started. Full tiles (all but a row's last, unless the row
 // is a multiple of the tile) take a form without bounds checks.
 template <bool CARRY>
 __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __restrict__ keys,
                                           code_t* __restrict__ ca, code_t* __restrict__ cb,
-                                          long long* __restrict__ positions, long long* __restrict__ va,
-                                          long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+                                          long long* __restrict__ positions, void* __restrict__ va,
+                                          void* __restrict__ vb, const unsigned long long* __restrict__ base,
                                           const unsigned* __restrict__ mask, unsigned long long* __restrict__ status,
                                           unsigned* __restrict__ tickets, long long n, long long tiles, int pass) {
   const int tid = threadIdx.x;
@@ -557,8 +604,10 @@ __device__ __forceinline__ void kiln_pass(KilnPassShared<CARRY>& s, key_t* __res
   io.codes_in = ((before & 1) ? ca : cb) + lo;  // pass `before` - 1 wrote a when even
   io.keys_out = keys + row_at;
   io.codes_out = ((before & 1) ? cb : ca) + row_at;
-  io.payload_in = CARRY ? (is_first ? positions + lo : ((before & 1) ? va : vb) + lo) : nullptr;
-  io.payload_out = CARRY ? (is_last ? positions : (before & 1) ? vb : va) + row_at : nullptr;
+  const long long index_bytes = n <= 0x7fffffffLL ? 4 : 8;  // kiln_carry's P
+  io.index_in = CARRY && !is_first ? (const char*)((before & 1) ? va : vb) + lo * index_bytes : nullptr;
+  io.index_out = CARRY && !is_last ? (char*)((before & 1) ? vb : va) + row_at * index_bytes : nullptr;
+  io.positions_out = CARRY ? positions + row_at : nullptr;
   const unsigned long long row_first = base[(row * KILN_PASSES + pass) * 256 + tid];  // no wait until used
   volatile unsigned long long* word = status + (row * tiles) * 256 + tid;
   if (count == KILN_TILE) kiln_pass_tile<CARRY, true>(s, io, row_first, word, n, t, count, pass, is_first, is_last);
@@ -577,61 +626,119 @@ extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS) kiln
 
 extern "C" __global__ void __launch_bounds__(KILN_THREADS, KILN_MIN_BLOCKS_CARRY) kiln_sort_pass_carry(
     key_t* __restrict__ keys, code_t* __restrict__ ca, code_t* __restrict__ cb, long long* __restrict__ positions,
-    long long* __restrict__ va, long long* __restrict__ vb, const unsigned long long* __restrict__ base,
+    void* __restrict__ va, void* __restrict__ vb, const unsigned long long* __restrict__ base,
     const unsigned* __restrict__ mask, unsigned long long* __restrict__ status, unsigned* __restrict__ tickets,
     long long n, long long tiles, int pass) {
   KilnPassShared<true>& s = *reinterpret_cast<KilnPassShared<true>*>(kiln_shared);
   kiln_pass<true>(s, keys, ca, cb, positions, va, vb, base, mask, status, tickets, n, tiles, pass);
 }
-// Rows with one active pass: their keys (decoded) and payload back from buffer a. Block row * tiles + t.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_copy(
-    key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
-    const long long* __restrict__ va, const unsigned* __restrict__ mask, long long n, long long tiles, int carry) {
+// Rows of one-byte integer keys alone (sort_fills): a key is its code, so keys of one code are the same bits
+// and the stable sort of a row is its histogram written out, each digit's run after the smaller digits' runs.
+// Block row * tiles + t scans its row's counts (kiln_sort_count's) into each digit's first slot and writes its
+// tile's slots: the digit of a slot is the last whose run starts at or before it. A thread's slots increase,
+// so its digit only moves up: a thread walks the row's digits once at most. No pass or finishing kernel runs.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fill(key_t* __restrict__ keys,
+                                                                          const unsigned long long* __restrict__ hist,
+                                                                          long long n, long long tiles) {
+  __shared__ unsigned long long first[256 + 1];
+  __shared__ unsigned long long sums[KILN_WARPS];
+  __shared__ int start;
+  const int tid = threadIdx.x;
   const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  if (__popc(mask[row]) != 1) return;
-  const long long hi = min(n, (t + 1) * KILN_TILE);
-  for (long long i = t * KILN_TILE + threadIdx.x; i < hi; i += KILN_THREADS) {
-    keys[row * n + i] = kiln_decode(ca[row * n + i]);
-    if (carry) positions[row * n + i] = va[row * n + i];
+  const unsigned long long count = hist[row * KILN_PASSES * 256 + tid];
+  first[tid] = kiln_block_exclusive(count, sums);
+  if (tid == 0) first[256] = (unsigned long long)n;
+  __syncthreads();
+  const unsigned long long lo = (unsigned long long)t * KILN_TILE;
+  if (count > 0 && first[tid] <= lo && lo < first[tid] + count) start = tid;  // the digit of the tile's first slot
+  __syncthreads();
+  const int size = (int)min((long long)KILN_TILE, n - (long long)lo);
+  key_t* out = keys + row * n + (long long)lo;
+  int d = start;
+  for (int j = tid; j < size; j += KILN_THREADS) {
+    while (first[d + 1] <= lo + (unsigned long long)j) ++d;  // first[256] = n ends every walk
+    out[j] = kiln_decode((code_t)d);
   }
 }
 
-// Float rows with a key that does not come back from its code: block row * tiles + t writes its tile's zeros
-// and NaNs (kept by kiln_sort_count) where the sorted row holds them, in input order: zeros after the row's
-// negative keys, NaNs last, each after those of the earlier tiles.
-extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_fixup(
-    key_t* __restrict__ keys, const key_t* __restrict__ side, const unsigned* __restrict__ tcount,
-    const int* __restrict__ lossy, long long n, long long tiles) {
+// Block row * tiles + t, after the passes, where its row needs it (one kernel for all of it: one launch a sort):
+// - a row with one active pass gets its keys (decoded) and indices back from buffer a;
+// - with a payload, the sorted indices become the positions: the same where the row's positions were its
+//   indices (kiln_sort_count checked), else each the position at its index (the row's positions as they came
+//   in: a tile found to be its indices has no copy in `orig`). A row without an active pass kept its order;
+// - a float row with a key that does not come back from its code gets the tile's zeros and NaNs (kept by
+//   kiln_sort_count) where the sorted row holds them, in input order: zeros after the row's negative keys,
+//   NaNs last, each after those of the earlier tiles. The copy leaves those runs to them, so every slot of the
+//   row is written by one block, whatever the order of the blocks.
+extern "C" __global__ void __launch_bounds__(KILN_THREADS) kiln_sort_finish(
+    key_t* __restrict__ keys, const code_t* __restrict__ ca, long long* __restrict__ positions,
+    const void* __restrict__ va, const unsigned* __restrict__ mask, const int* __restrict__ moved,
+    const unsigned* __restrict__ moved_tiles, const long long* __restrict__ orig, const key_t* __restrict__ side,
+    const unsigned* __restrict__ tcount, const int* __restrict__ lossy, long long n, long long tiles, int carry) {
+  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles, at = row * n;
+  const int active = __popc(mask[row]);
+  const bool gather = carry && active > 0 && moved[row];
 #if KILN_LOSSY
-  __shared__ unsigned long long sums[4];  // the row's negatives and NaNs; zeros and NaNs of earlier tiles
-  const long long row = blockIdx.x / tiles, t = blockIdx.x % tiles;
-  if (!lossy[row]) return;
-  if (threadIdx.x < 4) sums[threadIdx.x] = 0;
-  __syncthreads();
-  unsigned long long neg = 0, nans = 0, zeros_before = 0, nans_before = 0;
+  const bool fix = lossy[row] != 0;
+#else
+  const bool fix = false;
+#endif
+  if (active != 1 && !gather && !fix) return;
+  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE);
+  long long zeros_at = 0, zeros_end = 0, nans_at = n;  // the row's runs of zeros and of NaNs
+#if KILN_LOSSY
+  // The row's negatives, NaNs and zeros; the zeros and NaNs of the tiles before this one.
+  __shared__ unsigned long long sums[5];
   const unsigned* rc = tcount + row * tiles * 3;
-  for (long long u = threadIdx.x; u < tiles; u += KILN_THREADS) {
-    neg += rc[u * 3];
-    nans += rc[u * 3 + 2];
-    if (u < t) zeros_before += rc[u * 3 + 1], nans_before += rc[u * 3 + 2];
+  if (fix) {
+    if (threadIdx.x < 5) sums[threadIdx.x] = 0;
+    __syncthreads();
+    unsigned long long neg = 0, nans = 0, zeros = 0, zeros_before = 0, nans_before = 0;
+    for (long long u = threadIdx.x; u < tiles; u += KILN_THREADS) {
+      neg += rc[u * 3];
+      zeros += rc[u * 3 + 1];
+      nans += rc[u * 3 + 2];
+      if (u < t) zeros_before += rc[u * 3 + 1], nans_before += rc[u * 3 + 2];
+    }
+    atomicAdd(&sums[0], neg);
+    atomicAdd(&sums[1], nans);
+    atomicAdd(&sums[2], zeros);
+    atomicAdd(&sums[3], zeros_before);
+    atomicAdd(&sums[4], nans_before);
+    __syncthreads();
+    zeros_at = (long long)sums[0];
+    zeros_end = zeros_at + (long long)sums[2];
+    nans_at = n - (long long)sums[1];
   }
-  atomicAdd(&sums[0], neg);
-  atomicAdd(&sums[1], nans);
-  atomicAdd(&sums[2], zeros_before);
-  atomicAdd(&sums[3], nans_before);
-  __syncthreads();
-  const long long lo = t * KILN_TILE, hi = min(n, lo + KILN_TILE), roff = row * n;
-  const unsigned zeros = rc[t * 3 + 1], tile_nans = rc[t * 3 + 2];
-  for (unsigned j = threadIdx.x; j < zeros; j += KILN_THREADS)
-    keys[roff + (long long)(sums[0] + sums[2]) + j] = side[roff + lo + j];
-  for (unsigned j = threadIdx.x; j < tile_nans; j += KILN_THREADS)
-    keys[roff + n - (long long)sums[1] + (long long)sums[3] + j] = side[roff + hi - 1 - j];
+#endif
+  if (active == 1 || gather) {
+    const bool narrow = n <= 0x7fffffffLL;  // kiln_carry's indices are 32-bit
+    for (long long i = lo + threadIdx.x; i < hi; i += KILN_THREADS) {
+      long long p = 0;
+      if (active == 1) {
+        if (!fix || ((i < zeros_at || i >= zeros_end) && i < nans_at)) keys[at + i] = kiln_decode(ca[at + i]);
+        if (carry) p = narrow ? (long long)((const unsigned*)va)[at + i] : ((const long long*)va)[at + i];
+      } else {
+        p = positions[at + i];
+      }
+      if (gather && moved_tiles[row * tiles + p / KILN_TILE]) p = orig[at + p];
+      if (carry) positions[at + i] = p;
+    }
+  }
+#if KILN_LOSSY
+  if (fix) {
+    const unsigned zeros = rc[t * 3 + 1], tile_nans = rc[t * 3 + 2];
+    for (unsigned j = threadIdx.x; j < zeros; j += KILN_THREADS)
+      keys[at + zeros_at + (long long)sums[3] + j] = side[at + lo + j];
+    for (unsigned j = threadIdx.x; j < tile_nans; j += KILN_THREADS)
+      keys[at + nans_at + (long long)sums[4] + j] = side[at + hi - 1 - j];
+  }
 #endif
 }
 )";
 
 /// Entry indices in sort_entries().
-enum Entry : std::size_t { kSmall, kCount, kPlan, kPass, kPassCarry, kCopy, kFixup };
+enum Entry : std::size_t { kSmall, kCount, kPass, kPassCarry, kFinish, kFill };
 
 /// Modules per (device, key type, keys per thread), made once and kept for the process (as every kiln
 /// process-wide object: kernels may run from exit handlers). Binaries are compiled once per (architecture, key
@@ -709,6 +816,8 @@ int sort_items(DType t, int setting, int shared_optin) {
   return items;
 }
 
+bool sort_fills(DType t, bool carry) { return !carry && size_of(t) == 1 && !is_float(t); }
+
 int sort_match(DType t, int setting) {
   if (setting >= 0) return setting;
   (void)t;
@@ -771,8 +880,8 @@ std::string sort_source(DType t, int items, int match) {
 }
 
 std::vector<std::string> sort_entries() {
-  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_plan",  "kiln_sort_pass",
-          "kiln_sort_pass_carry", "kiln_sort_copy", "kiln_sort_fixup"};
+  return {"kiln_sort_small", "kiln_sort_count", "kiln_sort_pass", "kiln_sort_pass_carry", "kiln_sort_finish",
+          "kiln_sort_fill"};
 }
 
 void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t positions, std::int64_t rows,
@@ -804,34 +913,53 @@ void sort_on_device(CallState& call, DType t, std::uint64_t keys, std::uint64_t 
   std::int64_t chunk = std::max(kCountTiles, (tiles + per_row - 1) / per_row), chunks = (tiles + chunk - 1) / chunk;
   const auto total = static_cast<std::size_t>(rows * n);
   const auto r = static_cast<std::size_t>(rows), rt = static_cast<std::size_t>(rows * tiles);
-  // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags. Then the rest.
+  if (sort_fills(t, carry != 0)) {  // the counts, then the rows written from them
+    const CUdeviceptr hist = call.alloc(r * 256 * 8, "sort counts of " + what);
+    call.check(gpu::driver().cuMemsetD8Async(hist, 0, r * 256 * 8, call.stream), "zeroing sort counts");
+    CUdeviceptr h = hist, none = 0;
+    launch(kCount, grid_of(rows * chunks, what),
+           {&k, &h, &none, &none, &none, &none, &none, &none, &none, &none, &none, &none, &nn, &tiles, &chunk, &chunks,
+            &carry});
+    launch(kFill, grid_of(rows * tiles, what), {&k, &h, &nn, &tiles});
+    call.release(hist);
+    return;
+  }
+  // Zeroed: histograms, look-back words, per-tile float counts, tile counters, lossy flags, the flags of
+  // payloads that are not their rows' indices (per tile and per row), the counting blocks done per row. Then
+  // the rest.
   Layout z;
   const std::size_t hist_at = z.take(r * passes * 256 * 8), status_at = z.take(rt * 256 * 8),
-                    tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4);
+                    tcount_at = z.take(lossy ? rt * 3 * 4 : 0), tickets_at = z.take(8 * 4), lossy_at = z.take(r * 4),
+                    moved_tiles_at = z.take(carry ? rt * 4 : 0), moved_at = z.take(carry ? r * 4 : 0),
+                    done_at = z.take(r * 4);
   const std::size_t zeroed = z.bytes;
   const std::size_t base_at = z.take(r * passes * 256 * 8), mask_at = z.take(r * 4);
   const CUdeviceptr scratch = call.alloc(z.bytes, "sort counts of " + what);
   const auto code_bytes = static_cast<std::size_t>(size_of(t));
   const CUdeviceptr ca = call.alloc(total * code_bytes, "sort codes of " + what);
   const CUdeviceptr cb = passes > 2 ? call.alloc(total * code_bytes, "sort codes of " + what) : 0;  // 3+ passes
-  const CUdeviceptr va = carry ? call.alloc(total * 8, "sort positions of " + what) : 0;
-  const CUdeviceptr vb = carry && passes > 2 ? call.alloc(total * 8, "sort positions of " + what) : 0;
+  // The passes carry each key's index in its row: 32-bit in rows shorter than 2^31 keys (kiln_carry). `orig`:
+  // the tiles of a payload that is not its rows' indices (written only then).
+  const std::size_t index_bytes = n <= 0x7fffffff ? 4 : 8;
+  const CUdeviceptr va = carry ? call.alloc(total * index_bytes, "sort indices of " + what) : 0;
+  const CUdeviceptr vb = carry && passes > 2 ? call.alloc(total * index_bytes, "sort indices of " + what) : 0;
+  const CUdeviceptr orig = carry ? call.alloc(total * 8, "sort positions of " + what) : 0;
   const CUdeviceptr side = lossy ? call.alloc(total * code_bytes, "sort zeros and NaNs of " + what) : 0;
   call.check(gpu::driver().cuMemsetD8Async(scratch, 0, zeroed, call.stream), "zeroing sort counts");
   CUdeviceptr hist = scratch + hist_at, status = scratch + status_at, tcount = scratch + tcount_at,
               tickets = scratch + tickets_at, flags = scratch + lossy_at, base = scratch + base_at,
-              mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side;
-  launch(kCount, grid_of(rows * chunks, what), {&k, &hist, &tcount, &flags, &s, &nn, &tiles, &chunk, &chunks});
-  launch(kPlan, grid_of(rows, what), {&hist, &base, &mask, &nn});
+              mask = scratch + mask_at, a = ca, b = cb, pa = va, pb = vb, s = side, o = orig,
+              moved_tiles = scratch + moved_tiles_at, moved = scratch + moved_at, done = scratch + done_at;
+  launch(kCount, grid_of(rows * chunks, what), {&k, &hist, &tcount, &flags, &s, &pos, &o, &moved_tiles, &moved, &base,
+                                                &mask, &done, &nn, &tiles, &chunk, &chunks, &carry});
   const unsigned blocks = grid_of(rows * tiles, what);
   for (int pass = 0; pass < passes; ++pass)
     if (carry)
       launch(kPassCarry, blocks, {&k, &a, &b, &pos, &pa, &pb, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
     else
       launch(kPass, blocks, {&k, &a, &b, &base, &mask, &status, &tickets, &nn, &tiles, &pass});
-  launch(kCopy, blocks, {&k, &a, &pos, &pa, &mask, &nn, &tiles, &carry});
-  if (lossy) launch(kFixup, blocks, {&k, &s, &tcount, &flags, &nn, &tiles});
-  for (CUdeviceptr p : {scratch, ca, cb, va, vb, side})
+  launch(kFinish, blocks, {&k, &a, &pos, &pa, &mask, &moved, &moved_tiles, &o, &s, &tcount, &flags, &nn, &tiles, &carry});
+  for (CUdeviceptr p : {scratch, ca, cb, va, vb, orig, side})
     if (p) call.release(p);
 }
 
@@ -841,7 +969,15 @@ std::function<void(ir::Frame&)> DeviceMachine::sort(const ir::SortStmt& s, ir::H
   const int rank = s.keys->type.rank;
   const std::string what = s.keys->name, label = "kiln's sort of " + what;
   const int setting = sort_items_, match = sort_match(t, sort_match_);
-  sort_plans_.push_back(fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_)));
+  std::string plan = fmt::format("sort of {}: {}", what, sort_items_reason(t, setting, sort_match_));
+  if (sort_fills(t, positions >= 0))
+    plan += "; rows longer than a tile written from their digit counts (keys alone, of one byte: a key is its code, "
+            "so a row's histogram written out is its stable sort; one read and one write instead of a digit pass and "
+            "the copy back)";
+  else if (positions >= 0)
+    plan += "; positions carried through the digit passes as 32-bit row indices in rows shorter than 2^31 keys "
+            "(half the traffic of 8-byte positions; the counting read checks that they are the indices)";
+  sort_plans_.push_back(std::move(plan));
   return [keys, positions, t, rank, what, label, setting, match](ir::Frame& fr) {
     const ArrayDesc& d = fr.arrays[static_cast<size_t>(keys)];
     std::int64_t rows = 1;

@@ -9,7 +9,10 @@
 //   the warps' counts scanned per digit), its digits' places in the row come from a decoupled look-back over
 //   the earlier tiles' integer counts (exact and deterministic whatever the timing), and it is written in digit
 //   order. Keys are decoded on the last write; the zeros and NaNs of float rows whose -0.0 or NaN payloads a
-//   code cannot hold are put back in input order from a copy made by the counting read.
+//   code cannot hold are put back in input order from a copy made by the counting read. A payload (argsort's
+//   positions) moves as 32-bit row indices; the counting read checks that it is the indices (else the
+//   positions are gathered through the sorted indices at the end).
+// - Longer rows of one-byte integer keys alone: the counting read, then each row written from its histogram.
 // The kernels are CUDA C compiled by NVRTC once per key type and architecture in a process and loaded once
 // per device; the device machine (device_machine.hpp) launches them on the call's stream, without a wait.
 #pragma once
@@ -33,6 +36,11 @@ int sort_items(DType t, int setting, int shared_optin = 0);
 /// How the digit passes of a sort of keys of type `t` find a warp's equal digits (sort_source's `match`):
 /// `setting` (CudaOptions::sort_match) where it is not negative, else the rule for the type.
 int sort_match(DType t, int setting);
+/// Whether rows of keys of type `t` longer than a tile are written from their digit counts instead of sorted by
+/// digit passes: keys alone (`carry`: with a payload, argsort's positions, they are not) of one byte that every
+/// key is the code of (integers and bool). Such a key is its code, so the stable sort of a row is its
+/// histogram written out: one read and one write of the keys, where a pass and the copy back took two of each.
+bool sort_fills(DType t, bool carry);
 /// Both choices and their reasons, for diagnostics.
 std::string sort_items_reason(DType t, int setting, int match_setting = -1);
 
