@@ -163,9 +163,10 @@ std::array<V, W> block(Intrinsic fn, const Int& key, const Int& j) {
   return v;
 }
 
-/// `x[f]` = element first + f of a W-wide kind, for f in [0, x.shape(0)): a prange over the blocks holding those
-/// elements, each block computed once and its values stored where they fall inside x. `value` maps a drawn
-/// value to the stored one.
+/// `x[f]` = element first + f of a W-wide kind, for f in [0, x.shape(0)): the blocks holding those elements, each
+/// computed once. The blocks that lie inside x (all of them when first and the length are multiples of W) are one
+/// prange with unconditional stores, which the CPU's loop vectorizer widens; the at most two partial blocks at
+/// the ends are a second prange storing only their values inside x. `value` maps a drawn value to the stored one.
 template <int W, class T, class Value>
 void fill(Array<T, 1>& x, Intrinsic fn, const Int& key, const Int& first, Value value, std::source_location l) {
   constexpr int shift = W == 4 ? 2 : 1;
@@ -173,13 +174,29 @@ void fill(Array<T, 1>& x, Intrinsic fn, const Int& key, const Int& first, Value 
   const Int n = x.shape(0);
   const Int lead = first & (W - 1);                // element 0's place in its block
   const Int b0 = (first >> shift) & mask;          // element 0's block
-  prange((lead + n + (W - 1)) >> shift, [&](Int j) {
+  const Int blocks = (lead + n + (W - 1)) >> shift;  // blocks holding elements of x
+  const Int inner = (lead + (W - 1)) >> shift;       // the first block inside x: 0, or 1 after a partial one
+  const Int full_end = (lead + n) >> shift;
+  const Int end = kiln::select(full_end < inner, inner, full_end);  // past the last block inside x
+  prange(inner, end, [&](Int j) {
     const std::array<Scalar<T>, W> v = block<Scalar<T>, W>(fn, key, (b0 + j) & mask);
     const Int f0 = (j << shift) - lead;
-    for (int k = 0; k < W; ++k) {
-      const Int f = f0 + k;
-      if_(f >= 0 && f < n, [&] { x[f] = value(v[static_cast<std::size_t>(k)]); }, l);
-    }
+    for (int k = 0; k < W; ++k) x[f0 + k] = value(v[static_cast<std::size_t>(k)]);
+  }, l);
+  // The partial blocks: the first and the last block when they are not inside x (one block when both are one).
+  const Bool edges = (inner > 0 || end < blocks) && blocks > 0;
+  if_(edges, [&] {
+    prange(2, [&](Int e) {
+      const Int j = kiln::select(e == 0, Int(0), blocks - 1);
+      if_((j < inner || j >= end) && (e == 0 || j > 0), [&] {  // not an inner block, and not block 0 twice
+        const std::array<Scalar<T>, W> v = block<Scalar<T>, W>(fn, key, (b0 + j) & mask);
+        const Int f0 = (j << shift) - lead;
+        for (int k = 0; k < W; ++k) {
+          const Int f = f0 + k;
+          if_(f >= 0 && f < n, [&] { x[f] = value(v[static_cast<std::size_t>(k)]); }, l);
+        }
+      }, l);
+    }, l);
   }, l);
 }
 
