@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The random intrinsics (ir/random.hpp) in LLVM IR. Philox-4x32-10 runs on i32 words; each 32 x 32 -> 64-bit
 // product is a zext and a mul (x86 vectorizes it as vpmuludq). The packed kinds select their word or pair of
-// the block (and Box-Muller's sine or cosine) by the word argument. The maps to floats are plain fmul, fadd, fdiv
+// the block (and Box-Muller's sine or cosine) by the word argument; the angle evaluates one polynomial. The maps to floats are plain fmul, fadd, fdiv
 // and sqrt without fast-math flags, one per step of ir/random.hpp in the same order, so the results are the
 // interpreter's bit for bit. Everything is built from the operands' types: in lane mode the same code runs on
 // vectors, and a scalar loop stays one the loop vectorizer can widen (nothing here is a call).
@@ -130,12 +130,17 @@ class RandomBuilder {
     llvm::Value* n = b_.CreateLShr(b_.CreateAdd(c, u64(std::uint64_t{1} << 50)), 51);
     llvm::Value* t = b_.CreateFMul(b_.CreateSIToFP(b_.CreateSub(c, b_.CreateShl(n, 51)), f64_), f64(0x1p-53));
     llvm::Value* w = b_.CreateFMul(t, t);
-    llvm::Value* cos_t = horner(rnd::kCos, w);
-    llvm::Value* sin_t = b_.CreateFMul(t, horner(rnd::kSin, w));
     // sin(n pi / 2 + x) = cos((n - 1) pi / 2 + x)
     llvm::Value* q = b_.CreateAnd(sine ? b_.CreateSelect(sine, b_.CreateAdd(n, u64(3)), n) : n, u64(3));
     llvm::Value* zero = u64(0);
-    llvm::Value* v = b_.CreateSelect(b_.CreateICmpNE(b_.CreateAnd(q, u64(1)), zero), sin_t, cos_t);
+    // ir::random::turn evaluates both polynomials and keeps one; only the kept one is evaluated here, Horner's
+    // steps on coefficients selected by the quadrant (the cosine times 1.0, exact, where the sine is times t):
+    // the same operations on the same values, half the work.
+    llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(q, u64(1)), zero);
+    llvm::Value* p = b_.CreateSelect(odd, f64(rnd::kSin[rnd::kTrigTerms - 1]), f64(rnd::kCos[rnd::kTrigTerms - 1]));
+    for (int k = rnd::kTrigTerms - 2; k >= 0; --k)
+      p = b_.CreateFAdd(b_.CreateFMul(p, w), b_.CreateSelect(odd, f64(rnd::kSin[k]), f64(rnd::kCos[k])));
+    llvm::Value* v = b_.CreateFMul(b_.CreateSelect(odd, t, f64(1.0)), p);
     llvm::Value* negative = b_.CreateICmpNE(b_.CreateAnd(b_.CreateAdd(q, u64(1)), u64(2)), zero);
     return b_.CreateSelect(negative, b_.CreateFNeg(v), v);
   }
