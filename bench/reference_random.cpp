@@ -15,9 +15,9 @@ struct Block {
   std::uint32_t x0, x1, x2, x3;
 };
 
-inline Block philox(std::uint64_t key, std::uint64_t counter) {
+inline Block philox(std::uint64_t key, std::uint64_t counter, std::uint32_t c2 = 0) {
   std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
-  std::uint32_t c0 = static_cast<std::uint32_t>(counter), c1 = static_cast<std::uint32_t>(counter >> 32), c2 = 0, c3 = 0;
+  std::uint32_t c0 = static_cast<std::uint32_t>(counter), c1 = static_cast<std::uint32_t>(counter >> 32), c3 = 0;
   for (int r = 0; r < 10; ++r) {
     const std::uint64_t p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;
     const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
@@ -43,8 +43,8 @@ inline std::uint64_t to_bits(double d) {
   return b;
 }
 
-inline double normal(std::uint64_t key, std::uint64_t counter) {
-  const Block b = philox(key, counter);
+/// Box-Muller of a block: out[0] = sqrt(-2 ln u1) cos(2 pi c 2^-53) and, for two outputs, out[1] its sine.
+inline void box_muller(const Block& b, double* out, int outputs) {
   // ln u1, u1 = (53 bits + 1) 2^-53 in (0, 1]: 2 atanh((f - 1) / (f + 1)) on f in [sqrt(1/2), sqrt(2)).
   const double u1 = static_cast<double>(((std::uint64_t{b.x1} << 32 | b.x0) >> 11) + 1) * 0x1p-53;
   const std::uint64_t bits = to_bits(u1);
@@ -88,9 +88,17 @@ inline double normal(std::uint64_t key, std::uint64_t counter) {
     ps = sw + ks[k];
   }
   const double sin_t = t * ps;
-  const std::int64_t q = n & 3;
-  const double v = (q & 1) != 0 ? sin_t : pc;
-  return r * (((q + 1) & 2) != 0 ? -v : v);
+  for (int o = 0; o < outputs; ++o) {  // output 1, the sine: the quadrant one on
+    const std::int64_t q = (n + 3 * o) & 3;
+    const double v = (q & 1) != 0 ? sin_t : pc;
+    out[o] = r * (((q + 1) & 2) != 0 ? -v : v);
+  }
+}
+
+inline double normal(std::uint64_t key, std::uint64_t counter) {
+  double z;
+  box_muller(philox(key, counter), &z, 1);
+  return z;
 }
 
 }  // namespace
@@ -104,6 +112,31 @@ void random_uniform_f32(float* out, long n, std::int64_t key, int threads) {
 void random_normal_f64(double* out, long n, std::int64_t key, int threads) {
 #pragma omp parallel for simd schedule(static) num_threads(threads)
   for (long i = 0; i < n; ++i) out[i] = normal(static_cast<std::uint64_t>(key), static_cast<std::uint64_t>(i));
+}
+
+void random_packed_uniform_f32(float* out, long n, std::int64_t key, int threads) {
+  const long blocks = n / 4;
+#pragma omp parallel for simd schedule(static) num_threads(threads)
+  for (long j = 0; j < blocks; ++j) {
+    const Block b = philox(static_cast<std::uint64_t>(key), static_cast<std::uint64_t>(j), 1);
+    out[4 * j] = static_cast<float>(b.x0 >> 8) * 0x1p-24f;
+    out[4 * j + 1] = static_cast<float>(b.x1 >> 8) * 0x1p-24f;
+    out[4 * j + 2] = static_cast<float>(b.x2 >> 8) * 0x1p-24f;
+    out[4 * j + 3] = static_cast<float>(b.x3 >> 8) * 0x1p-24f;
+  }
+  if (blocks * 4 < n) {
+    const Block b = philox(static_cast<std::uint64_t>(key), static_cast<std::uint64_t>(blocks), 1);
+    const std::uint32_t w[4] = {b.x0, b.x1, b.x2, b.x3};
+    for (long f = blocks * 4; f < n; ++f) out[f] = static_cast<float>(w[f - blocks * 4] >> 8) * 0x1p-24f;
+  }
+}
+
+void random_packed_normal_f64(double* out, long n, std::int64_t key, int threads) {
+  const long pairs = n / 2;
+#pragma omp parallel for simd schedule(static) num_threads(threads)
+  for (long j = 0; j < pairs; ++j)
+    box_muller(philox(static_cast<std::uint64_t>(key), static_cast<std::uint64_t>(j), 1), out + 2 * j, 2);
+  if (pairs * 2 < n) box_muller(philox(static_cast<std::uint64_t>(key), static_cast<std::uint64_t>(pairs), 1), out + n - 1, 1);
 }
 
 }  // namespace ref

@@ -2,7 +2,9 @@
 // Rows random_uniform_f32 and random_normal_f64: a prange filling a large array with kiln::random numbers,
 // against a hand-written OpenMP Philox-4x32-10 of the same numbers (reference_random.cpp); the check is bit
 // for bit. Uniform is Philox plus one store (integer work: 10 rounds of two 32 x 32 -> 64-bit products);
-// normal adds a division, a square root and three polynomials of 9 to 11 terms per element.
+// normal adds a division, a square root and three polynomials of 9 to 11 terms per element. Rows packed_uniform_f32
+// and packed_normal_f64: kiln::random::packed's fills (one block per 4 floats, per normal pair) against the same
+// loops over blocks.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -26,6 +28,18 @@ auto make_uniform() {
 auto make_normal() {
   return kiln::jit("random_normal_f64", [](kiln::Array<double, 1> x, kiln::Int key) {
     kiln::prange(x.shape(0), [&](kiln::Int i) { x[i] = kiln::random::normal<double>(key, i); });
+  }, bench::kernel_options());
+}
+
+auto make_packed_uniform() {
+  return kiln::jit("packed_uniform_f32", [](kiln::Array<float, 1> x, kiln::Int key) {
+    kiln::random::packed::fill_uniform(x, key);
+  }, bench::kernel_options());
+}
+
+auto make_packed_normal() {
+  return kiln::jit("packed_normal_f64", [](kiln::Array<double, 1> x, kiln::Int key) {
+    kiln::random::packed::fill_normal(x, key);
   }, bench::kernel_options());
 }
 
@@ -76,3 +90,9 @@ bench::Case row(const char* name, Make make, Ref reference) {
 KILN_BENCH(random_uniform_case) { return row<float>("random_uniform_f32", make_uniform, ref::random_uniform_f32); }
 
 KILN_BENCH(random_normal_case) { return row<double>("random_normal_f64", make_normal, ref::random_normal_f64); }
+
+KILN_BENCH(packed_uniform_case) {
+  return row<float>("packed_uniform_f32", make_packed_uniform, ref::random_packed_uniform_f32);
+}
+
+KILN_BENCH(packed_normal_case) { return row<double>("packed_normal_f64", make_packed_normal, ref::random_packed_normal_f64); }

@@ -490,7 +490,7 @@ class Compiler final : public HostScope {
     std::vector<ExprFn> args;
     for (const auto& a : c.args) args.push_back(expr(a));
     const Intrinsic fn = c.fn;
-    if (random::is_random(fn)) return random_call(fn, args[0], args[1]);
+    if (random::is_random(fn)) return random_call(fn, args);
     return sem::with_type(c.args[0]->type, [&](auto t) -> ExprFn {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, bool>) {
@@ -510,12 +510,13 @@ class Compiler final : public HostScope {
     });
   }
 
-  static ExprFn random_call(Intrinsic fn, ExprFn key, ExprFn counter) {
+  static ExprFn random_call(Intrinsic fn, const std::vector<ExprFn>& args) {
     return sem::with_type(random::result_type(fn), [&](auto t) -> ExprFn {
       using T = decltype(t);
-      return [fn, key, counter](Frame& fr) {
-        const std::int64_t k = key(fr).i64;  // key before counter, as written
-        const random::Value v = random::evaluate(fn, k, counter(fr).i64);
+      return [fn, args](Frame& fr) {
+        std::int64_t a[3] = {};
+        for (size_t k = 0; k < args.size(); ++k) a[k] = args[k](fr).i64;  // key, counter (, word), as written
+        const random::Value v = random::evaluate(fn, a[0], a[1], a[2]);
         if constexpr (std::is_floating_point_v<T>) return make<T>(static_cast<T>(v.as_float));
         else return make<T>(static_cast<T>(v.as_int));
       };

@@ -46,6 +46,11 @@ constexpr IntrinsicInfo kIntrinsics[] = {
     {Intrinsic::RandomUniformF64, "random_uniform_f64", 2, false, false},
     {Intrinsic::RandomNormalF32, "random_normal_f32", 2, false, false},
     {Intrinsic::RandomNormalF64, "random_normal_f64", 2, false, false},
+    {Intrinsic::RandomPackedBits, "random_packed_bits", 3, false, false},
+    {Intrinsic::RandomPackedUniformF32, "random_packed_uniform_f32", 3, false, false},
+    {Intrinsic::RandomPackedUniformF64, "random_packed_uniform_f64", 3, false, false},
+    {Intrinsic::RandomPackedNormalF32, "random_packed_normal_f32", 3, false, false},
+    {Intrinsic::RandomPackedNormalF64, "random_packed_normal_f64", 3, false, false},
 };
 
 constexpr std::pair<ReduceOp, std::string_view> kReduce[] = {

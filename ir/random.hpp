@@ -120,18 +120,20 @@ inline double log_unit(double u) {
   return hi + rest;
 }
 
-/// cos(2 pi c 2^-53) for a 53-bit c: the quadrant n = round(c / 2^51) and t = c 2^-53 - n / 4 in [-1/8, 1/8]
-/// are exact integer arithmetic; cos(n pi / 2 + 2 pi t) is then +-cos or +-sin of 2 pi t.
-inline double cos_turn(std::uint64_t c) {
+/// cos(2 pi c 2^-53) for a 53-bit c (or sin, when `sine`): the quadrant n = round(c / 2^51) and
+/// t = c 2^-53 - n / 4 in [-1/8, 1/8] are exact integer arithmetic; cos(n pi / 2 + 2 pi t) is then +-cos or +-sin
+/// of 2 pi t, and sin(n pi / 2 + 2 pi t) = cos((n - 1) pi / 2 + 2 pi t).
+inline double turn(std::uint64_t c, bool sine) {
   const std::int64_t n = static_cast<std::int64_t>((c + (std::uint64_t{1} << 50)) >> 51);  // 0..4
   const double t = static_cast<double>(static_cast<std::int64_t>(c) - (n << 51)) * 0x1p-53;
   const double w = t * t;
   const double cos_t = horner(kCos, w);
   const double sin_t = t * horner(kSin, w);
-  const std::int64_t q = n & 3;
+  const std::int64_t q = (sine ? n + 3 : n) & 3;
   const double v = (q & 1) != 0 ? sin_t : cos_t;
   return ((q + 1) & 2) != 0 ? -v : v;  // quadrants 1 and 2 are negative
 }
+inline double cos_turn(std::uint64_t c) { return turn(c, false); }
 
 // ---- the values ----------------------------------------------------------------------------------------
 
@@ -162,34 +164,101 @@ inline double normal_f64(std::int64_t key, std::int64_t counter) {
 /// normal_f64 rounded to float (one rounding).
 inline float normal_f32(std::int64_t key, std::int64_t counter) { return static_cast<float>(normal_f64(key, counter)); }
 
+// ---- the packed stream -------------------------------------------------------------------------------------
+// kiln::random::packed uses every word of a block: block b of key k is Philox with counter words
+// (b mod 2^32, b >> 32, 1, 0), so that it is none of the per-value blocks above (words 2 and 3 are 0 there) and
+// the two streams of one key never share a block. A block holds four 32-bit values (uniform f32: word w) or two
+// 64-bit values (pair w: words 2w+1:2w); a normal pair is Box-Muller's two outputs of one (u1, u2).
+
+/// The packed stream's block b of key.
+constexpr Words packed_block(std::int64_t key, std::int64_t b) {
+  const auto k = static_cast<std::uint64_t>(key), c = static_cast<std::uint64_t>(b);
+  return philox4x32(Words{{static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32), 1, 0}},
+                    static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k >> 32));
+}
+
+/// Words 2p+1:2p of a block (p = 0 or 1).
+constexpr std::uint64_t pair64(const Words& b, std::int64_t p) { return p != 0 ? high64(b) : low64(b); }
+
+/// Value w mod 2 of block b: 64 bits, words 2p+1:2p with p = w mod 2.
+constexpr std::int64_t packed_bits(std::int64_t key, std::int64_t b, std::int64_t w) {
+  return static_cast<std::int64_t>(pair64(packed_block(key, b), w & 1));
+}
+
+/// Value w mod 4 of block b: the high 24 bits of word w mod 4 times 2^-24, as uniform_f32.
+constexpr float packed_uniform_f32(std::int64_t key, std::int64_t b, std::int64_t w) {
+  return static_cast<float>(packed_block(key, b).w[w & 3] >> 8) * 0x1p-24f;
+}
+
+/// Value w mod 2 of block b: the high 53 bits of pair w mod 2 times 2^-53, as uniform_f64.
+constexpr double packed_uniform_f64(std::int64_t key, std::int64_t b, std::int64_t w) {
+  return static_cast<double>(pair64(packed_block(key, b), w & 1) >> 11) * 0x1p-53;
+}
+
+/// Value w mod 2 of block b: u1, r and c as in normal_f64, from the packed block; value 0 is r cos(2 pi c 2^-53),
+/// value 1 is r sin(2 pi c 2^-53), the two outputs of Box-Muller (independent standard normals).
+inline double packed_normal_f64(std::int64_t key, std::int64_t b, std::int64_t w) {
+  const Words x = packed_block(key, b);
+  const double u1 = static_cast<double>((low64(x) >> 11) + 1) * 0x1p-53;
+  const double r = std::sqrt(-2.0 * log_unit(u1));
+  return r * turn(high64(x) >> 11, (w & 1) != 0);
+}
+
+/// packed_normal_f64 rounded to float (one rounding).
+inline float packed_normal_f32(std::int64_t key, std::int64_t b, std::int64_t w) {
+  return static_cast<float>(packed_normal_f64(key, b, w));
+}
+
+
 // ---- the intrinsics ------------------------------------------------------------------------------------
 
-/// True for the random intrinsics: their two i64 arguments are (key, counter), their result is random_result.
-constexpr bool is_random(Intrinsic fn) { return fn >= Intrinsic::RandomBits && fn <= Intrinsic::RandomNormalF64; }
+/// True for the random intrinsics: their i64 arguments are (key, counter) or, packed, (key, block, word).
+constexpr bool is_random(Intrinsic fn) { return fn >= Intrinsic::RandomBits && fn <= Intrinsic::RandomPackedNormalF64; }
+
+/// True for the packed stream's intrinsics (three arguments).
+constexpr bool is_packed(Intrinsic fn) { return fn >= Intrinsic::RandomPackedBits && fn <= Intrinsic::RandomPackedNormalF64; }
 
 /// The result type of a random intrinsic.
 constexpr DType result_type(Intrinsic fn) {
   switch (fn) {
-    case Intrinsic::RandomUniformF32: case Intrinsic::RandomNormalF32: return DType::F32;
-    case Intrinsic::RandomUniformF64: case Intrinsic::RandomNormalF64: return DType::F64;
+    case Intrinsic::RandomUniformF32: case Intrinsic::RandomNormalF32:
+    case Intrinsic::RandomPackedUniformF32: case Intrinsic::RandomPackedNormalF32: return DType::F32;
+    case Intrinsic::RandomUniformF64: case Intrinsic::RandomNormalF64:
+    case Intrinsic::RandomPackedUniformF64: case Intrinsic::RandomPackedNormalF64: return DType::F64;
     default: return DType::I64;
   }
 }
 
-/// The value of random intrinsic `fn` at (key, counter), in the slot of its result type: `as_int` for bits,
-/// `as_float` otherwise (a float result is exact in double).
+/// How many values one packed block holds for `fn`: 4 for uniform f32, 2 for the other packed kinds.
+constexpr int packed_width(Intrinsic fn) { return fn == Intrinsic::RandomPackedUniformF32 ? 4 : 2; }
+
+/// The value of random intrinsic `fn` at (key, counter) or, packed, (key, block = counter, word), in the slot of
+/// its result type: `as_int` for bits, `as_float` otherwise (a float result is exact in double).
 struct Value {
   std::int64_t as_int = 0;
   double as_float = 0;
 };
-inline Value evaluate(Intrinsic fn, std::int64_t key, std::int64_t counter) {
+inline Value evaluate(Intrinsic fn, std::int64_t key, std::int64_t counter, std::int64_t word = 0) {
   switch (fn) {
     case Intrinsic::RandomUniformF32: return {0, uniform_f32(key, counter)};
     case Intrinsic::RandomUniformF64: return {0, uniform_f64(key, counter)};
     case Intrinsic::RandomNormalF32: return {0, normal_f32(key, counter)};
     case Intrinsic::RandomNormalF64: return {0, normal_f64(key, counter)};
+    case Intrinsic::RandomPackedBits: return {packed_bits(key, counter, word), 0};
+    case Intrinsic::RandomPackedUniformF32: return {0, packed_uniform_f32(key, counter, word)};
+    case Intrinsic::RandomPackedUniformF64: return {0, packed_uniform_f64(key, counter, word)};
+    case Intrinsic::RandomPackedNormalF32: return {0, packed_normal_f32(key, counter, word)};
+    case Intrinsic::RandomPackedNormalF64: return {0, packed_normal_f64(key, counter, word)};
     default: return {bits(key, counter), 0};
   }
+}
+
+/// Element g of the packed stream of `fn` (kiln::random::packed): value g mod W of block g / W, W its
+/// packed_width, g read as unsigned.
+inline Value packed_element(Intrinsic fn, std::int64_t key, std::int64_t g) {
+  const int shift = packed_width(fn) == 4 ? 2 : 1;
+  const auto u = static_cast<std::uint64_t>(g);
+  return evaluate(fn, key, static_cast<std::int64_t>(u >> shift), static_cast<std::int64_t>(u & ((1u << shift) - 1)));
 }
 
 }  // namespace kiln::ir::random

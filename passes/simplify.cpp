@@ -127,7 +127,8 @@ class Folder : public IRMutator {
     for (const auto& a : x.args)
       if (!as_const(a)) return r;
     if (random::is_random(x.fn)) {
-      const random::Value v = random::evaluate(x.fn, as_const(x.args[0])->i, as_const(x.args[1])->i);
+      const random::Value v = random::evaluate(x.fn, as_const(x.args[0])->i, as_const(x.args[1])->i,
+                                               x.args.size() > 2 ? as_const(x.args[2])->i : 0);
       return is_float(x.type) ? make_float(x.type, v.as_float) : make_int(x.type, v.as_int);
     }
     return sem::with_type(x.args[0]->type, [&](auto t) -> Expr {

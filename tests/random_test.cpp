@@ -23,6 +23,7 @@ namespace {
 using namespace kiln::testing;
 using random_test::draws;
 using random_test::kKey;
+using random_test::packed_draws;
 using random_test::same_bits;
 namespace rnd = ir::random;
 
@@ -124,6 +125,51 @@ TEST(RandomPhilox, NormalIsFiniteAndItsFloatIsTheRoundedDouble) {
   EXPECT_LE(worst, std::sqrt(-2 * std::log(0x1p-53)) + 1e-12);
 }
 
+TEST(RandomPacked, BlocksAreNotThePerValueBlocksAndElementsAreTheirWords) {
+  for (std::int64_t b : {std::int64_t{0}, std::int64_t{1}, std::int64_t{12345}, std::int64_t{-1}}) {
+    const rnd::Words p = rnd::packed_block(kKey, b), q = rnd::block(kKey, b);
+    EXPECT_NE(rnd::low64(p), rnd::low64(q));  // counter word 2 is 1: another block
+    for (std::int64_t k = 0; k < 4; ++k) {
+      EXPECT_TRUE(same_bits(rnd::packed_uniform_f32(kKey, b, k), static_cast<float>(p.w[k] >> 8) * 0x1p-24f));
+      const std::uint64_t g = static_cast<std::uint64_t>(b) * 4 + static_cast<std::uint64_t>(k);
+      if (b >= 0) {
+        EXPECT_EQ(rnd::packed_element(Intrinsic::RandomPackedUniformF32, kKey, static_cast<std::int64_t>(g)).as_float,
+                  rnd::packed_uniform_f32(kKey, b, k));
+      }
+    }
+    EXPECT_EQ(rnd::packed_bits(kKey, b, 0), static_cast<std::int64_t>(rnd::low64(p)));
+    EXPECT_EQ(rnd::packed_bits(kKey, b, 1), static_cast<std::int64_t>(rnd::high64(p)));
+    EXPECT_TRUE(same_bits(rnd::packed_uniform_f64(kKey, b, 1), static_cast<double>(rnd::high64(p) >> 11) * 0x1p-53));
+  }
+  // Element g of a 2-wide kind is value g mod 2 of block g / 2, g read as unsigned.
+  EXPECT_EQ(rnd::packed_element(Intrinsic::RandomPackedBits, kKey, 7).as_int, rnd::packed_bits(kKey, 3, 1));
+  EXPECT_EQ(rnd::packed_element(Intrinsic::RandomPackedBits, kKey, -1).as_int,
+            rnd::packed_bits(kKey, static_cast<std::int64_t>(~std::uint64_t{0} >> 1), 1));
+}
+
+TEST(RandomPacked, NormalPairIsBoxMullersCosineAndSine) {
+  double sin_abs = 0, pair_err = 0;
+  for (std::int64_t i = 0; i < 200000; ++i) {
+    const std::uint64_t a = static_cast<std::uint64_t>(rnd::bits(5, i)) >> 11;
+    const long double turn = static_cast<long double>(a) * 0x1p-53L;
+    sin_abs = std::max(sin_abs, err_ulp1(rnd::turn(a, true), std::sin(2 * std::numbers::pi_v<long double> * turn)));
+    const rnd::Words b = rnd::packed_block(77, i);
+    const long double u1 = static_cast<long double>((rnd::low64(b) >> 11) + 1) * 0x1p-53L;
+    const long double u2 = static_cast<long double>(rnd::high64(b) >> 11) * 0x1p-53L;
+    const long double r = std::sqrt(-2 * std::log(u1)), angle = 2 * std::numbers::pi_v<long double> * u2;
+    const long double z0 = r * std::cos(angle), z1 = r * std::sin(angle);
+    pair_err = std::max(pair_err, err_ulp1(rnd::packed_normal_f64(77, i, 0), z0) / std::max(1.0, static_cast<double>(std::fabs(z0))));
+    pair_err = std::max(pair_err, err_ulp1(rnd::packed_normal_f64(77, i, 1), z1) / std::max(1.0, static_cast<double>(std::fabs(z1))));
+    EXPECT_TRUE(same_bits(rnd::packed_normal_f32(77, i, 1), static_cast<float>(rnd::packed_normal_f64(77, i, 1))));
+  }
+  // The sine is the cosine polynomial's quadrant shifted by one: the same accuracy (docs/random.md).
+  EXPECT_LT(sin_abs, 1.0);
+  EXPECT_LT(pair_err, 3.0);
+  EXPECT_EQ(rnd::turn(0, true), 0.0);
+  EXPECT_EQ(rnd::turn(std::uint64_t{1} << 51, true), 1.0);
+  EXPECT_EQ(rnd::turn(std::uint64_t{3} << 51, true), -1.0);
+}
+
 // ---- the targets against the definition -----------------------------------------------------------------
 
 TEST(RandomTargets, EveryTargetAndThreadCountGivesTheDefinitionsBits) {
@@ -138,6 +184,53 @@ TEST(RandomTargets, EveryTargetAndThreadCountGivesTheDefinitionsBits) {
         EXPECT_EQ(random_test::draws_mismatches(k, n, n * 1000003 - 5), 0u);
       }
     }
+  }
+}
+
+TEST(RandomTargets, PackedDrawsAndFillsAreTheDefinitionsBitsOnEveryTargetAndThreadCount) {
+  for (const Options& o : targets()) {
+    auto k = jit("random_packed", packed_draws, o);
+    const std::vector<int> threads = o.target == Target::cpu ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+    for (std::int64_t n : {0, 1, 2, 3, 5, 7, 13, 101, 1009, 200003}) {
+      // first at every place in a block, and negative: the fills' partial blocks at both ends.
+      for (std::int64_t first : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, n * 1000003 - 5}) {
+        for (int t : threads) {
+          if (n > 1009 && first != 3 && t != 2) continue;  // the large size once per thread count that matters
+          SCOPED_TRACE(std::string(name_of(o)) + " n=" + std::to_string(n) + " first=" + std::to_string(first) +
+                       " threads=" + std::to_string(t));
+          Threads th(t);
+          EXPECT_EQ(random_test::packed_mismatches(k, n, first), 0u);
+        }
+      }
+    }
+  }
+}
+
+TEST(RandomTargets, PackedBlockDrawsAreConsecutiveElements) {
+  const auto k = [](Array<float, 1> u, Array<double, 1> z, Int key) {
+    prange(u.shape(0) / 4, [&](Int j) {
+      const auto v = random::packed::uniform_block<float>(key, j);
+      for (int w = 0; w < 4; ++w) u[4 * j + w] = v[static_cast<std::size_t>(w)];
+    });
+    prange(z.shape(0) / 2, [&](Int j) {
+      const auto v = random::packed::normal_block<double>(key, j);
+      z[2 * j] = v[0];
+      z[2 * j + 1] = v[1];
+    });
+  };
+  for (const Options& o : targets()) {
+    SCOPED_TRACE(name_of(o));
+    auto kern = jit("random_packed_blocks", k, o);
+    std::vector<float> u(4 * 1013);
+    std::vector<double> z(2 * 1013);
+    kern(u, z, kKey);
+    std::size_t bad = 0;
+    for (std::size_t f = 0; f < u.size(); ++f)
+      bad += !same_bits(u[f], static_cast<float>(rnd::packed_element(Intrinsic::RandomPackedUniformF32, kKey,
+                                                                     static_cast<std::int64_t>(f)).as_float));
+    for (std::size_t f = 0; f < z.size(); ++f)
+      bad += !same_bits(z[f], rnd::packed_element(Intrinsic::RandomPackedNormalF64, kKey, static_cast<std::int64_t>(f)).as_float);
+    EXPECT_EQ(bad, 0u);
   }
 }
 
@@ -279,6 +372,34 @@ TEST(RandomTargets, IntrinsicsPrintAndSerializeRoundTrip) {
   EXPECT_EQ(ir::to_string(back), text);
 }
 
+TEST(RandomTargets, PackedIntrinsicsPrintSerializeAndFold) {
+  std::vector<float> u(3), z(3);
+  std::vector<double> v(3), w(3);
+  std::vector<std::int64_t> b(3);
+  const ir::Function f = trace_ir("random_packed", {"u", "v", "z", "w", "b", "fu", "fv", "fz", "fw", "key", "first"},
+                                  packed_draws, u, v, z, w, b, u, v, z, w, std::int64_t{1}, std::int64_t{2});
+  const std::string text = ir::to_string(f);
+  for (const char* name : {"random_packed_uniform_f32(", "random_packed_uniform_f64(", "random_packed_normal_f32(",
+                           "random_packed_normal_f64(", "random_packed_bits("})
+    EXPECT_NE(text.find(name), std::string::npos) << name << " in\n" << text;
+  EXPECT_EQ(ir::to_string(ir::deserialize(ir::serialize(f))), text);
+  const auto k = [](Array<double, 1> out) {
+    out[0] = random::packed::normal<double>(3, 5);
+    out[1] = to_double(random::packed::uniform<float>(-3, 6));
+  };
+  for (const Options& o : targets()) {
+    SCOPED_TRACE(name_of(o));
+    auto kern = jit("random_packed_folded", k, o);
+    std::vector<double> out(2);
+    kern(out);
+    EXPECT_TRUE(same_bits(out[0], rnd::packed_normal_f64(3, 2, 1)));
+    EXPECT_TRUE(same_bits(out[1], static_cast<double>(rnd::packed_uniform_f32(-3, 1, 2))));
+    const std::string d = kern.diagnostics();
+    const std::string after = d.substr(std::min(d.size(), d.find("IR after passes:")));
+    EXPECT_FALSE(std::regex_search(after, std::regex("random_packed_(bits|uniform|normal)"))) << "not folded:\n" << after;
+  }
+}
+
 TEST(RandomTargets, CpuLoopIsVectorized) {
   if (!has_cpu_backend()) GTEST_SKIP() << "no CPU backend in this build";
   Options o = cpu();
@@ -385,6 +506,42 @@ TEST(RandomStatistics, BitsAreBalancedAndKeysAreIndependent) {
   }
   for (int k = 0; k < 64; ++k) EXPECT_NEAR(static_cast<double>(ones[k]) / kN, 0.5, 6 * 0.5 / std::sqrt(double(kN))) << "bit " << k;
   EXPECT_NEAR(corr / kN, 0, 6 * (1.0 / 12) / std::sqrt(double(kN)));
+}
+
+TEST(RandomStatistics, PackedUniformAndNormalMomentsBinsAndPairs) {
+  for (std::int64_t key : {std::int64_t{0}, kKey}) {
+    double su = 0, su2 = 0, sz = 0, sz2 = 0, sz4 = 0, c01 = 0, c01sq = 0;
+    std::vector<std::int64_t> bins32(256), binsz(128);
+    for (std::int64_t g = 0; g < kN; ++g) {
+      const double u = rnd::packed_element(Intrinsic::RandomPackedUniformF32, key, g).as_float;
+      ASSERT_TRUE(u >= 0 && u < 1);
+      su += u;
+      su2 += u * u;
+      ++bins32[static_cast<std::size_t>(u * 256)];
+      const double z = rnd::packed_element(Intrinsic::RandomPackedNormalF64, key, g).as_float;
+      sz += z;
+      sz2 += z * z;
+      sz4 += z * z * z * z;
+      ++binsz[std::min<std::size_t>(127, static_cast<std::size_t>(0.5 * std::erfc(-z / std::numbers::sqrt2) * 128))];
+      if (g % 2 == 1) {  // a pair: Box-Muller's outputs are independent, so uncorrelated, also in their squares
+        const double z0 = rnd::packed_element(Intrinsic::RandomPackedNormalF64, key, g - 1).as_float;
+        c01 += z0 * z;
+        c01sq += (z0 * z0 - 1) * (z * z - 1);
+      }
+    }
+    const double n = kN, pairs = n / 2;
+    EXPECT_NEAR(su / n, 0.5, 6 * std::sqrt(1.0 / 12 / n));
+    EXPECT_NEAR(su2 / n - (su / n) * (su / n), 1.0 / 12, 6 * std::sqrt((1.0 / 80 - 1.0 / 144) / n));
+    EXPECT_NEAR(sz / n, 0, 6 / std::sqrt(n));
+    EXPECT_NEAR(sz2 / n - (sz / n) * (sz / n), 1, 6 * std::sqrt(2 / n));
+    EXPECT_NEAR(sz4 / n, 3, 6 * std::sqrt(96 / n));
+    EXPECT_NEAR(c01 / pairs, 0, 6 / std::sqrt(pairs));      // var of z0 z1 is 1
+    EXPECT_NEAR(c01sq / pairs, 0, 6 * 2 / std::sqrt(pairs));  // var of (z0^2 - 1)(z1^2 - 1) is 4
+    const auto [chi, bound] = chi_square(bins32, kN);
+    EXPECT_LT(chi, bound) << "key " << key;
+    const auto [chiz, boundz] = chi_square(binsz, kN);
+    EXPECT_LT(chiz, boundz) << "key " << key;
+  }
 }
 
 }  // namespace

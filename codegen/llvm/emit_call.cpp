@@ -66,7 +66,7 @@ llvm::Value* Emitter::call(const ir::CallExpr& c) {
   for (const auto& a : c.args) args.push_back(expr(a));
   if (std::any_of(args.begin(), args.end(), [](llvm::Value* a) { return a->getType()->isVectorTy(); }))
     for (auto& a : args) a = splat(a);  // lane mode: operands combine as vectors
-  if (ir::random::is_random(c.fn)) return random(c.fn, args[0], args[1]);
+  if (ir::random::is_random(c.fn)) return random(c.fn, args[0], args[1], args.size() > 2 ? args[2] : nullptr);
   const DType t = c.args[0]->type;
   llvm::Value* x = args[0];
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The random intrinsics (ir/random.hpp) in LLVM IR. Philox-4x32-10 runs on i32 words; each 32 x 32 -> 64-bit
-// product is a zext and a mul (x86 vectorizes it as vpmuludq). The maps to floats are plain fmul, fadd, fdiv
+// product is a zext and a mul (x86 vectorizes it as vpmuludq). The packed kinds select their word or pair of
+// the block (and Box-Muller's sine or cosine) by the word argument; the angle evaluates one polynomial. The maps to floats are plain fmul, fadd, fdiv
 // and sqrt without fast-math flags, one per step of ir/random.hpp in the same order, so the results are the
 // interpreter's bit for bit. Everything is built from the operands' types: in lane mode the same code runs on
 // vectors, and a scalar loop stays one the loop vectorizer can widen (nothing here is a call).
@@ -24,10 +25,11 @@ class RandomBuilder {
 
   using Words = std::array<llvm::Value*, 4>;
 
-  Words block(llvm::Value* key, llvm::Value* counter) {
+  /// The block of (key, counter): counter words 2 and 3 are 0, or 1 and 0 for the packed stream.
+  Words block(llvm::Value* key, llvm::Value* counter, bool packed) {
     llvm::Value* k0 = low(key);
     llvm::Value* k1 = high(key);
-    Words c = {low(counter), high(counter), u32(0), u32(0)};
+    Words c = {low(counter), high(counter), u32(packed ? 1 : 0), u32(0)};
     for (int r = 0; r < rnd::kRounds; ++r) {
       if (r > 0) {
         k0 = b_.CreateAdd(k0, u32(rnd::kWeyl0));
@@ -46,22 +48,39 @@ class RandomBuilder {
     return b_.CreateOr(b_.CreateShl(b_.CreateZExt(hi, i64_), 32), b_.CreateZExt(lo, i64_));
   }
 
-  llvm::Value* uniform_f32(const Words& w) {
-    llvm::Type* f32 = shaped(w[0], b_.getFloatTy());
-    llvm::Value* m = b_.CreateUIToFP(b_.CreateLShr(w[0], 8), f32);  // < 2^24: exact
+  /// Word `which` mod 4 of a block (`which` an i64 shaped like the key).
+  llvm::Value* word(const Words& w, llvm::Value* which) {
+    llvm::Value* k = b_.CreateTrunc(b_.CreateAnd(which, u64(3)), i32_);
+    llvm::Value* v = w[3];
+    for (int j = 2; j >= 0; --j) v = b_.CreateSelect(b_.CreateICmpEQ(k, u32(static_cast<std::uint32_t>(j))), w[j], v);
+    return v;
+  }
+
+  /// True where `which` is odd: the high pair (words 3:2) of a block, or Box-Muller's sine.
+  llvm::Value* odd(llvm::Value* which) { return b_.CreateICmpNE(b_.CreateAnd(which, u64(1)), u64(0)); }
+
+  /// Words 3:2 where `which` is odd, else words 1:0.
+  llvm::Value* pair(const Words& w, llvm::Value* which) {
+    return b_.CreateSelect(odd(which), join(w[2], w[3]), join(w[0], w[1]));
+  }
+
+  llvm::Value* uniform_f32(llvm::Value* word0) {
+    llvm::Type* f32 = shaped(word0, b_.getFloatTy());
+    llvm::Value* m = b_.CreateUIToFP(b_.CreateLShr(word0, 8), f32);  // < 2^24: exact
     return b_.CreateFMul(m, llvm::ConstantFP::get(f32, 0x1p-24));
   }
 
-  llvm::Value* uniform_f64(const Words& w) {
-    llvm::Value* m = b_.CreateUIToFP(b_.CreateLShr(join(w[0], w[1]), 11), f64_);  // < 2^53: exact
+  llvm::Value* uniform_f64(llvm::Value* bits64) {
+    llvm::Value* m = b_.CreateUIToFP(b_.CreateLShr(bits64, 11), f64_);  // < 2^53: exact
     return b_.CreateFMul(m, f64(0x1p-53));
   }
 
-  llvm::Value* normal_f64(const Words& w) {
+  /// Box-Muller's cosine output, or its sine where `sine` (null: never).
+  llvm::Value* normal_f64(const Words& w, llvm::Value* sine) {
     llvm::Value* a = b_.CreateAdd(b_.CreateLShr(join(w[0], w[1]), 11), u64(1));
     llvm::Value* u1 = b_.CreateFMul(b_.CreateUIToFP(a, f64_), f64(0x1p-53));
     llvm::Value* r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, b_.CreateFMul(f64(-2.0), log_unit(u1)));
-    return b_.CreateFMul(r, cos_turn(b_.CreateLShr(join(w[2], w[3]), 11)));
+    return b_.CreateFMul(r, turn(b_.CreateLShr(join(w[2], w[3]), 11), sine));
   }
 
  private:
@@ -107,15 +126,21 @@ class RandomBuilder {
     return b_.CreateFAdd(b_.CreateFMul(de, f64(rnd::kLn2Hi)), rest);
   }
 
-  llvm::Value* cos_turn(llvm::Value* c) {
+  llvm::Value* turn(llvm::Value* c, llvm::Value* sine) {
     llvm::Value* n = b_.CreateLShr(b_.CreateAdd(c, u64(std::uint64_t{1} << 50)), 51);
     llvm::Value* t = b_.CreateFMul(b_.CreateSIToFP(b_.CreateSub(c, b_.CreateShl(n, 51)), f64_), f64(0x1p-53));
     llvm::Value* w = b_.CreateFMul(t, t);
-    llvm::Value* cos_t = horner(rnd::kCos, w);
-    llvm::Value* sin_t = b_.CreateFMul(t, horner(rnd::kSin, w));
-    llvm::Value* q = b_.CreateAnd(n, u64(3));
+    // sin(n pi / 2 + x) = cos((n - 1) pi / 2 + x)
+    llvm::Value* q = b_.CreateAnd(sine ? b_.CreateSelect(sine, b_.CreateAdd(n, u64(3)), n) : n, u64(3));
     llvm::Value* zero = u64(0);
-    llvm::Value* v = b_.CreateSelect(b_.CreateICmpNE(b_.CreateAnd(q, u64(1)), zero), sin_t, cos_t);
+    // ir::random::turn evaluates both polynomials and keeps one; only the kept one is evaluated here, Horner's
+    // steps on coefficients selected by the quadrant (the cosine times 1.0, exact, where the sine is times t):
+    // the same operations on the same values, half the work.
+    llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(q, u64(1)), zero);
+    llvm::Value* p = b_.CreateSelect(odd, f64(rnd::kSin[rnd::kTrigTerms - 1]), f64(rnd::kCos[rnd::kTrigTerms - 1]));
+    for (int k = rnd::kTrigTerms - 2; k >= 0; --k)
+      p = b_.CreateFAdd(b_.CreateFMul(p, w), b_.CreateSelect(odd, f64(rnd::kSin[k]), f64(rnd::kCos[k])));
+    llvm::Value* v = b_.CreateFMul(b_.CreateSelect(odd, t, f64(1.0)), p);
     llvm::Value* negative = b_.CreateICmpNE(b_.CreateAnd(b_.CreateAdd(q, u64(1)), u64(2)), zero);
     return b_.CreateSelect(negative, b_.CreateFNeg(v), v);
   }
@@ -123,23 +148,32 @@ class RandomBuilder {
 
 }  // namespace
 
-llvm::Value* Emitter::random(Intrinsic fn, llvm::Value* key, llvm::Value* counter) {
+llvm::Value* Emitter::random(Intrinsic fn, llvm::Value* key, llvm::Value* counter, llvm::Value* which) {
   // Every step is one IEEE operation: no reassociation, contraction or approximation, even under fast_math.
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   b_.setFastMathFlags(llvm::FastMathFlags());
   RandomBuilder r(b_, key);
-  const RandomBuilder::Words w = r.block(key, counter);
+  const bool packed = ir::random::is_packed(fn);
+  if (packed && which == nullptr) internal_error(std::string(ir::name_of(fn)) + " without its word argument");
+  // The packed kinds' calls on one block (a block draw's values) build the same Philox instructions from the same
+  // operands, which LLVM's CSE merges: one block for all of them.
+  const RandomBuilder::Words w = r.block(key, counter, packed);
+  auto to_f32 = [&](llvm::Value* z) {
+    return b_.CreateFPTrunc(z, llvm::isa<llvm::VectorType>(z->getType())
+                                   ? llvm::VectorType::get(b_.getFloatTy(), llvm::cast<llvm::VectorType>(z->getType())->getElementCount())
+                                   : b_.getFloatTy());
+  };
   switch (fn) {
     case Intrinsic::RandomBits: return r.join(w[0], w[1]);
-    case Intrinsic::RandomUniformF32: return r.uniform_f32(w);
-    case Intrinsic::RandomUniformF64: return r.uniform_f64(w);
-    case Intrinsic::RandomNormalF64: return r.normal_f64(w);
-    case Intrinsic::RandomNormalF32: {
-      llvm::Value* z = r.normal_f64(w);
-      return b_.CreateFPTrunc(z, llvm::isa<llvm::VectorType>(z->getType())
-                                     ? llvm::VectorType::get(b_.getFloatTy(), llvm::cast<llvm::VectorType>(z->getType())->getElementCount())
-                                     : b_.getFloatTy());
-    }
+    case Intrinsic::RandomUniformF32: return r.uniform_f32(w[0]);
+    case Intrinsic::RandomUniformF64: return r.uniform_f64(r.join(w[0], w[1]));
+    case Intrinsic::RandomNormalF64: return r.normal_f64(w, nullptr);
+    case Intrinsic::RandomNormalF32: return to_f32(r.normal_f64(w, nullptr));
+    case Intrinsic::RandomPackedBits: return r.pair(w, which);
+    case Intrinsic::RandomPackedUniformF32: return r.uniform_f32(r.word(w, which));
+    case Intrinsic::RandomPackedUniformF64: return r.uniform_f64(r.pair(w, which));
+    case Intrinsic::RandomPackedNormalF64: return r.normal_f64(w, r.odd(which));
+    case Intrinsic::RandomPackedNormalF32: return to_f32(r.normal_f64(w, r.odd(which)));
     default: internal_error("intrinsic " + std::string(ir::name_of(fn)) + " is not a random intrinsic");
   }
 }

@@ -225,7 +225,8 @@ class Emitter {
   llvm::Value* call(const ir::CallExpr& c);
   llvm::Value* libm_call(const char* name, DType t, llvm::ArrayRef<llvm::Value*> args);
   // ---- emit_random.cpp: the random intrinsics (ir/random.hpp) on evaluated i64 key and counter ----
-  llvm::Value* random(Intrinsic fn, llvm::Value* key, llvm::Value* counter);
+  /// A random intrinsic (emit_random.cpp); `word` is the packed kinds' third argument, null for the others.
+  llvm::Value* random(Intrinsic fn, llvm::Value* key, llvm::Value* counter, llvm::Value* word);
 
   // ---- emit_stmt.cpp: statements ----
   void stmt(const ir::Stmt& s);

@@ -31,6 +31,9 @@ enum class Intrinsic : std::uint8_t {
   /// Counter-based random numbers (kiln/random.hpp; defined in ir/random.hpp): two i64 arguments, key and
   /// counter; the result is i64 bits, or a uniform or normal f32 or f64.
   RandomBits, RandomUniformF32, RandomUniformF64, RandomNormalF32, RandomNormalF64,
+  /// The packed stream's values (kiln::random::packed): three i64 arguments, key, block and word; the result
+  /// is the value in position `word` of the block's 4 (uniform f32) or 2 (the other kinds) values.
+  RandomPackedBits, RandomPackedUniformF32, RandomPackedUniformF64, RandomPackedNormalF32, RandomPackedNormalF64,
 };
 
 /// Reductions. Each starts from its identity and partial results are combined in a fixed order.
