@@ -74,24 +74,32 @@ std::string part_source(const Program& program, const PartPlan& plan, std::size_
   return out;
 }
 
+int ptxas_threads(std::size_t functions, int threads, std::size_t parts) {
+  const std::size_t share = static_cast<std::size_t>(std::max(threads, 1)) / std::max<std::size_t>(parts, 1);
+  return static_cast<int>(std::clamp<std::size_t>(std::min(share, functions), 1, 1024));
+}
+
 Binary compile_program(const Program& program, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                       bool lineinfo, int threads) {
+                       bool lineinfo, int threads, int fast_compile) {
   const auto start = std::chrono::steady_clock::now();
-  // The idle threads are counted (about 1.2 ms) only where more than one part could be worth it.
+  // The idle threads are counted (about 1.2 ms) only where there is more than one function to spread over them
+  // (in parts, or by ptxas within a part).
   int use = threads;
   int idle = -1;
   if (use <= 0) {
     use = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (plan_parts(program, use).parts.size() > 1) use = idle = idle_hardware_threads();
+    if (program.functions.size() > 1) use = idle = idle_hardware_threads();
   }
   const PartPlan plan = plan_parts(program, use);
   const std::size_t parts = plan.parts.size();
   std::vector<Binary> done(parts);
   std::vector<double> cpu(parts, 0);
+  std::vector<int> ptxas(parts, 1);
+  for (std::size_t p = 0; p < parts; ++p) ptxas[p] = ptxas_threads(plan.parts[p].size(), use, parts);
   const std::vector<std::exception_ptr> failed = run_parts(parts, [&](std::size_t p) {
     const double t0 = thread_cpu_ms();
-    done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo);
-    cpu[p] = thread_cpu_ms() - t0;
+    done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo, ptxas[p], fast_compile);
+    cpu[p] = thread_cpu_ms() - t0;  // this thread's only: ptxas's own threads are not counted
   });
   for (const std::exception_ptr& e : failed) {
     if (!e) continue;
@@ -104,7 +112,7 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
     } catch (const std::exception& x) {
       why = x.what();
     }
-    Binary whole = compile_source(program.source(), kernel, arch, opts, true, lineinfo);
+    Binary whole = compile_source(program.source(), kernel, arch, opts, true, lineinfo, ptxas_threads(program.functions.size(), use, 1), fast_compile);
     whole.cpu_ms = whole.cpu_longest_ms = 0;
     whole.notes = fmt::format("NVRTC: {} __global__ function(s) in one program: a part did not compile alone ({})\n", program.functions.size(),
                               why.substr(0, why.find('\n')));
@@ -123,15 +131,17 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   const std::string threads_text = threads > 0 ? fmt::format("KILN_COMPILE_THREADS={}", threads)
                                    : idle >= 0  ? fmt::format("{} hardware thread(s) idle", idle)
                                                 : fmt::format("{} hardware thread(s)", use);
+  const std::string fast = fast_compile >= 1 && fast_compile <= 3 ? fmt::format("; -Ofast-compile={} (KILN_CUDA_FAST_COMPILE)", fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max") : "";
   if (parts == 1) {
-    out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program ({:.1f} ms of CPU; {}: {})\n", program.functions.size(), out.cpu_ms,
-                            threads_text, program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth");
+    out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program, ptxas on {} thread(s) ({:.1f} ms of CPU before ptxas's threads; {}: {}{})\n",
+                            program.functions.size(), ptxas[0], out.cpu_ms, threads_text,
+                            program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth", fast);
   } else {
     std::string sizes;
-    for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), cpu[p]);
+    for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} on {} ptxas thread(s) ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), ptxas[p], cpu[p]);
     out.notes = fmt::format("NVRTC: {} __global__ functions in {} programs compiled at the same time ({}; functions (CPU ms) per part: {}; "
-                            "{:.1f} ms of CPU in all, the longest part {:.1f} ms; estimated {} of {} bytes of CUDA C for the longest part)\n",
-                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole);
+                            "{:.1f} ms of CPU in all, the longest part {:.1f} ms; estimated {} of {} bytes of CUDA C for the longest part{})\n",
+                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole, fast);
   }
   return out;
 }
