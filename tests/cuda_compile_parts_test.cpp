@@ -226,8 +226,8 @@ TEST(CudaParts, PtxasGetsTheThreadsThePartsLeave) {
 TEST(CudaParts, PtxasOnThreadsMakesTheSameMachineCode) {
   require_nvrtc();
   const cu::Program& p = covariance().program;
-  const cu::Binary one = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, 1);
-  const cu::Binary split = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, 4);
+  const cu::Binary one = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, cu::program_flags(1, true, 0));
+  const cu::Binary split = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, cu::program_flags(4, true, 0));
   EXPECT_EQ(split.ptx, one.ptx);
   const auto a = text_sections(one.cubin), b = text_sections(split.cubin);
   ASSERT_GE(a.size(), p.entries().size());
@@ -242,6 +242,36 @@ TEST(CudaParts, PtxasOnThreadsMakesTheSameMachineCode) {
   EXPECT_NE(whole.notes.find("in one program, ptxas on 1 thread(s)"), std::string::npos) << whole.notes;
   const cu::Binary parts = cu::compile_program(p, "covariance", "sm_90", {}, false, 8);
   EXPECT_NE(parts.notes.find("ptxas thread(s)"), std::string::npos) << parts.notes;
+}
+
+TEST(CudaParts, MinimalMakesTheSamePtxForEveryKernelKind) {
+  require_nvrtc();
+  // The whole catalogue of the GPU tests (every strategy and variant), one program of them all, with and without
+  // --minimal: the declarations it leaves out are never used, so the PTX is the same.
+  std::string source = cu::prelude();
+  std::set<std::string> names;
+  for (const cudatest::KernelCase& c : cudatest::kernel_catalogue()) {
+    const cu::Program p = cu::emit_program(cudatest::offloaded(c.f), kiln::detail::cuda_options().emit);
+    if (names.insert(p.function->name).second) source += p.kernels;
+  }
+  ASSERT_GT(names.size(), 20u);
+  EXPECT_EQ(cu::program_flags(1, true, 0), std::vector<std::string>{"--minimal"});
+  const cu::Binary minimal = cu::compile_source(source, "catalogue", "sm_90", {}, true, false, cu::program_flags(8, true, 0));
+  const cu::Binary full = cu::compile_source(source, "catalogue", "sm_90", {}, true, false, cu::program_flags(8, false, 0));
+  EXPECT_EQ(minimal.ptx, full.ptx);
+  // What --minimal leaves out does not compile with it: a part that used it would be compiled again without.
+  const std::string texture = "extern \"C\" __global__ void tex_k0(cudaTextureObject_t t, float* x) { x[0] = tex1Dfetch<float>(t, 0); }\n";
+  EXPECT_THROW(cu::compile_source(texture, "tex", "sm_90", {}, true, false, cu::program_flags(1, true, 0)), CompileError);
+  cu::Program p;
+  ir::Function f;
+  f.name = "tex";
+  p.function = std::make_shared<const ir::Function>(f);
+  p.prelude = cu::prelude();
+  p.kernels = texture;
+  p.functions = {{0, texture.size()}};
+  const cu::Binary b = cu::compile_program(p, "tex", "sm_90", {}, false, 1);
+  EXPECT_NE(b.ptx.find(".entry tex_k0("), std::string::npos);
+  EXPECT_NE(b.notes.find("compiled again without --minimal"), std::string::npos) << b.notes;
 }
 
 TEST(CudaParts, FastCompileKeepsEveryEntryAndSaysSo) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "codegen/compile_threads.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
@@ -79,6 +80,29 @@ int ptxas_threads(std::size_t functions, int threads, std::size_t parts) {
   return static_cast<int>(std::clamp<std::size_t>(std::min(share, functions), 1, 1024));
 }
 
+std::vector<std::string> program_flags(int ptxas_threads, bool minimal, int fast_compile) {
+  std::vector<std::string> out;
+  if (ptxas_threads > 1) out.push_back("--ptxas-options=--split-compile=" + std::to_string(ptxas_threads));
+  if (minimal) out.push_back("--minimal");
+  if (fast_compile >= 1 && fast_compile <= 3) out.push_back(std::string("--Ofast-compile=") + (fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max"));
+  return out;
+}
+
+namespace {
+
+/// One part: with `--minimal` first; CUDA C that needs what it leaves out compiles without it (and `*full` is set).
+Binary compile_part(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts, bool lineinfo,
+                    int ptxas_threads, int fast_compile, bool* full) {
+  try {
+    return compile_source(source, kernel, arch, opts, true, lineinfo, program_flags(ptxas_threads, true, fast_compile));
+  } catch (const CompileError&) {
+    *full = true;
+    return compile_source(source, kernel, arch, opts, true, lineinfo, program_flags(ptxas_threads, false, fast_compile));
+  }
+}
+
+}  // namespace
+
 Binary compile_program(const Program& program, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
                        bool lineinfo, int threads, int fast_compile) {
   const auto start = std::chrono::steady_clock::now();
@@ -96,9 +120,12 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   std::vector<double> cpu(parts, 0);
   std::vector<int> ptxas(parts, 1);
   for (std::size_t p = 0; p < parts; ++p) ptxas[p] = ptxas_threads(plan.parts[p].size(), use, parts);
+  std::vector<char> full(parts, 0);  // parts compiled without --minimal
   const std::vector<std::exception_ptr> failed = run_parts(parts, [&](std::size_t p) {
     const double t0 = thread_cpu_ms();
-    done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo, ptxas[p], fast_compile);
+    bool f = false;
+    done[p] = compile_part(part_source(program, plan, p), kernel, arch, opts, lineinfo, ptxas[p], fast_compile, &f);
+    full[p] = f;
     cpu[p] = thread_cpu_ms() - t0;  // this thread's only: ptxas's own threads are not counted
   });
   for (const std::exception_ptr& e : failed) {
@@ -112,7 +139,8 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
     } catch (const std::exception& x) {
       why = x.what();
     }
-    Binary whole = compile_source(program.source(), kernel, arch, opts, true, lineinfo, ptxas_threads(program.functions.size(), use, 1), fast_compile);
+    bool f = false;
+    Binary whole = compile_part(program.source(), kernel, arch, opts, lineinfo, ptxas_threads(program.functions.size(), use, 1), fast_compile, &f);
     whole.cpu_ms = whole.cpu_longest_ms = 0;
     whole.notes = fmt::format("NVRTC: {} __global__ function(s) in one program: a part did not compile alone ({})\n", program.functions.size(),
                               why.substr(0, why.find('\n')));
@@ -131,7 +159,9 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   const std::string threads_text = threads > 0 ? fmt::format("KILN_COMPILE_THREADS={}", threads)
                                    : idle >= 0  ? fmt::format("{} hardware thread(s) idle", idle)
                                                 : fmt::format("{} hardware thread(s)", use);
-  const std::string fast = fast_compile >= 1 && fast_compile <= 3 ? fmt::format("; -Ofast-compile={} (KILN_CUDA_FAST_COMPILE)", fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max") : "";
+  const std::size_t without_minimal = static_cast<std::size_t>(std::count(full.begin(), full.end(), 1));
+  const std::string fast = std::string(without_minimal ? fmt::format("; {} part(s) compiled again without --minimal", without_minimal) : "") +
+                           (fast_compile >= 1 && fast_compile <= 3 ? fmt::format("; -Ofast-compile={} (KILN_CUDA_FAST_COMPILE)", fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max") : "");
   if (parts == 1) {
     out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program, ptxas on {} thread(s) ({:.1f} ms of CPU before ptxas's threads; {}: {}{})\n",
                             program.functions.size(), ptxas[0], out.cpu_ms, threads_text,
