@@ -80,11 +80,20 @@ int ptxas_threads(std::size_t functions, int threads, std::size_t parts) {
   return static_cast<int>(std::clamp<std::size_t>(std::min(share, functions), 1, 1024));
 }
 
+namespace {
+
+/// NVRTC's name of a -Ofast-compile level (CudaOptions::fast_compile), or "" for none.
+std::string fast_compile_level(int fast_compile) {
+  return fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : fast_compile == 3 ? "max" : "";
+}
+
+}  // namespace
+
 std::vector<std::string> program_flags(int ptxas_threads, bool minimal, int fast_compile) {
   std::vector<std::string> out;
   if (ptxas_threads > 1) out.push_back("--ptxas-options=--split-compile=" + std::to_string(ptxas_threads));
   if (minimal) out.push_back("--minimal");
-  if (fast_compile >= 1 && fast_compile <= 3) out.push_back(std::string("--Ofast-compile=") + (fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max"));
+  if (const std::string level = fast_compile_level(fast_compile); !level.empty()) out.push_back("--Ofast-compile=" + level);
   return out;
 }
 
@@ -160,18 +169,19 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
                                    : idle >= 0  ? fmt::format("{} hardware thread(s) idle", idle)
                                                 : fmt::format("{} hardware thread(s)", use);
   const std::size_t without_minimal = static_cast<std::size_t>(std::count(full.begin(), full.end(), 1));
-  const std::string fast = std::string(without_minimal ? fmt::format("; {} part(s) compiled again without --minimal", without_minimal) : "") +
-                           (fast_compile >= 1 && fast_compile <= 3 ? fmt::format("; -Ofast-compile={} (KILN_CUDA_FAST_COMPILE)", fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : "max") : "");
+  const std::string level = fast_compile_level(fast_compile);
+  const std::string also = std::string(without_minimal ? fmt::format("; {} part(s) compiled again without --minimal", without_minimal) : "") +
+                           (level.empty() ? "" : "; -Ofast-compile=" + level + " (KILN_CUDA_FAST_COMPILE)");
   if (parts == 1) {
     out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program, ptxas on {} thread(s) ({:.1f} ms of CPU before ptxas's threads; {}: {}{})\n",
                             program.functions.size(), ptxas[0], out.cpu_ms, threads_text,
-                            program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth", fast);
+                            program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth", also);
   } else {
     std::string sizes;
     for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} on {} ptxas thread(s) ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), ptxas[p], cpu[p]);
     out.notes = fmt::format("NVRTC: {} __global__ functions in {} programs compiled at the same time ({}; functions (CPU ms) per part: {}; "
                             "{:.1f} ms of CPU in all, the longest part {:.1f} ms; estimated {} of {} bytes of CUDA C for the longest part{})\n",
-                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole, fast);
+                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole, also);
   }
   return out;
 }
