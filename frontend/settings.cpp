@@ -154,6 +154,11 @@ const codegen::cuda::CudaOptions& process_cuda_options() {
     o.sort_items = number("KILN_CUDA_SORT_ITEMS", o.sort_items, 4, 32);
     o.sort_match = number("KILN_CUDA_SORT_MATCH", o.sort_match, 0, 2);
     o.scan_tile_kib = number("KILN_CUDA_SCAN_TILE_KIB", o.scan_tile_kib, 8, 96);
+    if (const std::string fc = env_text("KILN_CUDA_FAST_COMPILE"); !fc.empty()) {
+      o.fast_compile = fc == "min" || fc == "1" ? 1 : fc == "mid" || fc == "2" ? 2 : fc == "max" || fc == "3" ? 3 : 0;
+      if (o.fast_compile == 0 && fc != "0")
+        std::fprintf(stderr, "kiln: warning: ignoring KILN_CUDA_FAST_COMPILE=%s (expected min, mid, max or 0)\n", fc.c_str());
+    }
     return o;
   }());
   return options;

@@ -3,9 +3,12 @@
 // no GPU needed: the emitter's record of each function, the plan that deals them into parts, the same PTX for every
 // function in parts as in one program, errors that still name the kernel, and disk-cache entries of several parts
 // checked as one. On a GPU, cuda_suite_test's differential tests run the suite's programs compiled in parts.
+#include <elf.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <regex>
 #include <set>
@@ -188,6 +191,102 @@ TEST(CudaParts, FunctionsCompiledInPartsAreTheSameCode) {
   ASSERT_EQ(again.more.size(), parts.more.size());
   EXPECT_EQ(again.ptx, parts.ptx);
   for (std::size_t i = 0; i < parts.more.size(); ++i) EXPECT_EQ(again.more[i].ptx, parts.more[i].ptx);
+}
+
+/// The machine code of each function in a CUBIN: its ".text.<name>" sections.
+std::map<std::string, std::string> text_sections(const std::string& cubin) {
+  std::map<std::string, std::string> out;
+  if (cubin.size() < sizeof(Elf64_Ehdr)) return out;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, cubin.data(), sizeof eh);
+  if (eh.e_shoff + static_cast<std::size_t>(eh.e_shnum) * sizeof(Elf64_Shdr) > cubin.size() || eh.e_shstrndx >= eh.e_shnum) return out;
+  std::vector<Elf64_Shdr> sh(eh.e_shnum);
+  std::memcpy(sh.data(), cubin.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
+  const std::size_t names = sh[eh.e_shstrndx].sh_offset;
+  for (const Elf64_Shdr& h : sh) {
+    const std::string name = cubin.c_str() + names + h.sh_name;
+    if (name.rfind(".text.", 0) == 0 && h.sh_type != SHT_NOBITS && h.sh_offset + h.sh_size <= cubin.size())
+      out[name.substr(6)] = cubin.substr(h.sh_offset, h.sh_size);
+  }
+  return out;
+}
+
+TEST(CudaParts, PtxasGetsTheThreadsThePartsLeave) {
+  // Each part's share of the threads, at most one a function, at least one.
+  EXPECT_EQ(cu::ptxas_threads(9, 16, 1), 9);
+  EXPECT_EQ(cu::ptxas_threads(9, 16, 2), 8);
+  EXPECT_EQ(cu::ptxas_threads(5, 16, 3), 5);
+  EXPECT_EQ(cu::ptxas_threads(1, 16, 1), 1);
+  EXPECT_EQ(cu::ptxas_threads(9, 1, 1), 1);
+  EXPECT_EQ(cu::ptxas_threads(9, 0, 1), 1);
+  EXPECT_EQ(cu::ptxas_threads(9, 3, 4), 1);
+  EXPECT_EQ(cu::ptxas_threads(0, 8, 1), 1);
+}
+
+TEST(CudaParts, PtxasOnThreadsMakesTheSameMachineCode) {
+  require_nvrtc();
+  const cu::Program& p = covariance().program;
+  const cu::Binary one = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, cu::program_flags(1, true, 0));
+  const cu::Binary split = cu::compile_source(p.source(), "covariance", "sm_90", {}, true, false, cu::program_flags(4, true, 0));
+  EXPECT_EQ(split.ptx, one.ptx);
+  const auto a = text_sections(one.cubin), b = text_sections(split.cubin);
+  ASSERT_GE(a.size(), p.entries().size());
+  for (const std::string& entry : p.entries()) {
+    ASSERT_TRUE(a.count(entry)) << entry;
+    ASSERT_TRUE(b.count(entry)) << entry << " missing with ptxas on 4 threads";
+    EXPECT_EQ(a.at(entry), b.at(entry)) << entry << ": other machine code with ptxas on 4 threads";
+  }
+  EXPECT_EQ(a.size(), b.size());
+  // The diagnostics say how many threads ptxas had: one program (KILN_COMPILE_THREADS=1) gets one.
+  const cu::Binary whole = cu::compile_program(p, "covariance", "sm_90", {}, false, 1);
+  EXPECT_NE(whole.notes.find("in one program, ptxas on 1 thread(s)"), std::string::npos) << whole.notes;
+  const cu::Binary parts = cu::compile_program(p, "covariance", "sm_90", {}, false, 8);
+  EXPECT_NE(parts.notes.find("ptxas thread(s)"), std::string::npos) << parts.notes;
+}
+
+TEST(CudaParts, MinimalMakesTheSamePtxForEveryKernelKind) {
+  require_nvrtc();
+  // The whole catalogue of the GPU tests (every strategy and variant), one program of them all, with and without
+  // --minimal: the declarations it leaves out are never used, so the PTX is the same.
+  std::string source = cu::prelude();
+  std::set<std::string> names;
+  for (const cudatest::KernelCase& c : cudatest::kernel_catalogue()) {
+    const cu::Program p = cu::emit_program(cudatest::offloaded(c.f), kiln::detail::cuda_options().emit);
+    if (names.insert(p.function->name).second) source += p.kernels;
+  }
+  ASSERT_GT(names.size(), 20u);
+  EXPECT_EQ(cu::program_flags(1, true, 0), std::vector<std::string>{"--minimal"});
+  const cu::Binary minimal = cu::compile_source(source, "catalogue", "sm_90", {}, true, false, cu::program_flags(8, true, 0));
+  const cu::Binary full = cu::compile_source(source, "catalogue", "sm_90", {}, true, false, cu::program_flags(8, false, 0));
+  EXPECT_EQ(minimal.ptx, full.ptx);
+  // What --minimal leaves out does not compile with it: a part that used it would be compiled again without.
+  const std::string texture = "extern \"C\" __global__ void tex_k0(cudaTextureObject_t t, float* x) { x[0] = tex1Dfetch<float>(t, 0); }\n";
+  EXPECT_THROW(cu::compile_source(texture, "tex", "sm_90", {}, true, false, cu::program_flags(1, true, 0)), CompileError);
+  cu::Program p;
+  ir::Function f;
+  f.name = "tex";
+  p.function = std::make_shared<const ir::Function>(f);
+  p.prelude = cu::prelude();
+  p.kernels = texture;
+  p.functions = {{0, texture.size()}};
+  const cu::Binary b = cu::compile_program(p, "tex", "sm_90", {}, false, 1);
+  EXPECT_NE(b.ptx.find(".entry tex_k0("), std::string::npos);
+  EXPECT_NE(b.notes.find("compiled again without --minimal"), std::string::npos) << b.notes;
+}
+
+TEST(CudaParts, FastCompileKeepsEveryEntryAndSaysSo) {
+  require_nvrtc();
+  // KILN_CUDA_FAST_COMPILE: NVRTC's -Ofast-compile levels; every __global__ function is still there (none is
+  // left out as unused), and the notes name the level.
+  const cu::Program& p = covariance().program;
+  const cu::Binary full = cu::compile_program(p, "covariance", "sm_90", {}, false, 1);
+  for (int level : {1, 2, 3}) {
+    const cu::Binary b = cu::compile_program(p, "covariance", "sm_90", {}, false, 1, level);
+    const char* name = level == 1 ? "min" : level == 2 ? "mid" : "max";
+    EXPECT_NE(b.notes.find(std::string("-Ofast-compile=") + name), std::string::npos) << b.notes;
+    for (const std::string& entry : p.entries()) EXPECT_NE(b.ptx.find(".entry " + entry + "("), std::string::npos) << name << ": " << entry;
+    EXPECT_NE(text_sections(b.cubin), text_sections(full.cubin)) << name << ": the same machine code as without";
+  }
 }
 
 TEST(CudaParts, AFailingPartNamesTheKernel) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "codegen/compile_threads.hpp"
+#include "kiln/error.hpp"
 
 namespace kiln::codegen::cuda {
 namespace {
@@ -74,24 +75,67 @@ std::string part_source(const Program& program, const PartPlan& plan, std::size_
   return out;
 }
 
+int ptxas_threads(std::size_t functions, int threads, std::size_t parts) {
+  const std::size_t share = static_cast<std::size_t>(std::max(threads, 1)) / std::max<std::size_t>(parts, 1);
+  return static_cast<int>(std::clamp<std::size_t>(std::min(share, functions), 1, 1024));
+}
+
+namespace {
+
+/// NVRTC's name of a -Ofast-compile level (CudaOptions::fast_compile), or "" for none.
+std::string fast_compile_level(int fast_compile) {
+  return fast_compile == 1 ? "min" : fast_compile == 2 ? "mid" : fast_compile == 3 ? "max" : "";
+}
+
+}  // namespace
+
+std::vector<std::string> program_flags(int ptxas_threads, bool minimal, int fast_compile) {
+  std::vector<std::string> out;
+  if (ptxas_threads > 1) out.push_back("--ptxas-options=--split-compile=" + std::to_string(ptxas_threads));
+  if (minimal) out.push_back("--minimal");
+  if (const std::string level = fast_compile_level(fast_compile); !level.empty()) out.push_back("--Ofast-compile=" + level);
+  return out;
+}
+
+namespace {
+
+/// One part: with `--minimal` first; CUDA C that needs what it leaves out compiles without it (and `*full` is set).
+Binary compile_part(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts, bool lineinfo,
+                    int ptxas_threads, int fast_compile, bool* full) {
+  try {
+    return compile_source(source, kernel, arch, opts, true, lineinfo, program_flags(ptxas_threads, true, fast_compile));
+  } catch (const CompileError&) {
+    *full = true;
+    return compile_source(source, kernel, arch, opts, true, lineinfo, program_flags(ptxas_threads, false, fast_compile));
+  }
+}
+
+}  // namespace
+
 Binary compile_program(const Program& program, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                       bool lineinfo, int threads) {
+                       bool lineinfo, int threads, int fast_compile) {
   const auto start = std::chrono::steady_clock::now();
-  // The idle threads are counted (about 1.2 ms) only where more than one part could be worth it.
+  // The idle threads are counted (about 1.2 ms) only where there is more than one function to spread over them
+  // (in parts, or by ptxas within a part).
   int use = threads;
   int idle = -1;
   if (use <= 0) {
     use = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (plan_parts(program, use).parts.size() > 1) use = idle = idle_hardware_threads();
+    if (program.functions.size() > 1) use = idle = idle_hardware_threads();
   }
   const PartPlan plan = plan_parts(program, use);
   const std::size_t parts = plan.parts.size();
   std::vector<Binary> done(parts);
   std::vector<double> cpu(parts, 0);
+  std::vector<int> ptxas(parts, 1);
+  for (std::size_t p = 0; p < parts; ++p) ptxas[p] = ptxas_threads(plan.parts[p].size(), use, parts);
+  std::vector<char> full(parts, 0);  // parts compiled without --minimal
   const std::vector<std::exception_ptr> failed = run_parts(parts, [&](std::size_t p) {
     const double t0 = thread_cpu_ms();
-    done[p] = compile_source(part_source(program, plan, p), kernel, arch, opts, true, lineinfo);
-    cpu[p] = thread_cpu_ms() - t0;
+    bool f = false;
+    done[p] = compile_part(part_source(program, plan, p), kernel, arch, opts, lineinfo, ptxas[p], fast_compile, &f);
+    full[p] = f;
+    cpu[p] = thread_cpu_ms() - t0;  // this thread's only: ptxas's own threads are not counted
   });
   for (const std::exception_ptr& e : failed) {
     if (!e) continue;
@@ -104,7 +148,8 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
     } catch (const std::exception& x) {
       why = x.what();
     }
-    Binary whole = compile_source(program.source(), kernel, arch, opts, true, lineinfo);
+    bool f = false;
+    Binary whole = compile_part(program.source(), kernel, arch, opts, lineinfo, ptxas_threads(program.functions.size(), use, 1), fast_compile, &f);
     whole.cpu_ms = whole.cpu_longest_ms = 0;
     whole.notes = fmt::format("NVRTC: {} __global__ function(s) in one program: a part did not compile alone ({})\n", program.functions.size(),
                               why.substr(0, why.find('\n')));
@@ -123,15 +168,20 @@ Binary compile_program(const Program& program, const std::string& kernel, const 
   const std::string threads_text = threads > 0 ? fmt::format("KILN_COMPILE_THREADS={}", threads)
                                    : idle >= 0  ? fmt::format("{} hardware thread(s) idle", idle)
                                                 : fmt::format("{} hardware thread(s)", use);
+  const std::size_t without_minimal = static_cast<std::size_t>(std::count(full.begin(), full.end(), 1));
+  const std::string level = fast_compile_level(fast_compile);
+  const std::string also = std::string(without_minimal ? fmt::format("; {} part(s) compiled again without --minimal", without_minimal) : "") +
+                           (level.empty() ? "" : "; -Ofast-compile=" + level + " (KILN_CUDA_FAST_COMPILE)");
   if (parts == 1) {
-    out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program ({:.1f} ms of CPU; {}: {})\n", program.functions.size(), out.cpu_ms,
-                            threads_text, program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth");
+    out.notes = fmt::format("NVRTC: {} __global__ function(s) in one program, ptxas on {} thread(s) ({:.1f} ms of CPU before ptxas's threads; {}: {}{})\n",
+                            program.functions.size(), ptxas[0], out.cpu_ms, threads_text,
+                            program.functions.size() < 2 ? "nothing to split" : "more parts would not shorten the longest by a fifth", also);
   } else {
     std::string sizes;
-    for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), cpu[p]);
+    for (std::size_t p = 0; p < parts; ++p) sizes += fmt::format("{}{} on {} ptxas thread(s) ({:.1f} ms)", p ? ", " : "", plan.parts[p].size(), ptxas[p], cpu[p]);
     out.notes = fmt::format("NVRTC: {} __global__ functions in {} programs compiled at the same time ({}; functions (CPU ms) per part: {}; "
-                            "{:.1f} ms of CPU in all, the longest part {:.1f} ms; estimated {} of {} bytes of CUDA C for the longest part)\n",
-                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole);
+                            "{:.1f} ms of CPU in all, the longest part {:.1f} ms; estimated {} of {} bytes of CUDA C for the longest part{})\n",
+                            program.functions.size(), parts, threads_text, sizes, out.cpu_ms, out.cpu_longest_ms, plan.longest, plan.whole, also);
   }
   return out;
 }

@@ -46,12 +46,26 @@ PartPlan plan_parts(const Program& program, int threads);
 /// The source of part `p` of `plan`: the prelude and the part's functions (the whole source for one part).
 std::string part_source(const Program& program, const PartPlan& plan, std::size_t p);
 
+/// The threads ptxas may use for a part of `functions` functions when `threads` are shared by `parts` parts:
+/// its share, at most one a function (ptxas's `--split-compile` optimizes each function on a thread of its
+/// own), at least 1.
+int ptxas_threads(std::size_t functions, int threads, std::size_t parts);
+
+/// The NVRTC options of one of kiln's programs besides compile_source's own: `--ptxas-options=--split-compile=N`
+/// for `ptxas_threads` > 1 (each function's machine code is the same bytes as on one thread, only sooner);
+/// `--minimal` when `minimal` (NVRTC leaves out the builtin declarations of textures, surfaces and the device
+/// runtime, which kiln's CUDA C never uses: the same PTX, a shorter front end; cuda_compile_parts_test compares
+/// the PTX of every kernel kind); `-Ofast-compile=min|mid|max` for `fast_compile` 1-3 (CudaOptions::fast_compile).
+std::vector<std::string> program_flags(int ptxas_threads, bool minimal, int fast_compile);
+
 /// Compiles `program` for `arch` (compile_source's options) in the parts plan_parts gives for `threads`
 /// (0: the hardware threads idle now, codegen/compile_threads.hpp): part 0 on this thread, the others on threads
-/// of their own. The result's `more` holds parts 1.., `notes` says how and why. Where a part fails to compile
-/// alone, the whole program is compiled instead (its notes say so); a CompileError (naming `kernel`) is the
-/// whole program's.
+/// of their own, each part's ptxas on its share of the threads (ptxas_threads), with `--minimal` (a part that does
+/// not compile with it is compiled again without: the notes say so). The result's `more` holds parts
+/// 1.., `notes` says how and why. Where a part fails to compile alone, the whole program is compiled instead
+/// (its notes say so); a CompileError (naming `kernel`) is the whole program's. `fast_compile`: as
+/// compile_source's (CudaOptions::fast_compile).
 Binary compile_program(const Program& program, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                       bool lineinfo, int threads);
+                       bool lineinfo, int threads, int fast_compile = 0);
 
 }  // namespace kiln::codegen::cuda

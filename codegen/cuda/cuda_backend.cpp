@@ -28,7 +28,8 @@ std::string target_arch(const CudaOptions& opts) {
 }
 
 std::string cache_description(const CudaOptions& opts) {
-  return target_arch(opts) + ";" + emission_settings(opts.emit) + (opts.lineinfo ? ";lineinfo" : "");
+  return target_arch(opts) + ";" + emission_settings(opts.emit) + (opts.lineinfo ? ";lineinfo" : "") +
+         (opts.fast_compile > 0 ? ";fast_compile=" + std::to_string(opts.fast_compile) : "");
 }
 
 bool available(std::string* why) {
@@ -49,7 +50,7 @@ Compiled compile(const ir::Function& f, const CodegenOptions& opts, const CudaOp
   const std::string arch = cuda.arch.empty() ? dev.info().arch() : cuda.arch;
   if (cuda.dump_source)
     std::fprintf(stderr, "=== kiln: %s: CUDA C for %s ===\n%s", f.name.c_str(), arch.c_str(), out.program->source().c_str());
-  out.binary = compile_program(*out.program, f.name, arch, opts, cuda.lineinfo, cuda.compile_threads);
+  out.binary = compile_program(*out.program, f.name, arch, opts, cuda.lineinfo, cuda.compile_threads, cuda.fast_compile);
   // KILN_CUDA_KEEP=dir keeps <kernel>.cu, .ptx and .cubin there, for cuobjdump and profilers (a program compiled
   // in parts: the other parts' as <kernel>.1.ptx, .1.cubin, ...).
   if (!cuda.keep_dir.empty()) {

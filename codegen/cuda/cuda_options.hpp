@@ -123,6 +123,11 @@ struct CudaOptions {
   /// functions dealt into programs compiled at the same time (compile_parts.hpp); 0: the hardware threads idle
   /// when it starts. Not part of the cache key: each function is the same code in whichever part it is compiled.
   int compile_threads = 0;
+  /// KILN_CUDA_FAST_COMPILE=min|mid|max (1-3; 0, the default: off): NVRTC's `-Ofast-compile` level, which leaves out
+  /// optimizations (unrolling, inlining, scheduling) to compile sooner. The same CUDA C and rounding flags, so
+  /// the same results; other machine code, so part of the cache key. For programs that run briefly after a
+  /// cold start (docs/gpu.md, "Cold compiles").
+  int fast_compile = 0;
   /// KILN_CUDA_PRIVATE=0 (an experiment override): array reductions never update per-block copies in shared
   /// memory (launch_model.hpp's private clause is skipped; the kernels run their plain global atomics).
   bool private_copies = true;

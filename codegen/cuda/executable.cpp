@@ -134,7 +134,8 @@ const gpu::Module& Executable::module_for(gpu::Device& dev, double* load_us) {
       return out;
     };
     if (arch != binary_.arch && std::atoi(arch.c_str() + 3) < std::atoi(binary_.arch.c_str() + 3)) {
-      const Binary own = compile_program(*program_, program_->function->name, arch, opts_, cuda_.lineinfo, cuda_.compile_threads);
+      const Binary own = compile_program(*program_, program_->function->name, arch, opts_, cuda_.lineinfo, cuda_.compile_threads,
+                                         cuda_.fast_compile);
       slot = std::make_unique<gpu::Module>(dev, own.arch, images(own), names, load_us, cuda_.block_size);
     } else {
       slot = std::make_unique<gpu::Module>(dev, binary_.arch, images(binary_), names, load_us, cuda_.block_size);

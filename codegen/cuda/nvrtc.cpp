@@ -172,7 +172,7 @@ std::string nvrtc_identity() {
 }
 
 Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                      bool kiln_float_rules, bool lineinfo) {
+                      bool kiln_float_rules, bool lineinfo, const std::vector<std::string>& extra) {
   const Nvrtc& api = nvrtc();
   const auto t0 = std::chrono::steady_clock::now();
   ProgramGuard guard{api};
@@ -189,6 +189,7 @@ Binary compile_source(const std::string& source, const std::string& kernel, cons
   }
   if (opts.opt_level < 3) options.push_back("--ptxas-options=-O" + std::to_string(std::max(0, opts.opt_level)));
   if (lineinfo) options.push_back("-lineinfo");
+  options.insert(options.end(), extra.begin(), extra.end());
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
   const nvrtcResult r = api.nvrtcCompileProgram(guard.prog, static_cast<int>(argv.size()), argv.data());

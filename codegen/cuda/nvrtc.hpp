@@ -31,10 +31,11 @@ struct Binary {
 /// Compiles `source` for `arch` ("sm_90"). With kiln_float_rules, fast_math selects --use_fast_math and
 /// otherwise floats are not contracted (--fmad=false), so results round as the interpreter's do; without,
 /// NVRTC's defaults apply (for hand-written code). `lineinfo` adds -lineinfo (CudaOptions::lineinfo).
-/// Throws CompileError carrying the numbered source and NVRTC's log on failure, DeviceError when NVRTC
-/// cannot be loaded.
+/// `extra` are further NVRTC options (compile_parts.hpp's for kiln's programs: ptxas threads, `--minimal`,
+/// `-Ofast-compile`). Throws CompileError carrying the numbered source and NVRTC's log on failure, DeviceError
+/// when NVRTC cannot be loaded.
 Binary compile_source(const std::string& source, const std::string& kernel, const std::string& arch, const CodegenOptions& opts,
-                      bool kiln_float_rules = true, bool lineinfo = false);
+                      bool kiln_float_rules = true, bool lineinfo = false, const std::vector<std::string>& extra = {});
 
 /// "13.0"; throws DeviceError when NVRTC cannot be loaded.
 std::string nvrtc_version();
