@@ -114,6 +114,36 @@ TEST(Partition, PartsGoThroughTheCacheEntry) {
   EXPECT_THROW(backend.load(missing, f.name, opts), CompileError);
 }
 
+// The JIT links a kernel's objects together whatever their order (each object's symbols get their addresses
+// before any object's external symbols are looked up), refuses two objects defining one symbol, and names a
+// symbol that nothing defines; after a failed link it goes on linking.
+TEST(Partition, PartsLinkInAnyOrderAndBadSetsAreRefused) {
+  const ir::Function f = four_stages();
+  const cpu::ObjectCode two = cpu::compile_to_object(f, {}, with_threads(2));
+  ASSERT_EQ(two.more_objects.size(), 1u);
+  check_kernel(cpu::load_object(two.more_objects[0], f.name, {two.object}), f, four_stage_inputs(4, 33), Tolerance{});
+
+  try {
+    (void)cpu::load_object(two.object, f.name, {two.more_objects[0], two.more_objects[0]});
+    ADD_FAILURE() << "a part given twice was linked";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("two objects define four_stages.parfor"), std::string::npos) << e.what();
+  }
+  try {
+    (void)cpu::load_object(two.object, f.name);
+    ADD_FAILURE() << "kiln_entry was linked without the part it calls";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("symbols not found: four_stages.parfor"), std::string::npos) << e.what();
+  }
+  try {
+    (void)cpu::load_object(two.more_objects[0], f.name);
+    ADD_FAILURE() << "an object without kiln_entry was linked";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("no kiln_entry"), std::string::npos) << e.what();
+  }
+  check_kernel(cpu::load_object(two.object, f.name, two.more_objects), f, four_stage_inputs(2, 5), Tolerance{});
+}
+
 // By default a kernel gets as many parts as hardware threads are idle for this process: pinned to one CPU
 // (taskset, a cpuset), a compile never splits, since its parts could only take turns.
 TEST(Partition, ByDefaultOnlyIdleThreadsThisProcessMayUseCompileParts) {

@@ -1010,7 +1010,7 @@ TEST(Codegen, ObjectsLoadIndependently) {
   const cpu::ObjectCode obj = cpu::compile_to_object(pi_kernel(), {});
   // With its other parts, if the module was compiled in parts (codegen/llvm/partition.hpp).
   const codegen::CompiledKernel k1 = cpu::load_object(obj.object, "pi", obj.more_objects);
-  const codegen::CompiledKernel k2 = cpu::load_object(obj.object, "pi", obj.more_objects);  // same symbols, own JITDylib
+  const codegen::CompiledKernel k2 = cpu::load_object(obj.object, "pi", obj.more_objects);  // same symbols, own memory
   EXPECT_NE(reinterpret_cast<void*>(k1.entry), reinterpret_cast<void*>(k2.entry));
   std::int64_t n = 1000;
   void* args[] = {&n};
@@ -1075,7 +1075,7 @@ TEST(Codegen, KernelsCanBeReleasedAndRecompiled) {
     KernelStatus st;
     ASSERT_EQ(k(args, nullptr, &st), 0);
     EXPECT_EQ(y.get<double>(5), 2 * x.get<double>(5) + y0);
-  }  // each kernel's JITDylib is removed here
+  }  // each kernel's memory is freed here
 }
 
 TEST(Codegen, ConcurrentCompilation) {

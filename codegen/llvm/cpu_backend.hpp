@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The CPU backend: kiln IR -> LLVM IR -> optimized machine code for the host, run through ORC LLJIT.
+// The CPU backend: kiln IR -> LLVM IR -> optimized machine code for the host, linked by LLVM JITLink.
 // This header is LLVM-free; LLVM stays inside codegen/llvm/*.cpp.
 #pragma once
 
@@ -40,8 +40,8 @@ struct ObjectCode {
 /// Throws CompileError carrying the LLVM IR if the LLVM verifier rejects the module.
 ObjectCode compile_to_object(const ir::Function& f, const CodegenOptions& opts, const CpuOptions& cpu = {});
 
-/// Links the objects produced by compile_to_object into the process-wide JIT, in a JITDylib of their own
-/// that is released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
+/// Links the objects produced by compile_to_object into this process, in memory of their own that is
+/// released when the returned kernel's keepalive is dropped. Throws CompileError on link failure.
 CompiledKernel load_object(const std::string& object, std::string_view debug_name,
                            const std::vector<std::string>& more_objects = {});
 

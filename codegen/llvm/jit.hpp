@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The process-wide ORC LLJIT that kernels are linked into.
+// Linking kernels' objects into the process (LLVM JITLink, in-process memory).
 #pragma once
 
 #include <string>
@@ -10,8 +10,8 @@
 
 namespace kiln::codegen::cpu::detail {
 
-/// Links objects together exporting `kiln_entry` into a JITDylib of their own, removed from the JIT when
-/// the returned kernel's keepalive is dropped. Thread-safe. Throws CompileError if linking fails.
+/// Links objects together, one of them defining `kiln_entry`, into memory of their own, freed when the
+/// returned kernel's keepalive is dropped. Thread-safe. Throws CompileError if linking fails.
 CompiledKernel jit_load(const std::vector<const std::string*>& objects, std::string_view debug_name);
 
 }  // namespace kiln::codegen::cpu::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Splitting one kernel's LLVM module into parts that are optimized and compiled at the same time, each on a
 // thread of its own with an LLVMContext of its own (a context is not thread-safe), and linked together into
-// the kernel's JITDylib (issue #15, compile latency). A kernel's parfor bodies are outlined functions that
+// one kernel by the JIT (issue #15, compile latency). A kernel's parfor bodies are outlined functions that
 // only the runtime calls, through addresses the entry passes it, so they optimize alone as well as
 // together. On the 2-core znver4 VM over kiln-suite --smoke and the examples (CPU time per thread, median
 // of 3 runs), the longest part of the heaviest kernels: 2mm 92 -> 49 ms, correlation 91 -> 56, row_stats
