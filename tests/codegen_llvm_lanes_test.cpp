@@ -54,8 +54,9 @@ bool same_value(const TestArray& a, const TestArray& b, std::int64_t e) {
 }
 
 /// Runs `k` and the same function compiled with lanes off, and the interpreter, on `inputs` with each
-/// thread count: the two compiled kernels must agree bit for bit, NaNs included, and with the interpreter
-/// up to which NaN.
+/// thread count: all three must agree bit for bit, up to which NaN (the iterations after the whole groups
+/// of lanes run in masked vector lanes too, where the kernel with lanes off runs scalar code, whose
+/// instructions may take a NaN operand in the other order).
 void check_bitwise(const codegen::CompiledKernel& k, const ir::Function& f, const Args& inputs,
                    cpu::CpuOptions scalar = {}) {
   scalar.lanes = false;
@@ -72,9 +73,8 @@ void check_bitwise(const codegen::CompiledKernel& k, const ir::Function& f, cons
       const TestArray& g = *got->args[a].array;
       const TestArray& w = *want->args[a].array;
       const TestArray& r = *ref->args[a].array;
-      const size_t bytes = size_of(g.elem());
       for (std::int64_t e = 0; e < g.size(); ++e) {
-        EXPECT_EQ(std::memcmp(g.element(e), w.element(e), bytes), 0) << "argument " << a << " element " << e << " (lanes off)";
+        EXPECT_TRUE(same_value(g, w, e)) << "argument " << a << " element " << e << " (lanes off)";
         EXPECT_TRUE(same_value(g, r, e)) << "argument " << a << " element " << e << " (interpreter)";
       }
     }
@@ -431,6 +431,52 @@ TEST(Lanes, LibraryCallsStayTheScalarFunctionsOnEveryVectorWidth) {
     EXPECT_FALSE(std::regex_search(k.llvm_ir, std::regex("call [^\n]*@_ZGV"))) << "a call of a libmvec variant";
     for (std::int64_t n : {8, 67}) check_bitwise(k, f, {array_arg(random_array(t, {n}, Layout::RowMajor, -2, 2)), array_arg(random_array(t, {n}))}, opts);
   }
+}
+
+// Where the lanes walk down rows (several vectors at a time), the iterations after the whole groups run as
+// groups of one vector masked to the range (emit_lanes.cpp, tail_lanes), not as one vector's groups and a scalar
+// copy of the body: each lane still computes its scalar iteration, bitwise, and lanes past the range neither
+// load nor store (out is longer than the range: its elements past it keep their values, which check_bitwise
+// compares with the interpreter's). Other bodies (nbody1d) and a parfor with a scalar reduction keep the scalar
+// loop after their groups: the reduction's lane partials fold first, then the rest continues in order.
+TEST(Lanes, TheRestAfterWholeGroupsRunsInMaskedLanes) {
+  for (DType t : {DType::F64, DType::F32}) {
+    SCOPED_TRACE(name_of(t));
+    // out[i] = a[0, i] * c + a[1, i] * c + ... in order: a scan down the columns of a.
+    Var a = array_param("a", t, 2, true), out = array_param("out", t, 1, true), c = param("c", t);
+    Var i = index("i"), k = index("k");
+    Var s = local("s", t);
+    Stmt body = block({let(s, num(t, 0)), for_loop(k, i64c(0), dim(a, 0), assign(s, val(s) + at(a, {val(k), val(i)}) * val(c))),
+                       store(out, {val(i)}, val(s))});
+    const ir::Function f = function("column_sums", {a, out, c}, {parfor1(i, dim(a, 1), body)});
+    const ir::LanePlan plan = ir::plan_lanes(only_parfor(f));
+    ASSERT_TRUE(plan.eligible && plan.walks) << plan.reason;
+    const codegen::CompiledKernel compiled = compile_keeping_ir(f);
+    EXPECT_NE(compiled.llvm_ir.find("i.tail"), std::string::npos) << "no masked groups after the lanes";
+    EXPECT_EQ(compiled.llvm_ir.find("\ni.body"), std::string::npos) << "a scalar loop after the lanes";
+    for (std::int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 35, 63, 101}) {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      TestArray in = random_array(t, {5, n}, Layout::RowMajor, -5, 5);
+      const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -0.0};
+      for (std::int64_t q = 0; q < 3 && q < n; ++q) set_number(in, (q + 1) * n - 1 - q, specials[q]);  // in the last columns
+      Args args{array_arg(std::move(in)), array_arg(random_array(t, {n + 9})), t == DType::F64 ? scalar_arg(0.75) : scalar_arg(0.75f)};
+      check_bitwise(compiled, f, args);
+    }
+  }
+  EXPECT_EQ(compile_keeping_ir(nbody1d(DType::F64)).llvm_ir.find("i.tail"), std::string::npos) << "masked groups after lanes that do not walk";
+  const DType t = DType::F64;
+  Var x = array_param("x", t, 2, true);
+  Var i = index("i"), j = index("j");
+  Var s = local("s", t), total = local("total", t);
+  Stmt body = block({let(s, num(t, 1)), for_loop(j, i64c(0), dim(x, 0), assign(s, val(s) * num(t, 0.5) + at(x, {val(j), val(i)}))),
+                     assign(total, val(total) + val(s))});
+  const ir::Function reduced = function("reduced", {x}, {let(total, num(t, 0)), parfor1(i, dim(x, 1), body, {{total, ReduceOp::Add, nullptr}})},
+                                        val(total));
+  ASSERT_TRUE(ir::plan_lanes(only_parfor(reduced)).walks);
+  const codegen::CompiledKernel r = compile_keeping_ir(reduced);
+  EXPECT_NE(r.llvm_ir.find("i.lanes"), std::string::npos);
+  EXPECT_EQ(r.llvm_ir.find("i.tail"), std::string::npos) << "masked groups after the lanes of a reduction";
+  EXPECT_TRUE(std::regex_search(r.llvm_ir, std::regex("\ni\\.(header|body|exit)"))) << "no scalar loop after the lanes of a reduction";
 }
 
 TEST(Lanes, OffLeavesTheBodyScalar) {

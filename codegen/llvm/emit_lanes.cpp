@@ -87,6 +87,40 @@ llvm::Value* Emitter::lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& pl
   return end;
 }
 
+// The iterations after the whole groups, in groups of w lanes masked to the range: one copy of the body in
+// lanes instead of a narrower group and a scalar loop (a product tile's body was emitted three times: four
+// vectors of lanes, one vector, and scalar; the last two only run for the last column block's few leftover
+// columns). Each lane still computes exactly its scalar iteration. A lane past the range computes on values
+// it never stores (its loads read zero, its stores are masked), so its variables need no merge (Lanes::tail);
+// its sequential loops are neither vectorized nor unrolled (lanes_body), as the scalar loop's were.
+void Emitter::tail_lanes(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi, unsigned w) {
+  llvm::Value* width = i64(w);
+  llvm::Value* count = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(hi, lo), i64(0));
+  llvm::Value* groups = b_.CreateUDiv(b_.CreateAdd(count, i64(w - 1)), width, "tail.groups");
+  std::vector<llvm::Constant*> steps;
+  for (unsigned k = 0; k < w; ++k) steps.push_back(b_.getInt64(k));
+  llvm::Constant* step = llvm::ConstantVector::get(steps);
+  const ir::VarNode* index = plan.index.get();
+  const Lanes outer = lanes_;
+  llvm::MDNode* const group = fs_->access_group;
+  const bool scalar = fs_->scalar_loop, rest = fs_->lanes_body;
+  loop(i64(0), groups, index->name + ".tail", nullptr, [&](llvm::Value* g) {
+    llvm::Value* first = b_.CreateAdd(lo, b_.CreateMul(g, width, "", false, true), "", false, true);
+    llvm::Value* lanes = b_.CreateAdd(b_.CreateVectorSplat(w, first), step, index->name, false, true);
+    fs_->scalars[index] = ScalarValue{lanes, false};
+    llvm::Value* inside = b_.CreateICmpSLT(lanes, b_.CreateVectorSplat(w, hi), "tail.mask");
+    lanes_ = Lanes{w, &plan, inside, inside};
+    fs_->access_group = nullptr;
+    fs_->scalar_loop = false;
+    fs_->lanes_body = true;
+    stmt(p.body);
+    lanes_ = outer;
+    fs_->access_group = group;
+    fs_->scalar_loop = scalar;
+    fs_->lanes_body = rest;
+  }, false, true);
+}
+
 llvm::Value* Emitter::splat(llvm::Value* v) {
   if (!lanes_.width || v->getType()->isVectorTy()) return v;
   return b_.CreateVectorSplat(lanes_.width, v);
@@ -153,7 +187,7 @@ llvm::Value* Emitter::lane_load(const ir::LoadExpr& l) {
   if (uniform) {
     // One element for every lane: loaded once, if some lane runs here.
     llvm::Value* addr = address_of(l.array, idx);
-    if (!lanes_.mask) {
+    if (!lanes_.mask || lanes_.mask == lanes_.tail) {  // the tail's lane 0 runs
       value = access = b_.CreateAlignedLoad(mt, addr, align);
     } else {
       llvm::BasicBlock* from = b_.GetInsertBlock();
@@ -305,7 +339,7 @@ void Emitter::lane_assign(const ScalarValue& slot, const ir::VarNode* var, llvm:
     return;
   }
   value = splat(value);
-  if (lanes_.mask) value = b_.CreateSelect(lanes_.mask, value, b_.CreateLoad(type, slot.value));
+  if (lanes_.mask && lanes_.mask != lanes_.tail) value = b_.CreateSelect(lanes_.mask, value, b_.CreateLoad(type, slot.value));
   b_.CreateStore(value, slot.value);
 }
 

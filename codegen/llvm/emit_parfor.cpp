@@ -117,10 +117,17 @@ void Emitter::innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Val
                              const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration) {
   const bool in_lanes = fs_->lanes_body;
   if (const unsigned w = lanes_of(p)) {
-    // A body that walks down rows runs several vectors of lanes at a time first (ir::kWalkingVectors), then
-    // one vector, then the scalar loop below takes the rest.
+    // A body that walks down rows runs several vectors of lanes at a time first (ir::kWalkingVectors), and the
+    // rest in masked groups of one vector (tail_lanes), one copy of the body where one vector's groups and
+    // the scalar loop below were two. Other bodies run one vector's groups, then the scalar loop, which
+    // compiles in less than a masked group (syrk 78.2 M instructions, 104.5 M with a masked group; nbody 55.1,
+    // 62.1), as do bodies with scalar reductions, which fold their lane partials after the groups and
+    // continue in order.
     const ir::LanePlan plan = ir::plan_lanes(p);
-    if (plan.walks) lo = lanes_loop(p, plan, lo, hi, w * ir::kWalkingVectors);
+    if (plan.walks) {
+      lo = lanes_loop(p, plan, lo, hi, w * ir::kWalkingVectors);
+      if (p.reductions.empty()) return tail_lanes(p, plan, lo, hi, w);
+    }
     lo = lanes_loop(p, plan, lo, hi, w);
     fs_->lanes_body = true;  // the rest: fewer iterations than a vector of lanes
   }

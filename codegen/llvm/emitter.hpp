@@ -126,6 +126,10 @@ struct Lanes {
   unsigned width = 0;  ///< 0: scalar code
   const ir::LanePlan* plan = nullptr;
   llvm::Value* mask = nullptr;
+  /// In the groups after the whole ones (tail_lanes): the lanes inside the parfor's range, lane 0 always
+  /// among them. Where `mask` is this one, a uniform load needs no test and an assignment no merge: a lane
+  /// past the range stores nothing, and nothing reads its values afterwards.
+  llvm::Value* tail = nullptr;
 };
 
 /// Roughly how many expression evaluations a thread should get before a parfor forks: below that, waking
@@ -270,7 +274,7 @@ class Emitter {
   /// Emits the innermost loop of parfor p, `for index in [lo, hi): body`, marked parallel: `iteration(i,
   /// group)` emits one iteration (group: the loop's parallel access group). Loops whose bodies test their
   /// index were cut by passes/partition_loops.cpp already. Where ir::plan_lanes says so, whole groups of
-  /// lanes run first (lanes_loop) and this loop takes the rest.
+  /// lanes run first (lanes_loop) and masked groups (tail_lanes) or this loop take the rest.
   void innermost_loop(const ir::ParforStmt& p, llvm::Value* lo, llvm::Value* hi,
                       const std::function<void(llvm::Value*, llvm::MDNode*)>& iteration);
   void fold_partials(const ir::ParforStmt& p, const Outline& o, llvm::Value* blocks, llvm::AllocaInst* partials);
@@ -283,6 +287,9 @@ class Emitter {
   // ---- emit_lanes.cpp: parfor bodies run in lanes (ir/lanes.hpp) ----
   /// Runs p's body over [lo, lo + k * w) in groups of `w` lanes; returns where the groups end.
   llvm::Value* lanes_loop(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi, unsigned w);
+  /// Runs p's body over [lo, hi) in groups of `w` lanes, the last one masked to the lanes before `hi`. Only for
+  /// a parfor without scalar reductions (whose partials lanes_loop folds before the rest continues in order).
+  void tail_lanes(const ir::ParforStmt& p, const ir::LanePlan& plan, llvm::Value* lo, llvm::Value* hi, unsigned w);
   unsigned lane_count(const ir::LanePlan& plan) const;
   /// `v` as a vector of the current width (a scalar is broadcast); unchanged outside lane mode.
   llvm::Value* splat(llvm::Value* v);
