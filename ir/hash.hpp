@@ -17,7 +17,9 @@ struct Hash128 {
   friend bool operator==(const Hash128&, const Hash128&) = default;
 };
 
-/// Streaming BLAKE2b with a digest of 1..64 bytes (unkeyed).
+/// Streaming BLAKE2b (RFC 7693, unkeyed) with a digest of 16..64 bytes: libsodium's crypto_generichash_blake2b,
+/// which picks the host's fastest implementation (the cache key hashes every traced kernel's canonical IR, a fresh
+/// process's first call included).
 class Blake2b {
  public:
   explicit Blake2b(int digest_bytes = 16);
@@ -29,11 +31,7 @@ class Blake2b {
   Hash128 finish128();
 
  private:
-  void compress(bool last);
-  std::uint64_t h_[8];
-  std::uint8_t buf_[128];
-  size_t fill_ = 0;
-  std::uint64_t t_[2] = {0, 0};
+  alignas(64) unsigned char state_[384];  ///< a crypto_generichash_blake2b_state (hash.cpp checks the size)
   int out_;
 };
 
