@@ -249,38 +249,86 @@ class Printer {
   }
 
   std::string expr(const Expr& e) {
+    std::string s;
+    expr_to(s, e);
+    return s;
+  }
+
+  /// Appends `e` to `s`, left to right. Into one string, not a string per node: the cache key prints every
+  /// traced kernel, a fresh process's first call included (conv5x5's canonical text was 245k instructions,
+  /// most of them allocating, copying and freeing the pieces).
+  void expr_to(std::string& s, const Expr& e) {
     switch (e->kind) {
-      case ExprKind::Const: return literal(e->as<ConstExpr>());
-      case ExprKind::VarRef: return name(e->as<VarRefExpr>().var);
+      case ExprKind::Const: s += literal(e->as<ConstExpr>()); return;
+      case ExprKind::VarRef: s += name(e->as<VarRefExpr>().var); return;
       case ExprKind::Load: {
         const auto& l = e->as<LoadExpr>();
-        return name(l.array) + "[" + exprs(l.indices) + "]";
+        s += name(l.array);
+        s += '[';
+        exprs_to(s, l.indices);
+        s += ']';
+        return;
       }
       case ExprKind::Dim: {
         const auto& d = e->as<DimExpr>();
-        return "dim(" + name(d.array) + ", " + std::to_string(d.axis) + ")";
+        s += "dim(";
+        s += name(d.array);
+        s += ", ";
+        s += std::to_string(d.axis);
+        s += ')';
+        return;
       }
       case ExprKind::Unary: {
         const auto& u = e->as<UnaryExpr>();
-        return std::string(name_of(u.op)) + expr(u.a);
+        s += name_of(u.op);
+        expr_to(s, u.a);
+        return;
       }
       case ExprKind::Binary: {
         const auto& b = e->as<BinaryExpr>();
-        if (b.op == BinaryOp::Min || b.op == BinaryOp::Max)
-          return std::string(name_of(b.op)) + "(" + expr(b.a) + ", " + expr(b.b) + ")";
-        return "(" + expr(b.a) + " " + std::string(name_of(b.op)) + " " + expr(b.b) + ")";
+        if (b.op == BinaryOp::Min || b.op == BinaryOp::Max) {
+          s += name_of(b.op);
+          s += '(';
+          expr_to(s, b.a);
+          s += ", ";
+        } else {
+          s += '(';
+          expr_to(s, b.a);
+          s += ' ';
+          s += name_of(b.op);
+          s += ' ';
+        }
+        expr_to(s, b.b);
+        s += ')';
+        return;
       }
       case ExprKind::Select: {
-        const auto& s = e->as<SelectExpr>();
-        return "select(" + expr(s.cond) + ", " + expr(s.a) + ", " + expr(s.b) + ")";
+        const auto& x = e->as<SelectExpr>();
+        s += "select(";
+        expr_to(s, x.cond);
+        s += ", ";
+        expr_to(s, x.a);
+        s += ", ";
+        expr_to(s, x.b);
+        s += ')';
+        return;
       }
-      case ExprKind::Cast: return std::string(name_of(e->type)) + "(" + expr(e->as<CastExpr>().a) + ")";
+      case ExprKind::Cast:
+        s += name_of(e->type);
+        s += '(';
+        expr_to(s, e->as<CastExpr>().a);
+        s += ')';
+        return;
       case ExprKind::Call: {
         const auto& c = e->as<CallExpr>();
-        return std::string(name_of(c.fn)) + "(" + exprs(c.args) + ")";
+        s += name_of(c.fn);
+        s += '(';
+        exprs_to(s, c.args);
+        s += ')';
+        return;
       }
     }
-    return "?";
+    s += '?';
   }
 
   void block_body(const Stmt& s, int depth) {
@@ -324,8 +372,15 @@ class Printer {
 
   std::string exprs(const std::vector<Expr>& es) {
     std::string s;
-    for (size_t i = 0; i < es.size(); ++i) s += (i ? ", " : "") + expr(es[i]);
+    exprs_to(s, es);
     return s;
+  }
+
+  void exprs_to(std::string& s, const std::vector<Expr>& es) {
+    for (size_t i = 0; i < es.size(); ++i) {
+      if (i) s += ", ";
+      expr_to(s, es[i]);
+    }
   }
 
   void line(int depth, const std::string& text) {
