@@ -231,9 +231,9 @@ void require_llvm_usable(std::string_view kernel) {
 
 bool libmvec_available() {
   static const bool available = [] {
-    const llvm::Triple triple(host_target().triple);
-    if (!triple.isX86() || !triple.isArch64Bit() || !triple.isOSLinux()) return false;
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && defined(__x86_64__) && defined(__linux__)
+    // x86-64 Linux: the process's own target (host_target().triple is the process's triple), known when kiln is
+    // compiled, not parsed from the triple string at run time (every fresh process describes its host).
     // glibc installs libmvec beside libm (one package); where the libm of this process came from is known
     // without a search of the loader's paths (the loaded objects' list; an address such as &erf could be a
     // non-PIE executable's PLT entry).
