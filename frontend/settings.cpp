@@ -175,7 +175,9 @@ codegen::TargetOptions target_options(const Options& opts) {
   t.cpu = process_cpu_options();
   t.cpu.keep_llvm_ir = opts.keep_llvm_ir;
   t.cpu.dump_llvm = env_flag("KILN_DUMP_LLVM");
-  t.cuda = cuda_options();
+  // Read only for CUDA kernels: two dozen environment variables that a CPU kernel's first call (a fresh
+  // process's, from the disk cache) would otherwise read for nothing.
+  if (opts.target == Target::cuda) t.cuda = cuda_options();
   t.cuda.emit.halo_reads = opts.halo_reads;
   return t;
 }
