@@ -13,7 +13,7 @@ core, so compare configurations measured interleaved or on an idle machine.
                            [--versus NAME=VALUE ...] [--csv F]
   tools/compile_latency.py --callgrind [--build build] [--filter a,b]
   tools/compile_latency.py --warm [--build build] [--runs 7] [--filter a,b] [--versus NAME=VALUE ...]
-  tools/compile_latency.py --warm --callgrind [--build build] [--filter a,b] [--versus NAME=VALUE ...]
+  tools/compile_latency.py --warm --callgrind [--build build] [--filter a,b] [--versus NAME=VALUE ...] [--jobs J]
 
 --compile-threads sets KILN_COMPILE_THREADS (1: every kernel compiled whole, what a machine without an idle
 core gets). --callgrind counts instead the instructions executed by each kernel's compile_to_object (kiln IR -> LLVM IR
@@ -29,9 +29,11 @@ printed and hashed), reading and checking the entry, linking its objects, and th
 the first kernel of its process (which also pays for the process's one-time set-up: the host's description, the
 JIT, the OpenMP team). The summary gives the median and maximum over the first kernels and over all kernels.
 With --callgrind, per program the instructions its kernels' first calls executed to find their code (trace, key,
-read, link: KernelCore's compile, not the run), the cache filled under valgrind too (its CPU is another).
+read, link: KernelCore's compile, not the run), the cache filled under valgrind too (its CPU is another); --jobs runs
+that many programs at once (counts do not depend on the load).
 """
 import argparse
+import concurrent.futures
 import csv
 import os
 import re
@@ -229,19 +231,26 @@ def warm_callgrind(args):
     configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
     counts = [{} for _ in configs]
     with tempfile.TemporaryDirectory() as tmp:
-        for c, (_, extra) in enumerate(configs):
-            for label, argv in progs:
-                env = environment(extra, 1)
-                env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": os.path.join(tmp, f"{c}-{label}"), "KILN_NUM_THREADS": "1"})
-                run(["valgrind", "--tool=none"] + argv, env)  # fills the cache as valgrind's CPU describes itself
-                out = os.path.join(tmp, "cg.out")
-                vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                      "--toggle-collect=kiln::detail::KernelCore::Impl::compile*"]
-                hits = len(first_calls(run(vg + argv, env)))
-                with open(out) as f:
-                    total = next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:")))
+        def count(job):
+            c, extra, label, argv = job
+            env = environment(extra, 1)
+            env.update({"KILN_CACHE": "on", "KILN_CACHE_DIR": os.path.join(tmp, f"{c}-{label}"), "KILN_NUM_THREADS": "1"})
+            run(["valgrind", "--tool=none"] + argv, env)  # fills the cache as valgrind's CPU describes itself
+            out = os.path.join(tmp, f"cg.{c}.{label}")
+            vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                  "--toggle-collect=kiln::detail::KernelCore::Impl::compile*"]
+            hits = len(first_calls(run(vg + argv, env)))
+            with open(out) as f:
+                total = next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:")))
+            print(f"  {label}{' (' + configs[c][0] + ')' if c else ''}: {total / 1e6:.3f} M ({hits} kernels from the cache)",
+                  file=sys.stderr)
+            return c, label, total, hits
+
+        # Counts do not depend on the machine's load, so --jobs programs may run at once.
+        jobs = [(c, extra, label, argv) for c, (_, extra) in enumerate(configs) for label, argv in progs]
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            for c, label, total, hits in pool.map(count, jobs):
                 counts[c][label] = (total, hits)
-                print(f"  {label}: {total / 1e6:.3f} M ({hits} kernels from the cache)", file=sys.stderr)
     print("instructions executed by the first calls' compile (trace, key, read, link) of kernels found in the disk "
           "cache, per program (its first kernel pays the process's one-time set-up), callgrind, millions")
     for (name, _), per in zip(configs, counts):
@@ -308,6 +317,7 @@ def main():
                         "comparison in one measurement, e.g. LD_LIBRARY_PATH=/other/build)")
     p.add_argument("--csv")
     p.add_argument("--callgrind", action="store_true")
+    p.add_argument("--jobs", type=int, default=1, help="with --warm --callgrind: programs counted at once")
     p.add_argument("--warm", action="store_true", help="first call of fresh processes with a warm disk cache")
     args = p.parse_args()
     if args.warm:
