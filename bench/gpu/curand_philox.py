@@ -12,11 +12,14 @@ generator behind CuPy's legacy API, which allocates its output), and cupy.random
 default). cuRAND computes 4 numbers per Philox block where kiln computes one block per counter (docs/random.md).
 """
 import argparse
+import os
+import sys
 
 import cupy as cp
 from cupy.cuda import curand
 
-from cupy_cumsum import median_ms  # CUDA-event medians, as the other CuPy scripts here time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from cupy_bench import timed  # noqa: E402  (CUDA events, median after two warm-up calls, as the other CuPy scripts)
 
 
 def main():
@@ -50,7 +53,7 @@ def main():
     print(f"cupy {cp.__version__}, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, n = {n}, median of {a.reps}")
     for name, fn in rows:
         try:
-            ms = median_ms(fn, a.reps)
+            ms = timed(fn, a.reps)
         except Exception as e:  # noqa: BLE001 - report and go on with the other rows
             print(f"{name:38s} failed: {e}")
             continue
