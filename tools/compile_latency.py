@@ -173,12 +173,22 @@ def first_calls(stderr):
     return out
 
 
-def warm(args):
+def per_kernel_programs(args):
+    """(label, argv) of one process per kiln-suite kernel (`--smoke --filter`), then the examples."""
     suite = os.path.join(args.build, "bench", "kiln-suite")
     progs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build)
              if not args.filter or c in args.filter]
-    progs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
-    configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+    return progs + [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter)
+                    if label != "kiln-suite"]
+
+
+def warm_configs(args):
+    """(name, environment) of the libraries compared: as given, then --versus's if any."""
+    return [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+
+
+def warm(args):
+    progs, configs = per_kernel_programs(args), warm_configs(args)
     samples = [{} for _ in configs]  # kernel -> list of (total, compile, trace, keying, read, link, run, faults, first)
     before = loadavg()
     with tempfile.TemporaryDirectory() as tmp:
@@ -229,11 +239,7 @@ def warm(args):
 
 
 def warm_callgrind(args):
-    suite = os.path.join(args.build, "bench", "kiln-suite")
-    progs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build)
-             if not args.filter or c in args.filter]
-    progs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
-    configs = [("", args.env)] + ([(" ".join(args.versus), args.env + args.versus)] if args.versus else [])
+    progs, configs = per_kernel_programs(args), warm_configs(args)
     counts = [{} for _ in configs]
     with tempfile.TemporaryDirectory() as tmp:
         def count(job):
@@ -279,9 +285,7 @@ def suite_cases(build):
 
 def callgrind(args):
     env = environment(args.env, 1)
-    suite = os.path.join(args.build, "bench", "kiln-suite")
-    runs = [(c, [suite, "--smoke", "--filter", c]) for c in suite_cases(args.build) if not args.filter or c in args.filter]
-    runs += [(label, argv) for label, argv in programs(args.build, args.example_n, args.filter) if label != "kiln-suite"]
+    runs = per_kernel_programs(args)
     counts = {}
     with tempfile.TemporaryDirectory() as tmp:
         for label, argv in runs:
